@@ -1,0 +1,42 @@
+# sessctl: build, test and measure.
+#
+#   make demo    build a sample session through the library and show it
+#   make test    gofmt check, go vet, go test -race ./...   (what CI runs)
+#   make check   test plus go mod tidy check
+#   make fuzz    every fuzz target for FUZZTIME (default 30s) each
+#   make crash   randomized crash-and-reopen workloads and real-process kills
+#   make bench   Go benchmarks plus whole-process runs, printed as a table
+
+GO        ?= go
+FUZZTIME  ?= 30s
+BIN       := bin/sessctl
+
+.PHONY: all build demo test fmt-check vet race check tidy-check fuzz crash bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/sessctl
+
+demo: build
+	./$(BIN) demo
+
+test: fmt-check vet race
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+race:
+	$(GO) test -race -count=1 ./...
+
+tidy-check:
+	$(GO) mod tidy -diff
+
+check: test tidy-check
+
+clean:
+	rm -rf bin .bench

@@ -1,0 +1,3 @@
+module github.com/sessctl/sessctl
+
+go 1.26

@@ -1,3 +1,10 @@
 module github.com/sessctl/sessctl
 
 go 1.26
+
+require (
+	github.com/gofrs/flock v0.13.1
+	github.com/google/go-cmp v0.7.0
+)
+
+require golang.org/x/sys v0.47.0 // indirect

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+var demoCommand = &command{
+	name:    "demo",
+	summary: "build a sample session in a temporary store and show it",
+	usage: `
+Usage: sessctl demo [--keep]
+
+Builds a small session through the library in a temporary pi store (a
+model change, a conversation with a tool call, a branch with a summary, a
+label and a name), then shows what the read commands make of it: the file
+itself, 'sessctl list', excerpts of 'sessctl dump' and 'sessctl context'.
+The store is removed afterwards unless --keep is given.
+
+Example:
+  sessctl demo
+`,
+}
+
+func init() { demoCommand.run = runDemo }
+
+func runDemo(e *env, args []string) int {
+	fs := e.flags(demoCommand)
+	keep := fs.Bool("keep", false, "keep the temporary store and print its path")
+	if code := e.parse(demoCommand, fs, args); code >= 0 {
+		return code
+	}
+	root, err := os.MkdirTemp("", "sessctl-demo-")
+	if err != nil {
+		return e.fail(err)
+	}
+	if !*keep {
+		defer os.RemoveAll(root)
+	}
+	agentDir := filepath.Join(root, "agent")
+	cwd := "/home/demo/project"
+	file, err := buildDemoSession(e, agentDir, cwd)
+	if err != nil {
+		return e.fail(err)
+	}
+	out := e.stdout
+	step := func(title string) { fmt.Fprintf(out, "\n== %s\n", title) }
+
+	step("1. the library wrote one JSONL file, exactly as pi writes it")
+	fmt.Fprintf(out, "%s\n", file)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return e.fail(err)
+	}
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if line == "" {
+			continue
+		}
+		fmt.Fprintf(out, "  %s\n", oneLine(line, 110))
+	}
+
+	step("2. sessctl list --dir " + filepath.Dir(file))
+	if code := run(e.ctx, []string{"list", "--dir", filepath.Dir(file)}, e.stdin, out, e.stderr); code != 0 {
+		return code
+	}
+
+	step("3. sessctl dump FILE (excerpt: leaf, branch, labels, name)")
+	var buf bytes.Buffer
+	if code := run(e.ctx, []string{"dump", file}, e.stdin, &buf, e.stderr); code != 0 {
+		return code
+	}
+	var state map[string]json.RawMessage
+	if err := json.Unmarshal(buf.Bytes(), &state); err != nil {
+		return e.fail(err)
+	}
+	for _, k := range []string{"sessionId", "leafId", "sessionName", "branch", "labels"} {
+		fmt.Fprintf(out, "  %-12s %s\n", k+":", state[k])
+	}
+	var entries []json.RawMessage
+	_ = json.Unmarshal(state["entries"], &entries)
+	fmt.Fprintf(out, "  %-12s %d (all branches)\n", "entries:", len(entries))
+
+	step("4. sessctl context FILE (what the model is sent at the leaf)")
+	buf.Reset()
+	if code := run(e.ctx, []string{"context", file}, e.stdin, &buf, e.stderr); code != 0 {
+		return code
+	}
+	var ctx struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+			Summary string          `json:"summary"`
+		} `json:"messages"`
+		ThinkingLevel string          `json:"thinkingLevel"`
+		Model         json.RawMessage `json:"model"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &ctx); err != nil {
+		return e.fail(err)
+	}
+	fmt.Fprintf(out, "  model %s, thinking %q, %d messages:\n", ctx.Model, ctx.ThinkingLevel, len(ctx.Messages))
+	for _, m := range ctx.Messages {
+		text := m.Summary
+		if text == "" {
+			text = string(m.Content)
+		}
+		fmt.Fprintf(out, "    %-14s %s\n", m.Role, oneLine(text, 80))
+	}
+	if *keep {
+		fmt.Fprintf(out, "\nThe store is kept at %s\n", root)
+	}
+	return exitOK
+}
+
+// buildDemoSession writes the sample session through the engine API and
+// returns its file.
+func buildDemoSession(e *env, agentDir, cwd string) (string, error) {
+	s, err := engine.Create(e.ctx, cwd, engine.Options{AgentDir: agentDir})
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	steps := []func() (string, error){
+		func() (string, error) { return s.AppendModelChange("anthropic", "claude-sonnet-4-5") },
+		func() (string, error) { return s.AppendThinkingLevelChange("medium") },
+		func() (string, error) {
+			return s.AppendMessage(map[string]any{"role": "user", "content": "Why does the build fail on main?", "timestamp": 1772355600000})
+		},
+		func() (string, error) {
+			return s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"thinking","thinking":"Check the CI log first."},{"type":"text","text":"Let me look at the log."},{"type":"toolCall","id":"call_1","name":"bash","arguments":{"command":"make test 2>&1 | tail -3"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":120,"output":40,"cacheRead":0,"cacheWrite":0,"totalTokens":160,"cost":{"input":0.00036,"output":0.0006,"cacheRead":0,"cacheWrite":0,"total":0.00096}},"stopReason":"toolUse","timestamp":1772355601000}`))
+		},
+		func() (string, error) {
+			return s.AppendMessage(json.RawMessage(`{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":"layout/codec.go:12: undefined: utf16"}],"isError":false,"timestamp":1772355602000}`))
+		},
+		func() (string, error) {
+			return s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"codec.go uses utf16 without importing it."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":200,"output":20,"cacheRead":0,"cacheWrite":0,"totalTokens":220,"cost":{"input":0.0006,"output":0.0003,"cacheRead":0,"cacheWrite":0,"total":0.0009}},"stopReason":"stop","timestamp":1772355603000}`))
+		},
+	}
+	var ids []string
+	for _, f := range steps {
+		id, err := f()
+		if err != nil {
+			return "", err
+		}
+		ids = append(ids, id)
+	}
+	label := "found the cause"
+	if _, err := s.AppendLabelChange(ids[5], &label); err != nil {
+		return "", err
+	}
+	// Go back to the first question and leave a summary of the abandoned
+	// branch, so the move is durable.
+	if _, err := s.BranchWithSummary(&ids[2], "Found a missing import in layout/codec.go.", nil, nil); err != nil {
+		return "", err
+	}
+	if _, err := s.AppendMessage(map[string]any{"role": "user", "content": "Fix it and add a test.", "timestamp": 1772355604000}); err != nil {
+		return "", err
+	}
+	if _, err := s.AppendSessionInfo("  fix the main build  "); err != nil {
+		return "", err
+	}
+	return s.SessionFile(), nil
+}

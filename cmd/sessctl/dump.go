@@ -1,0 +1,58 @@
+package main
+
+import (
+	"github.com/sessctl/sessctl/engine"
+)
+
+var dumpCommand = &command{
+	name:    "dump",
+	summary: "print a session's full state as JSON",
+	usage: `
+Usage: sessctl dump [--context-by-leaf] FILE
+
+Prints the state of a session file as one JSON object: sessionId,
+sessionFile, sessionDir, cwd, isPersisted, header, leafId, leafEntryId,
+sessionName, entries (as stored), branch (root to leaf ids), tree (pi's
+getTree as {id, type, label?, children}), children, labels, context
+(pi's buildSessionContext) and sessionInfo (the file's listing fields).
+This is the state-object format of the pi conformance corpus. The file is
+opened read-only: nothing is written, no lock is taken, and a version 1 or
+2 file is migrated in memory only.
+
+Examples:
+  sessctl dump ~/.pi/agent/sessions/--home-me-proj--/2026-03-01T09-00-00-123Z_<id>.jsonl
+  sessctl dump --context-by-leaf session.jsonl | jq .contextByLeaf
+`,
+}
+
+func init() { dumpCommand.run = runDump }
+
+func runDump(e *env, args []string) int {
+	fs := e.flags(dumpCommand)
+	byLeaf := fs.Bool("context-by-leaf", false, "add contextByLeaf and contextAtNullLeaf (grows with the square of the session length)")
+	if code := e.parse(dumpCommand, fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return e.usageError("expected one session FILE")
+	}
+	path := fs.Arg(0)
+	// The listing fields describe the file as it is on disk, before any
+	// in-memory migration, as pi's list() sees it.
+	info, infoErr := engine.ReadInfo(nil, path)
+	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	if err != nil {
+		return e.fail(err)
+	}
+	defer s.Close()
+	o := engine.StateOptions{ContextByLeaf: *byLeaf}
+	if infoErr == nil {
+		o.Info = info
+	} else {
+		o.NoInfo = true
+	}
+	if err := s.WriteState(e.stdout, o); err != nil {
+		return e.fail(err)
+	}
+	return exitOK
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+)
+
+var listCommand = &command{
+	name:    "list",
+	summary: "list sessions, newest first",
+	usage: `
+Usage: sessctl list [--dir DIR | --cwd DIR | --all] [--indusagi] [--json]
+
+Lists the sessions of the current directory's project (pi's list()), or of
+another working directory (--cwd), of an explicit session directory
+(--dir), or of every project (--all, pi's listAll()). Sessions are sorted
+by their last user or assistant message, newest first.
+
+The human table shows the modification time, the number of messages, the
+session id and the name or first message. --json prints pi's SessionInfo
+objects: path, id, cwd, name, parentSessionPath, created, modified,
+messageCount, firstMessage, allMessagesText.
+
+The store is pi's (PI_CODING_AGENT_DIR, default ~/.pi/agent); --indusagi
+uses indusagi's (INDUSAGI_AGENT_DIR, INDUSAGI_CODING_AGENT_DIR, INDUSAGI_DIR,
+default ~/.indusagi/agent).
+
+Examples:
+  sessctl list
+  sessctl list --all --json | jq -r '.[].path'
+  sessctl list --dir ./sessions
+`,
+}
+
+func init() { listCommand.run = runList }
+
+func runList(e *env, args []string) int {
+	fs := e.flags(listCommand)
+	dir := fs.String("dir", "", "list the session directory `DIR`")
+	cwd := fs.String("cwd", "", "list the sessions of working directory `DIR`")
+	all := fs.Bool("all", false, "list the sessions of every working directory")
+	indusagi := fs.Bool("indusagi", false, "use indusagi's store instead of pi's")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code := e.parse(listCommand, fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 0 {
+		return e.usageError("unexpected argument %q", fs.Arg(0))
+	}
+	n := 0
+	for _, set := range []bool{*dir != "", *cwd != "", *all} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return e.usageError("--dir, --cwd and --all cannot be combined")
+	}
+	o := engine.ListOptions{}
+	if *indusagi {
+		o.Agent = layout.AgentIndusagi
+	}
+	var infos []engine.SessionInfo
+	var err error
+	switch {
+	case *all:
+		infos, err = engine.ListAll(e.ctx, o)
+	default:
+		o.Dir = *dir
+		c := *cwd
+		if c == "" {
+			c, _ = os.Getwd()
+		} else if abs, aerr := filepath.Abs(c); aerr == nil {
+			c = abs
+		}
+		infos, err = engine.List(e.ctx, c, o)
+	}
+	if err != nil {
+		return e.fail(err)
+	}
+	w := bufio.NewWriter(e.stdout)
+	defer w.Flush()
+	if *asJSON {
+		w.WriteString("[")
+		for i := range infos {
+			if i > 0 {
+				w.WriteString(",")
+			}
+			w.WriteString("\n  ")
+			engine.WriteInfo(w, &infos[i])
+		}
+		if len(infos) > 0 {
+			w.WriteString("\n")
+		}
+		w.WriteString("]\n")
+		return exitOK
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(e.stderr, "no sessions")
+		return exitOK
+	}
+	fmt.Fprintf(w, "%-16s  %5s  %-8s  %s\n", "MODIFIED", "MSGS", "ID", "NAME / FIRST MESSAGE")
+	for i := range infos {
+		in := &infos[i]
+		title := in.FirstMessage
+		if in.HasName && in.Name != "" {
+			title = in.Name
+		}
+		fmt.Fprintf(w, "%-16s  %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"),
+			in.MessageCount, shortID(in.IDString()), oneLine(title, 60))
+	}
+	return exitOK
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// oneLine folds whitespace and cuts s to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes, as DESIGN.md fixes them.
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitUsage    = 2
+	exitLocked   = 3
+	exitCorrupt  = 4
+	exitNotFound = 5
+)
+
+// env is what a command runs with.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	name   string // the command's name, for messages
+}
+
+// command is one subcommand: its name, one-line summary, usage text with
+// examples, and its function.
+type command struct {
+	name    string
+	summary string
+	usage   string
+	hidden  bool
+	run     func(e *env, args []string) int
+}
+
+var commands map[string]*command
+
+func init() {
+	commands = map[string]*command{}
+	for _, c := range []*command{
+		dumpCommand, contextCommand, listCommand, demoCommand, helpCommand,
+	} {
+		commands[c.name] = c
+	}
+}
+
+// run is the whole CLI, callable in-process by tests.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "--help", "-help":
+		printUsage(stdout)
+		return exitOK
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "sessctl: unknown command %q\nhint: run 'sessctl help' for the list of commands\n", name)
+		return exitUsage
+	}
+	return c.run(&env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, name: name}, args[1:])
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, "sessctl: inspect, fork, branch, compact, verify and migrate agent sessions\n\nUsage:\n  sessctl <command> [flags] [arguments]\n\nCommands:\n")
+	names := make([]string, 0, len(commands))
+	for n, c := range commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprint(w, "\nRun 'sessctl help <command>' for a command's flags and examples.\n")
+}
+
+// flags makes a command's flag set; usage goes to stderr on a bad flag and
+// to stdout for -h.
+func (e *env) flags(c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet("sessctl "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parse parses args; it returns -1 to go on, or the exit code to return.
+func (e *env) parse(c *command, fs *flag.FlagSet, args []string) int {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(e.stdout, c, fs)
+			return exitOK
+		}
+		fmt.Fprintf(e.stderr, "sessctl: %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "hint: run 'sessctl help %s'\n", c.name)
+		return exitUsage
+	}
+	return -1
+}
+
+func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "%s\n", strings.TrimSpace(c.usage))
+	if fs != nil {
+		var any bool
+		fs.VisitAll(func(*flag.Flag) { any = true })
+		if any {
+			fmt.Fprint(w, "\nFlags:\n")
+			fs.SetOutput(w)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
+	}
+}
+
+// usageError reports a usage mistake.
+func (e *env) usageError(format string, a ...any) int {
+	fmt.Fprintf(e.stderr, "sessctl: %s: %s\n", e.name, fmt.Sprintf(format, a...))
+	fmt.Fprintf(e.stderr, "hint: run 'sessctl help %s'\n", e.name)
+	return exitUsage
+}
+
+// fail prints err with a hint and returns the exit code its kind maps to.
+func (e *env) fail(err error) int {
+	fmt.Fprintf(e.stderr, "sessctl: %s: %v\n", e.name, err)
+	if h := hintFor(err); h != "" {
+		fmt.Fprintf(e.stderr, "hint: %s\n", h)
+	}
+	return exitCode(err)
+}
+
+// exitCode maps an error to the exit code of its kind.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, engine.ErrLocked):
+		return exitLocked
+	case errors.Is(err, engine.ErrCorrupt), errors.Is(err, engine.ErrUnsupportedVersion):
+		return exitCorrupt
+	case errors.Is(err, engine.ErrNotFound), errors.Is(err, os.ErrNotExist):
+		return exitNotFound
+	}
+	return exitFailure
+}
+
+func hintFor(err error) string {
+	switch {
+	case errors.Is(err, engine.ErrLocked):
+		return "another process is writing this session; retry with --wait DURATION, or see 'sessctl who'"
+	case errors.Is(err, engine.ErrCorrupt):
+		return "run 'sessctl verify' for details; 'sessctl repair' salvages a damaged file into a new one"
+	case errors.Is(err, engine.ErrUnsupportedVersion):
+		return "this file was written by a newer version; upgrade sessctl"
+	case errors.Is(err, engine.ErrNotFound), errors.Is(err, os.ErrNotExist):
+		return "check the path or id; 'sessctl list --all' shows every session"
+	}
+	return ""
+}

@@ -1,0 +1,253 @@
+package compaction
+
+import (
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/tree"
+)
+
+// Message is one message of a built context: the JSON object pi's
+// buildSessionContext returns, as bytes.
+type Message struct {
+	// Raw is the message object. For a message entry it is the stored
+	// "message" value exactly as read; for the synthesised roles
+	// (compactionSummary, branchSummary, custom) it is built like pi does.
+	Raw []byte
+	// Entry is the entry the message came from.
+	Entry *layout.Entry
+	// Stored is true when Raw is the stored message of a "message" entry.
+	Stored bool
+}
+
+// Context is what gets sent to the model: pi's SessionContext.
+type Context struct {
+	Messages []Message
+	// ThinkingLevel is the JSON value of the last thinking_level_change on
+	// the path, or "off".
+	ThinkingLevel []byte
+	// Model is the JSON object {"provider","modelId"} of the last
+	// model_change or assistant message on the path, or nil for null.
+	Model []byte
+}
+
+// offLevel is the default thinking level.
+var offLevel = []byte(`"off"`)
+
+// Leaf says which entry a context is built for.
+type Leaf struct {
+	ID   string      // the entry id, when Kind is KindString
+	Kind layout.Kind // KindString: an id (unknown ids fall back to the last entry); KindNull: the explicit null leaf; KindAbsent: not given
+}
+
+// LeafID returns a Leaf naming an entry id.
+func LeafID(id string) Leaf { return Leaf{ID: id, Kind: layout.KindString} }
+
+// NullLeaf is the explicit null leaf: its context is always empty.
+var NullLeaf = Leaf{Kind: layout.KindNull}
+
+// Build returns the context for leaf over the entries of ix, exactly as pi's
+// buildSessionContext(entries, leafId, byId) does:
+//
+//  1. an explicit null leaf gives no messages, thinking "off", model null;
+//  2. the leaf entry is the entry with the leaf's id when the id is
+//     non-empty and known, otherwise the last entry in file order (which may
+//     be on another branch); no entries give the empty context;
+//  3. the path runs from the root to that entry;
+//  4. thinking level and model come from the last thinking_level_change,
+//     and the last model_change or assistant message, on the path;
+//  5. without a compaction on the path every entry converts to at most one
+//     message; with one, the latest compaction's summary comes first, then
+//     the path entries before it from its firstKeptEntryId on, then the
+//     entries after it.
+func Build(ix *tree.Index, leaf Leaf) Context {
+	ctx := Context{ThinkingLevel: offLevel}
+	if leaf.Kind == layout.KindNull {
+		return ctx
+	}
+	entries := ix.Entries()
+	if len(entries) == 0 {
+		return ctx
+	}
+	var start *layout.Entry
+	if leaf.Kind == layout.KindString && leaf.ID != "" {
+		start, _ = ix.Get(leaf.ID)
+	}
+	if start == nil {
+		start = entries[len(entries)-1]
+	}
+	return FromPath(ix.BranchFrom(start))
+}
+
+// FromPath builds the context of a root-to-leaf path (steps 4 and 5 of
+// Build).
+func FromPath(path []*layout.Entry) Context {
+	ctx := Context{ThinkingLevel: offLevel}
+	var comp *layout.Entry
+	for _, e := range path {
+		switch e.Type {
+		case layout.TypeThinkingLevelChange:
+			if v, ok := e.Field("thinkingLevel"); ok {
+				ctx.ThinkingLevel = v
+			} else {
+				ctx.ThinkingLevel = nil // undefined: JSON.stringify drops it
+			}
+		case layout.TypeModelChange:
+			p, _ := e.Field("provider")
+			m, _ := e.Field("modelId")
+			ctx.Model = modelObject(p, m)
+		case layout.TypeMessage:
+			msg, ok := e.Field("message")
+			if !ok || layout.KindOf(msg) != layout.KindObject {
+				continue
+			}
+			if role, _ := layout.Lookup(msg, "role"); isRole(role, "assistant") {
+				p, _ := layout.Lookup(msg, "provider")
+				m, _ := layout.Lookup(msg, "model")
+				ctx.Model = modelObject(p, m)
+			}
+		case layout.TypeCompaction:
+			comp = e
+		}
+	}
+	if comp == nil {
+		for _, e := range path {
+			ctx.appendEntry(e)
+		}
+		return ctx
+	}
+	summary, _ := comp.Field("summary")
+	tokens, _ := comp.Field("tokensBefore")
+	b := layout.NewObject(64+len(summary)).String("role", "compactionSummary")
+	addRaw(b, "summary", summary)
+	addRaw(b, "tokensBefore", tokens)
+	addTime(b, comp)
+	ctx.Messages = append(ctx.Messages, Message{Raw: b.Bytes(), Entry: comp})
+
+	compIdx := -1
+	for i, e := range path {
+		if e.Type == layout.TypeCompaction && sameID(e, comp) {
+			compIdx = i
+			break
+		}
+	}
+	firstKept, hasFirstKept := comp.Field("firstKeptEntryId")
+	found := false
+	for i := 0; i < compIdx; i++ {
+		e := path[i]
+		if !found && idEquals(e, firstKept, hasFirstKept) {
+			found = true
+		}
+		if found {
+			ctx.appendEntry(e)
+		}
+	}
+	for i := compIdx + 1; i < len(path); i++ {
+		ctx.appendEntry(path[i])
+	}
+	return ctx
+}
+
+func isRole(raw []byte, role string) bool {
+	s, ok := layout.String(raw)
+	return ok && s == role
+}
+
+// sameID reports whether two entries have the same id (both absent counts).
+func sameID(a, b *layout.Entry) bool {
+	return a.IDKind == b.IDKind && a.ID == b.ID
+}
+
+// idEquals reports whether e's id equals the raw JSON value v (JavaScript
+// ===), where an absent value equals an absent id.
+func idEquals(e *layout.Entry, v []byte, present bool) bool {
+	if !present {
+		return e.IDKind == layout.KindAbsent
+	}
+	switch layout.KindOf(v) {
+	case layout.KindString:
+		s, _ := layout.String(v)
+		return e.IDKind == layout.KindString && e.ID == s
+	case layout.KindNull:
+		return false // an id of null is never stored: the scanner maps it to KindNull
+	}
+	return e.IDKind != layout.KindString && e.IDKind != layout.KindAbsent && e.ID == "\x00"+string(v)
+}
+
+func modelObject(provider, modelID []byte) []byte {
+	b := layout.NewObject(64)
+	addRaw(b, "provider", provider)
+	addRaw(b, "modelId", modelID)
+	return b.Bytes()
+}
+
+// addRaw adds a member unless the value is absent (undefined in pi).
+func addRaw(b *layout.ObjectBuilder, k string, v []byte) {
+	if v != nil {
+		b.Raw(k, v)
+	}
+}
+
+// addTime adds "timestamp": new Date(entry.timestamp).getTime(), which is
+// null in JSON when the timestamp does not parse.
+func addTime(b *layout.ObjectBuilder, e *layout.Entry) {
+	v, ok := e.Field("timestamp")
+	if ok && layout.KindOf(v) == layout.KindString {
+		if ms, ok := layout.ParseDate(e.Timestamp); ok {
+			b.Number("timestamp", ms)
+			return
+		}
+	} else if ok && layout.KindOf(v) == layout.KindNumber {
+		// new Date(number) keeps the number (within the Date range).
+		if f, ok := layout.Number(v); ok && f >= -8.64e15 && f <= 8.64e15 {
+			b.Number("timestamp", float64(int64(f)))
+			return
+		}
+	}
+	b.Null("timestamp")
+}
+
+// appendEntry converts one path entry to at most one message.
+func (ctx *Context) appendEntry(e *layout.Entry) {
+	switch e.Type {
+	case layout.TypeMessage:
+		msg, ok := e.Field("message")
+		if !ok {
+			msg = []byte("null")
+		}
+		ctx.Messages = append(ctx.Messages, Message{Raw: msg, Entry: e, Stored: true})
+	case layout.TypeCustomMessage:
+		b := layout.NewObject(128).String("role", "custom")
+		for _, k := range []string{"customType", "content", "display", "details"} {
+			v, _ := e.Field(k)
+			addRaw(b, k, v)
+		}
+		addTime(b, e)
+		ctx.Messages = append(ctx.Messages, Message{Raw: b.Bytes(), Entry: e})
+	case layout.TypeBranchSummary:
+		summary, ok := e.Field("summary")
+		if !ok || !truthy(summary) {
+			return
+		}
+		from, _ := e.Field("fromId")
+		b := layout.NewObject(64+len(summary)).String("role", "branchSummary")
+		addRaw(b, "summary", summary)
+		addRaw(b, "fromId", from)
+		addTime(b, e)
+		ctx.Messages = append(ctx.Messages, Message{Raw: b.Bytes(), Entry: e})
+	}
+}
+
+// truthy reports JavaScript truthiness of a JSON value.
+func truthy(v []byte) bool {
+	switch layout.KindOf(v) {
+	case layout.KindAbsent, layout.KindNull:
+		return false
+	case layout.KindBool:
+		return v[0] == 't'
+	case layout.KindString:
+		return len(v) > 2
+	case layout.KindNumber:
+		f, _ := layout.Number(v)
+		return f != 0 && f == f
+	}
+	return true
+}

@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/tree"
+)
+
+// Branch moves the leaf to the entry id, so the next append becomes its
+// child. Like pi, nothing is written: the move is lost on reload unless
+// something is appended. BranchWithSummary moves durably.
+func (s *Session) Branch(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if !s.ix.Has(id) {
+		return entryNotFound(id)
+	}
+	s.ix.SetLeaf(id, layout.KindString)
+	return nil
+}
+
+// ResetLeaf sets the leaf to null: the next append starts a new root.
+func (s *Session) ResetLeaf() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ix.SetLeaf("", layout.KindNull)
+}
+
+// BranchWithSummary moves the leaf to fromID (nil: to null, a new root)
+// and appends a branch_summary entry there, whose fromId is fromID (or
+// "root"). The summary entry becomes the leaf, so the move survives a
+// reload. details nil and fromHook nil leave those members out.
+func (s *Session) BranchWithSummary(fromID *string, summary string, details any, fromHook *bool) (string, error) {
+	d, err := marshalOpt(details)
+	if err != nil {
+		return "", fmt.Errorf("branch with summary: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return "", err
+	}
+	from := "root"
+	if fromID != nil {
+		if !s.ix.Has(*fromID) {
+			return "", entryNotFound(*fromID)
+		}
+		from = *fromID
+	}
+	oldLeaf, oldKind := s.ix.Leaf()
+	if fromID != nil {
+		s.ix.SetLeaf(*fromID, layout.KindString)
+	} else {
+		s.ix.SetLeaf("", layout.KindNull)
+	}
+	b, _ := s.envelope(layout.TypeBranchSummary)
+	b.String("fromId", from).String("summary", summary)
+	if d != nil {
+		b.Raw("details", d)
+	}
+	if fromHook != nil {
+		b.Bool("fromHook", *fromHook)
+	}
+	id, err := s.appendLine(b.Bytes())
+	if err != nil {
+		s.ix.SetLeaf(oldLeaf, oldKind)
+	}
+	return id, err
+}
+
+// NewSessionOptions configure NewSession.
+type NewSessionOptions struct {
+	// ID is the new session id; "" draws one. It must be usable as part of
+	// a file name (no separators, no NUL): pi does not check; sessctl does.
+	ID string
+	// ParentSession is stored in the header when not nil.
+	ParentSession *string
+}
+
+// NewSession replaces the session with a new, empty one in the same
+// directory (pi's newSession) and returns its file path ("" in memory).
+// The old file and its lock are released; the new file appears at the
+// first assistant message.
+func (s *Session) NewSession(ctx context.Context, o NewSessionOptions) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return "", err
+	}
+	id := o.ID
+	if id == "" {
+		id = s.opts.sessionID()
+	}
+	if err := s.startNew(ctx, id, o.ParentSession); err != nil {
+		return "", err
+	}
+	return s.file, nil
+}
+
+// CreateBranchedSession starts a new session holding the root-to-leafID
+// path of this one (label entries dropped, then re-created for the labels
+// whose targets are on the path), with parentSession naming this session's
+// file (pi's createBranchedSession). The session switches to the new one
+// and returns its path ("" in memory). The new file is written at once
+// when the path holds an assistant message, otherwise at the first one.
+// The old file is never modified.
+func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return "", err
+	}
+	path := s.ix.Branch(leafID)
+	if len(path) == 0 {
+		return "", entryNotFound(leafID)
+	}
+	var kept []*layout.Entry
+	onPath := make(map[string]bool, len(path))
+	for _, e := range path {
+		if e.Type == layout.TypeLabel {
+			continue
+		}
+		kept = append(kept, e)
+		onPath[tree.Key(e)] = true
+	}
+	var labels []tree.LabelPair
+	for _, l := range s.ix.Labels() {
+		if onPath[l.Target] {
+			labels = append(labels, l)
+		}
+	}
+	var parent *string
+	if s.persist {
+		p := s.file
+		parent = &p
+	}
+	id := s.opts.sessionID()
+	now := s.opts.now()
+	header := layout.NewHeaderLine(id, now, s.cwd, parent)
+	if s.persist {
+		if err := layout.CheckName(id); err != nil {
+			return "", fmt.Errorf("create branched session: %w", err)
+		}
+	}
+	// Build the new state first; switch files only when it is complete.
+	ix := tree.Build(nil)
+	for _, e := range kept {
+		ix.Add(e)
+	}
+	for _, l := range labels {
+		lid := entryID(s.opts.entryCandidate, NewUUID, ix.Has)
+		b := layout.NewObject(160).String("type", layout.TypeLabel).String("id", lid)
+		leaf, kind := ix.Leaf()
+		if raw, ok := keyJSON(leaf); ok && kind == layout.KindString {
+			b.Raw("parentId", raw)
+		} else if kind == layout.KindString {
+			b.String("parentId", leaf)
+		} else {
+			b.Null("parentId")
+		}
+		b.String("timestamp", layout.ISOTime(s.opts.now()))
+		if raw, ok := keyJSON(l.Target); ok {
+			b.Raw("targetId", raw)
+		} else {
+			b.String("targetId", l.Target)
+		}
+		b.String("label", l.Label)
+		e, err := layout.ParseEntry(b.Bytes())
+		if err != nil {
+			return "", err
+		}
+		ix.Add(&e)
+	}
+	hasAssistant := false
+	for _, e := range ix.Entries() {
+		if isAssistant(e) {
+			hasAssistant = true
+			break
+		}
+	}
+	newFile := ""
+	if s.persist {
+		newFile = filepath.Join(s.dir, layout.SessionFileName(now, id))
+		if err := s.switchFile(ctx, newFile); err != nil {
+			return "", err
+		}
+	}
+	h, _ := layout.ParseEntry(header)
+	s.header = h
+	s.ix = ix
+	s.onDisk = false
+	s.unwritten = 0
+	s.hasAssistant = hasAssistant
+	if s.persist && hasAssistant {
+		if err := s.createFile(nil); err != nil {
+			return "", err
+		}
+	}
+	return newFile, nil
+}

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
+)
+
+// ForkFrom copies every entry of the session file at sourcePath (all
+// branches, labels and names, in file order) into a new session for
+// targetCwd, whose header names the source as parentSession exactly as
+// passed (pi's forkFrom). The new file goes into opts.Dir, default the
+// per-cwd directory of targetCwd, and is written at once. The returned
+// session is open for writing on it, with cwd targetCwd.
+//
+// Unlike pi, a version 1 or 2 source is migrated (in memory, the source is
+// not touched) before it is copied, so the fork is a valid version 3 file
+// instead of id-less entries under a version 3 header.
+func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (*Session, error) {
+	fsys := opts.fs()
+	data, err := fsys.ReadFile(sourcePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("fork %s: %w", sourcePath, &notFoundError{"session file " + sourcePath})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fork %s: %w", sourcePath, err)
+	}
+	p := layout.ParseFile(data)
+	if len(p.Entries) == 0 {
+		return nil, &layout.CorruptError{Path: sourcePath, Err: errors.New("cannot fork: source session file is empty or invalid")}
+	}
+	if err := checkHeader(sourcePath, p); err != nil {
+		return nil, err
+	}
+	entries := p.Entries
+	if v := migrate.VersionOf(&entries[0]); migrate.Needed(v) {
+		if entries, _, err = migrate.Entries(entries); err != nil {
+			return nil, &layout.CorruptError{Path: sourcePath, Err: err}
+		}
+	}
+	dir, err := opts.sessionDir(targetCwd)
+	if err != nil {
+		return nil, fmt.Errorf("fork %s: %w", sourcePath, err)
+	}
+	s := &Session{opts: opts, cwd: targetCwd, dir: dir, persist: true}
+	id := opts.sessionID()
+	if err := layout.CheckName(id); err != nil {
+		return nil, fmt.Errorf("fork %s: %w", sourcePath, err)
+	}
+	now := opts.now()
+	parent := sourcePath
+	header := layout.NewHeaderLine(id, now, targetCwd, &parent)
+	file := filepath.Join(dir, layout.SessionFileName(now, id))
+	if err := s.switchFile(ctx, file); err != nil {
+		return nil, err
+	}
+	h, _ := layout.ParseEntry(header)
+	body := make([]layout.Entry, 0, len(entries))
+	body = append(body, h)
+	for _, e := range entries[1:] {
+		if !e.IsHeader() {
+			body = append(body, e)
+		}
+	}
+	s.index(body)
+	if err := s.createFile(nil); err != nil {
+		_ = s.closeFile()
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,33 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sessctl/sessctl/lock"
+)
+
+// ErrLocked is lock.ErrLocked: another writer holds the session. The error
+// is a *LockedError naming the holder.
+var ErrLocked = lock.ErrLocked
+
+// LockedError is lock.LockedError.
+type LockedError = lock.LockedError
+
+// LockPath returns the writer lock file of a session file: <file>.lock.
+// It is never renamed or deleted, so every writer locks the same inode.
+func LockPath(sessionFile string) string { return sessionFile + ".lock" }
+
+// acquireLock takes the writer lock of a session file and returns its
+// release function.
+func acquireLock(ctx context.Context, file string, opts Options) (func() error, error) {
+	l, err := lock.Acquire(ctx, LockPath(file), lock.Options{
+		Mode:    opts.LockMode,
+		Command: opts.Command,
+		Wait:    opts.Wait,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", file, err)
+	}
+	return l.Close, nil
+}

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sessctl/sessctl/layout"
+)
+
+// SyncPolicy says when appended lines are forced to stable storage.
+type SyncPolicy int
+
+const (
+	// SyncEach fsyncs after every append before the append returns: an
+	// acknowledged entry survives a crash or power cut. The default.
+	SyncEach SyncPolicy = iota
+	// SyncNone never fsyncs appends (pi's behaviour): an acknowledged entry
+	// survives a crash of the process but not of the machine. For tests,
+	// benchmarks and scratch sessions.
+	SyncNone
+)
+
+// Options configure how sessions are found, opened and written. The zero
+// value is valid: pi's agent directory from the environment, the default
+// per-cwd session directory, the writer lock, fsync on every append, the
+// real filesystem and clock, random ids.
+type Options struct {
+	// Dir is the session directory (pi's sessionDir). "" means the default
+	// <agentDir>/sessions/--<cwd>--/ for Create, List and ContinueRecent,
+	// and the file's own directory for Open.
+	Dir string
+	// AgentDir is the agent directory. "" resolves Agent's directory from
+	// the environment.
+	AgentDir string
+	// Agent selects the store whose environment variables resolve AgentDir:
+	// layout.AgentPi (default) or layout.AgentIndusagi.
+	Agent layout.Agent
+	// Cwd, for Open, replaces the cwd taken from the header.
+	Cwd string
+
+	// ReadOnly opens without the writer lock and never writes: migration
+	// happens in memory, a torn tail is left alone, mutating methods fail
+	// with ErrReadOnly.
+	ReadOnly bool
+	// Wait makes a write-mode open wait for the writer lock until its
+	// context is done, instead of failing at once with ErrLocked.
+	Wait bool
+	// LockMode is recorded in the lock owner record ("write" by default).
+	LockMode string
+	// Command is recorded in the lock owner record (default: the program
+	// name).
+	Command string
+	// NoLock skips the writer lock. Only for callers that hold the
+	// session's lock themselves.
+	NoLock bool
+
+	// Sync is the durability policy for appends.
+	Sync SyncPolicy
+	// NoBackup skips the <file>.v<N>.bak copy when opening for writing
+	// migrates a file.
+	NoBackup bool
+
+	// FS is the filesystem; nil means layout.OS().
+	FS layout.FS
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// NewSessionID returns session ids; nil means random v4 UUIDs.
+	NewSessionID func() string
+	// NewEntryID returns candidate entry ids; candidates already in use
+	// are skipped as pi does. nil means 8 random hex digits.
+	NewEntryID func() string
+}
+
+func (o Options) fs() layout.FS {
+	if o.FS == nil {
+		return layout.OS()
+	}
+	return o.FS
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
+}
+
+func (o Options) sessionID() string {
+	if o.NewSessionID == nil {
+		return NewUUID()
+	}
+	return o.NewSessionID()
+}
+
+func (o Options) entryCandidate() string {
+	if o.NewEntryID == nil {
+		return newEntryIDCandidate()
+	}
+	return o.NewEntryID()
+}
+
+// agentDir resolves the agent directory.
+func (o Options) agentDir() (string, error) {
+	if o.AgentDir != "" {
+		return o.AgentDir, nil
+	}
+	return layout.AgentDir(o.Agent)
+}
+
+// sessionDir resolves the directory for sessions of cwd and creates it, as
+// pi does whenever it computes its default directory.
+func (o Options) sessionDir(cwd string) (string, error) {
+	dir := o.Dir
+	if dir == "" {
+		agent, err := o.agentDir()
+		if err != nil {
+			return "", err
+		}
+		dir = layout.DefaultSessionDir(agent, cwd)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := o.fs().MkdirAll(abs, layout.DirMode); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// processCwd is pi's fallback cwd: the process working directory.
+func processCwd() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "/"
+	}
+	return wd
+}

@@ -1,0 +1,502 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+
+	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/tree"
+)
+
+// Session is one JSONL session tree, the counterpart of pi's
+// SessionManager. It is safe for concurrent use. A session opened for
+// writing holds the session's writer lock until Close.
+type Session struct {
+	mu   sync.Mutex
+	opts Options
+
+	cwd     string
+	dir     string // sessionDir; "" in memory
+	file    string // sessionFile; "" in memory
+	persist bool
+
+	header layout.Entry // the first header line
+	ix     *tree.Index
+
+	// onDisk is true once the file exists with this session's header;
+	// unwritten is the position in ix.Entries() of the first entry not yet
+	// on disk. A new session stays in memory until it has an assistant
+	// message (pi's rule); after that every append is written at once.
+	onDisk       bool
+	unwritten    int
+	hasAssistant bool
+
+	f       layout.File // append handle, open while the file exists and we write
+	fileID  fs.FileInfo // identity of the file we append to
+	writeEr error       // sticky: set by a failed write or sync
+	closed  bool
+
+	release func() error // releases the writer lock
+
+	recovery Recovery
+}
+
+// Recovery reports what opening a file for writing repaired.
+type Recovery struct {
+	// Migrated is true when the file was upgraded from an older version;
+	// Backup names the copy of the original, if one was kept.
+	Migrated    bool
+	FromVersion float64
+	Backup      string
+	// NewlineAdded is true when the last line was a complete entry without
+	// '\n' and got its newline.
+	NewlineAdded bool
+	// TornBytes is the size of an unfinished last line that was cut off;
+	// Quarantine names the file that keeps those bytes.
+	TornBytes  int
+	Quarantine string
+	// Initialized is true when an empty file got a fresh header.
+	Initialized bool
+	// Malformed counts lines that are not JSON objects. They are skipped
+	// when reading and left where they are.
+	Malformed int
+}
+
+// Recovery returns what opening the session repaired.
+func (s *Session) Recovery() Recovery {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recovery
+}
+
+// newState resets s to a fresh session with the given header.
+func (s *Session) newState(header []byte) {
+	h, err := layout.ParseEntry(header)
+	if err != nil {
+		panic("engine: bad header line: " + err.Error())
+	}
+	s.header = h
+	s.ix = tree.Build(nil)
+	s.onDisk = false
+	s.unwritten = 0
+	s.hasAssistant = false
+}
+
+// Create starts a new session for cwd in opts.Dir (default: the per-cwd
+// directory under the agent directory, which is created). Nothing is
+// written until the session has an assistant message, as in pi; the
+// writer lock on the future file is taken at once.
+func Create(ctx context.Context, cwd string, opts Options) (*Session, error) {
+	dir, err := opts.sessionDir(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	s := &Session{opts: opts, cwd: cwd, dir: dir, persist: true}
+	if err := s.startNew(ctx, opts.sessionID(), nil); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// InMemory returns a session that never touches disk (pi's inMemory).
+func InMemory(cwd string, opts Options) *Session {
+	if cwd == "" {
+		cwd = processCwd()
+	}
+	s := &Session{opts: opts, cwd: cwd, persist: false}
+	now := opts.now()
+	s.newState(layout.NewHeaderLine(opts.sessionID(), now, cwd, nil))
+	return s
+}
+
+// startNew replaces the state with a new session (id, now) whose file goes
+// into the session directory, taking that file's lock.
+func (s *Session) startNew(ctx context.Context, id string, parent *string) error {
+	now := s.opts.now()
+	s.newState(layout.NewHeaderLine(id, now, s.cwd, parent))
+	if !s.persist {
+		s.file = ""
+		return nil
+	}
+	if err := layout.CheckName(id); err != nil {
+		return fmt.Errorf("new session: %w", err)
+	}
+	file := filepath.Join(s.dir, layout.SessionFileName(now, id))
+	if err := s.switchFile(ctx, file); err != nil {
+		return err
+	}
+	return nil
+}
+
+// switchFile releases the current file (handle and lock) and locks file.
+func (s *Session) switchFile(ctx context.Context, file string) error {
+	if err := s.closeFile(); err != nil {
+		return err
+	}
+	s.file = file
+	s.writeEr = nil
+	if s.opts.ReadOnly || s.opts.NoLock {
+		return nil
+	}
+	rel, err := acquireLock(ctx, file, s.opts)
+	if err != nil {
+		return err
+	}
+	s.release = rel
+	return nil
+}
+
+// closeFile closes the append handle and releases the lock.
+func (s *Session) closeFile() error {
+	var err error
+	if s.f != nil {
+		err = s.f.Close()
+		s.f = nil
+		s.fileID = nil
+	}
+	if s.release != nil {
+		if rerr := s.release(); err == nil {
+			err = rerr
+		}
+		s.release = nil
+	}
+	return err
+}
+
+// Open opens the session file at path. The header's cwd becomes the
+// session's cwd (opts.Cwd overrides it; without either the process working
+// directory is used, as pi does), and the session directory is the file's
+// directory unless opts.Dir says otherwise.
+//
+// A write-mode open takes the writer lock, migrates a version 1 or 2 file
+// (rewriting it atomically and keeping the original as <file>.v<N>.bak),
+// cuts off a torn last line (keeping its bytes in <file>.torn-<time>) or
+// adds a missing final newline, and gives an empty file a header. A
+// read-only open does none of that and never writes.
+//
+// A file whose first JSON object is not a session header with a string id
+// is corrupt: Open fails with a *CorruptError and the file is left alone
+// (pi would truncate it). A file that does not exist starts a new session
+// that will be written at path (pi's behaviour).
+func Open(ctx context.Context, path string, opts Options) (*Session, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w", path, err)
+	}
+	fsys := opts.fs()
+	s := &Session{opts: opts, file: abs, persist: true}
+	s.dir = filepath.Dir(abs)
+	if opts.Dir != "" {
+		if s.dir, err = filepath.Abs(opts.Dir); err != nil {
+			return nil, err
+		}
+		if !opts.ReadOnly {
+			if err := fsys.MkdirAll(s.dir, layout.DirMode); err != nil {
+				return nil, fmt.Errorf("open session %s: %w", path, err)
+			}
+		}
+	}
+	if !opts.ReadOnly && !opts.NoLock {
+		rel, err := acquireLock(ctx, abs, opts)
+		if err != nil {
+			return nil, err
+		}
+		s.release = rel
+	}
+	if err := s.load(ctx); err != nil {
+		_ = s.closeFile()
+		return nil, err
+	}
+	return s, nil
+}
+
+// load reads s.file into the session state.
+func (s *Session) load(ctx context.Context) error {
+	fsys := s.opts.fs()
+	data, err := fsys.ReadFile(s.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		// pi: a fresh session that will be written at this path.
+		s.cwd = s.opts.Cwd
+		if s.cwd == "" {
+			s.cwd = processCwd()
+		}
+		s.newState(layout.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open session: %w", err)
+	}
+	p := layout.ParseFile(data)
+	s.recovery.Malformed = len(p.Malformed)
+	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != layout.TailTorn {
+		return s.initEmpty(ctx)
+	}
+	if err := checkHeader(s.file, p); err != nil {
+		return err
+	}
+	hdr := layout.ParseHeader(p.Entries[0])
+	s.cwd = s.opts.Cwd
+	if s.cwd == "" {
+		if hdr.HasCwd {
+			s.cwd = hdr.Cwd
+		} else {
+			s.cwd = processCwd()
+		}
+	}
+	version := migrate.VersionOf(&p.Entries[0])
+	if version > layout.CurrentVersion && !s.opts.ReadOnly {
+		return &layout.VersionError{Path: s.file, Found: version, Max: layout.CurrentVersion}
+	}
+	entries := p.Entries
+	if migrate.Needed(version) {
+		if s.opts.ReadOnly {
+			if entries, _, err = migrate.Entries(entries); err != nil {
+				return &layout.CorruptError{Path: s.file, Err: err}
+			}
+		} else {
+			if entries, err = s.migrateFile(ctx, version); err != nil {
+				return err
+			}
+		}
+	} else if !s.opts.ReadOnly {
+		if err := s.repairTail(p, data); err != nil {
+			return err
+		}
+	}
+	s.index(entries)
+	s.onDisk = true
+	s.unwritten = s.ix.Len()
+	return nil
+}
+
+// checkHeader returns a *CorruptError unless the first JSON object of the
+// file is a session header with a string id.
+func checkHeader(path string, p *layout.Parsed) error {
+	if len(p.Entries) == 0 {
+		bad := p.Malformed[0]
+		return &layout.CorruptError{Path: path, Line: bad.Line, Offset: bad.Offset,
+			Err: fmt.Errorf("no session header: %w", bad.Err)}
+	}
+	first := &p.Entries[0]
+	switch {
+	case !first.IsHeader():
+		return &layout.CorruptError{Path: path, Line: first.Line, Offset: first.Offset,
+			Err: errors.New("no session header: the first entry is not of type \"session\"")}
+	case first.IDKind != layout.KindString:
+		return &layout.CorruptError{Path: path, Line: first.Line, Offset: first.Offset,
+			Err: errors.New("session header has no string id")}
+	}
+	return nil
+}
+
+// index builds the in-memory state from parsed (and migrated) lines.
+func (s *Session) index(entries []layout.Entry) {
+	s.header = entries[0]
+	s.ix = tree.Build(entries[1:]) // later header lines are skipped, as in pi
+	s.hasAssistant = false
+	for _, e := range s.ix.Entries() {
+		if isAssistant(e) {
+			s.hasAssistant = true
+			break
+		}
+	}
+}
+
+// initEmpty gives an empty (or whitespace-only) file a fresh header, as pi
+// does; nothing is lost. A read-only open only builds the state.
+func (s *Session) initEmpty(context.Context) error {
+	s.cwd = s.opts.Cwd
+	if s.cwd == "" {
+		s.cwd = processCwd()
+	}
+	hdr := layout.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil)
+	s.newState(hdr)
+	if s.opts.ReadOnly {
+		return nil
+	}
+	if err := layout.WriteFileAtomic(s.opts.fs(), s.file, append(hdr, '\n'), layout.FileMode); err != nil {
+		return fmt.Errorf("initialise empty session %s: %w", s.file, err)
+	}
+	s.onDisk = true
+	s.recovery.Initialized = true
+	return nil
+}
+
+// Close releases the writer lock and the file. It is idempotent.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.closeFile()
+}
+
+// ---- getters ----
+
+func (s *Session) check() error {
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// SessionID returns the session id (the header's id).
+func (s *Session) SessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.header.ID
+}
+
+// SessionFile returns the session file path, or "" in memory.
+func (s *Session) SessionFile() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.file
+}
+
+// SessionDir returns the session directory, or "" in memory.
+func (s *Session) SessionDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
+
+// Cwd returns the session's working directory.
+func (s *Session) Cwd() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cwd
+}
+
+// IsPersisted reports whether the session is backed by a file.
+func (s *Session) IsPersisted() bool { return s.persist }
+
+// Header returns the session header.
+func (s *Session) Header() layout.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return layout.ParseHeader(s.header)
+}
+
+// Entries returns every entry in file order (headers excluded, duplicates
+// included). The entries are shared and must not be modified.
+func (s *Session) Entries() []*layout.Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*layout.Entry(nil), s.ix.Entries()...)
+}
+
+// Entry returns the entry with id.
+func (s *Session) Entry(id string) (*layout.Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ix.Get(id)
+}
+
+// LeafID returns the current leaf: an entry id (KindString), null
+// (KindNull: empty session or after ResetLeaf) or undefined (KindAbsent:
+// the last line has no id).
+func (s *Session) LeafID() (string, layout.Kind) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ix.Leaf()
+}
+
+// LeafEntry returns the entry the leaf names.
+func (s *Session) LeafEntry() (*layout.Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ix.LeafEntry()
+}
+
+// BranchPath returns the root-to-entry path of id, or of the leaf when id
+// is "" (pi's getBranch).
+func (s *Session) BranchPath(id string) []*layout.Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == "" {
+		return s.ix.LeafBranch()
+	}
+	return s.ix.Branch(id)
+}
+
+// Children returns the ids of the entries whose parent is id.
+func (s *Session) Children(id string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.ix.Children(id)...)
+}
+
+// Tree returns pi's getTree.
+func (s *Session) Tree() []*tree.Node {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ix.Tree()
+}
+
+// Label returns the label of an entry id.
+func (s *Session) Label(id string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ix.Label(id)
+}
+
+// Labels returns every label, in pi's map order.
+func (s *Session) Labels() []tree.LabelPair {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ix.Labels()
+}
+
+// Name returns the session name (last non-empty session_info name).
+func (s *Session) Name() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ix.Name()
+}
+
+// Context builds the model context at the current leaf (pi's
+// buildSessionContext()).
+func (s *Session) Context() compaction.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, kind := s.ix.Leaf()
+	return compaction.Build(s.ix, compaction.Leaf{ID: id, Kind: kind})
+}
+
+// ContextAt builds the context for an explicit leaf.
+func (s *Session) ContextAt(leaf compaction.Leaf) compaction.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return compaction.Build(s.ix, leaf)
+}
+
+// Index gives f the session's index under the session's lock, for readers
+// that need several answers at once. f must not keep the index.
+func (s *Session) Index(f func(ix *tree.Index)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s.ix)
+}
+
+// isAssistant reports whether e is a message entry with role assistant.
+func isAssistant(e *layout.Entry) bool {
+	if e.Type != layout.TypeMessage {
+		return false
+	}
+	msg, ok := e.Field("message")
+	if !ok || layout.KindOf(msg) != layout.KindObject {
+		return false
+	}
+	role, _ := layout.Lookup(msg, "role")
+	r, _ := layout.String(role)
+	return r == "assistant"
+}

@@ -1,0 +1,339 @@
+package engine
+
+import (
+	"bufio"
+	"io"
+
+	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/tree"
+)
+
+// StateOptions select the optional parts of WriteState.
+type StateOptions struct {
+	// ContextByLeaf adds "contextByLeaf" (the context at every entry, with
+	// stored messages written as {"entry": id}) and "contextAtNullLeaf".
+	// Its size grows with the square of the session length.
+	ContextByLeaf bool
+	// Info adds "sessionInfo", the listing fields of the file as it is on
+	// disk (null when the file is not listed).
+	Info *SessionInfo
+	// NoInfo writes "sessionInfo": null.
+	NoInfo bool
+}
+
+// WriteState writes the session's state object, the JSON shape of the pi
+// conformance corpus: sessionId, sessionFile, sessionDir, cwd,
+// isPersisted, header, leafId ("<undefined>" when the last line has no
+// id), leafEntryId, sessionName, entries (stored bytes), branch, tree,
+// children, labels, context, and optionally contextByLeaf,
+// contextAtNullLeaf and sessionInfo. Large sessions stream: nothing but
+// the index is held in memory.
+func (s *Session) WriteState(w io.Writer, o StateOptions) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	bw := bufio.NewWriterSize(w, 1<<16)
+	j := &jw{w: bw}
+	ix := s.ix
+	j.open('{')
+	j.key("sessionId")
+	j.str(s.header.ID)
+	j.key("sessionFile")
+	if s.persist {
+		j.str(s.file)
+	} else {
+		j.raw("null")
+	}
+	j.key("sessionDir")
+	j.str(s.dir)
+	j.key("cwd")
+	j.str(s.cwd)
+	j.key("isPersisted")
+	j.bool(s.persist)
+	j.key("header")
+	j.rawb(s.header.Raw)
+	leaf, kind := ix.Leaf()
+	j.key("leafId")
+	switch kind {
+	case layout.KindString:
+		j.id(leaf)
+	case layout.KindAbsent:
+		j.str("<undefined>")
+	default:
+		j.raw("null")
+	}
+	j.key("leafEntryId")
+	if e, ok := ix.LeafEntry(); ok && e.IDKind != layout.KindAbsent {
+		j.id(tree.Key(e))
+	} else {
+		j.raw("null")
+	}
+	j.key("sessionName")
+	if n, ok := ix.Name(); ok {
+		j.str(n)
+	} else {
+		j.raw("null")
+	}
+	j.key("entries")
+	j.open('[')
+	for _, e := range ix.Entries() {
+		j.elem()
+		j.rawb(e.Raw)
+	}
+	j.close(']')
+	j.key("branch")
+	j.open('[')
+	for _, e := range ix.LeafBranch() {
+		j.elem()
+		j.entryID(e)
+	}
+	j.close(']')
+	j.key("tree")
+	writeTree(j, ix.Tree())
+	j.key("children")
+	j.open('{')
+	for _, id := range ix.IDs() {
+		if id == absentID {
+			continue
+		}
+		j.key(layout.KeyString(id))
+		j.open('[')
+		for _, c := range ix.Children(id) {
+			j.elem()
+			j.id(c)
+		}
+		j.close(']')
+	}
+	j.close('}')
+	j.key("labels")
+	j.open('{')
+	for _, id := range ix.IDs() {
+		if l, ok := ix.Label(id); ok {
+			j.key(layout.KeyString(id))
+			j.str(l)
+		}
+	}
+	j.close('}')
+	j.key("context")
+	writeContext(j, compaction.Build(ix, compaction.Leaf{ID: leaf, Kind: kind}), false)
+	if o.ContextByLeaf {
+		j.key("contextByLeaf")
+		j.open('{')
+		for _, id := range ix.IDs() {
+			if id == absentID {
+				continue
+			}
+			j.key(layout.KeyString(id))
+			writeContext(j, compaction.Build(ix, compaction.LeafID(id)), true)
+		}
+		j.close('}')
+		j.key("contextAtNullLeaf")
+		writeContext(j, compaction.Build(ix, compaction.NullLeaf), false)
+	}
+	if o.Info != nil || o.NoInfo {
+		j.key("sessionInfo")
+		if o.Info == nil {
+			j.raw("null")
+		} else {
+			WriteInfo(j.w, o.Info)
+			j.first = false
+		}
+	}
+	j.close('}')
+	j.raw("\n")
+	if j.err != nil {
+		return j.err
+	}
+	return bw.Flush()
+}
+
+// absentID is the index key of entries without an id.
+var absentID = func() string {
+	e := layout.Entry{IDKind: layout.KindAbsent}
+	return tree.Key(&e)
+}()
+
+func writeTree(j *jw, roots []*tree.Node) {
+	j.open('[')
+	tree.Walk(roots, func(n *tree.Node, _ int) bool {
+		j.elem()
+		j.open('{')
+		j.key("id")
+		if n.Entry.IDKind == layout.KindAbsent {
+			j.raw("null")
+		} else {
+			j.id(n.Key)
+		}
+		if t, ok := n.Entry.Field("type"); ok {
+			j.key("type")
+			j.rawb(t)
+		}
+		if n.HasLabel {
+			j.key("label")
+			j.str(n.Label)
+		}
+		j.key("children")
+		j.open('[')
+		return true
+	}, func(*tree.Node, int) {
+		j.close(']')
+		j.close('}')
+	})
+	j.close(']')
+}
+
+// writeContext writes {"messages","thinkingLevel","model"}; byRef writes
+// stored messages as {"entry": id}.
+func writeContext(j *jw, c compaction.Context, byRef bool) {
+	j.open('{')
+	j.key("messages")
+	j.open('[')
+	for _, m := range c.Messages {
+		j.elem()
+		if byRef && m.Stored {
+			j.open('{')
+			j.key("entry")
+			j.entryID(m.Entry)
+			j.close('}')
+		} else {
+			j.rawb(m.Raw)
+		}
+	}
+	j.close(']')
+	if c.ThinkingLevel != nil {
+		j.key("thinkingLevel")
+		j.rawb(c.ThinkingLevel)
+	}
+	j.key("model")
+	if c.Model == nil {
+		j.raw("null")
+	} else {
+		j.rawb(c.Model)
+	}
+	j.close('}')
+}
+
+// WriteInfo writes one SessionInfo as pi's list() element JSON: path, id,
+// cwd, name (when set), parentSessionPath (when set), created, modified
+// (ISO strings; null for an invalid date), messageCount, firstMessage,
+// allMessagesText.
+func WriteInfo(w io.Writer, in *SessionInfo) {
+	b := layout.NewObject(256+len(in.AllMessagesText)).
+		String("path", in.Path).
+		Raw("id", orNull(in.ID)).
+		String("cwd", in.Cwd)
+	if in.HasName {
+		b.String("name", in.Name)
+	}
+	if in.ParentSessionPath != nil {
+		b.Raw("parentSessionPath", in.ParentSessionPath)
+	}
+	if in.CreatedValid {
+		b.String("created", layout.ISOTime(in.Created))
+	} else {
+		b.Null("created")
+	}
+	b.String("modified", layout.ISOTime(in.Modified)).
+		Number("messageCount", float64(in.MessageCount)).
+		String("firstMessage", in.FirstMessage).
+		String("allMessagesText", in.AllMessagesText)
+	_, _ = w.Write(b.Bytes())
+}
+
+func orNull(v []byte) []byte {
+	if v == nil {
+		return []byte("null")
+	}
+	return v
+}
+
+// jw is a tiny streaming JSON writer for the state object.
+type jw struct {
+	w     *bufio.Writer
+	first bool
+	err   error
+}
+
+func (j *jw) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+func (j *jw) rawb(b []byte) {
+	if j.err == nil {
+		_, j.err = j.w.Write(b)
+	}
+}
+
+func (j *jw) open(c byte) {
+	j.rawb([]byte{c})
+	j.first = true
+}
+
+func (j *jw) close(c byte) {
+	j.rawb([]byte{c})
+	j.first = false
+}
+
+// elem writes the comma before an array element.
+func (j *jw) elem() {
+	if !j.first {
+		j.raw(",")
+	}
+	j.first = false
+}
+
+func (j *jw) key(k string) {
+	j.elem()
+	j.rawb(layout.AppendString(nil, k))
+	j.raw(":")
+	j.first = false
+}
+
+func (j *jw) str(s string) {
+	j.rawb(layout.AppendString(nil, s))
+	j.first = false
+}
+
+func (j *jw) bool(b bool) {
+	if b {
+		j.raw("true")
+	} else {
+		j.raw("false")
+	}
+	j.first = false
+}
+
+// id writes an index key as JSON (a string, or a non-string id's text).
+func (j *jw) id(k string) {
+	if raw, ok := keyJSON(k); ok {
+		j.rawb(raw)
+	} else {
+		j.str(k)
+	}
+	j.first = false
+}
+
+func (j *jw) entryID(e *layout.Entry) {
+	if e.IDKind == layout.KindAbsent {
+		j.raw("null")
+		j.first = false
+		return
+	}
+	j.id(tree.Key(e))
+}
+
+// WriteContext writes a context as pi's buildSessionContext returns it:
+// {"messages": [...], "thinkingLevel": ..., "model": ...}, followed by a
+// newline.
+func WriteContext(w io.Writer, c compaction.Context) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	j := &jw{w: bw}
+	writeContext(j, c, false)
+	j.raw("\n")
+	if j.err != nil {
+		return j.err
+	}
+	return bw.Flush()
+}

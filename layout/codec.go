@@ -1,0 +1,493 @@
+package layout
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// This file is the write side of the line codec: it produces the bytes
+// JavaScript's JSON.stringify produces, so that files written by sessctl
+// are byte-identical to files written by pi and AgentUse.
+//
+// The rules, from ECMA-262 and checked against Node:
+//   - strings: only '"', '\\' and C0 controls are escaped ('\b', '\f',
+//     '\n', '\r', '\t', otherwise \u00xx in lower-case hex); '<', '>', '&',
+//     U+2028, U+2029 and all other characters are written raw;
+//   - numbers: Number::toString (shortest round trip, exponent form below
+//     1e-6 and from 1e21), -0 as 0, non-finite values as null;
+//   - objects: members in property order, which puts array-index keys
+//     ("0", "1", "42") first in ascending numeric order, then the other
+//     keys in insertion order; a duplicate key keeps the position of its
+//     first occurrence and the value of its last.
+
+// AppendString appends s to dst as JSON.stringify would write it. Bytes
+// that are not valid UTF-8 are written as U+FFFD, which is what reading the
+// file as UTF-8 text gives in JavaScript.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\uFFFD"...)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		dst = appendEscapedASCII(dst, c)
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func appendEscapedASCII(dst []byte, c byte) []byte {
+	switch c {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	const hex = "0123456789abcdef"
+	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+}
+
+// AppendNumber appends f formatted as JavaScript's Number::toString, which
+// is what JSON.stringify writes for numbers. NaN and infinities are written
+// as null, as JSON.stringify does.
+func AppendNumber(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	if f == 0 {
+		return append(dst, '0')
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	// Shortest round-trip digits and decimal exponent: value = 0.d1d2... * 10^n.
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d.ddde±xx
+	mant := e
+	exp := 0
+	for i, c := range e {
+		if c == 'e' {
+			mant = e[:i]
+			exp, _ = strconv.Atoi(string(e[i+1:]))
+			break
+		}
+	}
+	digits := make([]byte, 0, 20)
+	for _, c := range mant {
+		if c != '.' {
+			digits = append(digits, c)
+		}
+	}
+	k := len(digits)
+	n := exp + 1
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits...)
+		for i := 0; i < n-k; i++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for i := 0; i < -n; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
+
+// Canonical appends to dst the bytes JSON.stringify(JSON.parse(raw)) would
+// produce for the JSON value raw, with one deliberate difference: a number
+// whose value JavaScript cannot hold exactly (an integer beyond 2^53, more
+// digits than a double keeps) is written as it was read instead of rounded,
+// so that a rewrite never changes a value. Only the notation of numbers is
+// normalised (1.0 -> 1, 1e2 -> 100).
+func Canonical(dst, raw []byte) ([]byte, error) {
+	i := SkipWS(raw, 0)
+	end, err := SkipValue(raw, i)
+	if err != nil {
+		return dst, err
+	}
+	if SkipWS(raw, end) != len(raw) {
+		return dst, syntaxErr(end, "trailing data after value")
+	}
+	return appendCanonical(dst, raw[i:end]), nil
+}
+
+// IsCanonical reports whether raw is already exactly what Canonical would
+// produce, which is true of every line pi writes.
+func IsCanonical(raw []byte) bool {
+	out, err := Canonical(nil, raw)
+	return err == nil && string(out) == string(raw)
+}
+
+// appendCanonical handles one valid value without surrounding whitespace.
+// It recurses per nesting level; callers of deeply nested input go through
+// Canonical's validation first, and depth is bounded by maxCanonicalDepth.
+func appendCanonical(dst, v []byte) []byte {
+	return appendCanonicalDepth(dst, v, 0)
+}
+
+// maxCanonicalDepth bounds recursion in appendCanonicalDepth. Deeper values
+// are copied in compact form without number or key normalisation, which
+// keeps their meaning and cannot exhaust the stack.
+const maxCanonicalDepth = 256
+
+func appendCanonicalDepth(dst, v []byte, depth int) []byte {
+	switch KindOf(v) {
+	case KindString:
+		return appendCanonicalString(dst, v)
+	case KindNumber:
+		return appendCanonicalNumber(dst, v)
+	case KindNull, KindBool:
+		return append(dst, v...)
+	case KindArray:
+		if depth >= maxCanonicalDepth {
+			return appendCompact(dst, v)
+		}
+		dst = append(dst, '[')
+		first := true
+		_ = Elements(v, func(e []byte) bool {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendCanonicalDepth(dst, e, depth+1)
+			return true
+		})
+		return append(dst, ']')
+	case KindObject:
+		if depth >= maxCanonicalDepth {
+			return appendCompact(dst, v)
+		}
+		type mem struct {
+			key string
+			val []byte
+		}
+		var mems []mem
+		var index map[string]int
+		_ = Members(v, func(m *Member) bool {
+			k := m.KeyString()
+			if index == nil && len(mems) >= 8 {
+				index = make(map[string]int, 16)
+				for i, x := range mems {
+					index[x.key] = i
+				}
+			}
+			pos := -1
+			if index != nil {
+				if p, ok := index[k]; ok {
+					pos = p
+				}
+			} else {
+				for i := range mems {
+					if mems[i].key == k {
+						pos = i
+						break
+					}
+				}
+			}
+			if pos >= 0 {
+				mems[pos].val = m.Value
+				return true
+			}
+			if index != nil {
+				index[k] = len(mems)
+			}
+			mems = append(mems, mem{k, m.Value})
+			return true
+		})
+		// Array-index keys first, ascending; stable for the rest.
+		hasIndex := false
+		for _, m := range mems {
+			if _, ok := arrayIndex(m.key); ok {
+				hasIndex = true
+				break
+			}
+		}
+		if hasIndex {
+			slices.SortStableFunc(mems, func(a, b mem) int {
+				ai, aok := arrayIndex(a.key)
+				bi, bok := arrayIndex(b.key)
+				switch {
+				case aok && bok:
+					if ai < bi {
+						return -1
+					} else if ai > bi {
+						return 1
+					}
+					return 0
+				case aok:
+					return -1
+				case bok:
+					return 1
+				}
+				return 0
+			})
+		}
+		dst = append(dst, '{')
+		for i, m := range mems {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, m.key)
+			dst = append(dst, ':')
+			dst = appendCanonicalDepth(dst, m.val, depth+1)
+		}
+		return append(dst, '}')
+	}
+	return append(dst, v...)
+}
+
+// appendCanonicalString re-encodes the valid JSON string v as
+// JSON.stringify would write the parsed string. It works on the raw bytes so
+// that escaped lone surrogates, which a Go string cannot hold, survive as
+// the \udxxx escapes JavaScript writes for them.
+func appendCanonicalString(dst, v []byte) []byte {
+	body := v[1 : len(v)-1]
+	dst = append(dst, '"')
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\':
+			switch body[i+1] {
+			case 'u':
+				u, _ := hex4(body[i:])
+				if utf16IsSurrogate(u) {
+					if r, n := decodeU(body[i:]); n == 12 {
+						dst = utf8.AppendRune(dst, r)
+						i += 12
+						continue
+					}
+					const hex = "0123456789abcdef"
+					dst = append(dst, '\\', 'u', hex[u>>12], hex[u>>8&0xF], hex[u>>4&0xF], hex[u&0xF])
+					i += 6
+					continue
+				}
+				if u < 0x80 {
+					if u < 0x20 || u == '"' || u == '\\' {
+						dst = appendEscapedASCII(dst, byte(u))
+					} else {
+						dst = append(dst, byte(u))
+					}
+				} else {
+					dst = utf8.AppendRune(dst, rune(u))
+				}
+				i += 6
+				continue
+			case '/':
+				dst = append(dst, '/')
+			case '"':
+				dst = append(dst, '\\', '"')
+			case '\\':
+				dst = append(dst, '\\', '\\')
+			default: // b f n r t stay as they are
+				dst = append(dst, '\\', body[i+1])
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(body[i:])
+			if r == utf8.RuneError && n == 1 {
+				dst = append(dst, "\uFFFD"...)
+			} else {
+				dst = append(dst, body[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	return append(dst, '"')
+}
+
+func utf16IsSurrogate(u uint16) bool { return u >= 0xD800 && u <= 0xDFFF }
+
+// appendCompact copies a valid value dropping insignificant whitespace.
+func appendCompact(dst, v []byte) []byte {
+	in := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if in {
+			dst = append(dst, c)
+			if c == '\\' && i+1 < len(v) {
+				i++
+				dst = append(dst, v[i])
+			} else if c == '"' {
+				in = false
+			}
+			continue
+		}
+		if isWS(c) {
+			continue
+		}
+		if c == '"' {
+			in = true
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// arrayIndex reports whether k is a canonical array index ("0", or digits
+// without a leading zero, below 2^32-1), which JavaScript orders first.
+func arrayIndex(k string) (uint64, bool) {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n >= 1<<32-1 {
+		return 0, false
+	}
+	return n, true
+}
+
+// appendCanonicalNumber writes the raw number literal v in JavaScript's
+// notation when that denotes the same decimal value, and as read otherwise.
+func appendCanonicalNumber(dst, v []byte) []byte {
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil { // out of range: keep the literal
+		return append(dst, v...)
+	}
+	var buf [40]byte
+	js := AppendNumber(buf[:0], f)
+	if sameDecimal(v, js) {
+		return append(dst, js...)
+	}
+	return append(dst, v...)
+}
+
+// sameDecimal reports whether two valid JSON number literals denote the
+// same decimal value, zero of either sign being equal.
+func sameDecimal(a, b []byte) bool {
+	an, ad, ae := normDecimal(a)
+	bn, bd, be := normDecimal(b)
+	if ad == "" || bd == "" {
+		return ad == bd
+	}
+	return an == bn && ad == bd && ae == be
+}
+
+// normDecimal splits a number literal into sign, significant digits (no
+// leading or trailing zeros) and the exponent of the last digit.
+func normDecimal(v []byte) (neg bool, digits string, exp int) {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		neg = true
+		i++
+	}
+	var d []byte
+	fracDigits := 0
+	inFrac := false
+	for ; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			d = append(d, c)
+			if inFrac {
+				fracDigits++
+			}
+		case c == '.':
+			inFrac = true
+		case c == 'e' || c == 'E':
+			e, _ := strconv.Atoi(string(v[i+1:]))
+			exp = e
+			i = len(v)
+		}
+	}
+	exp -= fracDigits
+	// Strip leading zeros.
+	k := 0
+	for k < len(d) && d[k] == '0' {
+		k++
+	}
+	d = d[k:]
+	for len(d) > 0 && d[len(d)-1] == '0' {
+		d = d[:len(d)-1]
+		exp++
+	}
+	if len(d) == 0 {
+		return false, "", 0
+	}
+	return neg, string(d), exp
+}
+
+// Marshal returns the JSON.stringify bytes of v. json.RawMessage and []byte
+// values are taken as JSON text; anything else goes through encoding/json
+// first. The result is always canonical (see Canonical).
+func Marshal(v any) ([]byte, error) {
+	var raw []byte
+	switch x := v.(type) {
+	case json.RawMessage:
+		raw = x
+	case []byte:
+		raw = x
+	case string:
+		return AppendString(nil, x), nil
+	default:
+		var err error
+		raw, err = json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("encode value: %w", err)
+		}
+	}
+	out, err := Canonical(nil, raw)
+	if err != nil {
+		return nil, fmt.Errorf("encode value: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,102 @@
+package layout
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// The expected strings below were produced by Node 20's Number#toString and
+// JSON.stringify(JSON.parse(x)), the behaviour pi relies on.
+
+func TestAppendNumberMatchesJavaScript(t *testing.T) {
+	one, two, three, tenth := 1.0, 2.0, 3.0, 0.1
+	point3 := tenth + two*tenth // 0.1 + 0.2 in float64 arithmetic
+	third := one / three
+	cases := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0"}, {math.Copysign(0, -1), "0"}, {1, "1"}, {-1, "-1"}, {0.1, "0.1"}, {1.5, "1.5"},
+		{123456789, "123456789"}, {1e21, "1e+21"}, {1e20, "100000000000000000000"}, {123e20, "1.23e+22"},
+		{1.5e-7, "1.5e-7"}, {0.000001, "0.000001"}, {1e-7, "1e-7"}, {3e-5, "0.00003"},
+		{0.000075, "0.000075"}, {0.000105, "0.000105"}, {1.7976931348623157e308, "1.7976931348623157e+308"},
+		{5e-324, "5e-324"}, {9007199254740992, "9007199254740992"}, {12.17, "12.17"}, {2.3125, "2.3125"},
+		{-1.25e-10, "-1.25e-10"}, {point3, "0.30000000000000004"}, {third, "0.3333333333333333"},
+		{123456789012345680000, "123456789012345680000"}, {1234567890123456789012, "1.2345678901234568e+21"},
+		{math.NaN(), "null"}, {math.Inf(1), "null"},
+	}
+	for _, c := range cases {
+		if got := string(AppendNumber(nil, c.in)); got != c.want {
+			t.Errorf("AppendNumber(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCanonicalMatchesJSONStringify(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"b":"<&>","a":"é","2":1,"1":2}`, `{"1":2,"2":1,"b":"<&>","a":"é"}`},
+		{`{"a":1,"a":2,"b":3}`, `{"a":2,"b":3}`},
+		{`{"x":"\u2028\u00e9\/\ud83d\ude00\ud800","y":[1.0,1e2,-0,0.10]}`, "{\"x\":\"\u2028é/😀\\ud800\",\"y\":[1,100,0,0.1]}"},
+		{`"\u0001\u001f\u007f"`, "\"\\u0001\\u001f\x7f\""},
+		{`{"4294967294":1,"4294967295":2,"01":3,"0":4}`, `{"0":4,"4294967294":1,"4294967295":2,"01":3}`},
+		{" { \"k\" : [ 1 , { } , [ ] , \"\\t\" ] } \r\n", `{"k":[1,{},[],"\t"]}`},
+		// Deliberate difference: values a double cannot hold stay as written.
+		{`{"big":12345678901234567890,"exact":9007199254740993}`, `{"big":12345678901234567890,"exact":9007199254740993}`},
+	}
+	for _, c := range cases {
+		got, err := Canonical(nil, []byte(c.in))
+		if err != nil {
+			t.Errorf("Canonical(%s): %v", c.in, err)
+			continue
+		}
+		if string(got) != c.want {
+			t.Errorf("Canonical(%s)\n got %s\nwant %s", c.in, got, c.want)
+		}
+		if !IsCanonical(got) {
+			t.Errorf("Canonical output %s is not canonical itself", got)
+		}
+	}
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	inputs := []string{
+		`{}`, `[]`, `{"a":[1,2,{"b":null}]}`, `"x"`, `1`, `-0.5e+10`, `true`, `null`,
+		`{"a":}`, `{"a":1,}`, `[1,]`, `{"a" 1}`, `01`, `1.`, `.5`, `-`, `1e`, `"\x"`, "\"\x01\"",
+		`{"a":"\u12"}`, `[`, `]`, `{"a":1}}`, `nul`, `tru`, `"abc`, `{"a":[}`, `[[[[]]]]`,
+		"\t{ \"a\" :\n1 }\r", `{"a":"\ud800"}`, `[1 2]`, `{,}`,
+	}
+	for _, in := range inputs {
+		if got, want := Valid([]byte(in)), json.Valid([]byte(in)); got != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", in, got, want)
+		}
+	}
+}
+
+func TestValidDeepNestingDoesNotRecurse(t *testing.T) {
+	const depth = 200000
+	b := make([]byte, 0, 2*depth+8)
+	for i := 0; i < depth; i++ {
+		b = append(b, '[')
+	}
+	for i := 0; i < depth; i++ {
+		b = append(b, ']')
+	}
+	if !Valid(b) {
+		t.Fatal("deeply nested array should be valid")
+	}
+	if Valid(b[:len(b)-1]) {
+		t.Fatal("unbalanced deep array should be invalid")
+	}
+	if _, err := Canonical(nil, b); err != nil {
+		t.Fatalf("Canonical of deep array: %v", err)
+	}
+}
+
+func TestAppendStringEscapesLikeJavaScript(t *testing.T) {
+	in := "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff"
+	want := "\"a\\\"b\\\\c\\n\\t\\u0001<>&\u2028\u2029é\uFFFD\""
+	if got := string(AppendString(nil, in)); got != want {
+		t.Errorf("AppendString = %q, want %q", got, want)
+	}
+}

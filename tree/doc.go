@@ -1,0 +1,10 @@
+// Package tree indexes the entries of one JSONL session in memory: entries
+// by id, children, the leaf, root-to-leaf branches, pi's tree order, labels
+// and the session name. It does no I/O and decodes only the few fields it
+// needs (label targets and texts, session names).
+//
+// Every answer matches pi 0.58.3's SessionManager for the files pi can
+// load. Where pi loops forever (parent cycles, self-parented entries on a
+// walk, repeated ids that make a node its own ancestor) the index stops at
+// the first repeat instead.
+package tree

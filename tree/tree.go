@@ -1,0 +1,393 @@
+package tree
+
+import (
+	"math"
+	"slices"
+
+	"github.com/sessctl/sessctl/layout"
+)
+
+// Index is the in-memory index of one session's entries (headers
+// excluded), with the answers pi's SessionManager gives: entries by id,
+// children, the leaf, root-to-leaf branches, the tree, labels and the
+// session name. It never loops on cycles, self-parents or duplicate ids.
+//
+// An Index is not safe for concurrent use; the engine guards it.
+type Index struct {
+	entries []*layout.Entry
+	byID    map[string]int // key -> position in entries of the LAST entry with it
+	order   []string       // keys in first-appearance order (the order of pi's byId map)
+
+	children      map[string][]string // parent key -> child keys, first-appearance order
+	childrenDirty bool                // a duplicate id moved an entry; rebuild on demand
+
+	leaf     string
+	leafKind layout.Kind // KindAbsent: undefined; KindNull: null; KindString: an entry key
+
+	labels   map[string]labelVal
+	labelSeq int
+
+	name    string
+	hasName bool
+}
+
+type labelVal struct {
+	text string
+	seq  int // insertion order of the Map key, for createBranchedSession
+}
+
+// Key returns the index key of an entry's id. String ids are themselves;
+// a missing id and non-string ids get keys no string id can equal.
+func Key(e *layout.Entry) string {
+	switch e.IDKind {
+	case layout.KindString:
+		return e.ID
+	case layout.KindAbsent:
+		return absentKey
+	}
+	return e.ID
+}
+
+// ParentKey returns the index key of an entry's parentId, and false for a
+// null or missing parent.
+func ParentKey(e *layout.Entry) (string, bool) {
+	switch e.ParentKind {
+	case layout.KindNull, layout.KindAbsent:
+		return "", false
+	}
+	return e.ParentID, true
+}
+
+const absentKey = "\x01absent"
+
+// Build indexes entries in file order. Header entries are skipped.
+func Build(entries []layout.Entry) *Index {
+	ix := &Index{
+		entries:  make([]*layout.Entry, 0, len(entries)),
+		byID:     make(map[string]int, len(entries)),
+		order:    make([]string, 0, len(entries)),
+		children: make(map[string][]string),
+		labels:   make(map[string]labelVal),
+		leafKind: layout.KindNull,
+	}
+	for i := range entries {
+		if entries[i].IsHeader() {
+			continue
+		}
+		ix.Add(&entries[i])
+	}
+	return ix
+}
+
+// Add appends one entry, as loading the next line or appending does. The
+// leaf moves to it.
+func (ix *Index) Add(e *layout.Entry) {
+	k := Key(e)
+	pos := len(ix.entries)
+	ix.entries = append(ix.entries, e)
+	if _, dup := ix.byID[k]; dup {
+		ix.childrenDirty = true
+	} else {
+		ix.order = append(ix.order, k)
+		if !ix.childrenDirty {
+			if p, ok := ParentKey(e); ok {
+				ix.children[p] = append(ix.children[p], k)
+			}
+		}
+	}
+	ix.byID[k] = pos
+	if e.IDKind == layout.KindAbsent {
+		ix.leaf, ix.leafKind = "", layout.KindAbsent
+	} else {
+		ix.leaf, ix.leafKind = k, layout.KindString
+	}
+	switch e.Type {
+	case layout.TypeLabel:
+		target, _ := e.StringField("targetId")
+		if t, ok := e.Field("targetId"); ok && layout.KindOf(t) != layout.KindString {
+			target = "\x00" + string(t)
+		}
+		if label, ok := e.StringField("label"); ok && label != "" {
+			if old, exists := ix.labels[target]; exists {
+				old.text = label
+				ix.labels[target] = old
+			} else {
+				ix.labelSeq++
+				ix.labels[target] = labelVal{text: label, seq: ix.labelSeq}
+			}
+		} else {
+			delete(ix.labels, target)
+		}
+	case layout.TypeSessionInfo:
+		if n, ok := e.StringField("name"); ok && n != "" {
+			ix.name, ix.hasName = n, true
+		}
+	}
+}
+
+// Len returns the number of entries, duplicates included.
+func (ix *Index) Len() int { return len(ix.entries) }
+
+// Entries returns every entry in file order, duplicates included. The
+// slice is shared; callers must not modify it.
+func (ix *Index) Entries() []*layout.Entry { return ix.entries }
+
+// Get returns the entry with the given id (the last one, when an id is
+// repeated).
+func (ix *Index) Get(id string) (*layout.Entry, bool) {
+	p, ok := ix.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return ix.entries[p], true
+}
+
+// Has reports whether an entry with the id exists.
+func (ix *Index) Has(id string) bool { _, ok := ix.byID[id]; return ok }
+
+// Leaf returns the leaf id. kind is KindString for an entry id, KindNull
+// for an explicit null leaf (empty session, reset leaf) and KindAbsent when
+// the last entry had no id (pi's undefined).
+func (ix *Index) Leaf() (id string, kind layout.Kind) { return ix.leaf, ix.leafKind }
+
+// SetLeaf moves the leaf to an existing entry id, or to null with
+// KindNull. It does not check the id; callers do.
+func (ix *Index) SetLeaf(id string, kind layout.Kind) { ix.leaf, ix.leafKind = id, kind }
+
+// LeafEntry returns the leaf's entry, if the leaf names one.
+func (ix *Index) LeafEntry() (*layout.Entry, bool) {
+	switch ix.leafKind {
+	case layout.KindString:
+		return ix.Get(ix.leaf)
+	case layout.KindAbsent:
+		return ix.Get(absentKey)
+	}
+	return nil, false
+}
+
+// Branch returns the path from the root to the entry with the given id,
+// root first, following parent links through the index. An unknown or
+// empty id gives nil. A parent cycle (which makes pi loop forever) ends the
+// path at the first repeated entry.
+func (ix *Index) Branch(id string) []*layout.Entry {
+	start, ok := ix.byID[id]
+	if !ok || id == "" {
+		return nil
+	}
+	return ix.BranchFrom(ix.entries[start])
+}
+
+// BranchFrom returns the path from the root to e, root first; e itself need
+// not be the indexed copy of its id (pi's context builder starts from the
+// last line).
+func (ix *Index) BranchFrom(e *layout.Entry) []*layout.Entry {
+	var path []*layout.Entry
+	var seen map[*layout.Entry]bool
+	cur := e
+	for steps := 0; cur != nil; steps++ {
+		if seen == nil && steps > len(ix.order)+1 {
+			// More steps than distinct entries: there is a cycle. Walk
+			// again, remembering where we have been.
+			seen = make(map[*layout.Entry]bool)
+			path = path[:0]
+			cur = e
+		}
+		if seen != nil {
+			if seen[cur] {
+				break
+			}
+			seen[cur] = true
+		}
+		path = append(path, cur)
+		p, ok := ParentKey(cur)
+		if !ok || p == "" {
+			break
+		}
+		next, ok := ix.byID[p]
+		if !ok {
+			break
+		}
+		cur = ix.entries[next]
+	}
+	slices.Reverse(path)
+	return path
+}
+
+// LeafBranch returns Branch of the current leaf, or nil when the leaf is
+// null or undefined.
+func (ix *Index) LeafBranch() []*layout.Entry {
+	if ix.leafKind != layout.KindString {
+		return nil
+	}
+	return ix.Branch(ix.leaf)
+}
+
+// Children returns the ids of the entries whose parentId is parent, in
+// first-appearance order of ids (pi's getChildren). A repeated id counts
+// with the parent of its last copy.
+func (ix *Index) Children(parent string) []string {
+	if ix.childrenDirty {
+		ix.rebuildChildren()
+	}
+	return ix.children[parent]
+}
+
+func (ix *Index) rebuildChildren() {
+	ix.children = make(map[string][]string)
+	for _, k := range ix.order {
+		e := ix.entries[ix.byID[k]]
+		if p, ok := ParentKey(e); ok {
+			ix.children[p] = append(ix.children[p], k)
+		}
+	}
+	ix.childrenDirty = false
+}
+
+// IDs returns the distinct ids in first-appearance order.
+func (ix *Index) IDs() []string { return ix.order }
+
+// Label returns the label of an entry id. Labels are global: they apply
+// whichever branch the target is on, and may name ids that do not exist.
+func (ix *Index) Label(id string) (string, bool) {
+	l, ok := ix.labels[id]
+	return l.text, ok
+}
+
+// LabelPair is one label in the order pi's labelsById map iterates.
+type LabelPair struct {
+	Target string
+	Label  string
+}
+
+// Labels returns every label in insertion order of its target (a target
+// whose label was cleared and set again moves to the end).
+func (ix *Index) Labels() []LabelPair {
+	out := make([]LabelPair, 0, len(ix.labels))
+	for t, l := range ix.labels {
+		out = append(out, LabelPair{t, l.text})
+	}
+	slices.SortFunc(out, func(a, b LabelPair) int {
+		return ix.labels[a.Target].seq - ix.labels[b.Target].seq
+	})
+	return out
+}
+
+// Name returns the session name: the last non-empty session_info name in
+// file order, untrimmed, whatever branch it is on.
+func (ix *Index) Name() (string, bool) { return ix.name, ix.hasName }
+
+// Node is one node of Tree.
+type Node struct {
+	Entry    *layout.Entry
+	Key      string
+	Label    string
+	HasLabel bool
+	Children []*Node
+}
+
+// Tree returns the session as pi's getTree does: roots in file order
+// (entries with a null parent, a self parent, or a parent that is not an
+// entry), every other entry under its parent in file order, then children
+// stably sorted by timestamp. A repeated id makes its node appear once per
+// copy. Entries on a parent cycle appear nowhere. A node can be its own
+// ancestor only through repeated ids; Walk cuts such repeats.
+func (ix *Index) Tree() []*Node {
+	nodes := make(map[string]*Node, len(ix.order))
+	for _, k := range ix.order {
+		e := ix.entries[ix.byID[k]]
+		n := &Node{Entry: e, Key: k}
+		if l, ok := ix.labels[k]; ok {
+			n.Label, n.HasLabel = l.text, true
+		}
+		nodes[k] = n
+	}
+	var roots []*Node
+	for _, e := range ix.entries {
+		k := Key(e)
+		n := nodes[k]
+		p, ok := ParentKey(e)
+		if !ok || p == k {
+			// null, missing (pi looks it up, finds nothing) or self parent.
+			roots = append(roots, n)
+			continue
+		}
+		if parent, ok := nodes[p]; ok {
+			parent.Children = append(parent.Children, n)
+		} else {
+			roots = append(roots, n)
+		}
+	}
+	times := make(map[*layout.Entry]float64, len(ix.order))
+	ts := func(n *Node) float64 {
+		if v, ok := times[n.Entry]; ok {
+			return v
+		}
+		v, ok := layout.ParseDate(n.Entry.Timestamp)
+		if !ok {
+			v = math.NaN()
+		}
+		times[n.Entry] = v
+		return v
+	}
+	sorted := make(map[*Node]bool, len(nodes))
+	Walk(roots, func(n *Node, _ int) bool {
+		if !sorted[n] && len(n.Children) > 1 {
+			slices.SortStableFunc(n.Children, func(a, b *Node) int {
+				ta, tb := ts(a), ts(b)
+				switch {
+				case ta < tb:
+					return -1
+				case ta > tb:
+					return 1
+				}
+				return 0
+			})
+		}
+		sorted[n] = true
+		return true
+	}, nil)
+	return roots
+}
+
+// Walk visits the forest depth first, parents before children, in order.
+// enter returns false to skip a node's children; leave, when not nil, runs
+// after a node's children (also when they were skipped). A node that is
+// already on the current path (possible only with repeated ids) is not
+// visited again, so Walk always ends. It uses an explicit stack: depth is
+// not limited by the goroutine stack.
+func Walk(roots []*Node, enter func(n *Node, depth int) bool, leave func(n *Node, depth int)) {
+	type frame struct {
+		n    *Node
+		next int
+	}
+	onPath := make(map[*Node]bool)
+	var stack []frame
+	visit := func(n *Node) {
+		if enter(n, len(stack)) {
+			onPath[n] = true
+			stack = append(stack, frame{n: n})
+		} else if leave != nil {
+			leave(n, len(stack))
+		}
+	}
+	for _, r := range roots {
+		visit(r)
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next >= len(top.n.Children) {
+				n := top.n
+				delete(onPath, n)
+				stack = stack[:len(stack)-1]
+				if leave != nil {
+					leave(n, len(stack))
+				}
+				continue
+			}
+			c := top.n.Children[top.next]
+			top.next++
+			if !onPath[c] {
+				visit(c)
+			}
+		}
+	}
+}

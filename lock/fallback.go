@@ -1,0 +1,112 @@
+package lock
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// tryExcl makes one attempt in fallback mode: create path+".excl" with
+// O_EXCL and write the owner record into it. When the file exists, its
+// record decides: a live, foreign, unreadable or empty record means held; a
+// stale one on this host and boot is taken over and errRetry asks for
+// another attempt.
+func tryExcl(path string, me self, opts Options) (*Lock, *LockedError, error) {
+	excl := exclPath(path)
+	o := newOwner(me, opts)
+	data, err := encodeOwner(o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("lock %s: %w", excl, err)
+	}
+	f, err := os.OpenFile(excl, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
+	if err == nil {
+		return createdExcl(f, path, me, opts, o, data)
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return nil, nil, fmt.Errorf("lock %s: %w", excl, err)
+	}
+	rec, rerr := readRecord(excl)
+	switch {
+	case errors.Is(rerr, fs.ErrNotExist):
+		return nil, nil, errRetry // released in the meantime
+	case errors.Is(rerr, errSymlink):
+		return nil, nil, fmt.Errorf("lock %s: fallback lock file %w, refusing to follow it", excl, errSymlink)
+	}
+	le := &LockedError{Path: excl, Owner: rec.Owner, Reason: rec.Reason, Now: opts.Now()}
+	v, reason := judge(rec.Owner, me)
+	switch v {
+	case stale:
+		if err := takeOver(excl, rec.Data); err != nil {
+			return nil, nil, fmt.Errorf("lock %s: take over stale lock (%s): %w", excl, reason, err)
+		}
+		return nil, nil, errRetry
+	case selfHeld:
+		le.Self = true
+	case otherHost:
+		le.Reason = reason
+	case otherBoot:
+		le.Reason = reason + "; not taken over automatically"
+	}
+	return nil, le, nil
+}
+
+// createdExcl finishes a fallback lock after the O_EXCL create succeeded:
+// write and sync the record, then make sure no process holds the flock on
+// path (a writer that is not in fallback mode).
+func createdExcl(f *os.File, path string, me self, opts Options, o Owner, data []byte) (*Lock, *LockedError, error) {
+	excl := f.Name()
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(excl))
+	}
+	if err != nil {
+		os.Remove(excl)
+		return nil, nil, fmt.Errorf("lock %s: write owner record: %w", excl, err)
+	}
+	held, err := probeFlock(path)
+	if err != nil && !isNoLock(err) {
+		removeIfOurs(excl, data)
+		return nil, nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if held {
+		removeIfOurs(excl, data)
+		return nil, heldError(path, me, opts), nil
+	}
+	return &Lock{path: path, held: excl, owner: o, record: data}, nil, nil
+}
+
+// takeOver moves a stale fallback file out of the way. It renames it to a
+// unique ".stale-*" name, then re-reads it to confirm that it still is the
+// record that was judged stale (judged holds its bytes); only then is it
+// removed. If another process replaced the file in between, the moved file
+// is linked back into place (never over a newer file) and the caller simply
+// tries again.
+func takeOver(excl string, judged []byte) error {
+	moved := excl + ".stale-" + strconv.Itoa(os.Getpid()) + "-" + randomSuffix()
+	if err := os.Rename(excl, moved); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // someone else took it over first
+		}
+		return err
+	}
+	got, err := readNoFollow(moved)
+	if err == nil && bytes.Equal(got, judged) {
+		return os.Remove(moved)
+	}
+	// Not the record that was judged: put it back, unless a new lock file
+	// has appeared in the meantime.
+	if lerr := os.Link(moved, excl); lerr != nil {
+		return fmt.Errorf("the lock file changed while it was being taken over; it was moved to %s and could not be put back: %w", moved, lerr)
+	}
+	return os.Remove(moved)
+}

@@ -1,0 +1,26 @@
+package lock
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// readProcStat reads field 3 (state) and field 22 (start time) of
+// /proc/<pid>/stat.
+func readProcStat(pid int) (procStat, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseProcStat(data)
+}
+
+// bootID returns the kernel's random boot id, or "" when it cannot be read.
+func bootID() string {
+	data, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return string(bytes.TrimSpace(data))
+}

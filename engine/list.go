@@ -73,11 +73,13 @@ type ListOptions struct {
 	FS layout.FS
 }
 
-func (o ListOptions) fs() layout.FS {
-	if o.FS == nil {
+func (o ListOptions) fs() layout.FS { return orOS(o.FS) }
+
+func orOS(fsys layout.FS) layout.FS {
+	if fsys == nil {
 		return layout.OS()
 	}
-	return o.FS
+	return fsys
 }
 
 // List returns the sessions of cwd's directory (or o.Dir), newest
@@ -218,9 +220,7 @@ var errNotSession = errors.New("not a session file")
 // first JSON object is not a session header are reported with an error
 // (pi leaves them out of listings). A nil fsys means layout.OS().
 func ReadInfo(fsys layout.FS, path string) (*SessionInfo, error) {
-	if fsys == nil {
-		fsys = layout.OS()
-	}
+	fsys = orOS(fsys)
 	data, err := fsys.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -429,8 +429,10 @@ func truthy(v []byte) bool {
 // FindMostRecent returns the session file in dir that pi's continueRecent
 // would pick: among the *.jsonl files whose first line, read from their
 // first 512 bytes, is a session header with a string id, the one with the
-// newest mtime. ok is false when there is none.
+// newest mtime. ok is false when there is none. A nil fsys means
+// layout.OS().
 func FindMostRecent(fsys layout.FS, dir string) (path string, ok bool) {
+	fsys = orOS(fsys)
 	names, err := sessionFiles(fsys, dir)
 	if err != nil {
 		return "", false

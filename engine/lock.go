@@ -27,7 +27,7 @@ func acquireLock(ctx context.Context, file string, opts Options) (func() error, 
 		Wait:    opts.Wait,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", file, err)
+		return nil, fmt.Errorf("open session %s for writing: %w", file, err)
 	}
 	return l.Close, nil
 }

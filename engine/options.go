@@ -72,12 +72,7 @@ type Options struct {
 	NewEntryID func() string
 }
 
-func (o Options) fs() layout.FS {
-	if o.FS == nil {
-		return layout.OS()
-	}
-	return o.FS
-}
+func (o Options) fs() layout.FS { return orOS(o.FS) }
 
 func (o Options) now() time.Time {
 	if o.Now == nil {

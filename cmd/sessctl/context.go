@@ -11,9 +11,9 @@ var contextCommand = &command{
 	name:    "context",
 	summary: "print the model context of a session as JSON",
 	usage: `
-Usage: sessctl context [--leaf ID] FILE
+Usage: sessctl context [--leaf ID] SESSION
 
-Prints what pi's buildSessionContext returns for the session file: the
+Prints what pi's buildSessionContext returns for the session: the
 messages sent to the model (the latest compaction summary first, then the
 kept entries, branch summaries and custom messages), the thinking level
 and the model, as {"messages": [...], "thinkingLevel": ..., "model": ...}.
@@ -21,6 +21,7 @@ Stored messages are printed exactly as they are in the file.
 
 By default the context is built at the session's leaf (its last entry);
 --leaf builds it at another entry. The file is opened read-only.
+SESSION is a file path, a session id or a unique id prefix (see --store).
 
 Examples:
   sessctl context session.jsonl | jq '.messages | length'
@@ -28,18 +29,23 @@ Examples:
 `,
 }
 
-func init() { contextCommand.run = runContext }
+func init() { register(contextCommand).run = runContext }
 
 func runContext(e *env, args []string) int {
 	fs := e.flags(contextCommand)
+	store := storeFlag(fs)
 	leaf := fs.String("leaf", "", "build the context at entry `ID` instead of the leaf")
 	if code := e.parse(contextCommand, fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return e.usageError("expected one session FILE")
+		return e.usageError("expected one SESSION")
 	}
-	s, err := engine.Open(e.ctx, fs.Arg(0), engine.Options{ReadOnly: true})
+	path, err := resolveSession(*store, fs.Arg(0))
+	if err != nil {
+		return e.fail(err)
+	}
+	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
 	if err != nil {
 		return e.fail(err)
 	}

@@ -28,7 +28,7 @@ Example:
 `,
 }
 
-func init() { demoCommand.run = runDemo }
+func init() { register(demoCommand).run = runDemo }
 
 func runDemo(e *env, args []string) int {
 	fs := e.flags(demoCommand)

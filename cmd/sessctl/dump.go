@@ -8,9 +8,12 @@ var dumpCommand = &command{
 	name:    "dump",
 	summary: "print a session's full state as JSON",
 	usage: `
-Usage: sessctl dump [--context-by-leaf] FILE
+Usage: sessctl dump [--context-by-leaf] SESSION
 
-Prints the state of a session file as one JSON object: sessionId,
+SESSION is a file path, a session id or a unique prefix of one, looked up
+in the store given by --store (default: pi's).
+
+Prints the state of a session as one JSON object: sessionId,
 sessionFile, sessionDir, cwd, isPersisted, header, leafId, leafEntryId,
 sessionName, entries (as stored), branch (root to leaf ids), tree (pi's
 getTree as {id, type, label?, children}), children, labels, context
@@ -20,23 +23,28 @@ opened read-only: nothing is written, no lock is taken, and a version 1 or
 2 file is migrated in memory only.
 
 Examples:
+  sessctl dump 390d8e15
   sessctl dump ~/.pi/agent/sessions/--home-me-proj--/2026-03-01T09-00-00-123Z_<id>.jsonl
   sessctl dump --context-by-leaf session.jsonl | jq .contextByLeaf
 `,
 }
 
-func init() { dumpCommand.run = runDump }
+func init() { register(dumpCommand).run = runDump }
 
 func runDump(e *env, args []string) int {
 	fs := e.flags(dumpCommand)
+	store := storeFlag(fs)
 	byLeaf := fs.Bool("context-by-leaf", false, "add contextByLeaf and contextAtNullLeaf (grows with the square of the session length)")
 	if code := e.parse(dumpCommand, fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return e.usageError("expected one session FILE")
+		return e.usageError("expected one SESSION")
 	}
-	path := fs.Arg(0)
+	path, err := resolveSession(*store, fs.Arg(0))
+	if err != nil {
+		return e.fail(err)
+	}
 	// The listing fields describe the file as it is on disk, before any
 	// in-memory migration, as pi's list() sees it.
 	info, infoErr := engine.ReadInfo(nil, path)

@@ -15,7 +15,7 @@ Examples:
 `,
 }
 
-func init() { helpCommand.run = runHelp }
+func init() { register(helpCommand).run = runHelp }
 
 func runHelp(e *env, args []string) int {
 	if len(args) == 0 {

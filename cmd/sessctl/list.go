@@ -38,7 +38,7 @@ Examples:
 `,
 }
 
-func init() { listCommand.run = runList }
+func init() { register(listCommand).run = runList }
 
 func runList(e *env, args []string) int {
 	fs := e.flags(listCommand)

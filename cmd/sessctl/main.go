@@ -50,15 +50,18 @@ type command struct {
 	run     func(e *env, args []string) int
 }
 
-var commands map[string]*command
+// commands holds every subcommand; each command's file registers itself
+// in its init function.
+var commands = map[string]*command{}
 
-func init() {
-	commands = map[string]*command{}
-	for _, c := range []*command{
-		dumpCommand, contextCommand, listCommand, demoCommand, helpCommand,
-	} {
-		commands[c.name] = c
+// register adds a subcommand. Its run function may be set afterwards (in
+// the same init), which keeps the usage text next to the flags.
+func register(c *command) *command {
+	if _, dup := commands[c.name]; dup {
+		panic("sessctl: command registered twice: " + c.name)
 	}
+	commands[c.name] = c
+	return c
 }
 
 // run is the whole CLI, callable in-process by tests.
@@ -160,6 +163,8 @@ func exitCode(err error) int {
 		return exitCorrupt
 	case errors.Is(err, engine.ErrNotFound), errors.Is(err, os.ErrNotExist):
 		return exitNotFound
+	case errors.Is(err, errAmbiguous):
+		return exitUsage
 	}
 	return exitFailure
 }
@@ -174,6 +179,8 @@ func hintFor(err error) string {
 		return "this file was written by a newer version; upgrade sessctl"
 	case errors.Is(err, engine.ErrNotFound), errors.Is(err, os.ErrNotExist):
 		return "check the path or id; 'sessctl list --all' shows every session"
+	case errors.Is(err, errAmbiguous):
+		return "give more characters of the id, or the file's path"
 	}
 	return ""
 }

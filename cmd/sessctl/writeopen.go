@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+// waitFlag adds --wait to a mutating command: how long to wait for another
+// writer to release the session before exiting 3.
+func waitFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("wait", 0, "wait up to `DURATION` (e.g. 10s) for another writer to release the session; 0 fails at once")
+}
+
+// openForWrite opens a session file for writing, taking its writer lock.
+// With wait > 0 it waits that long for the lock. The returned cancel must
+// be called after the session is closed.
+func openForWrite(ctx context.Context, path string, wait time.Duration, o engine.Options) (*engine.Session, error) {
+	o.LockMode = firstNonEmpty(o.LockMode, "write")
+	o.Command = firstNonEmpty(o.Command, "sessctl")
+	if wait <= 0 {
+		return engine.Open(ctx, path, o)
+	}
+	o.Wait = true
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	return engine.Open(wctx, path, o)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -114,7 +114,7 @@ func (s *Session) writeAppend(buf []byte) error {
 		}
 		s.f, s.fileID = f, st
 	}
-	if st, err := fsys.Lstat(s.file); err != nil || !os.SameFile(st, s.fileID) {
+	if st, err := fsys.Lstat(s.file); err != nil || !layout.SameFile(st, s.fileID) {
 		return s.fail(fmt.Errorf("append to %s: %w", s.file, ErrVanished))
 	}
 	if _, err := s.f.Write(buf); err != nil {

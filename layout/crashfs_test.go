@@ -714,27 +714,44 @@ func TestCrashFSUnsynced(t *testing.T) {
 	}
 }
 
-func TestCrashFSSameFile(t *testing.T) {
-	c := layout.NewCrashFS()
-	mustWriteFile(t, c, "/f", "x", true)
-	must(t, c.Link("/f", "/g"))
-	mustWriteFile(t, c, "/h", "x", true)
-	st := func(n string) fs.FileInfo {
-		fi, err := c.Stat(n)
-		must(t, err)
-		return fi
-	}
-	type sameFiler interface{ SameFile(fs.FileInfo) bool }
-	f := st("/f").(sameFiler)
-	if !f.SameFile(st("/g")) {
-		t.Error("a hard link is not the same file")
-	}
-	if f.SameFile(st("/h")) {
-		t.Error("two files with the same contents are the same file")
-	}
-	must(t, c.Rename("/h", "/f"))
-	if f.SameFile(st("/f")) {
-		t.Error("a file replaced by rename is still the same file")
+// TestSameFile checks layout.SameFile on both filesystems: hard links are
+// the same file, equal contents are not, and a name replaced by rename
+// names another file.
+func TestSameFile(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fsys layout.FS
+		root string
+	}{
+		{"os", layout.OS(), t.TempDir()},
+		{"crashfs", layout.NewCrashFS(), "/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := func(n string) string { return filepath.Join(tc.root, n) }
+			c := tc.fsys
+			mustWriteFile(t, c, p("f"), "x", true)
+			must(t, c.Link(p("f"), p("g")))
+			mustWriteFile(t, c, p("h"), "x", true)
+			st := func(n string) fs.FileInfo {
+				fi, err := c.Stat(p(n))
+				must(t, err)
+				return fi
+			}
+			f := st("f")
+			if !layout.SameFile(f, st("g")) {
+				t.Error("a hard link is not the same file")
+			}
+			if layout.SameFile(f, st("h")) {
+				t.Error("two files with the same contents are the same file")
+			}
+			must(t, c.Rename(p("h"), p("f")))
+			if layout.SameFile(f, st("f")) {
+				t.Error("a file replaced by rename is still the same file")
+			}
+			if !layout.SameFile(f, st("g")) {
+				t.Error("the link lost its identity after the rename")
+			}
+		})
 	}
 }
 

@@ -78,6 +78,18 @@ func (osFS) SyncDir(name string) error {
 	return err
 }
 
+// SameFile reports whether a and b describe the same file, for the
+// FileInfo values of any FS: os.SameFile for the real filesystem, and the
+// FileInfo's own SameFile method for filesystems that provide one (as
+// CrashFS does). os.SameFile alone reports false for every FileInfo it did
+// not make.
+func SameFile(a, b fs.FileInfo) bool {
+	if x, ok := a.(interface{ SameFile(fs.FileInfo) bool }); ok {
+		return x.SameFile(b)
+	}
+	return os.SameFile(a, b)
+}
+
 // NoFollow is the open flag that refuses a symlink in the last path
 // element. Writers add it to every open of a file they create or append to.
 const NoFollow = syscall.O_NOFOLLOW

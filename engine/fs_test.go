@@ -83,3 +83,51 @@ func TestAppendThroughFSSeam(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionInNewDirectorySurvivesPowerCut creates sessions in a
+// directory that does not exist yet and checks that an acknowledged entry
+// survives the harshest crash. Creating the directory without syncing its
+// parent lost the directory, and every session in it, on a power cut.
+func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
+	cases := []struct {
+		name string
+		open func(ctx context.Context, opts engine.Options) (*engine.Session, error)
+	}{
+		{"create", func(ctx context.Context, opts engine.Options) (*engine.Session, error) {
+			return engine.Create(ctx, "/work", opts)
+		}},
+		{"open a new path with a new dir", func(ctx context.Context, opts engine.Options) (*engine.Session, error) {
+			return engine.Open(ctx, "/base/other/new.jsonl", opts)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := layout.NewCrashFS()
+			if err := fsys.MkdirAll("/base", layout.DirMode); err != nil {
+				t.Fatal(err)
+			}
+			if err := fsys.SyncDir("/"); err != nil {
+				t.Fatal(err)
+			}
+			opts := engine.Options{FS: fsys, Dir: "/base/sessions/deeper", NoLock: true, Cwd: "/work"}
+			s, err := tc.open(t.Context(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			id, err := s.AppendMessage(map[string]any{"role": "assistant", "content": "kept"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := fsys.CrashClone(nil)
+			r, err := engine.Open(t.Context(), s.SessionFile(), engine.Options{FS: after, ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if _, ok := r.Entry(id); !ok {
+				t.Errorf("acknowledged entry %s lost in a power cut; on disk: %d entries", id, len(r.Entries()))
+			}
+		})
+	}
+}

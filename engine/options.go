@@ -118,7 +118,7 @@ func (o Options) sessionDir(cwd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := o.fs().MkdirAll(abs, layout.DirMode); err != nil {
+	if err := layout.MkdirAllSync(o.fs(), abs, layout.DirMode); err != nil {
 		return "", err
 	}
 	return abs, nil

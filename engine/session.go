@@ -197,7 +197,7 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 			return nil, err
 		}
 		if !opts.ReadOnly {
-			if err := fsys.MkdirAll(s.dir, layout.DirMode); err != nil {
+			if err := layout.MkdirAllSync(fsys, s.dir, layout.DirMode); err != nil {
 				return nil, fmt.Errorf("open session %s: %w", path, err)
 			}
 		}

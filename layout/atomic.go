@@ -31,11 +31,11 @@ func IsTempName(name string) bool { return strings.Contains(filepath.Base(name),
 // either the old file or the whole new one: it writes a temporary file in
 // the same directory (created exclusively, never through a symlink), syncs
 // it, renames it over path and syncs the directory. The directory is
-// created with DirMode when missing. On failure the temporary file is
+// created with DirMode when missing, durably (see MkdirAllSync). On failure the temporary file is
 // removed and path is untouched.
 func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) (err error) {
 	dir := filepath.Dir(path)
-	if err := fsys.MkdirAll(dir, DirMode); err != nil {
+	if err := MkdirAllSync(fsys, dir, DirMode); err != nil {
 		return fmt.Errorf("create directory %s: %w", dir, err)
 	}
 	if fi, err := fsys.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -67,6 +67,34 @@ func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) (err e
 	}
 	if err = fsys.SyncDir(dir); err != nil {
 		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// MkdirAllSync is MkdirAll that also makes the new directories durable:
+// a directory's entry lives in its parent, so the parent of every
+// directory it creates is synced. Without that, a power cut can take a
+// new session directory away with every file that was synced inside it.
+// Directories that already exist are left as they are.
+func MkdirAllSync(fsys FS, dir string, perm fs.FileMode) error {
+	dir = filepath.Clean(dir)
+	var created []string // deepest first
+	for p := dir; ; p = filepath.Dir(p) {
+		if _, err := fsys.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		created = append(created, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	if err := fsys.MkdirAll(dir, perm); err != nil {
+		return err
+	}
+	for _, p := range created {
+		if err := fsys.SyncDir(filepath.Dir(p)); err != nil {
+			return fmt.Errorf("sync directory %s: %w", filepath.Dir(p), err)
+		}
 	}
 	return nil
 }

@@ -1,0 +1,268 @@
+package layout_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout"
+)
+
+// TestFaultFSFailsTheNthCall arms one fault per case and runs the same
+// sequence of operations (each kind three times) on a fresh FaultFS over
+// a CrashFS, checking which call failed, how, and that nothing else did.
+func TestFaultFSFailsTheNthCall(t *testing.T) {
+	// Handles are opened before the fault is armed, so that each call
+	// below is exactly one operation of its kind.
+	type handles struct {
+		rw     layout.File
+		closes []layout.File
+	}
+	type call struct {
+		op layout.Op
+		do func(fsys layout.FS, h *handles, i int) error
+	}
+	calls := []call{
+		{layout.OpCreate, func(fsys layout.FS, _ *handles, i int) error {
+			_, err := fsys.OpenFile("/d/f"+itoa(i), os.O_WRONLY|os.O_CREATE, 0o600)
+			return err
+		}},
+		{layout.OpOpen, func(fsys layout.FS, _ *handles, i int) error {
+			_, err := fsys.OpenFile("/d/base", os.O_RDONLY, 0)
+			return err
+		}},
+		{layout.OpWrite, func(_ layout.FS, h *handles, _ int) error { _, err := h.rw.Write([]byte("0123456789")); return err }},
+		{layout.OpSync, func(_ layout.FS, h *handles, _ int) error { return h.rw.Sync() }},
+		{layout.OpTruncate, func(_ layout.FS, h *handles, _ int) error { return h.rw.Truncate(4) }},
+		{layout.OpRead, func(fsys layout.FS, _ *handles, _ int) error { _, err := fsys.ReadFile("/d/base"); return err }},
+		{layout.OpStat, func(fsys layout.FS, _ *handles, _ int) error { _, err := fsys.Stat("/d/base"); return err }},
+		{layout.OpReadDir, func(fsys layout.FS, _ *handles, _ int) error { _, err := fsys.ReadDir("/d"); return err }},
+		{layout.OpRename, func(fsys layout.FS, _ *handles, _ int) error { return fsys.Rename("/d/base", "/d/base") }},
+		{layout.OpLink, func(fsys layout.FS, _ *handles, i int) error { return fsys.Link("/d/base", "/d/l"+itoa(i)) }},
+		{layout.OpRemove, func(fsys layout.FS, _ *handles, i int) error { return fsys.Remove("/d/r" + itoa(i)) }},
+		{layout.OpMkdir, func(fsys layout.FS, _ *handles, i int) error { return fsys.MkdirAll("/d/sub"+itoa(i), 0o700) }},
+		{layout.OpSyncDir, func(fsys layout.FS, _ *handles, _ int) error { return fsys.SyncDir("/d") }},
+		{layout.OpClose, func(_ layout.FS, h *handles, i int) error { return h.closes[i-1].Close() }},
+	}
+	for _, target := range calls {
+		for _, n := range []int{1, 2, 3} {
+			for _, errno := range []syscall.Errno{syscall.EIO, syscall.ENOSPC} {
+				name := target.op.String() + "#" + itoa(n) + " " + errno.Error()
+				t.Run(name, func(t *testing.T) {
+					base := layout.NewCrashFS()
+					must(t, base.MkdirAll("/d", 0o700))
+					mustWriteFile(t, base, "/d/base", "base", true)
+					for i := 1; i <= 3; i++ {
+						mustWriteFile(t, base, "/d/r"+itoa(i), "", false)
+					}
+					ffs := layout.NewFaultFS(base)
+					h := &handles{}
+					var err error
+					h.rw, err = ffs.OpenFile("/d/base", os.O_RDWR|os.O_APPEND, 0)
+					must(t, err)
+					for range 3 {
+						f, err := ffs.OpenFile("/d/base", os.O_RDONLY, 0)
+						must(t, err)
+						h.closes = append(h.closes, f)
+					}
+					ffs.Inject(layout.Fault{Op: target.op, N: n, Err: errno})
+					var failed []string
+					for i := 1; i <= 3; i++ {
+						for _, c := range calls {
+							err := c.do(ffs, h, i)
+							if err == nil {
+								continue
+							}
+							failed = append(failed, c.op.String()+"#"+itoa(i))
+							if !errors.Is(err, errno) {
+								t.Errorf("%s#%d failed with %v, want %v", c.op, i, err, errno)
+							}
+							var pe *fs.PathError
+							var le *os.LinkError
+							if !errors.As(err, &pe) && !errors.As(err, &le) {
+								t.Errorf("%s#%d: error %T is neither *fs.PathError nor *os.LinkError", c.op, i, err)
+							}
+						}
+					}
+					want := []string{target.op.String() + "#" + itoa(n)}
+					if diff := cmp.Diff(want, failed); diff != "" {
+						t.Errorf("failed calls (-want +got):\n%s", diff)
+					}
+					if got := ffs.Injected(); got != 1 {
+						t.Errorf("Injected() = %d, want 1", got)
+					}
+				})
+			}
+		}
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+// TestFaultFSPartialWrite checks the full-disk fault: the failing write
+// stores a prefix of its bytes and later writes keep failing.
+func TestFaultFSPartialWrite(t *testing.T) {
+	cases := []struct {
+		name     string
+		fault    layout.Fault
+		wantN    []int
+		wantData string
+		wantErr  []error
+	}{
+		{
+			name:     "disk full keeps half and stays full",
+			fault:    layout.DiskFull(2),
+			wantN:    []int{6, 3, 3},
+			wantData: "line1\nlin" + "lin",
+			wantErr:  []error{nil, syscall.ENOSPC, syscall.ENOSPC},
+		},
+		{
+			name:     "explicit prefix once",
+			fault:    layout.Fault{Op: layout.OpWrite, N: 1, Err: syscall.ENOSPC, Written: 2},
+			wantN:    []int{2, 6, 6},
+			wantData: "li" + "line2\n" + "line3\n",
+			wantErr:  []error{syscall.ENOSPC, nil, nil},
+		},
+		{
+			name:     "nothing written by default",
+			fault:    layout.Fault{Op: layout.OpWrite, N: 3},
+			wantN:    []int{6, 6, 0},
+			wantData: "line1\nline2\n",
+			wantErr:  []error{nil, nil, syscall.EIO},
+		},
+		{
+			name:     "prefix longer than the write",
+			fault:    layout.Fault{Op: layout.OpWrite, N: 1, Err: syscall.ENOSPC, Written: 100},
+			wantN:    []int{6, 6, 6},
+			wantData: "line1\nline2\nline3\n",
+			wantErr:  []error{syscall.ENOSPC, nil, nil},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := layout.NewCrashFS()
+			ffs := layout.NewFaultFS(base)
+			ffs.Inject(tc.fault)
+			f, err := ffs.OpenFile("/f", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+			must(t, err)
+			var gotN []int
+			for i, line := range []string{"line1\n", "line2\n", "line3\n"} {
+				n, err := f.Write([]byte(line))
+				gotN = append(gotN, n)
+				if !errors.Is(err, tc.wantErr[i]) || (err == nil) != (tc.wantErr[i] == nil) {
+					t.Errorf("write %d: err %v, want %v", i+1, err, tc.wantErr[i])
+				}
+			}
+			must(t, f.Close())
+			if diff := cmp.Diff(tc.wantN, gotN); diff != "" {
+				t.Errorf("bytes written per call (-want +got):\n%s", diff)
+			}
+			data, err := base.ReadFile("/f")
+			must(t, err)
+			if diff := cmp.Diff(tc.wantData, string(data)); diff != "" {
+				t.Errorf("file (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFaultFSMatchRepeatAndClear(t *testing.T) {
+	ffs := layout.NewFaultFS(layout.NewCrashFS())
+	ffs.Inject(layout.Fault{Op: layout.OpSync, Repeat: true, Match: func(p string) bool { return strings.HasSuffix(p, ".jsonl") }})
+	for _, name := range []string{"/a.jsonl", "/b.txt"} {
+		mustWriteFile(t, ffs, name, "x", false)
+	}
+	sync := func(name string) error {
+		f, err := ffs.OpenFile(name, os.O_WRONLY, 0)
+		must(t, err)
+		defer f.Close()
+		return f.Sync()
+	}
+	for i := range 3 {
+		if err := sync("/a.jsonl"); !errors.Is(err, syscall.EIO) {
+			t.Errorf("sync %d of the matching file: %v, want EIO", i, err)
+		}
+		if err := sync("/b.txt"); err != nil {
+			t.Errorf("sync %d of another file: %v", i, err)
+		}
+	}
+	ffs.Clear()
+	if err := sync("/a.jsonl"); err != nil {
+		t.Errorf("sync after Clear: %v", err)
+	}
+	if got, want := ffs.Calls(layout.OpSync), 7; got != want {
+		t.Errorf("Calls(OpSync) = %d, want %d", got, want)
+	}
+	if got, want := ffs.Injected(), 3; got != want {
+		t.Errorf("Injected() = %d, want %d", got, want)
+	}
+}
+
+func TestFaultFSHook(t *testing.T) {
+	ffs := layout.NewFaultFS(layout.NewCrashFS())
+	var seen []string
+	stop := errors.New("stopped by hook")
+	ffs.SetHook(func(op layout.Op, path string) error {
+		seen = append(seen, op.String()+" "+path)
+		if op == layout.OpRename {
+			return stop
+		}
+		return nil
+	})
+	must(t, ffs.MkdirAll("/d", 0o700))
+	mustWriteFile(t, ffs, "/d/f", "x", true)
+	err := ffs.Rename("/d/f", "/d/g")
+	if !errors.Is(err, stop) {
+		t.Errorf("rename: %v, want the hook's error", err)
+	}
+	if _, err := ffs.Stat("/d/f"); err != nil {
+		t.Errorf("the failed rename ran anyway: %v", err)
+	}
+	ffs.SetHook(nil)
+	must(t, ffs.SyncDir("/d"))
+	want := []string{"mkdir /d", "create /d/f", "write /d/f", "sync /d/f", "close /d/f", "rename /d/f", "stat /d/f"}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("hook calls (-want +got):\n%s", diff)
+	}
+	var mutating []string
+	for op := layout.OpOpen; op <= layout.OpSyncDir; op++ {
+		if op.Mutates() {
+			mutating = append(mutating, op.String())
+		}
+	}
+	if diff := cmp.Diff([]string{"create", "write", "sync", "truncate", "rename", "link", "remove", "mkdir", "syncdir"}, mutating); diff != "" {
+		t.Errorf("mutating ops (-want +got):\n%s", diff)
+	}
+}
+
+// TestFaultFSOverOS checks that the wrapper passes calls through to the
+// real filesystem unchanged and that its files keep their identity.
+func TestFaultFSOverOS(t *testing.T) {
+	dir := t.TempDir()
+	ffs := layout.NewFaultFS(layout.OS())
+	p := dir + "/s.jsonl"
+	must(t, layout.WriteFileAtomic(ffs, p, []byte("{}\n"), layout.FileMode))
+	f, err := ffs.OpenFile(p, os.O_WRONLY|os.O_APPEND|layout.NoFollow, 0)
+	must(t, err)
+	st, err := f.Stat()
+	must(t, err)
+	ls, err := ffs.Lstat(p)
+	must(t, err)
+	if !layout.SameFile(st, ls) {
+		t.Error("the open file and its path are not the same file through FaultFS")
+	}
+	must(t, f.Close())
+	data, err := os.ReadFile(p)
+	must(t, err)
+	if string(data) != "{}\n" {
+		t.Errorf("file = %q", data)
+	}
+	if ffs.Injected() != 0 {
+		t.Errorf("Injected() = %d without faults", ffs.Injected())
+	}
+}

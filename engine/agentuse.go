@@ -1,0 +1,888 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/lock"
+)
+
+// AgentUse sessions (AgentUse 0.15.0) are directories of JSON files:
+// session.json, one directory per message with message.json and its
+// parts, and child sessions under subagent/. See shared/spec/agentuse-
+// format.md. AgentUseStore finds and reads them; AgentUseWriter writes
+// them, byte for byte as AgentUse does (2-space JSON.stringify, no
+// trailing newline, AgentUse's key order), with three deliberate
+// differences:
+//
+//   - every read-modify-write happens under the session's writer lock
+//     (session.lock inside the session directory, held from Create or
+//     OpenWriter until Close), so two writers, in one process or in two,
+//     never lose each other's updates;
+//   - files are replaced atomically and durably (temporary file in the same
+//     directory, fsync, rename, fsync of the directory; SyncNone skips the
+//     fsyncs), created 0600 in directories created 0700;
+//   - updating a file that does not exist is an error matching ErrNotFound,
+//     not a silent no-op.
+
+// AgentUse session statuses.
+const (
+	AgentUseRunning   = "running"
+	AgentUseCompleted = "completed"
+	AgentUseError     = "error"
+	AgentUseSuspended = "suspended"
+)
+
+// AgentUseOptions configure an AgentUse store. The zero value is the
+// project of the process's working directory in the XDG data root, with
+// fsync on every write, the real filesystem, clock and ULIDs.
+type AgentUseOptions struct {
+	// SessionRoot is the session directory of the project
+	// (<data>/agentuse/project/<hash>/session). When set, DataDir,
+	// StateRoot and Git are not used.
+	SessionRoot string
+	// DataDir is the data root; "" resolves it from the environment
+	// (layout.AgentUseDataDir).
+	DataDir string
+	// StateRoot is the project's state root; "" means the working
+	// directory. Its git top level, or else its absolute path, is hashed.
+	StateRoot string
+	// Git finds the git top level; nil runs git (layout.GitShowTopLevel).
+	Git layout.GitTopLevel
+
+	// Sync is the durability policy for every file written.
+	Sync SyncPolicy
+	// Wait makes Create and OpenWriter wait for a session's writer lock
+	// until their context is done, instead of failing with ErrLocked.
+	Wait bool
+	// LockMode and Command are recorded in the lock owner record.
+	LockMode string
+	Command  string
+
+	// FS is the filesystem; nil means layout.OS().
+	FS layout.FS
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// NewID returns session, message, part and artifact ids; nil means
+	// ULIDs for the current clock. Every id must be a ULID
+	// (layout.IsAgentUseID).
+	NewID func() string
+}
+
+// AgentUseStore is the session directory of one AgentUse project.
+type AgentUseStore struct {
+	root string
+	opts AgentUseOptions
+}
+
+// OpenAgentUseStore resolves the session directory of a project, as
+// AgentUse does. It runs git, so it takes a context. Nothing is created:
+// writers create directories as they need them.
+func OpenAgentUseStore(ctx context.Context, opts AgentUseOptions) (*AgentUseStore, error) {
+	root := opts.SessionRoot
+	if root == "" {
+		data := opts.DataDir
+		if data == "" {
+			var err error
+			if data, err = layout.AgentUseDataDir(); err != nil {
+				return nil, err
+			}
+		}
+		stateRoot := opts.StateRoot
+		if stateRoot == "" {
+			stateRoot = "."
+		}
+		git := opts.Git
+		if git == nil {
+			git = layout.GitShowTopLevel
+		}
+		src, err := layout.AgentUseHashSource(ctx, stateRoot, git)
+		if err != nil {
+			return nil, err
+		}
+		root = layout.AgentUseSessionRoot(data, layout.AgentUseProjectHash(src))
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("resolve session root %s: %w", root, err)
+	}
+	return &AgentUseStore{root: abs, opts: opts}, nil
+}
+
+// Root returns the store's session directory.
+func (s *AgentUseStore) Root() string { return s.root }
+
+func (s *AgentUseStore) fs() layout.FS {
+	if s.opts.FS == nil {
+		return layout.OS()
+	}
+	return s.opts.FS
+}
+
+func (s *AgentUseStore) now() time.Time {
+	if s.opts.Now == nil {
+		return time.Now()
+	}
+	return s.opts.Now()
+}
+
+func (s *AgentUseStore) newID() (string, error) {
+	var id string
+	if s.opts.NewID != nil {
+		id = s.opts.NewID()
+	} else {
+		u, err := ulid.New(ulid.Timestamp(s.now()), ulid.DefaultEntropy())
+		if err != nil {
+			u = ulid.Make()
+		}
+		id = u.String()
+	}
+	if err := layout.CheckAgentUseID(id); err != nil {
+		return "", fmt.Errorf("new id: %w", err)
+	}
+	return id, nil
+}
+
+// AgentUseAgent is session.json's agent object.
+type AgentUseAgent struct {
+	ID          string // agent file path relative to the state root without ".agentuse", or the agent's name
+	Name        string
+	Description string // omitted when ""
+	FilePath    string // absolute path of a local agent file; omitted when ""
+	IsSubAgent  bool
+}
+
+// AgentUseProject is session.json's project object.
+type AgentUseProject struct {
+	Root string // the state root
+	Cwd  string // the run's working directory
+}
+
+// AgentUseSessionSpec describes a new session.
+type AgentUseSessionSpec struct {
+	// ID pre-assigns the session id (a ULID), as AgentUse's serve daemon
+	// does; it is then session.json's first key. "" draws a new id.
+	ID string
+	// Trigger is manual, scheduled, api or slack. A trigger given here is
+	// written near the top of session.json; "" writes "manual" after
+	// status, as AgentUse does for callers that pass none.
+	Trigger string
+	Agent   AgentUseAgent
+	Model   string // "provider:model"
+	// Version is the writing program's version; "" writes "unknown".
+	Version string
+	Mock    bool // writes "mock": true
+	// Config is session.json's config object (timeout, maxSteps,
+	// mcpServers, subagents); nil writes {}.
+	Config  any
+	Project AgentUseProject
+}
+
+// AgentUseWriter writes one AgentUse session. It holds the session's
+// writer lock until Close. Its methods are safe for concurrent use.
+type AgentUseWriter struct {
+	s       *AgentUseStore
+	dir     string
+	id      string
+	agentID string
+	lk      *lock.Lock
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Create creates a top-level session and returns a writer holding its
+// lock. The directory is <root>/<id>-<sanitised agent id>.
+func (s *AgentUseStore) Create(ctx context.Context, spec AgentUseSessionSpec) (*AgentUseWriter, error) {
+	return s.create(ctx, s.root, "", spec)
+}
+
+// CreateSubagent creates a child session of w's session, nested at
+// <w's dir>/subagent/<id>-<sanitised agent id>, with parentSessionID set
+// and agent.isSubAgent true, and returns a writer holding its lock.
+func (w *AgentUseWriter) CreateSubagent(ctx context.Context, spec AgentUseSessionSpec) (*AgentUseWriter, error) {
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	spec.Agent.IsSubAgent = true
+	return w.s.create(ctx, filepath.Join(w.dir, layout.AgentUseSubagentDir), w.id, spec)
+}
+
+func (s *AgentUseStore) create(ctx context.Context, parentDir, parentID string, spec AgentUseSessionSpec) (*AgentUseWriter, error) {
+	id := spec.ID
+	if id == "" {
+		var err error
+		if id, err = s.newID(); err != nil {
+			return nil, fmt.Errorf("create session: %w", err)
+		}
+	}
+	name, err := layout.AgentUseSessionDirName(id, spec.Agent.ID)
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	dir := filepath.Join(parentDir, name)
+	if err := s.ensureDir(dir); err != nil {
+		return nil, fmt.Errorf("create session %s: %w", id, err)
+	}
+	w, err := s.lockWriter(ctx, dir, id)
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(dir, layout.AgentUseSessionFile)
+	if _, err := s.fs().Lstat(file); err == nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("create session %s: %s: %w", id, file, fs.ErrExist)
+	}
+	w.agentID = spec.Agent.ID
+	body, err := sessionJSON(id, parentID, spec, s.now())
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("create session %s: %w", id, err)
+	}
+	if err := s.writeJSON(file, body); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("create session %s: %w", id, err)
+	}
+	return w, nil
+}
+
+// sessionJSON builds session.json as AgentUse's createSession does:
+// {...info, id, status, trigger, time}, where info is
+// {id?, parentSessionID?, trigger?, agent, model, version, mock?, config,
+// project}.
+func sessionJSON(id, parentID string, spec AgentUseSessionSpec, now time.Time) ([]byte, error) {
+	b := layout.NewObject(512)
+	if spec.ID != "" {
+		b.String("id", id)
+	}
+	if parentID != "" {
+		b.String("parentSessionID", parentID)
+	}
+	if spec.Trigger != "" {
+		b.String("trigger", spec.Trigger)
+	}
+	a := layout.NewObject(256).String("id", spec.Agent.ID).String("name", spec.Agent.Name)
+	if spec.Agent.Description != "" {
+		a.String("description", spec.Agent.Description)
+	}
+	if spec.Agent.FilePath != "" {
+		a.String("filePath", spec.Agent.FilePath)
+	}
+	a.Bool("isSubAgent", spec.Agent.IsSubAgent)
+	b.Raw("agent", a.Bytes())
+	b.String("model", spec.Model)
+	version := spec.Version
+	if version == "" {
+		version = "unknown"
+	}
+	b.String("version", version)
+	if spec.Mock {
+		b.Bool("mock", true)
+	}
+	config := []byte("{}")
+	if spec.Config != nil {
+		var err error
+		if config, err = encodeAUValue(spec.Config); err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+	}
+	b.Raw("config", config)
+	b.Raw("project", layout.NewObject(128).String("root", spec.Project.Root).String("cwd", spec.Project.Cwd).Bytes())
+	if spec.ID == "" {
+		b.String("id", id)
+	}
+	b.String("status", AgentUseRunning)
+	if spec.Trigger == "" {
+		b.String("trigger", "manual")
+	}
+	ms := float64(now.UnixMilli())
+	b.Raw("time", layout.NewObject(64).Number("created", ms).Number("updated", ms).Bytes())
+	return b.Bytes(), nil
+}
+
+// OpenWriter opens an existing session, named by full id or unique id
+// prefix (see Find), for writing: it takes the session's writer lock, or
+// waits for it with Options.Wait.
+func (s *AgentUseStore) OpenWriter(ctx context.Context, id string) (*AgentUseWriter, error) {
+	sess, err := s.Find(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.OpenWriterAt(ctx, sess.Dir)
+}
+
+// OpenWriterAt opens the session in directory dir for writing.
+func (s *AgentUseStore) OpenWriterAt(ctx context.Context, dir string) (*AgentUseWriter, error) {
+	if err := s.checkDir(dir); err != nil {
+		return nil, fmt.Errorf("open session %s: %w", dir, err)
+	}
+	file := filepath.Join(dir, layout.AgentUseSessionFile)
+	w, err := s.lockWriter(ctx, dir, "")
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.readObject(file)
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	id := o.str("id")
+	if err := layout.CheckAgentUseID(id); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("open session %s: %w", file, err)
+	}
+	w.id = id
+	w.agentID = o.sub("agent").str("id")
+	return w, nil
+}
+
+// lockWriter takes the writer lock of the session directory dir.
+func (s *AgentUseStore) lockWriter(ctx context.Context, dir, id string) (*AgentUseWriter, error) {
+	lk, err := lock.Acquire(ctx, filepath.Join(dir, layout.AgentUseLockFile), lock.Options{
+		Mode:    s.opts.LockMode,
+		Command: s.opts.Command,
+		Wait:    s.opts.Wait,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lock session %s: %w", dir, err)
+	}
+	return &AgentUseWriter{s: s, dir: dir, id: id, lk: lk}, nil
+}
+
+// ID returns the session id.
+func (w *AgentUseWriter) ID() string { return w.id }
+
+// Dir returns the session directory.
+func (w *AgentUseWriter) Dir() string { return w.dir }
+
+// Now returns the writer's clock (Options.Now), for the times of new
+// parts.
+func (w *AgentUseWriter) Now() time.Time { return w.s.now() }
+
+// Close releases the writer lock. Further calls fail with ErrClosed.
+func (w *AgentUseWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	return w.lk.Close()
+}
+
+func (w *AgentUseWriter) check() error {
+	if w.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// update runs a read-modify-write of the JSON object in file under the
+// writer's mutex (the session lock excludes other writers).
+func (w *AgentUseWriter) update(file string, fn func(o *auObject) error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.check(); err != nil {
+		return err
+	}
+	if err := w.s.checkDir(filepath.Dir(file)); err != nil {
+		return fmt.Errorf("update %s: %w", file, err)
+	}
+	o, err := w.s.readObject(file)
+	if err != nil {
+		return err
+	}
+	if err := fn(o); err != nil {
+		return fmt.Errorf("update %s: %w", file, err)
+	}
+	return w.s.writeJSON(file, o.compact())
+}
+
+// UpdateSession merges fields into session.json as AgentUse's
+// updateSession does (Object.assign), then sets time.updated to now.
+func (w *AgentUseWriter) UpdateSession(fields ...AgentUseField) error {
+	now := w.s.now()
+	return w.update(filepath.Join(w.dir, layout.AgentUseSessionFile), func(o *auObject) error {
+		if err := o.merge(fields); err != nil {
+			return err
+		}
+		t := o.sub("time")
+		t.set("updated", layout.AppendNumber(nil, float64(now.UnixMilli())))
+		o.set("time", t.compact())
+		return nil
+	})
+}
+
+// SetStatus sets the session's status (AgentUseRunning, ...).
+func (w *AgentUseWriter) SetStatus(status string) error {
+	return w.UpdateSession(AgentUseField{Key: "status", Value: status})
+}
+
+// AgentUseSessionError is a session-level error (session.json's error).
+type AgentUseSessionError struct {
+	Code       string // EXECUTION_ERROR, AUTH_ERROR, TIMEOUT, USER_STOPPED, ...
+	Message    string
+	StatusCode int    // omitted when 0
+	URL        string // omitted when ""
+	Detail     string // omitted when ""
+}
+
+func (e AgentUseSessionError) json(now time.Time) []byte {
+	b := layout.NewObject(256).String("code", e.Code).String("message", e.Message)
+	if e.StatusCode != 0 {
+		b.Number("statusCode", float64(e.StatusCode))
+	}
+	if e.URL != "" {
+		b.String("url", e.URL)
+	}
+	if e.Detail != "" {
+		b.String("detail", e.Detail)
+	}
+	return b.Number("time", float64(now.UnixMilli())).Bytes()
+}
+
+// SetError sets status "error" and the session error, stamped with the
+// current time, as AgentUse's setSessionError does.
+func (w *AgentUseWriter) SetError(e AgentUseSessionError) error {
+	return w.UpdateSession(
+		AgentUseField{Key: "status", Value: AgentUseError},
+		AgentUseField{Key: "error", Value: rawJSON(e.json(w.s.now()))},
+	)
+}
+
+// ClearError removes the session error.
+func (w *AgentUseWriter) ClearError() error {
+	return w.UpdateSession(AgentUseField{Key: "error", Delete: true})
+}
+
+// rawJSON marks canonical JSON bytes for layout.Marshal.
+type rawJSON []byte
+
+// MarshalJSON returns the bytes.
+func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
+
+// AgentUseTokens are a message's token totals (assistant.tokens) or a
+// step-finish part's tokens.
+type AgentUseTokens struct {
+	Input      int64
+	Output     int64
+	Reasoning  int64
+	CacheRead  int64
+	CacheWrite int64
+}
+
+func (t AgentUseTokens) json() []byte {
+	cache := layout.NewObject(32).Number("read", float64(t.CacheRead)).Number("write", float64(t.CacheWrite)).Bytes()
+	return layout.NewObject(96).Number("input", float64(t.Input)).Number("output", float64(t.Output)).
+		Number("reasoning", float64(t.Reasoning)).Raw("cache", cache).Bytes()
+}
+
+// AgentUseMessageSpec describes a new message (one user and assistant
+// exchange).
+type AgentUseMessageSpec struct {
+	Task       string   // user.prompt.task: the agent's instructions
+	User       string   // user.prompt.user; omitted when ""
+	System     []string // assistant.system; nil writes []
+	ModelID    string   // "provider:model"
+	ProviderID string   // "" means the text of ModelID before its first ':'
+	Mode       string   // "" means "build"
+	Cwd        string   // assistant.path.cwd
+	Root       string   // assistant.path.root
+	Cost       float64  // always 0 in AgentUse
+	Tokens     AgentUseTokens
+}
+
+// AddMessage creates <id>/message.json as AgentUse's createMessage does
+// and returns the new message id.
+func (w *AgentUseWriter) AddMessage(m AgentUseMessageSpec) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.check(); err != nil {
+		return "", err
+	}
+	id, err := w.s.newID()
+	if err != nil {
+		return "", fmt.Errorf("add message: %w", err)
+	}
+	file, err := layout.AgentUseMessagePath(w.dir, id)
+	if err != nil {
+		return "", fmt.Errorf("add message: %w", err)
+	}
+	if err := w.s.ensureDir(filepath.Dir(file)); err != nil {
+		return "", fmt.Errorf("add message %s: %w", id, err)
+	}
+	if _, err := w.s.fs().Lstat(file); err == nil {
+		return "", fmt.Errorf("add message %s: %s: %w", id, file, fs.ErrExist)
+	}
+	prompt := layout.NewObject(len(m.Task)+len(m.User)+32).String("task", m.Task)
+	if m.User != "" {
+		prompt.String("user", m.User)
+	}
+	system := []byte("[")
+	for i, s := range m.System {
+		if i > 0 {
+			system = append(system, ',')
+		}
+		system = layout.AppendString(system, s)
+	}
+	system = append(system, ']')
+	provider := m.ProviderID
+	if provider == "" {
+		provider, _, _ = strings.Cut(m.ModelID, ":")
+	}
+	mode := m.Mode
+	if mode == "" {
+		mode = "build"
+	}
+	asst := layout.NewObject(len(system)+256).Raw("system", system).String("modelID", m.ModelID).
+		String("providerID", provider).String("mode", mode).
+		Raw("path", layout.NewObject(128).String("cwd", m.Cwd).String("root", m.Root).Bytes()).
+		Number("cost", m.Cost).Raw("tokens", m.Tokens.json())
+	body := layout.NewObject(len(system)+512).String("id", id).String("sessionID", w.id).
+		Raw("time", layout.NewObject(32).Number("created", float64(w.s.now().UnixMilli())).Bytes()).
+		Raw("user", layout.NewObject(len(m.Task)+64).Raw("prompt", prompt.Bytes()).Bytes()).
+		Raw("assistant", asst.Bytes()).Bytes()
+	if err := w.s.writeJSON(file, body); err != nil {
+		return "", fmt.Errorf("add message %s: %w", id, err)
+	}
+	return id, nil
+}
+
+// AgentUseMessageUpdate is an update of message.json, merged as
+// AgentUse's updateMessage does: Time into time; Tokens into
+// assistant.tokens and Cache into assistant.tokens.cache (whenever either
+// is non-nil); Assistant into assistant (a "tokens" field there is
+// ignored, as in AgentUse); User into user. Existing keys keep their
+// position; new keys go last.
+type AgentUseMessageUpdate struct {
+	Time      []AgentUseField
+	Tokens    []AgentUseField
+	Cache     []AgentUseField
+	Assistant []AgentUseField
+	User      []AgentUseField
+}
+
+// UpdateMessage merges u into the message's message.json.
+func (w *AgentUseWriter) UpdateMessage(messageID string, u AgentUseMessageUpdate) error {
+	file, err := layout.AgentUseMessagePath(w.dir, messageID)
+	if err != nil {
+		return fmt.Errorf("update message: %w", err)
+	}
+	return w.update(file, func(o *auObject) error {
+		if u.Time != nil {
+			t := o.sub("time")
+			if err := t.merge(u.Time); err != nil {
+				return err
+			}
+			o.set("time", t.compact())
+		}
+		if u.Tokens != nil || u.Cache != nil || u.Assistant != nil {
+			a := o.sub("assistant")
+			if u.Tokens != nil || u.Cache != nil {
+				tok := a.sub("tokens")
+				if err := tok.merge(u.Tokens); err != nil {
+					return err
+				}
+				cache := objectOfOrEmpty(tok.get("cache"))
+				if err := cache.merge(u.Cache); err != nil {
+					return err
+				}
+				tok.set("cache", cache.compact())
+				a.set("tokens", tok.compact())
+			}
+			var rest []AgentUseField
+			for _, f := range u.Assistant {
+				if f.Key != "tokens" {
+					rest = append(rest, f)
+				}
+			}
+			if err := a.merge(rest); err != nil {
+				return err
+			}
+			o.set("assistant", a.compact())
+		}
+		if u.User != nil {
+			usr := o.sub("user")
+			if err := usr.merge(u.User); err != nil {
+				return err
+			}
+			o.set("user", usr.compact())
+		}
+		return nil
+	})
+}
+
+func objectOfOrEmpty(v []byte) *auObject {
+	if layout.KindOf(v) != layout.KindObject {
+		return &auObject{}
+	}
+	return objectOf(v)
+}
+
+// SetTokens sets the message's token totals (assistant.tokens), as the
+// runtime does after every model step.
+func (w *AgentUseWriter) SetTokens(messageID string, t AgentUseTokens) error {
+	return w.UpdateMessage(messageID, AgentUseMessageUpdate{
+		Tokens: []AgentUseField{
+			{Key: "input", Value: t.Input}, {Key: "output", Value: t.Output}, {Key: "reasoning", Value: t.Reasoning},
+		},
+		Cache: []AgentUseField{{Key: "read", Value: t.CacheRead}, {Key: "write", Value: t.CacheWrite}},
+	})
+}
+
+// CompleteMessage sets the message's time.completed to now, as a run that
+// completes does.
+func (w *AgentUseWriter) CompleteMessage(messageID string) error {
+	return w.UpdateMessage(messageID, AgentUseMessageUpdate{
+		Time: []AgentUseField{{Key: "completed", Value: w.s.now().UnixMilli()}},
+	})
+}
+
+// AgentUsePart is the content of a new part: its type and its
+// type-specific members in order. AddPart appends id, sessionID and
+// messageID. The AgentUse*Part functions build the part types AgentUse
+// defines.
+type AgentUsePart struct {
+	Type   string
+	Fields []AgentUseField
+}
+
+// reservedPartKey reports the keys AddPart writes itself.
+func reservedPartKey(k string) bool {
+	return k == "type" || k == "id" || k == "sessionID" || k == "messageID"
+}
+
+// AddPart writes a new part of the message, <messageID>/part/<id>.json,
+// as AgentUse's addPart does ({type, ...fields, id, sessionID,
+// messageID}), and returns its id. The message must exist.
+func (w *AgentUseWriter) AddPart(messageID string, p AgentUsePart) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.check(); err != nil {
+		return "", err
+	}
+	msgFile, err := layout.AgentUseMessagePath(w.dir, messageID)
+	if err != nil {
+		return "", fmt.Errorf("add part: %w", err)
+	}
+	if _, err := w.s.fs().Lstat(msgFile); err != nil {
+		return "", fmt.Errorf("add part to message %s: %w", messageID, notFound(err))
+	}
+	if p.Type == "" {
+		return "", fmt.Errorf("add part to message %s: empty part type", messageID)
+	}
+	o := &auObject{}
+	o.set("type", layout.AppendString(nil, p.Type))
+	for _, f := range p.Fields {
+		if reservedPartKey(f.Key) {
+			return "", fmt.Errorf("add part to message %s: field %s is set by AddPart", messageID, f.Key)
+		}
+	}
+	if err := o.merge(p.Fields); err != nil {
+		return "", fmt.Errorf("add part to message %s: %w", messageID, err)
+	}
+	id, err := w.s.newID()
+	if err != nil {
+		return "", fmt.Errorf("add part: %w", err)
+	}
+	file, err := layout.AgentUsePartPath(w.dir, messageID, id)
+	if err != nil {
+		return "", fmt.Errorf("add part: %w", err)
+	}
+	if err := w.s.ensureDir(filepath.Dir(file)); err != nil {
+		return "", fmt.Errorf("add part %s: %w", id, err)
+	}
+	if _, err := w.s.fs().Lstat(file); err == nil {
+		return "", fmt.Errorf("add part %s: %s: %w", id, file, fs.ErrExist)
+	}
+	o.set("id", layout.AppendString(nil, id))
+	o.set("sessionID", layout.AppendString(nil, w.id))
+	o.set("messageID", layout.AppendString(nil, messageID))
+	if err := w.s.writeJSON(file, o.compact()); err != nil {
+		return "", fmt.Errorf("add part %s: %w", id, err)
+	}
+	return id, nil
+}
+
+// UpdatePart merges fields into a part as AgentUse's updatePart does
+// ({...part, ...fields}: a shallow merge, so state and time are replaced
+// whole). id, sessionID and messageID cannot be changed.
+func (w *AgentUseWriter) UpdatePart(messageID, partID string, fields ...AgentUseField) error {
+	for _, f := range fields {
+		if f.Key == "id" || f.Key == "sessionID" || f.Key == "messageID" {
+			return fmt.Errorf("update part %s: field %s cannot be changed", partID, f.Key)
+		}
+	}
+	return w.updatePart(messageID, partID, func(o *auObject) error { return o.merge(fields) })
+}
+
+func (w *AgentUseWriter) updatePart(messageID, partID string, fn func(o *auObject) error) error {
+	file, err := layout.AgentUsePartPath(w.dir, messageID, partID)
+	if err != nil {
+		return fmt.Errorf("update part: %w", err)
+	}
+	return w.update(file, fn)
+}
+
+// WriteTools writes tools.json, the tools snapshot
+// ({tools: [{name, description?, inputSchema?}], providerOptions?}).
+func (w *AgentUseWriter) WriteTools(snapshot any) error {
+	return w.writeWhole(layout.AgentUseToolsFile, snapshot)
+}
+
+// WriteContext writes context.json, the context snapshot ({version: 1,
+// updatedAt, messageID?, messages, usage}).
+func (w *AgentUseWriter) WriteContext(snapshot any) error {
+	return w.writeWhole(layout.AgentUseContextFile, snapshot)
+}
+
+func (w *AgentUseWriter) writeWhole(name string, v any) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.check(); err != nil {
+		return err
+	}
+	file := filepath.Join(w.dir, name)
+	if err := w.s.checkDir(w.dir); err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	body, err := encodeAUValue(v)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	return w.s.writeJSON(file, body)
+}
+
+// readObject reads the JSON object in file. A missing file matches
+// ErrNotFound; an unparseable one is a *CorruptError.
+func (s *AgentUseStore) readObject(file string) (*auObject, error) {
+	raw, err := s.fs().ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, notFound(err))
+	}
+	return parseAUObject(file, raw)
+}
+
+// notFound adds ErrNotFound to a not-exist error.
+func notFound(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w (%w)", ErrNotFound, err)
+	}
+	return err
+}
+
+// writeJSON writes the compact JSON object body to file as AgentUse lays
+// it out.
+func (s *AgentUseStore) writeJSON(file string, body []byte) error {
+	out, err := layout.Indent(make([]byte, 0, len(body)*2), body)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", file, err)
+	}
+	return s.writeFile(file, out)
+}
+
+// writeFile replaces file atomically; under SyncEach also durably.
+func (s *AgentUseStore) writeFile(file string, data []byte) error {
+	fsys := s.fs()
+	if s.opts.Sync != SyncNone {
+		return layout.WriteFileAtomic(fsys, file, data, layout.FileMode)
+	}
+	if fi, err := fsys.Lstat(file); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("replace %s: %w", file, layout.ErrSymlink)
+	}
+	tmp := layout.TempName(file)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	if err != nil {
+		return fmt.Errorf("create temporary file for %s: %w", file, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = fsys.Rename(tmp, file)
+	}
+	if err != nil {
+		_ = fsys.Remove(tmp)
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	return nil
+}
+
+// ensureDir makes dir, which must lie in the store, and its missing
+// parents with DirMode. Every component below the store root must be a
+// real directory: a symbolic link there is refused, so nothing is written
+// outside the store through a link planted inside it. Under SyncEach the
+// parent of every directory created is synced, so the new entries are
+// durable.
+func (s *AgentUseStore) ensureDir(dir string) error { return s.walkDir(dir, true) }
+
+// checkDir is ensureDir without creating anything: dir must exist.
+func (s *AgentUseStore) checkDir(dir string) error { return s.walkDir(dir, false) }
+
+func (s *AgentUseStore) walkDir(dir string, create bool) error {
+	fsys := s.fs()
+	rel, err := s.rel(dir)
+	if err != nil {
+		return err
+	}
+	sync := s.opts.Sync != SyncNone
+	if _, err := fsys.Lstat(s.root); create && errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.MkdirAll(s.root, layout.DirMode); err != nil {
+			return fmt.Errorf("create directory %s: %w", s.root, err)
+		}
+		if sync {
+			if err := fsys.SyncDir(filepath.Dir(s.root)); err != nil {
+				return fmt.Errorf("sync directory %s: %w", filepath.Dir(s.root), err)
+			}
+		}
+	}
+	if rel == "." {
+		return nil
+	}
+	d := s.root
+	for _, elem := range strings.Split(rel, string(filepath.Separator)) {
+		parent := d
+		d = filepath.Join(d, elem)
+		fi, err := fsys.Lstat(d)
+		switch {
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("directory %s: %w", d, layout.ErrSymlink)
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("directory %s: not a directory", d)
+		case err == nil:
+			continue
+		case !errors.Is(err, fs.ErrNotExist) || !create:
+			return fmt.Errorf("directory %s: %w", d, notFound(err))
+		}
+		if err := fsys.MkdirAll(d, layout.DirMode); err != nil {
+			return fmt.Errorf("create directory %s: %w", d, err)
+		}
+		if sync {
+			if err := fsys.SyncDir(parent); err != nil {
+				return fmt.Errorf("sync directory %s: %w", parent, err)
+			}
+		}
+	}
+	return nil
+}
+
+// rel returns dir relative to the store root, or an error when dir is not
+// inside the store.
+func (s *AgentUseStore) rel(dir string) (string, error) {
+	rel, err := filepath.Rel(s.root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s is outside the session store %s: %w", dir, s.root, layout.ErrUnsafeName)
+	}
+	return rel, nil
+}

@@ -1,0 +1,619 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sessctl/sessctl/layout"
+)
+
+// Reading follows AgentUse's readers (spec section 7): a directory that
+// holds a regular file named session.json is a session, whatever its name;
+// below a session only its subagent/ directory is searched; below any other
+// directory every subdirectory is. Only names ending in ".json" are data,
+// so temporary files and sessctl's lock files are ignored. Symbolic links
+// are never followed. Readers take no lock: AgentUse and sessctl replace
+// files atomically, so a reader sees each file whole, old or new.
+
+// AgentUseSession is one session found in a store.
+type AgentUseSession struct {
+	ID       string // session.json's id; the directory name's id when the file is unreadable
+	Dir      string // absolute session directory
+	RelDir   string // Dir relative to the store root, '/'-separated
+	AgentDir string // the directory name after "<id>-" (or sanitised agent.id)
+	// Nested is set for a session found inside another session's
+	// subagent/ directory; Parent is then the innermost such session.
+	Nested bool
+	Parent *AgentUseSession
+
+	ParentID   string // parentSessionID
+	AgentID    string // agent.id
+	AgentName  string // agent.name
+	IsSubAgent bool   // agent.isSubAgent
+	Model      string
+	Status     string // "" when absent (sessions before AgentUse 0.8.0)
+	Trigger    string // "manual" when absent
+	Created    int64  // time.created in ms; 0 when unknown
+	Updated    int64  // time.updated in ms; 0 when unknown
+	ErrorCode  string // error.code, "" when none
+
+	Raw []byte // session.json as read
+	// Err is a *CorruptError when session.json cannot be parsed, or the
+	// error reading it. The session is still listed (last, as AgentUse
+	// lists it) and its messages can still be read.
+	Err error
+
+	// Children are the child sessions in AgentUse's listChildSessions
+	// order: sessions inside this one's subagent/ directory whose
+	// parentSessionID is this session's id, by time.created, then
+	// agent.id, then id.
+	Children []*AgentUseSession
+}
+
+// TopLevel reports whether AgentUse's session list shows the session
+// without --subagents: it is not nested in another session and is not a
+// subagent.
+func (x *AgentUseSession) TopLevel() bool { return !x.Nested && !x.IsSubAgent }
+
+// Sessions discovers every session of the store, in directory order (names
+// sorted) with parents before their nested children, and links each to its
+// children. A missing store has no sessions. A session.json that cannot be
+// parsed yields a session with Err set; other I/O errors are returned.
+func (s *AgentUseStore) Sessions(ctx context.Context) ([]*AgentUseSession, error) {
+	var out []*AgentUseSession
+	var stack []*AgentUseSession
+	var walk func(dir, rel string, nested bool) error
+	walk = func(dir, rel string, nested bool) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ents, err := s.fs().ReadDir(dir)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return fmt.Errorf("list sessions: %w", err)
+		}
+		isSession := false
+		for _, e := range ents {
+			if e.Name() == layout.AgentUseSessionFile && e.Type().IsRegular() {
+				isSession = true
+				break
+			}
+		}
+		if !isSession {
+			for _, e := range ents {
+				if e.IsDir() {
+					if err := walk(filepath.Join(dir, e.Name()), joinRel(rel, e.Name()), nested); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		x := s.readSessionInfo(dir, rel)
+		x.Nested = nested
+		if len(stack) > 0 {
+			x.Parent = stack[len(stack)-1]
+		}
+		for _, a := range stack {
+			if x.ParentID != "" && x.ParentID == a.ID {
+				a.Children = append(a.Children, x)
+			}
+		}
+		out = append(out, x)
+		for _, e := range ents {
+			if e.Name() == layout.AgentUseSubagentDir && e.IsDir() {
+				stack = append(stack, x)
+				err := walk(filepath.Join(dir, e.Name()), joinRel(rel, e.Name()), true)
+				stack = stack[:len(stack)-1]
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(s.root, "", false); err != nil {
+		return nil, err
+	}
+	for _, x := range out {
+		slices.SortStableFunc(x.Children, compareChildren)
+	}
+	return out, nil
+}
+
+func joinRel(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}
+
+// compareChildren is listChildSessions' order.
+func compareChildren(a, b *AgentUseSession) int {
+	if a.Created != b.Created {
+		if a.Created < b.Created {
+			return -1
+		}
+		return 1
+	}
+	if c := localeCompare(a.AgentID, b.AgentID); c != 0 {
+		return c
+	}
+	return localeCompare(a.ID, b.ID)
+}
+
+// readSessionInfo reads the session.json of the session in dir.
+func (s *AgentUseStore) readSessionInfo(dir, rel string) *AgentUseSession {
+	name := filepath.Base(dir)
+	x := &AgentUseSession{Dir: dir, RelDir: rel, Trigger: "manual"}
+	file := filepath.Join(dir, layout.AgentUseSessionFile)
+	raw, err := s.fs().ReadFile(file)
+	var o *auObject
+	if err != nil {
+		err = fmt.Errorf("read session %s: %w", file, err)
+	} else {
+		x.Raw = raw
+		o, err = parseAUObject(file, raw)
+	}
+	if err != nil {
+		x.Err = err
+		x.ID, x.AgentDir, _ = layout.SplitAgentUseDirName(name)
+		return x
+	}
+	x.ID = o.str("id")
+	x.ParentID = o.str("parentSessionID")
+	agent := o.sub("agent")
+	x.AgentID = agent.str("id")
+	x.AgentName = agent.str("name")
+	x.IsSubAgent = string(agent.get("isSubAgent")) == "true"
+	x.Model = o.str("model")
+	x.Status = o.str("status")
+	if t := o.str("trigger"); t != "" {
+		x.Trigger = t
+	}
+	tm := o.sub("time")
+	x.Created = int64Of(tm.get("created"))
+	x.Updated = int64Of(tm.get("updated"))
+	x.ErrorCode = o.sub("error").str("code")
+	if p := x.ID + "-"; x.ID != "" && strings.HasPrefix(name, p) {
+		x.AgentDir = name[len(p):]
+	} else {
+		x.AgentDir = layout.SanitizeAgentName(x.AgentID)
+	}
+	return x
+}
+
+func int64Of(v []byte) int64 {
+	f, ok := layout.Number(v)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return int64(f)
+}
+
+// AgentUseListOptions select what List returns.
+type AgentUseListOptions struct {
+	// Subagents includes every session, not only the top-level ones.
+	Subagents bool
+}
+
+// List returns the sessions in AgentUse's list order: by time.created,
+// newest first, sessions whose session.json is unreadable last; top-level
+// sessions only unless o.Subagents is set. Ties keep directory order.
+func (s *AgentUseStore) List(ctx context.Context, o AgentUseListOptions) ([]*AgentUseSession, error) {
+	all, err := s.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*AgentUseSession
+	for _, x := range all {
+		if o.Subagents || x.TopLevel() {
+			out = append(out, x)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *AgentUseSession) int {
+		ca, cb := a.Created, b.Created
+		if a.Err != nil {
+			ca = 0
+		}
+		if b.Err != nil {
+			cb = 0
+		}
+		switch {
+		case ca > cb:
+			return -1
+		case ca < cb:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// ErrAmbiguous is matched by an *AgentUseAmbiguousError: a session id
+// prefix that names more than one session.
+var ErrAmbiguous = errors.New("ambiguous session id")
+
+// AgentUseAmbiguousError lists the sessions an id prefix matches.
+type AgentUseAmbiguousError struct {
+	Prefix     string
+	Candidates []*AgentUseSession
+}
+
+func (e *AgentUseAmbiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "session id %q matches %d sessions:", e.Prefix, len(e.Candidates))
+	for _, c := range e.Candidates {
+		fmt.Fprintf(&b, " %s (%s)", c.ID, c.RelDir)
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrAmbiguous.
+func (e *AgentUseAmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
+
+// Find returns the session with id idOrPrefix, or the only session whose
+// id starts with it (compared case-insensitively, as AgentUse's CLI does).
+// Nested sessions are found too. No match is an error matching
+// ErrNotFound; several are an *AgentUseAmbiguousError.
+func (s *AgentUseStore) Find(ctx context.Context, idOrPrefix string) (*AgentUseSession, error) {
+	if idOrPrefix == "" {
+		return nil, fmt.Errorf("find session: empty id: %w", ErrNotFound)
+	}
+	all, err := s.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var exact, prefix []*AgentUseSession
+	up := strings.ToUpper(idOrPrefix)
+	for _, x := range all {
+		switch {
+		case x.ID == "":
+		case x.ID == idOrPrefix:
+			exact = append(exact, x)
+		case strings.HasPrefix(strings.ToUpper(x.ID), up):
+			prefix = append(prefix, x)
+		}
+	}
+	switch {
+	case len(exact) == 1:
+		return exact[0], nil
+	case len(exact) > 1:
+		return nil, &AgentUseAmbiguousError{Prefix: idOrPrefix, Candidates: exact}
+	case len(prefix) == 1:
+		return prefix[0], nil
+	case len(prefix) > 1:
+		return nil, &AgentUseAmbiguousError{Prefix: idOrPrefix, Candidates: prefix}
+	}
+	return nil, &notFoundError{"session " + layout.KeyString(idOrPrefix) + " in " + s.root}
+}
+
+// AgentUseMessage is one message of a session with its parts.
+type AgentUseMessage struct {
+	ID           string // message.json's id; the directory name when unreadable
+	Dir          string
+	Created      int64 // time.created in ms
+	HasCreated   bool
+	Completed    int64 // time.completed in ms
+	HasCompleted bool
+	Tokens       AgentUseTokens // assistant.tokens
+	Raw          []byte         // message.json as read
+	Err          error          // *CorruptError when message.json cannot be parsed
+	Parts        []*AgentUsePartInfo
+}
+
+// AgentUsePartInfo is one part file.
+type AgentUsePartInfo struct {
+	ID      string // the part's id; the file name without ".json" when it has none
+	Type    string
+	Path    string
+	SortKey float64 // getMessageParts' key; +Inf when the part has none
+	Tool    string  // tool parts: tool name
+	CallID  string  // tool parts: callID
+	Status  string  // tool parts: state.status
+	Role    string  // text parts: role ("user" for synthetic prompts)
+	Raw     []byte  // the file as read
+}
+
+// HasSortKey reports whether the part has a sort key (AgentUse uses
+// Number.MAX_SAFE_INTEGER for the others).
+func (p *AgentUsePartInfo) HasSortKey() bool { return !math.IsInf(p.SortKey, 1) }
+
+// AgentUseContents is everything stored in one session directory, not
+// counting its child sessions.
+type AgentUseContents struct {
+	Session *AgentUseSession
+	// Messages in AgentUse's order (time.created, then id); messages whose
+	// message.json is unreadable follow, by directory name. Each
+	// message's parts are in getMessageParts order: by sort key
+	// (time.start; for tools state.time.start, or state.suspendedAt while
+	// pending; none sorts last), then by id.
+	Messages []*AgentUseMessage
+	Tools    []byte // tools.json as read; nil when absent
+	Context  []byte // context.json as read; nil when absent
+	// Files lists every file of the session directory except those under
+	// subagent/, relative, '/'-separated, sorted.
+	Files []string
+	// Problems lists the files that could not be parsed (each a
+	// *CorruptError naming its path, matching ErrCorrupt); everything
+	// else was read.
+	Problems []*CorruptError
+}
+
+// Read reads the messages, parts and snapshots of a session. Damaged
+// files are reported in Problems and skipped; the rest of the session
+// still reads. Other I/O errors are returned.
+func (s *AgentUseStore) Read(ctx context.Context, x *AgentUseSession) (*AgentUseContents, error) {
+	c := &AgentUseContents{Session: x}
+	if x.Err != nil {
+		var ce *CorruptError
+		if errors.As(x.Err, &ce) {
+			c.Problems = append(c.Problems, ce)
+		}
+	}
+	fsys := s.fs()
+	ents, err := fsys.ReadDir(x.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", x.Dir, err)
+	}
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		name := e.Name()
+		switch {
+		case name == layout.AgentUseSubagentDir && e.IsDir():
+			continue
+		case e.IsDir():
+			m, err := s.readMessage(ctx, c, filepath.Join(x.Dir, name))
+			if err != nil {
+				return nil, err
+			}
+			if m != nil {
+				c.Messages = append(c.Messages, m)
+			}
+		case e.Type().IsRegular() && (name == layout.AgentUseToolsFile || name == layout.AgentUseContextFile):
+			file := filepath.Join(x.Dir, name)
+			raw, err := fsys.ReadFile(file)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", file, err)
+			}
+			if _, err := parseAUObject(file, raw); err != nil {
+				c.Problems = append(c.Problems, err.(*CorruptError))
+				continue
+			}
+			if name == layout.AgentUseToolsFile {
+				c.Tools = raw
+			} else {
+				c.Context = raw
+			}
+		}
+	}
+	slices.SortStableFunc(c.Messages, compareMessages)
+	files, err := s.files(x.Dir)
+	if err != nil {
+		return nil, err
+	}
+	c.Files = files
+	return c, nil
+}
+
+// readMessage reads <dir>/message.json and <dir>/part/*.json. A directory
+// without message.json is not a message (nil).
+func (s *AgentUseStore) readMessage(ctx context.Context, c *AgentUseContents, dir string) (*AgentUseMessage, error) {
+	fsys := s.fs()
+	file := filepath.Join(dir, layout.AgentUseMessageFile)
+	fi, err := fsys.Lstat(file)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	raw, err := fsys.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	m := &AgentUseMessage{ID: filepath.Base(dir), Dir: dir, Raw: raw}
+	if o, err := parseAUObject(file, raw); err != nil {
+		m.Err = err
+		c.Problems = append(c.Problems, err.(*CorruptError))
+	} else {
+		if id := o.str("id"); id != "" {
+			m.ID = id
+		}
+		t := o.sub("time")
+		if v := t.get("created"); layout.KindOf(v) == layout.KindNumber {
+			m.Created, m.HasCreated = int64Of(v), true
+		}
+		if v := t.get("completed"); v != nil && layout.KindOf(v) != layout.KindNull {
+			m.Completed, m.HasCompleted = int64Of(v), true
+		}
+		tok := o.sub("assistant").sub("tokens")
+		cache := tok.sub("cache")
+		m.Tokens = AgentUseTokens{
+			Input: int64Of(tok.get("input")), Output: int64Of(tok.get("output")), Reasoning: int64Of(tok.get("reasoning")),
+			CacheRead: int64Of(cache.get("read")), CacheWrite: int64Of(cache.get("write")),
+		}
+	}
+	pdir := filepath.Join(dir, layout.AgentUsePartDir)
+	ents, err := fsys.ReadDir(pdir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read parts %s: %w", pdir, err)
+	}
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !e.Type().IsRegular() || !layout.IsAgentUseDataFile(e.Name()) {
+			continue
+		}
+		p, err := s.readPart(filepath.Join(pdir, e.Name()))
+		if err != nil {
+			var ce *CorruptError
+			if errors.As(err, &ce) {
+				c.Problems = append(c.Problems, ce)
+				continue
+			}
+			return nil, err
+		}
+		m.Parts = append(m.Parts, p)
+	}
+	slices.SortStableFunc(m.Parts, func(a, b *AgentUsePartInfo) int {
+		if a.SortKey != b.SortKey {
+			if a.SortKey < b.SortKey {
+				return -1
+			}
+			return 1
+		}
+		return localeCompare(a.ID, b.ID)
+	})
+	return m, nil
+}
+
+// readPart reads one part file and computes its sort key.
+func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
+	raw, err := s.fs().ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	o, err := parseAUObject(file, raw)
+	if err != nil {
+		return nil, err
+	}
+	p := &AgentUsePartInfo{ID: o.str("id"), Type: o.str("type"), Path: file, Raw: raw, SortKey: math.Inf(1)}
+	if p.ID == "" {
+		p.ID = strings.TrimSuffix(filepath.Base(file), ".json")
+	}
+	key := func(v []byte) {
+		if layout.KindOf(v) == layout.KindNumber {
+			if f, ok := layout.Number(v); ok {
+				p.SortKey = f
+			}
+		}
+	}
+	switch p.Type {
+	case "text", "reasoning", "compaction", "learning", "error", "log":
+		key(o.sub("time").get("start"))
+		p.Role = o.str("role")
+	case "tool":
+		p.Tool = o.str("tool")
+		p.CallID = o.str("callID")
+		st := o.sub("state")
+		p.Status = st.str("status")
+		if p.Status == "pending" {
+			key(st.get("suspendedAt"))
+		} else {
+			key(st.sub("time").get("start"))
+		}
+	}
+	if p.Type != "text" {
+		p.Role = ""
+	}
+	return p, nil
+}
+
+// compareMessages is getSessionMessages' order; unreadable messages last.
+func compareMessages(a, b *AgentUseMessage) int {
+	if (a.Err == nil) != (b.Err == nil) {
+		if a.Err == nil {
+			return -1
+		}
+		return 1
+	}
+	if a.HasCreated && b.HasCreated && a.Created != b.Created {
+		if a.Created < b.Created {
+			return -1
+		}
+		return 1
+	}
+	return localeCompare(a.ID, b.ID)
+}
+
+// files lists the files of a session directory, excluding subagent/.
+func (s *AgentUseStore) files(dir string) ([]string, error) {
+	var out []string
+	var walk func(d, rel string) error
+	walk = func(d, rel string) error {
+		ents, err := s.fs().ReadDir(d)
+		if err != nil {
+			return fmt.Errorf("list %s: %w", d, err)
+		}
+		for _, e := range ents {
+			switch {
+			case rel == "" && e.Name() == layout.AgentUseSubagentDir && e.IsDir():
+			case e.IsDir():
+				if err := walk(filepath.Join(d, e.Name()), joinRel(rel, e.Name())); err != nil {
+					return err
+				}
+			default:
+				out = append(out, joinRel(rel, e.Name()))
+			}
+		}
+		return nil
+	}
+	if err := walk(dir, ""); err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// localeCompare approximates JavaScript's String.prototype.localeCompare
+// in Node's default (ICU root) collation, which AgentUse uses to break
+// ties: ASCII punctuation and symbols sort before digits, digits before
+// letters, letters compare case-insensitively first and lower case before
+// upper case only when that is the sole difference. Other characters sort
+// after ASCII by code point. For ULIDs it is plain string order.
+func localeCompare(a, b string) int {
+	if a == b {
+		return 0
+	}
+	ra, rb := []rune(a), []rune(b)
+	for i := 0; i < len(ra) && i < len(rb); i++ {
+		if pa, pb := primaryWeight(ra[i]), primaryWeight(rb[i]); pa != pb {
+			if pa < pb {
+				return -1
+			}
+			return 1
+		}
+	}
+	if len(ra) != len(rb) {
+		if len(ra) < len(rb) {
+			return -1
+		}
+		return 1
+	}
+	for i := range ra {
+		if ra[i] != rb[i] {
+			// Same letter, different case: lower case first.
+			if ra[i] > rb[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// icuASCII is the printable ASCII characters in ICU root collation order
+// (letters case-folded), as Node 20 sorts them with localeCompare.
+const icuASCII = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz"
+
+func primaryWeight(r rune) int {
+	if r >= 'A' && r <= 'Z' {
+		r += 'a' - 'A'
+	}
+	if r < 0x80 {
+		if i := strings.IndexRune(icuASCII, r); i >= 0 {
+			return i + 1
+		}
+		return 0 // control characters
+	}
+	return len(icuASCII) + int(r)
+}

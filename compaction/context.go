@@ -81,31 +81,46 @@ func Build(ix *tree.Index, leaf Leaf) Context {
 // Build).
 func FromPath(path []*layout.Entry) Context {
 	ctx := Context{ThinkingLevel: offLevel}
-	var comp *layout.Entry
-	for _, e := range path {
+	// The settings are the last ones on the path: find them walking back,
+	// so only those few entries are decoded.
+	var comp, thinking, model *layout.Entry
+	for i := len(path) - 1; i >= 0 && (comp == nil || thinking == nil || model == nil); i-- {
+		e := path[i]
 		switch e.Type {
 		case layout.TypeThinkingLevelChange:
-			if v, ok := e.Field("thinkingLevel"); ok {
-				ctx.ThinkingLevel = v
-			} else {
-				ctx.ThinkingLevel = nil // undefined: JSON.stringify drops it
+			if thinking == nil {
+				thinking = e
 			}
 		case layout.TypeModelChange:
-			p, _ := e.Field("provider")
-			m, _ := e.Field("modelId")
-			ctx.Model = modelObject(p, m)
-		case layout.TypeMessage:
-			msg, ok := e.Field("message")
-			if !ok || layout.KindOf(msg) != layout.KindObject {
-				continue
+			if model == nil {
+				model = e
 			}
-			if role, _ := layout.Lookup(msg, "role"); isRole(role, "assistant") {
-				p, _ := layout.Lookup(msg, "provider")
-				m, _ := layout.Lookup(msg, "model")
-				ctx.Model = modelObject(p, m)
+		case layout.TypeMessage:
+			if model == nil && e.Message() != nil && e.Role == "assistant" {
+				model = e
 			}
 		case layout.TypeCompaction:
-			comp = e
+			if comp == nil {
+				comp = e
+			}
+		}
+	}
+	if thinking != nil {
+		if v, ok := thinking.Field("thinkingLevel"); ok {
+			ctx.ThinkingLevel = v
+		} else {
+			ctx.ThinkingLevel = nil // undefined: JSON.stringify drops it
+		}
+	}
+	if model != nil {
+		if model.Type == layout.TypeModelChange {
+			p, _ := model.Field("provider")
+			m, _ := model.Field("modelId")
+			ctx.Model = modelObject(p, m)
+		} else {
+			p, _ := layout.Lookup(model.Message(), "provider")
+			m, _ := layout.Lookup(model.Message(), "model")
+			ctx.Model = modelObject(p, m)
 		}
 	}
 	if comp == nil {
@@ -144,11 +159,6 @@ func FromPath(path []*layout.Entry) Context {
 		ctx.appendEntry(path[i])
 	}
 	return ctx
-}
-
-func isRole(raw []byte, role string) bool {
-	s, ok := layout.String(raw)
-	return ok && s == role
 }
 
 // sameID reports whether two entries have the same id (both absent counts).
@@ -209,9 +219,15 @@ func addTime(b *layout.ObjectBuilder, e *layout.Entry) {
 func (ctx *Context) appendEntry(e *layout.Entry) {
 	switch e.Type {
 	case layout.TypeMessage:
-		msg, ok := e.Field("message")
-		if !ok {
-			msg = []byte("null")
+		msg := e.Message()
+		if msg == nil {
+			// Not an object: pi returns whatever is stored (undefined
+			// becomes null in JSON).
+			v, ok := e.Field("message")
+			if !ok {
+				v = []byte("null")
+			}
+			msg = v
 		}
 		ctx.Messages = append(ctx.Messages, Message{Raw: msg, Entry: e, Stored: true})
 	case layout.TypeCustomMessage:

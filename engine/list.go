@@ -276,16 +276,14 @@ func infoFromEntries(path string, entries []layout.Entry, mtime time.Time, size 
 			continue
 		}
 		info.MessageCount++
-		msg, ok := e.Field("message")
-		if !ok || layout.KindOf(msg) != layout.KindObject {
+		msg := e.Message()
+		if msg == nil || (e.Role != "user" && e.Role != "assistant") {
 			continue
 		}
-		var role, content, mts []byte
-		var hasRole, hasContent bool
+		var content, mts []byte
+		var hasContent bool
 		_ = layout.Members(msg, func(m *layout.Member) bool {
 			switch {
-			case m.KeyIs("role"):
-				role, hasRole = m.Value, true
 			case m.KeyIs("content"):
 				content, hasContent = m.Value, true
 			case m.KeyIs("timestamp"):
@@ -293,8 +291,8 @@ func infoFromEntries(path string, entries []layout.Entry, mtime time.Time, size 
 			}
 			return true
 		})
-		r, isStr := layout.String(role)
-		if !hasRole || !isStr || !hasContent || (r != "user" && r != "assistant") {
+		r := e.Role
+		if !hasContent {
 			continue
 		}
 		if f, ok := layout.Number(mts); ok {

@@ -218,8 +218,7 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 
 // load reads s.file into the session state.
 func (s *Session) load(ctx context.Context) error {
-	fsys := s.opts.fs()
-	data, err := fsys.ReadFile(s.file)
+	data, err := layout.ReadFile(s.opts.fs(), s.file)
 	if errors.Is(err, fs.ErrNotExist) {
 		// pi: a fresh session that will be written at this path.
 		s.cwd = s.opts.Cwd
@@ -489,14 +488,5 @@ func (s *Session) Index(f func(ix *tree.Index)) {
 
 // isAssistant reports whether e is a message entry with role assistant.
 func isAssistant(e *layout.Entry) bool {
-	if e.Type != layout.TypeMessage {
-		return false
-	}
-	msg, ok := e.Field("message")
-	if !ok || layout.KindOf(msg) != layout.KindObject {
-		return false
-	}
-	role, _ := layout.Lookup(msg, "role")
-	r, _ := layout.String(role)
-	return r == "assistant"
+	return e.Type == layout.TypeMessage && e.Message() != nil && e.Role == "assistant"
 }

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"bytes"
+	"math"
 	"runtime"
 	"sync"
 	"unicode/utf8"
@@ -16,15 +17,34 @@ import (
 // its JSON text, so it can never equal a string id; IDKind and ParentKind
 // say which it is.
 type Entry struct {
-	Raw        []byte // the JSON object, without surrounding whitespace and newline
-	Type       string // "" when absent or not a string
-	ID         string
+	Raw       []byte // the JSON object, without surrounding whitespace and newline
+	Type      string // "" when absent or not a string
+	ID        string
+	ParentID  string
+	Timestamp string
+	// Role is the "role" of a message entry's message object, when it is
+	// a string (see Message).
+	Role   string
+	Offset int64 // byte offset of the line in the file
+	Line   int   // 1-based line number in the file, 0 when not read from a file
+
+	// msgStart and msgEnd locate the "message" member of a message entry
+	// in Raw, found while the line was validated; msgEnd is 0 when there
+	// is none or it is not an object.
+	msgStart, msgEnd int32
+
 	IDKind     Kind // KindString normally; KindAbsent when the line has no id
-	ParentID   string
 	ParentKind Kind // KindString, KindNull for a root, KindAbsent when missing
-	Timestamp  string
-	Line       int   // 1-based line number in the file, 0 when not read from a file
-	Offset     int64 // byte offset of the line in the file
+}
+
+// Message returns the raw "message" object of a message entry, or nil when
+// the entry has none or it is not a JSON object. It costs nothing: the
+// span was found when the line was parsed.
+func (e *Entry) Message() []byte {
+	if e.msgEnd == 0 {
+		return nil
+	}
+	return e.Raw[e.msgStart:e.msgEnd]
 }
 
 // IsHeader reports whether e is a session header line.
@@ -115,34 +135,190 @@ func ParseEntry(line []byte) (e Entry, err error) {
 		return e, syntaxErr(0, "not a JSON object")
 	}
 	e.Raw = raw
-	n, err := members(raw, func(m *Member) bool {
-		k := m.Key
-		if m.KeyEsc {
-			k = []byte(m.KeyString())
-		}
-		switch string(k) {
-		case "type":
-			e.Type, _ = String(m.Value)
-		case "id":
-			e.ID, e.IDKind = envelopeKey(m.Value)
-		case "parentId":
-			e.ParentID, e.ParentKind = envelopeKey(m.Value)
-		case "timestamp":
-			e.Timestamp, _ = String(m.Value)
-		}
-		return true
-	})
-	if err != nil {
+	if err := e.walk(); err != nil {
 		return Entry{}, err
-	}
-	// The walk stops at the closing brace; anything after it is garbage.
-	if n != len(raw) {
-		return Entry{}, syntaxErr(n, "trailing data after object")
 	}
 	return e, nil
 }
 
+// walk validates e.Raw, one object, and decodes the envelope members; for
+// a "message" member that is an object it also finds the role, in the same
+// pass. Later duplicates of a key win, as in JSON.parse.
+func (e *Entry) walk() error {
+	raw := e.Raw
+	i := SkipWS(raw, 1)
+	if i < len(raw) && raw[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(raw) || raw[i] != '"' {
+				return syntaxErr(i, "expected object key")
+			}
+			kend, esc, err := skipString(raw, i)
+			if err != nil {
+				return err
+			}
+			key := raw[i+1 : kend-1]
+			if esc {
+				k, _ := decodeStringBody(key)
+				key = []byte(k)
+			}
+			i = SkipWS(raw, kend)
+			if i >= len(raw) || raw[i] != ':' {
+				return syntaxErr(i, "expected ':'")
+			}
+			i = SkipWS(raw, i+1)
+			var vend int
+			if string(key) == "message" && i < len(raw) && raw[i] == '{' {
+				n, role, err := objectRole(raw[i:])
+				if err != nil {
+					return err
+				}
+				vend = i + n
+				if vend > math.MaxInt32 {
+					return syntaxErr(i, "message too large")
+				}
+				e.msgStart, e.msgEnd = int32(i), int32(vend)
+				e.Role = roleName(role)
+			} else {
+				if vend, err = SkipValue(raw, i); err != nil {
+					return err
+				}
+				v := raw[i:vend]
+				switch string(key) {
+				case "type":
+					e.Type = typeName(v)
+				case "id":
+					e.ID, e.IDKind = envelopeKey(v)
+				case "parentId":
+					e.ParentID, e.ParentKind = envelopeKey(v)
+				case "timestamp":
+					e.Timestamp, _ = String(v)
+				case "message":
+					e.msgStart, e.msgEnd, e.Role = 0, 0, ""
+				}
+			}
+			i = SkipWS(raw, vend)
+			if i >= len(raw) {
+				return syntaxErr(i, "unexpected end of input")
+			}
+			if raw[i] == ',' {
+				i = SkipWS(raw, i+1)
+				continue
+			}
+			if raw[i] != '}' {
+				return syntaxErr(i, "expected ',' or '}'")
+			}
+			i++
+			break
+		}
+	}
+	// Anything after the closing brace is garbage.
+	if i != len(raw) {
+		return syntaxErr(i, "trailing data after object")
+	}
+	return nil
+}
+
+// objectRole validates the object at the start of b and returns its
+// length and the raw value of its last "role" member. It is Members
+// without a callback, so the walk allocates nothing.
+func objectRole(b []byte) (int, []byte, error) {
+	var role []byte
+	i := SkipWS(b, 1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, nil, syntaxErr(i, "expected object key")
+		}
+		kend, esc, err := skipString(b, i)
+		if err != nil {
+			return 0, nil, err
+		}
+		key := b[i+1 : kend-1]
+		isRole := string(key) == "role"
+		if esc {
+			k, _ := decodeStringBody(key)
+			isRole = k == "role"
+		}
+		i = SkipWS(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return 0, nil, syntaxErr(i, "expected ':'")
+		}
+		i = SkipWS(b, i+1)
+		vend, err := SkipValue(b, i)
+		if err != nil {
+			return 0, nil, err
+		}
+		if isRole {
+			role = b[i:vend]
+		}
+		i = SkipWS(b, vend)
+		if i >= len(b) {
+			return 0, nil, syntaxErr(i, "unexpected end of input")
+		}
+		switch b[i] {
+		case ',':
+			i = SkipWS(b, i+1)
+		case '}':
+			return i + 1, role, nil
+		default:
+			return 0, nil, syntaxErr(i, "expected ',' or '}'")
+		}
+	}
+}
+
+// roleName decodes a message role, sharing the common ones.
+func roleName(v []byte) string {
+	switch string(v) {
+	case `"user"`:
+		return "user"
+	case `"assistant"`:
+		return "assistant"
+	case `"toolResult"`:
+		return "toolResult"
+	case `"bashExecution"`:
+		return "bashExecution"
+	case `"custom"`:
+		return "custom"
+	}
+	r, _ := String(v)
+	return r
+}
+
 var errNotObject = syntaxErr(0, "JSON value is not an object")
+
+// typeName decodes an entry type, returning the shared constant for the
+// known types so that indexing a large file does not allocate one string
+// per line.
+func typeName(v []byte) string {
+	switch string(v) {
+	case `"message"`:
+		return TypeMessage
+	case `"session"`:
+		return TypeSession
+	case `"thinking_level_change"`:
+		return TypeThinkingLevelChange
+	case `"model_change"`:
+		return TypeModelChange
+	case `"compaction"`:
+		return TypeCompaction
+	case `"branch_summary"`:
+		return TypeBranchSummary
+	case `"custom"`:
+		return TypeCustom
+	case `"custom_message"`:
+		return TypeCustomMessage
+	case `"label"`:
+		return TypeLabel
+	case `"session_info"`:
+		return TypeSessionInfo
+	}
+	t, _ := String(v)
+	return t
+}
 
 func envelopeKey(v []byte) (string, Kind) {
 	k := KindOf(v)
@@ -197,43 +373,55 @@ const parallelThreshold = 4 << 20
 // but not objects are reported as malformed instead of being indexed. An
 // unterminated last line is kept when it is a complete object (pi reads it
 // too) and reported as torn otherwise.
+//
+// Large inputs are parsed on every CPU. The entries hold slices of data,
+// which must not change afterwards.
 func ParseFile(data []byte) *Parsed {
 	p := &Parsed{Size: int64(len(data))}
 	s, e := jsTrimBounds(data)
 	if s < e {
 		startLine := 1 + bytes.Count(data[:s], []byte{'\n'})
 		chunks := splitChunks(data, s, e)
-		results := make([]*Parsed, len(chunks))
+		// One slot per line: every worker fills its own range, then the
+		// ranges are closed up. No slice is grown or copied wholesale.
+		firstLine := make([]int, len(chunks)+1)
 		if len(chunks) == 1 {
-			results[0] = parseChunk(data, chunks[0][0], chunks[0][1], startLine)
+			firstLine[1] = bytes.Count(data[s:e], []byte{'\n'}) + 1
 		} else {
-			// Line numbers of later chunks are fixed up afterwards.
 			var wg sync.WaitGroup
 			for i, c := range chunks {
-				wg.Go(func() {
-					results[i] = parseChunk(data, c[0], c[1], 0)
-				})
+				wg.Go(func() { firstLine[i+1] = bytes.Count(data[c[0]:c[1]], []byte{'\n'}) })
 			}
 			wg.Wait()
-			line := startLine
-			for _, r := range results {
-				for k := range r.Entries {
-					r.Entries[k].Line += line
-				}
-				for k := range r.Malformed {
-					r.Malformed[k].Line += line
-				}
-				line += r.Lines
+			firstLine[len(chunks)]++ // the last chunk has no final newline
+		}
+		for i := 1; i <= len(chunks); i++ {
+			firstLine[i] += firstLine[i-1]
+		}
+		slots := make([]Entry, firstLine[len(chunks)])
+		counts := make([]int, len(chunks))
+		bad := make([][]BadLine, len(chunks))
+		run := func(i int) {
+			c := chunks[i]
+			counts[i], bad[i] = parseChunk(data, c[0], c[1], startLine+firstLine[i], slots[firstLine[i]:firstLine[i+1]])
+		}
+		if len(chunks) == 1 {
+			run(0)
+		} else {
+			var wg sync.WaitGroup
+			for i := range chunks {
+				wg.Go(func() { run(i) })
 			}
+			wg.Wait()
 		}
-		n := 0
-		for _, r := range results {
-			n += len(r.Entries)
+		n := counts[0]
+		for i := 1; i < len(chunks); i++ {
+			n += copy(slots[n:], slots[firstLine[i]:firstLine[i]+counts[i]])
 		}
-		p.Entries = make([]Entry, 0, n)
-		for _, r := range results {
-			p.Entries = append(p.Entries, r.Entries...)
-			p.Malformed = append(p.Malformed, r.Malformed...)
+		clear(slots[n:]) // drop references to moved entries
+		p.Entries = slots[:n:n]
+		for _, b := range bad {
+			p.Malformed = append(p.Malformed, b...)
 		}
 	}
 	p.Lines = bytes.Count(data, []byte{'\n'})
@@ -246,7 +434,7 @@ func ParseFile(data []byte) *Parsed {
 		p.TailOffset = int64(last)
 		rest := data[last:]
 		switch {
-		case len(bytes.TrimSpace(rest)) == 0 || s >= e || int(e) <= last:
+		case len(bytes.TrimSpace(rest)) == 0 || s >= e || e <= last:
 			// Only whitespace (in JavaScript's sense) after the last newline.
 			p.Tail = TailWhitespace
 		case len(p.Entries) > 0 && p.Entries[len(p.Entries)-1].Offset >= int64(last):
@@ -289,11 +477,12 @@ func splitChunks(data []byte, s, e int) [][2]int {
 	return append(out, [2]int{start, e})
 }
 
-// parseChunk parses the lines of data[s:e]; line numbers start at first
-// (or at 0 when the caller fixes them up later).
-func parseChunk(data []byte, s, e, first int) *Parsed {
-	r := &Parsed{}
-	r.Entries = make([]Entry, 0, (e-s)/512+1)
+// parseChunk parses the lines of data[s:e] into slots (one per line),
+// packing the object lines at the front. It returns how many there are
+// and the malformed lines. first is the line number of the first line.
+func parseChunk(data []byte, s, e, first int, slots []Entry) (int, []BadLine) {
+	n := 0
+	var bad []BadLine
 	line := first
 	for pos := s; pos < e; {
 		nl := bytes.IndexByte(data[pos:e], '\n')
@@ -307,18 +496,18 @@ func parseChunk(data []byte, s, e, first int) *Parsed {
 		if !jsBlank(seg) {
 			ent, err := ParseEntry(seg)
 			if err != nil {
-				r.Malformed = append(r.Malformed, BadLine{Line: line, Offset: int64(pos), Err: err, Bytes: len(seg)})
+				bad = append(bad, BadLine{Line: line, Offset: int64(pos), Err: err, Bytes: len(seg)})
 			} else {
 				ent.Line = line
 				ent.Offset = int64(pos)
-				r.Entries = append(r.Entries, ent)
+				slots[n] = ent
+				n++
 			}
 		}
 		line++
-		r.Lines++
 		pos = next
 	}
-	return r
+	return n, bad
 }
 
 // jsBlank reports whether line is empty after JavaScript's String.trim.

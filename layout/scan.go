@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"unicode/utf16"
@@ -53,17 +54,30 @@ func SkipWS(b []byte, i int) int {
 	return i
 }
 
+// SWAR constants: a word of eight copies of a byte.
+const (
+	ones   = 0x0101010101010101
+	highs  = 0x8080808080808080
+	quotes = 0x2222222222222222 // '"'
+	slashs = 0x5c5c5c5c5c5c5c5c // '\\'
+	spaces = 0x2020202020202020 // ' ', the first byte allowed raw
+)
+
+// special reports whether any of the eight bytes of w is '"', '\\' or a
+// control character (< 0x20). Each term is exact for "any byte matches".
+func special(w uint64) bool {
+	q := w ^ quotes
+	s := w ^ slashs
+	return ((q-ones)&^q|(s-ones)&^s|(w-spaces)&^w)&highs != 0
+}
+
 // skipString validates the string starting at b[i] == '"' and returns the
 // index just past its closing quote. esc reports whether it held escapes.
 func skipString(b []byte, i int) (end int, esc bool, err error) {
 	i++ // opening quote
 	for {
-		// Fast path over ordinary bytes, eight at a time while possible.
-		for i+8 <= len(b) {
-			if strClass[b[i]] || strClass[b[i+1]] || strClass[b[i+2]] || strClass[b[i+3]] ||
-				strClass[b[i+4]] || strClass[b[i+5]] || strClass[b[i+6]] || strClass[b[i+7]] {
-				break
-			}
+		// Fast path: eight ordinary bytes at a time.
+		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
 		}
 		for i < len(b) && !strClass[b[i]] {

@@ -16,10 +16,14 @@ import (
 type Index struct {
 	entries []*layout.Entry
 	byID    map[string]int // key -> position in entries of the LAST entry with it
-	order   []string       // keys in first-appearance order (the order of pi's byId map)
+	dups    bool           // some id occurs more than once
 
-	children      map[string][]string // parent key -> child keys, first-appearance order
-	childrenDirty bool                // a duplicate id moved an entry; rebuild on demand
+	// order (keys in first-appearance order, the order of pi's byId map)
+	// and children (parent key -> child keys in that order) are built on
+	// first use: opening a large session for its context needs neither.
+	order    []string
+	children map[string][]string
+	derived  bool
 
 	leaf     string
 	leafKind layout.Kind // KindAbsent: undefined; KindNull: null; KindString: an entry key
@@ -65,8 +69,6 @@ func Build(entries []layout.Entry) *Index {
 	ix := &Index{
 		entries:  make([]*layout.Entry, 0, len(entries)),
 		byID:     make(map[string]int, len(entries)),
-		order:    make([]string, 0, len(entries)),
-		children: make(map[string][]string),
 		labels:   make(map[string]labelVal),
 		leafKind: layout.KindNull,
 	}
@@ -86,13 +88,12 @@ func (ix *Index) Add(e *layout.Entry) {
 	pos := len(ix.entries)
 	ix.entries = append(ix.entries, e)
 	if _, dup := ix.byID[k]; dup {
-		ix.childrenDirty = true
-	} else {
+		ix.dups = true
+		ix.derived = false
+	} else if ix.derived {
 		ix.order = append(ix.order, k)
-		if !ix.childrenDirty {
-			if p, ok := ParentKey(e); ok {
-				ix.children[p] = append(ix.children[p], k)
-			}
+		if p, ok := ParentKey(e); ok {
+			ix.children[p] = append(ix.children[p], k)
 		}
 	}
 	ix.byID[k] = pos
@@ -181,13 +182,13 @@ func (ix *Index) Branch(id string) []*layout.Entry {
 // not be the indexed copy of its id (pi's context builder starts from the
 // last line).
 func (ix *Index) BranchFrom(e *layout.Entry) []*layout.Entry {
-	var path []*layout.Entry
+	path := make([]*layout.Entry, 0, ix.depth(e))
 	var seen map[*layout.Entry]bool
 	cur := e
 	for steps := 0; cur != nil; steps++ {
-		if seen == nil && steps > len(ix.order)+1 {
-			// More steps than distinct entries: there is a cycle. Walk
-			// again, remembering where we have been.
+		if seen == nil && steps > len(ix.byID)+1 {
+			// More steps than entries: there is a cycle. Walk again,
+			// remembering where we have been.
 			seen = make(map[*layout.Entry]bool)
 			path = path[:0]
 			cur = e
@@ -213,6 +214,24 @@ func (ix *Index) BranchFrom(e *layout.Entry) []*layout.Entry {
 	return path
 }
 
+// depth counts the entries from e to its root, stopping at len(byID)+1 on
+// a cycle: the exact size of BranchFrom's result on a long session.
+func (ix *Index) depth(e *layout.Entry) int {
+	n := 0
+	for cur := e; cur != nil && n <= len(ix.byID); n++ {
+		p, ok := ParentKey(cur)
+		if !ok || p == "" {
+			return n + 1
+		}
+		next, ok := ix.byID[p]
+		if !ok {
+			return n + 1
+		}
+		cur = ix.entries[next]
+	}
+	return n
+}
+
 // LeafBranch returns Branch of the current leaf, or nil when the leaf is
 // null or undefined.
 func (ix *Index) LeafBranch() []*layout.Entry {
@@ -226,25 +245,44 @@ func (ix *Index) LeafBranch() []*layout.Entry {
 // first-appearance order of ids (pi's getChildren). A repeated id counts
 // with the parent of its last copy.
 func (ix *Index) Children(parent string) []string {
-	if ix.childrenDirty {
-		ix.rebuildChildren()
-	}
+	ix.derive()
 	return ix.children[parent]
 }
 
-func (ix *Index) rebuildChildren() {
+// derive builds order and children from the entries.
+func (ix *Index) derive() {
+	if ix.derived {
+		return
+	}
+	ix.order = make([]string, 0, len(ix.byID))
 	ix.children = make(map[string][]string)
-	for _, k := range ix.order {
-		e := ix.entries[ix.byID[k]]
-		if p, ok := ParentKey(e); ok {
+	var seen map[string]bool
+	if ix.dups {
+		seen = make(map[string]bool, len(ix.byID))
+	}
+	for _, e := range ix.entries {
+		k := Key(e)
+		if seen != nil {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		ix.order = append(ix.order, k)
+		// A repeated id counts with the parent of its last copy.
+		last := ix.entries[ix.byID[k]]
+		if p, ok := ParentKey(last); ok {
 			ix.children[p] = append(ix.children[p], k)
 		}
 	}
-	ix.childrenDirty = false
+	ix.derived = true
 }
 
 // IDs returns the distinct ids in first-appearance order.
-func (ix *Index) IDs() []string { return ix.order }
+func (ix *Index) IDs() []string {
+	ix.derive()
+	return ix.order
+}
 
 // Label returns the label of an entry id. Labels are global: they apply
 // whichever branch the target is on, and may name ids that do not exist.
@@ -292,6 +330,7 @@ type Node struct {
 // copy. Entries on a parent cycle appear nowhere. A node can be its own
 // ancestor only through repeated ids; Walk cuts such repeats.
 func (ix *Index) Tree() []*Node {
+	ix.derive()
 	nodes := make(map[string]*Node, len(ix.order))
 	for _, k := range ix.order {
 		e := ix.entries[ix.byID[k]]
@@ -317,7 +356,7 @@ func (ix *Index) Tree() []*Node {
 			roots = append(roots, n)
 		}
 	}
-	times := make(map[*layout.Entry]float64, len(ix.order))
+	times := make(map[*layout.Entry]float64, len(ix.byID))
 	ts := func(n *Node) float64 {
 		if v, ok := times[n.Entry]; ok {
 			return v

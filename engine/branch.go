@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/tree"
@@ -122,9 +123,26 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 	}
 	var kept []*layout.Entry
 	onPath := make(map[string]bool, len(path))
+	dropped := make(map[string]bool)
 	for _, e := range path {
 		if e.Type == layout.TypeLabel {
+			dropped[tree.Key(e)] = true
 			continue
+		}
+		// pi keeps the parentId of an entry that follows a label, which
+		// then names an entry the new file does not have: the branch
+		// breaks there and the context loses everything above it. Link
+		// such an entry to the nearest kept ancestor instead.
+		if p, ok := tree.ParentKey(e); ok && dropped[p] {
+			parent := []byte("null")
+			if len(kept) > 0 {
+				parent, _ = kept[len(kept)-1].IDJSON()
+			}
+			re, err := withParent(e, parent)
+			if err != nil {
+				return "", fmt.Errorf("create branched session: %w", err)
+			}
+			e = re
 		}
 		kept = append(kept, e)
 		onPath[tree.Key(e)] = true
@@ -203,4 +221,29 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 		}
 	}
 	return newFile, nil
+}
+
+// withParent returns a copy of e whose parentId member holds parent (JSON
+// text), every other byte of the line unchanged.
+func withParent(e *layout.Entry, parent []byte) (*layout.Entry, error) {
+	var spans [][2]int
+	err := layout.Members(e.Raw, func(m *layout.Member) bool {
+		if m.KeyIs("parentId") {
+			spans = append(spans, [2]int{m.ValStart, m.ValStart + len(m.Value)})
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	raw := slices.Clone(e.Raw)
+	for i := len(spans) - 1; i >= 0; i-- {
+		raw = slices.Concat(raw[:spans[i][0]], parent, raw[spans[i][1]:])
+	}
+	ne, err := layout.ParseEntry(raw)
+	if err != nil {
+		return nil, err
+	}
+	ne.Line, ne.Offset = e.Line, e.Offset
+	return &ne, nil
 }

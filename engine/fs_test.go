@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"syscall"
 	"testing"
 	"time"
 
@@ -129,5 +130,47 @@ func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
 				t.Errorf("acknowledged entry %s lost in a power cut; on disk: %d entries", id, len(r.Entries()))
 			}
 		})
+	}
+}
+
+// TestReopenMakesTheFileNameDurable creates a session whose directory
+// sync fails after the rename, reopens it and appends. The append syncs
+// only the file; unless the open synced the directory, the file's name
+// (and every acknowledged entry in it) was lost in a power cut.
+func TestReopenMakesTheFileNameDurable(t *testing.T) {
+	disk := layout.NewCrashFS()
+	if err := layout.MkdirAllSync(disk, "/sessions", layout.DirMode); err != nil {
+		t.Fatal(err)
+	}
+	ffs := layout.NewFaultFS(disk)
+	opts := engine.Options{FS: ffs, Dir: "/sessions", NoLock: true}
+	s, err := engine.Create(t.Context(), "/work", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ffs.Inject(layout.Fault{Op: layout.OpSyncDir, Err: syscall.EIO})
+	if _, err := s.AppendMessage(map[string]any{"role": "assistant", "content": "unacknowledged"}); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("first append: %v, want the injected EIO", err)
+	}
+	file := s.SessionFile()
+	_ = s.Close()
+
+	r, err := engine.Open(t.Context(), file, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	id, err := r.AppendMessage(map[string]any{"role": "user", "content": "acknowledged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := disk.CrashClone(nil)
+	c, err := engine.Open(t.Context(), file, engine.Options{FS: after, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.Entry(id); !ok {
+		t.Errorf("acknowledged entry lost in a power cut: the file has %d entries after it", len(c.Entries()))
 	}
 }

@@ -267,6 +267,13 @@ func (s *Session) load(ctx context.Context) error {
 		if err := s.repairTail(p, data); err != nil {
 			return err
 		}
+		// Appends sync only the file, so make its name durable too: its
+		// writer (pi, which never syncs, or a create whose directory sync
+		// failed) may have left it in the directory's unsynced state, and
+		// a power cut would then take every acknowledged append with it.
+		if err := s.opts.fs().SyncDir(filepath.Dir(s.file)); err != nil {
+			return fmt.Errorf("open session %s: sync directory: %w", s.file, err)
+		}
 	}
 	s.index(entries)
 	s.onDisk = true

@@ -75,8 +75,11 @@ func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) (err e
 // a directory's entry lives in its parent, so the parent of every
 // directory it creates is synced. Without that, a power cut can take a
 // new session directory away with every file that was synced inside it.
-// Directories that already exist are left as they are.
-func MkdirAllSync(fsys FS, dir string, perm fs.FileMode) error {
+// Directories that already exist are left as they are. When it fails, it
+// removes the directories it created, so that a later call creates and
+// syncs them again instead of finding directories whose names may not be
+// durable.
+func MkdirAllSync(fsys FS, dir string, perm fs.FileMode) (err error) {
 	dir = filepath.Clean(dir)
 	var created []string // deepest first
 	for p := dir; ; p = filepath.Dir(p) {
@@ -88,6 +91,13 @@ func MkdirAllSync(fsys FS, dir string, perm fs.FileMode) error {
 			break
 		}
 	}
+	defer func() {
+		if err != nil {
+			for _, p := range created { // deepest first
+				_ = fsys.Remove(p)
+			}
+		}
+	}()
 	if err := fsys.MkdirAll(dir, perm); err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package layout_test
 
 import (
+	"errors"
+	"fmt"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,6 +60,30 @@ func TestWritesInNewDirectoriesSurviveACrash(t *testing.T) {
 				t.Errorf("left unsynced: %q", u)
 			}
 			if diff := cmp.Diff(tc.want, dump(t, c.CrashClone(nil), "/")); diff != "" {
+				t.Errorf("after a crash (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMkdirAllSyncRetryAfterFailure fails the directory sync of a
+// MkdirAllSync and calls it again. The first call must not leave
+// directories behind whose names are not durable, or the second would
+// find them and sync nothing.
+func TestMkdirAllSyncRetryAfterFailure(t *testing.T) {
+	for _, n := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("sync %d fails", n), func(t *testing.T) {
+			disk := layout.NewCrashFS()
+			must(t, disk.MkdirAll("/base", 0o700))
+			must(t, disk.SyncDir("/"))
+			ffs := layout.NewFaultFS(disk)
+			ffs.Inject(layout.Fault{Op: layout.OpSyncDir, N: n})
+			if err := layout.MkdirAllSync(ffs, "/base/a/b/c", 0o700); !errors.Is(err, syscall.EIO) {
+				t.Fatalf("first call: %v, want the injected EIO", err)
+			}
+			must(t, layout.MkdirAllSync(ffs, "/base/a/b/c", 0o700))
+			want := map[string]string{"base": "<dir>", "base/a": "<dir>", "base/a/b": "<dir>", "base/a/b/c": "<dir>"}
+			if diff := cmp.Diff(want, dump(t, disk.CrashClone(nil), "/")); diff != "" {
 				t.Errorf("after a crash (-want +got):\n%s", diff)
 			}
 		})

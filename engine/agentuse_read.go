@@ -476,19 +476,56 @@ func (s *AgentUseStore) readMessage(ctx context.Context, c *AgentUseContents, di
 	return m, nil
 }
 
-// readPart reads one part file and computes its sort key.
+// readPart reads one part file and computes its sort key. It scans the
+// raw bytes (validated once) instead of building objects, as sessions can
+// hold many thousands of parts.
 func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
 	raw, err := s.fs().ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	o, err := parseAUObject(file, raw)
-	if err != nil {
-		return nil, err
+	i := layout.SkipWS(raw, 0)
+	end, err := layout.SkipValue(raw, i)
+	switch {
+	case err != nil:
+		return nil, &CorruptError{Path: file, Err: err}
+	case layout.SkipWS(raw, end) != len(raw):
+		return nil, &CorruptError{Path: file, Err: errors.New("trailing data after the JSON value")}
+	case layout.KindOf(raw[i:end]) != layout.KindObject:
+		return nil, &CorruptError{Path: file, Err: errNotObject}
 	}
-	p := &AgentUsePartInfo{ID: o.str("id"), Type: o.str("type"), Path: file, Raw: raw, SortKey: math.Inf(1)}
+	obj := raw[i:end]
+	str := func(v []byte) string { s, _ := layout.String(v); return s }
+	var typ, id, tm, state, role, tool, callID []byte
+	_ = layout.Members(obj, func(m *layout.Member) bool {
+		switch {
+		case m.KeyIs("type"):
+			typ = m.Value
+		case m.KeyIs("id"):
+			id = m.Value
+		case m.KeyIs("time"):
+			tm = m.Value
+		case m.KeyIs("state"):
+			state = m.Value
+		case m.KeyIs("role"):
+			role = m.Value
+		case m.KeyIs("tool"):
+			tool = m.Value
+		case m.KeyIs("callID"):
+			callID = m.Value
+		}
+		return true
+	})
+	p := &AgentUsePartInfo{ID: str(id), Type: str(typ), Path: file, Raw: raw, SortKey: math.Inf(1)}
 	if p.ID == "" {
 		p.ID = strings.TrimSuffix(filepath.Base(file), ".json")
+	}
+	lookup := func(obj []byte, key string) []byte {
+		if layout.KindOf(obj) != layout.KindObject {
+			return nil
+		}
+		v, _ := layout.Lookup(obj, key)
+		return v
 	}
 	key := func(v []byte) {
 		if layout.KindOf(v) == layout.KindNumber {
@@ -499,21 +536,18 @@ func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
 	}
 	switch p.Type {
 	case "text", "reasoning", "compaction", "learning", "error", "log":
-		key(o.sub("time").get("start"))
-		p.Role = o.str("role")
-	case "tool":
-		p.Tool = o.str("tool")
-		p.CallID = o.str("callID")
-		st := o.sub("state")
-		p.Status = st.str("status")
-		if p.Status == "pending" {
-			key(st.get("suspendedAt"))
-		} else {
-			key(st.sub("time").get("start"))
+		key(lookup(tm, "start"))
+		if p.Type == "text" {
+			p.Role = str(role)
 		}
-	}
-	if p.Type != "text" {
-		p.Role = ""
+	case "tool":
+		p.Tool, p.CallID = str(tool), str(callID)
+		p.Status = str(lookup(state, "status"))
+		if p.Status == "pending" {
+			key(lookup(state, "suspendedAt"))
+		} else {
+			key(lookup(lookup(state, "time"), "start"))
+		}
 	}
 	return p, nil
 }

@@ -1,0 +1,134 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+// go test -run '^$' -bench AgentUse -benchtime 2s ./engine/
+
+func benchAUWriter(b *testing.B, sync engine.SyncPolicy) (*engine.AgentUseWriter, string) {
+	b.Helper()
+	st, err := engine.OpenAgentUseStore(context.Background(), engine.AgentUseOptions{SessionRoot: b.TempDir(), Sync: sync})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := st.Create(context.Background(), auSpec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.Close() })
+	msg, err := w.AddMessage(engine.AgentUseMessageSpec{Task: "bench", ModelID: "anthropic:claude-sonnet-4-5"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w, msg
+}
+
+var benchInput = json.RawMessage(`{"command":"go test ./... 2>&1 | tail -n 40","timeout":120000}`)
+
+// BenchmarkAgentUseAddPart measures writing one new part file (a running
+// tool call, ~400 bytes): temporary file, rename, and with SyncEach fsync
+// of the file and its directory.
+func BenchmarkAgentUseAddPart(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		sync engine.SyncPolicy
+	}{{"fsync", engine.SyncEach}, {"nofsync", engine.SyncNone}} {
+		b.Run(c.name, func(b *testing.B) {
+			w, msg := benchAUWriter(b, c.sync)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := w.AddPart(msg, engine.AgentUseToolPart("toolu_01A", "tools__bash", benchInput, time.Now())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAgentUseUpdatePart measures a read-modify-write of one part
+// under the session lock (streamed text growing by a line each time).
+func BenchmarkAgentUseUpdatePart(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		sync engine.SyncPolicy
+	}{{"fsync", engine.SyncEach}, {"nofsync", engine.SyncNone}} {
+		b.Run(c.name, func(b *testing.B) {
+			w, msg := benchAUWriter(b, c.sync)
+			part, err := w.AddPart(msg, engine.AgentUseTextPart("", time.Now()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			text := ""
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(text) > 4000 {
+					text = ""
+				}
+				text += "The build fails because codec.go misses an import.\n"
+				if err := w.UpdatePart(msg, part, engine.AgentUseField{Key: "text", Value: text}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAgentUseReadSession10k reads a session of 10,000 parts (text,
+// tool and log parts of one message) and orders them.
+func BenchmarkAgentUseReadSession10k(b *testing.B) {
+	const n = 10000
+	st, err := engine.OpenAgentUseStore(context.Background(), engine.AgentUseOptions{SessionRoot: b.TempDir(), Sync: engine.SyncNone})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := st.Create(context.Background(), auSpec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	msg, err := w.AddMessage(engine.AgentUseMessageSpec{Task: "bench", ModelID: "anthropic:claude-sonnet-4-5"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.UnixMilli(1795293774000)
+	for i := range n {
+		t := start.Add(time.Duration(i) * time.Millisecond)
+		var p engine.AgentUsePart
+		switch i % 3 {
+		case 0:
+			p = engine.AgentUseTextPart(fmt.Sprintf("Step %d: reading the failing test output and deciding what to change next.", i), t)
+		case 1:
+			p = engine.AgentUseToolPart(fmt.Sprintf("toolu_%06d", i), "tools__bash", benchInput, t)
+		default:
+			p = engine.AgentUseLogPart("info", fmt.Sprintf("tool call %d finished", i), "", t)
+		}
+		if _, err := w.AddPart(msg, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	x, err := st.Find(ctx, w.ID())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := st.Read(ctx, x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(c.Messages) != 1 || len(c.Messages[0].Parts) != n {
+			b.Fatalf("read %d messages", len(c.Messages))
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "parts/s")
+}

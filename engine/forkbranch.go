@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// ForkBranchOptions configure ForkBranch.
+type ForkBranchOptions struct {
+	// Cwd is the new session's working directory; "" keeps this session's.
+	Cwd string
+	// Dir is the directory of the new file. "" means this session's
+	// directory, or, when Cwd is set, the default per-cwd directory of Cwd
+	// in the agent directory (as pi's forkFrom picks it).
+	Dir string
+	// Options configure the new session (lock, sync policy, ids, clock).
+	// Options.Dir, Cwd and ReadOnly are ignored.
+	Options Options
+}
+
+// ForkBranch writes a new session file holding the root-to-leafID path of
+// this session, built exactly as CreateBranchedSession builds it (label
+// entries dropped and re-created for the labels whose targets are on the
+// path, parentSession naming this session's file), and returns the new
+// session, open for writing with its lock held. This session is not
+// changed, so it may be open read-only.
+//
+// Unlike CreateBranchedSession, which waits for an assistant message as pi
+// does, ForkBranch writes the new file at once: a fork is meant to be
+// found on disk.
+func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOptions) (*Session, error) {
+	opts := o.Options
+	opts.ReadOnly = false
+	opts.Dir = ""
+	opts.Cwd = ""
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if !s.persist {
+		return nil, errors.New("fork branch: the session is in memory; it has no file to name as parent")
+	}
+	cwd := s.cwd
+	if o.Cwd != "" {
+		cwd = o.Cwd
+	}
+	dir := s.dir
+	if o.Dir != "" || o.Cwd != "" {
+		opts.Dir = o.Dir
+		d, err := opts.sessionDir(cwd)
+		if err != nil {
+			return nil, fmt.Errorf("fork branch: %w", err)
+		}
+		dir = d
+		opts.Dir = ""
+	}
+	// The new session starts as a copy of this one's state and lets
+	// CreateBranchedSession replace it: that builds the branched index
+	// from the shared (read-only here) index, takes the new file's lock
+	// and switches to it. s.mu is held, so the index cannot change.
+	ns := &Session{opts: opts, cwd: cwd, dir: dir, file: s.file, persist: true, header: s.header, ix: s.ix}
+	file, err := ns.CreateBranchedSession(ctx, leafID)
+	if err != nil {
+		_ = ns.Close()
+		return nil, err
+	}
+	if err := ns.Flush(); err != nil {
+		_ = ns.Close()
+		return nil, fmt.Errorf("fork branch to %s: %w", filepath.Base(file), err)
+	}
+	return ns, nil
+}

@@ -1,0 +1,182 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+)
+
+// fixedOpts gives a fixed clock and session id.
+func fixedOpts(dir, id string) engine.Options {
+	return engine.Options{
+		Dir:          dir,
+		Sync:         engine.SyncNone,
+		Now:          func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) },
+		NewSessionID: func() string { return id },
+	}
+}
+
+func TestForkBranch(t *testing.T) {
+	dir := t.TempDir()
+	s, err := engine.Create(t.Context(), "/proj", fixedOpts(dir, "11111111-1111-4111-8111-111111111111"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := func(text string) any {
+		return layout.NewObject(64).String("role", "user").String("content", text).Number("timestamp", 1).Bytes()
+	}
+	asst := layout.NewObject(64).String("role", "assistant").Raw("content", []byte(`[{"type":"text","text":"ok"}]`)).Bytes()
+	u1 := mustID(t)(s.AppendMessage(user("u1")))
+	a1 := mustID(t)(s.AppendMessage(asst))
+	label := "keep"
+	mustID(t)(s.AppendLabelChange(u1, &label))
+	mustID(t)(s.AppendMessage(user("u2")))
+	src := s.SessionFile()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	ro, err := engine.Open(t.Context(), src, engine.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+
+	t.Run("at an entry, into the source directory", func(t *testing.T) {
+		ns, err := ro.ForkBranch(t.Context(), a1, engine.ForkBranchOptions{Options: fixedOpts("", "22222222-2222-4222-8222-222222222222")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := ns.SessionFile()
+		if err := ns.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Dir(file) != dir {
+			t.Errorf("new file %s not in %s", file, dir)
+		}
+		re, err := engine.Open(t.Context(), file, engine.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer re.Close()
+		h := re.Header()
+		if h.ParentSession != src || h.Cwd != "/proj" || !h.HasParentSession {
+			t.Errorf("header = %+v", h)
+		}
+		var types []string
+		for _, e := range re.Entries() {
+			types = append(types, e.Type)
+		}
+		// u1, a1, then the re-created label for u1.
+		if diff := cmp.Diff([]string{"message", "message", "label"}, types); diff != "" {
+			t.Errorf("entries (-want +got):\n%s", diff)
+		}
+		if l, _ := re.Label(u1); l != "keep" {
+			t.Errorf("label = %q", l)
+		}
+		if n := len(re.Context().Messages); n != 2 {
+			t.Errorf("context has %d messages, want 2", n)
+		}
+	})
+
+	t.Run("a path without an assistant message is written too, into the cwd's directory", func(t *testing.T) {
+		agent := t.TempDir()
+		o := fixedOpts("", "33333333-3333-4333-8333-333333333333")
+		o.AgentDir = agent
+		ns, err := ro.ForkBranch(t.Context(), u1, engine.ForkBranchOptions{Cwd: "/other", Options: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := ns.SessionFile()
+		ns.Close()
+		if want := layout.DefaultSessionDir(agent, "/other"); filepath.Dir(file) != want {
+			t.Errorf("new file in %s, want %s", filepath.Dir(file), want)
+		}
+		re, err := engine.Open(t.Context(), file, engine.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer re.Close()
+		if h := re.Header(); h.Cwd != "/other" {
+			t.Errorf("cwd = %q", h.Cwd)
+		}
+		if leaf, _ := re.LeafID(); leaf == u1 {
+			t.Errorf("leaf is %s, want the re-created label", leaf)
+		}
+	})
+
+	t.Run("unknown entry", func(t *testing.T) {
+		_, err := ro.ForkBranch(t.Context(), "nope", engine.ForkBranchOptions{Options: fixedOpts("", "44444444-4444-4444-8444-444444444444")})
+		if !errors.Is(err, engine.ErrNotFound) {
+			t.Fatalf("ForkBranch = %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestTrash(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "2026-03-01T09-00-00-000Z_abc.jsonl")
+	for _, name := range []string{file, file + ".v1.bak", file + ".torn-1772355600000", file + ".other", file + ".v2.bak.tmp-1"} {
+		if err := os.WriteFile(name, []byte(`{"type":"session","version":3,"id":"abc","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/p"}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trash := filepath.Join(dir, ".trash", "t1")
+
+	// A writer holds the session: Trash refuses.
+	w, err := engine.Open(t.Context(), file, engine.Options{Sync: engine.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := engine.Trash(t.Context(), file, trash, engine.Options{}); !errors.Is(err, engine.ErrLocked) {
+		t.Fatalf("Trash while locked = %v, want ErrLocked", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := engine.Trash(ctx, file, trash, engine.Options{Wait: true}); !errors.Is(err, engine.ErrLocked) {
+		t.Fatalf("Trash waiting on a cancelled context = %v, want ErrLocked", err)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("file gone after a refused Trash: %v", err)
+	}
+	w.Close()
+
+	moved, err := engine.Trash(t.Context(), file, trash, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range moved {
+		got = append(got, filepath.Base(m.To))
+		if filepath.Dir(m.To) != trash {
+			t.Errorf("moved to %s", m.To)
+		}
+	}
+	base := filepath.Base(file)
+	want := []string{base, base + ".torn-1772355600000", base + ".v1.bak"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("moved (-want +got):\n%s", diff)
+	}
+	left, _ := os.ReadDir(dir)
+	var names []string
+	for _, d := range left {
+		names = append(names, d.Name())
+	}
+	for _, keep := range []string{base + ".lock", base + ".other", base + ".v2.bak.tmp-1", ".trash"} {
+		if !slices.Contains(names, keep) {
+			t.Errorf("%s should stay, directory has %v", keep, names)
+		}
+	}
+	if _, err := engine.Trash(t.Context(), file, trash, engine.Options{}); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("Trash of a missing file = %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package compaction
+
+import "os/exec"
+
+// setProcessGroup leaves the default: cancellation kills the process.
+func setProcessGroup(*exec.Cmd) {}

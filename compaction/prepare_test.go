@@ -1,0 +1,400 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// prepSummary is what the worked examples of pi-compaction.md section 11
+// pin down about a preparation.
+type prepSummary struct {
+	FirstKept      string
+	Split          bool
+	TurnStart      int
+	History        []string // roles of MessagesToSummarize
+	Prefix         []string // roles of TurnPrefixMessages
+	TokensBefore   float64
+	Previous       string
+	Files          FileLists
+	HistoryRequest string // Kind, "" when no history request
+	PrefixRequest  string // Kind, "" when no turn-prefix request
+}
+
+func summarize(p *Preparation) prepSummary {
+	s := prepSummary{
+		FirstKept:    p.FirstKeptEntryID,
+		Split:        p.IsSplitTurn,
+		TurnStart:    p.TurnStartIndex,
+		History:      roles(p.MessagesToSummarize),
+		Prefix:       roles(p.TurnPrefixMessages),
+		TokensBefore: p.TokensBefore,
+		Previous:     p.PreviousSummary,
+		Files:        p.FileOps.Lists(),
+	}
+	if p.History != nil {
+		s.HistoryRequest = string(p.History.Kind)
+	}
+	if p.TurnPrefix != nil {
+		s.PrefixRequest = string(p.TurnPrefix.Kind)
+	}
+	return s
+}
+
+func settingsKeep(keep int) Settings {
+	s := DefaultSettings()
+	s.KeepRecentTokens = keep
+	return s
+}
+
+var noFiles = FileLists{ReadFiles: []string{}, ModifiedFiles: []string{}}
+
+// TestPrepareWorkedExamples checks the worked examples E1-E8 of
+// pi-compaction.md section 11, which were verified against pi 0.58.3.
+func TestPrepareWorkedExamples(t *testing.T) {
+	c1Details := `{"readFiles":["r1.ts","m1.ts"],"modifiedFiles":["m2.ts"]}`
+	tests := []struct {
+		name    string
+		keep    int
+		build   func(b *pathBuilder)
+		want    prepSummary
+		wantErr error
+	}{
+		{
+			name:  "E1 cut on a user message",
+			keep:  200,
+			build: func(b *pathBuilder) { b.user(100).asst(100, 0).user(100).asst(100, 0) },
+			want: prepSummary{FirstKept: "e2", TurnStart: -1, History: []string{"user", "assistant"}, Prefix: []string{},
+				Files: noFiles, HistoryRequest: "history"},
+		},
+		{
+			name:  "E2 split turn with empty history",
+			keep:  201,
+			build: func(b *pathBuilder) { b.user(100).asst(100, 0).user(100).asst(100, 0) },
+			want: prepSummary{FirstKept: "e1", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user"},
+				Files: noFiles, PrefixRequest: "turn-prefix"},
+		},
+		{
+			name: "E3 long split turn",
+			keep: 500,
+			build: func(b *pathBuilder) {
+				b.user(100).asst(100, 0).
+					user(1).asst(6, 0, call{"read", "a.ts"}).tool(1000).asst(13, 0, call{"edit", "a.ts"}).
+					tool(1).asst(10, 0, call{"write", "b.ts"}).tool(500).asst(100, 0)
+			},
+			want: prepSummary{FirstKept: "e9", Split: true, TurnStart: 2,
+				History: []string{"user", "assistant"},
+				Prefix:  []string{"user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult"},
+				Files:   FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
+				HistoryRequest: "history", PrefixRequest: "turn-prefix"},
+		},
+		{
+			name:  "E4 pull-back onto a model change splits the previous turn",
+			keep:  150,
+			build: func(b *pathBuilder) { b.user(100).asst(100, 0).modelChange().user(100).asst(100, 0) },
+			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user", "assistant"},
+				Files: noFiles, PrefixRequest: "turn-prefix"},
+		},
+		{
+			name:  "E5 budget crossed inside trailing tool results keeps everything",
+			keep:  1000,
+			build: func(b *pathBuilder) { b.user(100).asst(10, 0).user(1).asst(6, 0, call{"read", "f.ts"}).tool(2000) },
+			want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{},
+				TokensBefore: 2000, Files: noFiles, HistoryRequest: "history"},
+		},
+		{
+			name: "E6 second compaction updates the summary and carries files",
+			keep: 300,
+			build: func(b *pathBuilder) {
+				b.user(1000).asst(1006, 0, call{"read", "old.ts"}).user(100).asst(100, 50200).
+					compaction("S1", "e2", c1Details, false).
+					user(1000).asst(1005, 0, call{"edit", "m1.ts"}).user(200).asst(100, 3100)
+			},
+			want: prepSummary{FirstKept: "e7", TurnStart: -1, History: []string{"user", "assistant"}, Prefix: []string{},
+				TokensBefore: 3100, Previous: "S1",
+				Files:          FileLists{ReadFiles: []string{"r1.ts"}, ModifiedFiles: []string{"m1.ts", "m2.ts"}},
+				HistoryRequest: "history-update"},
+		},
+		{
+			name:    "E7 already compacted",
+			keep:    300,
+			build:   func(b *pathBuilder) { b.user(1).asst(1, 0).compaction("S1", "e0", "", false) },
+			wantErr: ErrAlreadyCompacted,
+		},
+		{
+			name: "E8 the previous compaction's kept entries fall out of the window",
+			keep: 300,
+			build: func(b *pathBuilder) {
+				b.user(1000).asst(1000, 0).user(100).asst(100, 50200).compaction("S1", "e2", "", false).user(50)
+			},
+			want: prepSummary{FirstKept: "e5", TurnStart: -1, History: []string{}, Prefix: []string{},
+				TokensBefore: 51, Previous: "S1", Files: noFiles, HistoryRequest: "history-update"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b pathBuilder
+			tc.build(&b)
+			p, err := Prepare(b.path(t), settingsKeep(tc.keep))
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("Prepare error = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, summarize(p)); diff != "" {
+				t.Errorf("preparation (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCompactE2E3 checks the assembled summaries and the request
+// parameters of E2 and E3.
+func TestCompactWorkedSummaries(t *testing.T) {
+	byKind := Func(func(_ context.Context, r Request) (string, error) {
+		return "<" + string(r.Kind) + ">", nil
+	})
+	tests := []struct {
+		name      string
+		keep      int
+		reasoning bool
+		build     func(b *pathBuilder)
+		want      Result
+		requests  map[Kind][2]any // kind -> {maxTokens, reasoning}
+	}{
+		{
+			name:  "E2",
+			keep:  201,
+			build: func(b *pathBuilder) { b.user(100).asst(100, 0).user(100).asst(100, 0) },
+			want: Result{Summary: "No prior history." + SplitTurnSeparator + "<turn-prefix>", FirstKeptEntryID: "e1",
+				Details: noFiles},
+			requests: map[Kind][2]any{KindTurnPrefix: {8192, ""}},
+		},
+		{
+			name:      "E3",
+			keep:      500,
+			reasoning: true,
+			build: func(b *pathBuilder) {
+				b.user(100).asst(100, 0).
+					user(1).asst(6, 0, call{"read", "a.ts"}).tool(1000).asst(13, 0, call{"edit", "a.ts"}).
+					tool(1).asst(10, 0, call{"write", "b.ts"}).tool(500).asst(100, 0)
+			},
+			want: Result{
+				Summary:          "<history>" + SplitTurnSeparator + "<turn-prefix>\n\n<modified-files>\na.ts\nb.ts\n</modified-files>",
+				FirstKeptEntryID: "e9",
+				Details:          FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
+			},
+			requests: map[Kind][2]any{KindTurnPrefix: {8192, ""}, KindHistory: {13107, "high"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b pathBuilder
+			tc.build(&b)
+			s := settingsKeep(tc.keep)
+			s.Reasoning = tc.reasoning
+			p, err := Prepare(b.path(t), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Compact(t.Context(), p, byKind, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			reqs := map[Kind][2]any{}
+			h, pre := p.Requests("")
+			for _, r := range []*Request{h, pre} {
+				if r != nil {
+					reqs[r.Kind] = [2]any{r.MaxTokens, r.Reasoning}
+				}
+			}
+			if diff := cmp.Diff(tc.requests, reqs); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPrepareEdgeCases covers pi-compaction.md section 9.
+func TestPrepareEdgeCases(t *testing.T) {
+	tests := []struct {
+		name    string
+		keep    int
+		build   func(b *pathBuilder)
+		want    prepSummary
+		wantErr error
+	}{
+		{
+			name:    "empty path",
+			keep:    100,
+			build:   func(b *pathBuilder) {},
+			wantErr: ErrNothingToCompact,
+		},
+		{
+			name:  "everything fits: not refused, nothing summarised, a request is still made",
+			keep:  100000,
+			build: func(b *pathBuilder) { b.user(10).asst(10, 0) },
+			want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{}, Files: noFiles,
+				HistoryRequest: "history"},
+		},
+		{
+			name:  "keep 0 with a trailing tool result keeps everything",
+			keep:  0,
+			build: func(b *pathBuilder) { b.user(10).asst(10, 0, call{"read", "x"}).tool(10) },
+			want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{}, TokensBefore: 10, Files: noFiles,
+				HistoryRequest: "history"},
+		},
+		{
+			name:  "only non-message entries after a compaction: no cut points",
+			keep:  10,
+			build: func(b *pathBuilder) { b.user(10).asst(10, 0).compaction("S1", "e0", "", false).modelChange().label("e0") },
+			want: prepSummary{FirstKept: "e3", TurnStart: -1, History: []string{}, Prefix: []string{}, TokensBefore: 1,
+				Previous: "S1", Files: noFiles, HistoryRequest: "history-update"},
+		},
+		{
+			name:  "bashExecution cut: split flag, empty prefix, one request",
+			keep:  10,
+			build: func(b *pathBuilder) { b.user(100).asst(100, 0).bash(10, false) },
+			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 2, History: []string{"user", "assistant"}, Prefix: []string{},
+				TokensBefore: 10, Files: noFiles, HistoryRequest: "history"},
+		},
+		{
+			name:  "custom_message cut after the pull-back: split flag, empty prefix",
+			keep:  100,
+			build: func(b *pathBuilder) { b.user(100).asst(100, 0).customMessage(fill(1000)).asst(100, 0) },
+			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 2, History: []string{"user", "assistant"}, Prefix: []string{},
+				Files: noFiles, HistoryRequest: "history"},
+		},
+		{
+			name:  "a custom_message adds no tokens to the walk",
+			keep:  150,
+			build: func(b *pathBuilder) { b.user(100).asst(100, 0).customMessage(fill(1000)).asst(100, 0) },
+			want: prepSummary{FirstKept: "e1", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user"},
+				Files: noFiles, PrefixRequest: "turn-prefix"},
+		},
+		{
+			name: "an extension's previous compaction: summary used, details ignored",
+			keep: 10,
+			build: func(b *pathBuilder) {
+				b.user(10).compaction("EXT", "e0", `{"readFiles":["x.ts"],"modifiedFiles":["y.ts"]}`, true).user(100).asst(100, 0)
+			},
+			want: prepSummary{FirstKept: "e3", Split: true, TurnStart: 2, History: []string{}, Prefix: []string{"user"},
+				TokensBefore: 0, Previous: "EXT", Files: noFiles, PrefixRequest: "turn-prefix"},
+		},
+		{
+			name:  "no turn start in the window: not split, everything before goes to history",
+			keep:  100,
+			build: func(b *pathBuilder) { b.user(10).compaction("S", "e0", "", false).asst(100, 0, call{"bash", "x"}).tool(10).asst(100, 0) },
+			want: prepSummary{FirstKept: "e4", TurnStart: -1, History: []string{"assistant", "toolResult"}, Prefix: []string{},
+				TokensBefore: 0, Previous: "S", Files: noFiles, HistoryRequest: "history-update"},
+		},
+		{
+			name:  "a user cut pulled back over a branch summary and a label splits the previous turn",
+			keep:  100,
+			build: func(b *pathBuilder) { b.user(100).asst(100, 0).label("e0").branchSummary("went elsewhere", "", false).user(100) },
+			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user", "assistant"},
+				TokensBefore: 104, Files: noFiles, PrefixRequest: "turn-prefix"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b pathBuilder
+			tc.build(&b)
+			p, err := Prepare(b.path(t), settingsKeep(tc.keep))
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("Prepare error = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, summarize(p)); diff != "" {
+				t.Errorf("preparation (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPrepareNoID(t *testing.T) {
+	path := parseLines(t,
+		`{"type":"message","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}`,
+	)
+	if _, err := Prepare(path, DefaultSettings()); !errors.Is(err, ErrNothingToCompact) {
+		t.Fatalf("Prepare = %v, want ErrNothingToCompact", err)
+	}
+}
+
+func TestEmptyConversationRequest(t *testing.T) {
+	var b pathBuilder
+	b.user(10).asst(10, 0)
+	p, err := Prepare(b.path(t), settingsKeep(100000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, pre := p.Requests("be brief")
+	if pre != nil {
+		t.Fatalf("unexpected turn-prefix request")
+	}
+	want := "<conversation>\n\n</conversation>\n\n" + HistoryPrompt + "\n\nAdditional focus: be brief"
+	if diff := cmp.Diff(want, h.Prompt); diff != "" {
+		t.Errorf("prompt (-want +got):\n%s", diff)
+	}
+}
+
+func TestUpdateRequestPrompt(t *testing.T) {
+	var b pathBuilder
+	b.userText("first").asst(5, 0).compaction("OLD SUMMARY", "e0", "", false).userText("second").asst(5, 0).userText("third")
+	p, err := Prepare(b.path(t), settingsKeep(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<conversation>\n[User]: second\n\n[Assistant]: " + strings.Repeat("y", 20) + "\n</conversation>\n\n" +
+		"<previous-summary>\nOLD SUMMARY\n</previous-summary>\n\n" + UpdatePrompt
+	if diff := cmp.Diff(want, p.History.Prompt); diff != "" {
+		t.Errorf("prompt (-want +got):\n%s", diff)
+	}
+	if p.History.SystemPrompt != SystemPrompt || p.History.MaxTokens != 13107 || p.History.Reasoning != "" {
+		t.Errorf("request parameters: %q %d %q", p.History.SystemPrompt[:20], p.History.MaxTokens, p.History.Reasoning)
+	}
+}
+
+func TestCompactErrors(t *testing.T) {
+	var b pathBuilder
+	b.user(100).asst(100, 0).user(100).asst(100, 0)
+	p, err := Prepare(b.path(t), settingsKeep(201)) // E2: only a turn-prefix request
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	_, err = Compact(t.Context(), p, Func(func(context.Context, Request) (string, error) { return "", boom }), "")
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "turn prefix") {
+		t.Fatalf("Compact error = %v", err)
+	}
+}
+
+func TestTokensBeforeNaN(t *testing.T) {
+	path := parseLines(t,
+		`{"type":"message","id":"a","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}`,
+		`{"type":"message","id":"b","parentId":"a","timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"assistant","content":[],"usage":{"input":5},"stopReason":"stop","timestamp":1}}`,
+	)
+	p, err := Prepare(path, DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(p.TokensBefore) {
+		t.Fatalf("TokensBefore = %v, want NaN", p.TokensBefore)
+	}
+}

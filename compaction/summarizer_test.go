@@ -1,0 +1,206 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout"
+)
+
+func sampleRequest(t *testing.T) Request {
+	t.Helper()
+	var b pathBuilder
+	b.userText("please fix the parser").asst(20, 0, call{"read", "parse.go"}).tool(5).
+		asst(20, 0, call{"edit", "parse.go"}).tool(1).userText("now add tests").asst(10, 0)
+	p, err := Prepare(b.path(t), settingsKeep(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *p.History
+}
+
+func TestFixed(t *testing.T) {
+	got, err := Fixed("S").Summarize(t.Context(), Request{})
+	if err != nil || got != "S" {
+		t.Fatalf("Fixed = %q, %v", got, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := Fixed("S").Summarize(ctx, Request{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Fixed on a cancelled context = %v", err)
+	}
+}
+
+func needSh(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("needs a POSIX shell")
+	}
+}
+
+func TestCommand(t *testing.T) {
+	needSh(t)
+	req := sampleRequest(t)
+	tests := []struct {
+		name    string
+		script  string
+		json    bool
+		want    string
+		wantErr string
+	}{
+		{name: "prompt on stdin, stdout is the summary", script: `cat; printf '\n\n'`, want: req.Prompt},
+		{name: "metadata in the environment", script: `printf '%s %s [%s]' "$SESSCTL_SUMMARY_KIND" "$SESSCTL_MAX_TOKENS" "$SESSCTL_REASONING"`, want: "history 13107 []"},
+		{name: "system prompt in the environment", script: `printf '%s' "$SESSCTL_SYSTEM_PROMPT"`, want: SystemPrompt},
+		{name: "JSON request on stdin", script: `cat`, json: true, want: string(RequestJSON(req))},
+		{name: "non-zero exit carries stderr", script: `echo 'model not found' >&2; exit 3`, wantErr: "exit status 3: model not found"},
+		{name: "no output is an error", script: `printf '  \n'`, wantErr: "printed no summary"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Command{Path: "sh", Args: []string{"-c", tc.script}, JSON: tc.json}
+			got, err := c.Summarize(t.Context(), req)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRequestJSON(t *testing.T) {
+	req := Request{Kind: KindBranch, SystemPrompt: "s", Prompt: "p<&>", MaxTokens: 2048, ConversationText: "c",
+		CustomInstructions: "focus", ReplaceInstructions: true, Messages: msgs(`{"role":"user","content":"x"}`)}
+	want := `{"kind":"branch","systemPrompt":"s","prompt":"p<&>","maxTokens":2048,"reasoning":null,"conversationText":"c","previousSummary":null,"customInstructions":"focus","replaceInstructions":true,"messages":[{"role":"user","content":"x"}]}`
+	got := RequestJSON(req)
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if !layout.Valid(got) {
+		t.Errorf("not valid JSON")
+	}
+}
+
+func TestCommandCancelKillsIt(t *testing.T) {
+	needSh(t)
+	started := filepath.Join(t.TempDir(), "started")
+	// The shell starts a child that outlives a plain kill of the shell;
+	// cancelling must still end Summarize (the process group is killed).
+	c := &Command{Path: "sh", Args: []string{"-c", `touch "$0"; sleep 600; echo late`, started}}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Summarize(ctx, Request{Prompt: "x"})
+		done <- err
+	}()
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("command ended before it was cancelled: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Summarize after cancel = %v, want context.Canceled", err)
+	}
+}
+
+func TestOffline(t *testing.T) {
+	req := sampleRequest(t)
+	s1, err := Offline{}.Summarize(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := Offline{}.Summarize(t.Context(), req)
+	if s1 != s2 {
+		t.Fatalf("offline summary is not deterministic")
+	}
+	want := `## Goal
+- please fix the parser
+
+## Constraints & Preferences
+(none recorded)
+
+## Progress
+### Done
+- [x] 2 assistant replies, 2 tool calls (edit 1, read 1)
+- [x] Modified: parse.go
+
+### In Progress
+- [ ] please fix the parser
+
+### Blocked
+(none)
+
+## Key Decisions
+(not recorded: sessctl wrote this summary offline, without a model)
+
+## Next Steps
+1. Continue with the latest request: please fix the parser
+
+## Critical Context
+- Last assistant message: ` + strings.Repeat("y", 57)
+	if diff := cmp.Diff(want, s1); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestOfflineKinds(t *testing.T) {
+	var b pathBuilder
+	b.userText("first task").asst(10, 0).
+		compaction("## Goal\n- old goal\n\n<read-files>\nr.ts\n</read-files>", "e0", `{"readFiles":["r.ts"],"modifiedFiles":[]}`, false).
+		userText("second task").asst(10, 0).userText("third task").asst(30, 0, call{"read", "a.go"}).tool(10).asst(30, 0, call{"write", "b.go"}).tool(10).asst(10, 0)
+	p, err := Prepare(b.path(t), settingsKeep(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.History == nil || p.TurnPrefix == nil {
+		t.Fatalf("want a split turn with both requests, got %+v", summarize(p))
+	}
+	res, err := Compact(t.Context(), p, Offline{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"## Original Request\nthird task",
+		"## Goal\n- second task\n",
+		"## Context for Suffix\n",
+		"## Earlier Summary\n> ## Goal\n> - old goal",
+		SplitTurnSeparator,
+		"<read-files>\na.go\nr.ts\n</read-files>",
+		"<modified-files>\nb.go\n</modified-files>",
+	} {
+		if !strings.Contains(res.Summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, res.Summary)
+		}
+	}
+	if strings.Contains(res.Summary, "> <read-files>") {
+		t.Errorf("earlier file lists were not stripped:\n%s", res.Summary)
+	}
+	branch, err := Offline{}.Summarize(t.Context(), Request{Kind: KindBranch, Messages: p.TurnPrefixMessages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(branch, "Critical Context") || !strings.Contains(branch, "## Next Steps") {
+		t.Errorf("branch summary:\n%s", branch)
+	}
+}

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,6 +73,9 @@ type ListOptions struct {
 	Progress func(loaded, total int)
 	// FS is the filesystem; nil means layout.OS().
 	FS layout.FS
+	// NoIndex reads every file instead of using the list index (see
+	// IndexName); the index is then neither read nor written.
+	NoIndex bool
 }
 
 func (o ListOptions) fs() layout.FS { return orOS(o.FS) }
@@ -95,14 +100,14 @@ func List(ctx context.Context, cwd string, o ListOptions) ([]SessionInfo, error)
 			return nil, err
 		}
 	}
-	names, err := sessionFiles(o.fs(), dir)
+	files, err := sessionFiles(o.fs(), dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return []SessionInfo{}, nil
 		}
 		return nil, err
 	}
-	return listFiles(ctx, o, names)
+	return listFiles(ctx, o, []dirFiles{files})
 }
 
 // ListAll returns the sessions of every per-cwd directory under
@@ -125,49 +130,106 @@ func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
 		}
 		return nil, err
 	}
-	var files []string
+	var dirs []dirFiles
 	for _, d := range ents {
 		if d.Type()&fs.ModeSymlink != 0 || !d.IsDir() {
 			continue
 		}
-		names, err := sessionFiles(fsys, filepath.Join(root, d.Name()))
+		files, err := sessionFiles(fsys, filepath.Join(root, d.Name()))
 		if err != nil {
 			continue
 		}
-		files = append(files, names...)
+		dirs = append(dirs, files)
 	}
-	return listFiles(ctx, o, files)
+	return listFiles(ctx, o, dirs)
 }
 
-// sessionFiles lists the *.jsonl files of dir, by name.
-func sessionFiles(fsys layout.FS, dir string) ([]string, error) {
+// dirFiles is one directory's *.jsonl files.
+type dirFiles struct {
+	dir   string
+	names []string
+	stats []fs.FileInfo // lstat of each file; nil when it failed
+}
+
+// sessionFiles lists the *.jsonl files of dir, by name, with their stats.
+func sessionFiles(fsys layout.FS, dir string) (dirFiles, error) {
+	out := dirFiles{dir: dir}
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	var out []string
 	for _, d := range ents {
-		if layout.IsSessionFileName(d.Name()) && !d.IsDir() {
-			out = append(out, filepath.Join(dir, d.Name()))
+		if !layout.IsSessionFileName(d.Name()) || d.IsDir() {
+			continue
 		}
+		st, err := d.Info()
+		if err != nil {
+			st = nil
+		}
+		out.names = append(out.names, d.Name())
+		out.stats = append(out.stats, st)
 	}
 	return out, nil
 }
 
-// listFiles builds the infos of files on every CPU and sorts them.
-func listFiles(ctx context.Context, o ListOptions, files []string) ([]SessionInfo, error) {
-	infos := make([]*SessionInfo, len(files))
-	var mu sync.Mutex
+// listFiles builds the infos of the files (from the list index where it is
+// valid, reading the others on every CPU), refreshes the indexes, and sorts.
+func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionInfo, error) {
+	type job struct {
+		dir, name string
+		st        fs.FileInfo
+		slot      int
+	}
+	total := 0
+	for _, d := range dirs {
+		total += len(d.names)
+	}
+	infos := make([]*SessionInfo, total)
+	fsys := o.fs()
+	now := time.Now()
+	var jobs []job
+	indexes := make([]map[string]indexEntry, len(dirs))
+	dirty := make([]bool, len(dirs))
+	slot := 0
 	done := 0
+	for di, d := range dirs {
+		if !o.NoIndex {
+			indexes[di] = readIndex(fsys, d.dir)
+			if len(indexes[di]) != len(d.names) {
+				dirty[di] = true // files came or went
+			}
+		}
+		for i, name := range d.names {
+			st := d.stats[i]
+			if ix := indexes[di]; ix != nil && st != nil {
+				if ent, ok := ix[name]; ok && ent.size == st.Size() && ent.mtimeNs == st.ModTime().UnixNano() {
+					if ent.info != nil {
+						infos[slot] = ent.info
+					}
+					slot++
+					done++
+					if o.Progress != nil {
+						o.Progress(done, total)
+					}
+					continue
+				}
+				dirty[di] = true
+			}
+			jobs = append(jobs, job{d.dir, name, st, slot})
+			slot++
+		}
+	}
+	var mu sync.Mutex
 	next := 0
-	workers := min(runtime.GOMAXPROCS(0), len(files))
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	var wg sync.WaitGroup
 	var ctxErr error
 	for range workers {
 		wg.Go(func() {
+			var buf []byte // reused: infos copy what they keep
 			for {
 				mu.Lock()
-				if next >= len(files) || ctxErr != nil {
+				if next >= len(jobs) || ctxErr != nil {
 					mu.Unlock()
 					return
 				}
@@ -176,17 +238,17 @@ func listFiles(ctx context.Context, o ListOptions, files []string) ([]SessionInf
 					mu.Unlock()
 					return
 				}
-				i := next
+				j := jobs[next]
 				next++
 				mu.Unlock()
-				info, err := ReadInfo(o.fs(), files[i])
+				info, err := readInfoBuf(fsys, filepath.Join(j.dir, j.name), &buf)
 				if err == nil {
-					infos[i] = info
+					infos[j.slot] = info
 				}
 				mu.Lock()
 				done++
 				if o.Progress != nil {
-					o.Progress(done, len(files))
+					o.Progress(done, total)
 				}
 				mu.Unlock()
 			}
@@ -196,7 +258,34 @@ func listFiles(ctx context.Context, o ListOptions, files []string) ([]SessionInf
 	if ctxErr != nil {
 		return nil, ctxErr
 	}
-	out := make([]SessionInfo, 0, len(files))
+	if !o.NoIndex {
+		slot = 0
+		for di, d := range dirs {
+			fresh := make(map[string]indexEntry, len(d.names))
+			for i, name := range d.names {
+				st := d.stats[i]
+				in := infos[slot]
+				slot++
+				if st == nil {
+					continue
+				}
+				if old, ok := indexes[di][name]; ok && old.size == st.Size() && old.mtimeNs == st.ModTime().UnixNano() {
+					fresh[name] = old
+					continue
+				}
+				// Only files that are not being written right now, and
+				// whose stat still matches what was read, are cached.
+				if !cacheable(st.ModTime(), now) || (in != nil && (in.Size != st.Size() || !in.ModTime.Equal(st.ModTime()))) {
+					continue
+				}
+				fresh[name] = indexEntry{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), info: in}
+			}
+			if dirty[di] {
+				writeIndex(fsys, d.dir, fresh, d.names)
+			}
+		}
+	}
+	out := make([]SessionInfo, 0, total)
 	for _, in := range infos {
 		if in != nil {
 			out = append(out, *in)
@@ -220,113 +309,167 @@ var errNotSession = errors.New("not a session file")
 // first JSON object is not a session header are reported with an error
 // (pi leaves them out of listings). A nil fsys means layout.OS().
 func ReadInfo(fsys layout.FS, path string) (*SessionInfo, error) {
-	fsys = orOS(fsys)
-	data, err := fsys.ReadFile(path)
+	var buf []byte
+	return readInfoBuf(orOS(fsys), path, &buf)
+}
+
+// readInfoBuf is ReadInfo reading into *buf, which it grows and keeps for
+// the next file.
+func readInfoBuf(fsys layout.FS, path string, buf *[]byte) (*SessionInfo, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
-	st, err := fsys.Stat(path)
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
+	data := (*buf)[:0]
+	if int64(cap(data)) < st.Size()+512 {
+		data = make([]byte, 0, st.Size()+4096)
+	}
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF || (err == nil && n == 0) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	*buf = data
 	return InfoFromBytes(path, data, st.ModTime(), st.Size())
 }
 
 // InfoFromBytes computes a SessionInfo from a file's bytes, mtime and
-// size.
+// size. The result shares no memory with data.
 func InfoFromBytes(path string, data []byte, mtime time.Time, size int64) (*SessionInfo, error) {
-	p := layout.ParseFile(data)
-	if len(p.Entries) == 0 || !p.Entries[0].IsHeader() {
-		return nil, errNotSession
-	}
-	return infoFromEntries(path, p.Entries, mtime, size), nil
+	var b infoBuilder
+	b.start(path, mtime, size)
+	layout.EachEntry(data, func(e *layout.Entry) bool { return b.add(e) })
+	return b.finish()
 }
 
-func infoFromEntries(path string, entries []layout.Entry, mtime time.Time, size int64) *SessionInfo {
-	h := &entries[0]
-	info := &SessionInfo{Path: path, Size: size, ModTime: mtime}
-	info.ID, _ = h.Field("id")
-	if cwd, ok := h.StringField("cwd"); ok {
-		info.Cwd = cwd
-	}
-	if ps, ok := h.Field("parentSession"); ok {
-		info.ParentSessionPath = ps
-	}
-	ts, tsOK := h.Field("timestamp")
-	headerMs, headerOK := dateValue(ts, tsOK)
-	if headerOK {
-		info.Created, info.CreatedValid = time.UnixMilli(int64(headerMs)).UTC(), true
-	}
-	var texts []string
-	first := ""
-	var last float64
-	hasLast := false
-	for i := range entries {
-		e := &entries[i]
-		switch e.Type {
-		case layout.TypeSessionInfo:
-			if n, ok := e.Field("name"); ok && truthy(n) {
-				if s, ok := layout.String(n); ok {
-					info.Name, info.HasName = jsTrim(s), true
-				}
-			}
-			continue
-		case layout.TypeMessage:
-		default:
-			continue
+// infoBuilder computes a SessionInfo entry by entry.
+type infoBuilder struct {
+	info      *SessionInfo
+	header    bool // the first object was a session header
+	seen      bool // any object was seen
+	headerMs  float64
+	headerOK  bool
+	headerStr bool
+	texts     []string
+	first     string
+	last      float64
+	hasLast   bool
+}
+
+func (b *infoBuilder) start(path string, mtime time.Time, size int64) {
+	b.info = &SessionInfo{Path: path, Size: size, ModTime: mtime}
+}
+
+// add takes the next object line; it returns false once the file is known
+// not to be a session.
+func (b *infoBuilder) add(e *layout.Entry) bool {
+	info := b.info
+	if !b.seen {
+		b.seen = true
+		if !e.IsHeader() {
+			return false
 		}
-		info.MessageCount++
-		msg := e.Message()
-		if msg == nil || (e.Role != "user" && e.Role != "assistant") {
-			continue
+		b.header = true
+		if id, ok := e.Field("id"); ok {
+			info.ID = bytes.Clone(id)
 		}
-		var content, mts []byte
-		var hasContent bool
-		_ = layout.Members(msg, func(m *layout.Member) bool {
-			switch {
-			case m.KeyIs("content"):
-				content, hasContent = m.Value, true
-			case m.KeyIs("timestamp"):
-				mts = m.Value
-			}
-			return true
-		})
-		r := e.Role
-		if !hasContent {
-			continue
+		if cwd, ok := e.StringField("cwd"); ok {
+			info.Cwd = cwd
 		}
-		if f, ok := layout.Number(mts); ok {
-			if !hasLast || f > last {
-				last, hasLast = f, true
-			}
-		} else if ms, ok := layout.ParseDate(e.Timestamp); ok && e.Timestamp != "" {
-			if !hasLast || ms > last {
-				last, hasLast = ms, true
+		if ps, ok := e.Field("parentSession"); ok {
+			info.ParentSessionPath = bytes.Clone(ps)
+		}
+		ts, tsOK := e.Field("timestamp")
+		b.headerMs, b.headerOK = dateValue(ts, tsOK)
+		b.headerStr = layout.KindOf(ts) == layout.KindString
+		if b.headerOK {
+			info.Created, info.CreatedValid = time.UnixMilli(int64(b.headerMs)).UTC(), true
+		}
+		return true
+	}
+	switch e.Type {
+	case layout.TypeSessionInfo:
+		if n, ok := e.Field("name"); ok && truthy(n) {
+			if s, ok := layout.String(n); ok {
+				info.Name, info.HasName = jsTrim(s), true
 			}
 		}
-		text := textOf(content)
-		if text == "" {
-			continue
+		return true
+	case layout.TypeMessage:
+	default:
+		return true
+	}
+	info.MessageCount++
+	msg := e.Message()
+	if msg == nil || (e.Role != "user" && e.Role != "assistant") {
+		return true
+	}
+	var content, mts []byte
+	var hasContent bool
+	_ = layout.Members(msg, func(m *layout.Member) bool {
+		switch {
+		case m.KeyIs("content"):
+			content, hasContent = m.Value, true
+		case m.KeyIs("timestamp"):
+			mts = m.Value
 		}
-		texts = append(texts, text)
-		if first == "" && r == "user" {
-			first = text
+		return true
+	})
+	if !hasContent {
+		return true
+	}
+	if f, ok := layout.Number(mts); ok {
+		if !b.hasLast || f > b.last {
+			b.last, b.hasLast = f, true
+		}
+	} else if ms, ok := layout.ParseDate(e.Timestamp); ok && e.Timestamp != "" {
+		if !b.hasLast || ms > b.last {
+			b.last, b.hasLast = ms, true
 		}
 	}
-	if first == "" {
-		first = "(no messages)"
+	text := textOf(content)
+	if text == "" {
+		return true
 	}
-	info.FirstMessage = first
-	info.AllMessagesText = strings.Join(texts, " ")
+	b.texts = append(b.texts, text)
+	if b.first == "" && e.Role == "user" {
+		b.first = text
+	}
+	return true
+}
+
+func (b *infoBuilder) finish() (*SessionInfo, error) {
+	if !b.header {
+		return nil, errNotSession
+	}
+	info := b.info
+	info.FirstMessage = b.first
+	if info.FirstMessage == "" {
+		info.FirstMessage = "(no messages)"
+	}
+	info.AllMessagesText = strings.Join(b.texts, " ")
 	switch {
-	case hasLast && last > 0:
-		info.Modified = time.UnixMilli(int64(last)).UTC()
-	case headerOK && layout.KindOf(ts) == layout.KindString:
+	case b.hasLast && b.last > 0:
+		info.Modified = time.UnixMilli(int64(b.last)).UTC()
+	case b.headerOK && b.headerStr:
 		info.Modified = info.Created
 	default:
-		info.Modified = mtime.UTC()
+		info.Modified = info.ModTime.UTC()
 	}
-	return info
+	return info, nil
 }
 
 // dateValue is new Date(v).getTime() for a JSON value: strings parse,
@@ -431,13 +574,14 @@ func truthy(v []byte) bool {
 // layout.OS().
 func FindMostRecent(fsys layout.FS, dir string) (path string, ok bool) {
 	fsys = orOS(fsys)
-	names, err := sessionFiles(fsys, dir)
+	files, err := sessionFiles(fsys, dir)
 	if err != nil {
 		return "", false
 	}
 	var best string
 	var bestTime time.Time
-	for _, name := range names {
+	for _, n := range files.names {
+		name := filepath.Join(dir, n)
 		if !headerInFirst512(fsys, name) {
 			continue
 		}

@@ -40,6 +40,7 @@ type Session struct {
 	f       layout.File // append handle, open while the file exists and we write
 	fileID  fs.FileInfo // identity of the file we append to
 	writeEr error       // sticky: set by a failed write or sync
+	wrote   bool        // this session wrote to its file (the list index needs refreshing)
 	closed  bool
 
 	release func() error // releases the writer lock
@@ -152,8 +153,13 @@ func (s *Session) switchFile(ctx context.Context, file string) error {
 	return nil
 }
 
-// closeFile closes the append handle and releases the lock.
+// closeFile closes the append handle and releases the lock, after
+// refreshing the file's list index entry if this session wrote to it.
 func (s *Session) closeFile() error {
+	if s.wrote && s.writeEr == nil {
+		s.refreshIndex()
+	}
+	s.wrote = false
 	var err error
 	if s.f != nil {
 		err = s.f.Close()

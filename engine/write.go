@@ -90,6 +90,7 @@ func (s *Session) createFile(line []byte) error {
 	if err := layout.WriteFileAtomic(fsys, s.file, buf, layout.FileMode); err != nil {
 		return s.fail(err)
 	}
+	s.wrote = true
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
 	return nil
@@ -120,6 +121,7 @@ func (s *Session) writeAppend(buf []byte) error {
 	if _, err := s.f.Write(buf); err != nil {
 		return s.fail(fmt.Errorf("append to %s: %w", s.file, err))
 	}
+	s.wrote = true
 	if s.opts.Sync == SyncEach {
 		if err := s.f.Sync(); err != nil {
 			return s.fail(fmt.Errorf("sync %s: %w", s.file, err))

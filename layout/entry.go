@@ -562,3 +562,31 @@ func jsSpaceRune(r rune) bool {
 	}
 	return r >= 0x2000 && r <= 0x200A
 }
+
+// EachEntry calls fn for every object line of a session file in order,
+// with the same reading rules as ParseFile, without building a slice: the
+// *Entry is reused between calls and its Raw aliases data, so fn must copy
+// what it keeps. It stops when fn returns false.
+func EachEntry(data []byte, fn func(e *Entry) bool) {
+	s, end := jsTrimBounds(data)
+	var e Entry
+	for pos := s; pos < end; {
+		nl := bytes.IndexByte(data[pos:end], '\n')
+		stop, next := end, end
+		if nl >= 0 {
+			stop = pos + nl
+			next = stop + 1
+		}
+		seg := data[pos:stop]
+		if !jsBlank(seg) {
+			var err error
+			if e, err = ParseEntry(seg); err == nil {
+				e.Offset = int64(pos)
+				if !fn(&e) {
+					return
+				}
+			}
+		}
+		pos = next
+	}
+}

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -475,11 +476,8 @@ func String(v []byte) (s string, ok bool) {
 // string. Escaped lone surrogates become U+FFFD, as Go strings cannot hold
 // them.
 func decodeStringBody(b []byte) (string, bool) {
-	j := 0
-	for j < len(b) && b[j] != '\\' {
-		j++
-	}
-	if j == len(b) {
+	j := bytes.IndexByte(b, '\\')
+	if j < 0 {
 		return string(b), true
 	}
 	out := make([]byte, 0, len(b))
@@ -487,8 +485,13 @@ func decodeStringBody(b []byte) (string, bool) {
 	for i := j; i < len(b); {
 		c := b[i]
 		if c != '\\' {
-			out = append(out, c)
-			i++
+			// Copy the run up to the next escape in one go.
+			k := bytes.IndexByte(b[i:], '\\')
+			if k < 0 {
+				k = len(b) - i
+			}
+			out = append(out, b[i:i+k]...)
+			i += k
 			continue
 		}
 		if i+1 >= len(b) {

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
@@ -15,7 +19,7 @@ var listCommand = &command{
 	name:    "list",
 	summary: "list sessions, newest first",
 	usage: `
-Usage: sessctl list [--dir DIR | --cwd DIR | --all] [--indusagi] [--json]
+Usage: sessctl list [--dir DIR | --cwd DIR | --all] [--indusagi] [--json] [--no-index]
 
 Lists the sessions of the current directory's project (pi's list()), or of
 another working directory (--cwd), of an explicit session directory
@@ -26,6 +30,11 @@ The human table shows the modification time, the number of messages, the
 session id and the name or first message. --json prints pi's SessionInfo
 objects: path, id, cwd, name, parentSessionPath, created, modified,
 messageCount, firstMessage, allMessagesText.
+
+Listing keeps a cache of each directory's session summaries in a file named
+.sessctl-list-index beside the sessions, used only for files whose size
+and modification time are unchanged; it is safe to delete. --no-index
+reads every file.
 
 The store is pi's (PI_CODING_AGENT_DIR, default ~/.pi/agent); --indusagi
 uses indusagi's (INDUSAGI_AGENT_DIR, INDUSAGI_CODING_AGENT_DIR, INDUSAGI_DIR,
@@ -47,6 +56,7 @@ func runList(e *env, args []string) int {
 	all := fs.Bool("all", false, "list the sessions of every working directory")
 	indusagi := fs.Bool("indusagi", false, "use indusagi's store instead of pi's")
 	asJSON := fs.Bool("json", false, "print JSON")
+	noIndex := fs.Bool("no-index", false, "read every session file instead of using the list index")
 	if code := e.parse(listCommand, fs, args); code >= 0 {
 		return code
 	}
@@ -62,7 +72,7 @@ func runList(e *env, args []string) int {
 	if n > 1 {
 		return e.usageError("--dir, --cwd and --all cannot be combined")
 	}
-	o := engine.ListOptions{}
+	o := engine.ListOptions{NoIndex: *noIndex}
 	if *indusagi {
 		o.Agent = layout.AgentIndusagi
 	}
@@ -87,18 +97,7 @@ func runList(e *env, args []string) int {
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
 	if *asJSON {
-		w.WriteString("[")
-		for i := range infos {
-			if i > 0 {
-				w.WriteString(",")
-			}
-			w.WriteString("\n  ")
-			engine.WriteInfo(w, &infos[i])
-		}
-		if len(infos) > 0 {
-			w.WriteString("\n")
-		}
-		w.WriteString("]\n")
+		writeInfosJSON(w, infos)
 		return exitOK
 	}
 	if len(infos) == 0 {
@@ -116,6 +115,39 @@ func runList(e *env, args []string) int {
 			in.MessageCount, shortID(in.IDString()), oneLine(title, 60))
 	}
 	return exitOK
+}
+
+// writeInfosJSON prints infos as a JSON array, one element per line,
+// encoding chunks of them on every CPU.
+func writeInfosJSON(w io.Writer, infos []engine.SessionInfo) {
+	io.WriteString(w, "[")
+	const chunk = 256
+	n := (len(infos) + chunk - 1) / chunk
+	bufs := make([]bytes.Buffer, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for c := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			b := &bufs[c]
+			for i := c * chunk; i < min(len(infos), (c+1)*chunk); i++ {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				b.WriteString("\n  ")
+				engine.WriteInfo(b, &infos[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i := range bufs {
+		w.Write(bufs[i].Bytes())
+	}
+	if len(infos) > 0 {
+		io.WriteString(w, "\n")
+	}
+	io.WriteString(w, "]\n")
 }
 
 func shortID(id string) string {

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sessctl/sessctl/layout"
+)
+
+// The list index caches each session file's SessionInfo in its directory,
+// in a file named IndexName, so that listing thousands of sessions reads
+// one file instead of all of them. It is never the source of truth:
+//
+//   - an entry is used only while the file's size and modification time
+//     (nanoseconds) are what they were when it was made, and files modified
+//     in the last two seconds are never cached, so a change within the
+//     filesystem's timestamp granularity cannot go unnoticed;
+//   - the index is JSON lines, later lines for a name replacing earlier
+//     ones: a writer that closes a session appends its fresh entry, and
+//     listing rewrites the index when it found stale or missing entries;
+//   - a missing, damaged or foreign index is ignored and rebuilt; deleting
+//     it is always safe. It holds message text, so it is created 0600.
+
+// IndexName is the name of the list index file in a session directory.
+// It does not end in ".jsonl", so no session loader mistakes it for a
+// session.
+const IndexName = ".sessctl-list-index"
+
+const indexVersion = `{"sessctlListIndex":1}`
+
+// racyWindow is how recent a modification time must be for a file not to
+// be cached (see the package comment on the list index).
+const racyWindow = 2 * time.Second
+
+// indexEntry is one cached file.
+type indexEntry struct {
+	size    int64
+	mtimeNs int64
+	info    *SessionInfo // nil: the file is not a session
+}
+
+// readIndex loads dir's index; a missing or unusable index gives an empty
+// map.
+func readIndex(fsys layout.FS, dir string) map[string]indexEntry {
+	out := map[string]indexEntry{}
+	data, err := layout.ReadFile(fsys, filepath.Join(dir, IndexName))
+	if err != nil {
+		return out
+	}
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 || string(data[:nl]) != indexVersion {
+		return out
+	}
+	body := data[nl+1:]
+	// Decode the halves of a large index on separate CPUs; later lines
+	// win, so the second half is applied last.
+	parts := [][]byte{body}
+	if len(body) > 1<<20 {
+		cut := len(body) / 2
+		if k := bytes.IndexByte(body[cut:], '\n'); k >= 0 {
+			parts = [][]byte{body[:cut+k+1], body[cut+k+1:]}
+		}
+	}
+	type kv struct {
+		name string
+		ent  indexEntry
+	}
+	results := make([][]kv, len(parts))
+	var wg sync.WaitGroup
+	for i, part := range parts {
+		wg.Go(func() {
+			for len(part) > 0 {
+				line := part
+				if k := bytes.IndexByte(part, '\n'); k >= 0 {
+					line, part = part[:k], part[k+1:]
+				} else {
+					part = nil
+				}
+				if len(line) == 0 {
+					continue
+				}
+				if name, ent, ok := decodeIndexLine(dir, line); ok {
+					results[i] = append(results[i], kv{name, ent})
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, r := range results {
+		for _, x := range r {
+			out[x.name] = x.ent
+		}
+	}
+	return out
+}
+
+// decodeIndexLine reads {"name","size","mtimeNs","info"?}. A damaged line
+// is skipped.
+func decodeIndexLine(dir string, line []byte) (string, indexEntry, bool) {
+	var name string
+	var ent indexEntry
+	var infoRaw []byte
+	hasName, hasSize, hasMtime := false, false, false
+	err := layout.Members(line, func(m *layout.Member) bool {
+		switch {
+		case m.KeyIs("name"):
+			name, hasName = layout.String(m.Value)
+		case m.KeyIs("size"):
+			f, ok := layout.Number(m.Value)
+			ent.size, hasSize = int64(f), ok
+		case m.KeyIs("mtimeNs"):
+			// Nanoseconds exceed a double's precision: kept as a string.
+			s, ok := layout.String(m.Value)
+			if ok {
+				var n int64
+				for _, c := range []byte(s) {
+					if c < '0' || c > '9' {
+						ok = false
+						break
+					}
+					n = n*10 + int64(c-'0')
+				}
+				ent.mtimeNs, hasMtime = n, ok
+			}
+		case m.KeyIs("info"):
+			infoRaw = m.Value
+		}
+		return true
+	})
+	if err != nil || !hasName || !hasSize || !hasMtime || layout.CheckName(name) != nil {
+		return "", ent, false
+	}
+	if layout.KindOf(infoRaw) == layout.KindObject {
+		info, ok := decodeInfo(infoRaw)
+		if !ok {
+			return "", ent, false
+		}
+		info.Path = filepath.Join(dir, name)
+		info.Size = ent.size
+		info.ModTime = time.Unix(0, ent.mtimeNs)
+		ent.info = info
+	}
+	return name, ent, true
+}
+
+// encodeIndexLine writes one index line, newline included.
+func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
+	b := layout.NewObject(256).String("name", name).Number("size", float64(ent.size)).
+		String("mtimeNs", itoa(ent.mtimeNs))
+	if ent.info != nil {
+		b.Raw("info", encodeInfo(ent.info))
+	}
+	dst = append(dst, b.Bytes()...)
+	return append(dst, '\n')
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// encodeInfo stores the fields of a SessionInfo that are not derived from
+// the file's path and stat.
+func encodeInfo(in *SessionInfo) []byte {
+	b := layout.NewObject(256+len(in.AllMessagesText)).Raw("id", orNull(in.ID)).String("cwd", in.Cwd)
+	if in.HasName {
+		b.String("name", in.Name)
+	}
+	if in.ParentSessionPath != nil {
+		b.Raw("parentSessionPath", in.ParentSessionPath)
+	}
+	if in.CreatedValid {
+		b.Number("created", float64(in.Created.UnixMilli()))
+	}
+	return b.Number("modified", float64(in.Modified.UnixMilli())).
+		Number("messageCount", float64(in.MessageCount)).
+		String("firstMessage", in.FirstMessage).
+		String("allMessagesText", in.AllMessagesText).Bytes()
+}
+
+func decodeInfo(raw []byte) (*SessionInfo, bool) {
+	in := &SessionInfo{}
+	ok := true
+	hasModified := false
+	err := layout.Members(raw, func(m *layout.Member) bool {
+		switch {
+		case m.KeyIs("id"):
+			in.ID = bytes.Clone(m.Value)
+		case m.KeyIs("cwd"):
+			in.Cwd, _ = layout.String(m.Value)
+		case m.KeyIs("name"):
+			in.Name, in.HasName = layout.String(m.Value)
+		case m.KeyIs("parentSessionPath"):
+			in.ParentSessionPath = bytes.Clone(m.Value)
+		case m.KeyIs("created"):
+			f, _ := layout.Number(m.Value)
+			in.Created, in.CreatedValid = time.UnixMilli(int64(f)).UTC(), true
+		case m.KeyIs("modified"):
+			f, _ := layout.Number(m.Value)
+			in.Modified, hasModified = time.UnixMilli(int64(f)).UTC(), true
+		case m.KeyIs("messageCount"):
+			f, _ := layout.Number(m.Value)
+			in.MessageCount = int(f)
+		case m.KeyIs("firstMessage"):
+			in.FirstMessage, _ = layout.String(m.Value)
+		case m.KeyIs("allMessagesText"):
+			in.AllMessagesText, _ = layout.String(m.Value)
+		}
+		return true
+	})
+	if err != nil || !hasModified || in.ID == nil {
+		ok = false
+	}
+	return in, ok
+}
+
+// cacheable reports whether a file's stat is old enough to be cached.
+func cacheable(mtime time.Time, now time.Time) bool {
+	return now.Sub(mtime) > racyWindow
+}
+
+// writeIndex replaces dir's index with entries. It is best effort: a cache
+// that cannot be written (read-only store) is simply not kept. It does not
+// fsync: a damaged index after a crash is ignored and rebuilt.
+func writeIndex(fsys layout.FS, dir string, entries map[string]indexEntry, names []string) {
+	buf := make([]byte, 0, 1<<16)
+	buf = append(buf, indexVersion...)
+	buf = append(buf, '\n')
+	for _, n := range names {
+		if ent, ok := entries[n]; ok {
+			buf = encodeIndexLine(buf, n, ent)
+		}
+	}
+	path := filepath.Join(dir, IndexName)
+	tmp := layout.TempName(path)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	if err != nil {
+		return
+	}
+	_, err = f.Write(buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if st, lerr := fsys.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			err = layout.ErrSymlink
+		}
+	}
+	if err == nil {
+		err = fsys.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = fsys.Remove(tmp)
+	}
+}
+
+// appendIndex adds a fresh entry for one file to dir's index, when the
+// directory has an index: the way a writer keeps the cache current. Best
+// effort.
+func appendIndex(fsys layout.FS, dir, name string, ent indexEntry) {
+	path := filepath.Join(dir, IndexName)
+	f, err := fsys.OpenFile(path, os.O_WRONLY|os.O_APPEND|layout.NoFollow, 0)
+	if err != nil {
+		return
+	}
+	_, _ = f.Write(encodeIndexLine(nil, name, ent))
+	_ = f.Close()
+}
+
+// refreshIndex appends this session's listing entry to its directory's
+// list index, when the directory has one, so that the next listing need
+// not read the file: the writer knows exactly what it wrote. The lock is
+// held, so the file cannot have changed since.
+func (s *Session) refreshIndex() {
+	if !s.persist || !s.onDisk || s.file == "" {
+		return
+	}
+	fsys := s.opts.fs()
+	dir, name := filepath.Split(s.file)
+	if _, err := fsys.Lstat(filepath.Join(dir, IndexName)); err != nil {
+		return
+	}
+	st, err := fsys.Stat(s.file)
+	if err != nil {
+		return
+	}
+	var b infoBuilder
+	b.start(s.file, st.ModTime(), st.Size())
+	b.add(&s.header)
+	for _, e := range s.ix.Entries() {
+		b.add(e)
+	}
+	info, err := b.finish()
+	if err != nil {
+		return
+	}
+	appendIndex(fsys, dir, name, indexEntry{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), info: info})
+}

@@ -1,0 +1,165 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/engine"
+	generate "github.com/sessctl/sessctl/internal/workload"
+)
+
+// makeStore writes n small generated sessions with old mtimes.
+func makeStore(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := generate.Dir(dir, n, 6000, 11); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if err := os.Chtimes(filepath.Join(dir, e.Name()), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func listJSON(t *testing.T, dir string, noIndex bool) any {
+	t.Helper()
+	infos, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir, NoIndex: noIndex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return infosJSON(t, infos, dir)
+}
+
+func TestListIndexGivesTheScanResults(t *testing.T) {
+	dir := makeStore(t, 20)
+	scan := listJSON(t, dir, true)
+	if _, err := os.Stat(filepath.Join(dir, engine.IndexName)); err == nil {
+		t.Fatal("NoIndex wrote an index")
+	}
+	first := listJSON(t, dir, false) // builds the index
+	st, err := os.Stat(filepath.Join(dir, engine.IndexName))
+	if err != nil {
+		t.Fatalf("listing did not write an index: %v", err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("index mode %v, want 0600", st.Mode().Perm())
+	}
+	warm := listJSON(t, dir, false) // served from it
+	if diff := cmp.Diff(scan, first); diff != "" {
+		t.Errorf("first indexed list differs from a scan:\n%s", diff)
+	}
+	if diff := cmp.Diff(scan, warm); diff != "" {
+		t.Errorf("warm indexed list differs from a scan:\n%s", diff)
+	}
+}
+
+func TestListIndexNoticesChanges(t *testing.T) {
+	dir := makeStore(t, 5)
+	listJSON(t, dir, false)
+	ents, _ := os.ReadDir(dir)
+	var victim string
+	for _, e := range ents {
+		if filepath.Ext(e.Name()) == ".jsonl" {
+			victim = filepath.Join(dir, e.Name())
+			break
+		}
+	}
+	// Append a user message by hand (as pi would) and backdate the file:
+	// the size changed, so the cached entry must not be used.
+	f, err := os.OpenFile(victim, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"message","id":"feedbeef","parentId":null,"timestamp":"2026-05-01T00:00:00.000Z","message":{"role":"user","content":"a brand new question","timestamp":1777593600000}}` + "\n")
+	f.Close()
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(victim, old, old)
+	if diff := cmp.Diff(listJSON(t, dir, true), listJSON(t, dir, false)); diff != "" {
+		t.Errorf("index served a stale entry after a change:\n%s", diff)
+	}
+	// A new file and a removed file are noticed too.
+	if err := os.Remove(victim); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(listJSON(t, dir, true), listJSON(t, dir, false)); diff != "" {
+		t.Errorf("index kept a removed file:\n%s", diff)
+	}
+}
+
+func TestListIndexDamagedOrRacy(t *testing.T) {
+	cases := []struct {
+		name  string
+		index string
+	}{
+		{"garbage", "not an index\n{{{"},
+		{"empty", ""},
+		{"foreign version", `{"sessctlListIndex":99}` + "\n"},
+		{"damaged line", `{"sessctlListIndex":1}` + "\n" + `{"name":"x.jsonl","size":1,` + "\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := makeStore(t, 4)
+			if err := os.WriteFile(filepath.Join(dir, engine.IndexName), []byte(c.index), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(listJSON(t, dir, true), listJSON(t, dir, false)); diff != "" {
+				t.Errorf("a damaged index changed the listing:\n%s", diff)
+			}
+		})
+	}
+	t.Run("recently modified files are not cached", func(t *testing.T) {
+		dir := makeStore(t, 3)
+		now := time.Now()
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			os.Chtimes(filepath.Join(dir, e.Name()), now, now)
+		}
+		listJSON(t, dir, false)
+		data, _ := os.ReadFile(filepath.Join(dir, engine.IndexName))
+		if len(data) > len(`{"sessctlListIndex":1}`)+1 {
+			t.Errorf("files modified just now were cached:\n%s", data)
+		}
+	})
+}
+
+// A session writer refreshes its entry in an existing index on Close, so
+// the next listing serves it from the index (and gets it right).
+func TestListIndexUpdatedByWrites(t *testing.T) {
+	dir := makeStore(t, 3)
+	listJSON(t, dir, false)
+	s, err := engine.Create(context.Background(), "/home/dev/project", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{
+		`{"role":"user","content":"written through the engine","timestamp":1777593600000}`,
+		`{"role":"assistant","content":[{"type":"text","text":"and indexed on close"}],"provider":"p","model":"m","timestamp":1777593601000}`,
+	} {
+		if _, err := s.AppendMessage([]byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, engine.IndexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), filepath.Base(s.SessionFile())) || !strings.Contains(string(data), "and indexed on close") {
+		t.Fatalf("closing the writer did not add its entry to the index:\n%s", data)
+	}
+	if diff := cmp.Diff(listJSON(t, dir, true), listJSON(t, dir, false)); diff != "" {
+		t.Errorf("indexed listing after a write differs from a scan:\n%s", diff)
+	}
+}

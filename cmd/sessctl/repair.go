@@ -1,0 +1,797 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
+)
+
+var repairCommand = &command{
+	name:    "repair",
+	summary: "salvage a damaged session file into a new, valid one beside it",
+	usage: `
+Usage: sessctl repair [-o OUT] [--json] SESSION
+
+Reads a damaged session file and writes a valid one, keeping every entry
+that can be read. The original is never modified: the result goes to OUT,
+by default <name>.repaired-<unix ms>.jsonl in the same directory, which
+must not exist yet (nothing is ever overwritten). The new file passes
+'sessctl verify'; repair checks that before writing it. When verify finds
+nothing wrong, nothing is written.
+
+What it does, in this order:
+
+  - lines that are not JSON objects are dropped, except for the entries
+    found whole inside them (pi glues its next entry onto a last line
+    that has no newline, and an interrupted write leaves a fragment next
+    to whole entries); a torn last line (an unfinished write) is cut off;
+    every kept line ends in a newline; the original keeps the dropped
+    bytes;
+  - the first "session" line with a string id becomes the header, moved
+    to the top if garbage or entries came before it; other header lines
+    are dropped. Without one, a header is made: the id from a header whose
+    id is a number, else from the file name when it has pi's
+    <time>_<id>.jsonl form, else a UUID made from a hash of the file; the
+    timestamp from that header, the file name, the first entry, or the
+    time of the repair; the cwd from that header, or "" (unknown);
+  - a version 1 or 2 file is migrated to version 3; a version above 3 is
+    refused (exit 4): this sessctl cannot know what it means;
+  - an entry without a string id gets a new one; of entries sharing an id,
+    the first keeps it, a later exact copy of an earlier line is dropped,
+    and any other later entry gets a new id. A reference to a shared id
+    (parentId, a label's targetId, a compaction's firstKeptEntryId, a
+    branch summary's fromId) goes to the copy written most recently
+    before the referring line, or to the first copy when none came
+    before: ids are always made before they are referred to;
+  - an entry whose parent is missing, not a string, itself, or on a
+    parent cycle (the earliest entry of each cycle) is re-parented. When
+    the missing parent was a dropped line whose id and parentId can still
+    be read, the entry takes that line's parent (so only the lost line
+    is skipped). Otherwise it hangs from the entry written just before it
+    in the file, or becomes a root when there is none. pi writes every
+    entry as a child of the leaf of the moment, which is usually the line
+    before, so this keeps the most of the conversation on one branch:
+    pi's context at the leaf walks parent links, and a root would cut it
+    off there. A parent that would close a loop is never chosen.
+
+New ids are 8 hex digits derived from the old id and line, so repairing
+the same file twice gives the same result.
+
+Prints each change with its line in the original file. --json prints one
+object instead:
+
+  {"path": FILE, "output": OUT, "changed": BOOL, "entries": N,
+   "dropped": N, "changes": [{"kind": KIND, "line": N, "id": ID,
+   "message": TEXT}]}
+
+where "output" is null when nothing was written, and KIND is one of
+dropped-line, split-line, cut-torn-tail, added-newline, added-header, moved-header,
+dropped-header, migrated, added-id, dropped-duplicate, renamed-duplicate,
+updated-reference, reparented.
+
+Afterwards, check the result and put it in place of the original:
+  sessctl verify OUT && mv OUT FILE
+
+SESSION is a file path, a session id or a unique id prefix (see --store).
+The file is read without a lock.
+
+Examples:
+  sessctl repair broken.jsonl
+  sessctl repair -o fixed.jsonl 390d8e15
+`,
+}
+
+func init() { register(repairCommand).run = runRepair }
+
+func runRepair(e *env, args []string) int {
+	fs := e.flags(repairCommand)
+	store := storeFlag(fs)
+	out := fs.String("o", "", "write the repaired session to `OUT` (must not exist)")
+	asJSON := fs.Bool("json", false, "print what was changed as JSON")
+	if code := e.parse(repairCommand, fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return e.usageError("expected one SESSION")
+	}
+	path, err := resolveSession(*store, fs.Arg(0))
+	if err != nil {
+		return e.fail(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return e.fail(fmt.Errorf("repair %s: %w", path, err))
+	}
+	res := &repairResult{Path: path, Changes: []finding{}}
+	if verifyData(path, data).OK {
+		return writeRepairResult(e, res, *asJSON)
+	}
+	fixed, err := repairData(path, data, res, time.Now())
+	if err != nil {
+		return e.fail(fmt.Errorf("repair %s: %w", path, err))
+	}
+	if rep := verifyData(path, fixed); !rep.OK {
+		// A bug: say what is still wrong rather than write it.
+		return e.fail(fmt.Errorf("repair %s: %w: %s", path, errVerify, rep.Problems[0].Message))
+	}
+	target := *out
+	if target == "" {
+		target, err = writeBeside(path, fixed)
+	} else {
+		err = writeNew(path, target, fixed)
+	}
+	if err != nil {
+		return e.fail(fmt.Errorf("repair %s: %w", path, err))
+	}
+	res.Output = &target
+	res.Changed = true
+	return writeRepairResult(e, res, *asJSON)
+}
+
+type repairResult struct {
+	Path    string    `json:"path"`
+	Output  *string   `json:"output"`
+	Changed bool      `json:"changed"`
+	Entries int       `json:"entries"`
+	Dropped int       `json:"dropped"`
+	Changes []finding `json:"changes"`
+}
+
+func (r *repairResult) change(kind string, line int, id, format string, a ...any) {
+	r.Changes = append(r.Changes, finding{Kind: kind, Line: line, ID: id, Message: fmt.Sprintf(format, a...)})
+}
+
+func writeRepairResult(e *env, r *repairResult, asJSON bool) int {
+	w := bufio.NewWriter(e.stdout)
+	if asJSON {
+		emitJSON(w, r)
+	} else if r.Output == nil {
+		fmt.Fprintf(w, "%s: nothing to repair; nothing written\n", r.Path)
+	} else {
+		fmt.Fprintf(w, "%s -> %s\n", r.Path, *r.Output)
+		for _, c := range r.Changes {
+			if c.Line > 0 {
+				fmt.Fprintf(w, "  line %d: %s\n", c.Line, c.Message)
+			} else {
+				fmt.Fprintf(w, "  %s\n", c.Message)
+			}
+		}
+		fmt.Fprintf(w, "%s kept, %s dropped; the original is unchanged.\n", plural(r.Entries, "entry", "entries"), plural(r.Dropped, "line", "lines"))
+		fmt.Fprintf(w, "Check it and put it in place: sessctl verify %s && mv %s %s\n",
+			shellQuote(*r.Output), shellQuote(*r.Output), shellQuote(r.Path))
+	}
+	if err := w.Flush(); err != nil {
+		return e.fail(err)
+	}
+	return exitOK
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+@%=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeBeside writes data to <name>.repaired-<ms>.jsonl next to path,
+// picking a name that does not exist.
+func writeBeside(path string, data []byte) (string, error) {
+	base := strings.TrimSuffix(path, ".jsonl")
+	ms := time.Now().UnixMilli()
+	for range 100 {
+		target := base + ".repaired-" + strconv.FormatInt(ms, 10) + ".jsonl"
+		err := writeNew(path, target, data)
+		if !errors.Is(err, fs.ErrExist) {
+			return target, err
+		}
+		ms++
+	}
+	return "", fmt.Errorf("no free name beside %s", path)
+}
+
+// writeNew writes data to target, which must not exist, durably: a
+// temporary file is synced and then linked in place, so target is either
+// absent or complete.
+func writeNew(orig, target string, data []byte) error {
+	if same(orig, target) {
+		return fmt.Errorf("%s is the original: %w", target, fs.ErrExist)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		return fmt.Errorf("%s: %w", target, fs.ErrExist)
+	}
+	fsys := layout.OS()
+	tmp := layout.TempName(target)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", tmp, err)
+	}
+	defer fsys.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if err := fsys.Link(tmp, target); err != nil {
+		return fmt.Errorf("create %s: %w", target, err)
+	}
+	if err := fsys.SyncDir(filepath.Dir(target)); err != nil {
+		return fmt.Errorf("sync directory of %s: %w", target, err)
+	}
+	return nil
+}
+
+func same(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	return aa == ab
+}
+
+// droppedEnvelope reads the id and parentId of a damaged line, which pi
+// writes before the rest of the entry.
+var droppedEnvelope = regexp.MustCompile(`"id":"((?:[^"\\]|\\.)*)","parentId":(null|"(?:[^"\\]|\\.)*")`)
+
+// rentry is an entry being repaired: its bytes change, its line does not.
+type rentry struct {
+	raw  []byte
+	line int
+	id   string
+}
+
+// repairData returns the repaired file; it records what it changed in res.
+func repairData(path string, data []byte, res *repairResult, now time.Time) ([]byte, error) {
+	p := layout.ParseFile(data)
+
+	// 1. Lines that cannot be kept.
+	dropParent := map[string]*string{} // id of a dropped line -> its parent (nil: a root)
+	readDropped := func(b []byte) {
+		if m := droppedEnvelope.FindSubmatch(b); m != nil {
+			id, ok1 := layout.String(append(append([]byte{'"'}, m[1]...), '"'))
+			if !ok1 {
+				return
+			}
+			if string(m[2]) == "null" {
+				dropParent[id] = nil
+			} else if par, ok := layout.String(m[2]); ok {
+				dropParent[id] = &par
+			}
+		}
+	}
+	entries := append([]layout.Entry(nil), p.Entries...)
+	salvaged := false
+	for _, bad := range p.Malformed {
+		line := data[bad.Offset : bad.Offset+int64(bad.Bytes)]
+		readDropped(line)
+		objs, rest := salvageGlued(line)
+		for _, o := range objs {
+			o.en.Line, o.en.Offset = bad.Line, bad.Offset+int64(o.at)
+			entries = append(entries, o.en)
+			salvaged = true
+		}
+		if len(objs) > 0 {
+			if rest == 0 {
+				res.change("split-line", bad.Line, "", "split a line of %d entries glued together", len(objs))
+			} else {
+				res.change("split-line", bad.Line, "", "kept %s found whole in a damaged line, dropped the other %d bytes", plural(len(objs), "entry", "entries"), rest)
+			}
+			if rest > 0 {
+				res.Dropped++
+			}
+			continue
+		}
+		res.Dropped++
+		res.change("dropped-line", bad.Line, "", "dropped a line that is not a JSON object (%s)", cutRunes(strings.TrimSpace(string(line)), 40))
+	}
+	if salvaged {
+		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Offset < entries[j].Offset })
+	}
+	switch p.Tail {
+	case layout.TailTorn:
+		readDropped(data[p.TailOffset:])
+		res.Dropped++
+		res.change("cut-torn-tail", p.Lines, "", "cut off an unfinished last line (%d bytes)", p.Size-p.TailOffset)
+	case layout.TailNoNewline:
+		res.change("added-newline", p.Lines, "", "added the missing newline after the last line")
+	}
+
+	// 2. The header.
+	hdrAt := -1
+	for i := range entries {
+		if entries[i].IsHeader() && entries[i].IDKind == layout.KindString {
+			hdrAt = i
+			break
+		}
+	}
+	var header []byte
+	var body []layout.Entry
+	switch {
+	case hdrAt == 0:
+		header = entries[0].Raw
+	case hdrAt > 0:
+		header = entries[hdrAt].Raw
+		res.change("moved-header", entries[hdrAt].Line, "", "moved the session header to the top, above %s", plural(hdrAt, "line", "lines"))
+	default:
+		header = makeHeader(path, data, entries, now)
+		h, _ := layout.ParseEntry(header)
+		res.change("added-header", 0, h.ID, "added a session header with id %q", h.ID)
+	}
+	for i := range entries {
+		if i == hdrAt {
+			continue
+		}
+		if entries[i].IsHeader() {
+			res.Dropped++
+			res.change("dropped-header", entries[i].Line, "", "dropped an extra session header")
+			continue
+		}
+		body = append(body, entries[i])
+	}
+
+	// 3. The version.
+	hentry, err := layout.ParseEntry(header)
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	v := migrate.VersionOf(&hentry)
+	if math.IsNaN(v) || v > layout.CurrentVersion {
+		return nil, &layout.VersionError{Path: path, Found: v, Max: layout.CurrentVersion}
+	}
+	if migrate.Needed(v) {
+		all := append([]layout.Entry{hentry}, body...)
+		m, _, err := migrate.Entries(all)
+		if err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		header, body = m[0].Raw, m[1:]
+		res.change("migrated", 0, "", "migrated from version %v to %d", v, layout.CurrentVersion)
+	}
+
+	// 4. Ids: every entry gets a unique string id.
+	taken := map[string]bool{}
+	for i := range body {
+		if body[i].IDKind == layout.KindString {
+			taken[body[i].ID] = true
+		}
+	}
+	for id := range dropParent {
+		taken[id] = true
+	}
+	newID := func(seed string, line int) string {
+		for n := 0; ; n++ {
+			sum := sha256.Sum256([]byte(seed + "\x00" + strconv.Itoa(line) + "\x00" + strconv.Itoa(n)))
+			id := hex.EncodeToString(sum[:4])
+			if !taken[id] {
+				taken[id] = true
+				return id
+			}
+		}
+	}
+	type occurrence struct {
+		pos int // position in kept of the copy
+		id  string
+	}
+	occ := map[string][]occurrence{} // original key -> its copies
+	var kept []*rentry
+	firstRaw := map[string][][]byte{}
+	for i := range body {
+		en := &body[i]
+		key := en.ID // a non-string id is "\x00" + its JSON text
+		re := &rentry{raw: en.Raw, line: en.Line, id: en.ID}
+		switch {
+		case en.IDKind == layout.KindAbsent:
+			re.id = newID("", en.Line)
+			re.raw = setMember(re.raw, "id", layout.AppendString(nil, re.id), "type")
+			res.change("added-id", en.Line, re.id, "gave the entry without an id the id %q", re.id)
+			kept = append(kept, re)
+			continue
+		case en.IDKind != layout.KindString:
+			re.id = newID(key, en.Line)
+			re.raw = setMember(re.raw, "id", layout.AppendString(nil, re.id), "type")
+			res.change("added-id", en.Line, re.id, "replaced the non-string id %s with %q", layout.KeyString(key), re.id)
+		case len(occ[key]) > 0:
+			exact := false
+			for _, r := range firstRaw[key] {
+				exact = exact || string(r) == string(en.Raw)
+			}
+			if exact {
+				last := occ[key][len(occ[key])-1]
+				occ[key] = append(occ[key], occurrence{pos: len(kept), id: last.id})
+				res.Dropped++
+				res.change("dropped-duplicate", en.Line, en.ID, "dropped an exact copy of an earlier line with id %q", en.ID)
+				continue
+			}
+			re.id = newID(key, en.Line)
+			re.raw = setMember(re.raw, "id", layout.AppendString(nil, re.id), "type")
+			res.change("renamed-duplicate", en.Line, re.id, "renamed the second use of id %q to %q", en.ID, re.id)
+		}
+		firstRaw[key] = append(firstRaw[key], en.Raw)
+		occ[key] = append(occ[key], occurrence{pos: len(kept), id: re.id})
+		kept = append(kept, re)
+	}
+
+	// 5. References to shared ids go to the copy written last before them.
+	resolve := func(key string, pos int) (string, bool) {
+		list := occ[key]
+		if len(list) == 0 {
+			return "", false
+		}
+		best := list[0].id
+		for _, o := range list {
+			if o.pos < pos {
+				best = o.id
+			}
+		}
+		return best, true
+	}
+	refs := map[string][]string{
+		layout.TypeLabel:         {"targetId"},
+		layout.TypeCompaction:    {"firstKeptEntryId"},
+		layout.TypeBranchSummary: {"fromId"},
+	}
+	for pos, re := range kept {
+		en, err := layout.ParseEntry(re.raw)
+		if err != nil {
+			return nil, err
+		}
+		if en.ParentKind != layout.KindNull && en.ParentKind != layout.KindAbsent {
+			if to, ok := resolve(en.ParentID, pos); ok && (to != en.ParentID || en.ParentKind != layout.KindString) {
+				re.raw = setMember(re.raw, "parentId", layout.AppendString(nil, to), "id")
+				res.change("updated-reference", re.line, re.id, "parentId %s now names %q", layout.KeyString(string(parentJSON(&en))), to)
+			}
+		}
+		for _, k := range refs[en.Type] {
+			v, ok := en.Field(k)
+			if !ok {
+				continue
+			}
+			key, isStr := layout.String(v)
+			if !isStr {
+				key = "\x00" + string(v)
+			}
+			if to, ok := resolve(key, pos); ok && to != key {
+				re.raw = setMember(re.raw, k, layout.AppendString(nil, to), "")
+				res.change("updated-reference", re.line, re.id, "%s %s now names %q", k, v, to)
+			}
+		}
+	}
+
+	// 6. Parents: every entry hangs from an earlier-written entry that
+	// exists, or is a root, and no loop remains.
+	pos := make(map[string]int, len(kept))
+	for i, re := range kept {
+		pos[re.id] = i
+	}
+	parent := make([]int, len(kept)) // position of the parent, -1 for a root
+	for i, re := range kept {
+		en, _ := layout.ParseEntry(re.raw)
+		parent[i] = -1
+		switch en.ParentKind {
+		case layout.KindNull:
+		case layout.KindString:
+			if j, ok := pos[en.ParentID]; ok {
+				parent[i] = j
+			} else {
+				parent[i] = -2 // missing
+			}
+		default:
+			parent[i] = -3 // absent or not a string
+		}
+	}
+	// reaches reports whether following parents from j arrives at i.
+	reaches := func(j, i int) bool {
+		seen := map[int]bool{}
+		for j >= 0 && !seen[j] {
+			if j == i {
+				return true
+			}
+			seen[j] = true
+			j = parent[j]
+		}
+		return false
+	}
+	// Without forward references (a parent written after its child, as
+	// pi never writes) below i, the entry before i cannot lead back to it.
+	firstForward := len(kept)
+	for i, p := range parent {
+		if p > i {
+			firstForward = i
+			break
+		}
+	}
+	// attach picks the parent for entry i: the latest entry before it
+	// that does not lead back to it, or none.
+	attach := func(i int) int {
+		if i <= firstForward {
+			return i - 1
+		}
+		for j := i - 1; j >= 0; j-- {
+			if parent[j] < 0 && parent[j] != -1 {
+				continue // not settled yet; it may still move
+			}
+			if !reaches(j, i) {
+				return j
+			}
+		}
+		return -1
+	}
+	setParent := func(i, j int, why string) {
+		parent[i] = j
+		re := kept[i]
+		if j < 0 {
+			re.raw = setMember(re.raw, "parentId", []byte("null"), "id")
+			res.change("reparented", re.line, re.id, "%s; it is now a root", why)
+			return
+		}
+		re.raw = setMember(re.raw, "parentId", layout.AppendString(nil, kept[j].id), "id")
+		res.change("reparented", re.line, re.id, "%s; it now hangs from %q (line %d)", why, kept[j].id, kept[j].line)
+	}
+	for i, re := range kept {
+		en, _ := layout.ParseEntry(re.raw)
+		switch {
+		case parent[i] == -3:
+			setParent(i, attach(i), "the entry had no usable parentId")
+		case parent[i] == -2:
+			// Follow dropped lines whose envelope survived.
+			p := en.ParentID
+			hops := 0
+			for {
+				if _, ok := pos[p]; ok || hops > len(dropParent) {
+					break
+				}
+				next, ok := dropParent[p]
+				if !ok {
+					break
+				}
+				hops++
+				if next == nil {
+					p = ""
+					break
+				}
+				p = *next
+			}
+			switch j, ok := pos[p]; {
+			case hops > 0 && p == "":
+				setParent(i, -1, fmt.Sprintf("parent %q was a dropped root line", en.ParentID))
+			case hops > 0 && ok && !reaches(j, i):
+				setParent(i, j, fmt.Sprintf("parent %q was a dropped line", en.ParentID))
+			default:
+				setParent(i, attach(i), fmt.Sprintf("parent %q does not exist", en.ParentID))
+			}
+		case parent[i] == i:
+			setParent(i, attach(i), "the entry was its own parent")
+		}
+	}
+	for {
+		order := make([]string, len(kept))
+		links := map[string]string{}
+		for i := range kept {
+			order[i] = strconv.Itoa(i)
+			if parent[i] >= 0 {
+				links[order[i]] = strconv.Itoa(parent[i])
+			}
+		}
+		cycles := findCycles(order, links)
+		if len(cycles) == 0 {
+			break
+		}
+		for _, c := range cycles {
+			first := math.MaxInt
+			for _, k := range c {
+				n, _ := strconv.Atoi(k)
+				first = min(first, n)
+			}
+			parent[first] = -1 // cut the loop before choosing
+			setParent(first, attach(first), fmt.Sprintf("the entry was on a parent loop of %d entries", len(c)))
+		}
+	}
+
+	// 7. The file.
+	var out []byte
+	out = append(out, header...)
+	out = append(out, '\n')
+	for _, re := range kept {
+		out = append(out, re.raw...)
+		out = append(out, '\n')
+	}
+	res.Entries = len(kept)
+	sort.SliceStable(res.Changes, func(i, j int) bool { return res.Changes[i].Line < res.Changes[j].Line })
+	return out, nil
+}
+
+// uuidFrom makes a version 4 shaped UUID from a hash of data, so that
+// repairing the same bytes twice gives the same session id.
+func uuidFrom(data []byte) string {
+	sum := sha256.Sum256(data)
+	b := sum[:16]
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// glued is an entry found whole inside a damaged line, at byte at.
+type glued struct {
+	en layout.Entry
+	at int
+}
+
+// entryStart is how every line pi writes begins.
+var entryStart = []byte(`{"type":"`)
+
+// salvageGlued finds the entries that are whole inside a damaged line: pi
+// glues its next entry onto a last line that lacks its newline, and an
+// interrupted write leaves a fragment before or after whole entries. Only
+// objects that start like a pi line and have an id and a parentId (or are
+// headers) count, so a content block inside a cut-off entry is not taken
+// for an entry. rest is the number of bytes left over.
+func salvageGlued(line []byte) (found []glued, rest int) {
+	rest = len(line)
+	i := layout.SkipWS(line, 0)
+	for i < len(line) {
+		if line[i] == '{' {
+			if end, err := layout.SkipValue(line, i); err == nil {
+				if en, err := layout.ParseEntry(line[i:end]); err == nil &&
+					(en.IsHeader() || en.IDKind == layout.KindString && en.ParentKind != layout.KindAbsent) {
+					found = append(found, glued{en: en, at: i})
+					rest -= end - i
+					i = layout.SkipWS(line, end)
+					continue
+				}
+			}
+		}
+		next := bytes.Index(line[i+1:], entryStart)
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	if len(found) == 0 {
+		return nil, len(line)
+	}
+	return found, rest
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func parentJSON(en *layout.Entry) []byte {
+	b, _ := en.ParentJSON()
+	return b
+}
+
+// makeHeader builds a header for a file that has none with a string id.
+func makeHeader(path string, data []byte, entries []layout.Entry, now time.Time) []byte {
+	var bad *layout.Entry // a header whose id is not a string
+	for i := range entries {
+		if entries[i].IsHeader() {
+			bad = &entries[i]
+			break
+		}
+	}
+	name := filepath.Base(path)
+	id := ""
+	ts := ""
+	cwd := ""
+	var parentSession *string
+	if bad != nil {
+		h := layout.ParseHeader(*bad)
+		if v, ok := bad.Field("id"); ok && layout.KindOf(v) == layout.KindNumber {
+			id = string(v)
+		}
+		if _, ok := layout.ParseDate(bad.Timestamp); ok {
+			ts = bad.Timestamp
+		}
+		cwd = h.Cwd
+		if h.HasParentSession {
+			parentSession = &h.ParentSession
+		}
+	}
+	if id == "" || layout.CheckName(id) != nil {
+		id = idFromName(name)
+	}
+	if ts == "" {
+		if len(name) > 24 && name[24] == '_' {
+			// 2026-03-01T09-00-00-123Z -> 2026-03-01T09:00:00.123Z
+			n := []byte(name[:24])
+			n[13], n[16], n[19] = ':', ':', '.'
+			if _, ok := layout.ParseDate(string(n)); ok {
+				ts = string(n)
+			}
+		}
+	}
+	if ts == "" {
+		for i := range entries {
+			if _, ok := layout.ParseDate(entries[i].Timestamp); ok {
+				ts = entries[i].Timestamp
+				break
+			}
+		}
+	}
+	if id == "" {
+		id = uuidFrom(data)
+	}
+	b := layout.NewObject(160).
+		String("type", layout.TypeSession).
+		Number("version", layout.CurrentVersion).
+		String("id", id)
+	if ts != "" {
+		b.String("timestamp", ts)
+	} else {
+		b.String("timestamp", layout.ISOTime(now))
+	}
+	b.String("cwd", cwd)
+	if parentSession != nil {
+		b.String("parentSession", *parentSession)
+	}
+	return b.Bytes()
+}
+
+// setMember sets key to the JSON value val in the object raw: it replaces
+// the value of the last member with that key (JSON.parse's view), or adds
+// the member after the member named after (or at the end).
+func setMember(raw []byte, key string, val []byte, after string) []byte {
+	valStart, valEnd := -1, -1
+	insertAt := -1
+	_ = layout.Members(raw, func(m *layout.Member) bool {
+		if m.KeyIs(key) {
+			valStart, valEnd = m.ValStart, m.ValStart+len(m.Value)
+		}
+		if after != "" && m.KeyIs(after) {
+			insertAt = m.ValStart + len(m.Value)
+		}
+		return true
+	})
+	var out []byte
+	if valStart >= 0 {
+		out = append(out, raw[:valStart]...)
+		out = append(out, val...)
+		return append(out, raw[valEnd:]...)
+	}
+	member := append(layout.AppendString([]byte{','}, key), ':')
+	member = append(member, val...)
+	if insertAt < 0 {
+		end := len(raw) - 1 // the closing brace
+		for end > 0 && raw[end] != '}' {
+			end--
+		}
+		if string(raw[:end]) == "{" || layout.SkipWS(raw, 1) == end {
+			member = member[1:] // an empty object: no comma
+		}
+		insertAt = end
+	}
+	out = append(out, raw[:insertAt]...)
+	out = append(out, member...)
+	return append(out, raw[insertAt:]...)
+}

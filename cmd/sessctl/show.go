@@ -1,0 +1,659 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+)
+
+var showCommand = &command{
+	name:    "show",
+	summary: "print the active branch of a session as a readable transcript",
+	usage: `
+Usage: sessctl show [--leaf ID] [--full] [--json] SESSION
+
+Prints the active branch of a session, root first, as a transcript: who
+said what, the assistant's text, its tool calls and their results,
+compaction and branch summaries, custom messages, and model and thinking
+level changes as small notes. The active branch ends at the session's leaf
+(its last entry, as pi sees it); --leaf ID shows the branch that ends at
+another entry instead (a unique prefix of the id is enough).
+
+Layout of the human output (times are UTC); notes start with "--",
+summaries with "==", messages with their entry id:
+
+  -- model anthropic/claude-sonnet-4-5 [e0000001]
+
+  [a1b2c3d4] user  2026-03-01 09:00:02  (label: start)
+      the message text
+
+  [b2c3d4e5] assistant  anthropic/claude-sonnet-4-5  2026-03-01 09:00:03  160 tokens $0.000960
+      thinking: the first line of the thinking... (+3 lines)
+      the assistant's text
+      -> bash {"command":"make test"}
+
+  [c3d4e5f6] tool result bash  2026-03-01 09:00:04
+      the first lines of the output
+      ... 37 more lines
+
+  == compaction [d4e5f6a7] 2026-03-01 09:10:00: 45000 tokens summarised, kept from a1b2c3d4
+      the summary
+
+Thinking is folded to one line and tool results to their first lines;
+--full prints both, and tool arguments, in full. Labels are shown next to
+the entry they name, whichever branch the label entry is on.
+
+--json prints the stored lines instead, as JSONL: the header line, then
+every entry of the branch, root first, byte for byte as they are in the
+file (a version 1 or 2 file is shown as migrated in memory). The output is
+itself a loadable session file of that one branch.
+
+The file is opened read-only: no lock is taken and nothing is written.
+SESSION is a file path, a session id or a unique id prefix (see --store).
+
+Examples:
+  sessctl show 390d8e15
+  sessctl show --full --leaf 1a2b session.jsonl | less
+  sessctl show --json 390d8e15 > branch.jsonl
+`,
+}
+
+func init() { register(showCommand).run = runShow }
+
+func runShow(e *env, args []string) int {
+	fs := e.flags(showCommand)
+	store := storeFlag(fs)
+	leaf := fs.String("leaf", "", "show the branch ending at entry `ID` (or a unique prefix) instead of the leaf")
+	full := fs.Bool("full", false, "print thinking, tool arguments and tool results in full")
+	asJSON := fs.Bool("json", false, "print the header and the branch's stored lines as JSONL")
+	if code := e.parse(showCommand, fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return e.usageError("expected one SESSION")
+	}
+	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	if err != nil {
+		return e.fail(err)
+	}
+	defer sv.close()
+	path, err := sv.branch(*leaf)
+	if err != nil {
+		return e.fail(err)
+	}
+	w := bufio.NewWriterSize(e.stdout, 1<<16)
+	if *asJSON {
+		w.Write(sv.header.Raw)
+		w.WriteByte('\n')
+		for _, en := range path {
+			w.Write(en.Raw)
+			w.WriteByte('\n')
+		}
+	} else {
+		writeTranscript(w, sv, path, *full)
+	}
+	if err := w.Flush(); err != nil {
+		return e.fail(err)
+	}
+	return exitOK
+}
+
+// ---- the session as the read commands see it ----
+
+// sessionView is a session opened read-only, with what the read commands
+// print about it.
+type sessionView struct {
+	path    string
+	header  layout.Header
+	id      string
+	name    string
+	hasName bool
+	entries []*layout.Entry
+	leaf    string // the leaf's id; "" when the leaf is null or undefined
+	labels  map[string]string
+	s       *engine.Session
+}
+
+// openView resolves and opens a session read-only and snapshots it. The
+// caller closes it.
+func openView(ctx context.Context, store, arg string) (*sessionView, error) {
+	path, err := resolveSession(store, arg)
+	if err != nil {
+		return nil, err
+	}
+	return openViewPath(ctx, path)
+}
+
+func openViewPath(ctx context.Context, path string) (*sessionView, error) {
+	s, err := engine.Open(ctx, path, engine.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	sv := &sessionView{path: s.SessionFile(), header: s.Header(), s: s}
+	sv.id = sv.header.ID
+	sv.name, sv.hasName = s.Name()
+	sv.entries = s.Entries()
+	if id, kind := s.LeafID(); kind == layout.KindString {
+		sv.leaf = id
+	}
+	sv.labels = map[string]string{}
+	for _, l := range s.Labels() {
+		sv.labels[l.Target] = l.Label
+	}
+	return sv, nil
+}
+
+func (sv *sessionView) close() { _ = sv.s.Close() }
+
+// branch returns the root-to-leaf path, or the path to the entry named by
+// id (a full id or a unique prefix).
+func (sv *sessionView) branch(id string) ([]*layout.Entry, error) {
+	if id == "" {
+		if sv.leaf == "" {
+			return nil, nil
+		}
+		return sv.s.BranchPath(""), nil
+	}
+	full, err := sv.entryID(id)
+	if err != nil {
+		return nil, err
+	}
+	return sv.s.BranchPath(full), nil
+}
+
+// entryID resolves a full entry id or a unique prefix of one.
+func (sv *sessionView) entryID(id string) (string, error) {
+	if _, ok := sv.s.Entry(id); ok {
+		return id, nil
+	}
+	var matches []string
+	seen := map[string]bool{}
+	for _, en := range sv.entries {
+		if en.IDKind == layout.KindString && strings.HasPrefix(en.ID, id) && !seen[en.ID] {
+			seen[en.ID] = true
+			matches = append(matches, en.ID)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return "", fmt.Errorf("entry %q in %s: %w", id, sv.path, engine.ErrNotFound)
+	}
+	sort.Strings(matches)
+	if len(matches) > 8 {
+		matches = append(matches[:8], "...")
+	}
+	return "", fmt.Errorf("entry prefix %q matches %s: %w", id, strings.Join(matches, ", "), errAmbiguous)
+}
+
+// ---- raw JSON views ----
+
+// rview is a raw JSON value seen through a few lenient accessors: a
+// missing member, or a member of the wrong kind, reads as empty.
+type rview []byte
+
+func (v rview) get(key string) rview {
+	if layout.KindOf(v) != layout.KindObject {
+		return nil
+	}
+	b, _ := layout.Lookup(v, key)
+	return rview(b)
+}
+
+func (v rview) kind() layout.Kind { return layout.KindOf(v) }
+
+func (v rview) str() string {
+	s, _ := layout.String(v)
+	return s
+}
+
+func (v rview) s(key string) string { return v.get(key).str() }
+
+func (v rview) num() (float64, bool) {
+	if v.kind() != layout.KindNumber {
+		return 0, false
+	}
+	return layout.Number(v)
+}
+
+func (v rview) isTrue() bool { return len(v) == 4 && string(v) == "true" }
+
+func (v rview) elems() []rview {
+	if v.kind() != layout.KindArray {
+		return nil
+	}
+	var out []rview
+	_ = layout.Elements(v, func(el []byte) bool {
+		out = append(out, rview(el))
+		return true
+	})
+	return out
+}
+
+// compact returns the value as compact JSON text.
+func (v rview) compact() string {
+	if len(v) == 0 {
+		return ""
+	}
+	b, err := layout.Canonical(nil, v)
+	if err != nil {
+		return string(v)
+	}
+	return string(b)
+}
+
+// cblock is one content block of a message.
+type cblock struct {
+	typ      string // text, thinking, toolCall, image, or the block's own type
+	text     string // text, thinking
+	redacted bool   // thinking: redacted by the provider
+	name     string // toolCall
+	callID   string // toolCall
+	args     rview  // toolCall arguments
+	mime     string // image
+	data     string // image, base64
+	raw      rview
+}
+
+// contentBlocks returns the content of a message: a string is one text block.
+func contentBlocks(content rview) []cblock {
+	switch content.kind() {
+	case layout.KindString:
+		return []cblock{{typ: "text", text: content.str(), raw: content}}
+	case layout.KindArray:
+	default:
+		return nil
+	}
+	var out []cblock
+	for _, el := range content.elems() {
+		b := cblock{typ: el.s("type"), raw: el}
+		switch b.typ {
+		case "text":
+			b.text = el.s("text")
+		case "thinking":
+			b.text = el.s("thinking")
+			b.redacted = el.get("redacted").isTrue()
+		case "toolCall":
+			b.name = el.s("name")
+			b.callID = el.s("id")
+			b.args = el.get("arguments")
+		case "image":
+			b.mime = el.s("mimeType")
+			b.data = el.s("data")
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// textOf joins the text blocks of a content value.
+func contentText(content rview) string {
+	var parts []string
+	for _, b := range contentBlocks(content) {
+		if b.typ == "text" {
+			parts = append(parts, b.text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// message returns the message object of a message entry.
+func msgOf(en *layout.Entry) rview {
+	m, _ := en.Field("message")
+	return rview(m)
+}
+
+// fieldOf returns a top-level member of an entry.
+func entryField(en *layout.Entry, key string) rview {
+	v, _ := en.Field(key)
+	return rview(v)
+}
+
+// modelName returns "provider/model" of an assistant message.
+func modelLabel(provider, model string) string {
+	switch {
+	case provider == "" && model == "":
+		return "unknown"
+	case provider == "":
+		return model
+	case model == "":
+		return provider + "/?"
+	}
+	return provider + "/" + model
+}
+
+// shortTime turns an ISO timestamp into "2006-01-02 15:04:05" (UTC).
+func isoShort(ts string) string {
+	if len(ts) >= 19 && ts[10] == 'T' {
+		return ts[:10] + " " + ts[11:19]
+	}
+	return ts
+}
+
+// imageNote describes an image block: its type and decoded size.
+func imageNote(b cblock) string {
+	n := len(b.data) * 3 / 4
+	return fmt.Sprintf("%s, %s", firstNonEmpty(b.mime, "unknown type"), fmtBytes(n))
+}
+
+func fmtBytes(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// cost formats a dollar amount.
+func fmtCost(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 6, 64) }
+
+// ---- transcript ----
+
+const (
+	foldLines    = 3   // tool result lines shown when folded
+	foldWidth    = 160 // characters per folded line
+	argsWidth    = 120 // characters of tool arguments when folded
+	thinkWidth   = 100 // characters of folded thinking
+	indentPrefix = "    "
+)
+
+// writeTranscript prints the path as show's human output.
+func writeTranscript(w io.Writer, sv *sessionView, path []*layout.Entry, full bool) {
+	tw := &transcript{w: w, sv: sv, full: full}
+	tw.head(path)
+	for _, en := range path {
+		tw.entry(en)
+	}
+}
+
+type transcript struct {
+	w    io.Writer
+	sv   *sessionView
+	full bool
+	note bool // the last thing printed was a one-line note
+}
+
+func (t *transcript) head(path []*layout.Entry) {
+	sv := t.sv
+	fmt.Fprintf(t.w, "Session  %s\n", sv.id)
+	if sv.hasName {
+		fmt.Fprintf(t.w, "Name     %s\n", oneLine(sv.name, 100))
+	}
+	fmt.Fprintf(t.w, "File     %s\n", sv.path)
+	if sv.header.HasCwd {
+		fmt.Fprintf(t.w, "Cwd      %s\n", sv.header.Cwd)
+	}
+	if sv.header.HasParentSession {
+		fmt.Fprintf(t.w, "Parent   %s\n", sv.header.ParentSession)
+	}
+	if ts := sv.header.Timestamp; ts != "" {
+		fmt.Fprintf(t.w, "Created  %s\n", isoShort(ts))
+	}
+	if len(path) == 0 {
+		fmt.Fprintf(t.w, "Branch   empty (%d entries in the file)\n", len(sv.entries))
+		return
+	}
+	last := path[len(path)-1]
+	fmt.Fprintf(t.w, "Branch   %d of %d entries, ending at %s\n", len(path), len(sv.entries), layout.KeyString(last.ID))
+}
+
+func (t *transcript) printf(format string, a ...any) { fmt.Fprintf(t.w, format, a...) }
+
+// start begins an entry: blocks are set apart by a blank line, and runs
+// of one-line notes stay together.
+func (t *transcript) start(note bool) {
+	if !note || !t.note {
+		t.printf("\n")
+	}
+	t.note = note
+}
+
+// body prints text indented; fold > 0 keeps only that many lines.
+func (t *transcript) body(text string, fold int) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return
+	}
+	lines := strings.Split(text, "\n")
+	n := len(lines)
+	if fold > 0 && n > fold {
+		lines = lines[:fold]
+	}
+	for _, l := range lines {
+		l = strings.TrimRight(l, "\r \t")
+		if fold > 0 {
+			l = cutRunes(l, foldWidth)
+		}
+		if l == "" {
+			t.printf("\n")
+			continue
+		}
+		t.printf("%s%s\n", indentPrefix, l)
+	}
+	if len(lines) < n {
+		t.printf("%s... %d more lines\n", indentPrefix, n-len(lines))
+	}
+}
+
+func (t *transcript) fold() int {
+	if t.full {
+		return 0
+	}
+	return foldLines
+}
+
+// label returns "  (label: x)" for a labelled entry.
+func (t *transcript) label(en *layout.Entry) string {
+	if l, ok := t.sv.labels[en.ID]; ok && en.IDKind == layout.KindString {
+		return "  (label: " + oneLine(l, 60) + ")"
+	}
+	return ""
+}
+
+func (t *transcript) entry(en *layout.Entry) {
+	id := layout.KeyString(en.ID)
+	when := isoShort(en.Timestamp)
+	switch en.Type {
+	case layout.TypeMessage, layout.TypeCompaction, layout.TypeBranchSummary, layout.TypeCustomMessage:
+		t.start(false)
+	default:
+		t.start(true)
+	}
+	switch en.Type {
+	case layout.TypeMessage:
+		t.message(en, id, when)
+	case layout.TypeCompaction:
+		tokens, _ := entryField(en, "tokensBefore").num()
+		t.printf("== compaction [%s] %s: %s tokens summarised", id, when, strconv.FormatFloat(tokens, 'f', -1, 64))
+		if k := entryField(en, "firstKeptEntryId").str(); k != "" {
+			t.printf(", kept from %s", k)
+		}
+		t.printf("%s\n", t.label(en))
+		t.body(entryField(en, "summary").str(), 0)
+	case layout.TypeBranchSummary:
+		t.printf("== branch summary [%s] %s", id, when)
+		if f := entryField(en, "fromId").str(); f != "" {
+			t.printf(", from %s", f)
+		}
+		t.printf("%s\n", t.label(en))
+		t.body(entryField(en, "summary").str(), 0)
+	case layout.TypeCustomMessage:
+		t.printf("[%s] custom message %s  %s", id, entryField(en, "customType").str(), when)
+		if d := entryField(en, "display"); d.kind() == layout.KindBool && !d.isTrue() {
+			t.printf("  (hidden)")
+		}
+		t.printf("%s\n", t.label(en))
+		t.content(entryField(en, "content"))
+	case layout.TypeModelChange:
+		t.printf("-- model %s [%s]%s\n", modelLabel(entryField(en, "provider").str(), entryField(en, "modelId").str()), id, t.label(en))
+	case layout.TypeThinkingLevelChange:
+		t.printf("-- thinking level %s [%s]%s\n", entryField(en, "thinkingLevel").str(), id, t.label(en))
+	case layout.TypeLabel:
+		target := entryField(en, "targetId").str()
+		if l := entryField(en, "label").str(); l != "" {
+			t.printf("-- label %s: %q [%s]\n", target, l, id)
+		} else {
+			t.printf("-- label %s cleared [%s]\n", target, id)
+		}
+	case layout.TypeSessionInfo:
+		t.printf("-- name %q [%s]\n", entryField(en, "name").str(), id)
+	case layout.TypeCustom:
+		t.printf("-- custom %s [%s]%s\n", entryField(en, "customType").str(), id, t.label(en))
+		if t.full {
+			if d := entryField(en, "data"); len(d) > 0 {
+				t.body(d.compact(), 0)
+			}
+		}
+	default:
+		t.printf("-- %s [%s]%s\n", firstNonEmpty(en.Type, "entry without a type"), id, t.label(en))
+	}
+}
+
+func (t *transcript) message(en *layout.Entry, id, when string) {
+	m := msgOf(en)
+	role := m.s("role")
+	switch role {
+	case "user":
+		t.printf("[%s] user  %s%s\n", id, when, t.label(en))
+		t.content(m.get("content"))
+	case "assistant":
+		t.printf("[%s] assistant  %s  %s", id, modelLabel(m.s("provider"), m.s("model")), when)
+		if u := m.get("usage"); u.kind() == layout.KindObject {
+			us := readUsage(u)
+			t.printf("  %d tokens %s", us.TotalTokens, fmtCost(us.Cost.Total))
+		}
+		t.printf("%s\n", t.label(en))
+		t.content(m.get("content"))
+		switch sr := m.s("stopReason"); sr {
+		case "", "stop", "toolUse":
+		default:
+			msg := "stopped: " + sr
+			if em := m.s("errorMessage"); em != "" {
+				msg += ": " + em
+			}
+			t.printf("%s(%s)\n", indentPrefix, oneLine(msg, foldWidth))
+		}
+	case "toolResult":
+		t.printf("[%s] tool result %s  %s", id, m.s("toolName"), when)
+		if m.get("isError").isTrue() {
+			t.printf("  (error)")
+		}
+		t.printf("%s\n", t.label(en))
+		t.toolOutput(m.get("content"))
+	case "bashExecution":
+		t.printf("[%s] bash  %s%s\n", id, when, t.label(en))
+		t.printf("%s$ %s\n", indentPrefix, oneLine(m.s("command"), foldWidth))
+		t.body(m.s("output"), t.fold())
+		var notes []string
+		if c, ok := m.get("exitCode").num(); ok {
+			notes = append(notes, "exit "+strconv.FormatFloat(c, 'f', -1, 64))
+		}
+		if m.get("cancelled").isTrue() {
+			notes = append(notes, "cancelled")
+		}
+		if m.get("truncated").isTrue() {
+			notes = append(notes, "truncated")
+		}
+		if m.get("excludeFromContext").isTrue() {
+			notes = append(notes, "not sent to the model")
+		}
+		if len(notes) > 0 {
+			t.printf("%s(%s)\n", indentPrefix, strings.Join(notes, ", "))
+		}
+	case "custom":
+		t.printf("[%s] custom message %s  %s%s\n", id, m.s("customType"), when, t.label(en))
+		t.content(m.get("content"))
+	default:
+		if role == "" {
+			role = "message without a role"
+		}
+		t.printf("[%s] %s  %s%s\n", id, role, when, t.label(en))
+		if c := m.get("content"); len(c) > 0 {
+			t.content(c)
+		} else if t.full {
+			t.body(m.compact(), 0)
+		}
+	}
+}
+
+// content prints message content: text, thinking folded, tool calls on
+// one line, images as a note.
+func (t *transcript) content(c rview) {
+	for _, b := range contentBlocks(c) {
+		switch b.typ {
+		case "text":
+			t.body(b.text, 0)
+		case "thinking":
+			switch {
+			case b.redacted:
+				t.printf("%sthinking: (redacted by the provider)\n", indentPrefix)
+			case t.full:
+				t.printf("%sthinking:\n", indentPrefix)
+				t.body(b.text, 0)
+			default:
+				text := strings.TrimSpace(b.text)
+				lines := strings.Count(text, "\n")
+				more := ""
+				if lines > 0 {
+					more = fmt.Sprintf(" (+%d lines)", lines)
+				}
+				t.printf("%sthinking: %s%s\n", indentPrefix, oneLine(firstLineOf(text), thinkWidth), more)
+			}
+		case "toolCall":
+			args := b.args.compact()
+			if !t.full {
+				args = cutRunes(args, argsWidth)
+			}
+			t.printf("%s-> %s %s\n", indentPrefix, b.name, args)
+		case "image":
+			t.printf("%s[image %s]\n", indentPrefix, imageNote(b))
+		default:
+			t.printf("%s[%s block]\n", indentPrefix, firstNonEmpty(b.typ, "untyped"))
+		}
+	}
+}
+
+// toolOutput prints a tool result's content folded.
+func (t *transcript) toolOutput(c rview) {
+	var text []string
+	for _, b := range contentBlocks(c) {
+		switch b.typ {
+		case "text":
+			text = append(text, b.text)
+		case "image":
+			text = append(text, "[image "+imageNote(b)+"]")
+		default:
+			text = append(text, "["+firstNonEmpty(b.typ, "untyped")+" block]")
+		}
+	}
+	t.body(strings.Join(text, "\n"), t.fold())
+}
+
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// cut shortens s to n runes, marking the cut.
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
+}

@@ -1,0 +1,506 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/tree"
+)
+
+var verifyCommand = &command{
+	name:    "verify",
+	summary: "check session files for damage (exit 4 when anything is wrong)",
+	usage: `
+Usage: sessctl verify [--json] SESSION...
+
+Checks session files and reports, with line numbers, everything that makes
+a file differ from what pi writes. Each SESSION is a file path, a session
+id or unique id prefix (see --store), or a directory, which is searched
+recursively for *.jsonl files. Files are read without a lock and never
+written; 'sessctl repair' salvages a damaged file into a new one.
+
+Problems (the exit status is 4 when any file has one):
+
+  empty             the file is empty or holds only whitespace
+  no-header         the first JSON object is not a "session" header
+  bad-header        the header's id is not a string
+  version           the header's version is above 3 (or not a number)
+  extra-header      a second "session" line (pi's duplicate-header bug)
+  malformed         a line that is not valid JSON
+  not-object        a line that is valid JSON but not an object
+  torn-tail         the last line is an unfinished fragment without a
+                    newline (an interrupted write)
+  no-final-newline  the last line is complete but has no newline; pi's
+                    next append would glue onto it and lose both lines
+  bad-id            an entry without a string id
+  duplicate-id      an id used by more than one entry
+  bad-parent        an entry without a parentId member, or with one that
+                    is neither a string nor null
+  missing-parent    a parentId that names no entry
+  self-parent       an entry that is its own parent
+  cycle             entries whose parent links form a loop
+
+Notes (reported, but the file passes):
+
+  legacy-version    version 1 or 2 (pi and sessctl migrate it on open; the
+                    tree checks run on the migrated entries)
+  crlf              lines ending in CRLF
+  trailing-space    whitespace after the last newline
+  unknown-type      entries of a type pi does not know
+  no-cwd            a header without a string cwd
+  label-target      a label for an entry that does not exist
+  bad-timestamp     an entry timestamp that does not parse (tree order is
+                    then unspecified)
+
+Duplicate ids, parents and cycles are judged as pi indexes the file: the
+last entry with an id is the one its children hang from.
+
+--json prints one object per file, one per line:
+
+  {"path": FILE, "ok": BOOL, "sessionId": ID, "version": N, "lines": N,
+   "entries": N, "problems": [FINDING...], "notes": [FINDING...]}
+
+where "sessionId" and "version" are null without a valid header, "entries"
+counts the JSON object lines other than headers, and a FINDING is
+{"kind": KIND, "line": N, "id": ID, "message": TEXT} ("line" and "id"
+only where they apply; "line" is 1-based).
+
+Exit status: 0 when every file passes, 4 when any has a problem, and the
+usual codes when a SESSION cannot be found (5) or read (1).
+
+Examples:
+  sessctl verify 390d8e15
+  sessctl verify ~/.pi/agent/sessions
+  sessctl verify --json broken.jsonl | jq '.problems[].kind'
+`,
+}
+
+func init() { register(verifyCommand).run = runVerify }
+
+func runVerify(e *env, args []string) int {
+	fs := e.flags(verifyCommand)
+	store := storeFlag(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object per file")
+	if code := e.parse(verifyCommand, fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return e.usageError("expected at least one SESSION or directory")
+	}
+	w := bufio.NewWriter(e.stdout)
+	defer w.Flush()
+	code := exitOK
+	worse := func(c int) {
+		// Damage found outranks a name that could not be resolved.
+		if code != exitCorrupt && c != exitOK {
+			code = c
+		}
+	}
+	check := func(path string) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			w.Flush()
+			worse(e.fail(fmt.Errorf("verify %s: %w", path, err)))
+			return
+		}
+		rep := verifyData(path, data)
+		if !rep.OK {
+			code = exitCorrupt
+		}
+		if *asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(rep)
+		} else {
+			writeVerifyText(w, rep)
+		}
+	}
+	for _, arg := range fs.Args() {
+		if err := e.ctx.Err(); err != nil {
+			w.Flush()
+			return e.fail(err)
+		}
+		if st, err := os.Stat(arg); err == nil && st.IsDir() {
+			files, err := sessionFilesUnder(arg)
+			if err != nil {
+				w.Flush()
+				worse(e.fail(err))
+				continue
+			}
+			if len(files) == 0 {
+				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", arg)
+			}
+			for _, f := range files {
+				check(f)
+			}
+			continue
+		}
+		path, err := resolveSession(*store, arg)
+		if err != nil {
+			w.Flush()
+			worse(e.fail(err))
+			continue
+		}
+		check(path)
+	}
+	return code
+}
+
+// sessionFilesUnder lists the *.jsonl files under dir, in lexical order,
+// leaving out the temporary files of atomic writes.
+func sessionFilesUnder(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil
+		}
+		if !d.IsDir() && layout.IsSessionFileName(d.Name()) && !layout.IsTempName(d.Name()) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", dir, err)
+	}
+	return out, nil
+}
+
+// finding is one problem or note of verify, or one change of repair.
+type finding struct {
+	Kind    string `json:"kind"`
+	Line    int    `json:"line,omitempty"`
+	ID      string `json:"id,omitempty"`
+	Message string `json:"message"`
+}
+
+// verifyReport is what verify says about one file.
+type verifyReport struct {
+	Path      string    `json:"path"`
+	OK        bool      `json:"ok"`
+	SessionID *string   `json:"sessionId"`
+	Version   *float64  `json:"version"`
+	Lines     int       `json:"lines"`
+	Entries   int       `json:"entries"`
+	Problems  []finding `json:"problems"`
+	Notes     []finding `json:"notes"`
+}
+
+func (r *verifyReport) problem(kind string, line int, id, format string, a ...any) {
+	r.Problems = append(r.Problems, finding{Kind: kind, Line: line, ID: id, Message: fmt.Sprintf(format, a...)})
+}
+
+func (r *verifyReport) note(kind string, line int, id, format string, a ...any) {
+	r.Notes = append(r.Notes, finding{Kind: kind, Line: line, ID: id, Message: fmt.Sprintf(format, a...)})
+}
+
+// knownTypes are the entry types of format version 3.
+var knownTypes = map[string]bool{
+	layout.TypeSession: true, layout.TypeMessage: true, layout.TypeThinkingLevelChange: true,
+	layout.TypeModelChange: true, layout.TypeCompaction: true, layout.TypeBranchSummary: true,
+	layout.TypeCustom: true, layout.TypeCustomMessage: true, layout.TypeLabel: true,
+	layout.TypeSessionInfo: true,
+}
+
+// verifyData checks the bytes of one session file.
+func verifyData(path string, data []byte) *verifyReport {
+	r := &verifyReport{Path: path, Problems: []finding{}, Notes: []finding{}}
+	p := layout.ParseFile(data)
+	r.Lines = p.Lines
+
+	// Lines.
+	for _, bad := range p.Malformed {
+		line := data[bad.Offset : bad.Offset+int64(bad.Bytes)]
+		if layout.Valid(line) {
+			r.problem("not-object", bad.Line, "", "line %d is JSON but not an object: %s", bad.Line, cutRunes(strings.TrimSpace(string(line)), 40))
+		} else {
+			r.problem("malformed", bad.Line, "", "line %d is not valid JSON: %v", bad.Line, bad.Err)
+		}
+	}
+	switch p.Tail {
+	case layout.TailTorn:
+		r.problem("torn-tail", p.Lines, "", "line %d is an unfinished write: %d bytes without a newline at the end of the file", p.Lines, p.Size-p.TailOffset)
+	case layout.TailNoNewline:
+		r.problem("no-final-newline", p.Lines, "", "line %d, the last, has no newline; appending to the file would corrupt it", p.Lines)
+	case layout.TailWhitespace:
+		r.note("trailing-space", p.Lines, "", "whitespace after the last newline")
+	}
+	if crlf := bytes.Count(data, []byte("\r\n")); crlf > 0 {
+		r.note("crlf", 0, "", "%d lines end in CRLF", crlf)
+	}
+	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != layout.TailTorn {
+		r.problem("empty", 0, "", "the file is empty: it has no session header")
+		return r
+	}
+
+	// Header.
+	entries := p.Entries
+	if len(entries) == 0 || !entries[0].IsHeader() {
+		line := 0
+		if len(entries) > 0 {
+			line = entries[0].Line
+		}
+		r.problem("no-header", line, "", "the first JSON object is not a session header; pi would discard the whole file")
+	} else {
+		h := layout.ParseHeader(entries[0])
+		if h.IDString {
+			r.SessionID = &h.ID
+		} else {
+			r.problem("bad-header", h.Line, "", "the session header's id is not a string; pi would discard the whole file")
+		}
+		v := migrate.VersionOf(&entries[0])
+		if !math.IsNaN(v) {
+			r.Version = &v
+		}
+		switch {
+		case math.IsNaN(v):
+			r.problem("version", h.Line, "", "the header's version is not a number")
+		case v > layout.CurrentVersion:
+			r.problem("version", h.Line, "", "version %v is newer than %d, the newest this sessctl reads", v, layout.CurrentVersion)
+		case migrate.Needed(v):
+			r.note("legacy-version", h.Line, "", "version %v: pi and 'sessctl migrate' upgrade it to %d", v, layout.CurrentVersion)
+			if m, _, err := migrate.Entries(entries); err != nil {
+				r.problem("malformed", h.Line, "", "the file cannot be migrated: %v", err)
+			} else {
+				entries = m
+			}
+		}
+		if !h.HasCwd {
+			r.note("no-cwd", h.Line, "", "the header has no cwd")
+		}
+		if _, ok := layout.ParseDate(h.Timestamp); !ok {
+			r.note("bad-timestamp", h.Line, "", "the header has no valid timestamp")
+		}
+	}
+	var body []*layout.Entry
+	seenHeader := false
+	for i := range entries {
+		en := &entries[i]
+		if en.IsHeader() {
+			if seenHeader {
+				r.problem("extra-header", en.Line, "", "line %d is a second session header (pi's duplicate-header bug)", en.Line)
+			}
+			seenHeader = true
+			continue
+		}
+		body = append(body, en)
+	}
+	r.Entries = len(body)
+	verifyTree(r, body)
+	r.OK = len(r.Problems) == 0
+	byLine := func(fs []finding) {
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
+	}
+	byLine(r.Problems)
+	byLine(r.Notes)
+	return r
+}
+
+// verifyTree checks ids and parent links as pi's index sees them.
+func verifyTree(r *verifyReport, body []*layout.Entry) {
+	last := map[string]*layout.Entry{} // key -> the last entry with it (pi's byId)
+	firstLine := map[string]int{}
+	var order []string
+	unknown := map[string][]int{}
+	for _, en := range body {
+		if en.IDKind != layout.KindString {
+			what := "has no id"
+			if en.IDKind != layout.KindAbsent {
+				what = "has a non-string id " + layout.KeyString(en.ID)
+			}
+			r.problem("bad-id", en.Line, "", "the entry on line %d %s", en.Line, what)
+		}
+		k := tree.Key(en)
+		if first, dup := firstLine[k]; dup {
+			if en.IDKind == layout.KindString {
+				r.problem("duplicate-id", en.Line, en.ID, "id %q on line %d is already used on line %d", en.ID, en.Line, first)
+			}
+		} else {
+			firstLine[k] = en.Line
+			order = append(order, k)
+		}
+		last[k] = en
+		if !knownTypes[en.Type] {
+			unknown[en.Type] = append(unknown[en.Type], en.Line)
+		}
+		if _, ok := layout.ParseDate(en.Timestamp); !ok {
+			r.note("bad-timestamp", en.Line, idOf(en), "the entry on line %d has no valid timestamp", en.Line)
+		}
+	}
+	types := make([]string, 0, len(unknown))
+	for t := range unknown {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		lines := unknown[t]
+		name := strconv.Quote(t)
+		if t == "" {
+			name = "(no type)"
+		}
+		r.note("unknown-type", lines[0], "", "%d entries of unknown type %s, first on line %d (pi keeps them in the tree)", len(lines), name, lines[0])
+	}
+
+	// Parent links, from each id's last entry.
+	parent := map[string]string{}
+	for _, k := range order {
+		en := last[k]
+		switch en.ParentKind {
+		case layout.KindNull:
+			continue
+		case layout.KindAbsent:
+			r.problem("bad-parent", en.Line, idOf(en), "the entry on line %d has no parentId", en.Line)
+			continue
+		case layout.KindString:
+		default:
+			r.problem("bad-parent", en.Line, idOf(en), "the entry on line %d has a parentId that is not a string: %s", en.Line, layout.KeyString(en.ParentID))
+			continue
+		}
+		p := en.ParentID
+		switch {
+		case p == k:
+			r.problem("self-parent", en.Line, idOf(en), "the entry on line %d is its own parent", en.Line)
+		case last[p] == nil:
+			r.problem("missing-parent", en.Line, idOf(en), "the parent %q of the entry on line %d does not exist", p, en.Line)
+		default:
+			parent[k] = p
+		}
+	}
+	for _, cyc := range findCycles(order, parent) {
+		ids := make([]string, len(cyc))
+		lines := make([]int, len(cyc))
+		for i, k := range cyc {
+			ids[i] = layout.KeyString(k)
+			lines[i] = last[k].Line
+		}
+		first := slicesMinIndex(lines)
+		r.problem("cycle", lines[first], ids[first], "the parent links of %d entries form a loop: %s", len(cyc), strings.Join(ids, " -> "))
+	}
+
+	// Labels and compactions that point nowhere.
+	for _, en := range body {
+		if en.Type == layout.TypeLabel {
+			if t, ok := layout.String(entryField(en, "targetId")); ok && last[t] == nil {
+				r.note("label-target", en.Line, idOf(en), "the label on line %d names entry %q, which does not exist", en.Line, t)
+			}
+		}
+	}
+}
+
+func slicesMinIndex(a []int) int {
+	m := 0
+	for i := range a {
+		if a[i] < a[m] {
+			m = i
+		}
+	}
+	return m
+}
+
+// idOf returns an entry's id for a finding, "" when it has none.
+func idOf(en *layout.Entry) string {
+	if en.IDKind == layout.KindAbsent {
+		return ""
+	}
+	return layout.KeyString(en.ID)
+}
+
+// findCycles returns the loops of a parent map (each node has at most one
+// parent, so loops are disjoint), each listed child first from the node
+// where the walk that found it entered it.
+func findCycles(order []string, parent map[string]string) [][]string {
+	const (
+		unseen = iota
+		onWalk
+		done
+	)
+	state := make(map[string]uint8, len(order))
+	var cycles [][]string
+	for _, start := range order {
+		if state[start] != unseen {
+			continue
+		}
+		var walk []string
+		pos := map[string]int{}
+		cur := start
+		for {
+			st := state[cur]
+			if st == done {
+				break
+			}
+			if st == onWalk {
+				cycles = append(cycles, append([]string(nil), walk[pos[cur]:]...))
+				break
+			}
+			state[cur] = onWalk
+			pos[cur] = len(walk)
+			walk = append(walk, cur)
+			p, ok := parent[cur]
+			if !ok {
+				break
+			}
+			cur = p
+		}
+		for _, k := range walk {
+			state[k] = done
+		}
+	}
+	return cycles
+}
+
+// maxFindingsShown bounds the findings of one kind in the human output.
+const maxFindingsShown = 10
+
+func writeVerifyText(w io.Writer, r *verifyReport) {
+	facts := plural(r.Entries, "entry", "entries")
+	if r.Version != nil {
+		facts = fmt.Sprintf("version %v, %s", *r.Version, facts)
+	}
+	switch n := len(r.Problems); n {
+	case 0:
+		fmt.Fprintf(w, "%s: ok (%s)\n", r.Path, facts)
+	case 1:
+		fmt.Fprintf(w, "%s: 1 problem (%s)\n", r.Path, facts)
+	default:
+		fmt.Fprintf(w, "%s: %d problems (%s)\n", r.Path, n, facts)
+	}
+	list := func(prefix string, fs []finding) {
+		shown := map[string]int{}
+		hidden := map[string]int{}
+		var kinds []string
+		for _, f := range fs {
+			if shown[f.Kind] == maxFindingsShown {
+				if hidden[f.Kind] == 0 {
+					kinds = append(kinds, f.Kind)
+				}
+				hidden[f.Kind]++
+				continue
+			}
+			shown[f.Kind]++
+			fmt.Fprintf(w, "  %s%s: %s\n", prefix, f.Kind, f.Message)
+		}
+		for _, k := range kinds {
+			fmt.Fprintf(w, "  %s%s: ... and %d more\n", prefix, k, hidden[k])
+		}
+	}
+	list("", r.Problems)
+	list("note: ", r.Notes)
+}
+
+// errVerify is returned when data does not pass verify.
+var errVerify = errors.New("the file does not pass verify")

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+)
+
+var migrateCommand = &command{
+	name:    "migrate",
+	summary: "upgrade version 1 and 2 session files to version 3",
+	usage: `
+Usage: sessctl migrate [--dry-run] [--no-backup] [--json] [--wait DURATION] PATH...
+
+Upgrades pi/indusagi session files of format version 1 (no entry ids) and
+2 (hookMessage roles) to version 3, as pi does when it opens them, but
+safely: each file is rewritten atomically under its writer lock (temporary
+file, fsync, rename, fsync of the directory), and the original is kept
+byte for byte as <file>.v<N>.bak unless --no-backup is given. Ids made for
+version 1 entries are derived from the session id and the line, so
+migrating two copies gives the same bytes and a second run changes
+nothing. Memory use is bounded by the longest line, not the file size.
+
+PATH is a session file or a directory, searched recursively for *.jsonl.
+Version 3 files are left alone. A file of a version above 3, or without a
+valid session header, is reported on stderr and left untouched; migrate
+goes on with the other files and exits 4 at the end if any file failed,
+or 3 if every failure was a session held by another writer (named in the
+message; --wait waits for it). Lines that are
+not JSON objects are dropped from the migrated file (pi drops them too)
+and counted; they stay in the backup.
+
+One line per file: path, version before -> after, entries, malformed lines
+dropped, backup. Then a summary line. A progress counter is shown on a
+terminal.
+
+--json prints one object:
+  {"files": [{"path", "status": "migrated"|"current"|"would-migrate"|"failed",
+              "from", "to", "entries", "malformed", "backup", "error"}...],
+   "migrated": N, "current": N, "failed": N}
+
+Examples:
+  sessctl migrate --dry-run ~/.pi/agent/sessions
+  sessctl migrate ~/.pi/agent/sessions/--home-me-proj--/old.jsonl
+  sessctl migrate --no-backup --json ./sessions
+`,
+}
+
+func init() { register(migrateCommand).run = runMigrate }
+
+type migrateLine struct {
+	Path      string
+	Status    string
+	From, To  float64
+	Entries   int
+	Malformed int
+	Backup    string
+	Err       error
+}
+
+func runMigrate(e *env, args []string) int {
+	fs := e.flags(migrateCommand)
+	dry := fs.Bool("dry-run", false, "report what would change, write nothing")
+	noBackup := fs.Bool("no-backup", false, "do not keep the original as <file>.v<N>.bak")
+	asJSON := fs.Bool("json", false, "print JSON")
+	wait := waitFlag(fs)
+	if code := e.parse(migrateCommand, fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return e.usageError("expected at least one PATH")
+	}
+	files, err := collectSessionFiles(fs.Args())
+	if err != nil {
+		return e.fail(err)
+	}
+	out := bufio.NewWriter(e.stdout)
+	defer out.Flush()
+	prog := newProgress(e.stderr, "migrating", len(files))
+	var results []migrateLine
+	counts := map[string]int{}
+	locked := 0
+	for i, path := range files {
+		prog.update(i)
+		ctx, cancel := e.ctx, func() {}
+		if *wait > 0 {
+			ctx, cancel = context.WithTimeout(e.ctx, *wait)
+		}
+		res, err := engine.MigrateFile(ctx, path, engine.MigrateOptions{DryRun: *dry, NoBackup: *noBackup, Wait: *wait > 0, Command: "sessctl migrate"})
+		cancel()
+		l := migrateLine{Path: path, From: res.From, To: float64(res.To), Entries: res.Entries, Malformed: res.Malformed, Backup: res.Backup, Err: err}
+		switch {
+		case err != nil:
+			l.Status = "failed"
+		case !res.Migrated:
+			l.Status = "current"
+		case *dry:
+			l.Status = "would-migrate"
+		default:
+			l.Status = "migrated"
+		}
+		counts[l.Status]++
+		if errors.Is(err, engine.ErrLocked) {
+			locked++
+		}
+		results = append(results, l)
+		if !*asJSON {
+			prog.done()
+			printMigrateLine(out, e, l)
+		}
+	}
+	prog.done()
+	failed := counts["failed"]
+	if *asJSON {
+		writeMigrateJSON(out, results, counts)
+	} else {
+		fmt.Fprintf(out, "%d files: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
+			len(files), counts["migrated"], counts["would-migrate"], counts["current"], failed)
+	}
+	switch {
+	case failed > 0 && failed == locked:
+		return exitLocked // only held sessions failed: a retry may succeed
+	case failed > 0:
+		return exitCorrupt
+	}
+	return exitOK
+}
+
+func printMigrateLine(out *bufio.Writer, e *env, l migrateLine) {
+	ver := func(v float64) string { return "v" + strconv.FormatFloat(v, 'f', -1, 64) }
+	switch l.Status {
+	case "failed":
+		// Failures are diagnostics: stderr, with a hint.
+		out.Flush()
+		fmt.Fprintf(e.stderr, "sessctl: migrate: %s: %v\n", l.Path, l.Err)
+		if h := hintFor(l.Err); h != "" {
+			fmt.Fprintf(e.stderr, "hint: %s\n", h)
+		}
+	case "current":
+		fmt.Fprintf(out, "%s: %s, nothing to do\n", l.Path, ver(l.From))
+	default:
+		verb := "migrated"
+		if l.Status == "would-migrate" {
+			verb = "would migrate"
+		}
+		fmt.Fprintf(out, "%s: %s %s -> %s, %d entries, %d malformed lines dropped", l.Path, verb, ver(l.From), ver(l.To), l.Entries, l.Malformed)
+		if l.Backup != "" {
+			fmt.Fprintf(out, ", backup %s", l.Backup)
+		}
+		fmt.Fprintln(out)
+	}
+}
+
+func writeMigrateJSON(out *bufio.Writer, results []migrateLine, counts map[string]int) {
+	out.WriteString(`{"files":[`)
+	for i, l := range results {
+		if i > 0 {
+			out.WriteString(",")
+		}
+		b := layout.NewObject(256).String("path", l.Path).String("status", l.Status).
+			Number("from", l.From).Number("to", l.To).Number("entries", float64(l.Entries)).
+			Number("malformed", float64(l.Malformed))
+		if l.Backup != "" {
+			b.String("backup", l.Backup)
+		}
+		if l.Err != nil {
+			b.String("error", l.Err.Error())
+		}
+		out.Write(b.Bytes())
+	}
+	fmt.Fprintf(out, `],"migrated":%d,"wouldMigrate":%d,"current":%d,"failed":%d}`+"\n",
+		counts["migrated"], counts["would-migrate"], counts["current"], counts["failed"])
+}
+
+// collectSessionFiles expands paths: files as they are, directories
+// recursively to their *.jsonl files (symlinked directories are not
+// followed).
+func collectSessionFiles(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%s: %w", p, engine.ErrNotFound)
+			}
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // unreadable parts are skipped
+			}
+			if !d.IsDir() && layout.IsSessionFileName(d.Name()) && d.Type().IsRegular() {
+				found = append(found, q)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}

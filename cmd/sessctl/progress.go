@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// progress draws "label done/total" on a terminal, at most ten times a
+// second, and nothing at all when w is not a terminal: scripts and logs
+// get only the requested output.
+type progress struct {
+	w     io.Writer
+	label string
+	total int
+	last  time.Time
+	shown bool
+}
+
+// newProgress returns a progress line on w when w is a terminal, or a
+// silent one.
+func newProgress(w io.Writer, label string, total int) *progress {
+	p := &progress{label: label, total: total}
+	if isTerminal(w) {
+		p.w = w
+	}
+	return p
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// update shows done of total.
+func (p *progress) update(done int) {
+	if p.w == nil || time.Since(p.last) < 100*time.Millisecond && done < p.total {
+		return
+	}
+	p.last = time.Now()
+	p.shown = true
+	fmt.Fprintf(p.w, "\r%s %d/%d", p.label, done, p.total)
+}
+
+// done clears the line.
+func (p *progress) done() {
+	if p.w != nil && p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -9,6 +9,7 @@ var dumpCommand = &command{
 	summary: "print a session's full state as JSON",
 	usage: `
 Usage: sessctl dump [--context-by-leaf] SESSION
+       sessctl dump --store agentuse [--project DIR] SESSION
 
 SESSION is a file path, a session id or a unique prefix of one, looked up
 in the store given by --store (default: pi's).
@@ -22,10 +23,20 @@ This is the state-object format of the pi conformance corpus. The file is
 opened read-only: nothing is written, no lock is taken, and a version 1 or
 2 file is migrated in memory only.
 
+With --store agentuse (or when SESSION is an AgentUse session directory),
+SESSION is an AgentUse session id or unique prefix in the project of DIR
+(default: the working directory), and the output is one 2-space indented
+JSON object: format ("agentuse"), id, dir, parentSessionID, children
+(ids), session, tools and context (the stored files, null when absent),
+messages ([{id, message, parts}] in AgentUse's message and part order),
+files (relative paths) and problems ([{path, error}]). Damaged files are
+also reported on stderr, and the exit code is then 4.
+
 Examples:
   sessctl dump 390d8e15
   sessctl dump ~/.pi/agent/sessions/--home-me-proj--/2026-03-01T09-00-00-123Z_<id>.jsonl
   sessctl dump --context-by-leaf session.jsonl | jq .contextByLeaf
+  sessctl dump --store agentuse 01M7ZXJ0
 `,
 }
 
@@ -35,11 +46,15 @@ func runDump(e *env, args []string) int {
 	fs := e.flags(dumpCommand)
 	store := storeFlag(fs)
 	byLeaf := fs.Bool("context-by-leaf", false, "add contextByLeaf and contextAtNullLeaf (grows with the square of the session length)")
+	au := addAgentUseFlags(fs, false)
 	if code := e.parse(dumpCommand, fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
+	}
+	if useAgentUse(*store, fs.Arg(0)) {
+		return runDumpAgentUse(e, au, fs.Arg(0))
 	}
 	path, err := resolveSession(*store, fs.Arg(0))
 	if err != nil {

@@ -20,6 +20,7 @@ var listCommand = &command{
 	summary: "list sessions, newest first",
 	usage: `
 Usage: sessctl list [--dir DIR | --cwd DIR | --all] [--indusagi] [--json] [--no-index]
+       sessctl list --agentuse [--project DIR] [--subagents] [--json]
 
 Lists the sessions of the current directory's project (pi's list()), or of
 another working directory (--cwd), of an explicit session directory
@@ -40,10 +41,21 @@ The store is pi's (PI_CODING_AGENT_DIR, default ~/.pi/agent); --indusagi
 uses indusagi's (INDUSAGI_AGENT_DIR, INDUSAGI_CODING_AGENT_DIR, INDUSAGI_DIR,
 default ~/.indusagi/agent).
 
+--agentuse lists AgentUse sessions instead: those of the project in DIR
+(default: the working directory), stored in $XDG_DATA_HOME (default
+~/.local/share)/agentuse/project/<hash>/session, as 'agentuse sessions
+list' orders them: newest first, damaged sessions last, subagents only
+with --subagents (indented). The table shows created time, status, id,
+agent and model. --json prints one object per session: id, dir, agentDir,
+agentId, agentName, isSubAgent, model, status, trigger, created, updated
+(ms), parentSessionID, errorCode, children (ids); a session whose
+session.json cannot be read has only id, dir, agentDir and error.
+
 Examples:
   sessctl list
   sessctl list --all --json | jq -r '.[].path'
   sessctl list --dir ./sessions
+  sessctl list --agentuse --project ~/src/app
 `,
 }
 
@@ -57,11 +69,21 @@ func runList(e *env, args []string) int {
 	indusagi := fs.Bool("indusagi", false, "use indusagi's store instead of pi's")
 	asJSON := fs.Bool("json", false, "print JSON")
 	noIndex := fs.Bool("no-index", false, "read every session file instead of using the list index")
+	au := addAgentUseFlags(fs, true)
 	if code := e.parse(listCommand, fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 0 {
 		return e.usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *au.on {
+		if *dir != "" || *cwd != "" || *all || *indusagi || *noIndex {
+			return e.usageError("--agentuse cannot be combined with --dir, --cwd, --all, --indusagi or --no-index")
+		}
+		return runListAgentUse(e, au, *asJSON)
+	}
+	if *au.project != "" || *au.subagents {
+		return e.usageError("--project and --subagents need --agentuse")
 	}
 	n := 0
 	for _, set := range []bool{*dir != "", *cwd != "", *all} {

@@ -20,6 +20,10 @@ type StateOptions struct {
 	Info *SessionInfo
 	// NoInfo writes "sessionInfo": null.
 	NoInfo bool
+	// Fields, when not nil, limits the object to these top-level fields
+	// (for example leafId, branch and context of a session too deep for a
+	// tool that cannot read a deeply nested "tree").
+	Fields map[string]bool
 }
 
 // WriteState writes the session's state object, the JSON shape of the pi
@@ -35,109 +39,126 @@ func (s *Session) WriteState(w io.Writer, o StateOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	j := &jw{w: bw}
 	ix := s.ix
-	j.open('{')
-	j.key("sessionId")
-	j.str(s.header.ID)
-	j.key("sessionFile")
-	if s.persist {
-		j.str(s.file)
-	} else {
-		j.raw("null")
-	}
-	j.key("sessionDir")
-	j.str(s.dir)
-	j.key("cwd")
-	j.str(s.cwd)
-	j.key("isPersisted")
-	j.bool(s.persist)
-	j.key("header")
-	j.rawb(s.header.Raw)
 	leaf, kind := ix.Leaf()
-	j.key("leafId")
-	switch kind {
-	case layout.KindString:
-		j.id(leaf)
-	case layout.KindAbsent:
-		j.str("<undefined>")
-	default:
-		j.raw("null")
-	}
-	j.key("leafEntryId")
-	if e, ok := ix.LeafEntry(); ok && e.IDKind != layout.KindAbsent {
-		j.id(tree.Key(e))
-	} else {
-		j.raw("null")
-	}
-	j.key("sessionName")
-	if n, ok := ix.Name(); ok {
-		j.str(n)
-	} else {
-		j.raw("null")
-	}
-	j.key("entries")
-	j.open('[')
-	for _, e := range ix.Entries() {
-		j.elem()
-		j.rawb(e.Raw)
-	}
-	j.close(']')
-	j.key("branch")
-	j.open('[')
-	for _, e := range ix.LeafBranch() {
-		j.elem()
-		j.entryID(e)
-	}
-	j.close(']')
-	j.key("tree")
-	writeTree(j, ix.Tree())
-	j.key("children")
-	j.open('{')
-	for _, id := range ix.IDs() {
-		if id == absentID {
-			continue
-		}
-		j.key(layout.KeyString(id))
-		j.open('[')
-		for _, c := range ix.Children(id) {
-			j.elem()
-			j.id(c)
-		}
-		j.close(']')
-	}
-	j.close('}')
-	j.key("labels")
-	j.open('{')
-	for _, id := range ix.IDs() {
-		if l, ok := ix.Label(id); ok {
-			j.key(layout.KeyString(id))
-			j.str(l)
+	nullOr := func(ok bool, f func()) {
+		if ok {
+			f()
+		} else {
+			j.raw("null")
 		}
 	}
-	j.close('}')
-	j.key("context")
-	writeContext(j, compaction.Build(ix, compaction.Leaf{ID: leaf, Kind: kind}), false)
-	if o.ContextByLeaf {
-		j.key("contextByLeaf")
-		j.open('{')
-		for _, id := range ix.IDs() {
-			if id == absentID {
-				continue
+	fields := []struct {
+		name  string
+		write func()
+	}{
+		{"sessionId", func() { j.str(s.header.ID) }},
+		{"sessionFile", func() { nullOr(s.persist, func() { j.str(s.file) }) }},
+		{"sessionDir", func() { j.str(s.dir) }},
+		{"cwd", func() { j.str(s.cwd) }},
+		{"isPersisted", func() { j.bool(s.persist) }},
+		{"header", func() { j.rawb(s.header.Raw) }},
+		{"leafId", func() {
+			switch kind {
+			case layout.KindString:
+				j.id(leaf)
+			case layout.KindAbsent:
+				j.str("<undefined>")
+			default:
+				j.raw("null")
 			}
-			j.key(layout.KeyString(id))
-			writeContext(j, compaction.Build(ix, compaction.LeafID(id)), true)
-		}
-		j.close('}')
-		j.key("contextAtNullLeaf")
-		writeContext(j, compaction.Build(ix, compaction.NullLeaf), false)
+		}},
+		{"leafEntryId", func() {
+			e, ok := ix.LeafEntry()
+			nullOr(ok && e.IDKind != layout.KindAbsent, func() { j.id(tree.Key(e)) })
+		}},
+		{"sessionName", func() {
+			n, ok := ix.Name()
+			nullOr(ok, func() { j.str(n) })
+		}},
+		{"entries", func() {
+			j.open('[')
+			for _, e := range ix.Entries() {
+				j.elem()
+				j.rawb(e.Raw)
+			}
+			j.close(']')
+		}},
+		{"branch", func() {
+			j.open('[')
+			for _, e := range ix.LeafBranch() {
+				j.elem()
+				j.entryID(e)
+			}
+			j.close(']')
+		}},
+		{"tree", func() { writeTree(j, ix.Tree()) }},
+		{"children", func() {
+			j.open('{')
+			for _, id := range ix.IDs() {
+				if id == absentID {
+					continue
+				}
+				j.key(layout.KeyString(id))
+				j.open('[')
+				for _, c := range ix.Children(id) {
+					j.elem()
+					j.id(c)
+				}
+				j.close(']')
+			}
+			j.close('}')
+		}},
+		{"labels", func() {
+			j.open('{')
+			for _, id := range ix.IDs() {
+				if l, ok := ix.Label(id); ok {
+					j.key(layout.KeyString(id))
+					j.str(l)
+				}
+			}
+			j.close('}')
+		}},
+		{"context", func() {
+			writeContext(j, compaction.Build(ix, compaction.Leaf{ID: leaf, Kind: kind}), false)
+		}},
+	}
+	if o.ContextByLeaf {
+		fields = append(fields, struct {
+			name  string
+			write func()
+		}{"contextByLeaf", func() {
+			j.open('{')
+			for _, id := range ix.IDs() {
+				if id == absentID {
+					continue
+				}
+				j.key(layout.KeyString(id))
+				writeContext(j, compaction.Build(ix, compaction.LeafID(id)), true)
+			}
+			j.close('}')
+		}}, struct {
+			name  string
+			write func()
+		}{"contextAtNullLeaf", func() { writeContext(j, compaction.Build(ix, compaction.NullLeaf), false) }})
 	}
 	if o.Info != nil || o.NoInfo {
-		j.key("sessionInfo")
-		if o.Info == nil {
-			j.raw("null")
-		} else {
-			WriteInfo(j.w, o.Info)
-			j.first = false
+		fields = append(fields, struct {
+			name  string
+			write func()
+		}{"sessionInfo", func() {
+			nullOr(o.Info != nil, func() {
+				WriteInfo(j.w, o.Info)
+				j.first = false
+			})
+		}})
+	}
+	j.open('{')
+	for _, f := range fields {
+		if o.Fields != nil && !o.Fields[f.name] {
+			continue
 		}
+		j.key(f.name)
+		f.write()
 	}
 	j.close('}')
 	j.raw("\n")

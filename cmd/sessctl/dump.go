@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/sessctl/sessctl/engine"
 )
 
@@ -8,7 +10,7 @@ var dumpCommand = &command{
 	name:    "dump",
 	summary: "print a session's full state as JSON",
 	usage: `
-Usage: sessctl dump [--context-by-leaf] SESSION
+Usage: sessctl dump [--context-by-leaf] [--fields LIST] SESSION
        sessctl dump --store agentuse [--project DIR] SESSION
 
 SESSION is a file path, a session id or a unique prefix of one, looked up
@@ -36,6 +38,7 @@ Examples:
   sessctl dump 390d8e15
   sessctl dump ~/.pi/agent/sessions/--home-me-proj--/2026-03-01T09-00-00-123Z_<id>.jsonl
   sessctl dump --context-by-leaf session.jsonl | jq .contextByLeaf
+  sessctl dump --fields leafId,branch,context big-session.jsonl
   sessctl dump --store agentuse 01M7ZXJ0
 `,
 }
@@ -45,6 +48,7 @@ func init() { register(dumpCommand).run = runDump }
 func runDump(e *env, args []string) int {
 	fs := e.flags(dumpCommand)
 	store := storeFlag(fs)
+	only := fs.String("fields", "", "print only these comma-separated top-level `FIELDS` (e.g. leafId,branch,context)")
 	byLeaf := fs.Bool("context-by-leaf", false, "add contextByLeaf and contextAtNullLeaf (grows with the square of the session length)")
 	au := addAgentUseFlags(fs, false)
 	if code := e.parse(dumpCommand, fs, args); code >= 0 {
@@ -69,6 +73,12 @@ func runDump(e *env, args []string) int {
 	}
 	defer s.Close()
 	o := engine.StateOptions{ContextByLeaf: *byLeaf}
+	if *only != "" {
+		o.Fields = map[string]bool{}
+		for _, f := range strings.Split(*only, ",") {
+			o.Fields[strings.TrimSpace(f)] = true
+		}
+	}
 	if infoErr == nil {
 		o.Info = info
 	} else {

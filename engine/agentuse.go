@@ -327,6 +327,12 @@ func (s *AgentUseStore) OpenWriterAt(ctx context.Context, dir string) (*AgentUse
 		return nil, fmt.Errorf("open session %s: %w", dir, err)
 	}
 	file := filepath.Join(dir, layout.AgentUseSessionFile)
+	if fi, err := s.fs().Lstat(file); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("%s is not a regular file", file)
+		}
+		return nil, fmt.Errorf("open session %s: %w", dir, notFound(err))
+	}
 	w, err := s.lockWriter(ctx, dir, "")
 	if err != nil {
 		return nil, err

@@ -197,8 +197,9 @@ type AgentUseWriter struct {
 	agentID string
 	lk      *lock.Lock
 
-	mu     sync.Mutex
-	closed bool
+	mu              sync.Mutex
+	closed          bool
+	artifactAgentID *string
 }
 
 // Create creates a top-level session and returns a writer holding its

@@ -483,6 +483,7 @@ func (r *auReplay) artifacts(w *engine.AgentUseWriter, m *engine.AgentUseMessage
 		case ".json":
 			_, v := auMembers(t, raw)
 			r.now = auNum(v["createdAt"])
+			w.SetArtifactAgentID(auStr(v["agentId"]))
 			ref, err := w.WriteToolOutput(m.ID, auStr(v["toolName"]), v["output"])
 			if err != nil {
 				t.Fatal(err)
@@ -501,6 +502,8 @@ func (r *auReplay) artifacts(w *engine.AgentUseWriter, m *engine.AgentUseMessage
 				switch {
 				case strings.HasPrefix(line, "tool: "):
 					tool = strings.TrimPrefix(line, "tool: ")
+				case strings.HasPrefix(line, "agentId: "):
+					w.SetArtifactAgentID(strings.TrimPrefix(line, "agentId: "))
 				case strings.HasPrefix(line, "createdAt: "):
 					ts, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(line, "createdAt: "))
 					if err != nil {

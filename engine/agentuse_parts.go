@@ -565,6 +565,23 @@ type AgentUseArtifactRef struct {
 	OriginalChars int64 // UTF-16 length of the output (of its JSON text for a non-string)
 }
 
+// SetArtifactAgentID sets the agentId written into tool-output artifacts.
+// It defaults to the session's agent.id; AgentUse writes whatever agent id
+// its runner passes, so a writer reproducing its files can match it.
+func (w *AgentUseWriter) SetArtifactAgentID(agentID string) {
+	w.mu.Lock()
+	w.artifactAgentID = &agentID
+	w.mu.Unlock()
+}
+
+// artifactAgent is the agentId of artifacts; w.mu is held.
+func (w *AgentUseWriter) artifactAgent() string {
+	if w.artifactAgentID != nil {
+		return *w.artifactAgentID
+	}
+	return w.agentID
+}
+
 // artifactFile picks the path of a new artifact of the message.
 func (w *AgentUseWriter) artifactFile(messageID, toolName, ext string) (string, string, error) {
 	id, err := w.s.newID()
@@ -608,7 +625,7 @@ func (w *AgentUseWriter) WriteToolOutput(messageID, toolName string, output any)
 		return AgentUseArtifactRef{}, fmt.Errorf("write tool output: %w", err)
 	}
 	b := layout.NewObject(len(out)+256).String("kind", "tool-output").String("toolName", toolName).
-		Raw("createdAt", msJSON(w.s.now())).String("sessionID", w.id).String("agentId", w.agentID).
+		Raw("createdAt", msJSON(w.s.now())).String("sessionID", w.id).String("agentId", w.artifactAgent()).
 		String("messageID", messageID)
 	if out != nil {
 		b.Raw("output", out)
@@ -679,7 +696,7 @@ func (w *AgentUseWriter) CreateToolOutputStream(messageID, toolName string, meta
 		"tool: " + toolName,
 		"createdAt: " + layout.ISOTime(w.s.now()),
 		"sessionID: " + w.id,
-		"agentId: " + w.agentID,
+		"agentId: " + w.artifactAgent(),
 		"messageID: " + messageID,
 	}
 	if layout.KindOf(meta) == layout.KindObject && string(meta) != "{}" {

@@ -248,6 +248,7 @@ type AgentUseAmbiguousError struct {
 	Candidates []*AgentUseSession
 }
 
+// Error lists the prefix and every session it matches.
 func (e *AgentUseAmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "session id %q matches %d sessions:", e.Prefix, len(e.Candidates))

@@ -202,9 +202,11 @@ var ErrBadID = errors.New("not a ULID")
 
 type idError struct{ id string }
 
+// Error names the id and what an id must look like.
 func (e *idError) Error() string {
 	return "invalid id " + strconvQuote(e.id) + ": want 26 uppercase Crockford base32 characters"
 }
+// Is reports whether target is ErrBadID or ErrUnsafeName.
 func (e *idError) Is(target error) bool { return target == ErrBadID || target == ErrUnsafeName }
 
 // IsAgentUseID reports whether id matches ^[0-9A-HJKMNP-TV-Z]{26}$: an

@@ -7,8 +7,8 @@ import (
 	"html"
 	"math"
 	"regexp"
+	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/sessctl/sessctl/layout"
 )
@@ -746,79 +746,252 @@ func (h *htmlWriter) image(b cblock) {
 // redactMark replaces a masked secret.
 const redactMark = "[REDACTED]"
 
-// redactRule masks one kind of secret; repl gets the submatches.
+// redactRule masks one kind of secret; repl gets the submatches. The
+// rule's regexp runs only on strings that contain one of its hints (in
+// lower case), which keeps redaction of large sessions fast.
 type redactRule struct {
-	name string
-	re   *regexp.Regexp
-	repl func(m []string) string
+	name  string
+	hints []string
+	re    *regexp.Regexp
+	repl  func(m []string) string
 }
 
 var redactRules = []redactRule{
-	{"private key", regexp.MustCompile(`(?s)(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----).*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`),
+	{"private key", []string{"private key-----"},
+		regexp.MustCompile(`(?s)(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----).*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`),
 		func(m []string) string { return m[1] + redactMark + m[2] }},
-	{"assignment", regexp.MustCompile(`(?i)((?:password|passwd|secret|token|apikey|api_key|api-key|access_key|private_key)(?:_[a-z0-9]+)?["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s"',;&)}\]<>]+)`),
-		func(m []string) string {
-			v := m[2]
-			if strings.Contains(v, redactMark) {
-				return m[0]
-			}
-			if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
-				if len(v) == 2 {
-					return m[0] // an empty value hides nothing
-				}
-				return m[1] + v[:1] + redactMark + v[len(v)-1:]
-			}
-			return m[1] + redactMark
-		}},
-	{"bearer", regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})`),
-		func(m []string) string {
-			if !strings.ContainsAny(m[2], "0123456789._~+/=-") {
-				return m[0] // a word, not a token
-			}
-			return m[1] + redactMark
-		}},
-	{"openai/anthropic key", regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`), nil},
-	{"github token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), nil},
-	{"github fine-grained token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), nil},
-	{"slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), nil},
-	{"aws access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), nil},
-	{"google api key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), nil},
-	{"high-entropy token", regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,}`),
-		func(m []string) string {
-			if highEntropy(m[0]) {
-				return redactMark
-			}
-			return m[0]
-		}},
+	{"openai/anthropic key", []string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`), nil},
+	{"github token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), nil},
+	{"github fine-grained token", []string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), nil},
+	{"slack token", []string{"xox"}, regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), nil},
+	{"aws access key id", []string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), nil},
+	{"google api key", []string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), nil},
 }
 
 // redactString masks every likely secret in s.
 func redactString(s string) string {
+	if s == "" {
+		return s
+	}
+	lower := asciiLower(s)
 	for _, r := range redactRules {
-		if r.repl == nil {
-			s = r.re.ReplaceAllLiteralString(s, redactMark)
+		hit := false
+		for _, h := range r.hints {
+			if strings.Contains(lower, h) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
 			continue
 		}
-		s = r.re.ReplaceAllStringFunc(s, func(match string) string {
-			return r.repl(r.re.FindStringSubmatch(match))
-		})
+		if r.repl == nil {
+			s = r.re.ReplaceAllLiteralString(s, redactMark)
+		} else {
+			s = r.re.ReplaceAllStringFunc(s, func(match string) string {
+				return r.repl(r.re.FindStringSubmatch(match))
+			})
+		}
+		lower = asciiLower(s)
 	}
-	return s
+	s = redactAssignments(s, lower)
+	s = redactBearer(s)
+	return redactEntropy(s)
+}
+
+// asciiLower lower-cases ASCII letters only, so indexes stay valid.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' }
+
+// assignmentNames are the secret names whose assigned value is masked.
+var assignmentNames = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "access_key", "private_key"}
+
+// span is a byte range of a string to replace with the mark.
+type span struct{ from, to int }
+
+// maskSpans replaces the given ranges (sorted by from, not overlapping
+// after the first of any overlap) with the mark.
+func maskSpans(s string, spans []span) string {
+	if len(spans) == 0 {
+		return s
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		if sp.from < last {
+			continue
+		}
+		b.WriteString(s[last:sp.from])
+		b.WriteString(redactMark)
+		last = sp.to
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// redactAssignments masks the value in NAME=VALUE and NAME: VALUE where
+// NAME ends in one of assignmentNames, optionally followed by one _word
+// suffix and a closing quote (GITHUB_TOKEN=x, "password": "x",
+// SECRET_KEY: x). A quoted value keeps its quotes; an empty one is left.
+func redactAssignments(s, lower string) string {
+	var spans []span
+	for _, name := range assignmentNames {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], name)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(name)
+			j := i + len(name)
+			if j < len(s) && s[j] == '_' {
+				k := j + 1
+				for k < len(s) && isWordByte(s[k]) && s[k] != '_' {
+					k++
+				}
+				if k > j+1 {
+					j = k
+				}
+			}
+			if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+				j++
+			}
+			for j < len(s) && isSpaceByte(s[j]) {
+				j++
+			}
+			if j >= len(s) || (s[j] != ':' && s[j] != '=') {
+				continue
+			}
+			j++
+			for j < len(s) && isSpaceByte(s[j]) {
+				j++
+			}
+			if j >= len(s) || strings.HasPrefix(s[j:], redactMark) {
+				continue
+			}
+			if q := s[j]; q == '"' || q == '\'' {
+				end := strings.IndexAny(s[j+1:], string(q)+"\n")
+				if end <= 0 || s[j+1+end] != q {
+					continue // empty, or no closing quote on the line
+				}
+				if v := s[j+1 : j+1+end]; !strings.HasPrefix(v, redactMark) {
+					spans = append(spans, span{j + 1, j + 1 + end})
+				}
+				continue
+			}
+			k := j
+			for k < len(s) && !strings.ContainsRune(" \t\r\n\"',;&)}]<>", rune(s[k])) {
+				k++
+			}
+			if k > j {
+				spans = append(spans, span{j, k})
+			}
+		}
+	}
+	return maskSpans(s, spans)
+}
+
+// bearerChar reports whether c can be part of a bearer token.
+func bearerChar(c byte) bool {
+	return isWordByte(c) || strings.IndexByte(".~+/=-", c) >= 0
+}
+
+// redactBearer masks the token after "Bearer " (any case) when it is at
+// least 8 characters and has a digit or symbol, so prose is left alone.
+func redactBearer(s string) string {
+	lower := asciiLower(s)
+	var spans []span
+	for from := 0; ; {
+		i := strings.Index(lower[from:], "bearer")
+		if i < 0 {
+			break
+		}
+		i += from
+		from = i + len("bearer")
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		j := from
+		for j < len(s) && (isSpaceByte(s[j]) || s[j] == '\n' || s[j] == '\r') {
+			j++
+		}
+		if j == from {
+			continue
+		}
+		k := j
+		for k < len(s) && bearerChar(s[k]) {
+			k++
+		}
+		tok := s[j:k]
+		if len(tok) >= 8 && strings.ContainsAny(tok, "0123456789._~+/=-") && !strings.Contains(tok, "REDACTED") {
+			spans = append(spans, span{j, k})
+		}
+	}
+	return maskSpans(s, spans)
+}
+
+// entropyChar reports whether c can be part of a high-entropy token.
+func entropyChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '+' || c == '/' || c == '_' || c == '=' || c == '-'
+}
+
+// redactEntropy masks runs of 32 or more token characters that look
+// random (see highEntropy).
+func redactEntropy(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !entropyChar(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && entropyChar(s[j]) {
+			j++
+		}
+		if j-i >= 32 && highEntropy(s[i:j]) {
+			b.WriteString(s[last:i])
+			b.WriteString(redactMark)
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // highEntropy reports whether a token looks random: upper case, lower
 // case and digits mixed, and at least 4.5 bits of entropy per character.
 func highEntropy(s string) bool {
 	var upper, lower, digit bool
-	counts := map[rune]int{}
-	for _, r := range s {
-		counts[r]++
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		counts[c]++
 		switch {
-		case unicode.IsUpper(r):
+		case c >= 'A' && c <= 'Z':
 			upper = true
-		case unicode.IsLower(r):
+		case c >= 'a' && c <= 'z':
 			lower = true
-		case unicode.IsDigit(r):
+		case c >= '0' && c <= '9':
 			digit = true
 		}
 	}
@@ -828,8 +1001,10 @@ func highEntropy(s string) bool {
 	var h float64
 	n := float64(len(s))
 	for _, c := range counts {
-		p := float64(c) / n
-		h -= p * math.Log2(p)
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
 	}
 	return h >= 4.5
 }
@@ -839,7 +1014,7 @@ func highEntropy(s string) bool {
 // whole by the mark (a string) when anything does.
 const maxRedactDepth = 256
 
-// redactJSON appends v with every string (keys included) redacted,
+// redactJSON appends v with every string value redacted (keys are not),
 // keeping key order and the raw bytes of whatever is unchanged. The data
 // of image blocks ({"type":"image","data":...}) is kept.
 func redactJSON(dst, v []byte, depth int) []byte {
@@ -885,13 +1060,9 @@ func redactJSON(dst, v []byte, depth int) []byte {
 		}
 		first = false
 		key := m.KeyString()
-		if r := redactString(key); r != key {
-			dst = layout.AppendString(dst, r)
-		} else {
-			dst = append(dst, '"')
-			dst = append(dst, m.Key...)
-			dst = append(dst, '"')
-		}
+		dst = append(dst, '"')
+		dst = append(dst, m.Key...)
+		dst = append(dst, '"')
 		dst = append(dst, ':')
 		if image && key == "data" {
 			dst = append(dst, m.Value...)

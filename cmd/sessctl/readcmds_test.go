@@ -202,6 +202,8 @@ func TestRedactString(t *testing.T) {
 		{"env token", "GITHUB_TOKEN=abc123 make", "GITHUB_TOKEN=[REDACTED] make"},
 		{"secret key yaml", "SECRET_KEY: s3cr3t", "SECRET_KEY: [REDACTED]"},
 		{"api_key single quotes", "api_key = 'xyz789'", "api_key = '[REDACTED]'"},
+		{"two assignments", "user=bob password=pw1 token: tk2;", "user=bob password=[REDACTED] token: [REDACTED];"},
+		{"bearer in json", `{"Authorization":"Bearer sk_live_0123456789"}`, `{"Authorization":"Bearer [REDACTED]"}`},
 		{"empty value", `password=""`, `password=""`},
 		{"max_tokens is not a token", "max_tokens: 4096", "max_tokens: 4096"},
 		{"private key", "key:\n" + pem + "\nend", "key:\n-----BEGIN RSA PRIVATE KEY-----[REDACTED]-----END RSA PRIVATE KEY-----\nend"},
@@ -214,8 +216,12 @@ func TestRedactString(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := redactString(tc.in); got != tc.want {
+			got := redactString(tc.in)
+			if got != tc.want {
 				t.Errorf("redactString(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if again := redactString(got); again != got {
+				t.Errorf("redacting twice gives %q, not %q", again, got)
 			}
 		})
 	}
@@ -261,5 +267,24 @@ func TestExportFile(t *testing.T) {
 	}
 	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("export file mode: %v %v", fi, err)
+	}
+}
+
+// TestShowAgentUse checks that show hands AgentUse sessions to the
+// AgentUse transcript.
+func TestShowAgentUse(t *testing.T) {
+	cases := corpusCases(t) // skips without the shared corpora
+	root := filepath.Join(cases, "..", "..", "agentuse", "api-driven", "xdg-data", "agentuse", "project")
+	dirs, _ := filepath.Glob(filepath.Join(root, "*", "session", "*", "session.json"))
+	if len(dirs) == 0 {
+		t.Fatalf("no AgentUse sessions under %s", root)
+	}
+	dir := filepath.Dir(dirs[0])
+	out, errOut, code := runCLI(t, "show", dir)
+	if code != exitOK || !strings.HasPrefix(out, "session ") {
+		t.Errorf("show %s: exit %d, stdout %q, stderr %q", dir, code, out, errOut)
+	}
+	if _, _, code := runCLI(t, "show", "--leaf", "x", dir); code != exitUsage {
+		t.Errorf("show --leaf of an AgentUse session: exit %d, want 2", code)
 	}
 }

@@ -18,6 +18,7 @@ var showCommand = &command{
 	summary: "print the active branch of a session as a readable transcript",
 	usage: `
 Usage: sessctl show [--leaf ID] [--full] [--json] SESSION
+       sessctl show --store agentuse [--project DIR] [--full] [--json] SESSION
 
 Prints the active branch of a session, root first, as a transcript: who
 said what, the assistant's text, its tool calls and their results,
@@ -58,10 +59,17 @@ itself a loadable session file of that one branch.
 The file is opened read-only: no lock is taken and nothing is written.
 SESSION is a file path, a session id or a unique id prefix (see --store).
 
+With --store agentuse (or when SESSION is an AgentUse session directory),
+SESSION is an AgentUse session id or unique prefix in the project of DIR
+(default: the working directory). AgentUse sessions are linear, so --leaf
+does not apply; the transcript lists each message's parts, and --json
+prints what 'sessctl dump --store agentuse' prints.
+
 Examples:
   sessctl show 390d8e15
   sessctl show --full --leaf 1a2b session.jsonl | less
   sessctl show --json 390d8e15 > branch.jsonl
+  sessctl show --store agentuse 01M7ZXJ0
 `,
 }
 
@@ -73,11 +81,18 @@ func runShow(e *env, args []string) int {
 	leaf := fs.String("leaf", "", "show the branch ending at entry `ID` (or a unique prefix) instead of the leaf")
 	full := fs.Bool("full", false, "print thinking, tool arguments and tool results in full")
 	asJSON := fs.Bool("json", false, "print the header and the branch's stored lines as JSONL")
+	au := addAgentUseFlags(fs, false)
 	if code := e.parse(showCommand, fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
+	}
+	if useAgentUse(*store, fs.Arg(0)) {
+		if *leaf != "" {
+			return e.usageError("--leaf does not apply to AgentUse sessions, which have no branches")
+		}
+		return runShowAgentUse(e, *au.project, fs.Arg(0), *full, *asJSON)
 	}
 	sv, err := openView(e.ctx, *store, fs.Arg(0))
 	if err != nil {

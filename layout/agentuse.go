@@ -206,6 +206,7 @@ type idError struct{ id string }
 func (e *idError) Error() string {
 	return "invalid id " + strconvQuote(e.id) + ": want 26 uppercase Crockford base32 characters"
 }
+
 // Is reports whether target is ErrBadID or ErrUnsafeName.
 func (e *idError) Is(target error) bool { return target == ErrBadID || target == ErrUnsafeName }
 

@@ -12,39 +12,96 @@ import (
 	generate "github.com/sessctl/sessctl/internal/workload"
 )
 
-// benchFiles generates the benchmark workloads once per process.
+// Benchmarks use the workloads `make bench` generates in
+// $SESSCTL_BENCH_DIR (big.jsonl, sessions/), or generate their own in a
+// temporary directory.
 var benchFiles = struct {
-	once sync.Once
-	dir  string
-	big  string
-	size int64
-	err  error
+	once    sync.Once
+	tmp     string
+	dir     string
+	big     string
+	size    int64
+	dirOnce sync.Once
+	store   string
+	err     error
 }{}
 
-// bigSession returns a generated 100,000-entry session (about 165 MB).
-func bigSession(b *testing.B) (string, int64) {
+func benchDir(b *testing.B) string {
 	b.Helper()
 	benchFiles.once.Do(func() {
-		benchFiles.dir, benchFiles.err = os.MkdirTemp("", "sessctl-bench-")
-		if benchFiles.err != nil {
+		if d := os.Getenv("SESSCTL_BENCH_DIR"); d != "" {
+			benchFiles.dir = d
 			return
 		}
-		benchFiles.big = filepath.Join(benchFiles.dir, "big.jsonl")
-		benchFiles.size, benchFiles.err = generate.WriteFile(benchFiles.big, generate.Options{Seed: 1, Entries: 100000})
+		benchFiles.tmp, benchFiles.err = os.MkdirTemp("", "sessctl-bench-")
+		benchFiles.dir = benchFiles.tmp
 	})
 	if benchFiles.err != nil {
 		b.Fatal(benchFiles.err)
 	}
-	return benchFiles.big, benchFiles.size
+	return benchFiles.dir
+}
+
+// bigSession returns a generated 100,000-entry session (about 165 MB).
+func bigSession(b *testing.B) (string, int64) {
+	b.Helper()
+	p := filepath.Join(benchDir(b), "big.jsonl")
+	st, err := os.Stat(p)
+	if err != nil {
+		n, err := generate.WriteFile(p, generate.Options{Seed: 1, Entries: 100000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p, n
+	}
+	return p, st.Size()
+}
+
+// sessionStore returns a directory of 5,000 generated sessions of about
+// 50 KB each (254 MB).
+func sessionStore(b *testing.B) string {
+	b.Helper()
+	p := filepath.Join(benchDir(b), "sessions")
+	if _, err := os.Stat(p); err != nil {
+		if _, err := generate.Dir(p, 5000, 50000, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return p
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchFiles.dir != "" {
-		os.RemoveAll(benchFiles.dir)
+	if benchFiles.tmp != "" {
+		os.RemoveAll(benchFiles.tmp)
 	}
 	os.Exit(code)
 }
+
+func benchList(b *testing.B, noIndex bool) {
+	dir := sessionStore(b)
+	if !noIndex {
+		if _, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		infos, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir, NoIndex: noIndex})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(infos)
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sessions/s")
+}
+
+// BenchmarkListScan lists 5,000 sessions reading every file.
+func BenchmarkListScan(b *testing.B) { benchList(b, true) }
+
+// BenchmarkListIndexed lists 5,000 sessions from a warm list index.
+func BenchmarkListIndexed(b *testing.B) { benchList(b, false) }
 
 // BenchmarkOpenContext opens the 100,000-entry session read-only and builds
 // its context, as `sessctl context` does.

@@ -170,12 +170,19 @@ func Canonical(dst, raw []byte) ([]byte, error) {
 	if SkipWS(raw, end) != len(raw) {
 		return dst, syntaxErr(end, "trailing data after value")
 	}
+	if v := raw[i:end]; isCanonical(v) {
+		return append(dst, v...), nil
+	}
 	return appendCanonical(dst, raw[i:end]), nil
 }
 
 // IsCanonical reports whether raw is already exactly what Canonical would
-// produce, which is true of every line pi writes.
+// produce, which is true of every line pi writes. It allocates nothing.
 func IsCanonical(raw []byte) bool {
+	if isCanonical(raw) {
+		return true
+	}
+	// Large objects, escaped keys and deep nesting take the general path.
 	out, err := Canonical(nil, raw)
 	return err == nil && string(out) == string(raw)
 }

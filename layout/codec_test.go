@@ -100,3 +100,27 @@ func TestAppendStringEscapesLikeJavaScript(t *testing.T) {
 		t.Errorf("AppendString = %q, want %q", got, want)
 	}
 }
+
+
+// The fast canonical check must agree with the general encoder.
+func TestIsCanonicalAgreesWithCanonical(t *testing.T) {
+	inputs := []string{
+		`{"a":1}`, `{"a":1.0}`, `{"a":1e2}`, `{"a":-0}`, `{"a":0.1}`, `{"a":1e21}`, `{"a":1e+21}`, `{"a":123456789012345678}`,
+		`{"a":"\u00e9"}`, `{"a":"é"}`, `{"a":"\/"}`, `{"a":"\u001f"}`, `{"a":"\u001F"}`, `{"a":"\n"}`, `{"a":"\u000a"}`,
+		`{"a":"\ud800"}`, `{"a":"\ud83d\ude00"}`, `{"a":"\udc00"}`, `{"a":"x\ud800\udc00"}`, "{\"a\":\"\xff\"}",
+		`{"a":1,"a":2}`, `{"1":1,"b":2}`, `{"b":2,"1":1}`, `{"01":1}`, `{"a" :1}`, `{ "a":1}`, `[1, 2]`, `[1,2]`,
+		`{"a":[{"b":{"c":[true,false,null]}}]}`, `{"k\u0065y":1}`, `""`, `"<&>\u2028"`, `{"a":-1.5e-7}`, `{"a":1.5e-7}`,
+		`{"a":0.000001}`, `{"a":1E5}`,
+	}
+	for _, in := range inputs {
+		out, err := Canonical(nil, []byte(in))
+		if err != nil {
+			t.Errorf("Canonical(%s): %v", in, err)
+			continue
+		}
+		want := string(out) == in
+		if got := IsCanonical([]byte(in)); got != want {
+			t.Errorf("IsCanonical(%s) = %v, but Canonical gives %s", in, got, out)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -80,8 +81,12 @@ func newRunner(sessionID string, version float64) *runner {
 }
 
 // apply migrates one parsed line and returns its new JSON bytes.
-func (r *runner) apply(raw []byte) ([]byte, error) {
-	rec, err := ParseRecord(raw)
+func (r *runner) apply(e *layout.Entry) ([]byte, error) {
+	if out, ok := r.fast(e); ok {
+		r.index++
+		return out, nil
+	}
+	rec, err := ParseRecord(e.Raw)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +95,41 @@ func (r *runner) apply(raw []byte) ([]byte, error) {
 	}
 	r.index++
 	return rec.AppendJSON(nil), nil
+}
+
+// fast handles the lines that make up nearly every file without decoding
+// them: an entry that the steps change only by adding id and parentId (v1)
+// or not at all (v2), already written as JSON.stringify writes it. The
+// result is byte for byte what the general path gives.
+func (r *runner) fast(e *layout.Entry) ([]byte, bool) {
+	if e.IsHeader() || e.Type == layout.TypeCompaction || e.Role == "hookMessage" ||
+		(e.Type == layout.TypeMessage && e.Message() == nil) || !layout.IsCanonical(e.Raw) {
+		return nil, false
+	}
+	if len(r.steps) == 0 || r.steps[0].From != 1 {
+		return bytes.Clone(e.Raw), true // v2 -> v3 changes nothing here
+	}
+	if e.IDKind != layout.KindAbsent || e.ParentKind != layout.KindAbsent {
+		return nil, false // the step overwrites in place: general path
+	}
+	id := r.st.EntryID(r.index)
+	out := make([]byte, 0, len(e.Raw)+40)
+	out = append(out, e.Raw[:len(e.Raw)-1]...)
+	if len(e.Raw) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"id":`...)
+	out = layout.AppendString(out, id)
+	out = append(out, `,"parentId":`...)
+	if r.st.hasPrev {
+		out = layout.AppendString(out, r.st.prevID)
+	} else {
+		out = append(out, "null"...)
+	}
+	out = append(out, '}')
+	r.st.prevID, r.st.hasPrev = id, true
+	r.st.record(r.index, id, true, false)
+	return out, true
 }
 
 // Entries migrates the parsed lines of a file in memory, as pi does on
@@ -109,7 +149,7 @@ func Entries(entries []layout.Entry) ([]layout.Entry, Result, error) {
 	run := newRunner(entries[0].ID, res.From)
 	out := make([]layout.Entry, len(entries))
 	for i := range entries {
-		b, err := run.apply(entries[i].Raw)
+		b, err := run.apply(&entries[i])
 		if err != nil {
 			return nil, res, err
 		}
@@ -196,7 +236,7 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 			}
 			run = newRunner(e.ID, res.From)
 		}
-		out, err := run.apply(e.Raw)
+		out, err := run.apply(&e)
 		if err != nil {
 			return res, fmt.Errorf("line %d: %w", lineNo, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -236,4 +237,21 @@ func TestStreamMemoryIsBoundedByTheLongestLine(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	checkTree(t, out.Bytes())
+}
+
+// BenchmarkMigrateStream migrates a generated 20,000-entry v1 file (about
+// 32 MB) from memory to nowhere: the throughput of the steps and the
+// encoder. `make bench` measures whole files on disk.
+func BenchmarkMigrateStream(b *testing.B) {
+	var src bytes.Buffer
+	if _, err := workload.Write(&src, workload.Options{Seed: 5, Entries: 20000, Version: 1}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(src.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := migrate.Stream(context.Background(), bytes.NewReader(src.Bytes()), io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

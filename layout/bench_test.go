@@ -1,0 +1,46 @@
+package layout_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/layout"
+)
+
+func benchSession(b *testing.B) []byte {
+	b.Helper()
+	var buf bytes.Buffer
+	if _, err := workload.Write(&buf, workload.Options{Seed: 2, Entries: 20000}); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkParseFile indexes a generated 20,000-entry session by its
+// envelopes, the core of opening a session.
+func BenchmarkParseFile(b *testing.B) {
+	data := benchSession(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if p := layout.ParseFile(data); len(p.Entries) == 0 {
+			b.Fatal("no entries")
+		}
+	}
+}
+
+// BenchmarkCanonical re-encodes every line as JSON.stringify would, the
+// cost of a migration rewrite.
+func BenchmarkCanonical(b *testing.B) {
+	data := benchSession(b)
+	p := layout.ParseFile(data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var out []byte
+	for b.Loop() {
+		for _, e := range p.Entries {
+			out, _ = layout.Canonical(out[:0], e.Raw)
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package layout
+
+import (
+	"encoding/binary"
+	"strconv"
+	"unicode/utf8"
+)
+
+// canonicalDepth bounds the recursion of the canonical check; deeper
+// values take Canonical's general path.
+const canonicalDepth = 64
+
+// isCanonical reports whether v, one JSON value without surrounding
+// whitespace, is exactly what Canonical writes for it: no insignificant
+// whitespace, strings escaped as JSON.stringify escapes them, valid UTF-8,
+// numbers in Number::toString form, no repeated keys and no array-index
+// keys. It allocates nothing, so Canonical can return such input as it is:
+// every line pi writes passes.
+func isCanonical(v []byte) bool {
+	end, ok := canonValue(v, 0, 0)
+	return ok && end == len(v)
+}
+
+func canonValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) || depth > canonicalDepth {
+		return 0, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return canonString(b, i)
+	case c == '{':
+		return canonObject(b, i, depth)
+	case c == '[':
+		i++
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = canonValue(b, i, depth+1); !ok || i >= len(b) {
+				return 0, false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case ']':
+				return i + 1, true
+			default:
+				return 0, false
+			}
+		}
+	case c == 't':
+		return i + 4, len(b)-i >= 4 && string(b[i:i+4]) == "true"
+	case c == 'f':
+		return i + 5, len(b)-i >= 5 && string(b[i:i+5]) == "false"
+	case c == 'n':
+		return i + 4, len(b)-i >= 4 && string(b[i:i+4]) == "null"
+	case c == '-' || c >= '0' && c <= '9':
+		end, err := skipNumber(b, i)
+		if err != nil {
+			return 0, false
+		}
+		return end, canonNumber(b[i:end])
+	}
+	return 0, false
+}
+
+// canonNumber reports whether a valid number literal is written as
+// Number::toString writes it. Integers without fraction or exponent are
+// checked without parsing.
+func canonNumber(n []byte) bool {
+	plain := true
+	for _, c := range n {
+		if c == '.' || c == 'e' || c == 'E' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		digits := len(n)
+		if n[0] == '-' {
+			digits--
+			if string(n) == "-0" {
+				return false // written as 0
+			}
+		}
+		if digits <= 15 {
+			return true // exact in a double, below 1e21, no leading zeros (validated)
+		}
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		return false
+	}
+	var buf [32]byte
+	return string(AppendNumber(buf[:0], f)) == string(n)
+}
+
+// canonString checks a string starting at b[i] == '"'.
+func canonString(b []byte, i int) (int, bool) {
+	i++
+	for {
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if special(w) || w&highs != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return 0, false
+		}
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return 0, false
+		case c == '\\':
+			if i+1 >= len(b) {
+				return 0, false
+			}
+			switch b[i+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				// JSON.stringify writes \u only for control characters
+				// without a short escape, and for lone surrogates.
+				u, ok := hex4(b[i:])
+				if !ok || hasUpperHex(b[i+2:i+6]) {
+					return 0, false
+				}
+				switch {
+				case u < 0x20 && u != '\b' && u != '\f' && u != '\n' && u != '\r' && u != '\t':
+				case u >= 0xD800 && u <= 0xDFFF:
+					if u < 0xDC00 { // a high surrogate must not be followed by a low one
+						if v, ok := hex4(b[i+6:]); ok && v >= 0xDC00 && v <= 0xDFFF {
+							return 0, false
+						}
+					} else if i >= 6 { // a low one must not follow a high one
+						if v, ok := hex4(b[i-6:]); ok && v >= 0xD800 && v < 0xDC00 {
+							return 0, false
+						}
+					}
+				default:
+					return 0, false
+				}
+				i += 6
+			default:
+				return 0, false // includes \/
+			}
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, false
+			}
+			i += size
+		}
+	}
+}
+
+func hasUpperHex(h []byte) bool {
+	for _, c := range h {
+		if c >= 'A' && c <= 'F' {
+			return true
+		}
+	}
+	return false
+}
+
+// canonObject checks an object: canonical members, no repeated keys, no
+// array-index keys (JavaScript would move those first).
+func canonObject(b []byte, i, depth int) (int, bool) {
+	i++
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	var keys [16][]byte
+	n := 0
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, false
+		}
+		kstart := i + 1
+		kend, ok := canonString(b, i)
+		if !ok {
+			return 0, false
+		}
+		key := b[kstart : kend-1]
+		for _, c := range key {
+			if c == '\\' {
+				return 0, false // escaped keys: let the general path decide
+			}
+		}
+		if len(key) > 0 && key[0] >= '0' && key[0] <= '9' {
+			if _, idx := arrayIndex(string(key)); idx {
+				return 0, false
+			}
+		}
+		if n >= len(keys) {
+			return 0, false // large objects: the general path checks repeats
+		}
+		for _, k := range keys[:n] {
+			if string(k) == string(key) {
+				return 0, false
+			}
+		}
+		keys[n] = key
+		n++
+		i = kend
+		if i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		if i, ok = canonValue(b, i+1, depth+1); !ok || i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}

@@ -101,7 +101,6 @@ func TestAppendStringEscapesLikeJavaScript(t *testing.T) {
 	}
 }
 
-
 // The fast canonical check must agree with the general encoder.
 func TestIsCanonicalAgreesWithCanonical(t *testing.T) {
 	inputs := []string{

@@ -87,9 +87,9 @@ func TestPrepareWorkedExamples(t *testing.T) {
 					tool(1).asst(10, 0, call{"write", "b.ts"}).tool(500).asst(100, 0)
 			},
 			want: prepSummary{FirstKept: "e9", Split: true, TurnStart: 2,
-				History: []string{"user", "assistant"},
-				Prefix:  []string{"user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult"},
-				Files:   FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
+				History:        []string{"user", "assistant"},
+				Prefix:         []string{"user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult"},
+				Files:          FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
 				HistoryRequest: "history", PrefixRequest: "turn-prefix"},
 		},
 		{
@@ -256,9 +256,11 @@ func TestPrepareEdgeCases(t *testing.T) {
 				HistoryRequest: "history"},
 		},
 		{
-			name:  "only non-message entries after a compaction: no cut points",
-			keep:  10,
-			build: func(b *pathBuilder) { b.user(10).asst(10, 0).compaction("S1", "e0", "", false).modelChange().label("e0") },
+			name: "only non-message entries after a compaction: no cut points",
+			keep: 10,
+			build: func(b *pathBuilder) {
+				b.user(10).asst(10, 0).compaction("S1", "e0", "", false).modelChange().label("e0")
+			},
 			want: prepSummary{FirstKept: "e3", TurnStart: -1, History: []string{}, Prefix: []string{}, TokensBefore: 1,
 				Previous: "S1", Files: noFiles, HistoryRequest: "history-update"},
 		},
@@ -293,16 +295,20 @@ func TestPrepareEdgeCases(t *testing.T) {
 				TokensBefore: 0, Previous: "EXT", Files: noFiles, PrefixRequest: "turn-prefix"},
 		},
 		{
-			name:  "no turn start in the window: not split, everything before goes to history",
-			keep:  100,
-			build: func(b *pathBuilder) { b.user(10).compaction("S", "e0", "", false).asst(100, 0, call{"bash", "x"}).tool(10).asst(100, 0) },
+			name: "no turn start in the window: not split, everything before goes to history",
+			keep: 100,
+			build: func(b *pathBuilder) {
+				b.user(10).compaction("S", "e0", "", false).asst(100, 0, call{"bash", "x"}).tool(10).asst(100, 0)
+			},
 			want: prepSummary{FirstKept: "e4", TurnStart: -1, History: []string{"assistant", "toolResult"}, Prefix: []string{},
 				TokensBefore: 0, Previous: "S", Files: noFiles, HistoryRequest: "history-update"},
 		},
 		{
-			name:  "a user cut pulled back over a branch summary and a label splits the previous turn",
-			keep:  100,
-			build: func(b *pathBuilder) { b.user(100).asst(100, 0).label("e0").branchSummary("went elsewhere", "", false).user(100) },
+			name: "a user cut pulled back over a branch summary and a label splits the previous turn",
+			keep: 100,
+			build: func(b *pathBuilder) {
+				b.user(100).asst(100, 0).label("e0").branchSummary("went elsewhere", "", false).user(100)
+			},
 			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user", "assistant"},
 				TokensBefore: 104, Files: noFiles, PrefixRequest: "turn-prefix"},
 		},

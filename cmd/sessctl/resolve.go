@@ -122,6 +122,9 @@ func storeCandidates(root string) ([]candidate, error) {
 			}
 			return nil // unreadable subdirectories are skipped
 		}
+		if d.IsDir() && d.Name() == ".trash" {
+			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
+		}
 		if d.IsDir() || !layout.IsSessionFileName(d.Name()) {
 			return nil
 		}

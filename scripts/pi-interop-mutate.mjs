@@ -1,12 +1,18 @@
-// pi-interop.mjs: checks that sessions written by `sessctl fork`, `branch`
-// and `compact` load in pi 0.58.3 with the expected leaf and context, and
-// that `sessctl compact` picks pi's cut point, tokensBefore, file lists and
-// summary inputs. Not part of `make test`: it needs pi from npm.
+// pi-interop-mutate.mjs: checks that sessions written by `sessctl fork`,
+// `branch` and `compact` load in pi 0.58.3 with the expected leaf and
+// context, that pi keeps appending to them, and that `sessctl compact`
+// picks pi's cut point, tokensBefore, file lists and summary inputs (pi's
+// own prepareCompaction, serializeConversation and convertToLlm are the
+// reference). Not part of `make test`: it needs pi from npm.
+// (scripts/pi-interop.sh checks files that sessctl writes or migrates.)
 //
 //   mkdir -p /tmp/piinterop && cd /tmp/piinterop && npm init -y &&
 //     npm install @mariozechner/pi-coding-agent@0.58.3
 //   go build -o bin/sessctl ./cmd/sessctl
-//   node scripts/pi-interop.mjs /tmp/piinterop/node_modules bin/sessctl
+//   node scripts/pi-interop-mutate.mjs /tmp/piinterop bin/sessctl
+//
+// The first argument is the folder where npm install ran (or its
+// node_modules).
 //
 // It works in a fresh temporary directory (PI_CODING_AGENT_DIR points
 // there) on sessions written by pi's own SessionManager and on seeded
@@ -22,11 +28,12 @@ import { isDeepStrictEqual } from "node:util";
 
 const [nodeModules, sessctlArg] = process.argv.slice(2);
 if (!nodeModules || !sessctlArg) {
-	console.error("usage: node pi-interop.mjs NODE_MODULES SESSCTL_BINARY");
+	console.error("usage: node pi-interop-mutate.mjs NODE_MODULES SESSCTL_BINARY");
 	process.exit(2);
 }
 const sessctl = path.resolve(sessctlArg);
-const pkg = path.join(nodeModules, "@mariozechner/pi-coding-agent");
+const modules = fs.existsSync(path.join(nodeModules, "node_modules")) ? path.join(nodeModules, "node_modules") : nodeModules;
+const pkg = path.join(modules, "@mariozechner/pi-coding-agent");
 const version = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")).version;
 if (version !== "0.58.3") {
 	console.error(`expected pi 0.58.3, found ${version}`);
@@ -298,8 +305,32 @@ for (const [name, file] of sessions) {
 		const sm = SessionManager.open(f);
 		const id = sm.appendMessage({ role: "user", content: "after compaction", timestamp: 1 });
 		agree(f, `${name} compact ${keep} then a pi append`, id);
+		// More work after the compaction: the next compaction updates the
+		// previous summary and carries its file lists over (and, as in pi
+		// 0.58.3, loses what the first one kept).
+		for (let i = 0; i < 4; i++) {
+			sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "step ".repeat(50 * i) }, { type: "toolCall", id: `x${i}`, name: i % 2 ? "edit" : "read", arguments: { path: `after${i}.ts` } }],
+				api: "a", provider: "p", model: "m", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 100 + i, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "toolUse", timestamp: 2 });
+			sm.appendMessage({ role: "toolResult", toolCallId: `x${i}`, toolName: "read", content: [{ type: "text", text: "r".repeat(400 * i) }], isError: false, timestamp: 3 });
+			if (i === 1) sm.appendMessage({ role: "user", content: "and then?", timestamp: 4 });
+		}
+		for (const keep2 of [0, 50, 500, 5000]) {
+			const want2 = piPrepare(f, keep2);
+			const ours2 = runJSON(["compact", "--dry-run", "--json", "--keep-tokens", String(keep2), f]);
+			for (const k of ["firstKeptEntryId", "tokensBefore", "isSplitTurn", "messagesToSummarize", "turnPrefixMessages", "readFiles", "modifiedFiles"]) {
+				check(isDeepStrictEqual(ours2[k], want2[k]), `${name} second compaction keep ${keep2}: ${k}`, { pi: want2[k], sessctl: ours2[k] });
+			}
+			check(ours2.requests.length === want2.requests.length && want2.requests.every((r, i) => ours2.requests[i].kind === r.kind && ours2.requests[i].prompt.startsWith(r.head)),
+				`${name} second compaction keep ${keep2}: requests (previous summary included)`, { pi: want2.requests.map((r) => r.kind), sessctl: ours2.requests.map((r) => r.kind) });
+			cuts++;
+		}
 	}
 }
+console.log(`compaction preparation compared with pi on ${cuts} (session, keep) pairs, after a first compaction included`);
 
-console.log(`${checks} checks, ${failures} failures (work dir ${work})`);
-process.exit(failures ? 1 : 0);
+console.log(`${checks} checks, ${failures} failures`);
+if (failures) {
+	console.log(`work dir kept: ${work}`);
+	process.exit(1);
+}
+fs.rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/tree"
+)
+
+var branchCommand = &command{
+	name:    "branch",
+	summary: "move a session's active leaf to another entry, durably",
+	usage: `
+Usage: sessctl branch SESSION ENTRY [--summary TEXT | --summarize] [--json]
+
+Moves the session's active leaf to ENTRY, so that pi (or any agent using
+the file) continues the conversation from there, on a new branch. pi's
+own branch() only moves the leaf in memory and the move is lost when the
+file is reopened; sessctl makes it durable the way pi's /tree does, by
+appending a branch_summary entry at ENTRY (pi's branchWithSummary). That
+entry becomes the last line, so it is the leaf on every reload, and new
+entries become its children: the conversation continues after ENTRY.
+The old branch stays in the file.
+
+The summary says what the abandoned branch did:
+  (no flag)            an empty summary: the context at the new leaf is
+                       exactly the context at ENTRY (pi adds no message
+                       for an empty branch summary)
+  --summary TEXT       your text, added to the context as a branch summary
+  --summarize          a summary of the abandoned branch (the entries from
+                       the old leaf back to where it meets ENTRY's path),
+                       made as pi's /tree makes one: offline and
+                       deterministic, or with --summary-cmd CMD (see
+                       'sessctl help compact' for how the command is run);
+                       pi's preamble and file lists are added, and
+                       "No content to summarize" is written when the
+                       branch held only tool results or metadata
+
+To redo a user message rather than continue after it, branch at the
+entry before it. Branching to the current leaf does nothing.
+
+ENTRY is an entry id or a unique prefix of one ('sessctl tree SESSION'
+shows them); an unknown ENTRY exits 5 and suggests close ids. The session
+is locked while it is written (exit 3 when another writer has it; see
+--wait). Prints the new leaf; --json prints {"session", "from", "to",
+"entryId", "summary"}.
+
+Examples:
+  sessctl branch 7f3a 1a2b3c4d
+  sessctl branch 7f3a 1a2b --summary 'Tried the regex approach; too slow.'
+  sessctl branch 7f3a 1a2b --summarize --summary-cmd 'ollama run llama3.1'
+`,
+}
+
+func init() { register(branchCommand).run = runBranch }
+
+func runBranch(e *env, args []string) int {
+	fs := e.flags(branchCommand)
+	store := storeFlag(fs)
+	wait := waitFlag(fs)
+	summarize := fs.Bool("summarize", false, "summarise the abandoned branch (offline, or with --summary-cmd)")
+	sf := addSummaryFlags(fs)
+	instructions := fs.String("instructions", "", "extra instructions `TEXT` for --summarize")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, code := e.parseArgs(branchCommand, fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 2 {
+		return e.usageError("expected SESSION and ENTRY")
+	}
+	if msg := sf.check(); msg != "" {
+		return e.usageError("%s", msg)
+	}
+	if sf.set("summary-file") {
+		return e.usageError("--summary-file is for compact; use --summary TEXT")
+	}
+	if *summarize && sf.set("summary") {
+		return e.usageError("--summary and --summarize cannot be combined")
+	}
+	if sf.set("summary-cmd") && !*summarize {
+		return e.usageError("--summary-cmd needs --summarize")
+	}
+	path, err := resolveSession(*store, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	s, err := openForWrite(e.ctx, path, *wait, engine.Options{Command: "sessctl branch"})
+	if err != nil {
+		return e.fail(err)
+	}
+	defer s.Close()
+	target, err := lookupEntry(s, pos[1])
+	if err != nil {
+		return e.failEntry(err, pos[0])
+	}
+	oldLeaf, oldKind := s.LeafID()
+	if oldKind == layout.KindString && oldLeaf == target {
+		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", target)
+		if *asJSON {
+			jsonOut(e.stdout, layout.NewObject(128).String("session", s.SessionFile()).String("from", oldLeaf).
+				String("to", target).Null("entryId").Null("summary").Bytes())
+		}
+		return exitOK
+	}
+
+	summary := ""
+	var details any
+	var fromHook *bool
+	switch {
+	case sf.set("summary"):
+		summary = *sf.text
+	case *summarize:
+		var col compaction.BranchCollection
+		if oldKind == layout.KindString {
+			s.Index(func(ix *tree.Index) { col = compaction.CollectEntriesForBranchSummary(ix, oldLeaf, target) })
+		}
+		if len(col.Entries) > 0 {
+			prep := compaction.PrepareBranchEntries(col.Entries, compaction.BranchBudget(0, 16384))
+			sum, _ := sf.summarizer()
+			res, err := compaction.SummarizeBranch(e.ctx, &prep, sum, *instructions, false)
+			if err != nil {
+				return e.fail(fmt.Errorf("%w; nothing was written", err))
+			}
+			f := false
+			summary, details, fromHook = res.Summary, res.Details.JSON(), &f
+		}
+	}
+	id, err := s.BranchWithSummary(&target, summary, details, fromHook)
+	if err != nil {
+		return e.fail(err)
+	}
+	file := s.SessionFile()
+	if err := s.Close(); err != nil {
+		return e.fail(err)
+	}
+	if *asJSON {
+		b := layout.NewObject(256+len(summary)).String("session", file)
+		if oldKind == layout.KindString {
+			b.String("from", oldLeaf)
+		} else {
+			b.Null("from")
+		}
+		jsonOut(e.stdout, b.String("to", target).String("entryId", id).String("summary", summary).Bytes())
+		return exitOK
+	}
+	fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (branch summary", target, id)
+	if summary == "" {
+		fmt.Fprint(e.stdout, ", empty)\n")
+	} else {
+		fmt.Fprintf(e.stdout, ", %d characters)\n", len([]rune(summary)))
+	}
+	return exitOK
+}

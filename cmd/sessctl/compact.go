@@ -1,0 +1,398 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+)
+
+var compactCommand = &command{
+	name:    "compact",
+	summary: "compact a session: summarise its older part, as pi does",
+	usage: `
+Usage: sessctl compact SESSION [--keep-tokens N] [--reserve-tokens N]
+                       [--summary TEXT | --summary-file F | --summary-cmd CMD]
+                       [--instructions TEXT] [--dry-run] [--json]
+
+Does what pi's /compact does to the session's active branch, with pi's
+rules (pi 0.58.3): it keeps about --keep-tokens estimated tokens of the
+most recent entries verbatim, cutting only where pi would cut (never at a
+tool result; inside a long turn it also summarises the turn's beginning),
+summarises what comes before, and appends a compaction entry under the
+writer lock. The entry has pi's fields: the first kept entry, tokens
+before, the summary with pi's file lists appended, and details
+{readFiles, modifiedFiles}. pi then shows the summary and the kept
+entries as the session's context.
+
+Where the summary comes from:
+  --summary TEXT       your text (the file lists are still appended)
+  --summary-file F     your text from file F ('-' reads standard input)
+  --summary-cmd CMD    a command run with 'sh -c' once per summary
+                       request, with the prompt pi would send on standard
+                       input; its standard output is the summary. Any local
+                       model CLI fits, for example
+                         --summary-cmd 'llm -s "$SESSCTL_SYSTEM_PROMPT"'
+                         --summary-cmd 'ollama run llama3.1'
+                       The command also gets SESSCTL_SUMMARY_KIND (history,
+                       history-update, turn-prefix), SESSCTL_MAX_TOKENS,
+                       SESSCTL_REASONING and SESSCTL_SYSTEM_PROMPT; with
+                       --summary-json it gets the whole request as JSON
+                       instead. A non-zero exit aborts: nothing is written.
+  (none of them)       a deterministic summary built offline from the
+                       conversation: the user's requests, files read and
+                       modified, tool activity. No model needed.
+
+The settings are pi's: --keep-tokens (compaction.keepRecentTokens,
+default 20000) and --reserve-tokens (compaction.reserveTokens, default
+16384, sizes the summary requests) default to the values in
+<agent dir>/settings.json and <session cwd>/.pi/settings.json when set
+there. Like pi, it refuses "already compacted" when the last entry is a
+compaction and "nothing to compact" for sessions with fewer than two
+messages (exit 1).
+
+--dry-run changes nothing and runs no summariser: it prints the cut pi
+would make and, with --json, the exact requests. --json prints one
+object: session, entryId (null in a dry run), firstKeptEntryId,
+tokensBefore, isSplitTurn, messagesToSummarize, turnPrefixMessages,
+readFiles, modifiedFiles, summarizer, summary, keepRecentTokens,
+reserveTokens (and requests, in a dry run).
+
+Examples:
+  sessctl compact 7f3a
+  sessctl compact 7f3a --keep-tokens 5000 --dry-run
+  sessctl compact 7f3a --summary-cmd 'ollama run llama3.1' --instructions 'focus on the parser'
+  sessctl compact session.jsonl --summary-file notes.md --json
+`,
+}
+
+func init() { register(compactCommand).run = runCompact }
+
+// summaryFlags are the flags that choose a summariser (compact, branch).
+type summaryFlags struct {
+	text, file, cmd *string
+	json            *bool
+	fs              *flag.FlagSet
+}
+
+func addSummaryFlags(fs *flag.FlagSet) *summaryFlags {
+	return &summaryFlags{
+		fs:   fs,
+		text: fs.String("summary", "", "use `TEXT` as the summary"),
+		file: fs.String("summary-file", "", "read the summary from file `F` ('-': standard input)"),
+		cmd:  fs.String("summary-cmd", "", "run `CMD` (with sh -c) per summary request: prompt on stdin, summary on stdout"),
+		json: fs.Bool("summary-json", false, "give --summary-cmd the whole request as JSON on stdin instead of the prompt"),
+	}
+}
+
+func (sf *summaryFlags) set(name string) bool {
+	found := false
+	sf.fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// check reports a usage mistake: more than one source.
+func (sf *summaryFlags) check() string {
+	n := 0
+	for _, name := range []string{"summary", "summary-file", "summary-cmd"} {
+		if sf.set(name) {
+			n++
+		}
+	}
+	if n > 1 {
+		return "--summary, --summary-file and --summary-cmd cannot be combined"
+	}
+	if *sf.json && !sf.set("summary-cmd") {
+		return "--summary-json needs --summary-cmd"
+	}
+	return ""
+}
+
+// callerText returns the caller's own summary text, if they gave one.
+func (sf *summaryFlags) callerText(stdin io.Reader) (string, bool, error) {
+	switch {
+	case sf.set("summary"):
+		return *sf.text, true, nil
+	case sf.set("summary-file"):
+		var data []byte
+		var err error
+		if *sf.file == "-" {
+			data, err = io.ReadAll(stdin)
+		} else {
+			data, err = os.ReadFile(*sf.file)
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("read summary: %w", err)
+		}
+		return strings.TrimRight(string(data), " \t\r\n"), true, nil
+	}
+	return "", false, nil
+}
+
+// summarizer returns the summariser the flags choose and its name for
+// output: the command, or the offline one.
+func (sf *summaryFlags) summarizer() (compaction.Summarizer, string) {
+	if sf.set("summary-cmd") {
+		shell, flag := "sh", "-c"
+		if runtime.GOOS == "windows" {
+			shell, flag = "cmd", "/C"
+		}
+		return &compaction.Command{Path: shell, Args: []string{flag, *sf.cmd}, JSON: *sf.json}, "command"
+	}
+	return compaction.Offline{}, "offline"
+}
+
+func runCompact(e *env, args []string) int {
+	fs := e.flags(compactCommand)
+	store := storeFlag(fs)
+	wait := waitFlag(fs)
+	keep := fs.Int("keep-tokens", -1, "keep about `N` estimated tokens verbatim (default: pi's settings, else 20000)")
+	reserve := fs.Int("reserve-tokens", -1, "reserve `N` tokens for replies; sizes the summary requests (default: pi's settings, else 16384)")
+	sf := addSummaryFlags(fs)
+	instructions := fs.String("instructions", "", "extra instructions `TEXT` for the summary (pi's /compact TEXT)")
+	reasoning := fs.Bool("reasoning", false, "the summarising model can reason: history requests ask for reasoning \"high\", as pi does")
+	dryRun := fs.Bool("dry-run", false, "show what would be done; write nothing, run no summariser")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, code := e.parseArgs(compactCommand, fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return e.usageError("expected one SESSION")
+	}
+	if msg := sf.check(); msg != "" {
+		return e.usageError("%s", msg)
+	}
+	path, err := resolveSession(*store, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	var s *engine.Session
+	if *dryRun {
+		s, err = engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	} else {
+		s, err = openForWrite(e.ctx, path, *wait, engine.Options{Command: "sessctl compact"})
+	}
+	if err != nil {
+		return e.fail(err)
+	}
+	defer s.Close()
+
+	settings := compaction.DefaultSettings()
+	applyPiSettings(e, &settings, storeAgent(*store), s.Cwd())
+	if *keep >= 0 {
+		settings.KeepRecentTokens = *keep
+	}
+	if *reserve >= 0 {
+		settings.ReserveTokens = *reserve
+	}
+	settings.Reasoning = *reasoning
+
+	messages := 0
+	for _, en := range s.Entries() {
+		if en.Type == layout.TypeMessage {
+			messages++
+		}
+	}
+	if messages < 2 {
+		return e.fail(errors.New("nothing to compact (no messages yet)"))
+	}
+	branch := s.BranchPath("")
+	prep, err := compaction.Prepare(branch, settings)
+	if err != nil {
+		return e.fail(err)
+	}
+	keptDesc := describeEntry(branch[prep.FirstKeptIndex])
+
+	var res compaction.Result
+	source := "dry-run"
+	if !*dryRun {
+		text, own, err := sf.callerText(e.stdin)
+		if err != nil {
+			return e.fail(err)
+		}
+		if own {
+			res, source = compaction.FinishSummary(prep, text), "caller"
+		} else {
+			var sum compaction.Summarizer
+			sum, source = sf.summarizer()
+			if res, err = compaction.Compact(e.ctx, prep, sum, *instructions); err != nil {
+				return e.fail(fmt.Errorf("%w; nothing was written", err))
+			}
+		}
+	} else {
+		res = compaction.FinishSummary(prep, "")
+	}
+
+	entryID := ""
+	if !*dryRun {
+		fromHook := false
+		entryID, err = s.AppendCompaction(engine.Compaction{
+			Summary:          res.Summary,
+			FirstKeptEntryID: res.FirstKeptEntryID,
+			TokensBefore:     res.TokensBefore,
+			Details:          res.Details.JSON(),
+			FromHook:         &fromHook,
+		})
+		if err != nil {
+			return e.fail(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		return e.fail(err)
+	}
+
+	path, _ = filepath.Abs(path)
+	if *asJSON {
+		b := layout.NewObject(512+len(res.Summary)).String("session", path)
+		if *dryRun {
+			b.Null("entryId")
+		} else {
+			b.String("entryId", entryID)
+		}
+		b.String("firstKeptEntryId", prep.FirstKeptEntryID).
+			Number("tokensBefore", prep.TokensBefore).
+			Bool("isSplitTurn", prep.IsSplitTurn).
+			Number("messagesToSummarize", float64(len(prep.MessagesToSummarize))).
+			Number("turnPrefixMessages", float64(len(prep.TurnPrefixMessages))).
+			Raw("readFiles", mustJSON(res.Details.ReadFiles)).
+			Raw("modifiedFiles", mustJSON(res.Details.ModifiedFiles)).
+			String("summarizer", source)
+		if *dryRun {
+			b.Null("summary")
+		} else {
+			b.String("summary", res.Summary)
+		}
+		b.Number("keepRecentTokens", float64(settings.KeepRecentTokens)).
+			Number("reserveTokens", float64(settings.ReserveTokens))
+		if *dryRun {
+			h, p := prep.Requests(*instructions)
+			reqs := []byte{'['}
+			for _, r := range []*compaction.Request{h, p} {
+				if r == nil {
+					continue
+				}
+				if len(reqs) > 1 {
+					reqs = append(reqs, ',')
+				}
+				rb := layout.NewObject(len(r.Prompt)+256).String("kind", string(r.Kind)).
+					String("systemPrompt", r.SystemPrompt).String("prompt", r.Prompt).
+					Number("maxTokens", float64(r.MaxTokens)).String("reasoning", r.Reasoning).
+					String("conversationText", r.ConversationText)
+				reqs = append(reqs, rb.Bytes()...)
+			}
+			b.Raw("requests", append(reqs, ']'))
+		}
+		jsonOut(e.stdout, b.Bytes())
+		return exitOK
+	}
+	w := e.stdout
+	if *dryRun {
+		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", path)
+	} else {
+		fmt.Fprintf(w, "compacted %s\n", path)
+		fmt.Fprintf(w, "  entry:          %s\n", entryID)
+	}
+	split := ""
+	if prep.IsSplitTurn {
+		split = ", inside a turn"
+	}
+	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", prep.FirstKeptEntryID, keptDesc, split)
+	fmt.Fprintf(w, "  tokens before:  %s\n", fmtTokens(prep.TokensBefore))
+	fmt.Fprintf(w, "  summarised:     %d message%s", len(prep.MessagesToSummarize), pluralS(len(prep.MessagesToSummarize)))
+	if len(prep.TurnPrefixMessages) > 0 {
+		fmt.Fprintf(w, ", plus %d from the start of the cut turn", len(prep.TurnPrefixMessages))
+	}
+	fmt.Fprintln(w)
+	if !*dryRun {
+		fmt.Fprintf(w, "  summary:        %s, %d characters\n", source, len([]rune(res.Summary)))
+	}
+	fmt.Fprintf(w, "  read files:     %s\n", strList(res.Details.ReadFiles))
+	fmt.Fprintf(w, "  modified files: %s\n", strList(res.Details.ModifiedFiles))
+	return exitOK
+}
+
+// describeEntry names an entry's kind for output: its type, and a
+// message's role.
+func describeEntry(en *layout.Entry) string {
+	if en.Type == layout.TypeMessage {
+		msg, _ := en.Field("message")
+		role, _ := layout.Lookup(msg, "role")
+		if r, ok := layout.String(role); ok {
+			return r + " message"
+		}
+	}
+	return en.Type
+}
+
+func fmtTokens(f float64) string {
+	if math.IsNaN(f) {
+		return "unknown (a usage record is incomplete)"
+	}
+	return string(layout.AppendNumber(nil, f))
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func mustJSON(ss []string) []byte {
+	b, _ := layout.Marshal(ss)
+	return b
+}
+
+// applyPiSettings reads compaction.reserveTokens and
+// compaction.keepRecentTokens from the agent's settings.json and, for pi,
+// the project's <cwd>/.pi/settings.json (the project wins), as pi's
+// settings manager does. Unreadable files are reported and skipped.
+func applyPiSettings(e *env, s *compaction.Settings, agent layout.Agent, cwd string) {
+	var files []string
+	if dir, err := layout.AgentDir(agent); err == nil {
+		files = append(files, filepath.Join(dir, "settings.json"))
+	}
+	if agent == layout.AgentPi && cwd != "" {
+		files = append(files, filepath.Join(cwd, ".pi", "settings.json"))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(e.stderr, "sessctl: %s: warning: %v\n", e.name, err)
+			}
+			continue
+		}
+		var v struct {
+			Compaction struct {
+				ReserveTokens    *float64 `json:"reserveTokens"`
+				KeepRecentTokens *float64 `json:"keepRecentTokens"`
+			} `json:"compaction"`
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			fmt.Fprintf(e.stderr, "sessctl: %s: warning: ignoring %s: %v\n", e.name, f, err)
+			continue
+		}
+		if p := v.Compaction.ReserveTokens; p != nil {
+			s.ReserveTokens = int(*p)
+		}
+		if p := v.Compaction.KeepRecentTokens; p != nil {
+			s.KeepRecentTokens = int(*p)
+		}
+	}
+}

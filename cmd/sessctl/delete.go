@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+)
+
+var deleteCommand = &command{
+	name:    "delete",
+	summary: "move a session to the store's trash",
+	usage: `
+Usage: sessctl delete SESSION [--json]
+
+Moves the session file, with the backups and quarantined torn tails that
+sessctl keeps beside it (<file>.v<N>.bak, <file>.torn-<ms>), into a trash
+directory: <store>/.trash/<time>/<folder>/ for a session in the store
+(pi's store is <agent dir>/sessions), or .trash/<time>/ beside the file
+for one elsewhere. Nothing is erased: move the file back to restore it.
+pi does not list sessions in the trash.
+
+The session's writer lock is taken while the files move, so a session
+that an agent has open is refused (exit 3, naming the holder); --wait
+waits for it. The lock file (<file>.lock) stays where it is: lock files
+are never moved or removed, so every writer keeps locking the same file.
+
+Prints where the files went; --json prints {"session", "trash",
+"moved": [{"from", "to"}]}.
+
+Examples:
+  sessctl delete 7f3a
+  sessctl delete ~/.pi/agent/sessions/--home-me-proj--/2026-03-01T09-00-00-000Z_7f3a....jsonl
+  sessctl delete --wait 30s 7f3a
+`,
+}
+
+func init() { register(deleteCommand).run = runDelete }
+
+func runDelete(e *env, args []string) int {
+	fs := e.flags(deleteCommand)
+	store := storeFlag(fs)
+	wait := waitFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, code := e.parseArgs(deleteCommand, fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return e.usageError("expected one SESSION")
+	}
+	path, err := resolveSession(*store, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return e.fail(err)
+	}
+	trash := trashDir(*store, path, time.Now())
+	opts := engine.Options{Command: "sessctl delete", LockMode: "delete"}
+	ctx := e.ctx
+	if *wait > 0 {
+		opts.Wait = true
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *wait)
+		defer cancel()
+	}
+	moved, err := engine.Trash(ctx, path, trash, opts)
+	if err != nil {
+		return e.fail(err)
+	}
+	if *asJSON {
+		list := []byte{'['}
+		for i, m := range moved {
+			if i > 0 {
+				list = append(list, ',')
+			}
+			list = append(list, layout.NewObject(128).String("from", m.From).String("to", m.To).Bytes()...)
+		}
+		jsonOut(e.stdout, layout.NewObject(256).String("session", path).String("trash", trash).
+			Raw("moved", append(list, ']')).Bytes())
+		return exitOK
+	}
+	fmt.Fprintf(e.stdout, "moved %s to %s", filepath.Base(path), trash)
+	if n := len(moved) - 1; n > 0 {
+		fmt.Fprintf(e.stdout, " (with %d backup file%s)", n, pluralS(n))
+	}
+	fmt.Fprintln(e.stdout)
+	return exitOK
+}
+
+// trashDir picks where delete moves a session: under the store's .trash
+// when the file is in the store, keeping its folder, otherwise in .trash
+// beside the file; one directory per deletion time.
+func trashDir(store, path string, now time.Time) string {
+	stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
+	if root, err := storeRoot(store); err == nil {
+		if abs, err := filepath.Abs(root); err == nil {
+			if rel, err := filepath.Rel(abs, filepath.Dir(path)); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.Join(abs, ".trash", stamp, rel)
+			}
+		}
+	}
+	return filepath.Join(filepath.Dir(path), ".trash", stamp)
+}

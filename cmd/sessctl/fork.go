@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+)
+
+var forkCommand = &command{
+	name:    "fork",
+	summary: "copy one branch of a session into a new session",
+	usage: `
+Usage: sessctl fork SESSION [--at ENTRY] [--cwd DIR] [--all] [--json]
+
+Writes a new session file holding the path from the root to ENTRY (default:
+the session's active leaf, its last entry), as pi's /fork and
+createBranchedSession do: the entries keep their ids and bytes, labels on
+the path are re-created at its end, and the new header's parentSession
+names the source file. The source is only read; it needs no lock and is
+never changed. The new file is written at once, even when the path has no
+assistant message yet (pi would wait for one).
+
+The new session goes beside the source, with the source's working
+directory. --cwd DIR gives it another working directory and puts it in
+that directory's session folder of the store (as pi's --fork does).
+--all copies every entry of every branch instead (pi's forkFrom).
+
+ENTRY is an entry id or a unique prefix of one ('sessctl tree SESSION'
+shows them). SESSION is a file path, a session id or a unique id prefix
+(see --store). Prints the new session's id and file; --json prints
+{"id", "path", "parentSession", "cwd", "leafId", "entries"}.
+
+Examples:
+  sessctl fork 7f3a                      # the active branch, beside the source
+  sessctl fork 7f3a --at 1a2b3c4d        # only up to entry 1a2b3c4d
+  sessctl fork 7f3a --cwd ~/src/other    # continue the work in another project
+  sessctl fork session.jsonl --all --json
+`,
+}
+
+func init() { register(forkCommand).run = runFork }
+
+func runFork(e *env, args []string) int {
+	fs := e.flags(forkCommand)
+	store := storeFlag(fs)
+	at := fs.String("at", "", "copy the path up to entry `ENTRY` instead of the active leaf")
+	cwd := fs.String("cwd", "", "working directory `DIR` of the new session (its file goes in DIR's session folder)")
+	all := fs.Bool("all", false, "copy every branch (pi's forkFrom), not one path")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, code := e.parseArgs(forkCommand, fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return e.usageError("expected one SESSION")
+	}
+	if *all && *at != "" {
+		return e.usageError("--all and --at cannot be combined")
+	}
+	path, err := resolveSession(*store, pos[0])
+	if err != nil {
+		return e.fail(err)
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return e.fail(err)
+	}
+	newCwd := ""
+	if *cwd != "" {
+		if newCwd, err = filepath.Abs(*cwd); err != nil {
+			return e.fail(err)
+		}
+	}
+	opts := engine.Options{Command: "sessctl fork", Agent: storeAgent(*store)}
+
+	src, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	if err != nil {
+		return e.fail(err)
+	}
+	defer src.Close()
+
+	var ns *engine.Session
+	if *all {
+		c, dir := newCwd, ""
+		if c == "" {
+			c, dir = src.Cwd(), filepath.Dir(path)
+		}
+		o := opts
+		o.Dir = dir
+		ns, err = engine.ForkFrom(e.ctx, path, c, o)
+	} else {
+		leaf := ""
+		if *at != "" {
+			if leaf, err = lookupEntry(src, *at); err != nil {
+				return e.failEntry(err, pos[0])
+			}
+		} else {
+			id, kind := src.LeafID()
+			if kind != layout.KindString {
+				return e.fail(errors.New("the session has no entries to fork"))
+			}
+			leaf = id
+		}
+		ns, err = src.ForkBranch(e.ctx, leaf, engine.ForkBranchOptions{Cwd: newCwd, Options: opts})
+	}
+	if err != nil {
+		return e.fail(err)
+	}
+	id, file, h := ns.SessionID(), ns.SessionFile(), ns.Header()
+	leaf, leafKind := ns.LeafID()
+	n := len(ns.Entries())
+	if err := ns.Close(); err != nil {
+		return e.fail(err)
+	}
+	if *asJSON {
+		b := layout.NewObject(256).String("id", id).String("path", file).
+			String("parentSession", h.ParentSession).String("cwd", h.Cwd)
+		if leafKind == layout.KindString {
+			b.String("leafId", leaf)
+		} else {
+			b.Null("leafId")
+		}
+		jsonOut(e.stdout, b.Number("entries", float64(n)).Bytes())
+		return exitOK
+	}
+	fmt.Fprintf(e.stdout, "%s  %s\n", id, file)
+	return exitOK
+}
+
+// storeAgent is the agent whose directory holds new sessions for --store.
+func storeAgent(store string) layout.Agent {
+	if store == "indusagi" {
+		return layout.AgentIndusagi
+	}
+	return layout.AgentPi
+}

@@ -33,6 +33,13 @@ vet:
 race:
 	$(GO) test -race -count=1 ./...
 
+# make crash: the randomized crash workloads for CRASHTIME, from a seed
+# taken from the clock unless CRASHSEED is set (the run prints it).
+CRASHTIME ?= 2m
+CRASHSEED ?= 0
+crash:
+	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
+
 tidy-check:
 	$(GO) mod tidy -diff
 

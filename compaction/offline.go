@@ -136,7 +136,7 @@ func (Offline) Summarize(ctx context.Context, req Request) (string, error) {
 		}
 		b.WriteString("\n### Blocked\n")
 		if f.failed > 0 {
-			fmt.Fprintf(&b, "- %d tool call(s) failed; the last: %s\n", f.failed, f.lastFailed)
+			fmt.Fprintf(&b, "- %d tool call%s failed along the way; the last: %s\n", f.failed, plural(f.failed, "", "s"), f.lastFailed)
 		} else {
 			b.WriteString("(none)\n")
 		}

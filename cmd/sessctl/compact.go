@@ -177,6 +177,9 @@ func runCompact(e *env, args []string) int {
 	if msg := sf.check(); msg != "" {
 		return e.usageError("%s", msg)
 	}
+	if (sf.set("keep-tokens") && *keep < 0) || (sf.set("reserve-tokens") && *reserve < 0) {
+		return e.usageError("--keep-tokens and --reserve-tokens take a number of tokens, 0 or more")
+	}
 	path, err := resolveSession(*store, pos[0])
 	if err != nil {
 		return e.fail(err)
@@ -209,11 +212,16 @@ func runCompact(e *env, args []string) int {
 		}
 	}
 	if messages < 2 {
-		return e.fail(errors.New("nothing to compact (no messages yet)"))
+		return e.refuse(errors.New("nothing to compact (no messages yet)"), "a session needs at least two messages before it can be compacted")
 	}
 	branch := s.BranchPath("")
 	prep, err := compaction.Prepare(branch, settings)
-	if err != nil {
+	switch {
+	case errors.Is(err, compaction.ErrAlreadyCompacted):
+		return e.refuse(err, "the last entry is already a compaction; it can be compacted again once more entries follow")
+	case errors.Is(err, compaction.ErrNothingToCompact):
+		return e.refuse(err, "the active branch has nothing that can be cut; 'sessctl tree' shows it")
+	case err != nil:
 		return e.fail(err)
 	}
 	keptDesc := describeEntry(branch[prep.FirstKeptIndex])
@@ -324,6 +332,12 @@ func runCompact(e *env, args []string) int {
 	fmt.Fprintf(w, "  read files:     %s\n", strList(res.Details.ReadFiles))
 	fmt.Fprintf(w, "  modified files: %s\n", strList(res.Details.ModifiedFiles))
 	return exitOK
+}
+
+// refuse reports a compaction pi would refuse too, with a hint; exit 1.
+func (e *env) refuse(err error, hint string) int {
+	fmt.Fprintf(e.stderr, "sessctl: %s: %v\nhint: %s\n", e.name, err, hint)
+	return exitFailure
 }
 
 // describeEntry names an entry's kind for output: its type, and a

@@ -427,7 +427,7 @@ func TestCompactWorkedExamples(t *testing.T) {
 			`{"type":"compaction","id":"e2","parentId":"e1","timestamp":"2026-03-01T09:00:00.000Z","summary":"S1","firstKeptEntryId":"e0","tokensBefore":5}`))
 		before := mustRead(t, path)
 		_, errOut, code := mutRun(t, "", "compact", path, "--keep-tokens", "300")
-		if code != exitFailure || !strings.Contains(errOut, "already compacted") || mustRead(t, path) != before {
+		if code != exitFailure || !strings.Contains(errOut, "already compacted\nhint: ") || mustRead(t, path) != before {
 			t.Fatalf("exit %d, stderr %q", code, errOut)
 		}
 	})
@@ -465,6 +465,7 @@ func TestCompactCommand(t *testing.T) {
 			args: []string{"--keep-tokens", "30", "--summary-cmd", "echo 'no model here' >&2; exit 7"}},
 		{name: "two summary sources", wantCode: exitUsage, args: []string{"--summary", "a", "--summary-file", "b"}},
 		{name: "summary-json without a command", wantCode: exitUsage, args: []string{"--summary-json"}},
+		{name: "negative token count", wantCode: exitUsage, args: []string{"--keep-tokens", "-3"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

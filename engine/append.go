@@ -1,7 +1,11 @@
 package engine
 
 import (
+	cryptorand "crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/sessctl/sessctl/layout"
@@ -13,31 +17,61 @@ import (
 // JSON.stringify writes (key order kept, no HTML escaping). A nil value
 // means "undefined": the member is left out, as pi leaves it out.
 
-// envelope starts an entry line with pi's common prefix: type, id,
-// parentId (the current leaf), timestamp.
-func (s *Session) envelope(typ string) (*layout.ObjectBuilder, string) {
-	id := s.newID()
-	b := layout.NewObject(256).String("type", typ).String("id", id)
-	s.parentMember(b)
-	b.String("timestamp", layout.ISOTime(s.opts.now()))
-	return b, id
+// pending is an entry line being built: its bytes and the envelope it
+// was given, so it can be indexed without being parsed again.
+type pending struct {
+	b    *layout.ObjectBuilder
+	meta layout.Built
 }
 
-// parentMember adds "parentId": the current leaf, or null.
-func (s *Session) parentMember(b *layout.ObjectBuilder) {
+// envelope starts an entry line with pi's common prefix: type, id,
+// parentId (the current leaf), timestamp.
+func (s *Session) envelope(typ string) *pending {
+	p := &pending{b: layout.NewObject(256).String("type", typ), meta: layout.Built{Type: typ}}
+	s.envelopeTail(p)
+	return p
+}
+
+// envelopeTail adds id, parentId and timestamp, the members every entry
+// type has (custom entries add them after their own).
+func (s *Session) envelopeTail(p *pending) {
+	p.meta.ID = s.newID()
+	p.b.String("id", p.meta.ID)
+	p.meta.ParentID, p.meta.ParentKind = s.parentMember(p.b)
+	p.meta.Timestamp = layout.ISOTime(s.opts.now())
+	p.b.String("timestamp", p.meta.Timestamp)
+}
+
+// message adds the "message" member and records where its value is.
+func (p *pending) message(raw []byte) {
+	p.b.Raw("message", raw)
+	p.meta.MsgEnd = p.b.Len()
+	p.meta.MsgStart = p.meta.MsgEnd - len(raw)
+}
+
+// commit appends the finished line.
+func (s *Session) commit(p *pending) (string, error) {
+	return s.appendLine(p.b.Bytes(), p.meta)
+}
+
+// parentMember adds "parentId": the current leaf, or null, and returns
+// what it wrote.
+func (s *Session) parentMember(b *layout.ObjectBuilder) (string, layout.Kind) {
 	leaf, kind := s.ix.Leaf()
 	switch kind {
 	case layout.KindString:
 		if raw, ok := keyJSON(leaf); ok {
 			b.Raw("parentId", raw)
-			return
+			return leaf, layout.KindNumber // a non-string id; its key stays as is
 		}
 		b.String("parentId", leaf)
+		return leaf, layout.KindString
 	case layout.KindAbsent:
 		// pi writes parentId: undefined, which JSON.stringify drops.
-	default:
-		b.Null("parentId")
+		return "", layout.KindAbsent
 	}
+	b.Null("parentId")
+	return "", layout.KindNull
 }
 
 // keyJSON returns the JSON of a non-string id key.
@@ -50,7 +84,30 @@ func keyJSON(k string) ([]byte, bool) {
 
 // newID draws an entry id that no indexed entry has.
 func (s *Session) newID() string {
-	return entryID(s.opts.entryCandidate, NewUUID, s.ix.Has)
+	return entryID(s.candidate(), NewUUID, s.ix.Has)
+}
+
+// candidate returns the source of candidate entry ids: the injected one,
+// or randomID.
+func (s *Session) candidate() func() string {
+	if s.opts.NewEntryID != nil {
+		return s.opts.NewEntryID
+	}
+	return s.randomID
+}
+
+// randomID returns 8 random lower-case hex digits, like pi's
+// randomUUID().slice(0, 8), from a per-session generator seeded by
+// crypto/rand (one system call per session, not per entry).
+func (s *Session) randomID() string {
+	if s.rng == nil {
+		var seed [32]byte
+		_, _ = cryptorand.Read(seed[:])
+		s.rng = rand.NewChaCha8(seed)
+	}
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(s.rng.Uint64()))
+	return hex.EncodeToString(b[:])
 }
 
 func marshalOpt(v any) ([]byte, error) {
@@ -70,24 +127,27 @@ func (s *Session) AppendMessage(msg any) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, _ := s.envelope(layout.TypeMessage)
-	return s.appendLine(b.Raw("message", raw).Bytes())
+	p := s.envelope(layout.TypeMessage)
+	p.message(raw)
+	return s.commit(p)
 }
 
 // AppendThinkingLevelChange appends a thinking_level_change entry.
 func (s *Session) AppendThinkingLevelChange(level string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, _ := s.envelope(layout.TypeThinkingLevelChange)
-	return s.appendLine(b.String("thinkingLevel", level).Bytes())
+	p := s.envelope(layout.TypeThinkingLevelChange)
+	p.b.String("thinkingLevel", level)
+	return s.commit(p)
 }
 
 // AppendModelChange appends a model_change entry.
 func (s *Session) AppendModelChange(provider, modelID string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, _ := s.envelope(layout.TypeModelChange)
-	return s.appendLine(b.String("provider", provider).String("modelId", modelID).Bytes())
+	p := s.envelope(layout.TypeModelChange)
+	p.b.String("provider", provider).String("modelId", modelID)
+	return s.commit(p)
 }
 
 // Compaction is a compaction entry to append.
@@ -108,15 +168,15 @@ func (s *Session) AppendCompaction(c Compaction) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, _ := s.envelope(layout.TypeCompaction)
-	b.String("summary", c.Summary).String("firstKeptEntryId", c.FirstKeptEntryID).Number("tokensBefore", c.TokensBefore)
+	p := s.envelope(layout.TypeCompaction)
+	p.b.String("summary", c.Summary).String("firstKeptEntryId", c.FirstKeptEntryID).Number("tokensBefore", c.TokensBefore)
 	if details != nil {
-		b.Raw("details", details)
+		p.b.Raw("details", details)
 	}
 	if c.FromHook != nil {
-		b.Bool("fromHook", *c.FromHook)
+		p.b.Bool("fromHook", *c.FromHook)
 	}
-	return s.appendLine(b.Bytes())
+	return s.commit(p)
 }
 
 // AppendCustomEntry appends a custom entry (extension data the context
@@ -129,14 +189,13 @@ func (s *Session) AppendCustomEntry(customType string, data any) (string, error)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// pi builds this entry with type, customType and data first.
-	b := layout.NewObject(256).String("type", layout.TypeCustom).String("customType", customType)
+	p := &pending{b: layout.NewObject(256).String("type", layout.TypeCustom).String("customType", customType),
+		meta: layout.Built{Type: layout.TypeCustom}}
 	if raw != nil {
-		b.Raw("data", raw)
+		p.b.Raw("data", raw)
 	}
-	b.String("id", s.newID())
-	s.parentMember(b)
-	b.String("timestamp", layout.ISOTime(s.opts.now()))
-	return s.appendLine(b.Bytes())
+	s.envelopeTail(p)
+	return s.commit(p)
 }
 
 // AppendCustomMessageEntry appends a custom_message entry, which enters
@@ -153,15 +212,13 @@ func (s *Session) AppendCustomMessageEntry(customType string, content any, displ
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := layout.NewObject(256).String("type", layout.TypeCustomMessage).String("customType", customType).
-		Raw("content", c).Bool("display", display)
+	p := &pending{b: layout.NewObject(256).String("type", layout.TypeCustomMessage).String("customType", customType).
+		Raw("content", c).Bool("display", display), meta: layout.Built{Type: layout.TypeCustomMessage}}
 	if d != nil {
-		b.Raw("details", d)
+		p.b.Raw("details", d)
 	}
-	b.String("id", s.newID())
-	s.parentMember(b)
-	b.String("timestamp", layout.ISOTime(s.opts.now()))
-	return s.appendLine(b.Bytes())
+	s.envelopeTail(p)
+	return s.commit(p)
 }
 
 // AppendLabelChange appends a label entry for targetID: a non-empty label
@@ -176,12 +233,12 @@ func (s *Session) AppendLabelChange(targetID string, label *string) (string, err
 	if !s.ix.Has(targetID) {
 		return "", entryNotFound(targetID)
 	}
-	b, _ := s.envelope(layout.TypeLabel)
-	b.String("targetId", targetID)
+	p := s.envelope(layout.TypeLabel)
+	p.b.String("targetId", targetID)
 	if label != nil {
-		b.String("label", *label)
+		p.b.String("label", *label)
 	}
-	return s.appendLine(b.Bytes())
+	return s.commit(p)
 }
 
 // AppendSessionInfo appends a session_info entry with the trimmed name.
@@ -189,8 +246,9 @@ func (s *Session) AppendLabelChange(targetID string, label *string) (string, err
 func (s *Session) AppendSessionInfo(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, _ := s.envelope(layout.TypeSessionInfo)
-	return s.appendLine(b.String("name", jsTrim(name)).Bytes())
+	p := s.envelope(layout.TypeSessionInfo)
+	p.b.String("name", jsTrim(name))
+	return s.commit(p)
 }
 
 // jsTrim is String.prototype.trim.

@@ -60,15 +60,15 @@ func (s *Session) BranchWithSummary(fromID *string, summary string, details any,
 	} else {
 		s.ix.SetLeaf("", layout.KindNull)
 	}
-	b, _ := s.envelope(layout.TypeBranchSummary)
-	b.String("fromId", from).String("summary", summary)
+	p := s.envelope(layout.TypeBranchSummary)
+	p.b.String("fromId", from).String("summary", summary)
 	if d != nil {
-		b.Raw("details", d)
+		p.b.Raw("details", d)
 	}
 	if fromHook != nil {
-		b.Bool("fromHook", *fromHook)
+		p.b.Bool("fromHook", *fromHook)
 	}
-	id, err := s.appendLine(b.Bytes())
+	id, err := s.commit(p)
 	if err != nil {
 		s.ix.SetLeaf(oldLeaf, oldKind)
 	}
@@ -172,7 +172,7 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 		ix.Add(e)
 	}
 	for _, l := range labels {
-		lid := entryID(s.opts.entryCandidate, NewUUID, ix.Has)
+		lid := entryID(s.candidate(), NewUUID, ix.Has)
 		b := layout.NewObject(160).String("type", layout.TypeLabel).String("id", lid)
 		leaf, kind := ix.Leaf()
 		if raw, ok := keyJSON(leaf); ok && kind == layout.KindString {

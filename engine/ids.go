@@ -25,10 +25,6 @@ func NewUUID() string {
 	return string(out[:])
 }
 
-// newEntryIDCandidate is pi's candidate: the first 8 characters of a random
-// UUID, 8 lower-case hex digits.
-func newEntryIDCandidate() string { return NewUUID()[:8] }
-
 // entryID draws ids like pi: up to 100 candidates not already in use, then
 // a full UUID.
 func entryID(candidate func() string, fallback func() string, inUse func(string) bool) string {

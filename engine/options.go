@@ -88,12 +88,6 @@ func (o Options) sessionID() string {
 	return o.NewSessionID()
 }
 
-func (o Options) entryCandidate() string {
-	if o.NewEntryID == nil {
-		return newEntryIDCandidate()
-	}
-	return o.NewEntryID()
-}
 
 // agentDir resolves the agent directory.
 func (o Options) agentDir() (string, error) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/layout"
@@ -37,11 +39,13 @@ type Session struct {
 	unwritten    int
 	hasAssistant bool
 
-	f       layout.File // append handle, open while the file exists and we write
-	fileID  fs.FileInfo // identity of the file we append to
-	writeEr error       // sticky: set by a failed write or sync
-	wrote   bool        // this session wrote to its file (the list index needs refreshing)
-	closed  bool
+	f         layout.File   // append handle, open while the file exists and we write
+	fileID    fs.FileInfo   // identity of the file we append to
+	writeEr   error         // sticky: set by a failed write or sync
+	wrote     bool          // this session wrote to its file (the list index needs refreshing)
+	checkedAt time.Time     // when the file's identity was last checked
+	rng       *rand.ChaCha8 // draws entry ids; seeded once per session
+	closed    bool
 
 	release func() error // releases the writer lock
 
@@ -156,13 +160,21 @@ func (s *Session) switchFile(ctx context.Context, file string) error {
 // closeFile closes the append handle and releases the lock, after
 // refreshing the file's list index entry if this session wrote to it.
 func (s *Session) closeFile() error {
-	if s.wrote && s.writeEr == nil {
+	var err error
+	if s.f != nil && s.wrote && s.writeEr == nil {
+		// A SyncNone writer checks its file's identity only now and then:
+		// report appends that went to a removed or replaced file.
+		if err = s.checkIdentity(); err == nil {
+			s.refreshIndex()
+		}
+	} else if s.wrote && s.writeEr == nil {
 		s.refreshIndex()
 	}
 	s.wrote = false
-	var err error
 	if s.f != nil {
-		err = s.f.Close()
+		if cerr := s.f.Close(); err == nil {
+			err = cerr
+		}
 		s.f = nil
 		s.fileID = nil
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
@@ -15,17 +16,14 @@ import (
 // take it, write it (or keep it pending while a new file waits for its
 // first assistant message), then index it. An entry that could not be
 // written is not indexed, so readers never see an unacknowledged entry.
-func (s *Session) appendLine(line []byte) (string, error) {
+func (s *Session) appendLine(line []byte, meta layout.Built) (string, error) {
 	if err := s.check(); err != nil {
 		return "", err
 	}
 	if s.opts.ReadOnly {
 		return "", ErrReadOnly
 	}
-	e, err := layout.ParseEntry(line)
-	if err != nil {
-		return "", fmt.Errorf("append: encoded entry is not valid JSON: %w", err)
-	}
+	e := layout.NewEntry(line, meta)
 	assistant := isAssistant(&e)
 	if err := s.persistWith(e.Raw, assistant); err != nil {
 		return "", err
@@ -115,8 +113,15 @@ func (s *Session) writeAppend(buf []byte) error {
 		}
 		s.f, s.fileID = f, st
 	}
-	if st, err := fsys.Lstat(s.file); err != nil || !layout.SameFile(st, s.fileID) {
-		return s.fail(fmt.Errorf("append to %s: %w", s.file, ErrVanished))
+	// Appends go to the file descriptor, so a file removed or replaced
+	// behind our back would silently swallow them. Under SyncEach every
+	// append checks (an fsync costs far more); under SyncNone the check
+	// runs at most every identityInterval and on Close.
+	if now := time.Now(); s.opts.Sync == SyncEach || now.Sub(s.checkedAt) >= identityInterval {
+		if err := s.checkIdentity(); err != nil {
+			return s.fail(err)
+		}
+		s.checkedAt = now
 	}
 	if _, err := s.f.Write(buf); err != nil {
 		return s.fail(fmt.Errorf("append to %s: %w", s.file, err))
@@ -126,6 +131,19 @@ func (s *Session) writeAppend(buf []byte) error {
 		if err := s.f.Sync(); err != nil {
 			return s.fail(fmt.Errorf("sync %s: %w", s.file, err))
 		}
+	}
+	return nil
+}
+
+// identityInterval is how often, at most, a SyncNone writer checks that
+// its file is still the one at its path.
+const identityInterval = 100 * time.Millisecond
+
+// checkIdentity returns ErrVanished (wrapped) unless the path still names
+// the file we append to.
+func (s *Session) checkIdentity() error {
+	if st, err := s.opts.fs().Lstat(s.file); err != nil || !layout.SameFile(st, s.fileID) {
+		return fmt.Errorf("append to %s: %w", s.file, ErrVanished)
 	}
 	return nil
 }

@@ -163,6 +163,10 @@ func AppendNumber(dst []byte, f float64) []byte {
 // normalised (1.0 -> 1, 1e2 -> 100).
 func Canonical(dst, raw []byte) ([]byte, error) {
 	i := SkipWS(raw, 0)
+	if j := trimRightWS(raw); i < j && isCanonical(raw[i:j]) {
+		// Valid and already canonical: one pass, no decoding.
+		return append(dst, raw[i:j]...), nil
+	}
 	end, err := SkipValue(raw, i)
 	if err != nil {
 		return dst, err
@@ -170,10 +174,15 @@ func Canonical(dst, raw []byte) ([]byte, error) {
 	if SkipWS(raw, end) != len(raw) {
 		return dst, syntaxErr(end, "trailing data after value")
 	}
-	if v := raw[i:end]; isCanonical(v) {
-		return append(dst, v...), nil
-	}
 	return appendCanonical(dst, raw[i:end]), nil
+}
+
+func trimRightWS(b []byte) int {
+	j := len(b)
+	for j > 0 && isWS(b[j-1]) {
+		j--
+	}
+	return j
 }
 
 // IsCanonical reports whether raw is already exactly what Canonical would

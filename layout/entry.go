@@ -37,6 +37,44 @@ type Entry struct {
 	ParentKind Kind // KindString, KindNull for a root, KindAbsent when missing
 }
 
+// Built describes a line this process has just encoded, so that it can be
+// indexed without being parsed again (see NewEntry).
+type Built struct {
+	Type, ID, Timestamp string
+	ParentID            string
+	ParentKind          Kind // KindString, KindNull, or KindAbsent
+	// MsgStart and MsgEnd locate a message entry's "message" object in
+	// the line (MsgEnd 0: none). The object must be canonical, as
+	// layout.Marshal makes it.
+	MsgStart, MsgEnd int
+}
+
+// NewEntry returns the Entry of a line built by this process, without
+// parsing it: the caller vouches for the envelope it encoded.
+func NewEntry(raw []byte, b Built) Entry {
+	e := Entry{Raw: raw, Type: b.Type, ID: b.ID, IDKind: KindString, ParentID: b.ParentID,
+		ParentKind: b.ParentKind, Timestamp: b.Timestamp}
+	if b.MsgEnd > b.MsgStart && b.MsgEnd <= len(raw) && b.MsgEnd <= math.MaxInt32 {
+		e.msgStart, e.msgEnd = int32(b.MsgStart), int32(b.MsgEnd)
+		e.Role = canonicalRole(raw[b.MsgStart:b.MsgEnd])
+	}
+	return e
+}
+
+// canonicalRole returns the "role" of a canonical message object (which
+// has no repeated keys), looking at the first member before scanning.
+func canonicalRole(msg []byte) string {
+	const prefix = `{"role":"`
+	if len(msg) > len(prefix) && string(msg[:len(prefix)]) == prefix {
+		rest := msg[len(prefix)-1:]
+		if end := bytes.IndexByte(rest[1:], '"'); end >= 0 && bytes.IndexByte(rest[1:end+1], '\\') < 0 {
+			return roleName(rest[:end+2])
+		}
+	}
+	v, _ := Lookup(msg, "role")
+	return roleName(v)
+}
+
 // Message returns the raw "message" object of a message entry, or nil when
 // the entry has none or it is not a JSON object. It costs nothing: the
 // span was found when the line was parsed.

@@ -70,6 +70,10 @@ func (b *ObjectBuilder) Null(k string) *ObjectBuilder {
 	return b
 }
 
+// Len returns the number of bytes written so far; before and after Raw it
+// gives the offsets of a member's value.
+func (b *ObjectBuilder) Len() int { return len(b.buf) }
+
 // Bytes closes the object and returns its bytes. The builder must not be
 // used afterwards.
 func (b *ObjectBuilder) Bytes() []byte {

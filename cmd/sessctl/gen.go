@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
 
 	"github.com/sessctl/sessctl/internal/workload"
 )
@@ -14,11 +17,15 @@ var genCommand = &command{
 	usage: `
 Usage: sessctl gen session [--seed N] [--entries N] [--v1] FILE
        sessctl gen dir [--seed N] [--sessions N] [--size BYTES] DIR
+       sessctl gen append [--entries N] [--sync] DIR
 
 Writes seeded, realistic pi session files for benchmarks: prompts,
 assistant turns with thinking, text, tool calls and usage, tool results of
 1-20 KB, a 100 KB image every thousand entries, branches, labels, names and
-compactions. The same seed gives the same bytes.
+compactions. The same seed gives the same bytes. "append" creates a
+session in DIR through the library and appends N messages (alternating
+user and assistant, about 700 bytes each), with or without an fsync per
+append, and prints the rate.
 
 Examples:
   sessctl gen session --entries 100000 big.jsonl
@@ -39,6 +46,7 @@ func runGen(e *env, args []string) int {
 	entries := fs.Int("entries", 100000, "entries in the session")
 	v1 := fs.Bool("v1", false, "write a version 1 file (no ids)")
 	sessions := fs.Int("sessions", 5000, "number of sessions (dir)")
+	syncEach := fs.Bool("sync", false, "fsync every append (append)")
 	size := fs.Int("size", 50000, "approximate bytes per session (dir)")
 	if code := e.parse(genCommand, fs, args); code >= 0 {
 		return code
@@ -64,8 +72,41 @@ func runGen(e *env, args []string) int {
 			return e.fail(err)
 		}
 		fmt.Fprintf(e.stdout, "%s: %d sessions, %d bytes\n", out, *sessions, n)
+	case "append":
+		policy := engine.SyncNone
+		if *syncEach {
+			policy = engine.SyncEach
+		}
+		n, d, err := benchAppend(e, out, *entries, policy)
+		if err != nil {
+			return e.fail(err)
+		}
+		fmt.Fprintf(e.stdout, "%d entries in %v: %.0f entries/s\n", n, d.Round(time.Millisecond), float64(n)/d.Seconds())
 	default:
 		return e.usageError("unknown workload %q", kind)
 	}
 	return exitOK
+}
+
+// AppendUser and AppendAssistant are the messages `gen append` writes (and
+// scripts/pi-bench.mjs too, so both measure the same bytes).
+const (
+	AppendUser      = `{"role":"user","content":"Run the tests again and tell me which package fails, and why; then propose the smallest fix that keeps the public API as it is.","timestamp":1772355600000}`
+	AppendAssistant = `{"role":"assistant","content":[{"type":"thinking","thinking":"The failing package is layout: codec.go uses utf16 without importing it. The smallest fix adds the import."},{"type":"text","text":"layout fails to build: codec.go calls utf16.Encode but does not import unicode/utf16. Adding the import fixes it; nothing else changes."},{"type":"toolCall","id":"toolu_01","name":"edit","arguments":{"path":"layout/codec.go","oldText":"import (","newText":"import (\n\t\"unicode/utf16\""}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":12040,"output":180,"cacheRead":8000,"cacheWrite":0,"totalTokens":20220,"cost":{"input":0.03612,"output":0.0027,"cacheRead":0.0024,"cacheWrite":0,"total":0.04122}},"stopReason":"toolUse","timestamp":1772355601000}`
+)
+
+func benchAppend(e *env, dir string, n int, policy engine.SyncPolicy) (int, time.Duration, error) {
+	s, err := engine.Create(e.ctx, "/home/dev/project", engine.Options{Dir: dir, Sync: policy})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.Close()
+	msgs := [2][]byte{[]byte(AppendAssistant), []byte(AppendUser)}
+	start := time.Now()
+	for i := range n {
+		if _, err := s.AppendMessage(msgs[i%2]); err != nil {
+			return i, time.Since(start), err
+		}
+	}
+	return n, time.Since(start), nil
 }

@@ -88,7 +88,6 @@ func (o Options) sessionID() string {
 	return o.NewSessionID()
 }
 
-
 // agentDir resolves the agent directory.
 func (o Options) agentDir() (string, error) {
 	if o.AgentDir != "" {

@@ -40,6 +40,13 @@ CRASHSEED ?= 0
 crash:
 	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
 
+# make bench: Go benchmarks and whole-process runs on generated workloads
+# (kept in .bench), as a table. With PI_MODULES=<folder where
+# @mariozechner/pi-coding-agent@0.58.3 is npm-installed>, pi is measured
+# on the same files in the same run.
+bench:
+	scripts/bench.sh
+
 tidy-check:
 	$(GO) mod tidy -diff
 

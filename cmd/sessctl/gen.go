@@ -38,9 +38,12 @@ func init() { register(genCommand).run = runGen }
 
 func runGen(e *env, args []string) int {
 	if len(args) == 0 {
-		return e.usageError("expected 'session' or 'dir'")
+		return e.usageError("expected 'session', 'dir' or 'append'")
 	}
 	kind, args := args[0], args[1:]
+	if kind == "-h" || kind == "--help" || kind == "-help" {
+		kind, args = "session", []string{"-h"}
+	}
 	fs := e.flags(genCommand)
 	seed := fs.Uint64("seed", 1, "random seed")
 	entries := fs.Int("entries", 100000, "entries in the session")

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# bench.sh: `make bench`. Go benchmarks, then whole-process runs of sessctl
+# (and, when PI_MODULES names a folder where pi 0.58.3 is installed with
+# npm, of pi) on the same generated workloads, printed as a table.
+#
+#   BENCH_DIR    where workloads are generated and kept (default .bench)
+#   PI_MODULES   folder with node_modules/@mariozechner/pi-coding-agent
+#   RUNS         whole-process runs per measurement (median; default 3)
+#   GOBENCH      set to 0 to skip the Go benchmarks
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+B=${BENCH_DIR:-$root/.bench}
+RUNS=${RUNS:-3}
+mkdir -p "$B"
+B=$(cd "$B" && pwd)
+S="$B/sessctl"
+go build -o "$S" ./cmd/sessctl
+
+say() { printf '%s\n' "$*" >&2; }
+[ -f "$B/big.jsonl" ] || { say "generating big.jsonl (100,000 entries)"; "$S" gen session --entries 100000 --seed 1 "$B/big.jsonl" >/dev/null; }
+[ -d "$B/sessions" ] || { say "generating sessions/ (5,000 x 50 KB)"; "$S" gen dir --sessions 5000 --size 50000 --seed 1 "$B/sessions" >/dev/null; }
+[ -f "$B/v1.jsonl" ] || { say "generating v1.jsonl (100,000 entries, version 1)"; "$S" gen session --entries 100000 --v1 --seed 1 "$B/v1.jsonl" >/dev/null; }
+[ -f "$B/v1-500.jsonl" ] || { say "generating v1-500.jsonl (330,000 entries, version 1)"; "$S" gen session --entries 330000 --v1 --seed 2 "$B/v1-500.jsonl" >/dev/null; }
+
+if [ "${GOBENCH:-1}" != 0 ]; then
+  say "== Go benchmarks"
+  SESSCTL_BENCH_DIR="$B" go test -run='^$' -bench=. -benchtime=5x -count=1 \
+    ./layout/ ./engine/ ./migrate/ ./lock/ | tee "$B/go-bench.txt" >&2
+fi
+
+# measure LABEL PREP CMD...: runs PREP (untimed) then CMD, RUNS times;
+# prints "median-seconds max-rss-kib".
+measure() {
+  local prep=$1; shift
+  local times=() rss=0
+  for _ in $(seq "$RUNS"); do
+    eval "$prep"
+    /usr/bin/time -f '%e %M' -o "$B/time.out" "$@" >/dev/null 2>"$B/stderr.out" || { cat "$B/stderr.out" >&2; return 1; }
+    read -r t m < "$B/time.out"
+    times+=("$t"); [ "$m" -gt "$rss" ] && rss=$m
+  done
+  printf '%s %s\n' "$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")" "$rss"
+}
+size() { stat -c %s "$1"; }
+dirsize() { du -sb "$1" | cut -f1; }
+
+declare -A T R
+say "== whole-process runs (median of $RUNS)"
+read -r T[ctx] R[ctx] < <(measure : "$S" context "$B/big.jsonl")
+read -r T[listscan] R[listscan] < <(measure : "$S" list --dir "$B/sessions" --json --no-index)
+"$S" list --dir "$B/sessions" --json >/dev/null   # warm the index
+read -r T[listidx] R[listidx] < <(measure : "$S" list --dir "$B/sessions" --json)
+read -r T[mig] R[mig] < <(measure "cp $B/v1.jsonl $B/work.jsonl; rm -f $B/work.jsonl.v1.bak" "$S" migrate --no-backup "$B/work.jsonl")
+read -r T[mig500] R[mig500] < <(RUNS=1 measure "cp $B/v1-500.jsonl $B/work.jsonl" "$S" migrate --no-backup "$B/work.jsonl")
+rm -f "$B/work.jsonl"
+rm -rf "$B/append"; app=$("$S" gen append --entries 100000 "$B/append" | sed 's/.*: //')
+rm -rf "$B/append"; apps=$("$S" gen append --entries 2000 --sync "$B/append" | sed 's/.*: //')
+rm -rf "$B/append"
+
+have_pi=0
+if [ -n "${PI_MODULES:-}" ]; then
+  have_pi=1
+  P=(node "$root/scripts/pi-bench.mjs" "$PI_MODULES")
+  say "== pi 0.58.3 on the same files"
+  read -r T[pctx] R[pctx] < <(measure : "${P[@]}" context "$B/big.jsonl")
+  rm -f "$B/sessions/.sessctl-list-index"
+  read -r T[plist] R[plist] < <(measure : "${P[@]}" list "$B/sessions")
+  read -r T[pmig] R[pmig] < <(measure "cp $B/v1.jsonl $B/work.jsonl" "${P[@]}" open "$B/work.jsonl")
+  rm -f "$B/work.jsonl"
+  rm -rf "$B/append"; papp=$("${P[@]}" append 10000 "$B/append" | sed 's/.*: //'); rm -rf "$B/append"
+fi
+
+mb() { awk -v b="$1" -v t="$2" 'BEGIN { printf "%.0f MB/s", b / 1e6 / t }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3fx", a / b; else print "-" }'; }
+big=$(size "$B/big.jsonl"); sess=$(dirsize "$B/sessions"); v1=$(size "$B/v1.jsonl"); v1b=$(size "$B/v1-500.jsonl")
+
+echo
+echo "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), $(uname -sr)"
+echo
+printf '| %-44s | %-9s | %-13s | %-9s | %-9s | %-9s | %-9s |\n' workload "sessctl" throughput "peak RSS" "pi 0.58.3" "pi RSS" "time ratio"
+printf '|%s|\n' "----------------------------------------------|-----------|---------------|-----------|-----------|-----------|-----------"
+row() { # label time bytes rss pitime pirss
+  local pt=${5:--} pr=${6:-}
+  printf '| %-44s | %-9s | %-13s | %-9s | %-9s | %-9s | %-9s |\n' "$1" "$2 s" "$(mb "$3" "$2")" "$(mib "$4")" \
+    "$([ "$pt" = - ] && echo - || echo "$pt s")" "$([ -z "$pr" ] && echo - || mib "$pr")" "$([ "$pt" = - ] && echo - || ratio "$2" "$pt")"
+}
+row "open + context, 100k entries ($((big/1000000)) MB)" "${T[ctx]}" "$big" "${R[ctx]}" "${T[pctx]:-}" "${R[pctx]:-}"
+row "list 5,000 sessions ($((sess/1000000)) MB), no index" "${T[listscan]}" "$sess" "${R[listscan]}" "${T[plist]:-}" "${R[plist]:-}"
+row "list 5,000 sessions, warm index" "${T[listidx]}" "$sess" "${R[listidx]}" "${T[plist]:-}" "${R[plist]:-}"
+row "migrate v1 file ($((v1/1000000)) MB)" "${T[mig]}" "$v1" "${R[mig]}" "${T[pmig]:-}" "${R[pmig]:-}"
+row "migrate v1 file ($((v1b/1000000)) MB)" "${T[mig500]}" "$v1b" "${R[mig500]}"
+echo
+echo "append, no fsync:      sessctl $app (100,000 entries)$([ $have_pi = 1 ] && echo "; pi $papp (10,000 entries)")"
+echo "append, fsync each:    sessctl $apps (2,000 entries)"
+echo "peak RSS / file size:  open + context $(awk -v r="${R[ctx]}" -v s="$big" 'BEGIN { printf "%.2f", r * 1024 / s }'), migrate $((v1/1000000)) MB $(awk -v r="${R[mig]}" -v s="$v1" 'BEGIN { printf "%.3f", r * 1024 / s }'), migrate $((v1b/1000000)) MB $(awk -v r="${R[mig500]}" -v s="$v1b" 'BEGIN { printf "%.3f", r * 1024 / s }')"

@@ -1,0 +1,51 @@
+// pi-bench.mjs: time pi 0.58.3's SessionManager on sessctl's benchmark
+// workloads, for BENCHMARKS.md.
+//
+// Usage: node pi-bench.mjs NODE_MODULES MODE ARGS...
+//   context FILE     SessionManager.open(FILE) + buildSessionContext(), printed
+//   list DIR         SessionManager.list(cwd, DIR), printed
+//   append N DIR     create a session in DIR and append N messages; prints entries/s
+//   open FILE        SessionManager.open(FILE): for a v1 file, pi migrates and
+//                    rewrites it (run it on a copy)
+//
+// NODE_MODULES is a folder outside the repository where
+// `npm install @mariozechner/pi-coding-agent@0.58.3` was run. The append
+// messages are the ones `sessctl gen append` writes.
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [modules, mode, ...args] = process.argv.slice(2);
+const sm = path.join(modules, "node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js");
+const { SessionManager } = await import(pathToFileURL(sm).href);
+
+const user = {"role":"user","content":"Run the tests again and tell me which package fails, and why; then propose the smallest fix that keeps the public API as it is.","timestamp":1772355600000};
+const assistant = {"role":"assistant","content":[{"type":"thinking","thinking":"The failing package is layout: codec.go uses utf16 without importing it. The smallest fix adds the import."},{"type":"text","text":"layout fails to build: codec.go calls utf16.Encode but does not import unicode/utf16. Adding the import fixes it; nothing else changes."},{"type":"toolCall","id":"toolu_01","name":"edit","arguments":{"path":"layout/codec.go","oldText":"import (","newText":"import (\n\t\"unicode/utf16\""}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":12040,"output":180,"cacheRead":8000,"cacheWrite":0,"totalTokens":20220,"cost":{"input":0.03612,"output":0.0027,"cacheRead":0.0024,"cacheWrite":0,"total":0.04122}},"stopReason":"toolUse","timestamp":1772355601000};
+
+switch (mode) {
+  case "context": {
+    const m = SessionManager.open(args[0]);
+    process.stdout.write(JSON.stringify(m.buildSessionContext()) + "\n");
+    break;
+  }
+  case "list": {
+    const list = await SessionManager.list("/home/dev/project", args[0]);
+    process.stdout.write(JSON.stringify(list) + "\n");
+    break;
+  }
+  case "append": {
+    const n = Number(args[0]);
+    const m = SessionManager.create("/home/dev/project", args[1]);
+    const start = performance.now();
+    for (let i = 0; i < n; i++) m.appendMessage(i % 2 === 0 ? assistant : user);
+    const s = (performance.now() - start) / 1000;
+    process.stdout.write(`${n} entries in ${Math.round(s * 1000)}ms: ${Math.round(n / s)} entries/s\n`);
+    break;
+  }
+  case "open": {
+    const m = SessionManager.open(args[0]);
+    process.stdout.write(`${m.getEntries().length} entries\n`);
+    break;
+  }
+  default:
+    throw new Error(`unknown mode ${mode}`);
+}

@@ -1,0 +1,134 @@
+package engine_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/sessctl/sessctl"
+
+// allowed lists, for each package of the module, the module packages and
+// third-party modules it may import: imports point one way,
+// cmd -> engine -> compaction/migrate/lock -> tree -> layout.
+var allowed = map[string][]string{
+	"layout":            {},
+	"tree":              {"layout"},
+	"compaction":        {"layout", "tree"},
+	"migrate":           {"layout", "tree", "migrate/", "modernc.org/sqlite"},
+	"lock":              {"github.com/gofrs/flock"},
+	"engine":            {"layout", "tree", "compaction", "migrate", "lock", "github.com/oklog/ulid/v2", "golang.org/x/sync"},
+	"internal/workload": {"layout"},
+	"cmd/sessctl":       {"*"},
+}
+
+// rule returns the allow list of a package (migrate's subpackages share
+// migrate's).
+func rule(rel string) ([]string, bool) {
+	if r, ok := allowed[rel]; ok {
+		return r, true
+	}
+	if strings.HasPrefix(rel, "migrate/") {
+		return allowed["migrate"], true
+	}
+	return nil, false
+}
+
+func TestImportsPointOneWay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go tool")
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{.Doc}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "|", 3)
+		pkg, imports, doc := parts[0], strings.Fields(parts[1]), parts[2]
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if doc == "" {
+			t.Errorf("%s has no package documentation", pkg)
+		}
+		allow, ok := rule(rel)
+		if !ok {
+			t.Errorf("%s is not in the package map; add it to the allow list deliberately", pkg)
+			continue
+		}
+		for _, imp := range imports {
+			if !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+				continue // standard library
+			}
+			if !permitted(rel, imp, allow) {
+				t.Errorf("%s imports %s, which the package map does not allow", pkg, imp)
+			}
+		}
+	}
+}
+
+func permitted(rel, imp string, allow []string) bool {
+	for _, a := range allow {
+		switch {
+		case a == "*":
+			return true
+		case strings.Contains(strings.SplitN(a, "/", 2)[0], "."): // a third-party module
+			if imp == a || strings.HasPrefix(imp, a+"/") {
+				return true
+			}
+		case strings.HasSuffix(a, "/"): // a subtree of the module
+			if strings.HasPrefix(imp, module+"/"+a) {
+				return true
+			}
+		default:
+			if imp == module+"/"+a {
+				return true
+			}
+		}
+	}
+	// A package's own internal helpers (migrate/internal/...) are its own.
+	return strings.HasPrefix(imp, module+"/"+rel+"/internal/")
+}
+
+// Libraries never print and never exit: only cmd/sessctl talks to the
+// terminal.
+func TestLibrariesNeitherPrintNorExit(t *testing.T) {
+	root := filepath.Join("..")
+	bad := regexp.MustCompile(`\bos\.Exit\(|\bfmt\.Print(f|ln)?\(|\bos\.Std(out|err)\b|\blog\.(Print|Fatal|Panic)`)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "cmd", "testdata", ".git", ".bench", "scripts":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			code := line
+			if k := strings.Index(code, "//"); k >= 0 {
+				code = code[:k]
+			}
+			if bad.MatchString(code) {
+				t.Errorf("%s:%d: a library prints or exits: %s", p, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,64 @@
+// Package engine is sessctl's public API: session managers for pi/indusagi
+// JSONL session trees and for AgentUse part/message directories, with
+// durability, one writer per session, recovery, listing, fork and branch.
+//
+// # JSONL sessions
+//
+// Session mirrors pi 0.58.3's SessionManager: Create, Open, ContinueRecent,
+// InMemory and ForkFrom make one; NewSession, CreateBranchedSession and
+// ForkBranch start another from it; AppendMessage, AppendModelChange,
+// AppendThinkingLevelChange, AppendCompaction, AppendCustomEntry,
+// AppendCustomMessageEntry, AppendLabelChange and AppendSessionInfo add
+// entries; Branch, ResetLeaf and BranchWithSummary move the leaf; Entries,
+// Entry, LeafID, BranchPath, Tree, Children, Label, Name, Header and
+// Context answer as pi does. List and ListAll give pi's listing fields.
+// Ids and the clock are injectable (Options), so written bytes can be
+// compared with pi's.
+//
+// A minimal agent:
+//
+//	s, err := engine.Create(ctx, cwd, engine.Options{})
+//	if err != nil { ... }
+//	defer s.Close()
+//	s.AppendModelChange("anthropic", "claude-sonnet-4-5")
+//	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1772355600000}`))
+//	s.AppendMessage(assistantReply) // the file appears now (pi's rule)
+//	ctx := s.Context()              // what to send to the model next
+//
+// # Durability
+//
+// An append is one write of the whole line on an O_APPEND descriptor.
+// Under SyncEach (the default) it is fsynced before the call returns: an
+// acknowledged entry survives a power cut. Under SyncNone it survives a
+// crash of the process but not of the machine. After a write or sync error
+// the session refuses further writes until it is reopened. New files and
+// rewrites (migration, recovery) are atomic. A new session's file is
+// written when it first holds an assistant message, as in pi; Flush writes
+// it earlier.
+//
+// # One writer per session
+//
+// Opening a session for writing takes its writer lock (a kernel lock on
+// <file>.lock, see package lock) until Close; a second writer gets
+// ErrLocked with the holder named, or waits with Options.Wait. Read-only
+// opens (Options.ReadOnly) take no lock, never block and never write.
+//
+// # Deliberate differences from pi
+//
+// A file without a valid header is never truncated: Open fails with a
+// *CorruptError naming the file and line. A loaded file is appended to
+// plainly (pi's duplicate-header bug is not reproduced). Before the first
+// append a torn last line is quarantined to <file>.torn-<ms> and cut off,
+// and a complete last line without '\n' gets one. Lines that are valid JSON
+// but not objects are skipped. Parent cycles and self-parents never loop.
+// Migrations are atomic and keep <file>.v<N>.bak. A session file removed or
+// replaced behind a writer is an error (ErrVanished), never re-created
+// without its header. Files are 0600.
+//
+// # AgentUse stores
+//
+// OpenAgentUseStore reads and writes AgentUse 0.15.0's
+// project/<hash>/session/<ULID>-<agent>/ directories byte for byte as
+// AgentUse does, under a per-session lock (session.lock), so concurrent
+// writers cannot lose each other's updates.
+package engine

@@ -1,0 +1,58 @@
+// Package layout owns every byte sessctl puts on disk: where session files
+// live, what their lines hold, and how they are written.
+//
+// # Stores
+//
+// pi keeps sessions under its agent directory ($PI_CODING_AGENT_DIR, with
+// "~" expanded, default ~/.pi/agent), indusagi under its own
+// ($INDUSAGI_AGENT_DIR, $INDUSAGI_CODING_AGENT_DIR, $INDUSAGI_DIR/agent,
+// default ~/.indusagi/agent), in sessions/--<cwd>--/, where the cwd has one
+// leading separator removed and every '/', '\' and ':' replaced by '-'
+// (CwdDirName). A file is named <ISO time with ':' and '.' as '-'>_<id>.jsonl
+// (SessionFileName). AgentUse keeps part/message directories under
+// $XDG_DATA_HOME/agentuse (agentuse.go). Only AgentDir, AgentUseDataDir and
+// the other explicit resolvers read the environment.
+//
+// # The JSONL format (version 3)
+//
+//	{"type":"session","version":3,"id":…,"timestamp":…,"cwd":…}      line 1: the header
+//	{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":…,"message":{…}}
+//	{"type":"message","id":"e5f6a7b8","parentId":"a1b2c3d4",…}         one entry per line
+//	…                                                                  the leaf is the last line
+//
+// Every entry has type, id, parentId (null for a root) and timestamp; the
+// rest depends on the type (message, thinking_level_change, model_change,
+// compaction, branch_summary, custom, custom_message, label, session_info;
+// unknown types are kept). Lines end with '\n'. Readers take a line as an
+// entry when it is one JSON object; blank lines are skipped and lines that
+// do not parse are reported (BadLine) but never fatal, as in pi.
+//
+// # Reading
+//
+// ParseFile indexes a file by each line's envelope (type, id, parentId,
+// timestamp, and a message's role) in one validating pass, on every CPU for
+// large files, and keeps each line's bytes as read (Entry.Raw): unknown
+// members, unknown entry types and key order survive every read and every
+// append. A final line without '\n' is kept when it is a complete object
+// (pi reads it too) and reported as torn otherwise (Tail).
+//
+// # Writing
+//
+// New lines are encoded exactly as JavaScript's JSON.stringify encodes them
+// (codec.go: no HTML escaping, U+2028 and U+2029 raw, JavaScript number
+// formatting, property order), so sessctl writes the bytes pi writes.
+// Canonical re-encodes caller data the same way; values a double cannot
+// hold exactly are kept as written. Whole files are replaced atomically
+// (WriteFileAtomic: temporary file, fsync, rename, fsync of the directory,
+// new directories made durable too); files are created 0600 and
+// directories 0700, never through a symbolic link.
+//
+// # Durability and the filesystem seam
+//
+// Every write goes through FS, so tests can run the engine on CrashFS (which
+// keeps synced and unsynced data apart and simulates power cuts, torn
+// writes included) or FaultFS (which fails the Nth operation of a kind,
+// ENOSPC included). Lines carry no checksum: a torn tail is recognised by
+// the missing newline and the failed parse, but bit rot inside a string
+// would go unnoticed.
+package layout

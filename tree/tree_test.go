@@ -1,0 +1,158 @@
+package tree_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/tree"
+)
+
+// build indexes lines "id<parent" (parent "-" for null, "?" for missing),
+// optionally with extra JSON members after a space.
+func build(t *testing.T, specs ...string) *tree.Index {
+	t.Helper()
+	var buf strings.Builder
+	buf.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n")
+	for i, spec := range specs {
+		extra := ""
+		if k := strings.IndexByte(spec, ' '); k >= 0 {
+			spec, extra = spec[:k], ","+strings.TrimSuffix(strings.TrimPrefix(spec[k+1:], "{"), "}")
+		}
+		id, parent, _ := strings.Cut(spec, "<")
+		typ := "message"
+		if strings.Contains(extra, `"type"`) {
+			typ = ""
+		}
+		p := `"parentId":"` + parent + `",`
+		switch parent {
+		case "-":
+			p = `"parentId":null,`
+		case "?":
+			p = ""
+		}
+		ts := fmt.Sprintf("2026-01-01T00:00:%02d.000Z", 59-i%60) // later lines have earlier times
+		line := `{` + p + `"id":"` + id + `","timestamp":"` + ts + `"` + extra
+		if typ != "" {
+			line += `,"type":"` + typ + `"`
+		}
+		buf.WriteString(line + "}\n")
+	}
+	p := layout.ParseFile([]byte(buf.String()))
+	if len(p.Malformed) > 0 {
+		t.Fatalf("bad fixture: %+v", p.Malformed)
+	}
+	return tree.Build(p.Entries)
+}
+
+func ids(es []*layout.Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+// shape renders a tree as "id(child,child)".
+func shape(nodes []*tree.Node) string {
+	var b strings.Builder
+	first := []bool{true}
+	tree.Walk(nodes, func(n *tree.Node, depth int) bool {
+		if !first[len(first)-1] {
+			b.WriteByte(',')
+		}
+		first[len(first)-1] = false
+		b.WriteString(n.Key)
+		if n.HasLabel {
+			b.WriteString("[" + n.Label + "]")
+		}
+		b.WriteByte('(')
+		first = append(first, true)
+		return true
+	}, func(*tree.Node, int) {
+		b.WriteByte(')')
+		first = first[:len(first)-1]
+	})
+	return b.String()
+}
+
+func TestBranchAndTree(t *testing.T) {
+	cases := []struct {
+		name     string
+		specs    []string
+		branchOf string
+		branch   []string
+		tree     string
+	}{
+		{"linear", []string{"a<-", "b<a", "c<b"}, "c", []string{"a", "b", "c"}, "a(b(c()))"},
+		{"children sorted by time, roots in file order", []string{"a<-", "b<a", "c<a", "r<-"}, "c", []string{"a", "c"}, "a(c(),b()),r()"},
+		{"orphan is a root", []string{"a<-", "o<ghost"}, "o", []string{"o"}, "a(),o()"},
+		{"missing parentId is a root", []string{"a<?", "b<a"}, "b", []string{"a", "b"}, "a(b())"},
+		{"self parent is a root and its branch ends", []string{"a<a", "b<a"}, "b", []string{"a", "b"}, "a(b())"},
+		{"cycle entries vanish from the tree, branch stops", []string{"a<-", "x<y", "y<x"}, "x", []string{"y", "x"}, "a()"},
+		{"duplicate id: last copy wins, node is not entered twice on a path", []string{"a<-", "b<a", "a<b"}, "b", []string{"a", "b"}, "a(b())"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ix := build(t, c.specs...)
+			if diff := cmp.Diff(c.branch, ids(ix.Branch(c.branchOf))); diff != "" {
+				t.Errorf("branch (-want +got):\n%s", diff)
+			}
+			got := shape(ix.Tree()) // must terminate even with repeats
+			if c.tree != "" && got != c.tree {
+				t.Errorf("tree %s, want %s", got, c.tree)
+			}
+		})
+	}
+}
+
+func TestChildrenLabelsNameLeaf(t *testing.T) {
+	ix := build(t,
+		`a<-`,
+		`b<a`,
+		`c<a`,
+		`l1<c {"type":"label","targetId":"b","label":"first"}`,
+		`l2<l1 {"type":"label","targetId":"a","label":"root"}`,
+		`l3<l2 {"type":"label","targetId":"b","label":""}`,
+		`l4<l3 {"type":"label","targetId":"b","label":"again"}`,
+		`n1<l4 {"type":"session_info","name":"  named  "}`,
+		`n2<n1 {"type":"session_info","name":""}`,
+		`g<n2 {"type":"label","targetId":"ghost","label":"orphan label"}`,
+	)
+	if diff := cmp.Diff([]string{"b", "c"}, ix.Children("a")); diff != "" {
+		t.Errorf("children of a in first-appearance order:\n%s", diff)
+	}
+	// Cleared and set again: b moves to the end of the map order.
+	want := []tree.LabelPair{{Target: "a", Label: "root"}, {Target: "b", Label: "again"}, {Target: "ghost", Label: "orphan label"}}
+	if diff := cmp.Diff(want, ix.Labels()); diff != "" {
+		t.Errorf("labels:\n%s", diff)
+	}
+	if n, ok := ix.Name(); !ok || n != "  named  " {
+		t.Errorf("name %q %v: want the last non-empty name, untrimmed", n, ok)
+	}
+	if id, kind := ix.Leaf(); id != "g" || kind != layout.KindString {
+		t.Errorf("leaf %q %v, want the last line", id, kind)
+	}
+}
+
+// A chain far deeper than any goroutine stack would allow recursion over.
+func TestDeepChainDoesNotRecurse(t *testing.T) {
+	const n = 200000
+	specs := make([]string, n)
+	specs[0] = "e0<-"
+	for i := 1; i < n; i++ {
+		specs[i] = fmt.Sprintf("e%d<e%d", i, i-1)
+	}
+	ix := build(t, specs...)
+	if got := len(ix.Branch(fmt.Sprintf("e%d", n-1))); got != n {
+		t.Fatalf("branch length %d, want %d", got, n)
+	}
+	depth := 0
+	tree.Walk(ix.Tree(), func(_ *tree.Node, d int) bool { depth = max(depth, d); return true }, nil)
+	if depth != n-1 {
+		t.Fatalf("walk reached depth %d, want %d", depth, n-1)
+	}
+}

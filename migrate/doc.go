@@ -17,4 +17,15 @@
 //
 // Entries migrates in memory (a read-only open); Stream and File rewrite a
 // file one line at a time, with memory bounded by the longest line.
+//
+// Importers bring other agents' sessions into version 3 files, one
+// subpackage per source (claude, codex, gemini, cursor, windsurf,
+// opencode, agsh; the list is migrate/sources), each behind the Source and
+// Store interfaces: detect a store, list its sessions, convert one. They
+// share a Builder that derives entry ids from source ids (collision
+// checked, so a re-import gives identical bytes), keeps the source's
+// branches and writes the active branch last, and starts every file with
+// a provenance entry (custom, customType "sessctl-import"). CheckReplace
+// tells whether an existing file is an untouched earlier import that a
+// re-import may replace.
 package migrate

@@ -1,0 +1,504 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/migrate/sources"
+)
+
+var importCommand = &command{
+	name:    "import",
+	summary: "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode and agsh",
+	usage: `
+Usage: sessctl import SOURCE [PATH] [--dry-run] [--json] [--cwd DIR]
+       sessctl import --all [--dry-run] [--json] [--cwd DIR]
+
+Converts another agent's sessions into pi session files (format version
+3) in pi's store (PI_CODING_AGENT_DIR, default ~/.pi/agent), each under
+its original working directory, so pi and every sessctl command can read
+them. SOURCE is one of:
+
+  claude    Claude Code   ~/.claude (CLAUDE_CONFIG_DIR)
+  codex     Codex         ~/.codex (CODEX_HOME)
+  gemini    Gemini CLI    ~/.gemini (GEMINI_CLI_HOME)
+  cursor    Cursor CLI    ~/.cursor
+  windsurf  Windsurf      WINDSURF_SESSIONS_DIR, else the editor's
+                          globalStorage/codeium.windsurf/cascade
+  opencode  opencode      ~/.local/share/opencode (XDG_DATA_HOME,
+                          OPENCODE_DB)
+  agsh      agsh          ~/.local/share/agsh/sessions.db (XDG_DATA_HOME)
+
+PATH is the store, a part of it, or one session file; without it the
+default location is used. --all imports every store found on this machine.
+Source stores are only read (databases read-only, or from a private copy
+when they are in WAL mode).
+
+Each imported session gets a session id derived from its source id and the
+file name <start time>_<id>.jsonl, so importing again updates the same file
+instead of adding one; a session whose source did not change is left
+untouched. A file that was changed after it was imported (continued in pi,
+for example) is never overwritten: it is reported as "kept". Subagent
+sessions become child sessions whose header names their parent's file.
+The first entry of every imported file is a custom entry "sessctl-import"
+naming the source, its path and its id.
+
+Sessions whose source records no working directory (Gemini CLI when its
+project root cannot be found, agsh, some Windsurf files) are filed under
+--cwd DIR, default your home directory.
+
+One line per session: source, source id, status (new, updated, unchanged,
+kept, failed; with --dry-run what would happen), entries, and the file.
+Then a summary line. A damaged source file or line is reported on stderr
+with its path and line, and everything else is imported. Progress is
+shown on a terminal.
+
+Exit status: 0 when everything was imported; 4 when some source data was
+damaged (and skipped); 3 when a target session was held by another writer;
+1 when a session or store could not be imported; 5 when SOURCE's store
+does not exist. With several, the first of 1, 3, 4 wins.
+
+--json prints one object:
+  {"sessions": [{"source", "sourceId", "sourcePath", "id", "file", "status",
+                 "entries", "messages", "cwd", "cwdFromSource",
+                 "parentSession"?, "error"?}...],
+   "damaged": [{"path", "line"?, "position"?, "error"}...],
+   "stores": [{"source", "path"}...],
+   "summary": {"sessions", "new", "updated", "unchanged", "kept", "failed",
+               "damaged", "dryRun"}}
+
+Examples:
+  sessctl import --all --dry-run
+  sessctl import claude
+  sessctl import codex ~/.codex/sessions/2026/02/07
+  sessctl import gemini --cwd ~/src/app ~/.gemini/tmp/app
+`,
+}
+
+func init() { register(importCommand).run = runImport }
+
+// importLine is one imported session, as printed.
+type importLine struct {
+	Source        string `json:"source"`
+	SourceID      string `json:"sourceId"`
+	SourcePath    string `json:"sourcePath"`
+	ID            string `json:"id"`
+	File          string `json:"file"`
+	Status        string `json:"status"`
+	Entries       int    `json:"entries"`
+	Messages      int    `json:"messages"`
+	Cwd           string `json:"cwd"`
+	CwdFromSource bool   `json:"cwdFromSource"`
+	ParentSession string `json:"parentSession,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+type importDamage struct {
+	Path     string `json:"path"`
+	Line     int    `json:"line,omitempty"`
+	Position string `json:"position,omitempty"`
+	Error    string `json:"error"`
+}
+
+type importStore struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+}
+
+type importSummary struct {
+	Sessions  int  `json:"sessions"`
+	New       int  `json:"new"`
+	Updated   int  `json:"updated"`
+	Unchanged int  `json:"unchanged"`
+	Kept      int  `json:"kept"`
+	Failed    int  `json:"failed"`
+	Damaged   int  `json:"damaged"`
+	DryRun    bool `json:"dryRun"`
+}
+
+// importRun is the state of one 'sessctl import'.
+type importRun struct {
+	e        *env
+	dryRun   bool
+	asJSON   bool
+	agentDir string
+	opts     migrate.ImportOptions
+	out      *bufio.Writer
+	progress io.Writer // stderr on a terminal, else nil
+
+	lines   []importLine
+	damaged []importDamage
+	stores  []importStore
+	sum     importSummary
+	locked  bool
+	failed  bool
+	paths   map[string]string // source + "\x00" + source id -> target file
+}
+
+func runImport(e *env, args []string) int {
+	fs := e.flags(importCommand)
+	all := fs.Bool("all", false, "import every store found on this machine")
+	dryRun := fs.Bool("dry-run", false, "show what would be imported; write nothing")
+	asJSON := fs.Bool("json", false, "print JSON")
+	cwd := fs.String("cwd", "", "working directory for sessions whose source records none (default: your home directory)")
+	if code := e.parse(importCommand, fs, interleave(args)); code >= 0 {
+		return code
+	}
+	home, _ := os.UserHomeDir()
+	loc := migrate.Locator{Getenv: os.Getenv, Home: home, GOOS: runtime.GOOS}
+	r := &importRun{e: e, dryRun: *dryRun, asJSON: *asJSON, paths: map[string]string{}}
+	r.sum.DryRun = *dryRun
+	r.opts.Cwd = home
+	if *cwd != "" {
+		abs, err := filepath.Abs(*cwd)
+		if err != nil {
+			return e.fail(err)
+		}
+		r.opts.Cwd = abs
+	}
+	agentDir, err := layout.AgentDir(layout.AgentPi)
+	if err != nil {
+		return e.fail(err)
+	}
+	r.agentDir = agentDir
+	if isTerminal(e.stderr) && !*asJSON {
+		r.progress = e.stderr
+	}
+
+	type job struct {
+		src  migrate.Source
+		path string
+	}
+	var jobs []job
+	switch {
+	case *all:
+		if fs.NArg() != 0 {
+			return e.usageError("--all takes no SOURCE or PATH")
+		}
+		var looked []string
+		for _, src := range sources.All() {
+			for _, p := range src.Locations(loc) {
+				looked = append(looked, p)
+				if src.Detect(p) {
+					jobs = append(jobs, job{src, p})
+				}
+			}
+		}
+		if len(jobs) == 0 {
+			var names []string
+			for _, src := range sources.All() {
+				names = append(names, src.Title())
+			}
+			if *asJSON {
+				r.out = bufio.NewWriter(e.stdout)
+				r.printJSON()
+				r.out.Flush()
+				return exitOK
+			}
+			fmt.Fprintf(e.stdout, "No sessions to import: none of %s keeps a store on this machine.\nLooked in:\n  %s\n",
+				strings.Join(names, ", "), strings.Join(looked, "\n  "))
+			return exitOK
+		}
+	default:
+		if fs.NArg() < 1 || fs.NArg() > 2 {
+			return e.usageError("expected SOURCE [PATH], or --all")
+		}
+		src, ok := sources.ByName(fs.Arg(0))
+		if !ok {
+			var names []string
+			for _, s := range sources.All() {
+				names = append(names, s.Name())
+			}
+			return e.usageError("unknown source %q (one of %s)", fs.Arg(0), strings.Join(names, ", "))
+		}
+		if fs.NArg() == 2 {
+			jobs = append(jobs, job{src, fs.Arg(1)})
+			break
+		}
+		for _, p := range src.Locations(loc) {
+			if src.Detect(p) {
+				jobs = append(jobs, job{src, p})
+			}
+		}
+		if len(jobs) == 0 {
+			return e.fail(fmt.Errorf("no %s store found (looked in %s): %w", src.Title(),
+				strings.Join(src.Locations(loc), ", "), os.ErrNotExist))
+		}
+	}
+
+	r.out = bufio.NewWriter(e.stdout)
+	defer r.out.Flush()
+	for _, j := range jobs {
+		if err := e.ctx.Err(); err != nil {
+			return e.fail(err)
+		}
+		r.store(j.src, j.path)
+	}
+	if r.progress != nil {
+		fmt.Fprint(r.progress, "\r\033[K")
+	}
+	if r.asJSON {
+		r.printJSON()
+	} else {
+		r.printSummary()
+	}
+	switch {
+	case r.failed:
+		return exitFailure
+	case r.locked:
+		return exitLocked
+	case r.sum.Damaged > 0:
+		return exitCorrupt
+	}
+	return exitOK
+}
+
+// interleave moves flags after positional arguments to the front, so
+// "import claude --dry-run" works like "import --dry-run claude".
+func interleave(args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			pos = append(pos, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "-") && a != "-":
+			flags = append(flags, a)
+			if (a == "--cwd" || a == "-cwd") && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	return append(flags, pos...)
+}
+
+// store imports every session of one store.
+func (r *importRun) store(src migrate.Source, path string) {
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		path = abs
+	}
+	r.stores = append(r.stores, importStore{Source: src.Name(), Path: path})
+	st, err := src.Open(r.e.ctx, path, r.opts)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			r.warn(fmt.Errorf("%s store %s: %w", src.Title(), path, err))
+		} else {
+			r.warn(fmt.Errorf("open %s store %s: %w", src.Title(), path, err))
+		}
+		r.failed = true
+		return
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			r.warn(fmt.Errorf("close %s store %s: %w", src.Title(), path, err))
+		}
+	}()
+	for ref, err := range st.Sessions(r.e.ctx) {
+		if err != nil {
+			if !r.damage(err) {
+				r.warn(err)
+				r.failed = true
+			}
+			continue
+		}
+		conv, err := st.Convert(r.e.ctx, ref)
+		if err != nil {
+			if !r.damage(err) {
+				r.warn(fmt.Errorf("import %s session %s from %s: %w", src.Title(), ref.ID, ref.Path, err))
+				r.failed = true
+			}
+			continue
+		}
+		for _, d := range conv.Damage {
+			r.damage(d)
+		}
+		for _, s := range conv.Sessions {
+			r.write(s)
+		}
+	}
+}
+
+// damage reports err when it is damaged source data.
+func (r *importRun) damage(err error) bool {
+	var d *migrate.Damage
+	if !errors.As(err, &d) {
+		return false
+	}
+	r.sum.Damaged++
+	r.damaged = append(r.damaged, importDamage{Path: d.Path, Line: d.Line, Position: d.Pos, Error: d.Err.Error()})
+	if !r.asJSON {
+		r.clearProgress()
+		fmt.Fprintf(r.e.stderr, "sessctl: import: damaged source data, skipped: %v\n", d)
+	}
+	return true
+}
+
+func (r *importRun) warn(err error) {
+	if !r.asJSON {
+		r.clearProgress()
+		fmt.Fprintf(r.e.stderr, "sessctl: import: %v\n", err)
+		if h := hintFor(err); h != "" && errors.Is(err, engine.ErrLocked) {
+			fmt.Fprintf(r.e.stderr, "hint: %s\n", h)
+		}
+	}
+}
+
+func (r *importRun) clearProgress() {
+	if r.progress != nil {
+		fmt.Fprint(r.progress, "\r\033[K")
+	}
+}
+
+// target returns the file an imported session goes to: the existing file
+// with its id in its working directory's session directory, or a new
+// "<start>_<id>.jsonl".
+func (r *importRun) target(s *migrate.Imported) string {
+	dir := layout.DefaultSessionDir(r.agentDir, s.Cwd)
+	if ents, err := os.ReadDir(dir); err == nil {
+		suffix := "_" + s.ID + ".jsonl"
+		for _, e := range ents {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), suffix) {
+				return filepath.Join(dir, e.Name())
+			}
+		}
+	}
+	return filepath.Join(dir, s.FileName())
+}
+
+// write writes one imported session (or says what it would do).
+func (r *importRun) write(s *migrate.Imported) {
+	path := r.target(s)
+	parent := ""
+	if s.ParentSourceID != "" {
+		parent = r.paths[s.Source+"\x00"+s.ParentSourceID]
+	}
+	data := s.Bytes(parent)
+	line := importLine{
+		Source: s.Source, SourceID: s.SourceID, SourcePath: s.SourcePath, ID: s.ID, File: path,
+		Entries: s.Entries(), Messages: s.Messages, Cwd: s.Cwd, CwdFromSource: s.CwdKnown, ParentSession: parent,
+	}
+	check := func(cur []byte) error {
+		if err := migrate.CheckReplace(cur, s.ID); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	var err error
+	if r.dryRun {
+		cur, rerr := os.ReadFile(path)
+		switch {
+		case errors.Is(rerr, os.ErrNotExist):
+			line.Status = "new"
+		case rerr != nil:
+			err = rerr
+		case bytes.Equal(cur, data):
+			line.Status = "unchanged"
+		default:
+			if err = check(cur); err == nil {
+				line.Status = "updated"
+			}
+		}
+	} else {
+		var res engine.WriteResult
+		res, err = engine.WriteWhole(r.e.ctx, path, data, check, engine.Options{LockMode: "import", Command: "sessctl import"})
+		if err == nil {
+			line.Status = map[engine.WriteResult]string{engine.WriteCreated: "new", engine.WriteReplaced: "updated", engine.WriteUnchanged: "unchanged"}[res]
+		}
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, migrate.ErrNotImported):
+		line.Status, line.Error = "kept", err.Error()
+		r.warn(fmt.Errorf("kept %v", err))
+	default:
+		line.Status, line.Error = "failed", err.Error()
+		r.warn(err)
+		if errors.Is(err, engine.ErrLocked) {
+			r.locked = true
+		} else {
+			r.failed = true
+		}
+	}
+	r.paths[s.Source+"\x00"+s.SourceID] = path
+	r.sum.Sessions++
+	switch line.Status {
+	case "new":
+		r.sum.New++
+	case "updated":
+		r.sum.Updated++
+	case "unchanged":
+		r.sum.Unchanged++
+	case "kept":
+		r.sum.Kept++
+	default:
+		r.sum.Failed++
+	}
+	r.lines = append(r.lines, line)
+	if !r.asJSON {
+		r.clearProgress()
+		fmt.Fprintf(r.out, "%-8s %-36s %-9s %5d entries  %s\n", line.Source, line.SourceID, line.Status, line.Entries, line.File)
+		if r.progress != nil {
+			r.out.Flush()
+			fmt.Fprintf(r.progress, "importing %s: %d sessions", s.Source, r.sum.Sessions)
+		}
+	}
+}
+
+func (r *importRun) printSummary() {
+	verb := "imported"
+	if r.dryRun {
+		verb = "would import"
+	}
+	fmt.Fprintf(r.out, "%s %s from %s: %d new, %d updated, %d unchanged", verb, plural(r.sum.Sessions, "session", "sessions"), plural(len(r.stores), "store", "stores"), r.sum.New, r.sum.Updated, r.sum.Unchanged)
+	if r.sum.Kept > 0 {
+		fmt.Fprintf(r.out, ", %d kept (changed since imported)", r.sum.Kept)
+	}
+	if r.sum.Failed > 0 {
+		fmt.Fprintf(r.out, ", %d failed", r.sum.Failed)
+	}
+	if r.sum.Damaged > 0 {
+		fmt.Fprintf(r.out, "; %d damaged source lines or files skipped", r.sum.Damaged)
+	}
+	if r.dryRun {
+		fmt.Fprint(r.out, " (dry run: nothing written)")
+	}
+	fmt.Fprintln(r.out)
+}
+
+func (r *importRun) printJSON() {
+	doc := struct {
+		Sessions []importLine   `json:"sessions"`
+		Damaged  []importDamage `json:"damaged"`
+		Stores   []importStore  `json:"stores"`
+		Summary  importSummary  `json:"summary"`
+	}{r.lines, r.damaged, r.stores, r.sum}
+	if doc.Sessions == nil {
+		doc.Sessions = []importLine{}
+	}
+	if doc.Damaged == nil {
+		doc.Damaged = []importDamage{}
+	}
+	if doc.Stores == nil {
+		doc.Stores = []importStore{}
+	}
+	enc := json.NewEncoder(r.out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(doc)
+}

@@ -1,0 +1,379 @@
+package claude
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sessctl/sessctl/migrate"
+)
+
+// Source is the Claude Code importer.
+type Source struct{}
+
+var _ migrate.Source = Source{}
+
+// Name returns "claude".
+func (Source) Name() string { return "claude" }
+
+// Title returns "Claude Code".
+func (Source) Title() string { return "Claude Code" }
+
+// Locations returns CLAUDE_CONFIG_DIR when set, else ~/.claude.
+func (Source) Locations(l migrate.Locator) []string {
+	if d := l.Env("CLAUDE_CONFIG_DIR"); d != "" {
+		return []string{d}
+	}
+	return []string{filepath.Join(l.Home, ".claude")}
+}
+
+// Detect reports whether path is a Claude Code home (with projects/), its
+// projects directory, one project directory, or one session file.
+func (Source) Detect(path string) bool {
+	_, err := layoutOf(path)
+	return err == nil
+}
+
+// Open opens the store at path.
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+	l, err := layoutOf(path)
+	if err != nil {
+		return nil, err
+	}
+	return &store{l: l, opts: opts, projects: make(map[string]*project)}, nil
+}
+
+// storeLayout is where the parts of a store are.
+type storeLayout struct {
+	projectDirs []string // directories holding session files
+	file        string   // one session file, when a file was given
+	history     string   // history.jsonl, when there is one
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// layoutOf works out what path is.
+func layoutOf(path string) (*storeLayout, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case isFile(abs):
+		if !strings.HasSuffix(abs, ".jsonl") {
+			return nil, fmt.Errorf("%s is not a Claude Code session file", abs)
+		}
+		dir := filepath.Dir(abs)
+		if filepath.Base(dir) == "subagents" {
+			dir = filepath.Dir(filepath.Dir(dir))
+		}
+		return &storeLayout{file: abs, projectDirs: []string{dir}, history: historyFor(filepath.Dir(filepath.Dir(dir)))}, nil
+	case isDir(filepath.Join(abs, "projects")):
+		dirs, err := subdirs(filepath.Join(abs, "projects"))
+		if err != nil {
+			return nil, err
+		}
+		return &storeLayout{projectDirs: dirs, history: historyFor(abs)}, nil
+	case isDir(abs) && filepath.Base(abs) == "projects":
+		dirs, err := subdirs(abs)
+		if err != nil {
+			return nil, err
+		}
+		return &storeLayout{projectDirs: dirs, history: historyFor(filepath.Dir(abs))}, nil
+	case isDir(abs) && hasJSONL(abs):
+		return &storeLayout{projectDirs: []string{abs}, history: historyFor(filepath.Dir(filepath.Dir(abs)))}, nil
+	case isDir(abs):
+		return nil, fmt.Errorf("%s holds no Claude Code sessions (no projects directory, no .jsonl files)", abs)
+	}
+	return nil, fmt.Errorf("%s: %w", abs, os.ErrNotExist)
+}
+
+func historyFor(home string) string {
+	p := filepath.Join(home, "history.jsonl")
+	if isFile(p) {
+		return p
+	}
+	return ""
+}
+
+func subdirs(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
+}
+
+func hasJSONL(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+			return true
+		}
+	}
+	return false
+}
+
+type store struct {
+	l    *storeLayout
+	opts migrate.ImportOptions
+
+	mu       sync.Mutex
+	projects map[string]*project
+	history  map[string]string // encoded project dir name -> cwd
+	histRead bool
+}
+
+// project is what the store learns about one project directory.
+type project struct {
+	dir       string
+	mains     []string            // session files, sorted
+	agents    map[string][]string // main session id -> its subagent files
+	orphans   []string            // subagent files whose main file is missing
+	summaries map[string]summary  // leafUuid -> title
+	sumRead   bool
+}
+
+type summary struct {
+	text string
+}
+
+func (s *store) Close() error { return nil }
+
+// project lists one project directory (once).
+func (s *store) project(dir string) (*project, []error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.projects[dir]; ok {
+		return p, nil
+	}
+	p := &project{dir: dir, agents: make(map[string][]string)}
+	s.projects[dir] = p
+	var errs []error
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return p, []error{&migrate.Damage{Path: dir, Err: err}}
+	}
+	mains := make(map[string]bool)
+	var flat []string
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case !e.IsDir() && strings.HasSuffix(name, ".jsonl") && strings.HasPrefix(name, "agent-"):
+			flat = append(flat, filepath.Join(dir, name))
+		case !e.IsDir() && strings.HasSuffix(name, ".jsonl"):
+			p.mains = append(p.mains, filepath.Join(dir, name))
+			mains[strings.TrimSuffix(name, ".jsonl")] = true
+		}
+	}
+	for _, f := range flat {
+		sid := firstSessionID(f)
+		if sid != "" && mains[sid] {
+			p.agents[sid] = append(p.agents[sid], f)
+		} else {
+			p.orphans = append(p.orphans, f)
+		}
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name(), "subagents")
+		files, err := filepath.Glob(filepath.Join(sub, "agent-*.jsonl"))
+		if err != nil || len(files) == 0 {
+			continue
+		}
+		sort.Strings(files)
+		if mains[e.Name()] {
+			p.agents[e.Name()] = append(p.agents[e.Name()], files...)
+		} else {
+			p.orphans = append(p.orphans, files...)
+		}
+	}
+	sort.Strings(p.mains)
+	sort.Strings(p.orphans)
+	return p, errs
+}
+
+// Sessions lists every session file and every orphan subagent file;
+// subagents with a parent file come with their parent.
+func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
+	return func(yield func(migrate.Ref, error) bool) {
+		for _, dir := range s.l.projectDirs {
+			if ctx.Err() != nil {
+				yield(migrate.Ref{}, ctx.Err())
+				return
+			}
+			p, errs := s.project(dir)
+			for _, err := range errs {
+				if !yield(migrate.Ref{}, err) {
+					return
+				}
+			}
+			for _, f := range p.mains {
+				if s.l.file != "" && f != s.l.file {
+					continue
+				}
+				id := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+				if !yield(migrate.Ref{ID: id, Path: f, Key: "main\x00" + dir + "\x00" + f}, nil) {
+					return
+				}
+			}
+			for _, f := range p.orphans {
+				if s.l.file != "" && f != s.l.file {
+					continue
+				}
+				id := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+				if !yield(migrate.Ref{ID: id, Path: f, Key: "orphan\x00" + dir + "\x00" + f}, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Convert converts a session file with its subagents, or an orphan
+// subagent file.
+func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
+	kind, rest, _ := strings.Cut(ref.Key, "\x00")
+	dir, file, _ := strings.Cut(rest, "\x00")
+	if file == "" {
+		return nil, fmt.Errorf("claude: unknown session reference %q", ref.ID)
+	}
+	p, _ := s.project(dir)
+	c := &converter{store: s, project: p, conv: &migrate.Conversion{}}
+	switch kind {
+	case "main":
+		if err := c.main(ctx, file); err != nil {
+			return nil, err
+		}
+	case "orphan":
+		if err := c.orphan(file); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("claude: unknown session reference %q", ref.ID)
+	}
+	return c.conv, nil
+}
+
+// summaries reads the title records of every session file of the project.
+func (s *store) summaries(p *project) map[string]summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.sumRead {
+		return p.summaries
+	}
+	p.sumRead = true
+	p.summaries = make(map[string]summary)
+	for _, f := range p.mains {
+		fh, err := os.Open(f)
+		if err != nil {
+			continue
+		}
+		_ = migrate.EachLine(fh, func(_ int, line []byte) bool {
+			if !strings.Contains(string(line), `"summary"`) {
+				return true
+			}
+			var r struct {
+				Type     string `json:"type"`
+				Summary  string `json:"summary"`
+				LeafUUID string `json:"leafUuid"`
+			}
+			if migrate.DecodeLine(line, &r) == nil && r.Type == "summary" && r.LeafUUID != "" {
+				p.summaries[r.LeafUUID] = summary{text: r.Summary}
+			}
+			return true
+		})
+		fh.Close()
+	}
+	return p.summaries
+}
+
+// historyCwd returns the working directory history.jsonl records for a
+// project directory name.
+func (s *store) historyCwd(dirName string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.histRead {
+		s.histRead = true
+		s.history = make(map[string]string)
+		if s.l.history != "" {
+			if fh, err := os.Open(s.l.history); err == nil {
+				_ = migrate.EachLine(fh, func(_ int, line []byte) bool {
+					var r struct {
+						Project string `json:"project"`
+					}
+					if migrate.DecodeLine(line, &r) == nil && r.Project != "" {
+						s.history[EncodeCwd(r.Project)] = r.Project
+					}
+					return true
+				})
+				fh.Close()
+			}
+		}
+	}
+	return s.history[dirName]
+}
+
+// EncodeCwd returns the project directory name Claude Code uses for a
+// working directory: every UTF-16 code unit that is not an ASCII letter
+// or digit becomes '-'.
+func EncodeCwd(cwd string) string {
+	out := make([]byte, 0, len(cwd))
+	for _, r := range cwd {
+		switch {
+		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+			out = append(out, byte(r))
+		case r > 0xFFFF: // two UTF-16 code units in JavaScript's replace
+			out = append(out, '-', '-')
+		default:
+			out = append(out, '-')
+		}
+	}
+	return string(out)
+}
+
+// firstSessionID returns the sessionId of the first record of a file that
+// has one.
+func firstSessionID(path string) string {
+	fh, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	var sid string
+	_ = migrate.EachLine(fh, func(_ int, line []byte) bool {
+		var r struct {
+			SessionID string `json:"sessionId"`
+		}
+		if migrate.DecodeLine(line, &r) == nil && r.SessionID != "" {
+			sid = r.SessionID
+			return false
+		}
+		return true
+	})
+	return sid
+}

@@ -1,0 +1,214 @@
+package migrate
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/tree"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
+
+func user(text string) []byte { return UserMessage(TextContent(text), t0.UnixMilli()) }
+
+// texts returns the first text of each message line of a session, in
+// file order, and the leaf's path as texts.
+func texts(t *testing.T, s *Imported) (file, path []string) {
+	t.Helper()
+	p := layout.ParseFile(s.Bytes(""))
+	text := func(e *layout.Entry) string {
+		m, ok := e.Field("message")
+		if !ok {
+			return e.Type
+		}
+		c, _ := layout.Lookup(m, "content")
+		var out string
+		_ = layout.Elements(c, func(b []byte) bool {
+			v, _ := layout.Lookup(b, "text")
+			out, _ = layout.String(v)
+			return false
+		})
+		return out
+	}
+	for i := 1; i < len(p.Entries); i++ {
+		file = append(file, text(&p.Entries[i]))
+	}
+	ix := tree.Build(p.Entries)
+	for _, e := range ix.LeafBranch() {
+		path = append(path, text(e))
+	}
+	return file, path
+}
+
+func TestBuilderOrder(t *testing.T) {
+	cases := []struct {
+		name     string
+		build    func(b *Builder)
+		file     []string
+		leafPath []string
+	}{
+		{
+			name: "fork, active branch last",
+			build: func(b *Builder) {
+				a := b.Message("a", nil, t0, user("a"))
+				b.Message("b1", a, t0, user("b1"))
+				b2 := b.Message("b2", a, t0, user("b2"))
+				b.Message("c2", b2, t0, user("c2"))
+				b.Message("b3", a, t0, user("b3 abandoned later"))
+				b.SetLeaf(nodeByKey(b, "c2"))
+			},
+			file:     []string{"custom", "session_info", "a", "b1", "b3 abandoned later", "b2", "c2"},
+			leafPath: []string{"custom", "session_info", "a", "b2", "c2"},
+		},
+		{
+			name: "leaf with children gets a marker",
+			build: func(b *Builder) {
+				a := b.Message("a", nil, t0, user("a"))
+				b.Message("b", a, t0, user("reverted"))
+				b.SetLeaf(a)
+			},
+			file:     []string{"custom", "session_info", "a", "reverted", "custom"},
+			leafPath: []string{"custom", "session_info", "a", "custom"},
+		},
+		{
+			name: "default leaf follows the last node down",
+			build: func(b *Builder) {
+				a := b.Message("a", nil, t0, user("a"))
+				b.Message("x", nil, t0, user("second root"))
+				b.Message("a", a, t0, user("same key again"))
+			},
+			file:     []string{"custom", "session_info", "second root", "a", "same key again"},
+			leafPath: []string{"custom", "session_info", "a", "same key again"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := NewBuilder("test", "s1")
+			b.SetName("N")
+			c.build(b)
+			s := b.Finish(Meta{SourcePath: "/src", Start: t0, Cwd: "/w", CwdKnown: true})
+			file, path := texts(t, s)
+			if diff := cmp.Diff(c.file, file); diff != "" {
+				t.Errorf("file order (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(c.leafPath, path); diff != "" {
+				t.Errorf("leaf path (-want +got):\n%s", diff)
+			}
+			again := NewBuilder("test", "s1")
+			again.SetName("N")
+			c.build(again)
+			if s2 := again.Finish(Meta{SourcePath: "/src", Start: t0, Cwd: "/w", CwdKnown: true}); string(s2.Bytes("")) != string(s.Bytes("")) {
+				t.Error("building twice gave different bytes")
+			}
+		})
+	}
+}
+
+func nodeByKey(b *Builder, key string) *Node {
+	for _, n := range b.nodes {
+		if n.key == key {
+			return n
+		}
+	}
+	return nil
+}
+
+func TestEntryShapes(t *testing.T) {
+	b := NewBuilder("test", "s1")
+	r := b.Message("u", nil, t0, user("hi"))
+	c := b.Compaction("c", r, t0, "sum", 1234, nil)
+	k := b.Message("k", c, t0, user("kept"))
+	b.ModelChange("m", k, t0, "p", "m1")
+	b.ThinkingLevel("l", b.Last(), t0, "high")
+	b.CustomMessage("cm", b.Last(), t0, "ct", layout.AppendString(nil, "note"), false, nil)
+	b.Custom("cu", b.Last(), t0, "x", nil)
+	s := b.Finish(Meta{SourcePath: "/src", SourceVersion: "9", ParentSourceID: "p0", Start: t0, Cwd: "/w"})
+	got := string(s.Bytes("/parent.jsonl"))
+	id := regexp.MustCompile(`"(id|parentId|firstKeptEntryId)":"[0-9a-f]{8}"`)
+	got = id.ReplaceAllString(got, `"$1":"ID"`)
+	got = regexp.MustCompile(`"digest":"[0-9a-f]{64}"`).ReplaceAllString(got, `"digest":"D"`)
+	want := strings.Join([]string{
+		`{"type":"session","version":3,"id":"` + s.ID + `","timestamp":"2026-01-02T03:04:05.006Z","cwd":"/w","parentSession":"/parent.jsonl"}`,
+		`{"type":"custom","customType":"sessctl-import","data":{"source":"test","sourcePath":"/src","sourceId":"s1","sourceVersion":"9","parentSourceId":"p0","digest":"D"},"id":"ID","parentId":null,"timestamp":"2026-01-02T03:04:05.006Z"}`,
+		`{"type":"message","id":"ID","parentId":"ID","timestamp":"2026-01-02T03:04:05.006Z","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1767323045006}}`,
+		`{"type":"compaction","id":"ID","parentId":"ID","timestamp":"2026-01-02T03:04:05.006Z","summary":"sum","firstKeptEntryId":"ID","tokensBefore":1234}`,
+		`{"type":"message","id":"ID","parentId":"ID","timestamp":"2026-01-02T03:04:05.006Z","message":{"role":"user","content":[{"type":"text","text":"kept"}],"timestamp":1767323045006}}`,
+		`{"type":"model_change","id":"ID","parentId":"ID","timestamp":"2026-01-02T03:04:05.006Z","provider":"p","modelId":"m1"}`,
+		`{"type":"thinking_level_change","id":"ID","parentId":"ID","timestamp":"2026-01-02T03:04:05.006Z","thinkingLevel":"high"}`,
+		`{"type":"custom_message","customType":"ct","content":"note","display":false,"id":"ID","parentId":"ID","timestamp":"2026-01-02T03:04:05.006Z"}`,
+		`{"type":"custom","customType":"x","id":"ID","parentId":"ID","timestamp":"2026-01-02T03:04:05.006Z"}`,
+	}, "\n") + "\n"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(s.ID) || s.ID != SessionID("test", "s1") || s.ID == SessionID("test", "s2") {
+		t.Errorf("session id %s", s.ID)
+	}
+	if s.FileName() != "2026-01-02T03-04-05-006Z_"+s.ID+".jsonl" || s.Entries() != 8 || s.Messages != 3 {
+		t.Errorf("file name %s, %d entries, %d messages", s.FileName(), s.Entries(), s.Messages)
+	}
+}
+
+func TestAssistantAndArgs(t *testing.T) {
+	a := Assistant{API: "x", Provider: "p", Model: "m", Timestamp: 5,
+		Content: [][]byte{ThinkingBlock("t", "sig", false), ToolCallBlock("c1", "read", ObjectArgs([]byte(`"{\"b\":1,\"a\":2.0}"`)))},
+		Usage:   Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4}}
+	want := `{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"sig"},{"type":"toolCall","id":"c1","name":"read","arguments":{"b":1,"a":2}}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":5}`
+	if got := string(a.JSON()); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for in, want := range map[string]string{`[1,2]`: `{"input":[1,2]}`, `"plain"`: `{"input":"plain"}`, ``: `{}`, `null`: `{}`, `{"x":1}`: `{"x":1}`} {
+		if got := string(ObjectArgs([]byte(in))); got != want {
+			t.Errorf("ObjectArgs(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestCheckReplace(t *testing.T) {
+	build := func(texts ...string) *Imported {
+		b := NewBuilder("test", "s1")
+		var tip *Node
+		for i, x := range texts {
+			tip = b.Message(string(rune('a'+i)), tip, t0, user(x))
+		}
+		return b.Finish(Meta{SourcePath: "/src", Start: t0, Cwd: "/w"})
+	}
+	old := build("one").Bytes("")
+	if err := CheckReplace(old, SessionID("test", "s1")); err != nil {
+		t.Errorf("untouched import refused: %v", err)
+	}
+	appended := append(append([]byte(nil), old...), `{"type":"message","id":"abcd1234","parentId":"x","timestamp":"2026-01-02T03:04:05.006Z","message":{"role":"user","content":"mine","timestamp":1}}`+"\n"...)
+	for name, c := range map[string]struct {
+		data []byte
+		id   string
+	}{
+		"continued in pi": {appended, SessionID("test", "s1")},
+		"other session":   {old, SessionID("test", "s2")},
+		"not a session":   {[]byte("hello\n"), SessionID("test", "s1")},
+	} {
+		if err := CheckReplace(c.data, c.id); !errors.Is(err, ErrNotImported) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestDamageError(t *testing.T) {
+	for _, c := range []struct {
+		d    Damage
+		want string
+	}{
+		{Damage{Path: "/a.jsonl", Line: 3, Err: errors.New("bad")}, "/a.jsonl:3: bad"},
+		{Damage{Path: "/s.db", Pos: "message 7", Err: errors.New("bad")}, "/s.db (message 7): bad"},
+		{Damage{Path: "/a.json", Err: errors.New("bad")}, "/a.json: bad"},
+	} {
+		if got := c.d.Error(); got != c.want || !errors.Is(&c.d, ErrDamaged) {
+			t.Errorf("%q, want %q", got, c.want)
+		}
+	}
+}

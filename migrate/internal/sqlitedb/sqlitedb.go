@@ -1,0 +1,159 @@
+// Package sqlitedb opens the SQLite databases of foreign agents for
+// reading without ever writing into them. It uses modernc.org/sqlite, a
+// SQLite driver that builds without cgo.
+//
+// A database in rollback-journal mode with no journal beside it is opened
+// in place with mode=ro (shared locks only; nothing is created). A
+// database in WAL mode, or with a -wal or -journal file beside it, cannot
+// be read that way without SQLite creating or changing files next to it
+// (the -shm index, a rollback), so it is copied first, with its -wal and
+// -journal, into a private temporary directory, and the copy is read.
+package sqlitedb
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// DB is an open database and what closing it must clean up.
+type DB struct {
+	*sql.DB
+	Path   string // the source database
+	Copied bool   // it was copied before reading
+	tmp    string
+}
+
+// Close closes the database and removes the temporary copy.
+func (d *DB) Close() error {
+	err := d.DB.Close()
+	if d.tmp != "" {
+		if rerr := os.RemoveAll(d.tmp); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// header is the start of every SQLite database file.
+var header = []byte("SQLite format 3\x00")
+
+// IsSQLite reports whether the file at path starts with the SQLite header.
+func IsSQLite(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [16]byte
+	_, err = io.ReadFull(f, b[:])
+	return err == nil && bytes.Equal(b[:], header)
+}
+
+// walMode reports whether the database's header says WAL (file format
+// read and write versions 2).
+func walMode(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var b [100]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false, fmt.Errorf("read header of %s: %w", path, err)
+	}
+	if !bytes.Equal(b[:16], header) {
+		return false, fmt.Errorf("%s is not a SQLite database", path)
+	}
+	return b[18] == 2 || b[19] == 2, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// Open opens the database at path for reading; tempDir ("" for the
+// system's) receives the copy when one is needed.
+func Open(path, tempDir string) (*DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	wal, err := walMode(abs)
+	if err != nil {
+		return nil, err
+	}
+	d := &DB{Path: abs}
+	target := abs
+	query := "?mode=ro&_pragma=query_only(1)"
+	if wal || exists(abs+"-wal") || exists(abs+"-journal") {
+		tmp, err := os.MkdirTemp(tempDir, "sessctl-import-")
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: %w", abs, err)
+		}
+		d.tmp, d.Copied = tmp, true
+		target = filepath.Join(tmp, "db.sqlite")
+		for _, suffix := range []string{"", "-wal", "-journal"} {
+			if suffix != "" && !exists(abs+suffix) {
+				continue
+			}
+			if err := copyFile(abs+suffix, target+suffix); err != nil {
+				_ = os.RemoveAll(tmp)
+				return nil, fmt.Errorf("copy %s: %w", abs+suffix, err)
+			}
+		}
+		// The copy is private: SQLite may replay its WAL or journal there.
+		query = "?_pragma=query_only(1)"
+	}
+	db, err := sql.Open("sqlite", "file:"+uriPath(target)+query)
+	if err != nil {
+		d.cleanup()
+		return nil, fmt.Errorf("open %s: %w", abs, err)
+	}
+	d.DB = db
+	if err := db.Ping(); err != nil {
+		_ = d.Close()
+		return nil, fmt.Errorf("open %s: %w", abs, err)
+	}
+	return d, nil
+}
+
+func (d *DB) cleanup() {
+	if d.tmp != "" {
+		_ = os.RemoveAll(d.tmp)
+	}
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// uriPath escapes a file path for a SQLite URI filename.
+func uriPath(p string) string {
+	if runtime.GOOS == "windows" {
+		p = "/" + filepath.ToSlash(p)
+	}
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return r.Replace(p)
+}

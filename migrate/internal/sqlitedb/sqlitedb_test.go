@@ -1,0 +1,78 @@
+package sqlitedb
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestOpen reads a rollback-journal database in place and a WAL database
+// from a copy, and checks that neither source directory gains or changes
+// a file.
+func TestOpen(t *testing.T) {
+	for _, wal := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "a dir?#%")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "s.db")
+		w, err := sql.Open("sqlite", "file:"+uriPath(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts := []string{`CREATE TABLE t (v TEXT)`, `INSERT INTO t VALUES ('x')`}
+		if wal {
+			stmts = append([]string{`PRAGMA journal_mode=WAL`}, stmts...)
+		}
+		for _, q := range stmts {
+			if _, err := w.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !wal {
+			w.Close()
+		}
+		before := listing(t, dir)
+		db, err := Open(path, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v string
+		if err := db.QueryRow(`SELECT v FROM t`).Scan(&v); err != nil || v != "x" {
+			t.Errorf("wal %v: %q %v", wal, v, err)
+		}
+		if db.Copied != wal {
+			t.Errorf("wal %v: copied %v", wal, db.Copied)
+		}
+		if _, err := db.Exec(`INSERT INTO t VALUES ('y')`); err == nil {
+			t.Errorf("wal %v: the database accepted a write", wal)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if after := listing(t, dir); after != before {
+			t.Errorf("wal %v: source directory changed:\n%s\n%s", wal, before, after)
+		}
+		if wal {
+			w.Close()
+		}
+	}
+	if IsSQLite(filepath.Join(t.TempDir(), "none")) {
+		t.Error("a missing file is a database")
+	}
+}
+
+func listing(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := ""
+	for _, e := range ents {
+		fi, _ := e.Info()
+		out += e.Name() + " " + fi.ModTime().String() + "\n"
+	}
+	return out
+}

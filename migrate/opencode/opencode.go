@@ -1,0 +1,679 @@
+package opencode
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
+)
+
+// Source is the opencode importer.
+type Source struct{}
+
+var _ migrate.Source = Source{}
+
+// Name returns "opencode".
+func (Source) Name() string { return "opencode" }
+
+// Title returns "opencode".
+func (Source) Title() string { return "opencode" }
+
+// Locations returns OPENCODE_DB when set, and the data directory
+// $XDG_DATA_HOME/opencode (default ~/.local/share/opencode).
+func (Source) Locations(l migrate.Locator) []string {
+	data := l.Env("XDG_DATA_HOME")
+	if data == "" {
+		data = filepath.Join(l.Home, ".local", "share")
+	}
+	out := []string{filepath.Join(data, "opencode")}
+	if db := l.Env("OPENCODE_DB"); db != "" {
+		out = append([]string{db}, out...)
+	}
+	return out
+}
+
+// Detect reports whether path is an opencode data directory (with
+// storage/ or opencode*.db), its storage directory, or a database.
+func (Source) Detect(path string) bool {
+	l, err := layoutOf(path)
+	return err == nil && (l.storage != "" || len(l.dbs) > 0)
+}
+
+type storeLayout struct {
+	storage string   // the legacy JSON storage directory
+	dbs     []string // the databases
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func layoutOf(path string) (*storeLayout, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	l := &storeLayout{}
+	if !st.IsDir() {
+		if !sqlitedb.IsSQLite(abs) {
+			return nil, fmt.Errorf("%s is not an opencode database", abs)
+		}
+		l.dbs = []string{abs}
+		return l, nil
+	}
+	switch {
+	case isDir(filepath.Join(abs, "storage", "session")):
+		l.storage = filepath.Join(abs, "storage")
+	case isDir(filepath.Join(abs, "session")) && isDir(filepath.Join(abs, "message")):
+		l.storage = abs
+	}
+	dbs, _ := filepath.Glob(filepath.Join(abs, "opencode*.db"))
+	sort.Strings(dbs)
+	for _, db := range dbs {
+		if sqlitedb.IsSQLite(db) {
+			l.dbs = append(l.dbs, db)
+		}
+	}
+	if l.storage == "" && len(l.dbs) == 0 {
+		return nil, fmt.Errorf("%s holds no opencode sessions (no storage directory, no opencode.db)", abs)
+	}
+	return l, nil
+}
+
+// Open opens the databases and indexes the JSON sessions under path.
+func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+	l, err := layoutOf(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &store{l: l, opts: opts, sessions: map[string]*sessionRef{}}
+	for _, p := range l.dbs {
+		db, err := sqlitedb.Open(p, opts.TempDir)
+		if err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+		s.dbs = append(s.dbs, db)
+	}
+	return s, nil
+}
+
+type store struct {
+	l        *storeLayout
+	opts     migrate.ImportOptions
+	dbs      []*sqlitedb.DB
+	sessions map[string]*sessionRef
+}
+
+// sessionRef is where one session lives.
+type sessionRef struct {
+	info session
+	db   *sqlitedb.DB // nil for a JSON session
+	file string       // the JSON session file
+}
+
+// session is a session record (JSON file or database row).
+type session struct {
+	ID        string `json:"id"`
+	ParentID  string `json:"parentID"`
+	Directory string `json:"directory"`
+	Title     string `json:"title"`
+	Version   string `json:"version"`
+	Time      struct {
+		Created float64 `json:"created"`
+	} `json:"time"`
+	Revert *struct {
+		MessageID string `json:"messageID"`
+	} `json:"revert"`
+}
+
+func (s *store) Close() error {
+	var first error
+	for _, db := range s.dbs {
+		if err := db.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Sessions lists the sessions of the databases and of the JSON storage
+// (a database's copy wins), oldest first, so parents come before their
+// subagent sessions.
+func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
+	return func(yield func(migrate.Ref, error) bool) {
+		var errs []error
+		for _, db := range s.dbs {
+			if err := s.dbSessions(ctx, db); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if s.l.storage != "" {
+			errs = append(errs, s.jsonSessions()...)
+		}
+		for _, err := range errs {
+			if !yield(migrate.Ref{}, err) {
+				return
+			}
+		}
+		refs := make([]*sessionRef, 0, len(s.sessions))
+		for _, r := range s.sessions {
+			refs = append(refs, r)
+		}
+		sort.Slice(refs, func(i, j int) bool {
+			if refs[i].info.Time.Created != refs[j].info.Time.Created {
+				return refs[i].info.Time.Created < refs[j].info.Time.Created
+			}
+			return refs[i].info.ID < refs[j].info.ID
+		})
+		for _, r := range refs {
+			if ctx.Err() != nil {
+				yield(migrate.Ref{}, ctx.Err())
+				return
+			}
+			path := r.file
+			if r.db != nil {
+				path = r.db.Path
+			}
+			if !yield(migrate.Ref{ID: r.info.ID, Path: path, Key: r.info.ID}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// dbSessions reads the session table, whatever columns this version has.
+func (s *store) dbSessions(ctx context.Context, db *sqlitedb.DB) error {
+	rows, err := db.QueryContext(ctx, `SELECT * FROM session`)
+	if err != nil {
+		return fmt.Errorf("list sessions of %s: %w", db.Path, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("list sessions of %s: %w", db.Path, err)
+		}
+		var info session
+		for i, c := range cols {
+			v := vals[i]
+			switch c {
+			case "id":
+				info.ID = asString(v)
+			case "parent_id":
+				info.ParentID = asString(v)
+			case "directory":
+				info.Directory = asString(v)
+			case "title":
+				info.Title = asString(v)
+			case "version":
+				info.Version = asString(v)
+			case "time_created":
+				info.Time.Created = asFloat(v)
+			case "revert":
+				if r := asString(v); r != "" {
+					_ = json.Unmarshal([]byte(r), &info.Revert)
+				}
+			}
+		}
+		if info.ID != "" {
+			if _, dup := s.sessions[info.ID]; !dup {
+				s.sessions[info.ID] = &sessionRef{info: info, db: db}
+			}
+		}
+	}
+	return rows.Err()
+}
+
+func asString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return ""
+}
+
+func asFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
+}
+
+// jsonSessions indexes storage/session/**/*.json.
+func (s *store) jsonSessions() []error {
+	var errs []error
+	root := filepath.Join(s.l.storage, "session")
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, &migrate.Damage{Path: p, Err: err})
+			return nil
+		}
+		var info session
+		if err := json.Unmarshal(data, &info); err != nil {
+			errs = append(errs, &migrate.Damage{Path: p, Err: err})
+			return nil
+		}
+		if info.ID == "" {
+			return nil
+		}
+		if _, dup := s.sessions[info.ID]; !dup {
+			s.sessions[info.ID] = &sessionRef{info: info, file: p}
+		}
+		return nil
+	})
+	return errs
+}
+
+// msg is a message record: its info and its parts, in id order.
+type msg struct {
+	id    string
+	info  msgInfo
+	parts []part
+}
+
+type msgInfo struct {
+	Role string `json:"role"`
+	Time struct {
+		Created float64 `json:"created"`
+	} `json:"time"`
+	ModelID    string `json:"modelID"`
+	ProviderID string `json:"providerID"`
+	Model      *struct {
+		ProviderID string `json:"providerID"`
+		ModelID    string `json:"modelID"`
+	} `json:"model"`
+	Summary json.RawMessage `json:"summary"`
+	Cost    float64         `json:"cost"`
+	Tokens  *tokens         `json:"tokens"`
+	Finish  string          `json:"finish"`
+	Error   *struct {
+		Name string `json:"name"`
+		Data struct {
+			Message string `json:"message"`
+		} `json:"data"`
+	} `json:"error"`
+}
+
+type tokens struct {
+	Input     float64 `json:"input"`
+	Output    float64 `json:"output"`
+	Reasoning float64 `json:"reasoning"`
+	Cache     struct {
+		Read  float64 `json:"read"`
+		Write float64 `json:"write"`
+	} `json:"cache"`
+}
+
+type part struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Synthetic bool            `json:"synthetic"`
+	Ignored   bool            `json:"ignored"`
+	Mime      string          `json:"mime"`
+	Filename  string          `json:"filename"`
+	URL       string          `json:"url"`
+	CallID    string          `json:"callID"`
+	Tool      string          `json:"tool"`
+	State     *toolState      `json:"state"`
+	Cost      float64         `json:"cost"`
+	Tokens    *tokens         `json:"tokens"`
+	Metadata  json.RawMessage `json:"metadata"`
+}
+
+type toolState struct {
+	Status string          `json:"status"`
+	Input  json.RawMessage `json:"input"`
+	Output string          `json:"output"`
+	Error  string          `json:"error"`
+}
+
+func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
+	r := s.sessions[ref.Key]
+	if r == nil {
+		return nil, fmt.Errorf("opencode: unknown session %q", ref.Key)
+	}
+	conv := &migrate.Conversion{}
+	var msgs []*msg
+	var err error
+	if r.db != nil {
+		msgs, err = s.dbMessages(ctx, r.db, r.info.ID, conv)
+	} else {
+		msgs, err = s.jsonMessages(r.info.ID, conv)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := migrate.Meta{SourcePath: ref.Path, SourceVersion: r.info.Version, ParentSourceID: r.info.ParentID}
+	m.Start = time.UnixMilli(int64(r.info.Time.Created)).UTC()
+	if r.info.Directory != "" {
+		m.Cwd, m.CwdKnown = r.info.Directory, true
+	} else {
+		m.Cwd = s.opts.Cwd
+	}
+	c := &converter{b: migrate.NewBuilder("opencode", r.info.ID)}
+	var revertLeaf *migrate.Node
+	reverted := false
+	for _, mm := range msgs {
+		if r.info.Revert != nil && !reverted && mm.id == r.info.Revert.MessageID {
+			reverted, revertLeaf = true, c.tip
+		}
+		c.message(mm)
+	}
+	if c.b.Len() == 0 {
+		return conv, nil
+	}
+	if revertLeaf != nil {
+		c.b.SetLeaf(revertLeaf)
+	}
+	if r.info.Title != "" {
+		c.b.SetName(r.info.Title)
+	}
+	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
+	return conv, nil
+}
+
+func (s *store) dbMessages(ctx context.Context, db *sqlitedb.DB, sessionID string, conv *migrate.Conversion) ([]*msg, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, data FROM message WHERE session_id = ? ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("read messages of %s in %s: %w", sessionID, db.Path, err)
+	}
+	var msgs []*msg
+	byID := map[string]*msg{}
+	for rows.Next() {
+		var id, data string
+		if err := rows.Scan(&id, &data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		m := &msg{id: id}
+		if err := json.Unmarshal([]byte(data), &m.info); err != nil {
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: db.Path, Pos: "message " + id, Err: err})
+			continue
+		}
+		msgs = append(msgs, m)
+		byID[id] = m
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, err
+	}
+	prows, err := db.QueryContext(ctx, `SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("read parts of %s in %s: %w", sessionID, db.Path, err)
+	}
+	defer prows.Close()
+	for prows.Next() {
+		var id, mid string
+		var data sql.NullString
+		if err := prows.Scan(&id, &mid, &data); err != nil {
+			return nil, err
+		}
+		m := byID[mid]
+		if m == nil {
+			continue
+		}
+		var p part
+		if err := json.Unmarshal([]byte(data.String), &p); err != nil {
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: db.Path, Pos: "part " + id, Err: err})
+			continue
+		}
+		m.parts = append(m.parts, p)
+	}
+	return msgs, prows.Err()
+}
+
+func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg, error) {
+	files, _ := filepath.Glob(filepath.Join(s.l.storage, "message", sessionID, "*.json"))
+	sort.Strings(files)
+	var msgs []*msg
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: f, Err: err})
+			continue
+		}
+		var head struct {
+			ID string `json:"id"`
+		}
+		m := &msg{}
+		if err := json.Unmarshal(data, &m.info); err != nil {
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: f, Err: err})
+			continue
+		}
+		_ = json.Unmarshal(data, &head)
+		m.id = head.ID
+		if m.id == "" {
+			m.id = strings.TrimSuffix(filepath.Base(f), ".json")
+		}
+		pfiles, _ := filepath.Glob(filepath.Join(s.l.storage, "part", m.id, "*.json"))
+		sort.Strings(pfiles)
+		for _, pf := range pfiles {
+			pdata, err := os.ReadFile(pf)
+			var p part
+			if err == nil {
+				err = json.Unmarshal(pdata, &p)
+			}
+			if err != nil {
+				conv.Damage = append(conv.Damage, &migrate.Damage{Path: pf, Err: err})
+				continue
+			}
+			m.parts = append(m.parts, p)
+		}
+		msgs = append(msgs, m)
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].id < msgs[j].id })
+	return msgs, nil
+}
+
+type converter struct {
+	b   *migrate.Builder
+	tip *migrate.Node
+}
+
+// api names pi's API for an opencode provider.
+func api(provider string) string {
+	switch provider {
+	case "anthropic":
+		return "anthropic-messages"
+	case "openai":
+		return "openai-responses"
+	case "google":
+		return "google-generative-ai"
+	}
+	return "openai-completions"
+}
+
+func (c *converter) message(m *msg) {
+	t := time.UnixMilli(int64(m.info.Time.Created)).UTC()
+	ms := migrate.Millis(t)
+	switch m.info.Role {
+	case "user":
+		var blocks [][]byte
+		for _, p := range m.parts {
+			switch p.Type {
+			case "text":
+				if !p.Ignored {
+					blocks = append(blocks, migrate.TextBlock(p.Text))
+				}
+			case "file":
+				if data, mime, ok := dataURL(p.URL); ok && strings.HasPrefix(mime, "image/") {
+					blocks = append(blocks, migrate.ImageBlock(data, mime))
+				} else {
+					name := p.Filename
+					if name == "" {
+						name = p.URL
+					}
+					blocks = append(blocks, migrate.TextBlock("[file: "+name+"]"))
+				}
+			}
+		}
+		if len(blocks) == 0 {
+			// Nothing to say: a compaction request, or only ignored text.
+			return
+		}
+		c.tip = c.b.Message(m.id, c.tip, t, migrate.UserMessage(migrate.Array(blocks), ms))
+	case "assistant":
+		provider, model := m.info.ProviderID, m.info.ModelID
+		if summary := strings.TrimSpace(string(m.info.Summary)); summary == "true" {
+			var texts []string
+			for _, p := range m.parts {
+				if p.Type == "text" {
+					texts = append(texts, p.Text)
+				}
+			}
+			tokensBefore := 0.0
+			if m.info.Tokens != nil {
+				tokensBefore = m.info.Tokens.Input + m.info.Tokens.Cache.Read
+			}
+			c.tip = c.b.Compaction(m.id, c.tip, t, strings.Join(texts, "\n"), tokensBefore, nil)
+			return
+		}
+		steps := split(m.parts)
+		for i, st := range steps {
+			a := migrate.Assistant{API: api(provider), Provider: provider, Model: model, Timestamp: ms}
+			var tools []part
+			for _, p := range st.parts {
+				switch p.Type {
+				case "text":
+					if !p.Ignored {
+						a.Content = append(a.Content, migrate.TextBlock(p.Text))
+					}
+				case "reasoning":
+					a.Content = append(a.Content, migrate.ThinkingBlock(p.Text, "", false))
+				case "tool":
+					var input json.RawMessage
+					if p.State != nil {
+						input = p.State.Input
+					}
+					a.Content = append(a.Content, migrate.ToolCallBlock(p.CallID, p.Tool, migrate.ObjectArgs(input)))
+					tools = append(tools, p)
+				}
+			}
+			last := i == len(steps)-1
+			if st.finish != nil {
+				if tk := st.finish.Tokens; tk != nil {
+					a.Usage = migrate.Usage{Input: tk.Input, Output: tk.Output + tk.Reasoning, CacheRead: tk.Cache.Read, CacheWrite: tk.Cache.Write, Cost: st.finish.Cost}
+				}
+			} else if last && m.info.Tokens != nil {
+				tk := m.info.Tokens
+				a.Usage = migrate.Usage{Input: tk.Input, Output: tk.Output + tk.Reasoning, CacheRead: tk.Cache.Read, CacheWrite: tk.Cache.Write, Cost: m.info.Cost}
+			}
+			if last {
+				switch m.info.Finish {
+				case "length":
+					a.StopReason = "length"
+				case "stop":
+					if len(tools) == 0 {
+						a.StopReason = "stop"
+					}
+				}
+				if e := m.info.Error; e != nil {
+					a.StopReason = "error"
+					if e.Name == "MessageAbortedError" {
+						a.StopReason = "aborted"
+					}
+					a.ErrorMessage = e.Data.Message
+					if a.ErrorMessage == "" {
+						a.ErrorMessage = e.Name
+					}
+				}
+			}
+			key := m.id
+			if i > 0 {
+				key = fmt.Sprintf("%s/step%d", m.id, i)
+			}
+			c.tip = c.b.Message(key, c.tip, t, a.JSON())
+			for _, p := range tools {
+				text, isErr := "(the tool did not finish)", true
+				if p.State != nil {
+					switch p.State.Status {
+					case "completed":
+						text, isErr = p.State.Output, false
+					case "error":
+						text = p.State.Error
+					}
+				}
+				msg := migrate.ToolResultMessage(p.CallID, p.Tool, migrate.TextContent(text), nil, isErr, ms)
+				c.tip = c.b.Message(key+"/"+p.CallID, c.tip, t, msg)
+			}
+		}
+	}
+}
+
+// step is the parts of one model call of an assistant message.
+type step struct {
+	parts  []part
+	finish *part
+}
+
+// split cuts an assistant message's parts at its step-start parts.
+func split(parts []part) []step {
+	var steps []step
+	cur := -1
+	for i := range parts {
+		p := &parts[i]
+		if p.Type == "step-start" || cur < 0 {
+			steps = append(steps, step{})
+			cur = len(steps) - 1
+			if p.Type == "step-start" {
+				continue
+			}
+		}
+		if p.Type == "step-finish" {
+			steps[cur].finish = p
+			continue
+		}
+		steps[cur].parts = append(steps[cur].parts, *p)
+	}
+	if len(steps) == 0 {
+		steps = append(steps, step{})
+	}
+	return steps
+}
+
+// dataURL splits a base64 data URL.
+func dataURL(u string) (data, mime string, ok bool) {
+	rest, found := strings.CutPrefix(u, "data:")
+	if !found {
+		return "", "", false
+	}
+	meta, data, found := strings.Cut(rest, ",")
+	if !found || !strings.HasSuffix(meta, ";base64") {
+		return "", "", false
+	}
+	return data, strings.TrimSuffix(meta, ";base64"), true
+}

@@ -1,0 +1,37 @@
+// Package sources lists every importer of a foreign agent's sessions, in
+// the order 'sessctl import --all' runs them.
+package sources
+
+import (
+	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/migrate/agsh"
+	"github.com/sessctl/sessctl/migrate/claude"
+	"github.com/sessctl/sessctl/migrate/codex"
+	"github.com/sessctl/sessctl/migrate/cursor"
+	"github.com/sessctl/sessctl/migrate/gemini"
+	"github.com/sessctl/sessctl/migrate/opencode"
+	"github.com/sessctl/sessctl/migrate/windsurf"
+)
+
+// All returns every importer.
+func All() []migrate.Source {
+	return []migrate.Source{
+		claude.Source{},
+		codex.Source{},
+		gemini.Source{},
+		cursor.Source{},
+		windsurf.Source{},
+		opencode.Source{},
+		agsh.Source{},
+	}
+}
+
+// ByName returns the importer with the given Name.
+func ByName(name string) (migrate.Source, bool) {
+	for _, s := range All() {
+		if s.Name() == name {
+			return s, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,255 @@
+package windsurf
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
+)
+
+// Source is the Windsurf importer.
+type Source struct{}
+
+var _ migrate.Source = Source{}
+
+// Name returns "windsurf".
+func (Source) Name() string { return "windsurf" }
+
+// Title returns "Windsurf".
+func (Source) Title() string { return "Windsurf" }
+
+// Locations returns WINDSURF_SESSIONS_DIR when set, else the Cascade
+// directory of the editor's global storage for the operating system.
+func (Source) Locations(l migrate.Locator) []string {
+	if d := l.Env("WINDSURF_SESSIONS_DIR"); d != "" {
+		return []string{d}
+	}
+	tail := filepath.Join("Windsurf", "User", "globalStorage", "codeium.windsurf", "cascade")
+	switch l.GOOS {
+	case "windows":
+		appData := l.Env("APPDATA")
+		if appData == "" {
+			appData = filepath.Join(l.Home, "AppData", "Roaming")
+		}
+		return []string{filepath.Join(appData, tail)}
+	case "darwin":
+		return []string{filepath.Join(l.Home, "Library", "Application Support", tail)}
+	}
+	return []string{filepath.Join(l.Home, ".config", tail)}
+}
+
+// Detect reports whether path is a conversation file or a directory
+// holding some.
+func (Source) Detect(path string) bool {
+	files, err := conversations(path)
+	return err == nil && len(files) > 0
+}
+
+// Open lists the conversations at path.
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+	files, err := conversations(path)
+	if err != nil {
+		return nil, err
+	}
+	return &store{files: files, opts: opts}, nil
+}
+
+// conversations returns the .json files at path that look like
+// conversations (an object with a messages array).
+func conversations(path string) ([]string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	var cands []string
+	if st.IsDir() {
+		cands, _ = filepath.Glob(filepath.Join(abs, "*.json"))
+	} else {
+		cands = []string{abs}
+	}
+	var out []string
+	for _, f := range cands {
+		if looksLikeConversation(f) {
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func looksLikeConversation(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var probe struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	if json.Unmarshal(data, &probe) != nil {
+		// A damaged conversation is still listed so that it is reported.
+		return bytes.Contains(data, []byte(`"messages"`))
+	}
+	return layout.KindOf(bytes.TrimSpace(probe.Messages)) == layout.KindArray
+}
+
+type store struct {
+	files []string
+	opts  migrate.ImportOptions
+}
+
+func (s *store) Close() error { return nil }
+
+func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
+	return func(yield func(migrate.Ref, error) bool) {
+		for _, f := range s.files {
+			if ctx.Err() != nil {
+				yield(migrate.Ref{}, ctx.Err())
+				return
+			}
+			if !yield(migrate.Ref{ID: strings.TrimSuffix(filepath.Base(f), ".json"), Path: f, Key: f}, nil) {
+				return
+			}
+		}
+	}
+}
+
+type conversation struct {
+	ConversationID string            `json:"conversationId"`
+	Title          string            `json:"title"`
+	Workspace      string            `json:"workspace"`
+	Cwd            string            `json:"cwd"`
+	CreatedAt      json.RawMessage   `json:"createdAt"`
+	Timestamp      json.RawMessage   `json:"timestamp"`
+	Messages       []json.RawMessage `json:"messages"`
+}
+
+type message struct {
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Model     string          `json:"model"`
+	Timestamp json.RawMessage `json:"timestamp"`
+	CreatedAt json.RawMessage `json:"createdAt"`
+}
+
+func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
+	data, err := os.ReadFile(ref.Key)
+	if err != nil {
+		return nil, err
+	}
+	var doc conversation
+	if err := json.Unmarshal(data, &doc); err != nil {
+		line := 0
+		if se, ok := err.(*json.SyntaxError); ok && se.Offset <= int64(len(data)) {
+			line = 1 + bytes.Count(data[:se.Offset], []byte{'\n'})
+		}
+		return nil, &migrate.Damage{Path: ref.Key, Line: line, Err: err}
+	}
+	conv := &migrate.Conversion{}
+	sourceID := doc.ConversationID
+	if sourceID == "" {
+		sourceID = ref.ID
+	}
+	m := migrate.Meta{SourcePath: ref.Key}
+	if t, ok := firstTime(doc.CreatedAt, doc.Timestamp); ok {
+		m.Start = t
+	} else if st, err := os.Stat(ref.Key); err == nil {
+		m.Start = st.ModTime().UTC().Truncate(time.Millisecond)
+	}
+	switch {
+	case doc.Cwd != "":
+		m.Cwd, m.CwdKnown = doc.Cwd, true
+	case doc.Workspace != "":
+		m.Cwd, m.CwdKnown = doc.Workspace, true
+	default:
+		m.Cwd = s.opts.Cwd
+	}
+	b := migrate.NewBuilder("windsurf", sourceID)
+	var tip *migrate.Node
+	clock := m.Start
+	for i, raw := range doc.Messages {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var msg message
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Pos: fmt.Sprintf("message %d", i+1), Err: err})
+			continue
+		}
+		if t, ok := firstTime(msg.Timestamp, msg.CreatedAt); ok {
+			clock = t
+		}
+		key := fmt.Sprintf("m%d", i)
+		text, blocks := content(msg.Content)
+		ms := migrate.Millis(clock)
+		switch msg.Role {
+		case "user":
+			tip = b.Message(key, tip, clock, migrate.UserMessage(blocks, ms))
+		case "assistant":
+			var parts [][]byte
+			_ = layout.Elements(blocks, func(v []byte) bool {
+				parts = append(parts, append([]byte(nil), v...))
+				return true
+			})
+			a := migrate.Assistant{API: "windsurf", Provider: "windsurf", Model: msg.Model, Content: parts, Timestamp: ms}
+			tip = b.Message(key, tip, clock, a.JSON())
+		default:
+			role := msg.Role
+			if role == "" {
+				role = "unknown"
+			}
+			tip = b.CustomMessage(key, tip, clock, "windsurf-"+role, layout.AppendString(nil, text), true, nil)
+		}
+	}
+	if b.Len() == 0 {
+		return conv, nil
+	}
+	if doc.Title != "" {
+		b.SetName(doc.Title)
+	}
+	conv.Sessions = append(conv.Sessions, b.Finish(m))
+	return conv, nil
+}
+
+func firstTime(vals ...json.RawMessage) (time.Time, bool) {
+	for _, v := range vals {
+		if t, ok := migrate.ParseTime(v); ok {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// content returns a message's text and its pi content blocks.
+func content(raw json.RawMessage) (string, []byte) {
+	raw = bytes.TrimSpace(raw)
+	if s, ok := layout.String(raw); ok {
+		return s, migrate.TextContent(s)
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &parts)
+	var blocks [][]byte
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" || p.Type == "" {
+			blocks = append(blocks, migrate.TextBlock(p.Text))
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), migrate.Array(blocks)
+}

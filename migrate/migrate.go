@@ -185,6 +185,39 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var run *runner
 	lineNo := 0
+	// emit migrates and writes one entry; done means the file needs no
+	// migration and nothing more is read.
+	emit := func(e layout.Entry, lineNo int) (done bool, err error) {
+		if run == nil {
+			if !e.IsHeader() || e.IDKind != layout.KindString {
+				return false, fmt.Errorf("line %d: %w", lineNo, ErrNoHeader)
+			}
+			res.From = VersionOf(&e)
+			res.To = int(res.From)
+			if !Needed(res.From) {
+				return true, nil
+			}
+			run = newRunner(e.ID, res.From)
+		}
+		out, err := run.apply(&e)
+		if err != nil {
+			return false, fmt.Errorf("line %d: %w", lineNo, err)
+		}
+		if !e.IsHeader() {
+			res.Entries++
+		}
+		out = append(out, '\n')
+		_, err = bw.Write(out)
+		return false, err
+	}
+	// pi trims the whole text with JavaScript's notion of whitespace, so
+	// the leading blank lines and the whitespace before the first object
+	// go, and so does the whitespace after the last one: a last line that
+	// parses only without its trailing whitespace is held in tail until
+	// the end shows nothing else follows.
+	leading := true
+	var tail []byte
+	tailLine := 0
 	for {
 		line, rerr := readLine(br)
 		if rerr != nil && rerr != io.EOF {
@@ -205,7 +238,7 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 		if terminated {
 			body = line[:len(line)-1]
 		}
-		if lineNo == 1 {
+		if leading {
 			body = trimLeadingJS(body)
 		}
 		if blank(body) {
@@ -214,8 +247,22 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 			}
 			continue
 		}
+		leading = false
+		if tail != nil {
+			res.Malformed++ // not the last line after all
+			tail = nil
+		}
 		e, err := layout.ParseEntry(body)
 		if err != nil {
+			if t := trimTrailingJS(body); len(t) < len(body) {
+				if _, terr := layout.ParseEntry(t); terr == nil {
+					tail, tailLine = t, lineNo
+					if atEOF {
+						break
+					}
+					continue
+				}
+			}
 			res.Malformed++
 			if !terminated && atEOF {
 				res.Torn = true
@@ -225,30 +272,19 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 			}
 			continue
 		}
-		if run == nil {
-			if !e.IsHeader() || e.IDKind != layout.KindString {
-				return res, fmt.Errorf("line %d: %w", lineNo, ErrNoHeader)
-			}
-			res.From = VersionOf(&e)
-			res.To = int(res.From)
-			if !Needed(res.From) {
-				return res, nil
-			}
-			run = newRunner(e.ID, res.From)
-		}
-		out, err := run.apply(&e)
-		if err != nil {
-			return res, fmt.Errorf("line %d: %w", lineNo, err)
-		}
-		if !e.IsHeader() {
-			res.Entries++
-		}
-		out = append(out, '\n')
-		if _, err := bw.Write(out); err != nil {
+		done, err := emit(e, lineNo)
+		if err != nil || done {
 			return res, err
 		}
 		if atEOF {
 			break
+		}
+	}
+	if tail != nil {
+		e, _ := layout.ParseEntry(tail)
+		done, err := emit(e, tailLine)
+		if err != nil || done {
+			return res, err
 		}
 	}
 	if run == nil {
@@ -294,6 +330,18 @@ func blank(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// trimTrailingJS removes JavaScript whitespace at the end of a line.
+func trimTrailingJS(b []byte) []byte {
+	for len(b) > 0 {
+		_, n := utf8.DecodeLastRune(b)
+		if !blank(b[len(b)-n:]) {
+			return b
+		}
+		b = b[:len(b)-n]
+	}
+	return b
 }
 
 // trimLeadingJS removes JavaScript whitespace at the start of the file (pi

@@ -109,7 +109,9 @@ func (c *converter) read(path string) ([]*rec, error) {
 			c.conv.Damage = append(c.conv.Damage, &migrate.Damage{Path: path, Line: n, Err: err})
 			return true
 		}
-		r.raw = append([]byte(nil), line...)
+		if r.Type == "system" {
+			r.raw = append([]byte(nil), line...) // kept in claude-system entries
+		}
 		r.line = n
 		r.time, r.hasTime = migrate.ParseTime(r.Timestamp)
 		recs = append(recs, r)

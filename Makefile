@@ -39,6 +39,7 @@ CRASHTIME ?= 2m
 CRASHSEED ?= 0
 crash:
 	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
+	SESSCTL_KILLS=200 $(GO) test -run TestKillWhileAppending -count=1 -v -timeout 30m ./engine/
 
 # make bench: Go benchmarks and whole-process runs on generated workloads
 # (kept in .bench), as a table. With PI_MODULES=<folder where

@@ -1,0 +1,171 @@
+package migrate_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
+)
+
+// corpusSessionFiles returns the session files of the pi conformance
+// corpus in ../shared, for fuzz seeds.
+func corpusSessionFiles(f *testing.F) [][]byte {
+	f.Helper()
+	root := filepath.Join("..", "..", "shared", "conformance", "pi", "cases")
+	if _, err := os.Stat(root); err != nil {
+		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
+			f.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", root, err)
+		}
+		f.Logf("conformance corpus %s not found; seeding from the fixtures only", root)
+		return nil
+	}
+	var out [][]byte
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		out = append(out, data)
+		return err
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	return out
+}
+
+var migrateFixtures = []string{
+	// JavaScript whitespace around the text, which pi trims.
+	"\n \uFEFF" + `{"type":"session","id":"w"}` + "\n" + `{"type":"message","timestamp":"t"}` + "\u00a0\n\u3000",
+	// Version 1: no ids, a compaction that counts lines, a hook message.
+	`{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","timestamp":"t1","message":{"role":"user","content":"q"}}
+{"type":"message","timestamp":"t2","message":{"role":"assistant","content":[{"type":"text","text":"a"}]}}
+{"type":"compaction","timestamp":"t3","summary":"s","firstKeptEntryIndex":2,"tokensBefore":10}
+{"type":"compaction","timestamp":"t4","summary":"s","firstKeptEntryIndex":9,"firstKeptEntryId":"old"}
+{"type":"message","timestamp":"t5","message":{"role":"hookMessage","content":"h"}}
+`,
+	// Version 2 with ids, a hook message, a torn tail.
+	`{"type":"session","version":2,"id":"s2","timestamp":"t","cwd":"/w"}
+{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"hookMessage","customType":"x","content":"h","display":true}}
+{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"user","content":"q"}}
+{"type":"message","id":"c","par`,
+	// Version 1 with entries that already carry ids, a second header,
+	// garbage, duplicate keys and an unterminated last line.
+	"\uFEFF" + `{"type":"session","id":"s3","version":1}
+{"type":"message","id":"x","parentId":"x","message":{"role":"user"}}
+
+garbage
+{"type":"session","id":"s3b"}
+{"type":"label","targetId":"x","label":"l","type":"label"}
+{"type":"message","timestamp":"t","message":{"role":"assistant","content":[]}}`,
+	// Version 3: nothing to do.
+	`{"type":"session","version":3,"id":"s4","timestamp":"t","cwd":"/w"}
+{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"q"}}
+`,
+	// No header.
+	`{"type":"message","timestamp":"t"}` + "\n",
+	`{"type":"session","version":"2","id":"s5"}` + "\n" + `{"type":"message"}` + "\n",
+	`{"type":"session","version":null,"id":"s6"}` + "\n" + `{"type":"x","id":1}` + "\n",
+}
+
+// FuzzMigrate checks the migration of whole files: it never panics; the
+// streamed rewrite and the in-memory migration agree; the output is a
+// clean version 3 file whose entries, when ids were assigned (version 1),
+// form a valid tree; and migrating again changes nothing.
+func FuzzMigrate(f *testing.F) {
+	for _, s := range migrateFixtures {
+		f.Add([]byte(s))
+	}
+	for _, data := range corpusSessionFiles(f) {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ctx := context.Background()
+		var out bytes.Buffer
+		res, err := migrate.Stream(ctx, bytes.NewReader(data), &out)
+		if errors.Is(err, migrate.ErrNoHeader) {
+			// The loader must agree that there is no usable header.
+			if p := layout.ParseFile(data); len(p.Entries) > 0 && p.Entries[0].IsHeader() && p.Entries[0].IDKind == layout.KindString {
+				t.Fatalf("the rewrite finds no header, the loader finds %s", p.Entries[0].Raw)
+			}
+			return
+		}
+		if err != nil {
+			return // refused for another reason: nothing to check but no panic
+		}
+		if !res.Migrated {
+			if out.Len() != 0 {
+				t.Fatalf("nothing migrated but %d bytes written", out.Len())
+			}
+			return
+		}
+		p := layout.ParseFile(out.Bytes())
+		if p.Tail != layout.TailClean || len(p.Malformed) > 0 {
+			t.Fatalf("migrated file has tail %d and %d malformed lines:\n%s", p.Tail, len(p.Malformed), out.Bytes())
+		}
+		if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || migrate.VersionOf(&p.Entries[0]) != layout.CurrentVersion {
+			t.Fatalf("migrated file does not start with a version 3 header:\n%s", out.Bytes())
+		}
+		n := 0
+		for _, e := range p.Entries {
+			if !e.IsHeader() {
+				n++
+			}
+		}
+		if n != res.Entries {
+			t.Fatalf("Result.Entries = %d, the output has %d", res.Entries, n)
+		}
+		// Twice equals once: the output needs no migration.
+		var twice bytes.Buffer
+		res2, err := migrate.Stream(ctx, bytes.NewReader(out.Bytes()), &twice)
+		if err != nil || res2.Migrated || twice.Len() != 0 {
+			t.Fatalf("migrating the output again: migrated %v, %d bytes, %v", res2.Migrated, twice.Len(), err)
+		}
+		// The in-memory migration (read-only opens) sees the same lines
+		// as the rewrite (write-mode opens).
+		mem, _, err := migrate.Entries(layout.ParseFile(data).Entries)
+		if err != nil {
+			t.Fatalf("in-memory migration failed where the stream succeeded: %v", err)
+		}
+		if len(mem) != len(p.Entries) {
+			t.Fatalf("in-memory migration gives %d lines, the stream %d\ninput %q", len(mem), len(p.Entries), data)
+		}
+		for i := range mem {
+			if !bytes.Equal(mem[i].Raw, p.Entries[i].Raw) {
+				t.Fatalf("line %d: in memory %s, streamed %s", i+1, mem[i].Raw, p.Entries[i].Raw)
+			}
+		}
+		if res.From >= 2 {
+			return // ids were the input's; nothing promises a valid tree
+		}
+		// Version 1: every entry got a fresh id; parents are earlier
+		// entries or null.
+		seen := map[string]bool{}
+		for _, e := range p.Entries {
+			if e.IsHeader() {
+				continue
+			}
+			if e.IDKind != layout.KindString || seen[e.ID] {
+				t.Fatalf("entry on line %d has id %q (kind %d), repeated: %v", e.Line, e.ID, e.IDKind, seen[e.ID])
+			}
+			switch e.ParentKind {
+			case layout.KindNull:
+			case layout.KindString:
+				if !seen[e.ParentID] {
+					t.Fatalf("entry %s names parent %s, which comes nowhere before it", e.ID, e.ParentID)
+				}
+			default:
+				t.Fatalf("entry %s has parentId of kind %d", e.ID, e.ParentKind)
+			}
+			seen[e.ID] = true
+		}
+	})
+}

@@ -388,20 +388,39 @@ func (ix *Index) Tree() []*Node {
 	return roots
 }
 
+// MaxRepeatVisits bounds the visits Walk makes to nodes it has visited
+// before.
+const MaxRepeatVisits = 1 << 20
+
 // Walk visits the forest depth first, parents before children, in order.
 // enter returns false to skip a node's children; leave, when not nil, runs
 // after a node's children (also when they were skipped). A node that is
 // already on the current path (possible only with repeated ids) is not
 // visited again, so Walk always ends. It uses an explicit stack: depth is
 // not limited by the goroutine stack.
+//
+// A node that is a child of several nodes (a repeated id) is visited once
+// per occurrence, as pi's tree repeats it, but Walk makes at most
+// MaxRepeatVisits such repeat visits in all and then skips nodes it has
+// seen: chained repeated ids make pi's tree grow exponentially (100 lines
+// would take longer than anyone waits), and a walk must end.
 func Walk(roots []*Node, enter func(n *Node, depth int) bool, leave func(n *Node, depth int)) {
 	type frame struct {
 		n    *Node
 		next int
 	}
 	onPath := make(map[*Node]bool)
+	seen := make(map[*Node]bool)
+	repeats := 0
 	var stack []frame
 	visit := func(n *Node) {
+		if seen[n] {
+			if repeats >= MaxRepeatVisits {
+				return
+			}
+			repeats++
+		}
+		seen[n] = true
 		if enter(n, len(stack)) {
 			onPath[n] = true
 			stack = append(stack, frame{n: n})

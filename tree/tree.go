@@ -321,6 +321,8 @@ type Node struct {
 	Label    string
 	HasLabel bool
 	Children []*Node
+
+	time float64 // Date.parse of the entry's timestamp, the sort key
 }
 
 // Tree returns the session as pi's getTree does: roots in file order
@@ -356,27 +358,28 @@ func (ix *Index) Tree() []*Node {
 			roots = append(roots, n)
 		}
 	}
-	times := make(map[*layout.Entry]float64, len(ix.byID))
-	ts := func(n *Node) float64 {
-		if v, ok := times[n.Entry]; ok {
-			return v
-		}
+	// Sort keys once per node: Date.parse of the timestamp (NaN, which
+	// compares as neither less nor greater, when it does not parse).
+	for _, n := range nodes {
 		v, ok := layout.ParseDate(n.Entry.Timestamp)
 		if !ok {
 			v = math.NaN()
 		}
-		times[n.Entry] = v
-		return v
+		n.time = v
 	}
+	// Each node's children are sorted once; a node met again (a repeated
+	// id) was fully handled the first time, so its subtree is skipped.
 	sorted := make(map[*Node]bool, len(nodes))
 	Walk(roots, func(n *Node, _ int) bool {
-		if !sorted[n] && len(n.Children) > 1 {
+		if sorted[n] {
+			return false
+		}
+		if len(n.Children) > 1 {
 			slices.SortStableFunc(n.Children, func(a, b *Node) int {
-				ta, tb := ts(a), ts(b)
 				switch {
-				case ta < tb:
+				case a.time < b.time:
 					return -1
-				case ta > tb:
+				case a.time > b.time:
 					return 1
 				}
 				return 0

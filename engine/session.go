@@ -220,6 +220,13 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 			}
 		}
 	}
+	if !opts.ReadOnly {
+		// A writer never follows a symbolic link it did not create: the
+		// path might point anywhere.
+		if fi, err := fsys.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("open session %s for writing: %w", abs, layout.ErrSymlink)
+		}
+	}
 	if !opts.ReadOnly && !opts.NoLock {
 		rel, err := acquireLock(ctx, abs, opts)
 		if err != nil {

@@ -51,6 +51,10 @@ func ParseDate(s string) (float64, bool) {
 	if ms, ok := parseISODate(s); ok {
 		return ms, true
 	}
+	// Every other accepted form is longer than 8 bytes and holds a digit.
+	if len(s) < 8 || !strings.ContainsAny(s, "0123456789") {
+		return math.NaN(), false
+	}
 	for _, layout := range []string{time.RFC1123, time.RFC1123Z, time.RFC850, time.ANSIC, time.UnixDate,
 		"Mon Jan 02 2006 15:04:05 GMT-0700", "Jan 2, 2006", "January 2, 2006", "2006/01/02", "2006/01/02 15:04:05"} {
 		if t, err := time.Parse(layout, s); err == nil {

@@ -33,6 +33,15 @@ vet:
 race:
 	$(GO) test -race -count=1 ./...
 
+# make fuzz: each fuzz target for FUZZTIME; a failing input lands in the
+# package's testdata/fuzz/ and then runs with every go test.
+fuzz:
+	$(GO) test -run=NONE -fuzz='^FuzzParseEntry$$' -fuzztime=$(FUZZTIME) ./layout/
+	$(GO) test -run=NONE -fuzz='^FuzzParseFile$$' -fuzztime=$(FUZZTIME) ./layout/
+	$(GO) test -run=NONE -fuzz='^FuzzMigrate$$' -fuzztime=$(FUZZTIME) ./migrate/
+	$(GO) test -run=NONE -fuzz='^FuzzBuild$$' -fuzztime=$(FUZZTIME) ./tree/
+	$(GO) test -run=NONE -fuzz='^FuzzAgentUsePart$$' -fuzztime=$(FUZZTIME) ./engine/
+
 # make crash: the randomized crash workloads for CRASHTIME, from a seed
 # taken from the clock unless CRASHSEED is set (the run prints it).
 CRASHTIME ?= 2m

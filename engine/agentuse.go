@@ -844,14 +844,15 @@ func (s *AgentUseStore) walkDir(dir string, create bool) error {
 		return err
 	}
 	sync := s.opts.Sync != SyncNone
+	mkdir := fsys.MkdirAll
+	if sync {
+		// Every directory created, the root's missing ancestors among
+		// them, must be durable; on failure the new ones are removed.
+		mkdir = func(d string, perm fs.FileMode) error { return layout.MkdirAllSync(fsys, d, perm) }
+	}
 	if _, err := fsys.Lstat(s.root); create && errors.Is(err, fs.ErrNotExist) {
-		if err := fsys.MkdirAll(s.root, layout.DirMode); err != nil {
+		if err := mkdir(s.root, layout.DirMode); err != nil {
 			return fmt.Errorf("create directory %s: %w", s.root, err)
-		}
-		if sync {
-			if err := fsys.SyncDir(filepath.Dir(s.root)); err != nil {
-				return fmt.Errorf("sync directory %s: %w", filepath.Dir(s.root), err)
-			}
 		}
 	}
 	if rel == "." {
@@ -859,7 +860,6 @@ func (s *AgentUseStore) walkDir(dir string, create bool) error {
 	}
 	d := s.root
 	for _, elem := range strings.Split(rel, string(filepath.Separator)) {
-		parent := d
 		d = filepath.Join(d, elem)
 		fi, err := fsys.Lstat(d)
 		switch {
@@ -872,13 +872,8 @@ func (s *AgentUseStore) walkDir(dir string, create bool) error {
 		case !errors.Is(err, fs.ErrNotExist) || !create:
 			return fmt.Errorf("directory %s: %w", d, notFound(err))
 		}
-		if err := fsys.MkdirAll(d, layout.DirMode); err != nil {
+		if err := mkdir(d, layout.DirMode); err != nil {
 			return fmt.Errorf("create directory %s: %w", d, err)
-		}
-		if sync {
-			if err := fsys.SyncDir(parent); err != nil {
-				return fmt.Errorf("sync directory %s: %w", parent, err)
-			}
 		}
 	}
 	return nil

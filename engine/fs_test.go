@@ -174,3 +174,40 @@ func TestReopenMakesTheFileNameDurable(t *testing.T) {
 		t.Errorf("acknowledged entry lost in a power cut: the file has %d entries after it", len(c.Entries()))
 	}
 }
+
+// TestAgentUseStoreInNewDirectoriesSurvivesPowerCut creates an AgentUse
+// session in a store whose directories do not exist yet and takes the
+// harshest crash. Only the parent of the session directory used to be
+// synced when the store root was created, so the whole store, with every
+// acknowledged file in it, could vanish.
+func TestAgentUseStoreInNewDirectoriesSurvivesPowerCut(t *testing.T) {
+	base := t.TempDir() // the writer lock lives on the real filesystem
+	disk := layout.NewCrashFS()
+	if err := layout.MkdirAllSync(disk, base, layout.DirMode); err != nil {
+		t.Fatal(err)
+	}
+	root := base + "/agentuse/project/0123456789abcdef/session"
+	s, err := engine.OpenAgentUseStore(t.Context(), engine.AgentUseOptions{SessionRoot: root, FS: disk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Create(t.Context(), engine.AgentUseSessionSpec{Agent: engine.AgentUseAgent{ID: "a", Name: "a"}, Model: "demo:hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	msg, err := w.AddMessage(engine.AgentUseMessageSpec{Task: "t", ModelID: "demo:hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := layout.AgentUseMessagePath(w.Dir(), msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := disk.Unsynced(); len(u) != 0 {
+		t.Errorf("left unsynced after acknowledged writes: %q", u)
+	}
+	if _, err := disk.CrashClone(nil).ReadFile(file); err != nil {
+		t.Errorf("acknowledged message lost in a power cut: %v", err)
+	}
+}

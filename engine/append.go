@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"time"
+
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -38,15 +41,31 @@ func (s *Session) envelopeTail(p *pending) {
 	p.meta.ID = s.newID()
 	p.b.String("id", p.meta.ID)
 	p.meta.ParentID, p.meta.ParentKind = s.parentMember(p.b)
-	p.meta.Timestamp = layout.ISOTime(s.opts.now())
+	p.meta.Timestamp = s.timestamp()
 	p.b.String("timestamp", p.meta.Timestamp)
 }
 
-// message adds the "message" member and records where its value is.
-func (p *pending) message(raw []byte) {
-	p.b.Raw("message", raw)
-	p.meta.MsgEnd = p.b.Len()
-	p.meta.MsgStart = p.meta.MsgEnd - len(raw)
+// timestamp is layout.ISOTime of the clock, remembering the last string:
+// appends within one millisecond share it.
+func (s *Session) timestamp() string {
+	ms := s.opts.now().UnixMilli()
+	if ms != s.lastMs || s.lastTs == "" {
+		s.lastMs, s.lastTs = ms, layout.ISOTime(time.UnixMilli(ms))
+	}
+	return s.lastTs
+}
+
+// message adds the "message" member, encoding the JSON text raw as
+// JSON.stringify would straight into the line, and records where the value
+// is.
+func (p *pending) message(raw []byte) error {
+	p.b.Grow(len(raw) + 16)
+	start := p.b.Len() + len(`,"message":`) // a message always follows other members
+	if err := p.b.Canonical("message", raw); err != nil {
+		return err
+	}
+	p.meta.MsgStart, p.meta.MsgEnd = start, p.b.Len()
+	return nil
 }
 
 // commit appends the finished line.
@@ -121,15 +140,32 @@ func marshalOpt(v any) ([]byte, error) {
 // toolResult, bashExecution or any other message object) and returns its
 // id. The message is stored as given, without validation.
 func (s *Session) AppendMessage(msg any) (string, error) {
-	raw, err := layout.Marshal(msg)
-	if err != nil {
-		return "", fmt.Errorf("append message: %w", err)
+	raw, isJSON := jsonText(msg)
+	if !isJSON {
+		var err error
+		if raw, err = layout.Marshal(msg); err != nil {
+			return "", fmt.Errorf("append message: %w", err)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.envelope(layout.TypeMessage)
-	p.message(raw)
+	if err := p.message(raw); err != nil {
+		return "", fmt.Errorf("append message: %w", err)
+	}
 	return s.commit(p)
+}
+
+// jsonText returns v when it is JSON text (json.RawMessage or []byte),
+// which can be encoded straight into the line.
+func jsonText(v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case json.RawMessage:
+		return x, true
+	case []byte:
+		return x, true
+	}
+	return nil, false
 }
 
 // AppendThinkingLevelChange appends a thinking_level_change entry.

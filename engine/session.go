@@ -39,12 +39,15 @@ type Session struct {
 	unwritten    int
 	hasAssistant bool
 
-	f         layout.File   // append handle, open while the file exists and we write
-	fileID    fs.FileInfo   // identity of the file we append to
-	writeEr   error         // sticky: set by a failed write or sync
-	wrote     bool          // this session wrote to its file (the list index needs refreshing)
-	checkedAt time.Time     // when the file's identity was last checked
-	rng       *rand.ChaCha8 // draws entry ids; seeded once per session
+	f         layout.File    // append handle, open while the file exists and we write
+	fileID    fs.FileInfo    // identity of the file we append to
+	writeEr   error          // sticky: set by a failed write or sync
+	wrote     bool           // this session wrote to its file (the list index needs refreshing)
+	checkedAt time.Time      // when the file's identity was last checked
+	rng       *rand.ChaCha8  // draws entry ids; seeded once per session
+	slab      []layout.Entry // storage for appended entries
+	lastMs    int64          // the millisecond lastTs formats
+	lastTs    string
 	closed    bool
 
 	release func() error // releases the writer lock

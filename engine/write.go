@@ -28,9 +28,7 @@ func (s *Session) appendLine(line []byte, meta layout.Built) (string, error) {
 	if err := s.persistWith(e.Raw, assistant); err != nil {
 		return "", err
 	}
-	ent := new(layout.Entry)
-	*ent = e
-	s.ix.Add(ent)
+	s.ix.Add(s.newEntry(e))
 	if assistant {
 		s.hasAssistant = true
 	}
@@ -38,6 +36,16 @@ func (s *Session) appendLine(line []byte, meta layout.Built) (string, error) {
 		s.unwritten = s.ix.Len()
 	}
 	return e.ID, nil
+}
+
+// newEntry stores e for the index, taking it from a slab so that a long
+// session is not one heap object per entry.
+func (s *Session) newEntry(e layout.Entry) *layout.Entry {
+	if len(s.slab) == cap(s.slab) {
+		s.slab = make([]layout.Entry, 0, 256)
+	}
+	s.slab = append(s.slab, e)
+	return &s.slab[len(s.slab)-1]
 }
 
 // persistWith writes the pending entries plus line, following pi's rule
@@ -55,6 +63,11 @@ func (s *Session) persistWith(line []byte, assistant bool) error {
 			return nil
 		}
 		return s.createFile(line)
+	}
+	if s.unwritten == s.ix.Len() {
+		// The usual case: only this line. Its newline goes into the spare
+		// capacity the builder left, so the line is not copied.
+		return s.writeAppend(append(line, '\n'))
 	}
 	buf := s.pendingLines(nil)
 	buf = append(buf, line...)

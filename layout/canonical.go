@@ -87,6 +87,8 @@ func canonNumber(n []byte) bool {
 		if digits <= 15 {
 			return true // exact in a double, below 1e21, no leading zeros (validated)
 		}
+	} else if shortDecimal(n) {
+		return true
 	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil {
@@ -94,6 +96,45 @@ func canonNumber(n []byte) bool {
 	}
 	var buf [32]byte
 	return string(AppendNumber(buf[:0], f)) == string(n)
+}
+
+// shortDecimal reports, without parsing, whether a valid literal with a
+// fraction and no exponent is written as Number::toString writes it: at
+// most 15 significant digits (so no shorter decimal maps to the same
+// double, and these digits are the shortest round trip), no trailing zero
+// in the fraction, and a magnitude from 1e-6 up, where JavaScript does not
+// switch to exponent form. "0.00036" passes; "0.50", "1e-7" and
+// "0.0000001" do not.
+func shortDecimal(n []byte) bool {
+	if n[0] == '-' {
+		n = n[1:]
+	}
+	dot := -1
+	for i, c := range n {
+		if c == '.' {
+			dot = i
+		} else if c < '0' || c > '9' {
+			return false // an exponent
+		}
+	}
+	if dot < 0 || n[len(n)-1] == '0' {
+		return false
+	}
+	intPart, frac := n[:dot], n[dot+1:]
+	sig := 0
+	if string(intPart) == "0" {
+		z := 0
+		for z < len(frac) && frac[z] == '0' {
+			z++
+		}
+		if z > 5 { // below 1e-6: exponent form
+			return false
+		}
+		sig = len(frac) - z
+	} else {
+		sig = len(intPart) + len(frac)
+	}
+	return sig <= 15
 }
 
 // canonString checks a string starting at b[i] == '"'.
@@ -106,6 +147,10 @@ func canonString(b []byte, i int) (int, bool) {
 				break
 			}
 			i += 8
+		}
+		// Then byte by byte up to the byte that stopped the word test.
+		for i < len(b) && !strClass[b[i]] && b[i] < utf8.RuneSelf {
+			i++
 		}
 		if i >= len(b) {
 			return 0, false

@@ -40,14 +40,14 @@ func AppendString(dst []byte, s string) []byte {
 			}
 			i += 8
 		}
+		// Then byte by byte up to the byte that stopped the word test.
+		for i < len(s) && !strClass[s[i]] && s[i] < utf8.RuneSelf {
+			i++
+		}
 		if i >= len(s) {
 			break
 		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {

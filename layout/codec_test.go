@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+	"time"
 )
 
 // The expected strings below were produced by Node 20's Number#toString and
@@ -109,7 +110,9 @@ func TestIsCanonicalAgreesWithCanonical(t *testing.T) {
 		`{"a":"\ud800"}`, `{"a":"\ud83d\ude00"}`, `{"a":"\udc00"}`, `{"a":"x\ud800\udc00"}`, "{\"a\":\"\xff\"}",
 		`{"a":1,"a":2}`, `{"1":1,"b":2}`, `{"b":2,"1":1}`, `{"01":1}`, `{"a" :1}`, `{ "a":1}`, `[1, 2]`, `[1,2]`,
 		`{"a":[{"b":{"c":[true,false,null]}}]}`, `{"k\u0065y":1}`, `""`, `"<&>\u2028"`, `{"a":-1.5e-7}`, `{"a":1.5e-7}`,
-		`{"a":0.000001}`, `{"a":1E5}`,
+		`{"a":0.000001}`, `{"a":1E5}`, `{"a":0.00036}`, `{"a":0.5}`, `{"a":0.50}`, `{"a":123.456}`,
+		`{"a":0.0000015}`, `{"a":0.000015}`, `{"a":-0.25}`, `{"a":1234567890.12345}`, `{"a":1234567890.123456}`,
+		`{"a":0.1234567890123456}`, `{"a":100.0}`,
 	}
 	for _, in := range inputs {
 		out, err := Canonical(nil, []byte(in))
@@ -120,6 +123,15 @@ func TestIsCanonicalAgreesWithCanonical(t *testing.T) {
 		want := string(out) == in
 		if got := IsCanonical([]byte(in)); got != want {
 			t.Errorf("IsCanonical(%s) = %v, but Canonical gives %s", in, got, out)
+		}
+	}
+}
+
+func TestISOTimeMatchesToISOString(t *testing.T) {
+	for _, ms := range []int64{0, 1, 999, 1772355600123, 253402300799999, 253402300800000, -1, -62167219200000, 8.64e15} {
+		tm := time.UnixMilli(ms)
+		if got, want := ISOTime(tm), FormatISOMillis(ms); got != want {
+			t.Errorf("ISOTime(%d) = %s, want %s", ms, got, want)
 		}
 	}
 }

@@ -11,7 +11,31 @@ import (
 // millisecond precision, "Z" suffix, and the six-digit signed year form
 // outside years 0 to 9999.
 func ISOTime(t time.Time) string {
-	return FormatISOMillis(t.UnixMilli())
+	ms := t.UnixMilli()
+	if ms >= 0 && ms < 253402300800000 { // years 1970 to 9999: the common case, formatted by hand
+		return string(appendISO(make([]byte, 0, 24), ms))
+	}
+	return FormatISOMillis(ms)
+}
+
+// appendISO writes YYYY-MM-DDTHH:MM:SS.mmmZ for a time in years 0 to 9999.
+func appendISO(b []byte, ms int64) []byte {
+	t := time.UnixMilli(ms).UTC()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	two := func(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	b = two(b, int(mo))
+	b = append(b, '-')
+	b = two(b, d)
+	b = append(b, 'T')
+	b = two(b, h)
+	b = append(b, ':')
+	b = two(b, mi)
+	b = append(b, ':')
+	b = two(b, s)
+	m := int(ms % 1000)
+	return append(b, '.', byte('0'+m/100), byte('0'+m/10%10), byte('0'+m%10), 'Z')
 }
 
 // FormatISOMillis formats epoch milliseconds like toISOString.

@@ -8,9 +8,10 @@ type ObjectBuilder struct {
 	buf []byte
 }
 
-// NewObject starts an object with room for about size bytes.
+// NewObject starts an object with room for about size bytes (and for a
+// newline after it, so writing it as a line needs no copy).
 func NewObject(size int) *ObjectBuilder {
-	b := &ObjectBuilder{buf: make([]byte, 0, size)}
+	b := &ObjectBuilder{buf: make([]byte, 0, size+2)}
 	b.buf = append(b.buf, '{')
 	return b
 }
@@ -18,6 +19,19 @@ func NewObject(size int) *ObjectBuilder {
 func (b *ObjectBuilder) key(k string) {
 	if len(b.buf) > 1 {
 		b.buf = append(b.buf, ',')
+	}
+	plain := true
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	if plain { // every key of both formats: no escaping to do
+		b.buf = append(b.buf, '"')
+		b.buf = append(b.buf, k...)
+		b.buf = append(b.buf, '"', ':')
+		return
 	}
 	b.buf = AppendString(b.buf, k)
 	b.buf = append(b.buf, ':')
@@ -28,6 +42,27 @@ func (b *ObjectBuilder) Raw(k string, v []byte) *ObjectBuilder {
 	b.key(k)
 	b.buf = append(b.buf, v...)
 	return b
+}
+
+// Canonical adds a member whose value is the JSON text v, encoded as
+// Canonical encodes it, without an intermediate copy.
+func (b *ObjectBuilder) Canonical(k string, v []byte) error {
+	b.key(k)
+	out, err := Canonical(b.buf, v)
+	if err != nil {
+		return err
+	}
+	b.buf = out
+	return nil
+}
+
+// Grow makes room for n more bytes.
+func (b *ObjectBuilder) Grow(n int) {
+	if cap(b.buf)-len(b.buf) < n {
+		nb := make([]byte, len(b.buf), len(b.buf)+n+2)
+		copy(nb, b.buf)
+		b.buf = nb
+	}
 }
 
 // String adds a string member.

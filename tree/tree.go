@@ -87,7 +87,10 @@ func (ix *Index) Add(e *layout.Entry) {
 	k := Key(e)
 	pos := len(ix.entries)
 	ix.entries = append(ix.entries, e)
-	if _, dup := ix.byID[k]; dup {
+	// One map operation: the map grows unless the id was already there.
+	n := len(ix.byID)
+	ix.byID[k] = pos
+	if len(ix.byID) == n {
 		ix.dups = true
 		ix.derived = false
 	} else if ix.derived {
@@ -96,7 +99,6 @@ func (ix *Index) Add(e *layout.Entry) {
 			ix.children[p] = append(ix.children[p], k)
 		}
 	}
-	ix.byID[k] = pos
 	if e.IDKind == layout.KindAbsent {
 		ix.leaf, ix.leafKind = "", layout.KindAbsent
 	} else {

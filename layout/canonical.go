@@ -2,6 +2,7 @@ package layout
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -29,7 +30,7 @@ func canonValue(b []byte, i, depth int) (int, bool) {
 	case c == '"':
 		return canonString(b, i)
 	case c == '{':
-		return canonObject(b, i, depth)
+		return canonObject(b, i, depth, nil)
 	case c == '[':
 		i++
 		if i < len(b) && b[i] == ']' {
@@ -216,8 +217,9 @@ func hasUpperHex(h []byte) bool {
 }
 
 // canonObject checks an object: canonical members, no repeated keys, no
-// array-index keys (JavaScript would move those first).
-func canonObject(b []byte, i, depth int) (int, bool) {
+// array-index keys (JavaScript would move those first). visit, when not
+// nil, is called with each member's key and the bounds of its value.
+func canonObject(b []byte, i, depth int, visit func(key []byte, start, end int)) (int, bool) {
 	i++
 	if i < len(b) && b[i] == '}' {
 		return i + 1, true
@@ -258,8 +260,12 @@ func canonObject(b []byte, i, depth int) (int, bool) {
 		if i >= len(b) || b[i] != ':' {
 			return 0, false
 		}
-		if i, ok = canonValue(b, i+1, depth+1); !ok || i >= len(b) {
+		vstart := i + 1
+		if i, ok = canonValue(b, vstart, depth+1); !ok || i >= len(b) {
 			return 0, false
+		}
+		if visit != nil {
+			visit(key, vstart, i)
 		}
 		switch b[i] {
 		case ',':
@@ -270,4 +276,39 @@ func canonObject(b []byte, i, depth int) (int, bool) {
 			return 0, false
 		}
 	}
+}
+
+// ParseEntryCanonical is ParseEntry that also reports, from the same
+// single pass over the line, whether the object is exactly what Canonical
+// writes for it (true for every line pi writes). Lines that are not take
+// ParseEntry's path.
+func ParseEntryCanonical(line []byte) (Entry, bool, error) {
+	s, end := SkipWS(line, 0), trimRightWS(line)
+	if s < end && line[s] == '{' && end-s <= math.MaxInt32 {
+		raw := line[s:end]
+		e := Entry{Raw: raw}
+		n, ok := canonObject(raw, 0, 0, func(key []byte, vs, ve int) {
+			v := raw[vs:ve]
+			switch string(key) {
+			case "type":
+				e.Type = typeName(v)
+			case "id":
+				e.ID, e.IDKind = envelopeKey(v)
+			case "parentId":
+				e.ParentID, e.ParentKind = envelopeKey(v)
+			case "timestamp":
+				e.Timestamp, _ = String(v)
+			case "message":
+				if v[0] == '{' {
+					e.msgStart, e.msgEnd = int32(vs), int32(ve)
+					e.Role = canonicalRole(v)
+				}
+			}
+		})
+		if ok && n == len(raw) {
+			return e, true, nil
+		}
+	}
+	e, err := ParseEntry(line)
+	return e, false, err
 }

@@ -135,3 +135,38 @@ func TestISOTimeMatchesToISOString(t *testing.T) {
 		}
 	}
 }
+
+// ParseEntryCanonical must agree with ParseEntry, and never call a line
+// canonical that is not.
+func TestParseEntryCanonicalAgrees(t *testing.T) {
+	lines := []string{
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}`,
+		`{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"content":"x","role":"assistant"}}`,
+		` {"type":"message","id":"a"} `,
+		`{"type":"message","id":"a","id":"b"}`,
+		`{"type":"message","message":{"role":"user","role":"assistant"}}`,
+		`{"type":"x","n":1.0}`, `{"type":"x","n":1}`, `{"t\u0079pe":"x"}`, `{"1":2,"a":1}`, `{}`, `{"a":"\/"}`,
+		`{"type":"message","message":"not an object"}`, `[1]`, `{"a":}`, `{"id":5,"parentId":true}`,
+	}
+	for _, l := range lines {
+		e, canon, err := ParseEntryCanonical([]byte(l))
+		want, werr := ParseEntry([]byte(l))
+		if (err == nil) != (werr == nil) {
+			t.Errorf("%s: error %v, ParseEntry says %v", l, err, werr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if e.Type != want.Type || e.ID != want.ID || e.IDKind != want.IDKind || e.ParentID != want.ParentID ||
+			e.ParentKind != want.ParentKind || e.Timestamp != want.Timestamp || e.Role != want.Role ||
+			string(e.Message()) != string(want.Message()) || string(e.Raw) != string(want.Raw) {
+			t.Errorf("%s: entry %+v, ParseEntry gives %+v", l, e, want)
+		}
+		// It may say false for canonical lines it leaves to the general
+		// path (array-index keys, escaped keys), never true for others.
+		if canon && !IsCanonical(want.Raw) {
+			t.Errorf("%s: called canonical, but it is not", l)
+		}
+	}
+}

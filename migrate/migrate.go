@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/layout"
@@ -80,56 +82,64 @@ func newRunner(sessionID string, version float64) *runner {
 	return r
 }
 
-// apply migrates one parsed line and returns its new JSON bytes.
-func (r *runner) apply(e *layout.Entry) ([]byte, error) {
-	if out, ok := r.fast(e); ok {
+// apply migrates one parsed line and appends its new JSON bytes to dst.
+func (r *runner) apply(dst []byte, e *layout.Entry) ([]byte, error) {
+	return r.applyKnown(dst, e, 0)
+}
+
+// applyKnown is apply when whether e.Raw is canonical may be known
+// already (canon 1 or -1; 0: not known).
+func (r *runner) applyKnown(dst []byte, e *layout.Entry, canon int8) ([]byte, error) {
+	if out, ok := r.fast(dst, e, canon); ok {
 		r.index++
 		return out, nil
 	}
 	rec, err := ParseRecord(e.Raw)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
 	for _, s := range r.steps {
 		s.Apply(r.st, r.index, rec)
 	}
 	r.index++
-	return rec.AppendJSON(nil), nil
+	return rec.AppendJSON(dst), nil
 }
 
 // fast handles the lines that make up nearly every file without decoding
 // them: an entry that the steps change only by adding id and parentId (v1)
 // or not at all (v2), already written as JSON.stringify writes it. The
 // result is byte for byte what the general path gives.
-func (r *runner) fast(e *layout.Entry) ([]byte, bool) {
+func (r *runner) fast(dst []byte, e *layout.Entry, canon int8) ([]byte, bool) {
 	if e.IsHeader() || e.Type == layout.TypeCompaction || e.Role == "hookMessage" ||
-		(e.Type == layout.TypeMessage && e.Message() == nil) || !layout.IsCanonical(e.Raw) {
-		return nil, false
+		(e.Type == layout.TypeMessage && e.Message() == nil) {
+		return dst, false
 	}
-	if len(r.steps) == 0 || r.steps[0].From != 1 {
-		return bytes.Clone(e.Raw), true // v2 -> v3 changes nothing here
+	v1 := len(r.steps) > 0 && r.steps[0].From == 1
+	if v1 && (e.IDKind != layout.KindAbsent || e.ParentKind != layout.KindAbsent) {
+		return dst, false // the step overwrites in place: general path
 	}
-	if e.IDKind != layout.KindAbsent || e.ParentKind != layout.KindAbsent {
-		return nil, false // the step overwrites in place: general path
+	if canon < 0 || canon == 0 && !layout.IsCanonical(e.Raw) {
+		return dst, false
+	}
+	if !v1 {
+		return append(dst, e.Raw...), true // v2 -> v3 changes nothing here
 	}
 	id := r.st.EntryID(r.index)
-	out := make([]byte, 0, len(e.Raw)+40)
-	out = append(out, e.Raw[:len(e.Raw)-1]...)
+	dst = append(dst, e.Raw[:len(e.Raw)-1]...)
 	if len(e.Raw) > 2 {
-		out = append(out, ',')
+		dst = append(dst, ',')
 	}
-	out = append(out, `"id":`...)
-	out = layout.AppendString(out, id)
-	out = append(out, `,"parentId":`...)
+	dst = append(dst, `"id":"`...)
+	dst = append(dst, id...) // 8 hex digits: nothing to escape
+	dst = append(dst, `","parentId":`...)
 	if r.st.hasPrev {
-		out = layout.AppendString(out, r.st.prevID)
+		dst = layout.AppendString(dst, r.st.prevID)
 	} else {
-		out = append(out, "null"...)
+		dst = append(dst, "null"...)
 	}
-	out = append(out, '}')
+	dst = append(dst, '}')
 	r.st.prevID, r.st.hasPrev = id, true
-	r.st.record(r.index, id, true, false)
-	return out, true
+	return dst, true
 }
 
 // Entries migrates the parsed lines of a file in memory, as pi does on
@@ -149,7 +159,7 @@ func Entries(entries []layout.Entry) ([]layout.Entry, Result, error) {
 	run := newRunner(entries[0].ID, res.From)
 	out := make([]layout.Entry, len(entries))
 	for i := range entries {
-		b, err := run.apply(&entries[i])
+		b, err := run.apply(nil, &entries[i])
 		if err != nil {
 			return nil, res, err
 		}
@@ -173,21 +183,23 @@ func Entries(entries []layout.Entry) ([]layout.Entry, Result, error) {
 // sessctl refuses to touch it).
 var ErrNoHeader = errors.New("no valid session header")
 
-// Stream migrates a whole session file from r to w, one line at a time, so
-// memory is bounded by the longest line. It reads like pi's loader (blank
-// lines skipped, lines that are not JSON objects dropped and counted) and
-// writes every kept line re-encoded as pi's rewrite does, each followed by
-// '\n'. When the file needs no migration nothing is written and
-// Result.Migrated is false; callers then leave the file alone.
+// Stream migrates a whole session file from r to w, so that memory is
+// bounded by the longest line, not the file's size. It reads like pi's
+// loader (blank lines skipped, lines that are not JSON objects dropped and
+// counted) and writes every kept line re-encoded as pi's rewrite does,
+// each followed by '\n'. When the file needs no migration nothing is
+// written and Result.Migrated is false; callers then leave the file alone.
+//
+// Lines are validated on every CPU, a chunk of lines at a time, while one
+// goroutine applies the steps in order; a few chunks are in flight at most.
 func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 	var res Result
-	br := bufio.NewReaderSize(r, 1<<20)
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var run *runner
-	lineNo := 0
+	var out []byte // reused for every line
 	// emit migrates and writes one entry; done means the file needs no
 	// migration and nothing more is read.
-	emit := func(e layout.Entry, lineNo int) (done bool, err error) {
+	emit := func(e layout.Entry, canon int8, lineNo int) (done bool, err error) {
 		if run == nil {
 			if !e.IsHeader() || e.IDKind != layout.KindString {
 				return false, fmt.Errorf("line %d: %w", lineNo, ErrNoHeader)
@@ -199,8 +211,7 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 			}
 			run = newRunner(e.ID, res.From)
 		}
-		out, err := run.apply(&e)
-		if err != nil {
+		if out, err = run.applyKnown(out[:0], &e, canon); err != nil {
 			return false, fmt.Errorf("line %d: %w", lineNo, err)
 		}
 		if !e.IsHeader() {
@@ -210,6 +221,8 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 		_, err = bw.Write(out)
 		return false, err
 	}
+	sc := startScan(ctx, r)
+	defer sc.stop()
 	// pi trims the whole text with JavaScript's notion of whitespace, so
 	// the leading blank lines and the whitespace before the first object
 	// go, and so does the whitespace after the last one: a last line that
@@ -218,71 +231,57 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 	leading := true
 	var tail []byte
 	tailLine := 0
+	lineNo := 0
 	for {
-		line, rerr := readLine(br)
-		if rerr != nil && rerr != io.EOF {
-			return res, rerr
-		}
-		atEOF := rerr == io.EOF
-		if len(line) == 0 && atEOF {
-			break
-		}
-		lineNo++
-		if lineNo%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return res, err
-			}
-		}
-		terminated := len(line) > 0 && line[len(line)-1] == '\n'
-		body := line
-		if terminated {
-			body = line[:len(line)-1]
-		}
-		if leading {
-			body = trimLeadingJS(body)
-		}
-		if blank(body) {
-			if atEOF {
-				break
-			}
-			continue
-		}
-		leading = false
-		if tail != nil {
-			res.Malformed++ // not the last line after all
-			tail = nil
-		}
-		e, err := layout.ParseEntry(body)
+		c, err := sc.next()
 		if err != nil {
-			if t := trimTrailingJS(body); len(t) < len(body) {
-				if _, terr := layout.ParseEntry(t); terr == nil {
-					tail, tailLine = t, lineNo
-					if atEOF {
-						break
-					}
-					continue
-				}
-			}
-			res.Malformed++
-			if !terminated && atEOF {
-				res.Torn = true
-			}
-			if atEOF {
-				break
-			}
-			continue
-		}
-		done, err := emit(e, lineNo)
-		if err != nil || done {
 			return res, err
 		}
-		if atEOF {
+		if c == nil {
 			break
+		}
+		for i := range c.lines {
+			l := &c.lines[i]
+			lineNo++
+			atEOF := c.last && i == len(c.lines)-1
+			body, e, perr, canon := l.body, l.entry, l.err, l.canon
+			if leading {
+				if t := trimLeadingJS(body); len(t) != len(body) {
+					body = t
+					e, perr = layout.ParseEntry(body)
+					canon = 0
+				}
+			}
+			if l.blank || blank(body) {
+				continue
+			}
+			leading = false
+			if tail != nil {
+				res.Malformed++ // not the last line after all
+				tail = nil
+			}
+			if perr != nil {
+				if t := trimTrailingJS(body); len(t) < len(body) {
+					if _, terr := layout.ParseEntry(t); terr == nil {
+						tail, tailLine = t, lineNo
+						continue
+					}
+				}
+				res.Malformed++
+				if !l.terminated && atEOF {
+					res.Torn = true
+				}
+				continue
+			}
+			done, err := emit(e, canon, lineNo)
+			if err != nil || done {
+				return res, err
+			}
 		}
 	}
 	if tail != nil {
 		e, _ := layout.ParseEntry(tail)
-		done, err := emit(e, tailLine)
+		done, err := emit(e, 0, tailLine)
 		if err != nil || done {
 			return res, err
 		}
@@ -296,6 +295,150 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 	res.Migrated = true
 	res.To = layout.CurrentVersion
 	return res, nil
+}
+
+// scanChunkSize is how much a chunk of lines holds, about: larger lines
+// make larger chunks.
+const scanChunkSize = 1 << 20
+
+// scannedLine is one line with its parse, done by a scan worker.
+type scannedLine struct {
+	body       []byte // without its '\n'
+	terminated bool
+	blank      bool
+	entry      layout.Entry
+	err        error
+	canon      int8 // 1: entry.Raw is canonical, -1: it is not, 0: not known
+}
+
+type scanChunk struct {
+	data  []byte
+	lines []scannedLine
+	last  bool // the chunk ends the input
+	done  chan struct{}
+}
+
+// scanner reads chunks of whole lines and parses them on every CPU,
+// handing them out in order.
+type scanner struct {
+	order chan *scanChunk
+	errc  chan error
+	quit  chan struct{}
+	wg    sync.WaitGroup
+}
+
+func startScan(ctx context.Context, r io.Reader) *scanner {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	sc := &scanner{
+		order: make(chan *scanChunk, 2*workers+2),
+		errc:  make(chan error, 1),
+		quit:  make(chan struct{}),
+	}
+	work := make(chan *scanChunk, 2*workers+2)
+	for range workers {
+		sc.wg.Go(func() {
+			for c := range work {
+				parseChunk(c)
+				close(c.done)
+			}
+		})
+	}
+	sc.wg.Go(func() {
+		defer close(work)
+		defer close(sc.order)
+		var carry []byte
+		for n := 0; ; n++ {
+			if n%8 == 0 {
+				if err := ctx.Err(); err != nil {
+					sc.errc <- err
+					return
+				}
+			}
+			buf := make([]byte, len(carry), max(scanChunkSize, 2*len(carry)))
+			copy(buf, carry)
+			m, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+m]
+			eof := err == io.EOF || err == io.ErrUnexpectedEOF
+			if err != nil && !eof {
+				sc.errc <- err
+				return
+			}
+			var c *scanChunk
+			switch cut := bytes.LastIndexByte(buf, '\n'); {
+			case eof:
+				carry = nil
+				c = &scanChunk{data: buf, last: true}
+			case cut < 0:
+				carry = buf // a line longer than the chunk: read on
+				continue
+			default:
+				carry = buf[cut+1:]
+				c = &scanChunk{data: buf[:cut+1]}
+			}
+			c.done = make(chan struct{})
+			select {
+			case work <- c:
+			case <-sc.quit:
+				return
+			}
+			select {
+			case sc.order <- c:
+			case <-sc.quit:
+				return
+			}
+			if c.last {
+				return
+			}
+		}
+	})
+	return sc
+}
+
+// next returns the next parsed chunk, nil at the end.
+func (sc *scanner) next() (*scanChunk, error) {
+	c, ok := <-sc.order
+	if !ok {
+		select {
+		case err := <-sc.errc:
+			return nil, err
+		default:
+			return nil, nil
+		}
+	}
+	<-c.done
+	return c, nil
+}
+
+// stop ends the reader and the workers.
+func (sc *scanner) stop() {
+	close(sc.quit)
+	for range sc.order {
+	}
+	sc.wg.Wait()
+}
+
+// parseChunk splits a chunk into lines and parses each one.
+func parseChunk(c *scanChunk) {
+	data := c.data
+	for len(data) > 0 {
+		var l scannedLine
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			l.body, l.terminated, data = data[:k], true, data[k+1:]
+		} else {
+			l.body, data = data, nil
+		}
+		if l.blank = blank(l.body); !l.blank {
+			var canon bool
+			l.entry, canon, l.err = layout.ParseEntryCanonical(l.body)
+			if l.err == nil {
+				l.canon = -1
+				if canon {
+					l.canon = 1
+				}
+			}
+		}
+		c.lines = append(c.lines, l)
+	}
 }
 
 // readLine reads one line including its '\n' (without one at EOF). Memory

@@ -2,8 +2,8 @@ package migrate
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"strconv"
 
 	"github.com/sessctl/sessctl/layout"
 )
@@ -17,24 +17,21 @@ type Step struct {
 	Apply    func(st *State, index int, r *Record)
 }
 
-// State is what steps carry from line to line within one file.
+// State is what steps carry from line to line within one file. Its size
+// does not grow with the file: ids are a function of the line's position.
 type State struct {
 	// SessionID is the header's id; v1 ids are derived from it.
 	SessionID string
-	// ids holds, for every parsed line so far, the id it had after the
-	// v1 step ("" for headers), so compactions can resolve
-	// firstKeptEntryIndex.
-	ids     []string
-	hasID   []bool
-	isHdr   []bool
-	seen    map[string]bool
-	prevID  string
-	hasPrev bool
+	seed      uint32
+	headers   map[int]bool // positions of header lines (there is usually one)
+	prevID    string
+	hasPrev   bool
 }
 
 // NewState starts the state of one file's migration.
 func NewState(sessionID string) *State {
-	return &State{SessionID: sessionID, seen: make(map[string]bool)}
+	sum := sha256.Sum256([]byte(sessionID))
+	return &State{SessionID: sessionID, seed: binary.LittleEndian.Uint32(sum[:4]), headers: map[int]bool{}}
 }
 
 // Steps is the chain of migrations, oldest first.
@@ -43,36 +40,23 @@ var Steps = []Step{
 	{From: 2, To: 3, Apply: v2ToV3},
 }
 
-// EntryID returns the id the v1 step gives the parsed line at index of a
-// session: the first 8 hex digits of SHA-256 over the session id, a NUL
-// and the index, re-hashed with a counter while it collides with an id
-// already given. Unlike pi's random ids, the result is the same on every
-// run and never repeats within a file.
+// EntryID returns the id the v1 step gives the parsed line at index: 8 hex
+// digits of a bijective mix of the index and a seed taken from the session
+// id (SHA-256). A bijection on 32 bits cannot map two lines to one id, so
+// the ids of a file never collide, and unlike pi's random ids the result
+// is the same on every run. No table of earlier ids is needed, which keeps
+// migration memory independent of the file's size.
 func (st *State) EntryID(index int) string {
-	for attempt := 0; ; attempt++ {
-		h := sha256.New()
-		h.Write([]byte(st.SessionID))
-		h.Write([]byte{0})
-		h.Write(strconv.AppendInt(nil, int64(index), 10))
-		if attempt > 0 {
-			h.Write([]byte{0})
-			h.Write(strconv.AppendInt(nil, int64(attempt), 10))
-		}
-		id := hex.EncodeToString(h.Sum(nil)[:4])
-		if !st.seen[id] {
-			st.seen[id] = true
-			return id
-		}
-	}
-}
-
-func (st *State) record(index int, id string, has, hdr bool) {
-	for len(st.ids) <= index {
-		st.ids = append(st.ids, "")
-		st.hasID = append(st.hasID, false)
-		st.isHdr = append(st.isHdr, false)
-	}
-	st.ids[index], st.hasID[index], st.isHdr[index] = id, has, hdr
+	x := uint32(index) + st.seed
+	// lowbias32 (Wellons): xorshifts and odd multipliers, each invertible.
+	x ^= x >> 16
+	x *= 0x7feb352d
+	x ^= x >> 15
+	x *= 0x846ca68b
+	x ^= x >> 16
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], x)
+	return hex.EncodeToString(b[:])
 }
 
 // v1ToV2 gives every entry a fresh id and links the entries into one
@@ -81,7 +65,7 @@ func (st *State) record(index int, id string, has, hdr bool) {
 func v1ToV2(st *State, index int, r *Record) {
 	if t, _ := r.GetString("type"); t == layout.TypeSession {
 		r.Set("version", []byte("2"))
-		st.record(index, "", false, true)
+		st.headers[index] = true
 		return
 	}
 	id := st.EntryID(index)
@@ -92,19 +76,14 @@ func v1ToV2(st *State, index int, r *Record) {
 		r.Set("parentId", []byte("null"))
 	}
 	st.prevID, st.hasPrev = id, true
-	st.record(index, id, true, false)
 	if t, _ := r.GetString("type"); t == layout.TypeCompaction {
 		v, ok := r.Get("firstKeptEntryIndex")
 		if ok && layout.KindOf(v) == layout.KindNumber {
 			f, _ := layout.Number(v)
 			k := int(f)
-			if float64(k) == f && k >= 0 && k < len(st.ids) && !st.isHdr[k] {
-				if st.hasID[k] {
-					r.Set("firstKeptEntryId", layout.AppendString(nil, st.ids[k]))
-				} else {
-					// pi assigns undefined, which drops an existing key.
-					r.Delete("firstKeptEntryId")
-				}
+			if float64(k) == f && k >= 0 && k <= index && !st.headers[k] {
+				// Every earlier line that is not a header has its id.
+				r.Set("firstKeptEntryId", layout.AppendString(nil, st.EntryID(k)))
 			} else if float64(k) == f && k > index {
 				// An index after the compaction reads an entry whose id is
 				// not assigned yet: undefined.

@@ -45,12 +45,53 @@ type SessionInfo struct {
 	// FirstMessage is the text of the first user message with text, or
 	// "(no messages)".
 	FirstMessage string
-	// AllMessagesText joins the texts of all user and assistant messages
-	// with single spaces.
-	AllMessagesText string
+	// allText is AllMessagesText; allTextJSON, when set, holds it as a JSON
+	// string instead (from the list index), decoded only when asked for.
+	allText     string
+	allTextJSON []byte
 	// Size and ModTime are the file's size and mtime when it was read.
 	Size    int64
 	ModTime time.Time
+
+	// cache holds the encoded fields of an info read from the list
+	// index, with the values they encode, so WriteInfo can copy them.
+	cache *infoCache
+}
+
+// infoCache is the list index's encoding of an info (see infoJSON).
+type infoCache struct {
+	json []byte
+	snap SessionInfo // the fields json encodes, as decoded
+}
+
+// cachedJSON returns the cached encoding when the info still holds the
+// values it encodes (a caller may have changed a field of its copy).
+// Strings that share their bytes compare in constant time.
+func (i *SessionInfo) cachedJSON() []byte {
+	c := i.cache
+	if c == nil {
+		return nil
+	}
+	s := &c.snap
+	if i.Cwd != s.Cwd || i.Name != s.Name || i.HasName != s.HasName || i.CreatedValid != s.CreatedValid ||
+		!i.Created.Equal(s.Created) || !i.Modified.Equal(s.Modified) || i.MessageCount != s.MessageCount ||
+		i.FirstMessage != s.FirstMessage ||
+		!bytes.Equal(i.ID, s.ID) || !bytes.Equal(i.ParentSessionPath, s.ParentSessionPath) ||
+		(i.ParentSessionPath == nil) != (s.ParentSessionPath == nil) {
+		return nil
+	}
+	return c.json
+}
+
+// AllMessagesText returns the texts of all user and assistant messages
+// joined with single spaces (pi's allMessagesText, the bulk of a listing:
+// it is decoded on demand).
+func (i *SessionInfo) AllMessagesText() string {
+	if i.allTextJSON != nil {
+		s, _ := layout.String(i.allTextJSON)
+		return s
+	}
+	return i.allText
 }
 
 // IDString returns the id as a string (its JSON text when not a string).
@@ -100,7 +141,7 @@ func List(ctx context.Context, cwd string, o ListOptions) ([]SessionInfo, error)
 			return nil, err
 		}
 	}
-	files, err := sessionFiles(o.fs(), dir)
+	files, err := sessionFilesIndexed(o, dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return []SessionInfo{}, nil
@@ -135,7 +176,7 @@ func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
 		if d.Type()&fs.ModeSymlink != 0 || !d.IsDir() {
 			continue
 		}
-		files, err := sessionFiles(fsys, filepath.Join(root, d.Name()))
+		files, err := sessionFilesIndexed(o, filepath.Join(root, d.Name()))
 		if err != nil {
 			continue
 		}
@@ -149,26 +190,63 @@ type dirFiles struct {
 	dir   string
 	names []string
 	stats []fs.FileInfo // lstat of each file; nil when it failed
+	index map[string]indexEntry
 }
 
-// sessionFiles lists the *.jsonl files of dir, by name, with their stats.
+// sessionFilesIndexed is sessionFiles that also reads the directory's
+// list index (unless o.NoIndex), at the same time as the stats are taken.
+func sessionFilesIndexed(o ListOptions, dir string) (dirFiles, error) {
+	fsys := o.fs()
+	var index map[string]indexEntry
+	done := make(chan struct{})
+	if o.NoIndex {
+		close(done)
+	} else {
+		go func() {
+			defer close(done)
+			index = readIndex(fsys, dir)
+		}()
+	}
+	files, err := sessionFiles(fsys, dir)
+	<-done
+	files.index = index
+	return files, err
+}
+
+// sessionFiles lists the *.jsonl files of dir, by name, with their stats
+// (taken on every CPU for a large directory).
 func sessionFiles(fsys layout.FS, dir string) (dirFiles, error) {
 	out := dirFiles{dir: dir}
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return out, err
 	}
+	var files []fs.DirEntry
 	for _, d := range ents {
-		if !layout.IsSessionFileName(d.Name()) || d.IsDir() {
-			continue
+		if layout.IsSessionFileName(d.Name()) && !d.IsDir() {
+			files = append(files, d)
 		}
-		st, err := d.Info()
-		if err != nil {
-			st = nil
-		}
-		out.names = append(out.names, d.Name())
-		out.stats = append(out.stats, st)
 	}
+	out.names = make([]string, len(files))
+	out.stats = make([]fs.FileInfo, len(files))
+	stat := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out.names[i] = files[i].Name()
+			if st, err := files[i].Info(); err == nil {
+				out.stats[i] = st
+			}
+		}
+	}
+	n := runtime.GOMAXPROCS(0)
+	if len(files) < 256 || n < 2 {
+		stat(0, len(files))
+		return out, nil
+	}
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Go(func() { stat(len(files)*k/n, len(files)*(k+1)/n) })
+	}
+	wg.Wait()
 	return out, nil
 }
 
@@ -194,7 +272,7 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 	done := 0
 	for di, d := range dirs {
 		if !o.NoIndex {
-			indexes[di] = readIndex(fsys, d.dir)
+			indexes[di] = d.index
 			if len(indexes[di]) != len(d.names) {
 				dirty[di] = true // files came or went
 			}
@@ -285,13 +363,18 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 			}
 		}
 	}
-	out := make([]SessionInfo, 0, total)
+	// Sort pointers, then copy once.
+	live := make([]*SessionInfo, 0, total)
 	for _, in := range infos {
 		if in != nil {
-			out = append(out, *in)
+			live = append(live, in)
 		}
 	}
-	SortInfos(out)
+	slices.SortStableFunc(live, func(a, b *SessionInfo) int { return b.Modified.Compare(a.Modified) })
+	out := make([]SessionInfo, len(live))
+	for i, in := range live {
+		out[i] = *in
+	}
 	return out, nil
 }
 
@@ -417,14 +500,15 @@ func (b *infoBuilder) add(e *layout.Entry) bool {
 	if msg == nil || (e.Role != "user" && e.Role != "assistant") {
 		return true
 	}
+	// The line was validated when it was parsed: walk it the fast way.
 	var content, mts []byte
 	var hasContent bool
-	_ = layout.Members(msg, func(m *layout.Member) bool {
-		switch {
-		case m.KeyIs("content"):
-			content, hasContent = m.Value, true
-		case m.KeyIs("timestamp"):
-			mts = m.Value
+	_ = layout.MembersTrusted(msg, func(key, v []byte) bool {
+		switch string(key) {
+		case "content":
+			content, hasContent = v, true
+		case "timestamp":
+			mts = v
 		}
 		return true
 	})
@@ -460,7 +544,7 @@ func (b *infoBuilder) finish() (*SessionInfo, error) {
 	if info.FirstMessage == "" {
 		info.FirstMessage = "(no messages)"
 	}
-	info.AllMessagesText = strings.Join(b.texts, " ")
+	info.allText = strings.Join(b.texts, " ")
 	switch {
 	case b.hasLast && b.last > 0:
 		info.Modified = time.UnixMilli(int64(b.last)).UTC()
@@ -504,17 +588,17 @@ func textOf(content []byte) string {
 	case layout.KindArray:
 		var parts []string
 		n := 0
-		_ = layout.Elements(content, func(b []byte) bool {
+		_ = layout.ElementsTrusted(content, func(b []byte) bool {
 			if layout.KindOf(b) != layout.KindObject {
 				return true
 			}
 			var typ, text []byte
-			_ = layout.Members(b, func(m *layout.Member) bool {
-				switch {
-				case m.KeyIs("type"):
-					typ = m.Value
-				case m.KeyIs("text"):
-					text = m.Value
+			_ = layout.MembersTrusted(b, func(key, v []byte) bool {
+				switch string(key) {
+				case "type":
+					typ = v
+				case "text":
+					text = v
 				}
 				return true
 			})

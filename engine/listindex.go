@@ -2,10 +2,14 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,7 +35,7 @@ import (
 // session.
 const IndexName = ".sessctl-list-index"
 
-const indexVersion = `{"sessctlListIndex":1}`
+const indexVersion = `{"sessctlListIndex":2}`
 
 // racyWindow is how recent a modification time must be for a file not to
 // be cached (see the package comment on the list index).
@@ -99,43 +103,47 @@ func readIndex(fsys layout.FS, dir string) map[string]indexEntry {
 	return out
 }
 
-// decodeIndexLine reads {"name","size","mtimeNs","info"?}. A damaged line
-// is skipped.
+// decodeIndexLine reads {"name","size","mtimeNs","crc"?,"info"?}: info is
+// the listing fields as pi's list() writes them (without the path), and
+// crc its CRC-32C, so a damaged line is noticed without validating the
+// JSON (the lines are read with layout.MembersTrusted). A damaged line is
+// skipped.
 func decodeIndexLine(dir string, line []byte) (string, indexEntry, bool) {
-	var name string
+	var name, crc string
 	var ent indexEntry
+	// The info object is the last member and the largest by far: it is cut
+	// off by position (an unescaped `,"info":` cannot occur inside a JSON
+	// string) and checked by its checksum instead of being walked.
 	var infoRaw []byte
+	head := line
+	if k := bytes.Index(line, []byte(`,"info":`)); k >= 0 && len(line) > 0 && line[len(line)-1] == '}' {
+		infoRaw = line[k+len(`,"info":`) : len(line)-1]
+		head = line[:k]
+	}
 	hasName, hasSize, hasMtime := false, false, false
-	err := layout.Members(line, func(m *layout.Member) bool {
-		switch {
-		case m.KeyIs("name"):
-			name, hasName = layout.String(m.Value)
-		case m.KeyIs("size"):
-			f, ok := layout.Number(m.Value)
+	err := layout.MembersTrusted(head, func(key, v []byte) bool {
+		switch string(key) {
+		case "name":
+			name, hasName = layout.String(v)
+		case "size":
+			f, ok := layout.Number(v)
 			ent.size, hasSize = int64(f), ok
-		case m.KeyIs("mtimeNs"):
+		case "mtimeNs":
 			// Nanoseconds exceed a double's precision: kept as a string.
-			s, ok := layout.String(m.Value)
-			if ok {
-				var n int64
-				for _, c := range []byte(s) {
-					if c < '0' || c > '9' {
-						ok = false
-						break
-					}
-					n = n*10 + int64(c-'0')
-				}
-				ent.mtimeNs, hasMtime = n, ok
-			}
-		case m.KeyIs("info"):
-			infoRaw = m.Value
+			n, err := strconv.ParseInt(strings.Trim(string(v), `"`), 10, 64)
+			ent.mtimeNs, hasMtime = n, err == nil
+		case "crc":
+			crc, _ = layout.String(v)
 		}
 		return true
 	})
 	if err != nil || !hasName || !hasSize || !hasMtime || layout.CheckName(name) != nil {
 		return "", ent, false
 	}
-	if layout.KindOf(infoRaw) == layout.KindObject {
+	if infoRaw != nil {
+		if crc != crcHex(infoRaw) {
+			return "", ent, false
+		}
 		info, ok := decodeInfo(infoRaw)
 		if !ok {
 			return "", ent, false
@@ -148,72 +156,78 @@ func decodeIndexLine(dir string, line []byte) (string, indexEntry, bool) {
 	return name, ent, true
 }
 
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func crcHex(b []byte) string {
+	var out [4]byte
+	binary.BigEndian.PutUint32(out[:], crc32.Checksum(b, castagnoli))
+	return hex.EncodeToString(out[:])
+}
+
 // encodeIndexLine writes one index line, newline included.
 func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
 	b := layout.NewObject(256).String("name", name).Number("size", float64(ent.size)).
 		String("mtimeNs", itoa(ent.mtimeNs))
 	if ent.info != nil {
-		b.Raw("info", encodeInfo(ent.info))
+		info := ent.info.cachedJSON()
+		if info == nil {
+			info = infoJSON(ent.info)
+		}
+		b.String("crc", crcHex(info)).Raw("info", info)
 	}
 	dst = append(dst, b.Bytes()...)
 	return append(dst, '\n')
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// encodeInfo stores the fields of a SessionInfo that are not derived from
-// the file's path and stat.
-func encodeInfo(in *SessionInfo) []byte {
-	b := layout.NewObject(256+len(in.AllMessagesText)).Raw("id", orNull(in.ID)).String("cwd", in.Cwd)
-	if in.HasName {
-		b.String("name", in.Name)
-	}
-	if in.ParentSessionPath != nil {
-		b.Raw("parentSessionPath", in.ParentSessionPath)
-	}
-	if in.CreatedValid {
-		b.Number("created", float64(in.Created.UnixMilli()))
-	}
-	return b.Number("modified", float64(in.Modified.UnixMilli())).
-		Number("messageCount", float64(in.MessageCount)).
-		String("firstMessage", in.FirstMessage).
-		String("allMessagesText", in.AllMessagesText).Bytes()
-}
-
+// decodeInfo reads the fields infoJSON wrote, keeping its bytes for
+// WriteInfo. allMessagesText, the last member, is taken by position and
+// left encoded (see SessionInfo.AllMessagesText).
 func decodeInfo(raw []byte) (*SessionInfo, bool) {
 	in := &SessionInfo{}
-	ok := true
 	hasModified := false
-	err := layout.Members(raw, func(m *layout.Member) bool {
-		switch {
-		case m.KeyIs("id"):
-			in.ID = bytes.Clone(m.Value)
-		case m.KeyIs("cwd"):
-			in.Cwd, _ = layout.String(m.Value)
-		case m.KeyIs("name"):
-			in.Name, in.HasName = layout.String(m.Value)
-		case m.KeyIs("parentSessionPath"):
-			in.ParentSessionPath = bytes.Clone(m.Value)
-		case m.KeyIs("created"):
-			f, _ := layout.Number(m.Value)
-			in.Created, in.CreatedValid = time.UnixMilli(int64(f)).UTC(), true
-		case m.KeyIs("modified"):
-			f, _ := layout.Number(m.Value)
-			in.Modified, hasModified = time.UnixMilli(int64(f)).UTC(), true
-		case m.KeyIs("messageCount"):
-			f, _ := layout.Number(m.Value)
+	head := raw
+	const textKey = `,"allMessagesText":`
+	if k := bytes.Index(raw, []byte(textKey)); k >= 0 && raw[len(raw)-1] == '}' {
+		in.allTextJSON = raw[k+len(textKey) : len(raw)-1]
+		head = raw[:k]
+	}
+	err := layout.MembersTrusted(head, func(key, v []byte) bool {
+		switch string(key) {
+		case "id":
+			in.ID = v
+		case "cwd":
+			in.Cwd, _ = layout.String(v)
+		case "name":
+			in.Name, in.HasName = layout.String(v)
+		case "parentSessionPath":
+			in.ParentSessionPath = v
+		case "created":
+			if s, ok := layout.String(v); ok {
+				if ms, ok := layout.ParseDate(s); ok {
+					in.Created, in.CreatedValid = time.UnixMilli(int64(ms)).UTC(), true
+				}
+			}
+		case "modified":
+			if s, ok := layout.String(v); ok {
+				if ms, ok := layout.ParseDate(s); ok {
+					in.Modified, hasModified = time.UnixMilli(int64(ms)).UTC(), true
+				}
+			}
+		case "messageCount":
+			f, _ := layout.Number(v)
 			in.MessageCount = int(f)
-		case m.KeyIs("firstMessage"):
-			in.FirstMessage, _ = layout.String(m.Value)
-		case m.KeyIs("allMessagesText"):
-			in.AllMessagesText, _ = layout.String(m.Value)
+		case "firstMessage":
+			in.FirstMessage, _ = layout.String(v)
 		}
 		return true
 	})
 	if err != nil || !hasModified || in.ID == nil {
-		ok = false
+		return nil, false
 	}
-	return in, ok
+	in.cache = &infoCache{json: raw, snap: *in}
+	return in, true
 }
 
 // cacheable reports whether a file's stat is old enough to be cached.

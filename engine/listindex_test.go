@@ -163,3 +163,25 @@ func TestListIndexUpdatedByWrites(t *testing.T) {
 		t.Errorf("indexed listing after a write differs from a scan:\n%s", diff)
 	}
 }
+
+// An info served from the index is written from the cached bytes, unless
+// the caller changed a field of its copy.
+func TestWriteInfoNoticesChangedFields(t *testing.T) {
+	dir := makeStore(t, 2)
+	listJSON(t, dir, false) // builds the index
+	infos, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := infos[0]
+	in.Name, in.HasName = "renamed by the caller", true
+	in.MessageCount = 12345
+	var buf strings.Builder
+	engine.WriteInfo(&buf, &in)
+	if !strings.Contains(buf.String(), `"name":"renamed by the caller"`) || !strings.Contains(buf.String(), `"messageCount":12345`) {
+		t.Fatalf("WriteInfo used stale cached bytes:\n%s", buf.String())
+	}
+	if in.AllMessagesText() == "" || !strings.Contains(buf.String(), in.AllMessagesText()[:20]) {
+		t.Fatalf("allMessagesText lost:\n%s", buf.String())
+	}
+}

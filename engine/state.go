@@ -239,8 +239,26 @@ func writeContext(j *jw, c compaction.Context, byRef bool) {
 // (ISO strings; null for an invalid date), messageCount, firstMessage,
 // allMessagesText.
 func WriteInfo(w io.Writer, in *SessionInfo) {
-	b := layout.NewObject(256+len(in.AllMessagesText)).
-		String("path", in.Path).
+	tail := in.cachedJSON()
+	if tail == nil {
+		tail = infoJSON(in)
+	}
+	var buf [512]byte
+	b := append(buf[:0], `{"path":`...)
+	b = layout.AppendString(b, in.Path)
+	if len(tail) > 2 {
+		b = append(b, ',')
+	}
+	// The rest goes out as it is: no copy of the (large) text.
+	_, _ = w.Write(b)
+	_, _ = w.Write(tail[1:])
+}
+
+// infoJSON encodes every field of pi's list() element but the path, in its
+// order: the form the list index stores, so a listing served from the
+// index copies it instead of encoding it again.
+func infoJSON(in *SessionInfo) []byte {
+	b := layout.NewObject(256+len(in.allText)+len(in.allTextJSON)+len(in.FirstMessage)).
 		Raw("id", orNull(in.ID)).
 		String("cwd", in.Cwd)
 	if in.HasName {
@@ -254,11 +272,18 @@ func WriteInfo(w io.Writer, in *SessionInfo) {
 	} else {
 		b.Null("created")
 	}
-	b.String("modified", layout.ISOTime(in.Modified)).
+	return b.String("modified", layout.ISOTime(in.Modified)).
 		Number("messageCount", float64(in.MessageCount)).
 		String("firstMessage", in.FirstMessage).
-		String("allMessagesText", in.AllMessagesText)
-	_, _ = w.Write(b.Bytes())
+		Raw("allMessagesText", allTextJSON(in)).Bytes()
+}
+
+// allTextJSON returns allMessagesText as a JSON string.
+func allTextJSON(in *SessionInfo) []byte {
+	if in.allTextJSON != nil {
+		return in.allTextJSON
+	}
+	return layout.AppendString(nil, in.allText)
 }
 
 func orNull(v []byte) []byte {

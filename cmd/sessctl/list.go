@@ -2,14 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
@@ -139,32 +136,15 @@ func runList(e *env, args []string) int {
 	return exitOK
 }
 
-// writeInfosJSON prints infos as a JSON array, one element per line,
-// encoding chunks of them on every CPU.
+// writeInfosJSON prints infos as a JSON array, one element per line.
 func writeInfosJSON(w io.Writer, infos []engine.SessionInfo) {
 	io.WriteString(w, "[")
-	const chunk = 256
-	n := (len(infos) + chunk - 1) / chunk
-	bufs := make([]bytes.Buffer, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for c := range n {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			b := &bufs[c]
-			for i := c * chunk; i < min(len(infos), (c+1)*chunk); i++ {
-				if i > 0 {
-					b.WriteString(",")
-				}
-				b.WriteString("\n  ")
-				engine.WriteInfo(b, &infos[i])
-			}
-		})
-	}
-	wg.Wait()
-	for i := range bufs {
-		w.Write(bufs[i].Bytes())
+	for i := range infos {
+		if i > 0 {
+			io.WriteString(w, ",")
+		}
+		io.WriteString(w, "\n  ")
+		engine.WriteInfo(w, &infos[i])
 	}
 	if len(infos) > 0 {
 		io.WriteString(w, "\n")

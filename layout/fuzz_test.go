@@ -195,6 +195,7 @@ var fuzzFiles = []string{
 	"\uFEFF" + fuzzLines[0] + "\r\n" + fuzzLines[1] + "\r\n",
 	"  \n\t\n" + fuzzLines[0] + "\n\n  \n" + fuzzLines[2] + "\n \u00a0\u2028",
 	fuzzLines[0] + "\ngarbage\n[1]\nnull\n" + fuzzLines[3] + "\n   ",
+	fuzzLines[0] + "\n" + `{"type":"custom","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000\u005a"}` + "\n",
 	"\u2029" + fuzzLines[0] + "\u00a0\n" + fuzzLines[4] + "\n\u3000",
 }
 
@@ -249,7 +250,8 @@ func FuzzParseFile(f *testing.F) {
 			prev = e.Line
 			used[e.Line] = "entry"
 			again, err := layout.ParseEntry(e.Raw)
-			if err != nil || again.ID != e.ID || again.Type != e.Type || again.ParentID != e.ParentID {
+			if err != nil || again.ID != e.ID || again.Type != e.Type || again.ParentID != e.ParentID ||
+				again.Timestamp != e.Timestamp || again.Role != e.Role {
 				t.Fatalf("entry %d does not decode to itself: %v", i, err)
 			}
 		}

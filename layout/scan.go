@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds the JSON scanner the engine uses instead of decoding whole
@@ -483,6 +484,17 @@ func String(v []byte) (s string, ok bool) {
 		return "", false
 	}
 	return decodeStringBody(v[1 : len(v)-1])
+}
+
+// stringValue is String; with alias set, a string without escapes shares
+// v's memory instead of being copied, so v must never change afterwards.
+func stringValue(v []byte, alias bool) (string, bool) {
+	if alias && len(v) > 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		if body := v[1 : len(v)-1]; bytes.IndexByte(body, '\\') < 0 {
+			return unsafe.String(&body[0], len(body)), true
+		}
+	}
+	return String(v)
 }
 
 // decodeStringBody decodes the bytes between the quotes of a valid JSON

@@ -76,36 +76,9 @@ func textBlocks(s string) []byte {
 	return append(out, ']')
 }
 
-// jsString is String(v) for the values a template literal interpolates:
-// strings as they are, numbers in JavaScript notation, null, true, false
-// and undefined by name, objects as "[object Object]" and arrays joined by
-// commas (one level, enough for messages).
-func jsString(v []byte) string {
-	switch layout.KindOf(v) {
-	case layout.KindAbsent:
-		return "undefined"
-	case layout.KindString:
-		s, _ := layout.String(v)
-		return s
-	case layout.KindNumber:
-		f, _ := layout.Number(v)
-		return string(layout.AppendNumber(nil, f))
-	case layout.KindObject:
-		return "[object Object]"
-	case layout.KindArray:
-		var parts []string
-		eachElem(v, func(e []byte) {
-			switch layout.KindOf(e) {
-			case layout.KindNull:
-				parts = append(parts, "")
-			default:
-				parts = append(parts, jsString(e))
-			}
-		})
-		return strings.Join(parts, ",")
-	}
-	return string(v) // null, true, false
-}
+// jsString is String(v) for the values a template literal interpolates
+// (see layout.AppendJSText).
+func jsString(v []byte) string { return string(layout.AppendJSText(nil, v)) }
 
 // joinString is how Array.prototype.join renders an element: null and
 // undefined as "", anything else as String(v).

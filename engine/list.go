@@ -45,10 +45,12 @@ type SessionInfo struct {
 	// FirstMessage is the text of the first user message with text, or
 	// "(no messages)".
 	FirstMessage string
-	// allText is AllMessagesText; allTextJSON, when set, holds it as a JSON
-	// string instead (from the list index), decoded only when asked for.
-	allText     string
+	// allTextJSON is AllMessagesText as a JSON string (nil for ""),
+	// decoded only when asked for. firstJSON is FirstMessage as the JSON
+	// string it was read as, which can hold what a Go string cannot (a
+	// lone surrogate escape); nil when not read from a file.
 	allTextJSON []byte
+	firstJSON   []byte
 	// Size and ModTime are the file's size and mtime when it was read.
 	Size    int64
 	ModTime time.Time
@@ -87,11 +89,8 @@ func (i *SessionInfo) cachedJSON() []byte {
 // joined with single spaces (pi's allMessagesText, the bulk of a listing:
 // it is decoded on demand).
 func (i *SessionInfo) AllMessagesText() string {
-	if i.allTextJSON != nil {
-		s, _ := layout.String(i.allTextJSON)
-		return s
-	}
-	return i.allText
+	s, _ := layout.String(i.allTextJSON)
+	return s
 }
 
 // IDString returns the id as a string (its JSON text when not a string).
@@ -305,6 +304,7 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 	for range workers {
 		wg.Go(func() {
 			var buf []byte // reused: infos copy what they keep
+			var b infoBuilder
 			for {
 				mu.Lock()
 				if next >= len(jobs) || ctxErr != nil {
@@ -319,7 +319,7 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 				j := jobs[next]
 				next++
 				mu.Unlock()
-				info, err := readInfoBuf(fsys, filepath.Join(j.dir, j.name), &buf)
+				info, err := readInfoBuf(fsys, filepath.Join(j.dir, j.name), &buf, &b)
 				if err == nil {
 					infos[j.slot] = info
 				}
@@ -393,12 +393,13 @@ var errNotSession = errors.New("not a session file")
 // (pi leaves them out of listings). A nil fsys means layout.OS().
 func ReadInfo(fsys layout.FS, path string) (*SessionInfo, error) {
 	var buf []byte
-	return readInfoBuf(orOS(fsys), path, &buf)
+	var b infoBuilder
+	return readInfoBuf(orOS(fsys), path, &buf, &b)
 }
 
 // readInfoBuf is ReadInfo reading into *buf, which it grows and keeps for
 // the next file.
-func readInfoBuf(fsys layout.FS, path string, buf *[]byte) (*SessionInfo, error) {
+func readInfoBuf(fsys layout.FS, path string, buf *[]byte, b *infoBuilder) (*SessionInfo, error) {
 	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -426,15 +427,20 @@ func readInfoBuf(fsys layout.FS, path string, buf *[]byte) (*SessionInfo, error)
 		}
 	}
 	*buf = data
-	return InfoFromBytes(path, data, st.ModTime(), st.Size())
+	return b.build(path, data, st.ModTime(), st.Size())
 }
 
 // InfoFromBytes computes a SessionInfo from a file's bytes, mtime and
 // size. The result shares no memory with data.
 func InfoFromBytes(path string, data []byte, mtime time.Time, size int64) (*SessionInfo, error) {
 	var b infoBuilder
+	return b.build(path, data, mtime, size)
+}
+
+// build is InfoFromBytes; b's buffers are reused from file to file.
+func (b *infoBuilder) build(path string, data []byte, mtime time.Time, size int64) (*SessionInfo, error) {
 	b.start(path, mtime, size)
-	layout.EachEntry(data, func(e *layout.Entry) bool { return b.add(e) })
+	layout.EachEntry(data, b.add)
 	return b.finish()
 }
 
@@ -446,19 +452,23 @@ type infoBuilder struct {
 	headerMs  float64
 	headerOK  bool
 	headerStr bool
-	texts     []string
+	// text is allMessagesText as a JSON string so far, without its closing
+	// quote: texts are copied in their escaped form, never decoded.
+	text      []byte
+	ntext     int
 	first     string
+	firstJSON []byte
 	last      float64
 	hasLast   bool
 }
 
 func (b *infoBuilder) start(path string, mtime time.Time, size int64) {
-	b.info = &SessionInfo{Path: path, Size: size, ModTime: mtime}
+	*b = infoBuilder{info: &SessionInfo{Path: path, Size: size, ModTime: mtime}, text: append(b.text[:0], '"')}
 }
 
 // add takes the next object line; it returns false once the file is known
 // not to be a session.
-func (b *infoBuilder) add(e *layout.Entry) bool {
+func (b *infoBuilder) add(e *layout.Entry, m *layout.MessageMembers) bool {
 	info := b.info
 	if !b.seen {
 		b.seen = true
@@ -500,22 +510,10 @@ func (b *infoBuilder) add(e *layout.Entry) bool {
 	if msg == nil || (e.Role != "user" && e.Role != "assistant") {
 		return true
 	}
-	// The line was validated when it was parsed: walk it the fast way.
-	var content, mts []byte
-	var hasContent bool
-	_ = layout.MembersTrusted(msg, func(key, v []byte) bool {
-		switch string(key) {
-		case "content":
-			content, hasContent = v, true
-		case "timestamp":
-			mts = v
-		}
-		return true
-	})
-	if !hasContent {
+	if m.Content == nil { // pi: no "content" key, not counted
 		return true
 	}
-	if f, ok := layout.Number(mts); ok {
+	if f, ok := layout.Number(m.Timestamp); ok {
 		if !b.hasLast || f > b.last {
 			b.last, b.hasLast = f, true
 		}
@@ -524,13 +522,20 @@ func (b *infoBuilder) add(e *layout.Entry) bool {
 			b.last, b.hasLast = ms, true
 		}
 	}
-	text := textOf(content)
-	if text == "" {
+	mark := len(b.text)
+	if b.ntext > 0 {
+		b.text = append(b.text, ' ')
+	}
+	start := len(b.text)
+	b.text = appendTextOf(b.text, m)
+	if len(b.text) == start { // no text: the escaped form is empty too
+		b.text = b.text[:mark]
 		return true
 	}
-	b.texts = append(b.texts, text)
+	b.ntext++
 	if b.first == "" && e.Role == "user" {
-		b.first = text
+		b.firstJSON = append(append([]byte{'"'}, b.text[start:]...), '"')
+		b.first, _ = layout.String(b.firstJSON)
 	}
 	return true
 }
@@ -540,11 +545,12 @@ func (b *infoBuilder) finish() (*SessionInfo, error) {
 		return nil, errNotSession
 	}
 	info := b.info
-	info.FirstMessage = b.first
+	info.FirstMessage, info.firstJSON = b.first, b.firstJSON
 	if info.FirstMessage == "" {
-		info.FirstMessage = "(no messages)"
+		info.FirstMessage, info.firstJSON = "(no messages)", nil
 	}
-	info.allText = strings.Join(b.texts, " ")
+	b.text = append(b.text, '"')
+	info.allTextJSON = b.text // the builder's buffer until withCache copies it
 	switch {
 	case b.hasLast && b.last > 0:
 		info.Modified = time.UnixMilli(int64(b.last)).UTC()
@@ -553,6 +559,7 @@ func (b *infoBuilder) finish() (*SessionInfo, error) {
 	default:
 		info.Modified = info.ModTime.UTC()
 	}
+	withCache(info)
 	return info, nil
 }
 
@@ -578,61 +585,31 @@ func dateValue(v []byte, present bool) (float64, bool) {
 	return 0, false
 }
 
-// textOf is pi's extractTextContent: a string as is; for an array, the text
-// of its "text" blocks joined with spaces.
-func textOf(content []byte) string {
-	switch layout.KindOf(content) {
+// appendTextOf appends pi's extractTextContent of a message's content,
+// escaped as in a JSON string: a string as is; for an array, the text of
+// its "text" blocks (m.Texts) joined with spaces, each as
+// Array.prototype.join renders it. (pi throws, and leaves the whole file
+// out of the listing, for content of another type or a null block; those
+// add no text here.)
+func appendTextOf(dst []byte, m *layout.MessageMembers) []byte {
+	switch layout.KindOf(m.Content) {
 	case layout.KindString:
-		s, _ := layout.String(content)
-		return s
+		return layout.AppendEscapedToken(dst, m.Content)
 	case layout.KindArray:
-		var parts []string
-		n := 0
-		_ = layout.ElementsTrusted(content, func(b []byte) bool {
-			if layout.KindOf(b) != layout.KindObject {
-				return true
+		for n, text := range m.Texts {
+			if n > 0 {
+				dst = append(dst, ' ')
 			}
-			var typ, text []byte
-			_ = layout.MembersTrusted(b, func(key, v []byte) bool {
-				switch string(key) {
-				case "type":
-					typ = v
-				case "text":
-					text = v
-				}
-				return true
-			})
-			if t, _ := layout.String(typ); t != "text" {
-				return true
+			switch layout.KindOf(text) {
+			case layout.KindString:
+				dst = layout.AppendEscapedToken(dst, text)
+			case layout.KindNull, layout.KindAbsent: // join renders them empty
+			default:
+				dst = layout.AppendEscaped(dst, string(layout.AppendJSText(nil, text)))
 			}
-			n++
-			parts = append(parts, jsString(text))
-			return true
-		})
-		if n == 0 {
-			return ""
 		}
-		return strings.Join(parts, " ")
 	}
-	return ""
-}
-
-// jsString is String(v) for how Array.prototype.join shows a value:
-// strings as is, undefined and null as "", numbers and booleans as text.
-func jsString(v []byte) string {
-	switch layout.KindOf(v) {
-	case layout.KindString:
-		s, _ := layout.String(v)
-		return s
-	case layout.KindNumber:
-		f, _ := layout.Number(v)
-		return string(layout.AppendNumber(nil, f))
-	case layout.KindBool:
-		return string(v)
-	case layout.KindArray, layout.KindObject:
-		return "[object Object]"
-	}
-	return ""
+	return dst
 }
 
 // truthy reports JavaScript truthiness of a JSON value.

@@ -220,6 +220,7 @@ func decodeInfo(raw []byte) (*SessionInfo, bool) {
 			in.MessageCount = int(f)
 		case "firstMessage":
 			in.FirstMessage, _ = layout.String(v)
+			in.firstJSON = v
 		}
 		return true
 	})
@@ -228,6 +229,16 @@ func decodeInfo(raw []byte) (*SessionInfo, bool) {
 	}
 	in.cache = &infoCache{json: raw, snap: *in}
 	return in, true
+}
+
+// withCache stores in's list-index encoding (infoJSON) in it and makes its
+// allMessagesText share that encoding, so the text is held once, and
+// WriteInfo and the index copy the encoding as it is.
+func withCache(in *SessionInfo) {
+	j := infoJSON(in)
+	n := len(allTextJSON(in))
+	in.allTextJSON = j[len(j)-1-n : len(j)-1 : len(j)-1]
+	in.cache = &infoCache{json: j, snap: *in}
 }
 
 // cacheable reports whether a file's stat is old enough to be cached.
@@ -302,9 +313,10 @@ func (s *Session) refreshIndex() {
 	}
 	var b infoBuilder
 	b.start(s.file, st.ModTime(), st.Size())
-	b.add(&s.header)
+	b.add(&s.header, &layout.MessageMembers{})
 	for _, e := range s.ix.Entries() {
-		b.add(e)
+		m := e.MessageMembers()
+		b.add(e, &m)
 	}
 	info, err := b.finish()
 	if err != nil {

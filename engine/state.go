@@ -258,7 +258,7 @@ func WriteInfo(w io.Writer, in *SessionInfo) {
 // order: the form the list index stores, so a listing served from the
 // index copies it instead of encoding it again.
 func infoJSON(in *SessionInfo) []byte {
-	b := layout.NewObject(256+len(in.allText)+len(in.allTextJSON)+len(in.FirstMessage)).
+	b := layout.NewObject(256+len(in.allTextJSON)+len(in.FirstMessage)).
 		Raw("id", orNull(in.ID)).
 		String("cwd", in.Cwd)
 	if in.HasName {
@@ -274,8 +274,19 @@ func infoJSON(in *SessionInfo) []byte {
 	}
 	return b.String("modified", layout.ISOTime(in.Modified)).
 		Number("messageCount", float64(in.MessageCount)).
-		String("firstMessage", in.FirstMessage).
+		Raw("firstMessage", firstJSON(in)).
 		Raw("allMessagesText", allTextJSON(in)).Bytes()
+}
+
+// firstJSON returns firstMessage as a JSON string: as it was read when
+// the info still holds that text, so a lone surrogate survives.
+func firstJSON(in *SessionInfo) []byte {
+	if in.firstJSON != nil {
+		if s, _ := layout.String(in.firstJSON); s == in.FirstMessage {
+			return in.firstJSON
+		}
+	}
+	return layout.AppendString(nil, in.FirstMessage)
 }
 
 // allTextJSON returns allMessagesText as a JSON string.
@@ -283,7 +294,7 @@ func allTextJSON(in *SessionInfo) []byte {
 	if in.allTextJSON != nil {
 		return in.allTextJSON
 	}
-	return layout.AppendString(nil, in.allText)
+	return []byte(`""`)
 }
 
 func orNull(v []byte) []byte {

@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -142,17 +141,7 @@ func shortDecimal(n []byte) bool {
 func canonString(b []byte, i int) (int, bool) {
 	i++
 	for {
-		for i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
-			if special(w) || w&highs != 0 {
-				break
-			}
-			i += 8
-		}
-		// Then byte by byte up to the byte that stopped the word test.
-		for i < len(b) && !strClass[b[i]] && b[i] < utf8.RuneSelf {
-			i++
-		}
+		i = nextSpecialOrHigh(b, i)
 		if i >= len(b) {
 			return 0, false
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file is the write side of the line codec: it produces the bytes
@@ -29,21 +30,18 @@ import (
 // file as UTF-8 text gives in JavaScript.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	dst = AppendEscaped(dst, s)
+	return append(dst, '"')
+}
+
+// AppendEscaped appends s as JSON.stringify writes it between the quotes.
+func AppendEscaped(dst []byte, s string) []byte {
+	// Viewed as bytes (never written) for the word-at-a-time scan.
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	start := 0
 	for i := 0; i < len(s); {
-		// Fast path: eight printable ASCII bytes that need no escape.
-		for i+8 <= len(s) {
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			if special(w) || w&highs != 0 {
-				break
-			}
-			i += 8
-		}
-		// Then byte by byte up to the byte that stopped the word test.
-		for i < len(s) && !strClass[s[i]] && s[i] < utf8.RuneSelf {
-			i++
-		}
+		// Up to the next byte that needs an escape or is not ASCII.
+		i = nextSpecialOrHigh(b, i)
 		if i >= len(s) {
 			break
 		}
@@ -65,8 +63,62 @@ func AppendString(dst []byte, s string) []byte {
 		i++
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
+}
+
+// AppendEscapedToken appends the value of the JSON string token tok
+// (quotes included) as JSON.stringify writes it between the quotes. A
+// token already in that form, as every string JSON.stringify wrote is, is
+// copied without being decoded; a lone surrogate escape survives as it is,
+// as it does in JavaScript. A tok that is not a string appends nothing.
+func AppendEscapedToken(dst, tok []byte) []byte {
+	if len(tok) < 2 || tok[0] != '"' {
+		return dst
+	}
+	if end, ok := canonString(tok, 0); ok && end == len(tok) {
+		return append(dst, tok[1:len(tok)-1]...)
+	}
+	n := len(dst)
+	out, err := Canonical(dst, tok)
+	if err != nil || len(out) < n+2 {
+		return dst
+	}
+	// Drop the quotes Canonical wrote around the value.
+	copy(out[n:], out[n+1:len(out)-1])
+	return out[:len(out)-2]
+}
+
+// AppendJSText appends String(v) for the JSON value v, as a JavaScript
+// template literal renders it: strings as they are, numbers in JavaScript
+// notation, null, true and false by name, objects as "[object Object]",
+// arrays as their elements joined by commas (null elements empty), and a
+// missing value (nil) as "undefined".
+func AppendJSText(dst, v []byte) []byte {
+	switch KindOf(v) {
+	case KindAbsent:
+		return append(dst, "undefined"...)
+	case KindString:
+		s, _ := String(v)
+		return append(dst, s...)
+	case KindNumber:
+		f, _ := Number(v)
+		return AppendNumber(dst, f)
+	case KindObject:
+		return append(dst, "[object Object]"...)
+	case KindArray:
+		n := 0
+		_ = Elements(v, func(e []byte) bool {
+			if n++; n > 1 {
+				dst = append(dst, ',')
+			}
+			if KindOf(e) != KindNull {
+				dst = AppendJSText(dst, e)
+			}
+			return true
+		})
+		return dst
+	}
+	return append(dst, v...) // null, true, false
 }
 
 func appendEscapedASCII(dst []byte, c byte) []byte {

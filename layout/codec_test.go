@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -168,5 +169,29 @@ func TestParseEntryCanonicalAgrees(t *testing.T) {
 		if canon && !IsCanonical(want.Raw) {
 			t.Errorf("%s: called canonical, but it is not", l)
 		}
+	}
+}
+
+// TestAppendEscapedTokenIsCanonicalBody checks both paths of
+// AppendEscapedToken (copying a token already in JSON.stringify's form,
+// re-encoding any other) against Canonical, and that it appends.
+func TestAppendEscapedTokenIsCanonicalBody(t *testing.T) {
+	tokens := []string{
+		`""`, `"plain"`, `"tab\tquote\"back\\"`, `"\u0041\/"`, `"\ud800 lone"`,
+		`"\ud83d\ude00 pair"`, `"\u001f\u007f\u2028"`, "\"raw\u2028é\"", `"\u00e9"`,
+		"\"bad \xff utf8\"", `"` + strings.Repeat(`ab\n`, 40) + `"`,
+	}
+	for _, tok := range tokens {
+		want, err := Canonical(nil, []byte(tok))
+		if err != nil {
+			t.Fatalf("Canonical(%s): %v", tok, err)
+		}
+		got := AppendEscapedToken([]byte("x"), []byte(tok))
+		if w := "x" + string(want[1:len(want)-1]); string(got) != w {
+			t.Errorf("AppendEscapedToken(%s) = %q, want %q", tok, got, w)
+		}
+	}
+	if got := AppendEscapedToken([]byte("x"), []byte(`5`)); string(got) != "x" {
+		t.Errorf("a number token appended %q", got)
 	}
 }

@@ -160,13 +160,13 @@ const (
 // JSON whitespace (a CR from CRLF, spaces). ok is false when the line is not
 // a single valid JSON object; err says why.
 func ParseEntry(line []byte) (e Entry, err error) {
-	return parseEntry(line, false)
+	return parseEntry(line, false, nil)
 }
 
 // parseEntry is ParseEntry. With alias set, the timestamp shares line's
 // memory instead of being copied (see ParseFile), so line must never change
-// while the entry lives.
-func parseEntry(line []byte, alias bool) (e Entry, err error) {
+// while the entry lives. A non-nil mm receives the message's members.
+func parseEntry(line []byte, alias bool, mm *MessageMembers) (e Entry, err error) {
 	s := SkipWS(line, 0)
 	end := len(line)
 	for end > s && isWS(line[end-1]) {
@@ -180,7 +180,7 @@ func parseEntry(line []byte, alias bool) (e Entry, err error) {
 		return e, syntaxErr(0, "not a JSON object")
 	}
 	e.Raw = raw
-	if err := e.walk(alias); err != nil {
+	if err := e.walk(alias, mm); err != nil {
 		return Entry{}, err
 	}
 	return e, nil
@@ -189,8 +189,12 @@ func parseEntry(line []byte, alias bool) (e Entry, err error) {
 // walk validates e.Raw, one object, and decodes the envelope members; for
 // a "message" member that is an object it also finds the role, in the same
 // pass. Later duplicates of a key win, as in JSON.parse. With alias set,
-// the timestamp shares e.Raw's memory where it needs no unescaping.
-func (e *Entry) walk(alias bool) error {
+// the timestamp shares e.Raw's memory where it needs no unescaping. A
+// non-nil mm receives the members of the message (see MessageMembers).
+func (e *Entry) walk(alias bool, mm *MessageMembers) error {
+	if mm != nil {
+		mm.reset()
+	}
 	raw := e.Raw
 	i := SkipWS(raw, 1)
 	if i < len(raw) && raw[i] == '}' {
@@ -216,7 +220,7 @@ func (e *Entry) walk(alias bool) error {
 			i = SkipWS(raw, i+1)
 			var vend int
 			if string(key) == "message" && i < len(raw) && raw[i] == '{' {
-				n, role, err := objectRole(raw[i:])
+				n, role, err := objectRole(raw[i:], mm)
 				if err != nil {
 					return err
 				}
@@ -242,6 +246,9 @@ func (e *Entry) walk(alias bool) error {
 					e.Timestamp, _ = stringValue(v, alias)
 				case "message":
 					e.msgStart, e.msgEnd, e.Role = 0, 0, ""
+					if mm != nil {
+						mm.reset()
+					}
 				}
 			}
 			i = SkipWS(raw, vend)
@@ -266,11 +273,43 @@ func (e *Entry) walk(alias bool) error {
 	return nil
 }
 
+// MessageMembers are the raw values of a message entry's message members
+// that listing needs, found while the line is validated (the last of a
+// repeated key wins, as in JSON.parse); nil when absent.
+type MessageMembers struct {
+	Content   []byte
+	Timestamp []byte
+	// Texts holds, when Content is an array, the raw "text" value of each
+	// element that is an object whose "type" is the string "text", in
+	// order (nil where the block has no text): pi's text blocks.
+	Texts [][]byte
+}
+
+// reset empties m, keeping the room of Texts.
+func (m *MessageMembers) reset() {
+	m.Content, m.Timestamp, m.Texts = nil, nil, m.Texts[:0]
+}
+
+// MessageMembers returns the members of the entry's message that
+// EachEntry reports, by walking the message again (zero when the entry
+// has no message object).
+func (e *Entry) MessageMembers() MessageMembers {
+	var m MessageMembers
+	if msg := e.Message(); msg != nil {
+		_, _, _ = objectRole(msg, &m)
+	}
+	return m
+}
+
 // objectRole validates the object at the start of b and returns its
-// length and the raw value of its last "role" member. It is Members
-// without a callback, so the walk allocates nothing.
-func objectRole(b []byte) (int, []byte, error) {
+// length and the raw value of its last "role" member; a non-nil mm gets
+// the content and timestamp members. It is Members without a callback, so
+// the walk allocates nothing.
+func objectRole(b []byte, mm *MessageMembers) (int, []byte, error) {
 	var role []byte
+	if mm != nil {
+		mm.reset()
+	}
 	i := SkipWS(b, 1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, nil, nil
@@ -284,22 +323,38 @@ func objectRole(b []byte) (int, []byte, error) {
 			return 0, nil, err
 		}
 		key := b[i+1 : kend-1]
-		isRole := string(key) == "role"
 		if esc {
 			k, _ := decodeStringBody(key)
-			isRole = k == "role"
+			key = []byte(k)
 		}
 		i = SkipWS(b, kend)
 		if i >= len(b) || b[i] != ':' {
 			return 0, nil, syntaxErr(i, "expected ':'")
 		}
 		i = SkipWS(b, i+1)
-		vend, err := SkipValue(b, i)
+		var vend int
+		if mm != nil && string(key) == "content" && i < len(b) && b[i] == '[' {
+			vend, err = skipContent(b, i, mm)
+		} else {
+			vend, err = SkipValue(b, i)
+		}
 		if err != nil {
 			return 0, nil, err
 		}
-		if isRole {
+		switch string(key) {
+		case "role":
 			role = b[i:vend]
+		case "content":
+			if mm != nil {
+				mm.Content = b[i:vend]
+				if b[i] != '[' {
+					mm.Texts = mm.Texts[:0] // from an earlier content member
+				}
+			}
+		case "timestamp":
+			if mm != nil {
+				mm.Timestamp = b[i:vend]
+			}
 		}
 		i = SkipWS(b, vend)
 		if i >= len(b) {
@@ -312,6 +367,96 @@ func objectRole(b []byte) (int, []byte, error) {
 			return i + 1, role, nil
 		default:
 			return 0, nil, syntaxErr(i, "expected ',' or '}'")
+		}
+	}
+}
+
+// skipContent is SkipValue for the array at b[i], a message's content,
+// that also collects its text blocks into mm.Texts.
+func skipContent(b []byte, i int, mm *MessageMembers) (int, error) {
+	mm.Texts = mm.Texts[:0]
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var end int
+		var err error
+		if i < len(b) && b[i] == '{' {
+			end, err = textBlock(b, i, mm)
+		} else {
+			end, err = SkipValue(b, i)
+		}
+		if err != nil {
+			return 0, err
+		}
+		i = SkipWS(b, end)
+		if i >= len(b) {
+			return 0, syntaxErr(i, "unexpected end of input")
+		}
+		switch b[i] {
+		case ',':
+			i = SkipWS(b, i+1)
+		case ']':
+			return i + 1, nil
+		default:
+			return 0, syntaxErr(i, "expected ',' or ']'")
+		}
+	}
+}
+
+// textBlock is SkipValue for the object at b[i], a content block, that
+// appends its "text" value to mm.Texts when its "type" is "text".
+func textBlock(b []byte, i int, mm *MessageMembers) (int, error) {
+	var typ, text []byte
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, syntaxErr(i, "expected object key")
+		}
+		kend, esc, err := skipString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		key := b[i+1 : kend-1]
+		if esc {
+			k, _ := decodeStringBody(key)
+			key = []byte(k)
+		}
+		i = SkipWS(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return 0, syntaxErr(i, "expected ':'")
+		}
+		i = SkipWS(b, i+1)
+		vend, err := SkipValue(b, i)
+		if err != nil {
+			return 0, err
+		}
+		switch string(key) {
+		case "type":
+			typ = b[i:vend]
+		case "text":
+			text = b[i:vend]
+		}
+		i = SkipWS(b, vend)
+		if i >= len(b) {
+			return 0, syntaxErr(i, "unexpected end of input")
+		}
+		switch b[i] {
+		case ',':
+			i = SkipWS(b, i+1)
+		case '}':
+			if string(typ) == `"text"` {
+				mm.Texts = append(mm.Texts, text)
+			} else if t, ok := String(typ); ok && t == "text" {
+				mm.Texts = append(mm.Texts, text)
+			}
+			return i + 1, nil
+		default:
+			return 0, syntaxErr(i, "expected ',' or '}'")
 		}
 	}
 }
@@ -542,7 +687,7 @@ func parseChunk(data []byte, s, e, first int, slots []Entry) (int, []BadLine) {
 		}
 		seg := data[pos:end]
 		if !jsBlank(seg) {
-			ent, err := parseEntry(seg, true)
+			ent, err := parseEntry(seg, true, nil)
 			if err != nil {
 				bad = append(bad, BadLine{Line: line, Offset: int64(pos), Err: err, Bytes: len(seg)})
 			} else {
@@ -612,12 +757,14 @@ func jsSpaceRune(r rune) bool {
 }
 
 // EachEntry calls fn for every object line of a session file in order,
-// with the same reading rules as ParseFile, without building a slice: the
-// *Entry is reused between calls and its Raw aliases data, so fn must copy
-// what it keeps. It stops when fn returns false.
-func EachEntry(data []byte, fn func(e *Entry) bool) {
+// with the same reading rules as ParseFile, without building a slice, and
+// with the members of a message entry's message that listing needs (zero
+// for other entries). e and m are reused between calls and alias data, so
+// fn must copy what it keeps. It stops when fn returns false.
+func EachEntry(data []byte, fn func(e *Entry, m *MessageMembers) bool) {
 	s, end := jsTrimBounds(data)
 	var e Entry
+	var m MessageMembers
 	for pos := s; pos < end; {
 		nl := bytes.IndexByte(data[pos:end], '\n')
 		stop, next := end, end
@@ -628,9 +775,9 @@ func EachEntry(data []byte, fn func(e *Entry) bool) {
 		seg := data[pos:stop]
 		if !jsBlank(seg) {
 			var err error
-			if e, err = ParseEntry(seg); err == nil {
+			if e, err = parseEntry(seg, false, &m); err == nil {
 				e.Offset = int64(pos)
-				if !fn(&e) {
+				if !fn(&e, &m) {
 					return
 				}
 			}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -63,6 +65,8 @@ var fuzzLines = []string{
 	"{\"a\":\"ctl\x01\"}",
 	`{}`,
 	``,
+	`{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a"},{"text":"b","type":"te\u0078t"},{"type":"image"},null,[1],{"type":"text"},{"type":"text","text":1,"text":"c"}],"timestamp":5,"content":"x"}}`,
+	`{"type":"message","message":{"content":[{"type":"text","text":"a"}]},"message":{"role":"assistant","content":[ {"type":"text" , "text" : "b" } , {"type":"thinking","thinking":"t"} ]}}`,
 }
 
 // FuzzParseEntry checks the line decoder: it never panics; it accepts a
@@ -99,6 +103,7 @@ func FuzzParseEntry(f *testing.F) {
 		if !bytes.Equal(e.Raw, trimmed) {
 			t.Fatalf("Raw = %q, want the line without surrounding whitespace %q", e.Raw, trimmed)
 		}
+		checkMessageMembers(t, &e)
 		c1, err := layout.Canonical(nil, e.Raw)
 		if err != nil {
 			t.Fatalf("Canonical of a parsed line: %v (%q)", err, e.Raw)
@@ -121,6 +126,67 @@ func FuzzParseEntry(f *testing.F) {
 			t.Fatalf("canonical form is not valid JSON: %q", c1)
 		}
 	})
+}
+
+// checkMessageMembers compares what EachEntry reports of a line's message
+// (found while validating) with a second walk over the parsed entry using
+// the general Members and Elements.
+func checkMessageMembers(t *testing.T, e *layout.Entry) {
+	t.Helper()
+	var want layout.MessageMembers
+	lastMember := func(obj []byte, keys ...string) map[string][]byte {
+		out := map[string][]byte{}
+		_ = layout.Members(obj, func(m *layout.Member) bool {
+			for _, k := range keys {
+				if m.KeyString() == k {
+					out[k] = m.Value
+				}
+			}
+			return true
+		})
+		return out
+	}
+	if msg := e.Message(); msg != nil {
+		top := lastMember(msg, "content", "timestamp")
+		want.Content, want.Timestamp = top["content"], top["timestamp"]
+		if layout.KindOf(want.Content) == layout.KindArray {
+			_ = layout.Elements(want.Content, func(v []byte) bool {
+				if layout.KindOf(v) == layout.KindObject {
+					blk := lastMember(v, "type", "text")
+					if s, ok := layout.String(blk["type"]); ok && s == "text" {
+						want.Texts = append(want.Texts, blk["text"])
+					}
+				}
+				return true
+			})
+		}
+	}
+	method := e.MessageMembers()
+	if len(method.Texts) == 0 {
+		method.Texts = nil
+	}
+	if diff := cmp.Diff(want, method); diff != "" {
+		t.Fatalf("Entry.MessageMembers differs (-walk +method):\n%s", diff)
+	}
+	if bytes.IndexByte(e.Raw, '\n') >= 0 {
+		return // whitespace between tokens: EachEntry sees several lines
+	}
+	var got layout.MessageMembers
+	n := 0
+	layout.EachEntry(append([]byte(nil), e.Raw...), func(_ *layout.Entry, m *layout.MessageMembers) bool {
+		n++
+		got = layout.MessageMembers{Content: m.Content, Timestamp: m.Timestamp, Texts: append([][]byte(nil), m.Texts...)}
+		return true
+	})
+	if n != 1 {
+		t.Fatalf("EachEntry saw %d entries in one object line %q", n, e.Raw)
+	}
+	if len(got.Texts) == 0 {
+		got.Texts = nil
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("EachEntry's message members differ (-walk +EachEntry) for %q:\n%s", e.Raw, diff)
+	}
 }
 
 // envelope describes the decoded envelope, with strings as Canonical

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -65,22 +66,51 @@ const (
 	spaces = 0x2020202020202020 // ' ', the first byte allowed raw
 )
 
-// special reports whether any of the eight bytes of w is '"', '\\' or a
-// control character (< 0x20). Each term is exact for "any byte matches".
-func special(w uint64) bool {
+// specialMask returns a mask with the high bit of a byte of w set when
+// that byte is '"', '\\' or a control character (< 0x20). Only the lowest
+// set bit is exact (a borrow may mark bytes above a match), which is all
+// nextStop needs.
+func specialMask(w uint64) uint64 {
 	q := w ^ quotes
 	s := w ^ slashs
-	return ((q-ones)&^q|(s-ones)&^s|(w-spaces)&^w)&highs != 0
+	return ((q-ones)&^q | (s-ones)&^s | (w-spaces)&^w) & highs
 }
 
-// special2 is special of two words, computed together so the processor
-// can overlap them.
-func special2(w, v uint64) bool {
-	q, r := w^quotes, v^quotes
-	s, t := w^slashs, v^slashs
-	x := (q-ones)&^q | (s-ones)&^s | (w-spaces)&^w
-	y := (r-ones)&^r | (t-ones)&^t | (v-spaces)&^v
-	return (x|y)&highs != 0
+// nextSpecial returns the index of the first byte at or after i that is
+// '"', '\\' or a control character, or len(b). It reads sixteen bytes at a
+// time and lands on the byte directly, without a byte-by-byte tail.
+func nextSpecial(b []byte, i int) int { return nextStop(b, i, 0) }
+
+// nextSpecialOrHigh is nextSpecial that also stops at bytes >= 0x80 (the
+// start of a multi-byte UTF-8 sequence).
+func nextSpecialOrHigh(b []byte, i int) int { return nextStop(b, i, highs) }
+
+// nextStop is nextSpecial that also stops at bytes with a bit of high set
+// (0 or highs).
+func nextStop(b []byte, i int, high uint64) int {
+	for i+16 <= len(b) {
+		w, v := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])
+		x := specialMask(w) | w&high
+		y := specialMask(v) | v&high
+		if x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+		if y != 0 {
+			return i + 8 + bits.TrailingZeros64(y)>>3
+		}
+		i += 16
+	}
+	if i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if x := specialMask(w) | w&high; x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && !strClass[b[i]] && b[i]&byte(high) == 0 {
+		i++
+	}
+	return i
 }
 
 // skipString validates the string starting at b[i] == '"' and returns the
@@ -88,16 +118,7 @@ func special2(w, v uint64) bool {
 func skipString(b []byte, i int) (end int, esc bool, err error) {
 	i++ // opening quote
 	for {
-		// Fast path: sixteen, then eight, ordinary bytes at a time.
-		for i+16 <= len(b) && !special2(binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])) {
-			i += 16
-		}
-		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
-		for i < len(b) && !strClass[b[i]] {
-			i++
-		}
+		i = nextSpecial(b, i)
 		if i >= len(b) {
 			return 0, esc, syntaxErr(i, "unterminated string")
 		}

@@ -23,14 +23,19 @@ import (
 // pending is an entry line being built: its bytes and the envelope it
 // was given, so it can be indexed without being parsed again.
 type pending struct {
-	b    *layout.ObjectBuilder
+	b    layout.ObjectBuilder
 	meta layout.Built
 }
 
 // envelope starts an entry line with pi's common prefix: type, id,
 // parentId (the current leaf), timestamp.
-func (s *Session) envelope(typ string) *pending {
-	p := &pending{b: layout.NewObject(256).String("type", typ), meta: layout.Built{Type: typ}}
+func (s *Session) envelope(typ string) *pending { return s.envelopeFor(typ, 0) }
+
+// envelopeFor is envelope for a line that will hold room more bytes, so
+// that its buffer is allocated once.
+func (s *Session) envelopeFor(typ string, room int) *pending {
+	p := &pending{meta: layout.Built{Type: typ}}
+	p.b.Start(256+room).String("type", typ)
 	s.envelopeTail(p)
 	return p
 }
@@ -40,7 +45,7 @@ func (s *Session) envelope(typ string) *pending {
 func (s *Session) envelopeTail(p *pending) {
 	p.meta.ID = s.newID()
 	p.b.String("id", p.meta.ID)
-	p.meta.ParentID, p.meta.ParentKind = s.parentMember(p.b)
+	p.meta.ParentID, p.meta.ParentKind = s.parentMember(&p.b)
 	p.meta.Timestamp = s.timestamp()
 	p.b.String("timestamp", p.meta.Timestamp)
 }
@@ -149,7 +154,7 @@ func (s *Session) AppendMessage(msg any) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.envelope(layout.TypeMessage)
+	p := s.envelopeFor(layout.TypeMessage, len(raw))
 	if err := p.message(raw); err != nil {
 		return "", fmt.Errorf("append message: %w", err)
 	}
@@ -225,8 +230,8 @@ func (s *Session) AppendCustomEntry(customType string, data any) (string, error)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// pi builds this entry with type, customType and data first.
-	p := &pending{b: layout.NewObject(256).String("type", layout.TypeCustom).String("customType", customType),
-		meta: layout.Built{Type: layout.TypeCustom}}
+	p := &pending{meta: layout.Built{Type: layout.TypeCustom}}
+	p.b.Start(256+len(raw)).String("type", layout.TypeCustom).String("customType", customType)
 	if raw != nil {
 		p.b.Raw("data", raw)
 	}
@@ -248,8 +253,9 @@ func (s *Session) AppendCustomMessageEntry(customType string, content any, displ
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := &pending{b: layout.NewObject(256).String("type", layout.TypeCustomMessage).String("customType", customType).
-		Raw("content", c).Bool("display", display), meta: layout.Built{Type: layout.TypeCustomMessage}}
+	p := &pending{meta: layout.Built{Type: layout.TypeCustomMessage}}
+	p.b.Start(256+len(c)+len(d)).String("type", layout.TypeCustomMessage).String("customType", customType).
+		Raw("content", c).Bool("display", display)
 	if d != nil {
 		p.b.Raw("details", d)
 	}

@@ -11,8 +11,14 @@ type ObjectBuilder struct {
 // NewObject starts an object with room for about size bytes (and for a
 // newline after it, so writing it as a line needs no copy).
 func NewObject(size int) *ObjectBuilder {
-	b := &ObjectBuilder{buf: make([]byte, 0, size+2)}
-	b.buf = append(b.buf, '{')
+	return new(ObjectBuilder).Start(size)
+}
+
+// Start begins a new object in b, as NewObject does, so that a builder can
+// live inside another value (a zero ObjectBuilder must be started before
+// use).
+func (b *ObjectBuilder) Start(size int) *ObjectBuilder {
+	b.buf = append(make([]byte, 0, size+2), '{')
 	return b
 }
 

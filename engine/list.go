@@ -206,15 +206,16 @@ func sessionFilesIndexed(o ListOptions, dir string) (dirFiles, error) {
 			index = readIndex(fsys, dir)
 		}()
 	}
-	files, err := sessionFiles(fsys, dir)
+	files, err := sessionFiles(fsys, dir, !o.NoIndex)
 	<-done
 	files.index = index
 	return files, err
 }
 
-// sessionFiles lists the *.jsonl files of dir, by name, with their stats
-// (taken on every CPU for a large directory).
-func sessionFiles(fsys layout.FS, dir string) (dirFiles, error) {
+// sessionFiles lists the *.jsonl files of dir, by name, and with
+// withStats their stats (taken on every CPU for a large directory; only
+// the list index needs them).
+func sessionFiles(fsys layout.FS, dir string, withStats bool) (dirFiles, error) {
 	out := dirFiles{dir: dir}
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
@@ -228,6 +229,12 @@ func sessionFiles(fsys layout.FS, dir string) (dirFiles, error) {
 	}
 	out.names = make([]string, len(files))
 	out.stats = make([]fs.FileInfo, len(files))
+	if !withStats {
+		for i, f := range files {
+			out.names[i] = f.Name()
+		}
+		return out, nil
+	}
 	stat := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out.names[i] = files[i].Name()
@@ -635,7 +642,7 @@ func truthy(v []byte) bool {
 // layout.OS().
 func FindMostRecent(fsys layout.FS, dir string) (path string, ok bool) {
 	fsys = orOS(fsys)
-	files, err := sessionFiles(fsys, dir)
+	files, err := sessionFiles(fsys, dir, false)
 	if err != nil {
 		return "", false
 	}

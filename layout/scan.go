@@ -118,7 +118,21 @@ func nextStop(b []byte, i int, high uint64) int {
 func skipString(b []byte, i int) (end int, esc bool, err error) {
 	i++ // opening quote
 	for {
+		// nextSpecial's loop, inlined: the scan restarts after every
+		// escape, and text averages one escape per few dozen bytes.
+		for i+16 <= len(b) {
+			if x := specialMask(binary.LittleEndian.Uint64(b[i:])); x != 0 {
+				i += bits.TrailingZeros64(x) >> 3
+				goto stop
+			}
+			if y := specialMask(binary.LittleEndian.Uint64(b[i+8:])); y != 0 {
+				i += 8 + bits.TrailingZeros64(y)>>3
+				goto stop
+			}
+			i += 16
+		}
 		i = nextSpecial(b, i)
+	stop:
 		if i >= len(b) {
 			return 0, esc, syntaxErr(i, "unterminated string")
 		}

@@ -2,7 +2,6 @@ package compaction
 
 import (
 	"math"
-	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/layout"
 )
@@ -35,27 +34,8 @@ func DefaultSettings() Settings {
 }
 
 // UTF16Len returns the length of s in UTF-16 code units, which is what
-// JavaScript's string.length counts: characters outside the Basic
-// Multilingual Plane (most emoji) count 2.
-func UTF16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r > 0xFFFF {
-			n += 2
-		} else {
-			n++
-		}
-		i += size
-	}
-	return n
-}
+// JavaScript's string.length counts (see layout.UTF16Len).
+func UTF16Len(s string) int { return layout.UTF16Len(s) }
 
 // jsLen is the UTF-16 length of a raw JSON string value, 0 for anything
 // else (pi would throw or count NaN on such malformed data).

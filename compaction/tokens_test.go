@@ -21,6 +21,11 @@ func TestUTF16Len(t *testing.T) {
 		{"😀", 2},
 		{"a😀b", 4},
 		{"\xff", 1}, // read as U+FFFD
+		// Node's Buffer#toString: one U+FFFD per maximal subpart.
+		{"\xe2\x82a", 2},
+		{"\xf0\x9f\x98", 1},
+		{"\xed\xa0\x80", 3},
+		{"\xf4\x90\x80\x80", 4},
 	}
 	for _, tc := range tests {
 		if got := UTF16Len(tc.s); got != tc.want {

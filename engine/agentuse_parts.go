@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf16"
 
 	"github.com/sessctl/sessctl/layout"
 )
@@ -647,13 +646,7 @@ func (w *AgentUseWriter) WriteToolOutput(messageID, toolName string, output any)
 	return AgentUseArtifactRef{Kind: "tool-output", Path: rel, AbsolutePath: file, Bytes: int64(len(data)), OriginalChars: chars}, nil
 }
 
-func utf16Len(s string) int64 {
-	var n int64
-	for _, r := range s {
-		n += int64(utf16.RuneLen(r))
-	}
-	return n
-}
+func utf16Len(s string) int64 { return int64(layout.UTF16Len(s)) }
 
 // AgentUseArtifactStream receives a tool's streamed output into a
 // temporary file; Finalize moves it into place, Discard drops it.

@@ -47,11 +47,11 @@ func AppendEscaped(dst []byte, s string) []byte {
 		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
+			r, size := decodeRuneJS(b[i:])
+			if r == utf8.RuneError && !validFFFD(b[i:]) {
 				dst = append(dst, s[start:i]...)
 				dst = append(dst, "\uFFFD"...)
-				i++
+				i += size
 				start = i
 				continue
 			}
@@ -293,8 +293,13 @@ func appendCanonicalDepth(dst, v []byte, depth int) []byte {
 		}
 		var mems []mem
 		var index map[string]int
+		var tok []byte
 		_ = Members(v, func(m *Member) bool {
-			k := m.KeyString()
+			// A key is known by its canonical form, which maps one to one
+			// to JavaScript strings: keys JavaScript reads as the same text
+			// are one key, and a lone surrogate escape survives.
+			tok = append(append(append(tok[:0], '"'), m.Key...), '"')
+			k := string(appendCanonicalString(nil, tok))
 			if index == nil && len(mems) >= 8 {
 				index = make(map[string]int, 16)
 				for i, x := range mems {
@@ -327,15 +332,15 @@ func appendCanonicalDepth(dst, v []byte, depth int) []byte {
 		// Array-index keys first, ascending; stable for the rest.
 		hasIndex := false
 		for _, m := range mems {
-			if _, ok := arrayIndex(m.key); ok {
+			if _, ok := arrayIndex(unquote(m.key)); ok {
 				hasIndex = true
 				break
 			}
 		}
 		if hasIndex {
 			slices.SortStableFunc(mems, func(a, b mem) int {
-				ai, aok := arrayIndex(a.key)
-				bi, bok := arrayIndex(b.key)
+				ai, aok := arrayIndex(unquote(a.key))
+				bi, bok := arrayIndex(unquote(b.key))
 				switch {
 				case aok && bok:
 					if ai < bi {
@@ -357,7 +362,7 @@ func appendCanonicalDepth(dst, v []byte, depth int) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendString(dst, m.key)
+			dst = append(dst, m.key...)
 			dst = append(dst, ':')
 			dst = appendCanonicalDepth(dst, m.val, depth+1)
 		}
@@ -416,8 +421,8 @@ func appendCanonicalString(dst, v []byte) []byte {
 			dst = append(dst, c)
 			i++
 		default:
-			r, n := utf8.DecodeRune(body[i:])
-			if r == utf8.RuneError && n == 1 {
+			r, n := decodeRuneJS(body[i:])
+			if r == utf8.RuneError && !validFFFD(body[i:]) {
 				dst = append(dst, "\uFFFD"...)
 			} else {
 				dst = append(dst, body[i:i+n]...)
@@ -426,6 +431,78 @@ func appendCanonicalString(dst, v []byte) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// unquote strips the quotes of a canonical key. Array-index keys are plain
+// digits, so the escaped form can be tested as it is.
+func unquote(k string) string { return k[1 : len(k)-1] }
+
+// decodeRuneJS is utf8.DecodeRune, except that an invalid sequence is
+// consumed as the WHATWG decoder (and so Node, reading a file as UTF-8)
+// consumes it: the longest prefix of a valid sequence (a maximal subpart)
+// is one U+FFFD, where Go would count one per byte. The size of an invalid
+// sequence is 1 to 3.
+func decodeRuneJS(b []byte) (rune, int) {
+	r, n := utf8.DecodeRune(b)
+	if r != utf8.RuneError || n != 1 {
+		return r, n
+	}
+	lo, hi := byte(0x80), byte(0xBF)
+	need := 0
+	switch c := b[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
+		need = 2
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	default:
+		return utf8.RuneError, 1
+	}
+	i := 1
+	for ; i <= need && i < len(b); i++ {
+		if b[i] < lo || b[i] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	return utf8.RuneError, i
+}
+
+// UTF16Len returns what JavaScript's string.length gives for s read as
+// UTF-8 text: characters outside the Basic Multilingual Plane (most emoji)
+// count 2, and each invalid sequence, one U+FFFD (see decodeRuneJS), 1.
+func UTF16Len(s string) int {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	n := 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := decodeRuneJS(b[i:])
+		if r > 0xFFFF {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}
+
+// validFFFD reports whether b starts with a real, encoded U+FFFD.
+func validFFFD(b []byte) bool {
+	return len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBF && b[2] == 0xBD
 }
 
 func utf16IsSurrogate(u uint16) bool { return u >= 0xD800 && u <= 0xDFFF }

@@ -1,7 +1,9 @@
 package layout
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -139,21 +141,43 @@ func shortDecimal(n []byte) bool {
 
 // canonString checks a string starting at b[i] == '"'.
 func canonString(b []byte, i int) (int, bool) {
+	end, _, ok := canonStringEsc(b, i)
+	return end, ok
+}
+
+// canonStringEsc is canonString that also reports whether the string
+// holds an escape.
+func canonStringEsc(b []byte, i int) (end int, esc, ok bool) {
 	i++
 	for {
+		// nextSpecialOrHigh's loop, inlined, as in skipString.
+		for i+16 <= len(b) {
+			w, v := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])
+			if x := specialMask(w) | w&highs; x != 0 {
+				i += bits.TrailingZeros64(x) >> 3
+				goto stop
+			}
+			if y := specialMask(v) | v&highs; y != 0 {
+				i += 8 + bits.TrailingZeros64(y)>>3
+				goto stop
+			}
+			i += 16
+		}
 		i = nextSpecialOrHigh(b, i)
+	stop:
 		if i >= len(b) {
-			return 0, false
+			return 0, esc, false
 		}
 		c := b[i]
 		switch {
 		case c == '"':
-			return i + 1, true
+			return i + 1, esc, true
 		case c < 0x20:
-			return 0, false
+			return 0, esc, false
 		case c == '\\':
+			esc = true
 			if i+1 >= len(b) {
-				return 0, false
+				return 0, esc, false
 			}
 			switch b[i+1] {
 			case '"', '\\', 'b', 'f', 'n', 'r', 't':
@@ -163,33 +187,33 @@ func canonString(b []byte, i int) (int, bool) {
 				// without a short escape, and for lone surrogates.
 				u, ok := hex4(b[i:])
 				if !ok || hasUpperHex(b[i+2:i+6]) {
-					return 0, false
+					return 0, esc, false
 				}
 				switch {
 				case u < 0x20 && u != '\b' && u != '\f' && u != '\n' && u != '\r' && u != '\t':
 				case u >= 0xD800 && u <= 0xDFFF:
 					if u < 0xDC00 { // a high surrogate must not be followed by a low one
 						if v, ok := hex4(b[i+6:]); ok && v >= 0xDC00 && v <= 0xDFFF {
-							return 0, false
+							return 0, esc, false
 						}
 					} else if i >= 6 { // a low one must not follow a high one
 						if v, ok := hex4(b[i-6:]); ok && v >= 0xD800 && v < 0xDC00 {
-							return 0, false
+							return 0, esc, false
 						}
 					}
 				default:
-					return 0, false
+					return 0, esc, false
 				}
 				i += 6
 			default:
-				return 0, false // includes \/
+				return 0, esc, false // includes \/
 			}
 		case c < utf8.RuneSelf:
 			i++
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
-				return 0, false
+				return 0, esc, false
 			}
 			i += size
 		}
@@ -213,23 +237,21 @@ func canonObject(b []byte, i, depth int, visit func(key []byte, start, end int))
 	if i < len(b) && b[i] == '}' {
 		return i + 1, true
 	}
-	var keys [16][]byte
+	if len(b) > math.MaxInt32 {
+		return 0, false
+	}
+	var keys [16][2]int32 // bounds of the keys so far, for repeats
 	n := 0
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return 0, false
 		}
 		kstart := i + 1
-		kend, ok := canonString(b, i)
-		if !ok {
-			return 0, false
+		kend, esc, ok := canonStringEsc(b, i)
+		if !ok || esc {
+			return 0, false // escaped keys: let the general path decide
 		}
 		key := b[kstart : kend-1]
-		for _, c := range key {
-			if c == '\\' {
-				return 0, false // escaped keys: let the general path decide
-			}
-		}
 		if len(key) > 0 && key[0] >= '0' && key[0] <= '9' {
 			if _, idx := arrayIndex(string(key)); idx {
 				return 0, false
@@ -239,11 +261,11 @@ func canonObject(b []byte, i, depth int, visit func(key []byte, start, end int))
 			return 0, false // large objects: the general path checks repeats
 		}
 		for _, k := range keys[:n] {
-			if string(k) == string(key) {
+			if string(b[k[0]:k[1]]) == string(key) {
 				return 0, false
 			}
 		}
-		keys[n] = key
+		keys[n] = [2]int32{int32(kstart), int32(kend - 1)}
 		n++
 		i = kend
 		if i >= len(b) || b[i] != ':' {

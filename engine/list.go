@@ -420,14 +420,14 @@ func readInfoBuf(fsys layout.FS, path string, buf *[]byte, b *infoBuilder) (*Ses
 	if int64(cap(data)) < st.Size()+512 {
 		data = make([]byte, 0, st.Size()+4096)
 	}
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
+	// Read the size stat gave (the size the list index keys on): a line
+	// appended since is not needed, and stopping there saves the read
+	// that would find the end.
+	for int64(len(data)) < st.Size() {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
 		if err == io.EOF || (err == nil && n == 0) {
-			break
+			break // shrunk since
 		}
 		if err != nil {
 			return nil, err

@@ -239,19 +239,28 @@ func writeContext(j *jw, c compaction.Context, byRef bool) {
 // (ISO strings; null for an invalid date), messageCount, firstMessage,
 // allMessagesText.
 func WriteInfo(w io.Writer, in *SessionInfo) {
+	var buf [512]byte
+	head, rest := AppendInfoJSON(buf[:0], in)
+	// The rest goes out as it is: no copy of the (large) text.
+	_, _ = w.Write(head)
+	_, _ = w.Write(rest)
+}
+
+// AppendInfoJSON is WriteInfo in two pieces, for callers that write many
+// infos with vectored I/O: it appends the start of the element (the path)
+// to dst, and returns the rest, which shares the info's memory and must
+// not be modified. Writing head then rest writes what WriteInfo writes.
+func AppendInfoJSON(dst []byte, in *SessionInfo) (head, rest []byte) {
 	tail := in.cachedJSON()
 	if tail == nil {
 		tail = infoJSON(in)
 	}
-	var buf [512]byte
-	b := append(buf[:0], `{"path":`...)
-	b = layout.AppendString(b, in.Path)
+	dst = append(dst, `{"path":`...)
+	dst = layout.AppendString(dst, in.Path)
 	if len(tail) > 2 {
-		b = append(b, ',')
+		dst = append(dst, ',')
 	}
-	// The rest goes out as it is: no copy of the (large) text.
-	_, _ = w.Write(b)
-	_, _ = w.Write(tail[1:])
+	return dst, tail[1:]
 }
 
 // infoJSON encodes every field of pi's list() element but the path, in its

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,12 +112,14 @@ func runList(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	w := bufio.NewWriter(e.stdout)
-	defer w.Flush()
 	if *asJSON {
-		writeInfosJSON(w, infos)
+		if err := writeBuffers(e.stdout, infosJSON(infos)); err != nil {
+			return e.fail(err)
+		}
 		return exitOK
 	}
+	w := bufio.NewWriter(e.stdout)
+	defer w.Flush()
 	if len(infos) == 0 {
 		fmt.Fprintln(e.stderr, "no sessions")
 		return exitOK
@@ -136,20 +137,34 @@ func runList(e *env, args []string) int {
 	return exitOK
 }
 
-// writeInfosJSON prints infos as a JSON array, one element per line.
-func writeInfosJSON(w io.Writer, infos []engine.SessionInfo) {
-	io.WriteString(w, "[")
+// infosJSON returns infos as a JSON array, one element per line, as the
+// pieces to write: the large part of each element is the info's own
+// memory, not a copy.
+func infosJSON(infos []engine.SessionInfo) [][]byte {
+	// Heads go into one buffer, whose growth would move them, so they are
+	// recorded as bounds and sliced once it is complete.
+	var heads []byte
+	bounds := make([][2]int, len(infos))
+	rests := make([][]byte, len(infos))
 	for i := range infos {
+		start := len(heads)
 		if i > 0 {
-			io.WriteString(w, ",")
+			heads = append(heads, ',')
+		} else {
+			heads = append(heads, '[')
 		}
-		io.WriteString(w, "\n  ")
-		engine.WriteInfo(w, &infos[i])
+		heads = append(heads, "\n  "...)
+		heads, rests[i] = engine.AppendInfoJSON(heads, &infos[i])
+		bounds[i] = [2]int{start, len(heads)}
 	}
-	if len(infos) > 0 {
-		io.WriteString(w, "\n")
+	out := make([][]byte, 0, 2*len(infos)+1)
+	for i := range infos {
+		out = append(out, heads[bounds[i][0]:bounds[i][1]], rests[i])
 	}
-	io.WriteString(w, "]\n")
+	if len(infos) == 0 {
+		return append(out, []byte("[]\n"))
+	}
+	return append(out, []byte("\n]\n"))
 }
 
 func shortID(id string) string {

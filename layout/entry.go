@@ -686,7 +686,7 @@ func parseChunk(data []byte, s, e, first int, slots []Entry) (int, []BadLine) {
 			next = end + 1
 		}
 		seg := data[pos:end]
-		if !jsBlank(seg) {
+		if !JSBlank(seg) {
 			ent, err := parseEntry(seg, true, nil)
 			if err != nil {
 				bad = append(bad, BadLine{Line: line, Offset: int64(pos), Err: err, Bytes: len(seg)})
@@ -703,8 +703,9 @@ func parseChunk(data []byte, s, e, first int, slots []Entry) (int, []BadLine) {
 	return n, bad
 }
 
-// jsBlank reports whether line is empty after JavaScript's String.trim.
-func jsBlank(b []byte) bool {
+// JSBlank reports whether b is empty after JavaScript's String.trim (pi
+// skips such lines).
+func JSBlank(b []byte) bool {
 	s, e := jsTrimBounds(b)
 	return s >= e
 }
@@ -715,45 +716,33 @@ func jsTrimBounds(b []byte) (int, int) {
 	s, e := 0, len(b)
 	for s < e {
 		if c := b[s]; c < utf8.RuneSelf {
-			if !jsSpaceASCII(c) {
+			if !IsJSWhitespace(rune(c)) {
 				break
 			}
 			s++
 			continue
 		}
 		r, n := utf8.DecodeRune(b[s:e])
-		if !jsSpaceRune(r) {
+		if !IsJSWhitespace(r) {
 			break
 		}
 		s += n
 	}
 	for e > s {
 		if c := b[e-1]; c < utf8.RuneSelf {
-			if !jsSpaceASCII(c) {
+			if !IsJSWhitespace(rune(c)) {
 				break
 			}
 			e--
 			continue
 		}
 		r, n := utf8.DecodeLastRune(b[s:e])
-		if !jsSpaceRune(r) {
+		if !IsJSWhitespace(r) {
 			break
 		}
 		e -= n
 	}
 	return s, e
-}
-
-func jsSpaceASCII(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
-
-func jsSpaceRune(r rune) bool {
-	switch r {
-	case 0x00A0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
 }
 
 // EachEntry calls fn for every object line of a session file in order,
@@ -773,7 +762,7 @@ func EachEntry(data []byte, fn func(e *Entry, m *MessageMembers) bool) {
 			next = stop + 1
 		}
 		seg := data[pos:stop]
-		if !jsBlank(seg) {
+		if !JSBlank(seg) {
 			var err error
 			if e, err = parseEntry(seg, false, &m); err == nil {
 				e.Offset = int64(pos)

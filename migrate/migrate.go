@@ -462,18 +462,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 // blank reports whether a line is empty after JavaScript's trim.
-func blank(b []byte) bool {
-	for _, r := range string(b) {
-		switch {
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f':
-		case r == 0xA0 || r == 0x1680 || r == 0x2028 || r == 0x2029 || r == 0x202F || r == 0x205F || r == 0x3000 || r == 0xFEFF:
-		case r >= 0x2000 && r <= 0x200A:
-		default:
-			return false
-		}
-	}
-	return true
-}
+func blank(b []byte) bool { return layout.JSBlank(b) }
 
 // trimTrailingJS removes JavaScript whitespace at the end of a line.
 func trimTrailingJS(b []byte) []byte {

@@ -35,7 +35,7 @@ func (s *Session) envelope(typ string) *pending { return s.envelopeFor(typ, 0) }
 // that its buffer is allocated once.
 func (s *Session) envelopeFor(typ string, room int) *pending {
 	p := &pending{meta: layout.Built{Type: typ}}
-	p.b.Start(256+room).String("type", typ)
+	p.b.StartIn(s.lineRoom(256+room+2)).String("type", typ)
 	s.envelopeTail(p)
 	return p
 }
@@ -75,7 +75,34 @@ func (p *pending) message(raw []byte) error {
 
 // commit appends the finished line.
 func (s *Session) commit(p *pending) (string, error) {
-	return s.appendLine(p.b.Bytes(), p.meta)
+	return s.appendLine(s.keepLine(p.b.Bytes()), p.meta)
+}
+
+// lineSlab is the size of the blocks appended lines are built in: one
+// allocation for many lines instead of one each.
+const lineSlab = 64 << 10
+
+// lineRoom returns an empty slice at the end of the line block with at
+// least n bytes of room (a new block when the current one has less), and
+// all the block's remaining capacity: a line that outgrows it moves out
+// of the block on its own.
+func (s *Session) lineRoom(n int) []byte {
+	if cap(s.lines)-len(s.lines) < n {
+		s.lines = make([]byte, 0, max(lineSlab, n))
+	}
+	return s.lines[len(s.lines):len(s.lines)]
+}
+
+// keepLine claims line in the line block when it was built there, with
+// one byte after it for its newline, and returns it with its capacity
+// cut to that byte, so that nothing appended to it reaches the next line.
+func (s *Session) keepLine(line []byte) []byte {
+	spare := min(cap(line)-len(line), 1)
+	n := len(s.lines)
+	if len(line) > 0 && n < cap(s.lines) && &line[0] == &s.lines[:n+1][n] {
+		s.lines = s.lines[:n+len(line)+spare]
+	}
+	return line[: len(line) : len(line)+spare]
 }
 
 // parentMember adds "parentId": the current leaf, or null, and returns

@@ -46,6 +46,7 @@ type Session struct {
 	checkedAt time.Time      // when the file's identity was last checked
 	rng       *rand.ChaCha8  // draws entry ids; seeded once per session
 	slab      []layout.Entry // storage for appended entries
+	lines     []byte         // storage for the bytes of appended lines
 	lastMs    int64          // the millisecond lastTs formats
 	lastTs    string
 	closed    bool

@@ -18,7 +18,14 @@ func NewObject(size int) *ObjectBuilder {
 // live inside another value (a zero ObjectBuilder must be started before
 // use).
 func (b *ObjectBuilder) Start(size int) *ObjectBuilder {
-	b.buf = append(make([]byte, 0, size+2), '{')
+	return b.StartIn(make([]byte, 0, size+2))
+}
+
+// StartIn begins a new object at the end of buf, using its spare capacity
+// (and growing out of it like append when it runs out), so that a caller
+// can build many objects in one block of memory.
+func (b *ObjectBuilder) StartIn(buf []byte) *ObjectBuilder {
+	b.buf = append(buf, '{')
 	return b
 }
 

@@ -5,13 +5,13 @@
 #
 #   BENCH_DIR    where workloads are generated and kept (default .bench)
 #   PI_MODULES   folder with node_modules/@mariozechner/pi-coding-agent
-#   RUNS         whole-process runs per measurement (median; default 3)
+#   RUNS         whole-process runs per measurement (median; default 5)
 #   GOBENCH      set to 0 to skip the Go benchmarks
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 B=${BENCH_DIR:-$root/.bench}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 mkdir -p "$B"
 B=$(cd "$B" && pwd)
 S="$B/sessctl"
@@ -25,22 +25,42 @@ say() { printf '%s\n' "$*" >&2; }
 
 if [ "${GOBENCH:-1}" != 0 ]; then
   say "== Go benchmarks"
-  SESSCTL_BENCH_DIR="$B" go test -run='^$' -bench=. -benchtime=5x -count=1 \
-    ./layout/ ./engine/ ./migrate/ ./lock/ | tee "$B/go-bench.txt" >&2
+  # Whole-file benchmarks run a few times; per-operation ones need many
+  # iterations to be steady.
+  { SESSCTL_BENCH_DIR="$B" go test -run='^$' \
+      -bench='^Benchmark(ParseFile|Canonical|OpenContext|ListScan|ListIndexed|MigrateStream|AgentUseReadSession10k)$' \
+      -benchtime=10x -count=1 ./layout/ ./engine/ ./migrate/
+    SESSCTL_BENCH_DIR="$B" go test -run='^$' \
+      -bench='^Benchmark(IsCanonical|AppendNoSync|AppendSync|AgentUseAddPart|AgentUseUpdatePart|AcquireRelease)$' \
+      -benchtime=2s -count=1 ./layout/ ./engine/ ./lock/
+  } | tee "$B/go-bench.txt" >&2
 fi
 
-# measure LABEL PREP CMD...: runs PREP (untimed) then CMD, RUNS times;
-# prints "median-seconds max-rss-kib".
+# measure PREP CMD...: runs PREP (untimed) then CMD, RUNS times; prints
+# "median-seconds max-rss-kib". Wall time is taken in nanoseconds around
+# the process (/usr/bin/time only reports the peak RSS).
 measure() {
   local prep=$1; shift
-  local times=() rss=0
+  local times=() rss=0 t0 t1 m
   for _ in $(seq "$RUNS"); do
     eval "$prep"
-    /usr/bin/time -f '%e %M' -o "$B/time.out" "$@" >/dev/null 2>"$B/stderr.out" || { cat "$B/stderr.out" >&2; return 1; }
-    read -r t m < "$B/time.out"
-    times+=("$t"); [ "$m" -gt "$rss" ] && rss=$m
+    t0=$(date +%s%N)
+    /usr/bin/time -f '%M' -o "$B/time.out" "$@" >/dev/null 2>"$B/stderr.out" || { cat "$B/stderr.out" >&2; return 1; }
+    t1=$(date +%s%N)
+    read -r m < "$B/time.out"
+    times+=("$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')"); [ "$m" -gt "$rss" ] && rss=$m
   done
   printf '%s %s\n' "$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")" "$rss"
+}
+
+# median_rate CMD...: runs CMD (which prints "... N entries/s") RUNS times
+# and prints the median rate.
+median_rate() {
+  for _ in $(seq "$RUNS"); do
+    rm -rf "$B/append"
+    "$@" "$B/append" | sed 's/.*: \([0-9]*\) entries\/s/\1/'
+  done | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"
+  rm -rf "$B/append"
 }
 size() { stat -c %s "$1"; }
 dirsize() { du -sb "$1" | cut -f1; }
@@ -54,9 +74,9 @@ read -r T[listidx] R[listidx] < <(measure : "$S" list --dir "$B/sessions" --json
 read -r T[mig] R[mig] < <(measure "cp $B/v1.jsonl $B/work.jsonl; rm -f $B/work.jsonl.v1.bak" "$S" migrate --no-backup "$B/work.jsonl")
 read -r T[mig500] R[mig500] < <(RUNS=1 measure "cp $B/v1-500.jsonl $B/work.jsonl" "$S" migrate --no-backup "$B/work.jsonl")
 rm -f "$B/work.jsonl"
-rm -rf "$B/append"; app=$("$S" gen append --entries 100000 "$B/append" | sed 's/.*: //')
-rm -rf "$B/append"; apps=$("$S" gen append --entries 2000 --sync "$B/append" | sed 's/.*: //')
-rm -rf "$B/append"
+app10=$(median_rate "$S" gen append --entries 10000)
+app=$(median_rate "$S" gen append --entries 100000)
+apps=$(RUNS=1 median_rate "$S" gen append --entries 2000 --sync)
 
 have_pi=0
 if [ -n "${PI_MODULES:-}" ]; then
@@ -68,7 +88,7 @@ if [ -n "${PI_MODULES:-}" ]; then
   read -r T[plist] R[plist] < <(measure : "${P[@]}" list "$B/sessions")
   read -r T[pmig] R[pmig] < <(measure "cp $B/v1.jsonl $B/work.jsonl" "${P[@]}" open "$B/work.jsonl")
   rm -f "$B/work.jsonl"
-  rm -rf "$B/append"; papp=$("${P[@]}" append 10000 "$B/append" | sed 's/.*: //'); rm -rf "$B/append"
+  papp=$(median_rate "${P[@]}" append 10000)
 fi
 
 mb() { awk -v b="$1" -v t="$2" 'BEGIN { printf "%.0f MB/s", b / 1e6 / t }'; }
@@ -92,6 +112,7 @@ row "list 5,000 sessions, warm index" "${T[listidx]}" "$sess" "${R[listidx]}" "$
 row "migrate v1 file ($((v1/1000000)) MB)" "${T[mig]}" "$v1" "${R[mig]}" "${T[pmig]:-}" "${R[pmig]:-}"
 row "migrate v1 file ($((v1b/1000000)) MB)" "${T[mig500]}" "$v1b" "${R[mig500]}"
 echo
-echo "append, no fsync:      sessctl $app (100,000 entries)$([ $have_pi = 1 ] && echo "; pi $papp (10,000 entries)")"
-echo "append, fsync each:    sessctl $apps (2,000 entries)"
+echo "append 10,000, no fsync: sessctl $app10 entries/s$([ $have_pi = 1 ] && echo "; pi $papp entries/s (ratio $(ratio "$app10" "$papp"))") (median of $RUNS)"
+echo "append 100,000, no fsync: sessctl $app entries/s"
+echo "append, fsync each:      sessctl $apps entries/s (2,000 entries)"
 echo "peak RSS / file size:  open + context $(awk -v r="${R[ctx]}" -v s="$big" 'BEGIN { printf "%.2f", r * 1024 / s }'), migrate $((v1/1000000)) MB $(awk -v r="${R[mig]}" -v s="$v1" 'BEGIN { printf "%.3f", r * 1024 / s }'), migrate $((v1b/1000000)) MB $(awk -v r="${R[mig500]}" -v s="$v1b" 'BEGIN { printf "%.3f", r * 1024 / s }')"

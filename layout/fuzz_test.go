@@ -212,20 +212,18 @@ func envelope(t *testing.T, e *layout.Entry) string {
 	}, "|")
 }
 
-// validUTF8 replaces each byte of an invalid sequence with U+FFFD, as
-// layout's encoder does.
+// validUTF8 returns s as JavaScript reads its bytes: each invalid
+// sequence (a maximal subpart, checked against Node in codec_test.go)
+// becomes U+FFFD, as layout's encoder writes it.
 func validUTF8(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
+	if utf8.ValidString(s) {
+		return s
 	}
-	return b.String()
+	out, ok := layout.String(layout.AppendString(nil, s))
+	if !ok {
+		panic("AppendString wrote an invalid JSON string")
+	}
+	return out
 }
 
 // depth returns the deepest nesting of brackets outside strings.

@@ -138,6 +138,25 @@ func TestHostileInputs(t *testing.T) {
 			t.Error("a file was written outside the store")
 		}
 	})
+	t.Run("a named pipe among the sessions is skipped, not waited on", func(t *testing.T) {
+		dir := filepath.Dir(writeSession(t, msgLine("a1", "", `"hi"`)))
+		if err := syscall.Mkfifo(filepath.Join(dir, "pipe.jsonl"), 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		done := make(chan []engine.SessionInfo, 1)
+		go func() {
+			infos, _ := engine.List(context.Background(), "", engine.ListOptions{Dir: dir, NoIndex: true})
+			done <- infos
+		}()
+		select {
+		case infos := <-done:
+			if len(infos) != 1 {
+				t.Fatalf("%d sessions listed, want the one regular file", len(infos))
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("listing waits on the named pipe")
+		}
+	})
 	t.Run("a symlink at the session path is refused for writing", func(t *testing.T) {
 		dir := t.TempDir()
 		target := filepath.Join(dir, "elsewhere.jsonl")

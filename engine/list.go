@@ -212,6 +212,10 @@ func sessionFilesIndexed(o ListOptions, dir string) (dirFiles, error) {
 	return files, err
 }
 
+// notRegular are the file types that are neither regular files nor
+// symbolic links.
+const notRegular = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCharDevice | fs.ModeIrregular
+
 // sessionFiles lists the *.jsonl files of dir, by name, and with
 // withStats their stats (taken on every CPU for a large directory; only
 // the list index needs them).
@@ -223,7 +227,9 @@ func sessionFiles(fsys layout.FS, dir string, withStats bool) (dirFiles, error) 
 	}
 	var files []fs.DirEntry
 	for _, d := range ents {
-		if layout.IsSessionFileName(d.Name()) && !d.IsDir() {
+		// Directories and special files are not sessions; opening a named
+		// pipe would wait for a writer forever (pi's list hangs on one).
+		if layout.IsSessionFileName(d.Name()) && d.Type()&(fs.ModeDir|notRegular) == 0 {
 			files = append(files, d)
 		}
 	}

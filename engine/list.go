@@ -467,9 +467,8 @@ type infoBuilder struct {
 	headerStr bool
 	// text is allMessagesText as a JSON string so far, without its closing
 	// quote: texts are copied in their escaped form, never decoded.
-	text      []byte
-	ntext     int
-	first     string
+	text []byte
+	// firstJSON is the first user text, as a JSON string.
 	firstJSON []byte
 	last      float64
 	hasLast   bool
@@ -536,7 +535,7 @@ func (b *infoBuilder) add(e *layout.Entry, m *layout.MessageMembers) bool {
 		}
 	}
 	mark := len(b.text)
-	if b.ntext > 0 {
+	if len(b.text) > 1 { // a text before this one, after the opening quote
 		b.text = append(b.text, ' ')
 	}
 	start := len(b.text)
@@ -545,10 +544,8 @@ func (b *infoBuilder) add(e *layout.Entry, m *layout.MessageMembers) bool {
 		b.text = b.text[:mark]
 		return true
 	}
-	b.ntext++
-	if b.first == "" && e.Role == "user" {
+	if b.firstJSON == nil && e.Role == "user" {
 		b.firstJSON = append(append([]byte{'"'}, b.text[start:]...), '"')
-		b.first, _ = layout.String(b.firstJSON)
 	}
 	return true
 }
@@ -558,9 +555,10 @@ func (b *infoBuilder) finish() (*SessionInfo, error) {
 		return nil, errNotSession
 	}
 	info := b.info
-	info.FirstMessage, info.firstJSON = b.first, b.firstJSON
-	if info.FirstMessage == "" {
-		info.FirstMessage, info.firstJSON = "(no messages)", nil
+	info.FirstMessage, info.firstJSON = "(no messages)", nil
+	if b.firstJSON != nil {
+		info.FirstMessage, _ = layout.String(b.firstJSON)
+		info.firstJSON = b.firstJSON
 	}
 	b.text = append(b.text, '"')
 	info.allTextJSON = b.text // the builder's buffer until withCache copies it

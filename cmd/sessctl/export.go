@@ -474,23 +474,31 @@ func (m *mdWriter) entry(en *layout.Entry) {
 		}
 		m.heading(title, en)
 		m.content(entryField(en, "content"))
+	default:
+		m.note(en, noteText(en, mdCode))
+	}
+}
+
+// noteText is the one-line note an export gives an entry without a
+// section of its own (model and thinking-level changes, names, labels,
+// custom and unknown entries), with code marking the literal values.
+func noteText(en *layout.Entry, code func(string) string) string {
+	switch en.Type {
 	case layout.TypeModelChange:
-		m.note(en, "Model changed to "+mdCode(modelLabel(entryField(en, "provider").str(), entryField(en, "modelId").str())))
+		return "Model changed to " + code(modelLabel(entryField(en, "provider").str(), entryField(en, "modelId").str()))
 	case layout.TypeThinkingLevelChange:
-		m.note(en, "Thinking level set to "+mdCode(entryField(en, "thinkingLevel").str()))
+		return "Thinking level set to " + code(entryField(en, "thinkingLevel").str())
 	case layout.TypeSessionInfo:
-		m.note(en, "Session named "+mdCode(entryField(en, "name").str()))
+		return "Session named " + code(entryField(en, "name").str())
 	case layout.TypeLabel:
 		if l := entryField(en, "label").str(); l != "" {
-			m.note(en, "Label "+mdCode(l)+" on "+mdCode(entryField(en, "targetId").str()))
-		} else {
-			m.note(en, "Label cleared on "+mdCode(entryField(en, "targetId").str()))
+			return "Label " + code(l) + " on " + code(entryField(en, "targetId").str())
 		}
+		return "Label cleared on " + code(entryField(en, "targetId").str())
 	case layout.TypeCustom:
-		m.note(en, "Custom entry "+mdCode(entryField(en, "customType").str()))
-	default:
-		m.note(en, "Entry of type "+mdCode(firstNonEmpty(en.Type, "none")))
+		return "Custom entry " + code(entryField(en, "customType").str())
 	}
+	return "Entry of type " + code(firstNonEmpty(en.Type, "none"))
 }
 
 func (m *mdWriter) content(c rview) {
@@ -681,22 +689,8 @@ func (h *htmlWriter) entry(en *layout.Entry) {
 		h.open("custom", title, en)
 		h.content(entryField(en, "content"))
 		h.close()
-	case layout.TypeModelChange:
-		h.note(en, "Model changed to "+code(modelLabel(entryField(en, "provider").str(), entryField(en, "modelId").str())))
-	case layout.TypeThinkingLevelChange:
-		h.note(en, "Thinking level set to "+code(entryField(en, "thinkingLevel").str()))
-	case layout.TypeSessionInfo:
-		h.note(en, "Session named "+code(entryField(en, "name").str()))
-	case layout.TypeLabel:
-		if l := entryField(en, "label").str(); l != "" {
-			h.note(en, "Label "+code(l)+" on "+code(entryField(en, "targetId").str()))
-		} else {
-			h.note(en, "Label cleared on "+code(entryField(en, "targetId").str()))
-		}
-	case layout.TypeCustom:
-		h.note(en, "Custom entry "+code(entryField(en, "customType").str()))
 	default:
-		h.note(en, "Entry of type "+code(firstNonEmpty(en.Type, "none")))
+		h.note(en, noteText(en, code))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // Source is the Claude Code importer.
@@ -55,11 +56,6 @@ type storeLayout struct {
 	history     string   // history.jsonl, when there is one
 }
 
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
 func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
@@ -81,21 +77,21 @@ func layoutOf(path string) (*storeLayout, error) {
 			dir = filepath.Dir(filepath.Dir(dir))
 		}
 		return &storeLayout{file: abs, projectDirs: []string{dir}, history: historyFor(filepath.Dir(filepath.Dir(dir)))}, nil
-	case isDir(filepath.Join(abs, "projects")):
+	case srcfs.IsDir(filepath.Join(abs, "projects")):
 		dirs, err := subdirs(filepath.Join(abs, "projects"))
 		if err != nil {
 			return nil, err
 		}
 		return &storeLayout{projectDirs: dirs, history: historyFor(abs)}, nil
-	case isDir(abs) && filepath.Base(abs) == "projects":
+	case srcfs.IsDir(abs) && filepath.Base(abs) == "projects":
 		dirs, err := subdirs(abs)
 		if err != nil {
 			return nil, err
 		}
 		return &storeLayout{projectDirs: dirs, history: historyFor(filepath.Dir(abs))}, nil
-	case isDir(abs) && hasJSONL(abs):
+	case srcfs.IsDir(abs) && hasJSONL(abs):
 		return &storeLayout{projectDirs: []string{abs}, history: historyFor(filepath.Dir(filepath.Dir(abs)))}, nil
-	case isDir(abs):
+	case srcfs.IsDir(abs):
 		return nil, fmt.Errorf("%s holds no Claude Code sessions (no projects directory, no .jsonl files)", abs)
 	}
 	return nil, fmt.Errorf("%s: %w", abs, os.ErrNotExist)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // Source is the Codex importer.
@@ -72,35 +73,22 @@ func rollouts(path string, first bool) ([]string, error) {
 		return []string{abs}, nil
 	}
 	roots := []string{abs}
-	if s := filepath.Join(abs, "sessions"); isDir(s) {
+	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(s) {
 		roots = []string{s}
-		if a := filepath.Join(abs, "archived_sessions"); isDir(a) {
+		if a := filepath.Join(abs, "archived_sessions"); srcfs.IsDir(a) {
 			roots = append(roots, a)
 		}
 	}
 	var files []string
-	stop := fmt.Errorf("found")
 	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p == root {
-					return err
-				}
-				return nil
-			}
-			if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
-				files = append(files, p)
-				if first {
-					return stop
-				}
-			}
-			return nil
+		found, err := srcfs.Find(root, 0, first, func(d fs.DirEntry) bool {
+			return strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl")
 		})
-		if err == stop {
-			return files, nil
-		}
 		if err != nil {
 			return nil, err
+		}
+		if files = append(files, found...); first && len(files) > 0 {
+			return files, nil
 		}
 	}
 	sort.Slice(files, func(i, j int) bool {
@@ -111,11 +99,6 @@ func rollouts(path string, first bool) ([]string, error) {
 		return files[i] < files[j]
 	})
 	return files, nil
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
 }
 
 type store struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // Source is the Cursor importer.
@@ -71,39 +72,15 @@ func stores(path string, first bool) ([]string, error) {
 		return []string{abs}, nil
 	}
 	root := abs
-	if c := filepath.Join(abs, "chats"); isDir(c) {
+	if c := filepath.Join(abs, "chats"); srcfs.IsDir(c) {
 		root = c
 	}
-	var out []string
-	stop := errors.New("found")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil
-		}
-		if d.IsDir() && p != root && strings.Count(strings.TrimPrefix(p, root), string(filepath.Separator)) > 3 {
-			return fs.SkipDir
-		}
-		if !d.IsDir() && d.Name() == "store.db" {
-			out = append(out, p)
-			if first {
-				return stop
-			}
-		}
-		return nil
-	})
-	if err != nil && err != stop {
+	out, err := srcfs.Find(root, 3, first, func(d fs.DirEntry) bool { return d.Name() == "store.db" })
+	if err != nil {
 		return nil, err
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
 }
 
 type store struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // Source is the Gemini CLI importer.
@@ -71,11 +72,6 @@ type storeLayout struct {
 	file     string   // one chat file, when a file was given
 }
 
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
 func layoutOf(path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -97,13 +93,13 @@ func layoutOf(path string) (*storeLayout, error) {
 	}
 	var tmp string
 	switch {
-	case isDir(filepath.Join(abs, "tmp")):
+	case srcfs.IsDir(filepath.Join(abs, "tmp")):
 		tmp = filepath.Join(abs, "tmp")
 	case filepath.Base(abs) == "tmp":
 		tmp = abs
 	case filepath.Base(abs) == "chats":
 		return &storeLayout{home: filepath.Dir(filepath.Dir(filepath.Dir(abs))), chatDirs: []string{abs}}, nil
-	case isDir(filepath.Join(abs, "chats")):
+	case srcfs.IsDir(filepath.Join(abs, "chats")):
 		return &storeLayout{home: filepath.Dir(filepath.Dir(abs)), chatDirs: []string{filepath.Join(abs, "chats")}}, nil
 	default:
 		return nil, fmt.Errorf("%s holds no Gemini CLI chats (no tmp or chats directory)", abs)
@@ -114,7 +110,7 @@ func layoutOf(path string) (*storeLayout, error) {
 	}
 	l := &storeLayout{home: filepath.Dir(tmp)}
 	for _, e := range ents {
-		if c := filepath.Join(tmp, e.Name(), "chats"); e.IsDir() && isDir(c) {
+		if c := filepath.Join(tmp, e.Name(), "chats"); e.IsDir() && srcfs.IsDir(c) {
 			l.chatDirs = append(l.chatDirs, c)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // Source is the opencode importer.
@@ -54,11 +55,6 @@ type storeLayout struct {
 	dbs     []string // the databases
 }
 
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
 func layoutOf(path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -77,9 +73,9 @@ func layoutOf(path string) (*storeLayout, error) {
 		return l, nil
 	}
 	switch {
-	case isDir(filepath.Join(abs, "storage", "session")):
+	case srcfs.IsDir(filepath.Join(abs, "storage", "session")):
 		l.storage = filepath.Join(abs, "storage")
-	case isDir(filepath.Join(abs, "session")) && isDir(filepath.Join(abs, "message")):
+	case srcfs.IsDir(filepath.Join(abs, "session")) && srcfs.IsDir(filepath.Join(abs, "message")):
 		l.storage = abs
 	}
 	dbs, _ := filepath.Glob(filepath.Join(abs, "opencode*.db"))

@@ -1,0 +1,51 @@
+// Package srcfs holds the small filesystem helpers the importers share to
+// find a foreign agent's files.
+package srcfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// IsDir reports whether p is a directory (following symbolic links).
+func IsDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// Find returns the files under root that match accepts, in walk order.
+// maxDepth > 0 leaves out directories more than maxDepth levels below
+// root; first stops at the first match (for Detect). An error reading root
+// itself is returned; errors below it skip the entry.
+func Find(root string, maxDepth int, first bool, match func(d fs.DirEntry) bool) ([]string, error) {
+	var out []string
+	errFound := errors.New("found")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if maxDepth > 0 && p != root && strings.Count(strings.TrimPrefix(p, root), string(filepath.Separator)) > maxDepth {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if match(d) {
+			out = append(out, p)
+			if first {
+				return errFound
+			}
+		}
+		return nil
+	})
+	if err != nil && err != errFound {
+		return nil, err
+	}
+	return out, nil
+}

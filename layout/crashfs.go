@@ -183,8 +183,9 @@ func (c *CrashFS) parentOf(elems []string) (*crashNode, string, error) {
 
 // OpenFile opens or creates a file. It honours O_RDONLY, O_WRONLY,
 // O_RDWR, O_CREATE, O_EXCL, O_TRUNC, O_APPEND and O_SYNC (every write is
-// synced); other flags, NoFollow among them, are ignored. A directory can
-// be opened read-only; reading it fails with EISDIR.
+// synced); other flags, NoFollow among them, are ignored. Opening a
+// directory fails with EISDIR, as the real FS's OpenFile refuses
+// everything but regular files.
 func (c *CrashFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -204,7 +205,7 @@ func (c *CrashFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	case flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL:
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EEXIST}
-	case n.isDir() && write:
+	case n.isDir():
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	}
 	if flag&os.O_TRUNC != 0 && write && len(n.data) > 0 {
@@ -223,7 +224,7 @@ func (c *CrashFS) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	if n.isDir() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	}
 	return slices.Clone(n.data), nil
 }

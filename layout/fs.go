@@ -4,7 +4,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // FS is the filesystem seam every write goes through, so that crash and
@@ -51,9 +50,16 @@ type osFS struct{}
 
 var _ FS = osFS{}
 
+// OpenFile opens a file for reading through OpenRegular's checks: only a
+// regular file is opened, without ever waiting on a named pipe. Opens for
+// writing are os.OpenFile's.
 func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) == 0 {
-		return openRead(name, flag)
+		f, err := openRegular(name, flag)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
 	}
 	f, err := os.OpenFile(name, flag, perm)
 	if err != nil {
@@ -62,25 +68,7 @@ func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	return f, nil
 }
 
-// openRead opens name for reading. os.OpenFile would also try to register
-// the descriptor with the network poller, which for a regular file costs
-// four fcntl calls and a failing epoll_ctl; listing thousands of small
-// sessions spent more on those than on reading. Session files are regular
-// files, read with blocking calls.
-func openRead(name string, flag int) (File, error) {
-	for {
-		fd, err := syscall.Open(name, flag|syscall.O_CLOEXEC, 0)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		return os.NewFile(uintptr(fd), name), nil
-	}
-}
-
-func (osFS) ReadFile(name string) ([]byte, error)         { return os.ReadFile(name) }
+func (osFS) ReadFile(name string) ([]byte, error)         { return ReadFile(osFS{}, name) }
 func (osFS) Rename(o, n string) error                     { return os.Rename(o, n) }
 func (osFS) Link(o, n string) error                       { return os.Link(o, n) }
 func (osFS) Remove(name string) error                     { return os.Remove(name) }
@@ -111,10 +99,6 @@ func SameFile(a, b fs.FileInfo) bool {
 	}
 	return os.SameFile(a, b)
 }
-
-// NoFollow is the open flag that refuses a symlink in the last path
-// element. Writers add it to every open of a file they create or append to.
-const NoFollow = syscall.O_NOFOLLOW
 
 // Modes for everything sessctl creates: sessions hold secrets.
 const (

@@ -12,15 +12,17 @@ import (
 // core's memory bandwidth.
 const parallelReadMin = 8 << 20
 
-// ReadFile reads a whole file through fsys. On the real filesystem a large
-// file is read in parallel chunks (pread on every CPU), which halves the
-// time of opening a session of hundreds of megabytes. A file that changes
-// size meanwhile is read again the ordinary way.
+// ReadFile reads a whole file through fsys. On the real filesystem only a
+// regular file is read (see OpenRegular: a named pipe is refused instead
+// of waited on), and a large one is read in parallel chunks (pread on
+// every CPU), which halves the time of opening a session of hundreds of
+// megabytes. A file that changes size meanwhile is read again the
+// ordinary way.
 func ReadFile(fsys FS, name string) ([]byte, error) {
 	if _, ok := fsys.(osFS); !ok {
 		return fsys.ReadFile(name)
 	}
-	f, err := os.Open(name)
+	f, err := openRegular(name, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
@@ -31,8 +33,8 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 	}
 	size := st.Size()
 	n := runtime.GOMAXPROCS(0)
-	if size < parallelReadMin || n < 2 || !st.Mode().IsRegular() {
-		return io.ReadAll(f)
+	if size < parallelReadMin || n < 2 {
+		return readSized(f, size)
 	}
 	n = min(n, 8)
 	buf := make([]byte, size)
@@ -49,7 +51,7 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 		if err != nil {
 			// Shorter than it was (a concurrent truncation) or unreadable:
 			// fall back to one sequential read of whatever is there now.
-			return os.ReadFile(name)
+			return readSized(io.NewSectionReader(f, 0, 1<<62), size)
 		}
 	}
 	// Appends that landed after the Stat are read too, so the result never
@@ -59,4 +61,26 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	return append(buf, rest...), nil
+}
+
+// readSized reads r to its end into a buffer sized for size bytes (the
+// file's size when it was opened; it may have grown or shrunk since).
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 || int64(int(size)) != size {
+		size = 0
+	}
+	data := make([]byte, 0, int(size)+512)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

@@ -318,6 +318,11 @@ func (r *importRun) store(src migrate.Source, path string) {
 			continue
 		}
 		conv, err := st.Convert(r.e.ctx, ref)
+		if errors.Is(err, layout.ErrNotRegular) {
+			// A named pipe or device with a session's name: skipped and
+			// reported like a damaged file, never waited on.
+			err = &migrate.Damage{Path: ref.Path, Err: layout.ErrNotRegular}
+		}
 		if err != nil {
 			if !r.damage(err) {
 				r.warn(fmt.Errorf("import %s session %s from %s: %w", src.Title(), ref.ID, ref.Path, err))
@@ -401,7 +406,7 @@ func (r *importRun) write(s *migrate.Imported) {
 	}
 	var err error
 	if r.dryRun {
-		cur, rerr := os.ReadFile(path)
+		cur, rerr := layout.ReadRegular(path)
 		switch {
 		case errors.Is(rerr, os.ErrNotExist):
 			line.Status = "new"

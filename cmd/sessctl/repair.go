@@ -113,7 +113,7 @@ func runRepair(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	data, err := os.ReadFile(path)
+	data, err := layout.ReadRegular(path)
 	if err != nil {
 		return e.fail(fmt.Errorf("repair %s: %w", path, err))
 	}

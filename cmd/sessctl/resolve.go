@@ -156,7 +156,7 @@ func idFromName(name string) string {
 
 // headerID reads the session id from the first line of a file.
 func headerID(path string) string {
-	f, err := os.Open(path)
+	f, err := layout.OpenRegular(path)
 	if err != nil {
 		return ""
 	}

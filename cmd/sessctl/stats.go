@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -136,7 +135,7 @@ func statsAll(e *env, store string, asJSON bool) int {
 		if d.IsDir() || !layout.IsSessionFileName(d.Name()) {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := layout.ReadRegular(p)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", p, err)
 			skipped++

@@ -110,7 +110,7 @@ func runVerify(e *env, args []string) int {
 		}
 	}
 	check := func(path string) {
-		data, err := os.ReadFile(path)
+		data, err := layout.ReadRegular(path)
 		if err != nil {
 			w.Flush()
 			worse(e.fail(fmt.Errorf("verify %s: %w", path, err)))

@@ -56,11 +56,6 @@ type storeLayout struct {
 	history     string   // history.jsonl, when there is one
 }
 
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
 // layoutOf works out what path is.
 func layoutOf(path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
@@ -68,7 +63,7 @@ func layoutOf(path string) (*storeLayout, error) {
 		return nil, err
 	}
 	switch {
-	case isFile(abs):
+	case srcfs.IsFile(abs):
 		if !strings.HasSuffix(abs, ".jsonl") {
 			return nil, fmt.Errorf("%s is not a Claude Code session file", abs)
 		}
@@ -99,7 +94,7 @@ func layoutOf(path string) (*storeLayout, error) {
 
 func historyFor(home string) string {
 	p := filepath.Join(home, "history.jsonl")
-	if isFile(p) {
+	if srcfs.IsFile(p) {
 		return p
 	}
 	return ""
@@ -285,7 +280,7 @@ func (s *store) summaries(p *project) map[string]summary {
 	p.sumRead = true
 	p.summaries = make(map[string]summary)
 	for _, f := range p.mains {
-		fh, err := os.Open(f)
+		fh, err := srcfs.Open(f)
 		if err != nil {
 			continue
 		}
@@ -317,7 +312,7 @@ func (s *store) historyCwd(dirName string) string {
 		s.histRead = true
 		s.history = make(map[string]string)
 		if s.l.history != "" {
-			if fh, err := os.Open(s.l.history); err == nil {
+			if fh, err := srcfs.Open(s.l.history); err == nil {
 				_ = migrate.EachLine(fh, func(_ int, line []byte) bool {
 					var r struct {
 						Project string `json:"project"`
@@ -355,7 +350,7 @@ func EncodeCwd(cwd string) string {
 // firstSessionID returns the sessionId of the first record of a file that
 // has one.
 func firstSessionID(path string) string {
-	fh, err := os.Open(path)
+	fh, err := srcfs.Open(path)
 	if err != nil {
 		return ""
 	}

@@ -3,7 +3,6 @@ package claude
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // rec is one record of a Claude Code session file.
@@ -97,7 +97,7 @@ type converter struct {
 
 // read decodes a session file; damaged lines are recorded and skipped.
 func (c *converter) read(path string) ([]*rec, error) {
-	fh, err := os.Open(path)
+	fh, err := srcfs.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (c *converter) main(ctx context.Context, file string) error {
 // agentName names a hierarchical subagent from its .meta.json:
 // "<agentType>: <description>".
 func agentName(file string) string {
-	data, err := os.ReadFile(strings.TrimSuffix(file, ".jsonl") + ".meta.json")
+	data, err := srcfs.ReadFile(strings.TrimSuffix(file, ".jsonl") + ".meta.json")
 	if err != nil {
 		return ""
 	}

@@ -185,7 +185,7 @@ type part struct {
 }
 
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
-	fh, err := os.Open(ref.Key)
+	fh, err := srcfs.Open(ref.Key)
 	if err != nil {
 		return nil, err
 	}

@@ -141,13 +141,13 @@ type meta struct {
 func readMeta(path string) (meta, error) {
 	var m meta
 	if strings.HasSuffix(path, ".json") {
-		data, err := os.ReadFile(path)
+		data, err := srcfs.ReadFile(path)
 		if err != nil {
 			return m, err
 		}
 		return m, json.Unmarshal(data, &m)
 	}
-	fh, err := os.Open(path)
+	fh, err := srcfs.Open(path)
 	if err != nil {
 		return m, err
 	}
@@ -242,7 +242,7 @@ func lineOf(path string) int {
 
 // projectRoot returns the project root of a project directory.
 func (s *store) projectRoot(projDir string) string {
-	if b, err := os.ReadFile(filepath.Join(projDir, ".project_root")); err == nil {
+	if b, err := srcfs.ReadFile(filepath.Join(projDir, ".project_root")); err == nil {
 		if p := strings.TrimSpace(string(b)); p != "" {
 			return p
 		}
@@ -253,7 +253,7 @@ func (s *store) projectRoot(projDir string) string {
 		var reg struct {
 			Projects map[string]string `json:"projects"`
 		}
-		if b, err := os.ReadFile(filepath.Join(s.l.home, "projects.json")); err == nil && json.Unmarshal(b, &reg) == nil {
+		if b, err := srcfs.ReadFile(filepath.Join(s.l.home, "projects.json")); err == nil && json.Unmarshal(b, &reg) == nil {
 			for path, slug := range reg.Projects {
 				s.registry[slug] = path
 			}
@@ -396,7 +396,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		chain = append(chain, m.ID)
 	}
 	if strings.HasSuffix(ref.Key, ".json") {
-		data, err := os.ReadFile(ref.Key)
+		data, err := srcfs.ReadFile(ref.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -420,7 +420,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			add(m)
 		}
 	} else {
-		fh, err := os.Open(ref.Key)
+		fh, err := srcfs.Open(ref.Key)
 		if err != nil {
 			return nil, err
 		}

@@ -272,7 +272,7 @@ func (s *store) jsonSessions() []error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := srcfs.ReadFile(p)
 		if err != nil {
 			errs = append(errs, &migrate.Damage{Path: p, Err: err})
 			return nil
@@ -457,7 +457,7 @@ func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg
 	sort.Strings(files)
 	var msgs []*msg
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := srcfs.ReadFile(f)
 		if err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: f, Err: err})
 			continue
@@ -478,7 +478,7 @@ func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg
 		pfiles, _ := filepath.Glob(filepath.Join(s.l.storage, "part", m.id, "*.json"))
 		sort.Strings(pfiles)
 		for _, pf := range pfiles {
-			pdata, err := os.ReadFile(pf)
+			pdata, err := srcfs.ReadFile(pf)
 			var p part
 			if err == nil {
 				err = json.Unmarshal(pdata, &p)

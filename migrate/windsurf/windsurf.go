@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // Source is the Windsurf importer.
@@ -91,7 +92,7 @@ func conversations(path string) ([]string, error) {
 }
 
 func looksLikeConversation(path string) bool {
-	data, err := os.ReadFile(path)
+	data, err := srcfs.ReadFile(path)
 	if err != nil {
 		return false
 	}
@@ -145,7 +146,7 @@ type message struct {
 }
 
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
-	data, err := os.ReadFile(ref.Key)
+	data, err := srcfs.ReadFile(ref.Key)
 	if err != nil {
 		return nil, err
 	}

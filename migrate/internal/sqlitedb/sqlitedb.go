@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -47,7 +48,7 @@ var header = []byte("SQLite format 3\x00")
 
 // IsSQLite reports whether the file at path starts with the SQLite header.
 func IsSQLite(path string) bool {
-	f, err := os.Open(path)
+	f, err := srcfs.Open(path)
 	if err != nil {
 		return false
 	}
@@ -60,7 +61,7 @@ func IsSQLite(path string) bool {
 // walMode reports whether the database's header says WAL (file format
 // read and write versions 2).
 func walMode(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := srcfs.Open(path)
 	if err != nil {
 		return false, err
 	}
@@ -133,7 +134,7 @@ func (d *DB) cleanup() {
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := srcfs.Open(src)
 	if err != nil {
 		return err
 	}

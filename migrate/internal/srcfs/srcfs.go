@@ -1,5 +1,5 @@
 // Package srcfs holds the small filesystem helpers the importers share to
-// find a foreign agent's files.
+// find and open a foreign agent's files.
 package srcfs
 
 import (
@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sessctl/sessctl/layout"
 )
 
 // IsDir reports whether p is a directory (following symbolic links).
@@ -48,4 +50,20 @@ func Find(root string, maxDepth int, first bool, match func(d fs.DirEntry) bool)
 		return nil, err
 	}
 	return out, nil
+}
+
+// Open opens a source file for reading. Only a regular file is opened: a
+// named pipe, socket or device with a source's file name is refused at
+// once with an error naming it, instead of waiting forever for a writer
+// (see layout.OpenRegular).
+func Open(path string) (*os.File, error) { return layout.OpenRegular(path) }
+
+// ReadFile reads a whole source file, which must be a regular file (see
+// Open).
+func ReadFile(path string) ([]byte, error) { return layout.ReadRegular(path) }
+
+// IsFile reports whether p is a regular file (following symbolic links).
+func IsFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }

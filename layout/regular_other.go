@@ -1,0 +1,34 @@
+//go:build !unix
+
+package layout
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// NoFollow is the open flag that refuses a symlink in the last path
+// element; this system has none, so writers rely on their Lstat checks.
+const NoFollow = 0
+
+// openRegular opens name read-only with flag and refuses anything but a
+// regular file. This system has no O_NONBLOCK for files.
+func openRegular(name string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(name, flag, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = ErrNotRegular
+		if st.IsDir() {
+			err = syscall.EISDIR
+		}
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return f, nil
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -798,32 +797,14 @@ func (s *AgentUseStore) writeJSON(file string, body []byte) error {
 	return s.writeFile(file, out)
 }
 
-// writeFile replaces file atomically; under SyncEach also durably.
+// writeFile replaces file atomically; under SyncEach also durably. A file
+// being replaced keeps its mode, owner and group; one its owner made
+// read-only, or that the process could not write, is refused.
 func (s *AgentUseStore) writeFile(file string, data []byte) error {
-	fsys := s.fs()
 	if s.opts.Sync != SyncNone {
-		return layout.WriteFileAtomic(fsys, file, data, layout.FileMode)
+		return layout.WriteFileAtomic(s.fs(), file, data, layout.FileMode)
 	}
-	if fi, err := fsys.Lstat(file); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("replace %s: %w", file, layout.ErrSymlink)
-	}
-	tmp := layout.TempName(file)
-	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
-	if err != nil {
-		return fmt.Errorf("create temporary file for %s: %w", file, err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = fsys.Rename(tmp, file)
-	}
-	if err != nil {
-		_ = fsys.Remove(tmp)
-		return fmt.Errorf("write %s: %w", file, err)
-	}
-	return nil
+	return layout.WriteFileAtomicNoSync(s.fs(), file, data, layout.FileMode)
 }
 
 // ensureDir makes dir, which must lie in the store, and its missing

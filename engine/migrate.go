@@ -23,18 +23,33 @@ type MigrateOptions struct {
 
 // MigrateFile upgrades one version 1 or 2 session file to version 3 in
 // place, streaming it (memory is bounded by its longest line), under the
-// session's writer lock: see migrate.File for the atomic replacement and
-// the backup. Version 3 files are left alone; newer versions are refused
-// with a *VersionError; a file without a valid header is refused with a
-// *CorruptError. Both leave the file untouched.
+// session's writer lock: see migrate.File for the atomic replacement, the
+// backup and the original's mode, owner and group, which the new file
+// keeps. The header is read first, without the lock: version 3 files are
+// left alone and never locked (no lock file is created for them); newer
+// versions are refused with a *VersionError; a file without a valid
+// header is refused with a *CorruptError; a file that may not be
+// rewritten (read-only, or not writable by the caller) is refused before
+// the lock is taken. All of these leave the file untouched. Every error
+// names the file.
 func MigrateFile(ctx context.Context, path string, o MigrateOptions) (migrate.FileResult, error) {
-	opts := Options{FS: o.FS, Wait: o.Wait, Command: o.Command, LockMode: "migrate"}
-	if !o.DryRun {
-		rel, err := acquireLock(ctx, path, opts)
-		if err != nil {
-			return migrate.FileResult{Path: path}, err
-		}
-		defer rel()
+	res := migrate.FileResult{Path: path}
+	v, err := migrate.FileVersion(ctx, o.FS, path)
+	res.From, res.To = v, int(v)
+	if err != nil || !migrate.Needed(v) {
+		return res, err
 	}
-	return migrate.File(ctx, path, migrate.FileOptions{FS: o.FS, DryRun: o.DryRun, NoBackup: o.NoBackup})
+	if o.DryRun {
+		return migrate.File(ctx, path, migrate.FileOptions{FS: o.FS, DryRun: true, NoBackup: o.NoBackup})
+	}
+	if _, err := layout.CheckReplace(orOS(o.FS), path); err != nil {
+		return res, err
+	}
+	opts := Options{FS: o.FS, Wait: o.Wait, Command: o.Command, LockMode: "migrate"}
+	rel, err := acquireLock(ctx, path, opts)
+	if err != nil {
+		return res, err
+	}
+	defer rel()
+	return migrate.File(ctx, path, migrate.FileOptions{FS: o.FS, NoBackup: o.NoBackup})
 }

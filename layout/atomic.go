@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // TempSuffix marks the temporary files of atomic writes:
@@ -31,15 +32,34 @@ func IsTempName(name string) bool { return strings.Contains(filepath.Base(name),
 // either the old file or the whole new one: it writes a temporary file in
 // the same directory (created exclusively, never through a symlink), syncs
 // it, renames it over path and syncs the directory. The directory is
-// created with DirMode when missing, durably (see MkdirAllSync). On failure the temporary file is
+// created with DirMode when missing, durably (see MkdirAllSync). A new
+// file gets perm; an existing one is first checked with CheckReplace (a
+// read-only file, one the caller could not write, a symbolic link or a
+// special file is refused) and its replacement keeps its permission bits,
+// owner and group (see KeepAttrs). On failure the temporary file is
 // removed and path is untouched.
-func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) (err error) {
+func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) error {
+	return writeFileAtomic(fsys, path, data, perm, true)
+}
+
+// WriteFileAtomicNoSync is WriteFileAtomic without any fsync and without
+// creating the directory, which must exist: readers and a crash of the
+// process still see the old or the whole new file, but a power cut may
+// leave either, or an empty file. For stores run without durability.
+func WriteFileAtomicNoSync(fsys FS, path string, data []byte, perm fs.FileMode) error {
+	return writeFileAtomic(fsys, path, data, perm, false)
+}
+
+func writeFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode, durable bool) (err error) {
 	dir := filepath.Dir(path)
-	if err := MkdirAllSync(fsys, dir, DirMode); err != nil {
-		return fmt.Errorf("create directory %s: %w", dir, err)
+	if durable {
+		if err := MkdirAllSync(fsys, dir, DirMode); err != nil {
+			return fmt.Errorf("create directory %s: %w", dir, err)
+		}
 	}
-	if fi, err := fsys.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("replace %s: %w", path, ErrSymlink)
+	orig, err := CheckReplace(fsys, path)
+	if err != nil {
+		return err
 	}
 	tmp := TempName(path)
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|NoFollow, perm)
@@ -55,9 +75,15 @@ func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) (err e
 		_ = f.Close()
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
-	if err = f.Sync(); err != nil {
+	if err = KeepAttrs(f, path, orig); err != nil {
 		_ = f.Close()
-		return fmt.Errorf("sync %s: %w", tmp, err)
+		return err
+	}
+	if durable {
+		if err = f.Sync(); err != nil {
+			_ = f.Close()
+			return fmt.Errorf("sync %s: %w", tmp, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp, err)
@@ -65,10 +91,95 @@ func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) (err e
 	if err = fsys.Rename(tmp, path); err != nil {
 		return fmt.Errorf("rename %s: %w", tmp, err)
 	}
-	if err = fsys.SyncDir(dir); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
+	if durable {
+		if err = fsys.SyncDir(dir); err != nil {
+			return fmt.Errorf("sync directory %s: %w", dir, err)
+		}
 	}
 	return nil
+}
+
+// ErrReadOnly is matched by errors.Is when a file sessctl was asked to
+// rewrite has no write permission bit at all. Its owner marked it
+// read-only, so it is left alone even by a process (root) that could
+// write it anyway.
+var ErrReadOnly = errors.New("file is read-only (no write permission bit is set)")
+
+// CheckReplace checks, before anything is written, that the file at path
+// may be replaced by a rewrite (a temporary file renamed over it). It
+// returns the file's Lstat, or nil when there is no file at path. It
+// refuses a symbolic link (ErrSymlink), anything but a regular file
+// (ErrNotRegular, or syscall.EISDIR), a file without any write bit
+// (ErrReadOnly: even root, who could write it, leaves a file its owner
+// marked read-only alone), and, on the real filesystem, a file the
+// process may not write (the system's own access check: permission
+// bits, ACLs, read-only mounts, immutable files). The errors name the
+// file.
+func CheckReplace(fsys FS, path string) (fs.FileInfo, error) {
+	fi, err := fsys.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("replace %s: %w", path, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("replace %s: %w", path, ErrSymlink)
+	case fi.IsDir():
+		return nil, fmt.Errorf("replace %s: %w", path, syscall.EISDIR)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("replace %s: %w", path, ErrNotRegular)
+	case fi.Mode().Perm()&0o222 == 0:
+		return nil, fmt.Errorf("replace %s: %w", path, ErrReadOnly)
+	}
+	if isOS(fsys) {
+		if err := canWrite(path); err != nil {
+			return nil, fmt.Errorf("replace %s: %w", path, err)
+		}
+	}
+	return fi, nil
+}
+
+// KeepAttrs gives f, the temporary file that is to replace path, the
+// permission bits, owner and group of the original (orig, from
+// CheckReplace; nil for a new file, when nothing is done). The owner and
+// group are set before the bits, which chown may clear. When they cannot
+// be kept (a process other than root may not give a file away, nor give
+// it a group it is not a member of), the rewrite is refused with an error
+// rather than silently changing who owns the session. Extended attributes
+// and ACLs are not copied. Filesystems other than the real one keep only
+// what their files support.
+func KeepAttrs(f File, path string, orig fs.FileInfo) error {
+	if orig == nil {
+		return nil
+	}
+	if err := keepOwner(f, orig); err != nil {
+		return fmt.Errorf("replace %s: keep its owner and group: %w", path, err)
+	}
+	perm := orig.Mode().Perm()
+	if st, err := f.Stat(); err == nil && st.Mode().Perm() == perm {
+		return nil
+	}
+	if c, ok := f.(interface{ Chmod(fs.FileMode) error }); ok {
+		if err := c.Chmod(perm); err != nil {
+			return fmt.Errorf("replace %s: keep its mode %v: %w", path, perm, err)
+		}
+	}
+	return nil
+}
+
+// isOS reports whether fsys is the real filesystem, possibly wrapped (as
+// by FaultFS).
+func isOS(fsys FS) bool {
+	for {
+		switch x := fsys.(type) {
+		case osFS:
+			return true
+		case interface{ Unwrap() FS }:
+			fsys = x.Unwrap()
+		default:
+			return false
+		}
+	}
 }
 
 // MkdirAllSync is MkdirAll that also makes the new directories durable:

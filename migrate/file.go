@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,9 +42,15 @@ func BackupPath(path string, v float64) string {
 // original as <file>.v<N>.bak (a hard link, so byte for byte the same file),
 // renames the temporary file over the original and syncs the directory. A
 // crash at any point leaves either the original or the complete new file at
-// path. Version 3 files are left alone. A version above 3 is refused with a
-// *layout.VersionError and left untouched. A file without a valid header is
-// refused with a *layout.CorruptError.
+// path. The new file keeps the original's mode, owner and group.
+//
+// The header is read first, and nothing more is done unless the file
+// needs migrating: version 3 files are left alone, a version above 3 is
+// refused with a *layout.VersionError, a file without a valid header with
+// a *layout.CorruptError. A file that needs migrating but may not be
+// rewritten (see layout.CheckReplace: read-only, not writable by the
+// caller, a link or special file) is refused before anything is written;
+// a dry run reports the same refusal.
 //
 // The caller holds the session's writer lock.
 func File(ctx context.Context, path string, opts FileOptions) (res FileResult, err error) {
@@ -56,6 +64,15 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 		return res, err
 	}
 	defer f.Close()
+	v, err := fileVersion(ctx, path, f)
+	res.From, res.To = v, int(v)
+	if err != nil || !Needed(v) {
+		return res, err
+	}
+	orig, err := layout.CheckReplace(fsys, path)
+	if err != nil {
+		return res, err
+	}
 
 	var out writeTarget
 	var tmp string
@@ -78,7 +95,7 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 	} else {
 		out = discard{}
 	}
-	r, err := Stream(ctx, f, out)
+	r, err := Stream(ctx, io.NewSectionReader(f, 0, math.MaxInt64), out)
 	res.Result = r
 	if err != nil {
 		if errors.Is(err, ErrNoHeader) {
@@ -94,6 +111,9 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 			res.Backup = BackupPath(path, r.From)
 		}
 		return res, nil
+	}
+	if err = layout.KeepAttrs(tf, path, orig); err != nil {
+		return res, err
 	}
 	if err = tf.Sync(); err != nil {
 		return res, fmt.Errorf("sync %s: %w", tmp, err)
@@ -118,6 +138,35 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 		return res, fmt.Errorf("sync directory of %s: %w", path, err)
 	}
 	return res, nil
+}
+
+// FileVersion returns the version of the session file at path from its
+// header, reading nothing after it: a *layout.CorruptError when it has no
+// valid header, a *layout.VersionError when the version is newer than
+// this code knows. It takes no lock and writes nothing.
+func FileVersion(ctx context.Context, fsys layout.FS, path string) (float64, error) {
+	if fsys == nil {
+		fsys = layout.OS()
+	}
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return fileVersion(ctx, path, f)
+}
+
+func fileVersion(ctx context.Context, path string, f layout.File) (float64, error) {
+	v, err := Version(ctx, io.NewSectionReader(f, 0, math.MaxInt64))
+	switch {
+	case errors.Is(err, ErrNoHeader):
+		return v, &layout.CorruptError{Path: path, Err: err}
+	case err != nil:
+		return v, fmt.Errorf("read header of %s: %w", path, err)
+	case v > layout.CurrentVersion:
+		return v, &layout.VersionError{Path: path, Found: v, Max: layout.CurrentVersion}
+	}
+	return v, nil
 }
 
 // linkBackup hard-links the original to its backup name, adding a counter

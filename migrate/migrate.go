@@ -193,6 +193,19 @@ var ErrNoHeader = errors.New("no valid session header")
 // Lines are validated on every CPU, a chunk of lines at a time, while one
 // goroutine applies the steps in order; a few chunks are in flight at most.
 func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
+	return stream(ctx, r, w, false)
+}
+
+// Version reads r up to its session header, as Stream would, and returns
+// the header's version without migrating or reading further. An input
+// without a valid header gives an error wrapping ErrNoHeader.
+func Version(ctx context.Context, r io.Reader) (float64, error) {
+	res, err := stream(ctx, r, io.Discard, true)
+	return res.From, err
+}
+
+// stream is Stream; with peek it stops at the header.
+func stream(ctx context.Context, r io.Reader, w io.Writer, peek bool) (Result, error) {
 	var res Result
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var run *runner
@@ -206,7 +219,7 @@ func Stream(ctx context.Context, r io.Reader, w io.Writer) (Result, error) {
 			}
 			res.From = VersionOf(&e)
 			res.To = int(res.From)
-			if !Needed(res.From) {
+			if peek || !Needed(res.From) {
 				return true, nil
 			}
 			run = newRunner(e.ID, res.From)

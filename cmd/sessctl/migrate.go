@@ -31,13 +31,17 @@ migrating two copies gives the same bytes and a second run changes
 nothing. Memory use is bounded by the longest line, not the file size.
 
 PATH is a session file or a directory, searched recursively for *.jsonl.
-Version 3 files are left alone. A file of a version above 3, or without a
-valid session header, is reported on stderr and left untouched; migrate
-goes on with the other files and exits 4 at the end if any file failed,
-or 3 if every failure was a session held by another writer (named in the
-message; --wait waits for it). Lines that are
-not JSON objects are dropped from the migrated file (pi drops them too)
-and counted; they stay in the backup.
+Each file's header is read first, without a lock: version 3 files are
+left alone and never locked. A file of a version above 3, or without a
+valid session header, is reported on stderr and left untouched; so is a
+file without any write permission bit (even for root: its owner marked it
+read-only), one you could not write, and one whose owner or group you
+could not keep. A migrated file keeps the original's mode, owner and
+group. migrate goes on with the other files and exits 4 at the end if any
+file failed, or 3 if every failure was a session held by another writer
+(named in the message; --wait waits for it). Lines that are not JSON
+objects are dropped from the migrated file (pi drops them too) and
+counted; they stay in the backup.
 
 One line per file: path, version before -> after, entries, malformed lines
 dropped, backup. Then a summary line. A progress counter is shown on a
@@ -139,9 +143,10 @@ func printMigrateLine(out *bufio.Writer, e *env, l migrateLine) {
 	ver := func(v float64) string { return "v" + strconv.FormatFloat(v, 'f', -1, 64) }
 	switch l.Status {
 	case "failed":
-		// Failures are diagnostics: stderr, with a hint.
+		// Failures are diagnostics: stderr, with a hint. The error names
+		// the file.
 		out.Flush()
-		fmt.Fprintf(e.stderr, "sessctl: migrate: %s: %v\n", l.Path, l.Err)
+		fmt.Fprintf(e.stderr, "sessctl: migrate: %v\n", l.Err)
 		if h := hintFor(l.Err); h != "" {
 			fmt.Fprintf(e.stderr, "hint: %s\n", h)
 		}

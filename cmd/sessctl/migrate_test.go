@@ -12,6 +12,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/lock"
 )
 
 // sessctl runs the CLI in-process.
@@ -113,8 +114,10 @@ func TestMigrateCommand(t *testing.T) {
 func TestMutatingCommandsReportTheHolder(t *testing.T) {
 	dir := t.TempDir()
 	p := writeV1(t, dir, "s.jsonl", 5)
-	// Hold the session open for writing in this process.
-	s, err := engine.Open(context.Background(), p, engine.Options{Command: "agent-under-test", Sync: engine.SyncNone, NoBackup: true})
+	// Hold the session's writer lock in this process, leaving the file at
+	// version 1 (a writer's open would migrate it, and migrate does not
+	// lock a file that needs nothing).
+	s, err := lock.Acquire(context.Background(), engine.LockPath(p), lock.Options{Command: "agent-under-test"})
 	if err != nil {
 		t.Fatal(err)
 	}

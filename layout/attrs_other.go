@@ -1,0 +1,13 @@
+//go:build !unix
+
+package layout
+
+import "io/fs"
+
+// canWrite leaves the check to the rename: this system's read-only
+// attribute shows as permission bits without a write bit, which
+// CheckReplace refuses.
+func canWrite(string) error { return nil }
+
+// keepOwner does nothing: files here have no Unix owner and group.
+func keepOwner(File, fs.FileInfo) error { return nil }

@@ -1,51 +1,23 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
-
-	"golang.org/x/sys/unix"
 )
 
 // writeBuffers writes bufs in order. To a file (standard output, usually)
-// it uses writev, so thousands of pieces cost a few system calls instead
-// of one each, without copying them together.
+// it uses writev where the system has it, so thousands of pieces cost a
+// few system calls instead of one each, without copying them together.
 func writeBuffers(w io.Writer, bufs [][]byte) error {
-	f, ok := w.(*os.File)
-	if !ok {
-		for _, b := range bufs {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
+	if f, ok := w.(*os.File); ok {
+		return writeFileBuffers(f, bufs)
+	}
+	for _, b := range bufs {
+		if _, err := w.Write(b); err != nil {
+			return err
 		}
-		return nil
 	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var werr error
-	err = rc.Write(func(fd uintptr) bool {
-		for len(bufs) > 0 {
-			n, err := unix.Writev(int(fd), bufs[:min(len(bufs), 1024)])
-			switch {
-			case errors.Is(err, unix.EINTR):
-				continue
-			case errors.Is(err, unix.EAGAIN):
-				return false // wait until the descriptor takes more
-			case err != nil:
-				werr = &os.PathError{Op: "write", Path: f.Name(), Err: err}
-				return true
-			}
-			bufs = consumed(bufs, n)
-		}
-		return true
-	})
-	if werr != nil {
-		return werr
-	}
-	return err
+	return nil
 }
 
 // consumed drops the first n bytes of bufs.

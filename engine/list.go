@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -101,7 +102,7 @@ func (i *SessionInfo) IDString() string {
 	return string(i.ID)
 }
 
-// ListOptions configure List and ListAll.
+// ListOptions configure List, ListAll and ListTree.
 type ListOptions struct {
 	// Dir lists this directory instead of the default one for the cwd.
 	Dir string
@@ -116,6 +117,15 @@ type ListOptions struct {
 	// NoIndex reads every file instead of using the list index (see
 	// IndexName); the index is then neither read nor written.
 	NoIndex bool
+	// Warn, when not nil, is told about each file named like a session
+	// that was left out because it could not be read (permission denied,
+	// a broken or looping symbolic link, a named pipe or other special
+	// file: ErrNotRegular), and each directory of ListAll or ListTree
+	// that could not be read. The error names the file. Files that are
+	// read but are not sessions (no header) are left out silently, as pi
+	// leaves them out. Warn is called after the listing, in path order,
+	// from the calling goroutine.
+	Warn func(err error)
 }
 
 func (o ListOptions) fs() layout.FS { return orOS(o.FS) }
@@ -171,25 +181,74 @@ func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
 		return nil, err
 	}
 	var dirs []dirFiles
+	var warns []error
 	for _, d := range ents {
 		if d.Type()&fs.ModeSymlink != 0 || !d.IsDir() {
 			continue
 		}
 		files, err := sessionFilesIndexed(o, filepath.Join(root, d.Name()))
 		if err != nil {
+			warns = append(warns, fmt.Errorf("list %s: %w", filepath.Join(root, d.Name()), err))
 			continue
 		}
 		dirs = append(dirs, files)
 	}
-	return listFiles(ctx, o, dirs)
+	return listFilesWarn(ctx, o, dirs, warns)
+}
+
+// ListTree returns the sessions of root and of every directory below it,
+// newest modification first: a store laid out any way, listed as the CLI
+// looks session ids up in it. Symbolic links to directories are not
+// followed, and directories named ".trash" (where 'sessctl delete' moves
+// sessions) are left out. A missing root is an error matching
+// fs.ErrNotExist; unreadable directories below it are reported to o.Warn
+// and skipped.
+func ListTree(ctx context.Context, root string, o ListOptions) ([]SessionInfo, error) {
+	var dirs []dirFiles
+	var warns []error
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		files, err := sessionFilesIndexed(o, dir)
+		if err != nil {
+			if dir == root {
+				return fmt.Errorf("list %s: %w", root, err)
+			}
+			warns = append(warns, fmt.Errorf("list %s: %w", dir, err))
+			return nil
+		}
+		if len(files.names) > 0 || len(files.special) > 0 {
+			dirs = append(dirs, files)
+		}
+		for _, sub := range files.subdirs {
+			if sub == ".trash" {
+				continue
+			}
+			if err := walk(filepath.Join(dir, sub)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(root); err != nil {
+		return nil, err
+	}
+	return listFilesWarn(ctx, o, dirs, warns)
 }
 
 // dirFiles is one directory's *.jsonl files.
 type dirFiles struct {
 	dir   string
 	names []string
-	stats []fs.FileInfo // lstat of each file; nil when it failed
-	index map[string]indexEntry
+	// stats holds the lstat of each regular file; nil when it failed or
+	// the name is a symbolic link, whose own times say nothing of its
+	// target: those are always read, never cached.
+	stats   []fs.FileInfo
+	index   map[string]indexEntry
+	special []string // *.jsonl names that are named pipes, sockets or devices
+	subdirs []string // directories, not symbolic links to them
 }
 
 // sessionFilesIndexed is sessionFiles that also reads the directory's
@@ -229,7 +288,13 @@ func sessionFiles(fsys layout.FS, dir string, withStats bool) (dirFiles, error) 
 	for _, d := range ents {
 		// Directories and special files are not sessions; opening a named
 		// pipe would wait for a writer forever (pi's list hangs on one).
-		if layout.IsSessionFileName(d.Name()) && d.Type()&(fs.ModeDir|notRegular) == 0 {
+		switch {
+		case d.IsDir():
+			out.subdirs = append(out.subdirs, d.Name())
+		case !layout.IsSessionFileName(d.Name()):
+		case d.Type()&notRegular != 0:
+			out.special = append(out.special, d.Name())
+		default:
 			files = append(files, d)
 		}
 	}
@@ -244,7 +309,10 @@ func sessionFiles(fsys layout.FS, dir string, withStats bool) (dirFiles, error) 
 	stat := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out.names[i] = files[i].Name()
-			if st, err := files[i].Info(); err == nil {
+			if files[i].Type()&fs.ModeSymlink != 0 {
+				continue
+			}
+			if st, err := files[i].Info(); err == nil && st.Mode().IsRegular() {
 				out.stats[i] = st
 			}
 		}
@@ -264,7 +332,12 @@ func sessionFiles(fsys layout.FS, dir string, withStats bool) (dirFiles, error) 
 
 // listFiles builds the infos of the files (from the list index where it is
 // valid, reading the others on every CPU), refreshes the indexes, and sorts.
+// The files that could not be read are reported to o.Warn, after warns.
 func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionInfo, error) {
+	return listFilesWarn(ctx, o, dirs, nil)
+}
+
+func listFilesWarn(ctx context.Context, o ListOptions, dirs []dirFiles, warns []error) ([]SessionInfo, error) {
 	type job struct {
 		dir, name string
 		st        fs.FileInfo
@@ -275,6 +348,7 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 		total += len(d.names)
 	}
 	infos := make([]*SessionInfo, total)
+	readErrs := make([]error, total) // why a file could not be listed
 	fsys := o.fs()
 	now := time.Now()
 	var jobs []job
@@ -285,7 +359,13 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 	for di, d := range dirs {
 		if !o.NoIndex {
 			indexes[di] = d.index
-			if len(indexes[di]) != len(d.names) {
+			cached := 0 // files the index can hold (not symbolic links)
+			for _, st := range d.stats {
+				if st != nil {
+					cached++
+				}
+			}
+			if len(indexes[di]) != cached {
 				dirty[di] = true // files came or went
 			}
 		}
@@ -335,6 +415,8 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 				info, err := readInfoBuf(fsys, filepath.Join(j.dir, j.name), &buf, &b)
 				if err == nil {
 					infos[j.slot] = info
+				} else if !errors.Is(err, errNotSession) {
+					readErrs[j.slot] = err
 				}
 				mu.Lock()
 				done++
@@ -349,6 +431,23 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 	if ctxErr != nil {
 		return nil, ctxErr
 	}
+	if o.Warn != nil {
+		for _, err := range warns {
+			o.Warn(err)
+		}
+		slot = 0
+		for _, d := range dirs {
+			for range d.names {
+				if err := readErrs[slot]; err != nil {
+					o.Warn(err)
+				}
+				slot++
+			}
+			for _, name := range d.special {
+				o.Warn(&fs.PathError{Op: "open", Path: filepath.Join(d.dir, name), Err: layout.ErrNotRegular})
+			}
+		}
+	}
 	if !o.NoIndex {
 		slot = 0
 		for di, d := range dirs {
@@ -356,9 +455,10 @@ func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionIn
 			for i, name := range d.names {
 				st := d.stats[i]
 				in := infos[slot]
+				failed := readErrs[slot] != nil
 				slot++
-				if st == nil {
-					continue
+				if st == nil || failed {
+					continue // a read that failed is tried again next time
 				}
 				if old, ok := indexes[di][name]; ok && old.size == st.Size() && old.mtimeNs == st.ModTime().UnixNano() {
 					fresh[name] = old

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
@@ -15,7 +18,8 @@ var listCommand = &command{
 	name:    "list",
 	summary: "list sessions, newest first",
 	usage: `
-Usage: sessctl list [--dir DIR | --cwd DIR | --all] [--indusagi] [--json] [--no-index]
+Usage: sessctl list [--dir DIR | --cwd DIR | --all] [--store pi|indusagi] [--json] [--no-index]
+       sessctl list --store DIR [--json] [--no-index]
        sessctl list --agentuse [--project DIR] [--subagents] [--json]
 
 Lists the sessions of the current directory's project (pi's list()), or of
@@ -33,9 +37,20 @@ Listing keeps a cache of each directory's session summaries in a file named
 and modification time are unchanged; it is safe to delete. --no-index
 reads every file.
 
-The store is pi's (PI_CODING_AGENT_DIR, default ~/.pi/agent); --indusagi
-uses indusagi's (INDUSAGI_AGENT_DIR, INDUSAGI_CODING_AGENT_DIR, INDUSAGI_DIR,
-default ~/.indusagi/agent).
+--store says which store, as for the other commands: pi (the default:
+PI_CODING_AGENT_DIR, default ~/.pi/agent), indusagi (INDUSAGI_AGENT_DIR,
+INDUSAGI_CODING_AGENT_DIR, INDUSAGI_DIR, default ~/.indusagi/agent; the
+same as --indusagi), agentuse (the same as --agentuse), or a directory:
+every session file under it is listed, searched recursively as the other
+commands look session ids up there (symbolic links to directories are not
+followed, .trash is left out).
+
+Files named *.jsonl that cannot be read (permission denied, a broken or
+looping symbolic link, a named pipe or other special file) are left out
+and reported on stderr, one line each; the other sessions are listed all
+the same, and list then exits 1. Files that are not sessions (no session
+header) are left out silently, as pi does. A --dir or --store directory
+that does not exist is an error (exit 5).
 
 --agentuse lists AgentUse sessions instead: those of the project in DIR
 (default: the working directory), stored in $XDG_DATA_HOME (default
@@ -51,6 +66,7 @@ Examples:
   sessctl list
   sessctl list --all --json | jq -r '.[].path'
   sessctl list --dir ./sessions
+  sessctl list --store ~/backup/pi-sessions
   sessctl list --agentuse --project ~/src/app
 `,
 }
@@ -62,7 +78,8 @@ func runList(e *env, args []string) int {
 	dir := fs.String("dir", "", "list the session directory `DIR`")
 	cwd := fs.String("cwd", "", "list the sessions of working directory `DIR`")
 	all := fs.Bool("all", false, "list the sessions of every working directory")
-	indusagi := fs.Bool("indusagi", false, "use indusagi's store instead of pi's")
+	store := fs.String("store", "pi", "the store to list: `pi`, indusagi, agentuse or a directory (listed recursively)")
+	indusagi := fs.Bool("indusagi", false, "use indusagi's store instead of pi's (--store indusagi)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	noIndex := fs.Bool("no-index", false, "read every session file instead of using the list index")
 	au := addAgentUseFlags(fs, true)
@@ -72,9 +89,22 @@ func runList(e *env, args []string) int {
 	if fs.NArg() != 0 {
 		return e.usageError("unexpected argument %q", fs.Arg(0))
 	}
+	storeDir := ""
+	switch *store {
+	case "", "pi":
+	case "indusagi":
+		*indusagi = true
+	case "agentuse":
+		*au.on = true
+	default:
+		if *indusagi {
+			return e.usageError("--indusagi cannot be combined with --store %s", *store)
+		}
+		storeDir = *store
+	}
 	if *au.on {
-		if *dir != "" || *cwd != "" || *all || *indusagi || *noIndex {
-			return e.usageError("--agentuse cannot be combined with --dir, --cwd, --all, --indusagi or --no-index")
+		if *dir != "" || *cwd != "" || *all || *indusagi || *noIndex || storeDir != "" {
+			return e.usageError("--agentuse cannot be combined with --dir, --cwd, --all, --indusagi, --no-index or --store other than agentuse")
 		}
 		return runListAgentUse(e, au, *asJSON)
 	}
@@ -82,24 +112,38 @@ func runList(e *env, args []string) int {
 		return e.usageError("--project and --subagents need --agentuse")
 	}
 	n := 0
-	for _, set := range []bool{*dir != "", *cwd != "", *all} {
+	for _, set := range []bool{*dir != "", *cwd != "", *all, storeDir != ""} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		return e.usageError("--dir, --cwd and --all cannot be combined")
+		return e.usageError("--dir, --cwd, --all and --store DIR cannot be combined")
 	}
-	o := engine.ListOptions{NoIndex: *noIndex}
+	skipped := 0
+	o := engine.ListOptions{NoIndex: *noIndex, Warn: func(err error) {
+		skipped++
+		fmt.Fprintf(e.stderr, "sessctl: list: skipped %v\n", err)
+	}}
 	if *indusagi {
 		o.Agent = layout.AgentIndusagi
 	}
 	var infos []engine.SessionInfo
 	var err error
 	switch {
+	case storeDir != "":
+		if err := mustBeDir("session store", storeDir); err != nil {
+			return e.fail(err)
+		}
+		infos, err = engine.ListTree(e.ctx, storeDir, o)
 	case *all:
 		infos, err = engine.ListAll(e.ctx, o)
 	default:
+		if *dir != "" {
+			if err := mustBeDir("session directory", *dir); err != nil {
+				return e.fail(err)
+			}
+		}
 		o.Dir = *dir
 		c := *cwd
 		if c == "" {
@@ -112,17 +156,21 @@ func runList(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	code := exitOK
+	if skipped > 0 {
+		code = exitFailure
+	}
 	if *asJSON {
 		if err := writeBuffers(e.stdout, infosJSON(infos)); err != nil {
 			return e.fail(err)
 		}
-		return exitOK
+		return code
 	}
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
 	if len(infos) == 0 {
 		fmt.Fprintln(e.stderr, "no sessions")
-		return exitOK
+		return code
 	}
 	fmt.Fprintf(w, "%-16s  %5s  %-8s  %s\n", "MODIFIED", "MSGS", "ID", "NAME / FIRST MESSAGE")
 	for i := range infos {
@@ -134,7 +182,22 @@ func runList(e *env, args []string) int {
 		fmt.Fprintf(w, "%-16s  %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"),
 			in.MessageCount, shortID(in.IDString()), oneLine(title, 60))
 	}
-	return exitOK
+	return code
+}
+
+// mustBeDir checks that a directory named on the command line exists (a
+// missing one is not found, exit 5) and is a directory.
+func mustBeDir(what, dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: %w", what, dir, engine.ErrNotFound)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", what, dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s %s: %w", what, dir, syscall.ENOTDIR)
+	}
+	return nil
 }
 
 // infosJSON returns infos as a JSON array, one element per line, as the

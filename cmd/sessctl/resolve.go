@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
@@ -73,17 +74,32 @@ func resolveSession(store, arg string) (string, error) {
 	if arg == "" {
 		return "", errors.New("empty session name")
 	}
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+	// A name that looks like a path is a path: only its real absence is
+	// "not found". A directory, a symbolic link loop or a directory that
+	// may not be searched each say what they are.
+	pathLike := strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl")
+	st, err := os.Stat(arg)
+	switch {
+	case err == nil && !st.IsDir():
 		return arg, nil
-	}
-	if strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") {
+	case !pathLike:
+		// Not a file here: an id or an id prefix.
+	case err == nil:
+		return "", fmt.Errorf("session file %s: %w", arg, syscall.EISDIR)
+	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("session file %s: %w", arg, engine.ErrNotFound)
+	default:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("session file %s: %w", arg, err)
 	}
 	root, err := storeRoot(store)
 	if err != nil {
 		return "", err
 	}
-	cands, err := storeCandidates(root)
+	cands, unreadable, err := storeCandidates(root)
 	if err != nil {
 		return "", err
 	}
@@ -107,20 +123,26 @@ func resolveSession(store, arg string) (string, error) {
 	case len(prefix) > 1:
 		return "", &ambiguousError{arg, prefix}
 	}
+	if len(unreadable) > 0 {
+		// It may be in what could not be read: say so, not "not found".
+		return "", fmt.Errorf("session %q in %s: not among the sessions that could be read (%s could not be read): %w",
+			arg, root, plural(len(unreadable), "directory", "directories"), unreadable[0])
+	}
 	return "", fmt.Errorf("session %q in %s: %w", arg, root, engine.ErrNotFound)
 }
 
 // storeCandidates lists every *.jsonl file under root with its session
 // id: from the file name when it has pi's "<ts>_<id>.jsonl" form,
-// otherwise from its header line.
-func storeCandidates(root string) ([]candidate, error) {
-	var out []candidate
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// otherwise from its header line. Subdirectories that cannot be read are
+// skipped and returned.
+func storeCandidates(root string) (out []candidate, unreadable []error, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
 			}
-			return nil // unreadable subdirectories are skipped
+			unreadable = append(unreadable, err)
+			return nil
 		}
 		if d.IsDir() && d.Name() == ".trash" {
 			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
@@ -138,10 +160,10 @@ func storeCandidates(root string) ([]candidate, error) {
 		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("session store %s: %w", root, engine.ErrNotFound)
+		return nil, nil, fmt.Errorf("session store %s: %w", root, engine.ErrNotFound)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out, err
+	return out, unreadable, err
 }
 
 // idFromName returns the id part of "<ts>_<id>.jsonl", or "".

@@ -86,6 +86,14 @@ type ImportOptions struct {
 	// (a database in WAL mode cannot be opened read-only in place without
 	// touching its -shm file). "" means os.TempDir().
 	TempDir string
+	// Progress, when not nil, is told how far Convert has read a source
+	// file: the file, the bytes read so far and its size. It is called
+	// from the goroutine that calls Convert, after every read of the
+	// file's session data, so that a caller can show progress inside one
+	// large session. Sources read from a database (Cursor, opencode's
+	// opencode.db, agsh) and from one JSON file per message (opencode's
+	// JSON storage) do not report it.
+	Progress func(path string, done, total int64)
 }
 
 // Conversion is what Convert makes of one source session.

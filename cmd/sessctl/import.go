@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
@@ -62,7 +63,8 @@ One line per session: source, source id, status (new, updated, unchanged,
 kept, failed; with --dry-run what would happen), entries, and the file.
 Then a summary line. A damaged source file or line is reported on stderr
 with its path and line, and everything else is imported. Progress is
-shown on a terminal.
+shown on a terminal: the sessions done, and how far the source file of a
+large session has been read (Claude Code, Codex, Gemini CLI, Windsurf).
 
 Exit status: 0 when everything was imported; 4 when some source data was
 damaged (and skipped); 3 when a target session was held by another writer;
@@ -136,6 +138,8 @@ type importRun struct {
 	opts     migrate.ImportOptions
 	out      *bufio.Writer
 	progress io.Writer // stderr on a terminal, else nil
+	source   string    // the source being imported, for progress
+	lastProg time.Time // when progress inside a session was last drawn
 
 	lines   []importLine
 	damaged []importDamage
@@ -174,6 +178,7 @@ func runImport(e *env, args []string) int {
 	r.agentDir = agentDir
 	if isTerminal(e.stderr) && !*asJSON {
 		r.progress = e.stderr
+		r.opts.Progress = r.readProgress
 	}
 
 	type job struct {
@@ -294,6 +299,7 @@ func (r *importRun) store(src migrate.Source, path string) {
 		path = abs
 	}
 	r.stores = append(r.stores, importStore{Source: src.Name(), Path: path})
+	r.source = src.Name()
 	st, err := src.Open(r.e.ctx, path, r.opts)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -362,6 +368,18 @@ func (r *importRun) warn(err error) {
 			fmt.Fprintf(r.e.stderr, "hint: %s\n", h)
 		}
 	}
+}
+
+// readProgress shows how far the importer has read a session's source
+// file, at most ten times a second: a session of hundreds of megabytes
+// takes a while.
+func (r *importRun) readProgress(path string, done, total int64) {
+	if r.progress == nil || done < total && time.Since(r.lastProg) < 100*time.Millisecond {
+		return
+	}
+	r.lastProg = time.Now()
+	fmt.Fprintf(r.progress, "\r\033[Kimporting %s: %d sessions; reading %s %.1f/%.1f MB",
+		r.source, r.sum.Sessions, filepath.Base(path), float64(done)/(1<<20), float64(total)/(1<<20))
 }
 
 func (r *importRun) clearProgress() {

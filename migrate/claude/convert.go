@@ -97,7 +97,7 @@ type converter struct {
 
 // read decodes a session file; damaged lines are recorded and skipped.
 func (c *converter) read(path string) ([]*rec, error) {
-	fh, err := srcfs.Open(path)
+	fh, err := srcfs.OpenTracked(path, c.store.opts.Progress)
 	if err != nil {
 		return nil, err
 	}

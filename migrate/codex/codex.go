@@ -185,7 +185,7 @@ type part struct {
 }
 
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
-	fh, err := srcfs.Open(ref.Key)
+	fh, err := srcfs.OpenTracked(ref.Key, s.opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -396,7 +396,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		chain = append(chain, m.ID)
 	}
 	if strings.HasSuffix(ref.Key, ".json") {
-		data, err := srcfs.ReadFile(ref.Key)
+		data, err := srcfs.ReadFileTracked(ref.Key, s.opts.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -420,7 +420,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			add(m)
 		}
 	} else {
-		fh, err := srcfs.Open(ref.Key)
+		fh, err := srcfs.OpenTracked(ref.Key, s.opts.Progress)
 		if err != nil {
 			return nil, err
 		}

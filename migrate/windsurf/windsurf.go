@@ -146,7 +146,7 @@ type message struct {
 }
 
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
-	data, err := srcfs.ReadFile(ref.Key)
+	data, err := srcfs.ReadFileTracked(ref.Key, s.opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,10 @@ type Result struct {
 	Sessions []*migrate.Imported
 	Damage   []*migrate.Damage
 	Refs     []migrate.Ref
+	// Read holds, for each file whose reading the importer reported
+	// through ImportOptions.Progress, the last bytes read and size it
+	// reported.
+	Read map[string][2]int64
 }
 
 // Import opens path with src and converts every session.
@@ -65,6 +69,17 @@ func Import(t testing.TB, src migrate.Source, path string, opts migrate.ImportOp
 	ctx := context.Background()
 	if opts.TempDir == "" {
 		opts.TempDir = t.TempDir()
+	}
+	res := &Result{Read: map[string][2]int64{}}
+	if opts.Progress == nil {
+		// Progress must only go forward and never past the size.
+		opts.Progress = func(path string, done, total int64) {
+			last, seen := res.Read[path]
+			if done < 0 || done > total || seen && done < last[0] && done != 0 {
+				t.Errorf("progress of %s went from %d/%d to %d/%d", path, last[0], last[1], done, total)
+			}
+			res.Read[path] = [2]int64{done, total}
+		}
 	}
 	st, err := src.Open(ctx, path, opts)
 	if err != nil {
@@ -75,7 +90,6 @@ func Import(t testing.TB, src migrate.Source, path string, opts migrate.ImportOp
 			t.Errorf("close: %v", err)
 		}
 	}()
-	res := &Result{}
 	for ref, err := range st.Sessions(ctx) {
 		if err != nil {
 			if d, ok := err.(*migrate.Damage); ok {

@@ -4,6 +4,7 @@ package srcfs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,3 +68,52 @@ func IsFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
 }
+
+// OpenTracked is Open for a session's data: when progress is not nil,
+// every read of the returned file reports the bytes read so far and the
+// file's size (as it was when opened).
+func OpenTracked(path string, progress func(path string, done, total int64)) (io.ReadCloser, error) {
+	f, err := Open(path)
+	if err != nil || progress == nil {
+		return f, err
+	}
+	t := &tracked{f: f, path: path, progress: progress}
+	if st, err := f.Stat(); err == nil {
+		t.size = st.Size()
+	}
+	progress(path, 0, t.size)
+	return t, nil
+}
+
+// ReadFileTracked is ReadFile for a session's data, reporting progress as
+// OpenTracked does.
+func ReadFileTracked(path string, progress func(path string, done, total int64)) ([]byte, error) {
+	if progress == nil {
+		return ReadFile(path)
+	}
+	f, err := OpenTracked(path, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+type tracked struct {
+	f        *os.File
+	path     string
+	size     int64
+	done     int64
+	progress func(path string, done, total int64)
+}
+
+func (t *tracked) Read(p []byte) (int, error) {
+	n, err := t.f.Read(p)
+	if n > 0 {
+		t.done += int64(n)
+		t.progress(t.path, t.done, max(t.size, t.done))
+	}
+	return n, err
+}
+
+func (t *tracked) Close() error { return t.f.Close() }

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
 
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
@@ -14,8 +17,12 @@ type MigrateOptions struct {
 	DryRun bool
 	// NoBackup skips keeping the original as <file>.v<N>.bak.
 	NoBackup bool
-	// Wait, LockMode and Command are as in Options.
+	// Wait and Command are as in Options. With Wait, a held session is
+	// waited for until ctx is done, or for at most WaitFor when it is
+	// above zero. WaitFor bounds only the wait for the lock, not the
+	// migration, and starts only when the session is found held.
 	Wait    bool
+	WaitFor time.Duration
 	Command string
 	// FS is the filesystem; nil means layout.OS().
 	FS layout.FS
@@ -45,8 +52,22 @@ func MigrateFile(ctx context.Context, path string, o MigrateOptions) (migrate.Fi
 	if _, err := layout.CheckReplace(orOS(o.FS), path); err != nil {
 		return res, err
 	}
-	opts := Options{FS: o.FS, Wait: o.Wait, Command: o.Command, LockMode: "migrate"}
+	opts := Options{FS: o.FS, Command: o.Command, LockMode: "migrate"}
 	rel, err := acquireLock(ctx, path, opts)
+	if errors.Is(err, ErrLocked) && o.Wait {
+		held := err
+		wctx, cancel := ctx, func() {}
+		if o.WaitFor > 0 {
+			wctx, cancel = context.WithTimeout(ctx, o.WaitFor)
+		}
+		opts.Wait = true
+		rel, err = acquireLock(wctx, path, opts)
+		if err != nil && !errors.Is(err, ErrLocked) && wctx.Err() != nil {
+			// The wait ended before another try: still held.
+			err = fmt.Errorf("%w: gave up waiting: %w", held, wctx.Err())
+		}
+		cancel()
+	}
 	if err != nil {
 		return res, err
 	}

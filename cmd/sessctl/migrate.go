@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,7 +38,8 @@ read-only), one you could not write, and one whose owner or group you
 could not keep. A migrated file keeps the original's mode, owner and
 group. migrate goes on with the other files and exits 4 at the end if any
 file failed, or 3 if every failure was a session held by another writer
-(named in the message; --wait waits for it). Lines that are not JSON
+(named in the message; --wait D waits up to D for each held session: it
+bounds the wait for the lock, not the migration). Lines that are not JSON
 objects are dropped from the migrated file (pi drops them too) and
 counted; they stay in the backup.
 
@@ -95,12 +95,8 @@ func runMigrate(e *env, args []string) int {
 	locked := 0
 	for i, path := range files {
 		prog.update(i)
-		ctx, cancel := e.ctx, func() {}
-		if *wait > 0 {
-			ctx, cancel = context.WithTimeout(e.ctx, *wait)
-		}
-		res, err := engine.MigrateFile(ctx, path, engine.MigrateOptions{DryRun: *dry, NoBackup: *noBackup, Wait: *wait > 0, Command: "sessctl migrate"})
-		cancel()
+		res, err := engine.MigrateFile(e.ctx, path, engine.MigrateOptions{DryRun: *dry, NoBackup: *noBackup,
+			Wait: *wait > 0, WaitFor: *wait, Command: "sessctl migrate"})
 		l := migrateLine{Path: path, From: res.From, To: float64(res.To), Entries: res.Entries, Malformed: res.Malformed, Backup: res.Backup, Err: err}
 		switch {
 		case err != nil:

@@ -113,3 +113,15 @@ func noErr(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestMigrateWaitBoundsOnlyTheLock: --wait D is how long to wait for a
+// held session, not a limit on the migration: with the session free, even
+// the shortest wait migrates it (it used to be the deadline of the whole
+// run, so a migration longer than D failed).
+func TestMigrateWaitBoundsOnlyTheLock(t *testing.T) {
+	p := writeV1(t, t.TempDir(), "s.jsonl", 9)
+	out, errOut, code := sessctl(t, "migrate", "--wait", "1ns", p)
+	if code != exitOK || !strings.Contains(out, "migrated v1 -> v3") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}

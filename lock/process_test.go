@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 func TestSecondProcessGetsErrLocked(t *testing.T) {
@@ -40,11 +39,8 @@ func TestKilledHolderReleases(t *testing.T) {
 	if st.Locked || !st.Stale || st.Owner == nil || st.Owner.PID != h.pid() {
 		t.Errorf("Inspect after SIGKILL = %+v, want unlocked with the dead holder's stale record", st)
 	}
-	start := time.Now()
+	// Free at once: an Acquire that does not wait gets it.
 	l := mustAcquire(t, path, Options{})
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("Acquire took %v", d)
-	}
 	if got := l.Owner().PID; got != os.Getpid() {
 		t.Errorf("Owner().PID = %d, want %d", got, os.Getpid())
 	}

@@ -29,7 +29,9 @@ version 1 entries are derived from the session id and the line, so
 migrating two copies gives the same bytes and a second run changes
 nothing. Memory use is bounded by the longest line, not the file size.
 
-PATH is a session file or a directory, searched recursively for *.jsonl.
+PATH is a session file or a directory, searched recursively for *.jsonl
+(symbolic links are not followed; a named pipe or other special file is
+reported as failed, never opened for long).
 Each file's header is read first, without a lock: version 3 files are
 left alone and never locked. A file of a version above 3, or without a
 valid session header, is reported on stderr and left untouched; so is a
@@ -183,8 +185,9 @@ func writeMigrateJSON(out *bufio.Writer, results []migrateLine, counts map[strin
 }
 
 // collectSessionFiles expands paths: files as they are, directories
-// recursively to their *.jsonl files (symlinked directories are not
-// followed).
+// recursively to their *.jsonl files (symbolic links are not followed;
+// named pipes and other special files are kept, to be reported as not
+// regular files).
 func collectSessionFiles(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -204,7 +207,7 @@ func collectSessionFiles(paths []string) ([]string, error) {
 			if err != nil {
 				return nil // unreadable parts are skipped
 			}
-			if !d.IsDir() && layout.IsSessionFileName(d.Name()) && d.Type().IsRegular() {
+			if !d.IsDir() && layout.IsSessionFileName(d.Name()) && d.Type()&fs.ModeSymlink == 0 {
 				found = append(found, q)
 			}
 			return nil

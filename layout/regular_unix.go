@@ -55,9 +55,9 @@ func openRegular(name string, flag int) (*os.File, error) {
 		return fail(ErrNotRegular)
 	}
 	if flag&syscall.O_NONBLOCK == 0 {
-		// No effect on a regular file on most systems, but some network
-		// and FUSE filesystems honour it: reads must block as asked.
-		if err := syscall.SetNonblock(fd, false); err != nil {
+		// Of no effect on a regular file on most filesystems, but reads
+		// must block as asked wherever it might matter.
+		if err := clearNonblock(fd, flag); err != nil {
 			return fail(err)
 		}
 	}

@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package layout
+
+import "syscall"
+
+// clearNonblock clears O_NONBLOCK on fd.
+func clearNonblock(fd, _ int) error { return syscall.SetNonblock(fd, false) }

@@ -160,8 +160,8 @@ func runCompact(e *env, args []string) int {
 	fs := e.flags(compactCommand)
 	store := storeFlag(fs)
 	wait := waitFlag(fs)
-	keep := fs.Int("keep-tokens", -1, "keep about `N` estimated tokens verbatim (default: pi's settings, else 20000)")
-	reserve := fs.Int("reserve-tokens", -1, "reserve `N` tokens for replies; sizes the summary requests (default: pi's settings, else 16384)")
+	keep := countFlag(fs, "keep-tokens", "keep about `N` estimated tokens verbatim (default: pi's settings, else 20000)")
+	reserve := countFlag(fs, "reserve-tokens", "reserve `N` tokens for replies; sizes the summary requests (default: pi's settings, else 16384)")
 	sf := addSummaryFlags(fs)
 	instructions := fs.String("instructions", "", "extra instructions `TEXT` for the summary (pi's /compact TEXT)")
 	reasoning := fs.Bool("reasoning", false, "the summarising model can reason: history requests ask for reasoning \"high\", as pi does")
@@ -176,9 +176,6 @@ func runCompact(e *env, args []string) int {
 	}
 	if msg := sf.check(); msg != "" {
 		return e.usageError("%s", msg)
-	}
-	if (sf.set("keep-tokens") && *keep < 0) || (sf.set("reserve-tokens") && *reserve < 0) {
-		return e.usageError("--keep-tokens and --reserve-tokens take a number of tokens, 0 or more")
 	}
 	path, err := resolveSession(*store, pos[0])
 	if err != nil {
@@ -197,11 +194,11 @@ func runCompact(e *env, args []string) int {
 
 	settings := compaction.DefaultSettings()
 	applyPiSettings(e, &settings, storeAgent(*store), s.Cwd())
-	if *keep >= 0 {
-		settings.KeepRecentTokens = *keep
+	if keep.set {
+		settings.KeepRecentTokens = keep.n
 	}
-	if *reserve >= 0 {
-		settings.ReserveTokens = *reserve
+	if reserve.set {
+		settings.ReserveTokens = reserve.n
 	}
 	settings.Reasoning = *reasoning
 

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Tests of the CLI conventions every command shares: flag values, exit
+// codes, --version, output safety.
+
+func TestParseDuration(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    time.Duration
+		wantErr string
+	}{
+		{"0", 0, ""},
+		{"10s", 10 * time.Second, ""},
+		{"1h30m", 90 * time.Minute, ""},
+		{"10", 0, "needs a unit"},
+		{"1.5", 0, "needs a unit"},
+		{"-5s", 0, "cannot be negative"},
+		{"soon", 0, "not a duration"},
+	}
+	for _, tc := range cases {
+		got, err := parseDuration(tc.in)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("parseDuration(%q): %v", tc.in, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("parseDuration(%q) = %v, %v; want an error saying %q", tc.in, got, err, tc.wantErr)
+		case got != tc.want:
+			t.Errorf("parseDuration(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestWaitFlag checks that every command's --wait refuses a negative
+// duration and explains a missing unit, with the usage exit code.
+func TestWaitFlag(t *testing.T) {
+	for _, cmd := range []string{"compact", "branch", "label", "name", "delete", "migrate"} {
+		for _, tc := range []struct{ val, want string }{
+			{"-5s", "cannot be negative"},
+			{"10", "needs a unit, for example 10s"},
+		} {
+			_, errOut, code := runCLI(t, cmd, "--wait", tc.val, "nosuch.jsonl")
+			if code != exitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("%s --wait %s: exit %d, stderr %q; want exit %d and %q", cmd, tc.val, code, errOut, exitUsage, tc.want)
+			}
+		}
+	}
+}
+
+// TestCountFlagHelp checks that --keep-tokens and --reserve-tokens show
+// no default they would refuse, and refuse negative counts as usage
+// mistakes.
+func TestCountFlagHelp(t *testing.T) {
+	out, _, code := runCLI(t, "help", "compact")
+	if code != exitOK {
+		t.Fatalf("help compact: exit %d", code)
+	}
+	if strings.Contains(out, "(default -1)") {
+		t.Errorf("help compact shows a default the flag refuses:\n%s", out)
+	}
+	for _, flag := range []string{"--keep-tokens", "--reserve-tokens"} {
+		_, errOut, code := runCLI(t, "compact", flag, "-1", "nosuch.jsonl")
+		if code != exitUsage || !strings.Contains(errOut, "must be 0 or more") {
+			t.Errorf("compact %s -1: exit %d, stderr %q", flag, code, errOut)
+		}
+	}
+}

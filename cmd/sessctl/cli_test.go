@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,33 @@ func TestCountFlagHelp(t *testing.T) {
 		_, errOut, code := runCLI(t, "compact", flag, "-1", "nosuch.jsonl")
 		if code != exitUsage || !strings.Contains(errOut, "must be 0 or more") {
 			t.Errorf("compact %s -1: exit %d, stderr %q", flag, code, errOut)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "-version"} {
+		out, errOut, code := runCLI(t, arg)
+		if code != exitOK || errOut != "" || !strings.HasPrefix(out, "sessctl ") || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
+			t.Errorf("sessctl %s: exit %d, stdout %q, stderr %q; want one line \"sessctl VERSION\"", arg, code, out, errOut)
+		}
+	}
+	rev := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}}
+	cases := []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"no build info", nil, "(devel)"},
+		{"devel", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "(devel)"},
+		{"empty", &debug.BuildInfo{}, "(devel)"},
+		{"tagged", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, "v1.2.0"},
+		{"commit", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: rev}, "(devel) (commit 0123456789ab)"},
+		{"modified", &debug.BuildInfo{Settings: append(rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"})}, "(devel) (commit 0123456789ab, modified)"},
+	}
+	for _, tc := range cases {
+		if got := version(tc.info, tc.info != nil); got != tc.want {
+			t.Errorf("%s: version = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -75,6 +76,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "--help", "-help":
 		printUsage(stdout)
 		return exitOK
+	case "--version", "-version":
+		info, ok := debug.ReadBuildInfo()
+		fmt.Fprintf(stdout, "sessctl %s\n", version(info, ok))
+		return exitOK
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -96,7 +101,7 @@ func printUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprint(w, "\nRun 'sessctl help <command>' for a command's flags and examples.\n")
+	fmt.Fprint(w, "\nRun 'sessctl help <command>' for a command's flags and examples,\n'sessctl --version' for the version.\n")
 }
 
 // flags makes a command's flag set; usage goes to stderr on a bad flag and

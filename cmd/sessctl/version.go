@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// version is what --version prints: the module version the binary was
+// built at ("go install ...@v1.2.0"), else "(devel)", with the commit
+// when the build recorded one.
+func version(info *debug.BuildInfo, ok bool) string {
+	v := "(devel)"
+	if !ok || info == nil {
+		return v
+	}
+	if mv := info.Main.Version; mv != "" {
+		v = mv
+	}
+	var rev string
+	var modified bool
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified {
+		rev += ", modified"
+	}
+	return fmt.Sprintf("%s (commit %s)", v, rev)
+}

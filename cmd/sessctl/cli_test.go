@@ -98,3 +98,17 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptySession checks that an empty SESSION is a usage mistake (exit
+// 2), not a failure (exit 1).
+func TestEmptySession(t *testing.T) {
+	for _, args := range [][]string{
+		{"show", ""}, {"stats", ""}, {"dump", ""}, {"export", ""}, {"tree", ""},
+		{"context", ""}, {"who", ""}, {"repair", ""}, {"fork", ""}, {"compact", ""},
+	} {
+		_, errOut, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(errOut, "SESSION is empty") {
+			t.Errorf("sessctl %s '': exit %d, stderr %q; want exit %d", args[0], code, errOut, exitUsage)
+		}
+	}
+}

@@ -174,6 +174,9 @@ func runCompact(e *env, args []string) int {
 	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(pos[0]); code >= 0 {
+		return code
+	}
 	if msg := sf.check(); msg != "" {
 		return e.usageError("%s", msg)
 	}

@@ -57,6 +57,9 @@ func runDump(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
 	if useAgentUse(*store, fs.Arg(0)) {
 		return runDumpAgentUse(e, au, fs.Arg(0))
 	}

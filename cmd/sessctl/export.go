@@ -92,6 +92,9 @@ func runExport(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
 	switch *format {
 	case "md", "markdown", "json", "html":
 	default:

@@ -57,6 +57,9 @@ func runFork(e *env, args []string) int {
 	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(pos[0]); code >= 0 {
+		return code
+	}
 	if *all && *at != "" {
 		return e.usageError("--all and --at cannot be combined")
 	}

@@ -148,6 +148,15 @@ func (e *env) usageError(format string, a ...any) int {
 	return exitUsage
 }
 
+// emptySession reports an empty SESSION argument (sessctl show "") as
+// the usage mistake it is; it returns -1 when arg is not empty.
+func (e *env) emptySession(arg string) int {
+	if arg != "" {
+		return -1
+	}
+	return e.usageError("SESSION is empty: give a file path, a session id or a unique id prefix")
+}
+
 // fail prints err with a hint and returns the exit code its kind maps to.
 func (e *env) fail(err error) int {
 	fmt.Fprintf(e.stderr, "sessctl: %s: %v\n", e.name, err)

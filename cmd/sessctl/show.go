@@ -88,6 +88,9 @@ func runShow(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
 	if useAgentUse(*store, fs.Arg(0)) {
 		if *leaf != "" {
 			return e.usageError("--leaf does not apply to AgentUse sessions, which have no branches")

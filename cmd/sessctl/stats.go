@@ -82,6 +82,9 @@ func runStats(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
 	sv, err := openView(e.ctx, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +113,53 @@ func TestEmptySession(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, "SESSION is empty") {
 			t.Errorf("sessctl %s '': exit %d, stderr %q; want exit %d", args[0], code, errOut, exitUsage)
 		}
+	}
+}
+
+// TestDumpFields checks that dump --fields refuses names it does not
+// know (it printed {} and exited 0) and prints the ones it does.
+func TestDumpFields(t *testing.T) {
+	dir := t.TempDir()
+	main := buildFixtures(t, filepath.Join(dir, "sessions"))
+	cases := []struct {
+		fields   string
+		code     int
+		wantKeys string // the object's keys, or what stderr says
+	}{
+		{"nosuch", exitUsage, `unknown field "nosuch"`},
+		{"leafId,nosuch", exitUsage, `unknown field "nosuch"`},
+		{",", exitUsage, "names no field"},
+		{"contextByLeaf", exitUsage, "needs --context-by-leaf"},
+		{"leafId, sessionName", exitOK, "leafId,sessionName"},
+		{"sessionInfo", exitOK, "sessionInfo"},
+	}
+	for _, tc := range cases {
+		out, errOut, code := runCLI(t, "dump", "--fields", tc.fields, main)
+		if code != tc.code {
+			t.Errorf("dump --fields %q: exit %d, want %d; stderr %q", tc.fields, code, tc.code, errOut)
+			continue
+		}
+		if tc.code != exitOK {
+			if !strings.Contains(errOut, tc.wantKeys) || out != "" {
+				t.Errorf("dump --fields %q: stdout %q, stderr %q; want only an error saying %q", tc.fields, out, errOut, tc.wantKeys)
+			}
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatalf("dump --fields %q: %v", tc.fields, err)
+		}
+		var keys []string
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if got := strings.Join(keys, ","); got != tc.wantKeys {
+			t.Errorf("dump --fields %q printed keys %s, want %s", tc.fields, got, tc.wantKeys)
+		}
+	}
+	out, errOut, code := runCLI(t, "dump", "--context-by-leaf", "--fields", "contextAtNullLeaf", main)
+	if code != exitOK || !strings.HasPrefix(out, `{"contextAtNullLeaf":`) {
+		t.Errorf("dump --context-by-leaf --fields contextAtNullLeaf: exit %d, stdout %.80q, stderr %q", code, out, errOut)
 	}
 }

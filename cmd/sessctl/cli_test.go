@@ -163,3 +163,39 @@ func TestDumpFields(t *testing.T) {
 		t.Errorf("dump --context-by-leaf --fields contextAtNullLeaf: exit %d, stdout %.80q, stderr %q", code, out, errOut)
 	}
 }
+
+func TestParseSize(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    int64
+		wantErr string
+	}{
+		{"0", 0, ""},
+		{"1024", 1024, ""},
+		{"4M", 4 << 20, ""},
+		{"4MiB", 4 << 20, ""},
+		{"512K", 512 << 10, ""},
+		{"1G", 1 << 30, ""},
+		{"10B", 10, ""},
+		{"-1", 0, "cannot be negative"},
+		{"1.5M", 0, "not a size"},
+		{"lots", 0, "not a size"},
+		{"99999999999G", 0, "too large"},
+	}
+	for _, tc := range cases {
+		got, err := parseSize(tc.in)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("parseSize(%q): %v", tc.in, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("parseSize(%q) = %v, %v; want an error saying %q", tc.in, got, err, tc.wantErr)
+		case got != tc.want:
+			t.Errorf("parseSize(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		if err == nil {
+			if back, err := parseSize(formatSize(got)); err != nil || back != got {
+				t.Errorf("formatSize(%d) = %q reads back as %d, %v", got, formatSize(got), back, err)
+			}
+		}
+	}
+}

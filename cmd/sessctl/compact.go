@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
@@ -49,6 +50,10 @@ Where the summary comes from:
                        SESSCTL_REASONING and SESSCTL_SYSTEM_PROMPT; with
                        --summary-json it gets the whole request as JSON
                        instead. A non-zero exit aborts: nothing is written.
+                       A run is killed (with every process it started)
+                       after --summary-timeout (default 10m) or once it
+                       prints more than --summary-max-bytes (default 4M);
+                       both abort with exit 1, nothing written.
   (none of them)       a deterministic summary built offline from the
                        conversation: the user's requests, files read and
                        modified, tool activity. No model needed.
@@ -82,8 +87,16 @@ func init() { register(compactCommand).run = runCompact }
 type summaryFlags struct {
 	text, file, cmd *string
 	json            *bool
+	timeout         *time.Duration
+	maxBytes        *int64
 	fs              *flag.FlagSet
 }
+
+// Defaults of --summary-timeout and --summary-max-bytes.
+const (
+	defaultSummaryTimeout  = 10 * time.Minute
+	defaultSummaryMaxBytes = compaction.DefaultMaxOutput
+)
 
 func addSummaryFlags(fs *flag.FlagSet) *summaryFlags {
 	return &summaryFlags{
@@ -92,6 +105,10 @@ func addSummaryFlags(fs *flag.FlagSet) *summaryFlags {
 		file: fs.String("summary-file", "", "read the summary from file `F` ('-': standard input)"),
 		cmd:  fs.String("summary-cmd", "", "run `CMD` (with sh -c) per summary request: prompt on stdin, summary on stdout"),
 		json: fs.Bool("summary-json", false, "give --summary-cmd the whole request as JSON on stdin instead of the prompt"),
+		timeout: durationFlag(fs, "summary-timeout", defaultSummaryTimeout,
+			"kill --summary-cmd (its whole process group) when one run takes longer than `DURATION`; 0: no limit"),
+		maxBytes: sizeFlag(fs, "summary-max-bytes", defaultSummaryMaxBytes,
+			"kill --summary-cmd when it prints more than `SIZE` (bytes, or with a unit: 512K, 4M); 0: no limit"),
 	}
 }
 
@@ -116,8 +133,10 @@ func (sf *summaryFlags) check() string {
 	if n > 1 {
 		return "--summary, --summary-file and --summary-cmd cannot be combined"
 	}
-	if *sf.json && !sf.set("summary-cmd") {
-		return "--summary-json needs --summary-cmd"
+	for _, name := range []string{"summary-json", "summary-timeout", "summary-max-bytes"} {
+		if sf.set(name) && !sf.set("summary-cmd") {
+			return "--" + name + " needs --summary-cmd"
+		}
 	}
 	return ""
 }
@@ -151,7 +170,12 @@ func (sf *summaryFlags) summarizer() (compaction.Summarizer, string) {
 		if runtime.GOOS == "windows" {
 			shell, flag = "cmd", "/C"
 		}
-		return &compaction.Command{Path: shell, Args: []string{flag, *sf.cmd}, JSON: *sf.json}, "command"
+		limit := *sf.maxBytes
+		if limit == 0 {
+			limit = -1 // no limit
+		}
+		return &compaction.Command{Path: shell, Args: []string{flag, *sf.cmd}, JSON: *sf.json,
+			Timeout: *sf.timeout, MaxOutput: limit}, "command"
 	}
 	return compaction.Offline{}, "offline"
 }

@@ -87,3 +87,67 @@ func countFlag(fs *flag.FlagSet, name, usage string) *countValue {
 	fs.Var(c, name, usage)
 	return c
 }
+
+// sizeValue is a flag.Value for a size in bytes: a whole number with an
+// optional binary unit (512K, 4M, 1G; KiB, MiB and GiB are the same).
+type sizeValue int64
+
+func (v *sizeValue) String() string { return formatSize(int64(*v)) }
+
+func (v *sizeValue) Set(s string) error {
+	n, err := parseSize(s)
+	if err != nil {
+		return err
+	}
+	*v = sizeValue(n)
+	return nil
+}
+
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10},
+	{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1},
+}
+
+// parseSize parses "4194304", "4M", "4MiB", "512K", "1G".
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, errors.New("not a size: use a whole number of bytes, or one with a unit, for example 512K, 4M or 1G")
+	}
+	if n < 0 {
+		return 0, errors.New("a size cannot be negative")
+	}
+	if n > (1<<62)/mult {
+		return 0, errors.New("size too large")
+	}
+	return n * mult, nil
+}
+
+// formatSize gives n in the largest unit that divides it: 4M, 512K, 10.
+func formatSize(n int64) string {
+	for _, u := range sizeUnits[3:6] {
+		if n != 0 && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// sizeFlag defines a size flag (see sizeValue).
+func sizeFlag(fs *flag.FlagSet, name string, value int64, usage string) *int64 {
+	p := new(int64)
+	*p = value
+	fs.Var((*sizeValue)(p), name, usage)
+	return p
+}

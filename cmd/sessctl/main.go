@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 )
 
@@ -195,6 +196,10 @@ func hintFor(err error) string {
 		return "check the path or id; 'sessctl list --all' shows every session"
 	case errors.Is(err, errAmbiguous):
 		return "give more characters of the id, or the file's path"
+	case errors.Is(err, compaction.ErrCommandTimeout):
+		return "the summary command ran out of time; raise --summary-timeout (0: no limit) or use a faster model"
+	case errors.Is(err, compaction.ErrOutputTooLarge):
+		return "a summary should be short; check the command, or raise --summary-max-bytes (0: no limit)"
 	}
 	return ""
 }

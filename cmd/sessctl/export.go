@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"math"
 	"regexp"
 	"sort"
@@ -17,11 +19,17 @@ var exportCommand = &command{
 	name:    "export",
 	summary: "export the active branch as Markdown, JSON or HTML",
 	usage: `
-Usage: sessctl export [--format md|json|html] [--redact] [--leaf ID] [-o FILE] SESSION
+Usage: sessctl export [--format md|json|html] [--redact] [--leaf ID]
+                      [-o FILE [--force]] SESSION
 
 Writes the active branch of a session (root to leaf, or to --leaf ID, a
-full id or a unique prefix) as a document, on stdout or into FILE (created
-with mode 0600, replaced atomically).
+full id or a unique prefix) as a document, on stdout or into FILE. FILE
+is written whole or not at all (a temporary file beside it, mode 0600,
+renamed into place). Its directory must exist. An existing FILE is
+replaced only with --force, and never, even then, when it is a session
+file (the one exported, or any file whose first line is a session
+header), a directory, a symbolic link, a device, a named pipe or a
+socket. The document is streamed, so a large session is not held twice.
 
   md    Markdown: a title and the session's details, then one section per
         message. Thinking is in a collapsible <details> block, a tool call
@@ -85,14 +93,16 @@ func runExport(e *env, args []string) int {
 	format := fs.String("format", "md", "output `FORMAT`: md, json or html")
 	redact := fs.Bool("redact", false, "mask likely secrets (API keys, tokens, passwords, private keys)")
 	leaf := fs.String("leaf", "", "export the branch ending at entry `ID` (or a unique prefix) instead of the leaf")
-	out := fs.String("o", "", "write to `FILE` instead of stdout")
-	if code := e.parse(exportCommand, fs, args); code >= 0 {
+	out := fs.String("o", "", "write to `FILE` instead of stdout (its directory must exist)")
+	force := fs.Bool("force", false, "let -o replace an existing file (never a session file, a link or a special file)")
+	pos, code := e.parseArgs(exportCommand, fs, args)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
 	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	if code := e.emptySession(pos[0]); code >= 0 {
 		return code
 	}
 	switch *format {
@@ -100,7 +110,11 @@ func runExport(e *env, args []string) int {
 	default:
 		return e.usageError("unknown format %q: use md, json or html", *format)
 	}
-	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	toFile := *out != "" && *out != "-"
+	if *force && !toFile {
+		return e.usageError("--force needs -o FILE")
+	}
+	sv, err := openView(e.ctx, *store, pos[0])
 	if err != nil {
 		return e.fail(err)
 	}
@@ -109,25 +123,39 @@ func runExport(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	doc := newExportDoc(sv, path, *redact)
-	var buf bytes.Buffer
-	switch *format {
-	case "md", "markdown":
-		doc.markdown(&buf)
-	case "html":
-		doc.html(&buf)
-	case "json":
-		if err := doc.json(&buf); err != nil {
+	var dst io.Writer = e.stdout
+	var of *outputFile
+	if toFile {
+		if of, err = createOutput(*out, sv.path, *force); err != nil {
 			return e.fail(err)
 		}
+		dst = of
 	}
-	if *out != "" && *out != "-" {
-		if err := layout.WriteFileAtomic(layout.OS(), *out, buf.Bytes(), layout.FileMode); err != nil {
-			return e.fail(fmt.Errorf("write export: %w", err))
+	// The document streams out: a large session is never held twice.
+	w := bufio.NewWriterSize(dst, 1<<16)
+	doc := newExportDoc(sv, path, *redact)
+	switch *format {
+	case "md", "markdown":
+		doc.markdown(w)
+	case "html":
+		doc.html(w)
+	case "json":
+		err = doc.json(w)
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if of != nil {
+		if err != nil {
+			of.abort()
+			return e.fail(err)
+		}
+		if err := of.commit(); err != nil {
+			return e.fail(err)
 		}
 		return exitOK
 	}
-	if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+	if err != nil {
 		return e.fail(err)
 	}
 	return exitOK
@@ -137,7 +165,8 @@ func runExport(e *env, args []string) int {
 type exportDoc struct {
 	sv      *sessionView
 	file    string
-	path    []*layout.Entry
+	path    []*layout.Entry // as stored; view redacts an entry when asked
+	redact  bool
 	header  rview
 	name    string
 	hasName bool
@@ -145,7 +174,7 @@ type exportDoc struct {
 }
 
 func newExportDoc(sv *sessionView, path []*layout.Entry, redact bool) *exportDoc {
-	d := &exportDoc{sv: sv, file: sv.path, path: path, header: rview(sv.header.Raw), name: sv.name, hasName: sv.hasName, labels: map[string]string{}}
+	d := &exportDoc{sv: sv, file: sv.path, path: path, redact: redact, header: rview(sv.header.Raw), name: sv.name, hasName: sv.hasName, labels: map[string]string{}}
 	for _, en := range path {
 		if l, ok := sv.labels[en.ID]; ok && en.IDKind == layout.KindString {
 			d.labels[en.ID] = l
@@ -160,16 +189,21 @@ func newExportDoc(sv *sessionView, path []*layout.Entry, redact bool) *exportDoc
 	for k, l := range d.labels {
 		d.labels[k] = redactString(l)
 	}
-	d.path = make([]*layout.Entry, len(path))
-	for i, en := range path {
-		red, err := layout.ParseEntry(redactJSON(nil, en.Raw, 0))
-		if err != nil {
-			red = *en // cannot happen: redactJSON keeps the JSON valid
-		}
-		red.Line, red.Offset = en.Line, en.Offset
-		d.path[i] = &red
-	}
 	return d
+}
+
+// view returns an entry of the branch as the export shows it: redacted
+// when asked (one at a time, so a large session is not copied whole).
+func (d *exportDoc) view(en *layout.Entry) *layout.Entry {
+	if !d.redact {
+		return en
+	}
+	red, err := layout.ParseEntry(redactJSON(nil, en.Raw, 0))
+	if err != nil {
+		return en // cannot happen: redactJSON keeps the JSON valid
+	}
+	red.Line, red.Offset = en.Line, en.Offset
+	return &red
 }
 
 // title is the session name, else the first user message, else the id.
@@ -179,6 +213,7 @@ func (d *exportDoc) title() string {
 	}
 	for _, en := range d.path {
 		if en.Type == layout.TypeMessage && msgOf(en).s("role") == "user" {
+			en = d.view(en)
 			if t := oneLine(contentText(msgOf(en).get("content")), 80); t != "" {
 				return t
 			}
@@ -218,7 +253,11 @@ func (d *exportDoc) details() [][2]string {
 
 // ---- JSON ----
 
-func (d *exportDoc) json(w *bytes.Buffer) error {
+// json writes the export object indented by two spaces, one message at a
+// time: the object without its messages first, then each item indented
+// in place, so the output is byte for byte what indenting the whole
+// object would give.
+func (d *exportDoc) json(w *bufio.Writer) error {
 	b := layout.NewObject(1<<12).
 		String("format", "sessctl-export/1").
 		String("path", d.file).
@@ -233,15 +272,19 @@ func (d *exportDoc) json(w *bytes.Buffer) error {
 	} else {
 		b.Null("leaf")
 	}
-	var msgs []byte
-	msgs = append(msgs, '[')
-	for _, en := range d.path {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b.Bytes(), "", "  "); err != nil {
+		return fmt.Errorf("format export: %w", err)
+	}
+	head := bytes.TrimSuffix(buf.Bytes(), []byte("\n}"))
+	w.Write(head)
+	w.WriteString(",\n  \"messages\": [")
+	n := 0
+	for _, raw := range d.path {
+		en := d.view(raw)
 		m := exportMessage(en)
 		if m == nil {
 			continue
-		}
-		if len(msgs) > 1 {
-			msgs = append(msgs, ',')
 		}
 		item := layout.NewObject(len(m) + 128)
 		if id, ok := en.IDJSON(); ok {
@@ -254,14 +297,21 @@ func (d *exportDoc) json(w *bytes.Buffer) error {
 			item.String("label", l)
 		}
 		item.Raw("message", m)
-		msgs = append(msgs, item.Bytes()...)
+		if n > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n    ")
+		buf.Reset()
+		if err := json.Indent(&buf, item.Bytes(), "    ", "  "); err != nil {
+			return fmt.Errorf("format export: %w", err)
+		}
+		w.Write(buf.Bytes())
+		n++
 	}
-	msgs = append(msgs, ']')
-	b.Raw("messages", msgs)
-	if err := json.Indent(w, b.Bytes(), "", "  "); err != nil {
-		return fmt.Errorf("format export: %w", err)
+	if n > 0 {
+		w.WriteString("\n  ")
 	}
-	w.WriteByte('\n')
+	w.WriteString("]\n}\n")
 	return nil
 }
 
@@ -316,11 +366,11 @@ func exportTime(b *layout.ObjectBuilder, en *layout.Entry) *layout.ObjectBuilder
 // ---- Markdown ----
 
 type mdWriter struct {
-	w *bytes.Buffer
+	w *bufio.Writer
 	d *exportDoc
 }
 
-func (d *exportDoc) markdown(w *bytes.Buffer) {
+func (d *exportDoc) markdown(w *bufio.Writer) {
 	m := &mdWriter{w: w, d: d}
 	fmt.Fprintf(w, "# %s\n\n", mdLine(d.title()))
 	for _, kv := range d.details() {
@@ -333,7 +383,7 @@ func (d *exportDoc) markdown(w *bytes.Buffer) {
 	}
 	w.WriteString("\n---\n\n")
 	for _, en := range d.path {
-		m.entry(en)
+		m.entry(d.view(en))
 	}
 }
 
@@ -556,13 +606,13 @@ section{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0;padding:.5rem 1
 details{margin:.4rem 0}summary{cursor:pointer;color:#57606a}img{max-width:100%}code{font-size:.9em}.err{color:#cf222e}`
 
 type htmlWriter struct {
-	w *bytes.Buffer
+	w *bufio.Writer
 	d *exportDoc
 }
 
 var htmlEsc = html.EscapeString
 
-func (d *exportDoc) html(w *bytes.Buffer) {
+func (d *exportDoc) html(w *bufio.Writer) {
 	h := &htmlWriter{w: w, d: d}
 	w.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	w.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n")
@@ -574,7 +624,7 @@ func (d *exportDoc) html(w *bytes.Buffer) {
 	}
 	w.WriteString("</dl>\n</header>\n<main>\n")
 	for _, en := range d.path {
-		h.entry(en)
+		h.entry(d.view(en))
 	}
 	w.WriteString("</main>\n</body>\n</html>\n")
 }

@@ -54,9 +54,12 @@ socket. The document is streamed, so a large session is not held twice.
         gives them. Model and thinking level changes, labels, names and
         custom entries are not messages and are left out.
 
---redact masks likely secrets in every string of the output (message
-text, tool arguments and results, summaries, names, the header), leaving
-image data alone. What is masked, replaced by [REDACTED]:
+--redact masks likely secrets in the content of the output (message
+text, tool arguments and results, summaries, custom data, the session's
+name, labels). It leaves alone image data and what describes the file:
+its path, the header's id, time, working directory and parent session,
+and the entries' types, ids, parent ids and times. What is masked,
+replaced by [REDACTED]:
 
   - private keys: "-----BEGIN ... PRIVATE KEY-----" blocks (the body; the
     BEGIN and END lines stay), to the end of the text when unterminated;
@@ -70,7 +73,8 @@ image data alone. What is masked, replaced by [REDACTED]:
     (Slack), AKIA/ASIA + 16 (AWS access key ids), AIza + 35 (Google);
   - long high-entropy tokens: runs of 32 or more of [A-Za-z0-9+/_=-] that
     mix upper case, lower case and digits with at least 4.5 bits of
-    entropy per character (hex digests, UUIDs and paths are left alone).
+    entropy per character (hex digests, UUIDs and paths are left alone;
+    a path is judged one component at a time).
 
 Redaction is a safety net, not a guarantee: read the export before sharing
 it.
@@ -183,8 +187,9 @@ func newExportDoc(sv *sessionView, path []*layout.Entry, redact bool) *exportDoc
 	if !redact {
 		return d
 	}
-	d.file = redactString(d.file)
-	d.header = rview(redactJSON(nil, sv.header.Raw, 0))
+	// Paths, ids and times are not secrets; masking them only breaks the
+	// export (a store path once came out as "<dir>/.[REDACTED].jsonl").
+	d.header = rview(redactMembers(nil, sv.header.Raw, headerKeep))
 	d.name = redactString(d.name)
 	for k, l := range d.labels {
 		d.labels[k] = redactString(l)
@@ -198,7 +203,7 @@ func (d *exportDoc) view(en *layout.Entry) *layout.Entry {
 	if !d.redact {
 		return en
 	}
-	red, err := layout.ParseEntry(redactJSON(nil, en.Raw, 0))
+	red, err := layout.ParseEntry(redactMembers(nil, en.Raw, entryKeep))
 	if err != nil {
 		return en // cannot happen: redactJSON keeps the JSON valid
 	}
@@ -998,10 +1003,19 @@ func entropyChar(c byte) bool {
 }
 
 // redactEntropy masks runs of 32 or more token characters that look
-// random (see highEntropy).
+// random (see highEntropy). A run that is part of a path (it starts with
+// "/", or follows "." or "~", and has a "/" in it) is judged one path
+// component at a time, so mixed-case directory and file names are left
+// alone while a random component of 32 or more characters is still
+// masked.
 func redactEntropy(s string) string {
 	var b strings.Builder
 	last := 0
+	mask := func(from, to int) {
+		b.WriteString(s[last:from])
+		b.WriteString(redactMark)
+		last = to
+	}
 	for i := 0; i < len(s); {
 		if !entropyChar(s[i]) {
 			i++
@@ -1011,10 +1025,27 @@ func redactEntropy(s string) string {
 		for j < len(s) && entropyChar(s[j]) {
 			j++
 		}
-		if j-i >= 32 && highEntropy(s[i:j]) {
-			b.WriteString(s[last:i])
-			b.WriteString(redactMark)
-			last = j
+		if j-i >= 32 {
+			pathLike := strings.IndexByte(s[i:j], '/') >= 0 &&
+				(s[i] == '/' || i > 0 && (s[i-1] == '.' || s[i-1] == '~'))
+			if !pathLike {
+				if highEntropy(s[i:j]) {
+					mask(i, j)
+				}
+			} else {
+				for k := i; k < j; {
+					end := strings.IndexByte(s[k:j], '/')
+					if end < 0 {
+						end = j
+					} else {
+						end += k
+					}
+					if end-k >= 32 && highEntropy(s[k:end]) {
+						mask(k, end)
+					}
+					k = end + 1
+				}
+			}
 		}
 		i = j
 	}
@@ -1054,6 +1085,41 @@ func highEntropy(s string) bool {
 		}
 	}
 	return h >= 4.5
+}
+
+// headerKeep and entryKeep are the top-level members of a header and of
+// an entry that --redact leaves alone: the file's structure (types, ids,
+// links, times) and its paths. Everything else is content and redacted.
+var (
+	headerKeep = map[string]bool{"type": true, "version": true, "id": true, "timestamp": true, "cwd": true, "parentSession": true}
+	entryKeep  = map[string]bool{"type": true, "id": true, "parentId": true, "timestamp": true, "targetId": true, "firstKeptEntryId": true, "fromId": true}
+)
+
+// redactMembers appends the object v with every member redacted except
+// those named in keep, which are copied as they are. A v that is not an
+// object is redacted whole.
+func redactMembers(dst, v []byte, keep map[string]bool) []byte {
+	if layout.KindOf(v) != layout.KindObject {
+		return redactJSON(dst, v, 0)
+	}
+	dst = append(dst, '{')
+	first := true
+	_ = layout.Members(v, func(m *layout.Member) bool {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, '"')
+		dst = append(dst, m.Key...)
+		dst = append(dst, '"', ':')
+		if keep[m.KeyString()] {
+			dst = append(dst, m.Value...)
+		} else {
+			dst = redactJSON(dst, m.Value, 1)
+		}
+		return true
+	})
+	return append(dst, '}')
 }
 
 // maxRedactDepth bounds the recursion of redactJSON; deeper values are

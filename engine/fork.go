@@ -20,7 +20,9 @@ import (
 //
 // Unlike pi, a version 1 or 2 source is migrated (in memory, the source is
 // not touched) before it is copied, so the fork is a valid version 3 file
-// instead of id-less entries under a version 3 header.
+// instead of id-less entries under a version 3 header. A source of a newer
+// version than layout.CurrentVersion is refused with a *layout.VersionError
+// (ErrUnsupportedVersion).
 func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (*Session, error) {
 	fsys := opts.fs()
 	data, err := fsys.ReadFile(sourcePath)
@@ -38,7 +40,13 @@ func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (
 		return nil, err
 	}
 	entries := p.Entries
-	if v := migrate.VersionOf(&entries[0]); migrate.Needed(v) {
+	v := migrate.VersionOf(&entries[0])
+	if v > layout.CurrentVersion {
+		// Copying entries of a format this code does not know under a
+		// version 3 header would silently change their meaning.
+		return nil, &layout.VersionError{Path: sourcePath, Found: v, Max: layout.CurrentVersion}
+	}
+	if migrate.Needed(v) {
 		if entries, _, err = migrate.Entries(entries); err != nil {
 			return nil, &layout.CorruptError{Path: sourcePath, Err: err}
 		}

@@ -53,6 +53,7 @@ func runContext(e *env, args []string) int {
 		return e.fail(err)
 	}
 	defer s.Close()
+	e.warnVersion(s.SessionFile(), s.Header().Entry)
 	var c compaction.Context
 	if *leaf != "" {
 		if _, ok := s.Entry(*leaf); !ok {

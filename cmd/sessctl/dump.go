@@ -100,6 +100,7 @@ func runDump(e *env, args []string) int {
 		return e.fail(err)
 	}
 	defer s.Close()
+	e.warnVersion(s.SessionFile(), s.Header().Entry)
 	if infoErr == nil {
 		o.Info, o.NoInfo = info, false
 	}

@@ -97,7 +97,7 @@ func runShow(e *env, args []string) int {
 		}
 		return runShowAgentUse(e, *au.project, fs.Arg(0), *full, *asJSON)
 	}
-	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	sv, err := openView(e, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
 	}
@@ -139,14 +139,20 @@ type sessionView struct {
 	s       *engine.Session
 }
 
-// openView resolves and opens a session read-only and snapshots it. The
+// openView resolves and opens a session read-only and snapshots it,
+// warning on stderr when the file is of a newer format version. The
 // caller closes it.
-func openView(ctx context.Context, store, arg string) (*sessionView, error) {
+func openView(e *env, store, arg string) (*sessionView, error) {
 	path, err := resolveSession(store, arg)
 	if err != nil {
 		return nil, err
 	}
-	return openViewPath(ctx, path)
+	sv, err := openViewPath(e.ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	e.warnVersion(sv.path, sv.header.Entry)
+	return sv, nil
 }
 
 func openViewPath(ctx context.Context, path string) (*sessionView, error) {

@@ -85,7 +85,7 @@ func runStats(e *env, args []string) int {
 	if code := e.emptySession(fs.Arg(0)); code >= 0 {
 		return code
 	}
-	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	sv, err := openView(e, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
 	}
@@ -151,6 +151,7 @@ func statsAll(e *env, store string, asJSON bool) int {
 			skipped++
 			return nil
 		}
+		e.warnVersion(p, parsed.Entries[0])
 		entries, _, merr := migrate.Entries(parsed.Entries)
 		if merr != nil {
 			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", p, merr)

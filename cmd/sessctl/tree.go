@@ -72,7 +72,7 @@ func runTree(e *env, args []string) int {
 	if code := e.emptySession(fs.Arg(0)); code >= 0 {
 		return code
 	}
-	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	sv, err := openView(e, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
 	}

@@ -3,7 +3,20 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
 )
+
+// warnVersion warns on stderr when a file read read-only has a header of
+// a newer format version than sessctl knows: the read commands go on with
+// what they understand, the writing ones refuse such files.
+func (e *env) warnVersion(path string, header layout.Entry) {
+	if v := migrate.VersionOf(&header); v > layout.CurrentVersion {
+		fmt.Fprintf(e.stderr, "sessctl: %s: warning: %s is format version %s; this sessctl knows up to %d, entries may be misread\n",
+			e.name, quotePath(path), layout.AppendNumber(nil, v), layout.CurrentVersion)
+	}
+}
 
 // version is what --version prints: the module version the binary was
 // built at ("go install ...@v1.2.0"), else "(devel)", with the commit

@@ -34,7 +34,8 @@ totalTokens counts input + output + cacheRead + cacheWrite; a cost without
 a total counts the sum of its parts.
 
 --all adds up every session file under the store (--store pi, indusagi
-or a directory; every *.jsonl file, recursively), over all entries.
+or a directory; every *.jsonl file, recursively, but not the deleted
+sessions in its .trash directory), over all entries.
 
 --json prints one object:
 
@@ -135,6 +136,9 @@ func statsAll(e *env, store string, asJSON bool) int {
 		}
 		if err := e.ctx.Err(); err != nil {
 			return err
+		}
+		if d.IsDir() && d.Name() == ".trash" && p != root {
+			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
 		}
 		if d.IsDir() || !layout.IsSessionFileName(d.Name()) {
 			return nil

@@ -334,9 +334,9 @@ func runCompact(e *env, args []string) int {
 	}
 	w := e.stdout
 	if *dryRun {
-		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", path)
+		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", quotePath(path))
 	} else {
-		fmt.Fprintf(w, "compacted %s\n", path)
+		fmt.Fprintf(w, "compacted %s\n", quotePath(path))
 		fmt.Fprintf(w, "  entry:          %s\n", entryID)
 	}
 	split := ""
@@ -353,8 +353,8 @@ func runCompact(e *env, args []string) int {
 	if !*dryRun {
 		fmt.Fprintf(w, "  summary:        %s, %d characters\n", source, len([]rune(res.Summary)))
 	}
-	fmt.Fprintf(w, "  read files:     %s\n", strList(res.Details.ReadFiles))
-	fmt.Fprintf(w, "  modified files: %s\n", strList(res.Details.ModifiedFiles))
+	fmt.Fprintf(w, "  read files:     %s\n", pathList(res.Details.ReadFiles))
+	fmt.Fprintf(w, "  modified files: %s\n", pathList(res.Details.ModifiedFiles))
 	return exitOK
 }
 

@@ -128,7 +128,7 @@ func runFork(e *env, args []string) int {
 		jsonOut(e.stdout, b.Number("entries", float64(n)).Bytes())
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "%s  %s\n", id, file)
+	fmt.Fprintf(e.stdout, "%s  %s\n", quotePath(id), quotePath(file))
 	return exitOK
 }
 

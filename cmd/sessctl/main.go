@@ -23,7 +23,13 @@ func main() {
 	// process group is killed, the session lock released and the owner
 	// record removed before sessctl exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	catchSIGPIPE()
+	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
+	code := run(ctx, os.Args[1:], os.Stdin, stdout, os.Stderr)
+	if err := stdout.Flush(); err != nil && code == exitOK && !errors.Is(err, errStdoutClosed) {
+		fmt.Fprintf(os.Stderr, "sessctl: %v\n", err)
+		code = exitFailure
+	}
 	stop()
 	os.Exit(code)
 }
@@ -165,6 +171,11 @@ func (e *env) emptySession(arg string) int {
 
 // fail prints err with a hint and returns the exit code its kind maps to.
 func (e *env) fail(err error) int {
+	if errors.Is(err, errStdoutClosed) {
+		// The reader of the output went away: the command has nothing
+		// more to do, and that is not a failure.
+		return exitOK
+	}
 	fmt.Fprintf(e.stderr, "sessctl: %s: %v\n", e.name, err)
 	if h := hintFor(err); h != "" {
 		fmt.Fprintf(e.stderr, "hint: %s\n", h)

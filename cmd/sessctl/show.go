@@ -409,16 +409,16 @@ type transcript struct {
 
 func (t *transcript) head(path []*layout.Entry) {
 	sv := t.sv
-	fmt.Fprintf(t.w, "Session  %s\n", sv.id)
+	fmt.Fprintf(t.w, "Session  %s\n", quotePath(sv.id))
 	if sv.hasName {
 		fmt.Fprintf(t.w, "Name     %s\n", oneLine(sv.name, 100))
 	}
-	fmt.Fprintf(t.w, "File     %s\n", sv.path)
+	fmt.Fprintf(t.w, "File     %s\n", quotePath(sv.path))
 	if sv.header.HasCwd {
-		fmt.Fprintf(t.w, "Cwd      %s\n", sv.header.Cwd)
+		fmt.Fprintf(t.w, "Cwd      %s\n", quotePath(sv.header.Cwd))
 	}
 	if sv.header.HasParentSession {
-		fmt.Fprintf(t.w, "Parent   %s\n", sv.header.ParentSession)
+		fmt.Fprintf(t.w, "Parent   %s\n", quotePath(sv.header.ParentSession))
 	}
 	if ts := sv.header.Timestamp; ts != "" {
 		fmt.Fprintf(t.w, "Created  %s\n", isoShort(ts))

@@ -183,7 +183,7 @@ func statsAll(e *env, store string, asJSON bool) int {
 			All      *scopeStat `json:"all"`
 		}{root, sessions, skipped, total})
 	} else {
-		fmt.Fprintf(w, "Store     %s\n", root)
+		fmt.Fprintf(w, "Store     %s\n", quotePath(root))
 		fmt.Fprintf(w, "Sessions  %d", sessions)
 		if skipped > 0 {
 			fmt.Fprintf(w, " (%d files skipped)", skipped)
@@ -357,11 +357,11 @@ func (s *scopeStat) finish() {
 }
 
 func writeStatsText(w io.Writer, r *statsReport) {
-	fmt.Fprintf(w, "Session  %s\n", r.ID)
+	fmt.Fprintf(w, "Session  %s\n", quotePath(r.ID))
 	if r.Name != nil {
 		fmt.Fprintf(w, "Name     %s\n", oneLine(*r.Name, 100))
 	}
-	fmt.Fprintf(w, "File     %s\n", r.Path)
+	fmt.Fprintf(w, "File     %s\n", quotePath(r.Path))
 	if r.Leaf != nil {
 		fmt.Fprintf(w, "Leaf     %s\n", *r.Leaf)
 	} else {

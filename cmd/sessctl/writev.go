@@ -1,61 +1,27 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
-
-	"golang.org/x/sys/unix"
 )
 
-// writeBuffers writes bufs in order. To a file (standard output, usually)
-// it uses writev, so thousands of pieces cost a few system calls instead
-// of one each, without copying them together.
+// writeBuffers writes bufs in order. To a file (standard output, usually,
+// unless it is a terminal) it hands them to the system in one go where it
+// can (writev), so thousands of pieces cost a few system calls instead of
+// one each.
 func writeBuffers(w io.Writer, bufs [][]byte) error {
-	f, ok := w.(*os.File)
-	if !ok {
-		for _, b := range bufs {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
+	switch f := w.(type) {
+	case *os.File:
+		return writeFileBuffers(f, bufs)
+	case *stdoutWriter:
+		if f.esc == nil {
+			return f.check(writeFileBuffers(f.f, bufs))
 		}
-		return nil
 	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var werr error
-	err = rc.Write(func(fd uintptr) bool {
-		for len(bufs) > 0 {
-			n, err := unix.Writev(int(fd), bufs[:min(len(bufs), 1024)])
-			switch {
-			case errors.Is(err, unix.EINTR):
-				continue
-			case errors.Is(err, unix.EAGAIN):
-				return false // wait until the descriptor takes more
-			case err != nil:
-				werr = &os.PathError{Op: "write", Path: f.Name(), Err: err}
-				return true
-			}
-			bufs = consumed(bufs, n)
+	for _, b := range bufs {
+		if _, err := w.Write(b); err != nil {
+			return err
 		}
-		return true
-	})
-	if werr != nil {
-		return werr
 	}
-	return err
-}
-
-// consumed drops the first n bytes of bufs.
-func consumed(bufs [][]byte, n int) [][]byte {
-	for len(bufs) > 0 && n >= len(bufs[0]) {
-		n -= len(bufs[0])
-		bufs = bufs[1:]
-	}
-	if len(bufs) > 0 && n > 0 {
-		bufs[0] = bufs[0][n:]
-	}
-	return bufs
+	return nil
 }

@@ -77,7 +77,12 @@ func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOpt
 		_ = ns.Close()
 		return nil, err
 	}
-	if err := ns.Flush(); err != nil {
+	ns.mu.Lock()
+	if !ns.onDisk {
+		err = ns.writeNewFile()
+	}
+	ns.mu.Unlock()
+	if err != nil {
 		_ = ns.Close()
 		return nil, fmt.Errorf("fork branch to %s: %w", filepath.Base(file), err)
 	}

@@ -107,14 +107,39 @@ func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
 	if !st.Mode().IsRegular() || !os.SameFile(st, fi) {
 		return false, errors.New("the file changed while it was checked")
 	}
-	buf := make([]byte, maxHeaderProbe)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false, err
+	en, ok := firstEntry(f)
+	return ok && en.IsHeader(), nil
+}
+
+// readHeaderLine returns the first entry of the file at path when it is
+// a session header (read from the first lines only, without blocking on a
+// special file).
+func readHeaderLine(path string) (layout.Entry, bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return layout.Entry{}, false
 	}
-	buf = buf[:n]
-	buf = bytes.TrimPrefix(buf, []byte("\ufeff"))
-	// A header may follow blank lines, as the reader allows.
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return layout.Entry{}, false
+	}
+	en, ok := firstEntry(f)
+	if !ok || !en.IsHeader() {
+		return layout.Entry{}, false
+	}
+	return en, true
+}
+
+// firstEntry parses the first non-blank line of r, looking at no more
+// than maxHeaderProbe bytes (after a byte order mark, as the reader
+// allows).
+func firstEntry(r io.Reader) (layout.Entry, bool) {
+	buf := make([]byte, maxHeaderProbe)
+	n, err := io.ReadFull(r, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return layout.Entry{}, false
+	}
+	buf = bytes.TrimPrefix(buf[:n], []byte("\ufeff"))
 	for len(buf) > 0 {
 		line := buf
 		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
@@ -126,9 +151,9 @@ func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
 			continue
 		}
 		en, err := layout.ParseEntry(line)
-		return err == nil && en.IsHeader(), nil
+		return en, err == nil
 	}
-	return false, nil
+	return layout.Entry{}, false
 }
 
 // outputFile is the temporary file an export streams into.

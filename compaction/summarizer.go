@@ -62,7 +62,31 @@ type Command struct {
 	Env []string
 	// JSON sends RequestJSON(req) on standard input instead of the prompt.
 	JSON bool
+	// Timeout bounds each run of the program; 0 means no bound beyond
+	// the caller's context. A program still running then is killed (on
+	// Unix its whole process group) and Summarize fails with an error
+	// matching ErrCommandTimeout.
+	Timeout time.Duration
+	// MaxOutput bounds the standard output read from the program, in
+	// bytes: 0 means DefaultMaxOutput, a negative value no bound. A
+	// program that prints more is killed and Summarize fails with an
+	// error matching ErrOutputTooLarge; no more than the bound is ever
+	// held in memory.
+	MaxOutput int64
 }
+
+// DefaultMaxOutput is the bound on a summary command's output when
+// Command.MaxOutput is 0: far more than any summary, far less than a
+// runaway program prints.
+const DefaultMaxOutput = 4 << 20
+
+// ErrCommandTimeout is matched by the error of a summary command that
+// ran longer than its Timeout.
+var ErrCommandTimeout = errors.New("summary command timed out")
+
+// ErrOutputTooLarge is matched by the error of a summary command that
+// printed more than its MaxOutput.
+var ErrOutputTooLarge = errors.New("summary command output too large")
 
 // maxStderr bounds how much of a failed command's standard error an error
 // carries.
@@ -73,6 +97,14 @@ func (c *Command) Summarize(ctx context.Context, req Request) (string, error) {
 	if c.Path == "" {
 		return "", errors.New("summary command: no program given")
 	}
+	parent := ctx
+	if c.Timeout > 0 {
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeoutCause(ctx, c.Timeout, ErrCommandTimeout)
+		defer cancelT()
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	env := cmd.Environ()
@@ -89,14 +121,25 @@ func (c *Command) Summarize(ctx context.Context, req Request) (string, error) {
 	} else {
 		cmd.Stdin = strings.NewReader(req.Prompt)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
+	limit := c.MaxOutput
+	if limit == 0 {
+		limit = DefaultMaxOutput
+	}
+	var stderr bytes.Buffer
+	stdout := &cappedBuffer{max: limit, over: func() { cancel(ErrOutputTooLarge) }}
+	cmd.Stdout = stdout
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: maxStderr}
 	setProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
-	if ctxErr := ctx.Err(); ctxErr != nil {
+	if ctxErr := parent.Err(); ctxErr != nil {
 		return "", fmt.Errorf("summary command %s: %w", c.Path, ctxErr)
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, ErrCommandTimeout):
+		return "", fmt.Errorf("summary command %s: %w after %v; it was killed", c.Path, ErrCommandTimeout, c.Timeout)
+	case errors.Is(cause, ErrOutputTooLarge) || stdout.overflow:
+		return "", fmt.Errorf("summary command %s: %w: it printed more than %d bytes and was killed", c.Path, ErrOutputTooLarge, limit)
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
@@ -111,6 +154,30 @@ func (c *Command) Summarize(ctx context.Context, req Request) (string, error) {
 	}
 	return out, nil
 }
+
+// cappedBuffer keeps what is written to it up to max bytes (max < 0: no
+// bound). The first write past the bound calls over once and fails, so
+// the copy from the program stops and nothing more is held.
+type cappedBuffer struct {
+	buf      bytes.Buffer
+	max      int64
+	over     func()
+	overflow bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.overflow {
+		return 0, ErrOutputTooLarge
+	}
+	if c.max >= 0 && int64(c.buf.Len())+int64(len(p)) > c.max {
+		c.overflow = true
+		c.over()
+		return 0, ErrOutputTooLarge
+	}
+	return c.buf.Write(p)
+}
+
+func (c *cappedBuffer) String() string { return c.buf.String() }
 
 // limitedBuffer keeps the last max bytes written to it.
 type limitedBuffer struct {

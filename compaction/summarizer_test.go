@@ -124,6 +124,51 @@ func TestCommandCancelKillsIt(t *testing.T) {
 	}
 }
 
+// TestCommandLimits checks the timeout and the output bound: a program
+// that runs too long or prints too much is killed, its whole process
+// group with it, and Summarize fails with the matching error.
+func TestCommandLimits(t *testing.T) {
+	needSh(t)
+	tests := []struct {
+		name    string
+		script  string
+		timeout time.Duration
+		max     int64
+		want    string
+		wantErr error
+	}{
+		{name: "too slow", script: `sleep 600 & echo $! > "$0"; wait`, timeout: 200 * time.Millisecond, wantErr: ErrCommandTimeout},
+		{name: "endless output", script: `echo $$ > "$0"; yes`, max: 1000, wantErr: ErrOutputTooLarge},
+		{name: "endless output, default bound", script: `echo $$ > "$0"; yes`, wantErr: ErrOutputTooLarge},
+		{name: "output one byte over", script: `printf abcd`, max: 3, wantErr: ErrOutputTooLarge},
+		{name: "output at the bound", script: `printf abc`, max: 3, want: "abc"},
+		{name: "no bound", script: `yes | head -c 5000000`, max: -1, want: strings.Repeat("y\n", 2500000)[:4999999]},
+		{name: "fast enough", script: `printf ok`, timeout: time.Hour, want: "ok"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			c := &Command{Path: "sh", Args: []string{"-c", tc.script, pidFile}, Timeout: tc.timeout, MaxOutput: tc.max}
+			got, err := c.Summarize(t.Context(), Request{Prompt: "x"})
+			if tc.wantErr == nil {
+				if err != nil || got != tc.want {
+					t.Fatalf("Summarize = %.40q, %v; want %.40q", got, err, tc.want)
+				}
+				return
+			}
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Summarize = %.40q, %v; want an error matching %v", got, err, tc.wantErr)
+			}
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+				t.Errorf("error %v matches a context error: the caller's context was not cancelled", err)
+			}
+			if data, rerr := os.ReadFile(pidFile); rerr == nil {
+				waitGone(t, strings.TrimSpace(string(data)))
+			}
+		})
+	}
+}
+
 func TestOffline(t *testing.T) {
 	req := sampleRequest(t)
 	s1, err := Offline{}.Summarize(t.Context(), req)

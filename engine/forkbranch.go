@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
 )
 
 // ForkBranchOptions configure ForkBranch.
@@ -29,7 +32,9 @@ type ForkBranchOptions struct {
 //
 // Unlike CreateBranchedSession, which waits for an assistant message as pi
 // does, ForkBranch writes the new file at once: a fork is meant to be
-// found on disk.
+// found on disk. A session file of a newer version than
+// layout.CurrentVersion (opened read-only) is refused with a
+// *layout.VersionError.
 func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOptions) (*Session, error) {
 	opts := o.Options
 	opts.ReadOnly = false
@@ -42,6 +47,11 @@ func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOpt
 	}
 	if !s.persist {
 		return nil, errors.New("fork branch: the session is in memory; it has no file to name as parent")
+	}
+	if v := migrate.VersionOf(&s.header); v > layout.CurrentVersion {
+		// A read-only open reads a newer file as best it can; writing its
+		// entries under a version 3 header would change their meaning.
+		return nil, &layout.VersionError{Path: s.file, Found: v, Max: layout.CurrentVersion}
 	}
 	cwd := s.cwd
 	if o.Cwd != "" {
@@ -67,7 +77,12 @@ func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOpt
 		_ = ns.Close()
 		return nil, err
 	}
-	if err := ns.Flush(); err != nil {
+	ns.mu.Lock()
+	if !ns.onDisk {
+		err = ns.writeNewFile()
+	}
+	ns.mu.Unlock()
+	if err != nil {
 		_ = ns.Close()
 		return nil, fmt.Errorf("fork branch to %s: %w", filepath.Base(file), err)
 	}

@@ -26,6 +26,24 @@ type StateOptions struct {
 	Fields map[string]bool
 }
 
+// StateFields returns the names of the top-level fields WriteState writes
+// with the options o (Fields aside), in their order: sessionId through
+// context, then contextByLeaf and contextAtNullLeaf with ContextByLeaf,
+// then sessionInfo with Info or NoInfo. A caller checks a Fields set
+// against it.
+func StateFields(o StateOptions) []string {
+	names := []string{"sessionId", "sessionFile", "sessionDir", "cwd", "isPersisted",
+		"header", "leafId", "leafEntryId", "sessionName", "entries", "branch", "tree",
+		"children", "labels", "context"}
+	if o.ContextByLeaf {
+		names = append(names, "contextByLeaf", "contextAtNullLeaf")
+	}
+	if o.Info != nil || o.NoInfo {
+		names = append(names, "sessionInfo")
+	}
+	return names
+}
+
 // WriteState writes the session's state object, the JSON shape of the pi
 // conformance corpus: sessionId, sessionFile, sessionDir, cwd,
 // isPersisted, header, leafId ("<undefined>" when the last line has no

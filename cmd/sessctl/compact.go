@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
@@ -49,6 +50,10 @@ Where the summary comes from:
                        SESSCTL_REASONING and SESSCTL_SYSTEM_PROMPT; with
                        --summary-json it gets the whole request as JSON
                        instead. A non-zero exit aborts: nothing is written.
+                       A run is killed (with every process it started)
+                       after --summary-timeout (default 10m) or once it
+                       prints more than --summary-max-bytes (default 4M);
+                       both abort with exit 1, nothing written.
   (none of them)       a deterministic summary built offline from the
                        conversation: the user's requests, files read and
                        modified, tool activity. No model needed.
@@ -82,8 +87,16 @@ func init() { register(compactCommand).run = runCompact }
 type summaryFlags struct {
 	text, file, cmd *string
 	json            *bool
+	timeout         *time.Duration
+	maxBytes        *int64
 	fs              *flag.FlagSet
 }
+
+// Defaults of --summary-timeout and --summary-max-bytes.
+const (
+	defaultSummaryTimeout  = 10 * time.Minute
+	defaultSummaryMaxBytes = compaction.DefaultMaxOutput
+)
 
 func addSummaryFlags(fs *flag.FlagSet) *summaryFlags {
 	return &summaryFlags{
@@ -92,6 +105,10 @@ func addSummaryFlags(fs *flag.FlagSet) *summaryFlags {
 		file: fs.String("summary-file", "", "read the summary from file `F` ('-': standard input)"),
 		cmd:  fs.String("summary-cmd", "", "run `CMD` (with sh -c) per summary request: prompt on stdin, summary on stdout"),
 		json: fs.Bool("summary-json", false, "give --summary-cmd the whole request as JSON on stdin instead of the prompt"),
+		timeout: durationFlag(fs, "summary-timeout", defaultSummaryTimeout,
+			"kill --summary-cmd (its whole process group) when one run takes longer than `DURATION`; 0: no limit"),
+		maxBytes: sizeFlag(fs, "summary-max-bytes", defaultSummaryMaxBytes,
+			"kill --summary-cmd when it prints more than `SIZE` (bytes, or with a unit: 512K, 4M); 0: no limit"),
 	}
 }
 
@@ -116,8 +133,10 @@ func (sf *summaryFlags) check() string {
 	if n > 1 {
 		return "--summary, --summary-file and --summary-cmd cannot be combined"
 	}
-	if *sf.json && !sf.set("summary-cmd") {
-		return "--summary-json needs --summary-cmd"
+	for _, name := range []string{"summary-json", "summary-timeout", "summary-max-bytes"} {
+		if sf.set(name) && !sf.set("summary-cmd") {
+			return "--" + name + " needs --summary-cmd"
+		}
 	}
 	return ""
 }
@@ -151,7 +170,12 @@ func (sf *summaryFlags) summarizer() (compaction.Summarizer, string) {
 		if runtime.GOOS == "windows" {
 			shell, flag = "cmd", "/C"
 		}
-		return &compaction.Command{Path: shell, Args: []string{flag, *sf.cmd}, JSON: *sf.json}, "command"
+		limit := *sf.maxBytes
+		if limit == 0 {
+			limit = -1 // no limit
+		}
+		return &compaction.Command{Path: shell, Args: []string{flag, *sf.cmd}, JSON: *sf.json,
+			Timeout: *sf.timeout, MaxOutput: limit}, "command"
 	}
 	return compaction.Offline{}, "offline"
 }
@@ -160,8 +184,8 @@ func runCompact(e *env, args []string) int {
 	fs := e.flags(compactCommand)
 	store := storeFlag(fs)
 	wait := waitFlag(fs)
-	keep := fs.Int("keep-tokens", -1, "keep about `N` estimated tokens verbatim (default: pi's settings, else 20000)")
-	reserve := fs.Int("reserve-tokens", -1, "reserve `N` tokens for replies; sizes the summary requests (default: pi's settings, else 16384)")
+	keep := countFlag(fs, "keep-tokens", "keep about `N` estimated tokens verbatim (default: pi's settings, else 20000)")
+	reserve := countFlag(fs, "reserve-tokens", "reserve `N` tokens for replies; sizes the summary requests (default: pi's settings, else 16384)")
 	sf := addSummaryFlags(fs)
 	instructions := fs.String("instructions", "", "extra instructions `TEXT` for the summary (pi's /compact TEXT)")
 	reasoning := fs.Bool("reasoning", false, "the summarising model can reason: history requests ask for reasoning \"high\", as pi does")
@@ -174,11 +198,11 @@ func runCompact(e *env, args []string) int {
 	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(pos[0]); code >= 0 {
+		return code
+	}
 	if msg := sf.check(); msg != "" {
 		return e.usageError("%s", msg)
-	}
-	if (sf.set("keep-tokens") && *keep < 0) || (sf.set("reserve-tokens") && *reserve < 0) {
-		return e.usageError("--keep-tokens and --reserve-tokens take a number of tokens, 0 or more")
 	}
 	path, err := resolveSession(*store, pos[0])
 	if err != nil {
@@ -197,11 +221,11 @@ func runCompact(e *env, args []string) int {
 
 	settings := compaction.DefaultSettings()
 	applyPiSettings(e, &settings, storeAgent(*store), s.Cwd())
-	if *keep >= 0 {
-		settings.KeepRecentTokens = *keep
+	if keep.set {
+		settings.KeepRecentTokens = keep.n
 	}
-	if *reserve >= 0 {
-		settings.ReserveTokens = *reserve
+	if reserve.set {
+		settings.ReserveTokens = reserve.n
 	}
 	settings.Reasoning = *reasoning
 
@@ -310,9 +334,9 @@ func runCompact(e *env, args []string) int {
 	}
 	w := e.stdout
 	if *dryRun {
-		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", path)
+		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", quotePath(path))
 	} else {
-		fmt.Fprintf(w, "compacted %s\n", path)
+		fmt.Fprintf(w, "compacted %s\n", quotePath(path))
 		fmt.Fprintf(w, "  entry:          %s\n", entryID)
 	}
 	split := ""
@@ -329,8 +353,8 @@ func runCompact(e *env, args []string) int {
 	if !*dryRun {
 		fmt.Fprintf(w, "  summary:        %s, %d characters\n", source, len([]rune(res.Summary)))
 	}
-	fmt.Fprintf(w, "  read files:     %s\n", strList(res.Details.ReadFiles))
-	fmt.Fprintf(w, "  modified files: %s\n", strList(res.Details.ModifiedFiles))
+	fmt.Fprintf(w, "  read files:     %s\n", pathList(res.Details.ReadFiles))
+	fmt.Fprintf(w, "  modified files: %s\n", pathList(res.Details.ModifiedFiles))
 	return exitOK
 }
 

@@ -41,6 +41,9 @@ func runContext(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
 	path, err := resolveSession(*store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
@@ -50,6 +53,7 @@ func runContext(e *env, args []string) int {
 		return e.fail(err)
 	}
 	defer s.Close()
+	e.warnVersion(s.SessionFile(), s.Header().Entry)
 	var c compaction.Context
 	if *leaf != "" {
 		if _, ok := s.Entry(*leaf); !ok {

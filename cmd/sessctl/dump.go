@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
@@ -48,7 +49,7 @@ func init() { register(dumpCommand).run = runDump }
 func runDump(e *env, args []string) int {
 	fs := e.flags(dumpCommand)
 	store := storeFlag(fs)
-	only := fs.String("fields", "", "print only these comma-separated top-level `FIELDS` (e.g. leafId,branch,context)")
+	only := fs.String("fields", "", "print only these comma-separated top-level `FIELDS` (e.g. leafId,branch,context); an unknown name is an error")
 	byLeaf := fs.Bool("context-by-leaf", false, "add contextByLeaf and contextAtNullLeaf (grows with the square of the session length)")
 	au := addAgentUseFlags(fs, false)
 	if code := e.parse(dumpCommand, fs, args); code >= 0 {
@@ -57,8 +58,35 @@ func runDump(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
 	if useAgentUse(*store, fs.Arg(0)) {
+		if *only != "" {
+			return e.usageError("--fields applies to JSONL sessions, not AgentUse ones")
+		}
 		return runDumpAgentUse(e, au, fs.Arg(0))
+	}
+	o := engine.StateOptions{ContextByLeaf: *byLeaf, NoInfo: true}
+	if *only != "" {
+		known := engine.StateFields(o)
+		o.Fields = map[string]bool{}
+		for _, f := range strings.Split(*only, ",") {
+			f = strings.TrimSpace(f)
+			switch {
+			case f == "":
+				continue
+			case slices.Contains(known, f):
+				o.Fields[f] = true
+			case f == "contextByLeaf" || f == "contextAtNullLeaf":
+				return e.usageError("field %q needs --context-by-leaf", f)
+			default:
+				return e.usageError("unknown field %q in --fields; the fields are %s", f, strings.Join(known, ", "))
+			}
+		}
+		if len(o.Fields) == 0 {
+			return e.usageError("--fields names no field; the fields are %s", strings.Join(known, ", "))
+		}
 	}
 	path, err := resolveSession(*store, fs.Arg(0))
 	if err != nil {
@@ -72,17 +100,9 @@ func runDump(e *env, args []string) int {
 		return e.fail(err)
 	}
 	defer s.Close()
-	o := engine.StateOptions{ContextByLeaf: *byLeaf}
-	if *only != "" {
-		o.Fields = map[string]bool{}
-		for _, f := range strings.Split(*only, ",") {
-			o.Fields[strings.TrimSpace(f)] = true
-		}
-	}
+	e.warnVersion(s.SessionFile(), s.Header().Entry)
 	if infoErr == nil {
-		o.Info = info
-	} else {
-		o.NoInfo = true
+		o.Info, o.NoInfo = info, false
 	}
 	if err := s.WriteState(e.stdout, o); err != nil {
 		return e.fail(err)

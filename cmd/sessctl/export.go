@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"math"
 	"regexp"
 	"sort"
@@ -17,11 +19,17 @@ var exportCommand = &command{
 	name:    "export",
 	summary: "export the active branch as Markdown, JSON or HTML",
 	usage: `
-Usage: sessctl export [--format md|json|html] [--redact] [--leaf ID] [-o FILE] SESSION
+Usage: sessctl export [--format md|json|html] [--redact] [--leaf ID]
+                      [-o FILE [--force]] SESSION
 
 Writes the active branch of a session (root to leaf, or to --leaf ID, a
-full id or a unique prefix) as a document, on stdout or into FILE (created
-with mode 0600, replaced atomically).
+full id or a unique prefix) as a document, on stdout or into FILE. FILE
+is written whole or not at all (a temporary file beside it, mode 0600,
+renamed into place). Its directory must exist. An existing FILE is
+replaced only with --force, and never, even then, when it is a session
+file (the one exported, or any file whose first line is a session
+header), a directory, a symbolic link, a device, a named pipe or a
+socket. The document is streamed, so a large session is not held twice.
 
   md    Markdown: a title and the session's details, then one section per
         message. Thinking is in a collapsible <details> block, a tool call
@@ -46,9 +54,12 @@ with mode 0600, replaced atomically).
         gives them. Model and thinking level changes, labels, names and
         custom entries are not messages and are left out.
 
---redact masks likely secrets in every string of the output (message
-text, tool arguments and results, summaries, names, the header), leaving
-image data alone. What is masked, replaced by [REDACTED]:
+--redact masks likely secrets in the content of the output (message
+text, tool arguments and results, summaries, custom data, the session's
+name, labels). It leaves alone image data and what describes the file:
+its path, the header's id, time, working directory and parent session,
+and the entries' types, ids, parent ids and times. What is masked,
+replaced by [REDACTED]:
 
   - private keys: "-----BEGIN ... PRIVATE KEY-----" blocks (the body; the
     BEGIN and END lines stay), to the end of the text when unterminated;
@@ -62,7 +73,8 @@ image data alone. What is masked, replaced by [REDACTED]:
     (Slack), AKIA/ASIA + 16 (AWS access key ids), AIza + 35 (Google);
   - long high-entropy tokens: runs of 32 or more of [A-Za-z0-9+/_=-] that
     mix upper case, lower case and digits with at least 4.5 bits of
-    entropy per character (hex digests, UUIDs and paths are left alone).
+    entropy per character (hex digests, UUIDs and paths are left alone;
+    a path is judged one component at a time).
 
 Redaction is a safety net, not a guarantee: read the export before sharing
 it.
@@ -85,19 +97,28 @@ func runExport(e *env, args []string) int {
 	format := fs.String("format", "md", "output `FORMAT`: md, json or html")
 	redact := fs.Bool("redact", false, "mask likely secrets (API keys, tokens, passwords, private keys)")
 	leaf := fs.String("leaf", "", "export the branch ending at entry `ID` (or a unique prefix) instead of the leaf")
-	out := fs.String("o", "", "write to `FILE` instead of stdout")
-	if code := e.parse(exportCommand, fs, args); code >= 0 {
+	out := fs.String("o", "", "write to `FILE` instead of stdout (its directory must exist)")
+	force := fs.Bool("force", false, "let -o replace an existing file (never a session file, a link or a special file)")
+	pos, code := e.parseArgs(exportCommand, fs, args)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
+	}
+	if code := e.emptySession(pos[0]); code >= 0 {
+		return code
 	}
 	switch *format {
 	case "md", "markdown", "json", "html":
 	default:
 		return e.usageError("unknown format %q: use md, json or html", *format)
 	}
-	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	toFile := *out != "" && *out != "-"
+	if *force && !toFile {
+		return e.usageError("--force needs -o FILE")
+	}
+	sv, err := openView(e, *store, pos[0])
 	if err != nil {
 		return e.fail(err)
 	}
@@ -106,25 +127,39 @@ func runExport(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	doc := newExportDoc(sv, path, *redact)
-	var buf bytes.Buffer
-	switch *format {
-	case "md", "markdown":
-		doc.markdown(&buf)
-	case "html":
-		doc.html(&buf)
-	case "json":
-		if err := doc.json(&buf); err != nil {
+	var dst io.Writer = e.stdout
+	var of *outputFile
+	if toFile {
+		if of, err = createOutput(*out, sv.path, *force); err != nil {
 			return e.fail(err)
 		}
+		dst = of
 	}
-	if *out != "" && *out != "-" {
-		if err := layout.WriteFileAtomic(layout.OS(), *out, buf.Bytes(), layout.FileMode); err != nil {
-			return e.fail(fmt.Errorf("write export: %w", err))
+	// The document streams out: a large session is never held twice.
+	w := bufio.NewWriterSize(dst, 1<<16)
+	doc := newExportDoc(sv, path, *redact)
+	switch *format {
+	case "md", "markdown":
+		doc.markdown(w)
+	case "html":
+		doc.html(w)
+	case "json":
+		err = doc.json(w)
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if of != nil {
+		if err != nil {
+			of.abort()
+			return e.fail(err)
+		}
+		if err := of.commit(); err != nil {
+			return e.fail(err)
 		}
 		return exitOK
 	}
-	if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+	if err != nil {
 		return e.fail(err)
 	}
 	return exitOK
@@ -134,7 +169,8 @@ func runExport(e *env, args []string) int {
 type exportDoc struct {
 	sv      *sessionView
 	file    string
-	path    []*layout.Entry
+	path    []*layout.Entry // as stored; view redacts an entry when asked
+	redact  bool
 	header  rview
 	name    string
 	hasName bool
@@ -142,7 +178,7 @@ type exportDoc struct {
 }
 
 func newExportDoc(sv *sessionView, path []*layout.Entry, redact bool) *exportDoc {
-	d := &exportDoc{sv: sv, file: sv.path, path: path, header: rview(sv.header.Raw), name: sv.name, hasName: sv.hasName, labels: map[string]string{}}
+	d := &exportDoc{sv: sv, file: sv.path, path: path, redact: redact, header: rview(sv.header.Raw), name: sv.name, hasName: sv.hasName, labels: map[string]string{}}
 	for _, en := range path {
 		if l, ok := sv.labels[en.ID]; ok && en.IDKind == layout.KindString {
 			d.labels[en.ID] = l
@@ -151,22 +187,28 @@ func newExportDoc(sv *sessionView, path []*layout.Entry, redact bool) *exportDoc
 	if !redact {
 		return d
 	}
-	d.file = redactString(d.file)
-	d.header = rview(redactJSON(nil, sv.header.Raw, 0))
+	// Paths, ids and times are not secrets; masking them only breaks the
+	// export (a store path once came out as "<dir>/.[REDACTED].jsonl").
+	d.header = rview(redactMembers(nil, sv.header.Raw, headerKeep))
 	d.name = redactString(d.name)
 	for k, l := range d.labels {
 		d.labels[k] = redactString(l)
 	}
-	d.path = make([]*layout.Entry, len(path))
-	for i, en := range path {
-		red, err := layout.ParseEntry(redactJSON(nil, en.Raw, 0))
-		if err != nil {
-			red = *en // cannot happen: redactJSON keeps the JSON valid
-		}
-		red.Line, red.Offset = en.Line, en.Offset
-		d.path[i] = &red
-	}
 	return d
+}
+
+// view returns an entry of the branch as the export shows it: redacted
+// when asked (one at a time, so a large session is not copied whole).
+func (d *exportDoc) view(en *layout.Entry) *layout.Entry {
+	if !d.redact {
+		return en
+	}
+	red, err := layout.ParseEntry(redactMembers(nil, en.Raw, entryKeep))
+	if err != nil {
+		return en // cannot happen: redactJSON keeps the JSON valid
+	}
+	red.Line, red.Offset = en.Line, en.Offset
+	return &red
 }
 
 // title is the session name, else the first user message, else the id.
@@ -176,6 +218,7 @@ func (d *exportDoc) title() string {
 	}
 	for _, en := range d.path {
 		if en.Type == layout.TypeMessage && msgOf(en).s("role") == "user" {
+			en = d.view(en)
 			if t := oneLine(contentText(msgOf(en).get("content")), 80); t != "" {
 				return t
 			}
@@ -215,7 +258,11 @@ func (d *exportDoc) details() [][2]string {
 
 // ---- JSON ----
 
-func (d *exportDoc) json(w *bytes.Buffer) error {
+// json writes the export object indented by two spaces, one message at a
+// time: the object without its messages first, then each item indented
+// in place, so the output is byte for byte what indenting the whole
+// object would give.
+func (d *exportDoc) json(w *bufio.Writer) error {
 	b := layout.NewObject(1<<12).
 		String("format", "sessctl-export/1").
 		String("path", d.file).
@@ -230,15 +277,19 @@ func (d *exportDoc) json(w *bytes.Buffer) error {
 	} else {
 		b.Null("leaf")
 	}
-	var msgs []byte
-	msgs = append(msgs, '[')
-	for _, en := range d.path {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b.Bytes(), "", "  "); err != nil {
+		return fmt.Errorf("format export: %w", err)
+	}
+	head := bytes.TrimSuffix(buf.Bytes(), []byte("\n}"))
+	w.Write(head)
+	w.WriteString(",\n  \"messages\": [")
+	n := 0
+	for _, raw := range d.path {
+		en := d.view(raw)
 		m := exportMessage(en)
 		if m == nil {
 			continue
-		}
-		if len(msgs) > 1 {
-			msgs = append(msgs, ',')
 		}
 		item := layout.NewObject(len(m) + 128)
 		if id, ok := en.IDJSON(); ok {
@@ -251,14 +302,21 @@ func (d *exportDoc) json(w *bytes.Buffer) error {
 			item.String("label", l)
 		}
 		item.Raw("message", m)
-		msgs = append(msgs, item.Bytes()...)
+		if n > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n    ")
+		buf.Reset()
+		if err := json.Indent(&buf, item.Bytes(), "    ", "  "); err != nil {
+			return fmt.Errorf("format export: %w", err)
+		}
+		w.Write(buf.Bytes())
+		n++
 	}
-	msgs = append(msgs, ']')
-	b.Raw("messages", msgs)
-	if err := json.Indent(w, b.Bytes(), "", "  "); err != nil {
-		return fmt.Errorf("format export: %w", err)
+	if n > 0 {
+		w.WriteString("\n  ")
 	}
-	w.WriteByte('\n')
+	w.WriteString("]\n}\n")
 	return nil
 }
 
@@ -313,11 +371,11 @@ func exportTime(b *layout.ObjectBuilder, en *layout.Entry) *layout.ObjectBuilder
 // ---- Markdown ----
 
 type mdWriter struct {
-	w *bytes.Buffer
+	w *bufio.Writer
 	d *exportDoc
 }
 
-func (d *exportDoc) markdown(w *bytes.Buffer) {
+func (d *exportDoc) markdown(w *bufio.Writer) {
 	m := &mdWriter{w: w, d: d}
 	fmt.Fprintf(w, "# %s\n\n", mdLine(d.title()))
 	for _, kv := range d.details() {
@@ -330,7 +388,7 @@ func (d *exportDoc) markdown(w *bytes.Buffer) {
 	}
 	w.WriteString("\n---\n\n")
 	for _, en := range d.path {
-		m.entry(en)
+		m.entry(d.view(en))
 	}
 }
 
@@ -553,13 +611,13 @@ section{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0;padding:.5rem 1
 details{margin:.4rem 0}summary{cursor:pointer;color:#57606a}img{max-width:100%}code{font-size:.9em}.err{color:#cf222e}`
 
 type htmlWriter struct {
-	w *bytes.Buffer
+	w *bufio.Writer
 	d *exportDoc
 }
 
 var htmlEsc = html.EscapeString
 
-func (d *exportDoc) html(w *bytes.Buffer) {
+func (d *exportDoc) html(w *bufio.Writer) {
 	h := &htmlWriter{w: w, d: d}
 	w.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	w.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n")
@@ -571,7 +629,7 @@ func (d *exportDoc) html(w *bytes.Buffer) {
 	}
 	w.WriteString("</dl>\n</header>\n<main>\n")
 	for _, en := range d.path {
-		h.entry(en)
+		h.entry(d.view(en))
 	}
 	w.WriteString("</main>\n</body>\n</html>\n")
 }
@@ -945,10 +1003,19 @@ func entropyChar(c byte) bool {
 }
 
 // redactEntropy masks runs of 32 or more token characters that look
-// random (see highEntropy).
+// random (see highEntropy). A run that is part of a path (it starts with
+// "/", or follows "." or "~", and has a "/" in it) is judged one path
+// component at a time, so mixed-case directory and file names are left
+// alone while a random component of 32 or more characters is still
+// masked.
 func redactEntropy(s string) string {
 	var b strings.Builder
 	last := 0
+	mask := func(from, to int) {
+		b.WriteString(s[last:from])
+		b.WriteString(redactMark)
+		last = to
+	}
 	for i := 0; i < len(s); {
 		if !entropyChar(s[i]) {
 			i++
@@ -958,10 +1025,27 @@ func redactEntropy(s string) string {
 		for j < len(s) && entropyChar(s[j]) {
 			j++
 		}
-		if j-i >= 32 && highEntropy(s[i:j]) {
-			b.WriteString(s[last:i])
-			b.WriteString(redactMark)
-			last = j
+		if j-i >= 32 {
+			pathLike := strings.IndexByte(s[i:j], '/') >= 0 &&
+				(s[i] == '/' || i > 0 && (s[i-1] == '.' || s[i-1] == '~'))
+			if !pathLike {
+				if highEntropy(s[i:j]) {
+					mask(i, j)
+				}
+			} else {
+				for k := i; k < j; {
+					end := strings.IndexByte(s[k:j], '/')
+					if end < 0 {
+						end = j
+					} else {
+						end += k
+					}
+					if end-k >= 32 && highEntropy(s[k:end]) {
+						mask(k, end)
+					}
+					k = end + 1
+				}
+			}
 		}
 		i = j
 	}
@@ -1001,6 +1085,41 @@ func highEntropy(s string) bool {
 		}
 	}
 	return h >= 4.5
+}
+
+// headerKeep and entryKeep are the top-level members of a header and of
+// an entry that --redact leaves alone: the file's structure (types, ids,
+// links, times) and its paths. Everything else is content and redacted.
+var (
+	headerKeep = map[string]bool{"type": true, "version": true, "id": true, "timestamp": true, "cwd": true, "parentSession": true}
+	entryKeep  = map[string]bool{"type": true, "id": true, "parentId": true, "timestamp": true, "targetId": true, "firstKeptEntryId": true, "fromId": true}
+)
+
+// redactMembers appends the object v with every member redacted except
+// those named in keep, which are copied as they are. A v that is not an
+// object is redacted whole.
+func redactMembers(dst, v []byte, keep map[string]bool) []byte {
+	if layout.KindOf(v) != layout.KindObject {
+		return redactJSON(dst, v, 0)
+	}
+	dst = append(dst, '{')
+	first := true
+	_ = layout.Members(v, func(m *layout.Member) bool {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, '"')
+		dst = append(dst, m.Key...)
+		dst = append(dst, '"', ':')
+		if keep[m.KeyString()] {
+			dst = append(dst, m.Value...)
+		} else {
+			dst = redactJSON(dst, m.Value, 1)
+		}
+		return true
+	})
+	return append(dst, '}')
 }
 
 // maxRedactDepth bounds the recursion of redactJSON; deeper values are

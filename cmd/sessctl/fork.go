@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
@@ -57,6 +58,9 @@ func runFork(e *env, args []string) int {
 	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(pos[0]); code >= 0 {
+		return code
+	}
 	if *all && *at != "" {
 		return e.usageError("--all and --at cannot be combined")
 	}
@@ -75,22 +79,23 @@ func runFork(e *env, args []string) int {
 	}
 	opts := engine.Options{Command: "sessctl fork", Agent: storeAgent(*store)}
 
-	src, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
-	if err != nil {
-		return e.fail(err)
-	}
-	defer src.Close()
-
 	var ns *engine.Session
 	if *all {
+		// ForkFrom reads the source itself: opening it here too would
+		// hold a large session twice.
 		c, dir := newCwd, ""
 		if c == "" {
-			c, dir = src.Cwd(), filepath.Dir(path)
+			c, dir = headerCwd(path), filepath.Dir(path)
 		}
 		o := opts
 		o.Dir = dir
 		ns, err = engine.ForkFrom(e.ctx, path, c, o)
 	} else {
+		var src *engine.Session
+		if src, err = engine.Open(e.ctx, path, engine.Options{ReadOnly: true}); err != nil {
+			return e.fail(err)
+		}
+		defer src.Close()
 		leaf := ""
 		if *at != "" {
 			if leaf, err = lookupEntry(src, *at); err != nil {
@@ -125,8 +130,24 @@ func runFork(e *env, args []string) int {
 		jsonOut(e.stdout, b.Number("entries", float64(n)).Bytes())
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "%s  %s\n", id, file)
+	fmt.Fprintf(e.stdout, "%s  %s\n", quotePath(id), quotePath(file))
 	return exitOK
+}
+
+// headerCwd returns the working directory in the header of the session
+// file at path, read from its first lines only; "" when there is none
+// (the fork then fails on the header, or uses sessctl's own directory).
+func headerCwd(path string) string {
+	en, ok := readHeaderLine(path)
+	if !ok {
+		return ""
+	}
+	h := layout.ParseHeader(en)
+	if !h.HasCwd {
+		cwd, _ := os.Getwd()
+		return cwd
+	}
+	return h.Cwd
 }
 
 // storeAgent is the agent whose directory holds new sessions for --store.

@@ -8,15 +8,28 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 
+	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	// SIGTERM (what kill and service managers send) ends a command as
+	// Ctrl-C does: its context is cancelled, so a summary command's
+	// process group is killed, the session lock released and the owner
+	// record removed before sessctl exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	catchSIGPIPE()
+	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
+	code := run(ctx, os.Args[1:], os.Stdin, stdout, os.Stderr)
+	if err := stdout.Flush(); err != nil && code == exitOK && !errors.Is(err, errStdoutClosed) {
+		fmt.Fprintf(os.Stderr, "sessctl: %v\n", err)
+		code = exitFailure
+	}
 	stop()
 	os.Exit(code)
 }
@@ -75,6 +88,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "--help", "-help":
 		printUsage(stdout)
 		return exitOK
+	case "--version", "-version":
+		info, ok := debug.ReadBuildInfo()
+		fmt.Fprintf(stdout, "sessctl %s\n", version(info, ok))
+		return exitOK
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -96,7 +113,7 @@ func printUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprint(w, "\nRun 'sessctl help <command>' for a command's flags and examples.\n")
+	fmt.Fprint(w, "\nRun 'sessctl help <command>' for a command's flags and examples,\n'sessctl --version' for the version.\n")
 }
 
 // flags makes a command's flag set; usage goes to stderr on a bad flag and
@@ -143,8 +160,22 @@ func (e *env) usageError(format string, a ...any) int {
 	return exitUsage
 }
 
+// emptySession reports an empty SESSION argument (sessctl show "") as
+// the usage mistake it is; it returns -1 when arg is not empty.
+func (e *env) emptySession(arg string) int {
+	if arg != "" {
+		return -1
+	}
+	return e.usageError("SESSION is empty: give a file path, a session id or a unique id prefix")
+}
+
 // fail prints err with a hint and returns the exit code its kind maps to.
 func (e *env) fail(err error) int {
+	if errors.Is(err, errStdoutClosed) {
+		// The reader of the output went away: the command has nothing
+		// more to do, and that is not a failure.
+		return exitOK
+	}
 	fmt.Fprintf(e.stderr, "sessctl: %s: %v\n", e.name, err)
 	if h := hintFor(err); h != "" {
 		fmt.Fprintf(e.stderr, "hint: %s\n", h)
@@ -181,6 +212,10 @@ func hintFor(err error) string {
 		return "check the path or id; 'sessctl list --all' shows every session"
 	case errors.Is(err, errAmbiguous):
 		return "give more characters of the id, or the file's path"
+	case errors.Is(err, compaction.ErrCommandTimeout):
+		return "the summary command ran out of time; raise --summary-timeout (0: no limit) or use a faster model"
+	case errors.Is(err, compaction.ErrOutputTooLarge):
+		return "a summary should be short; check the command, or raise --summary-max-bytes (0: no limit)"
 	}
 	return ""
 }

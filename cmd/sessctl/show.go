@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
@@ -48,7 +49,11 @@ summaries with "==", messages with their entry id:
       the summary
 
 Thinking is folded to one line and tool results to their first lines;
---full prints both, and tool arguments, in full. Labels are shown next to
+--full prints both, and tool arguments, in full. Any other text (a
+message, a summary) longer than 200 lines or 32 KB is cut there, with a
+note of how much was left out; --full prints it whole. On a terminal,
+control characters in the session are shown escaped (\u001b), and paths
+with a newline or another control character are quoted. Labels are shown next to
 the entry they name, whichever branch the label entry is on.
 
 --json prints the stored lines instead, as JSONL: the header line, then
@@ -88,13 +93,16 @@ func runShow(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
 	if useAgentUse(*store, fs.Arg(0)) {
 		if *leaf != "" {
 			return e.usageError("--leaf does not apply to AgentUse sessions, which have no branches")
 		}
 		return runShowAgentUse(e, *au.project, fs.Arg(0), *full, *asJSON)
 	}
-	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	sv, err := openView(e, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
 	}
@@ -136,14 +144,20 @@ type sessionView struct {
 	s       *engine.Session
 }
 
-// openView resolves and opens a session read-only and snapshots it. The
+// openView resolves and opens a session read-only and snapshots it,
+// warning on stderr when the file is of a newer format version. The
 // caller closes it.
-func openView(ctx context.Context, store, arg string) (*sessionView, error) {
+func openView(e *env, store, arg string) (*sessionView, error) {
 	path, err := resolveSession(store, arg)
 	if err != nil {
 		return nil, err
 	}
-	return openViewPath(ctx, path)
+	sv, err := openViewPath(e.ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	e.warnVersion(sv.path, sv.header.Entry)
+	return sv, nil
 }
 
 func openViewPath(ctx context.Context, path string) (*sessionView, error) {
@@ -375,10 +389,12 @@ func fmtCost(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 6, 64)
 // ---- transcript ----
 
 const (
-	foldLines    = 3   // tool result lines shown when folded
-	foldWidth    = 160 // characters per folded line
-	argsWidth    = 120 // characters of tool arguments when folded
-	thinkWidth   = 100 // characters of folded thinking
+	maxBodyLines = 200      // lines of a text shown without --full
+	maxBodyBytes = 32 << 10 // bytes of a text shown without --full
+	foldLines    = 3        // tool result lines shown when folded
+	foldWidth    = 160      // characters per folded line
+	argsWidth    = 120      // characters of tool arguments when folded
+	thinkWidth   = 100      // characters of folded thinking
 	indentPrefix = "    "
 )
 
@@ -400,16 +416,16 @@ type transcript struct {
 
 func (t *transcript) head(path []*layout.Entry) {
 	sv := t.sv
-	fmt.Fprintf(t.w, "Session  %s\n", sv.id)
+	fmt.Fprintf(t.w, "Session  %s\n", quotePath(sv.id))
 	if sv.hasName {
 		fmt.Fprintf(t.w, "Name     %s\n", oneLine(sv.name, 100))
 	}
-	fmt.Fprintf(t.w, "File     %s\n", sv.path)
+	fmt.Fprintf(t.w, "File     %s\n", quotePath(sv.path))
 	if sv.header.HasCwd {
-		fmt.Fprintf(t.w, "Cwd      %s\n", sv.header.Cwd)
+		fmt.Fprintf(t.w, "Cwd      %s\n", quotePath(sv.header.Cwd))
 	}
 	if sv.header.HasParentSession {
-		fmt.Fprintf(t.w, "Parent   %s\n", sv.header.ParentSession)
+		fmt.Fprintf(t.w, "Parent   %s\n", quotePath(sv.header.ParentSession))
 	}
 	if ts := sv.header.Timestamp; ts != "" {
 		fmt.Fprintf(t.w, "Created  %s\n", isoShort(ts))
@@ -433,18 +449,31 @@ func (t *transcript) start(note bool) {
 	t.note = note
 }
 
-// body prints text indented; fold > 0 keeps only that many lines.
+// body prints text indented; fold > 0 keeps only that many lines, each
+// cut to foldWidth. Without --full, any other text is cut after
+// maxBodyLines lines or maxBodyBytes bytes, saying how much was left out:
+// a 200 MB summary must not flood the terminal. Only the lines shown are
+// split out of text.
 func (t *transcript) body(text string, fold int) {
 	text = strings.TrimRight(text, "\n")
 	if text == "" {
 		return
 	}
-	lines := strings.Split(text, "\n")
-	n := len(lines)
-	if fold > 0 && n > fold {
-		lines = lines[:fold]
+	maxLines, maxBytes := 0, 0
+	switch {
+	case fold > 0:
+		maxLines = fold
+	case !t.full:
+		maxLines, maxBytes = maxBodyLines, maxBodyBytes
 	}
-	for _, l := range lines {
+	shown := text
+	if maxLines > 0 {
+		shown = firstLines(shown, maxLines)
+	}
+	if maxBytes > 0 && len(shown) > maxBytes {
+		shown = headBytes(shown, maxBytes)
+	}
+	for _, l := range strings.Split(shown, "\n") {
 		l = strings.TrimRight(l, "\r \t")
 		if fold > 0 {
 			l = cutRunes(l, foldWidth)
@@ -455,9 +484,50 @@ func (t *transcript) body(text string, fold int) {
 		}
 		t.printf("%s%s\n", indentPrefix, l)
 	}
-	if len(lines) < n {
-		t.printf("%s... %d more lines\n", indentPrefix, n-len(lines))
+	rest := strings.TrimPrefix(text[len(shown):], "\n")
+	switch {
+	case len(shown) == len(text):
+	case fold > 0:
+		t.printf("%s... %d more lines\n", indentPrefix, strings.Count(rest, "\n")+1)
+	default:
+		n := strings.Count(rest, "\n") + 1
+		t.printf("%s[cut: %s more, in %d line%s; --full shows all]\n", indentPrefix, fmtBytes(len(rest)), n, pluralS(n))
 	}
+}
+
+// firstLines returns the first n lines of s, without the newline after
+// the last of them.
+func firstLines(s string, n int) string {
+	end := 0
+	for i := 0; i < n; i++ {
+		j := strings.IndexByte(s[end:], '\n')
+		if j < 0 {
+			return s
+		}
+		if i == n-1 {
+			return s[:end+j]
+		}
+		end += j + 1
+	}
+	return s
+}
+
+// headBytes returns at most the first n bytes of s, cut at a rune
+// boundary.
+func headBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// shortLine is oneLine(s, n) for a text of any size: only its beginning
+// is looked at.
+func shortLine(s string, n int) string {
+	return oneLine(headBytes(s, 8*n+64), n)
 }
 
 func (t *transcript) fold() int {
@@ -556,7 +626,7 @@ func (t *transcript) message(en *layout.Entry, id, when string) {
 			if em := m.s("errorMessage"); em != "" {
 				msg += ": " + em
 			}
-			t.printf("%s(%s)\n", indentPrefix, oneLine(msg, foldWidth))
+			t.printf("%s(%s)\n", indentPrefix, shortLine(msg, foldWidth))
 		}
 	case "toolResult":
 		t.printf("[%s] tool result %s  %s", id, m.s("toolName"), when)
@@ -567,7 +637,7 @@ func (t *transcript) message(en *layout.Entry, id, when string) {
 		t.toolOutput(m.get("content"))
 	case "bashExecution":
 		t.printf("[%s] bash  %s%s\n", id, when, t.label(en))
-		t.printf("%s$ %s\n", indentPrefix, oneLine(m.s("command"), foldWidth))
+		t.printf("%s$ %s\n", indentPrefix, shortLine(m.s("command"), foldWidth))
 		t.body(m.s("output"), t.fold())
 		var notes []string
 		if c, ok := m.get("exitCode").num(); ok {
@@ -622,7 +692,7 @@ func (t *transcript) content(c rview) {
 				if lines > 0 {
 					more = fmt.Sprintf(" (+%d lines)", lines)
 				}
-				t.printf("%sthinking: %s%s\n", indentPrefix, oneLine(firstLineOf(text), thinkWidth), more)
+				t.printf("%sthinking: %s%s\n", indentPrefix, shortLine(firstLineOf(text), thinkWidth), more)
 			}
 		case "toolCall":
 			args := b.args.compact()
@@ -661,14 +731,21 @@ func firstLineOf(s string) string {
 	return s
 }
 
-// cut shortens s to n runes, marking the cut.
+// cut shortens s to n runes, marking the cut. It looks at no more of s
+// than it needs.
 func cutRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	count, cut := 0, 0
+	for i := range s {
+		if count == n-3 {
+			cut = i
+		}
+		if count == n {
+			return s[:cut] + "..."
+		}
+		count++
 	}
-	return string(r[:n-3]) + "..."
+	return s
 }

@@ -33,7 +33,8 @@ totalTokens counts input + output + cacheRead + cacheWrite; a cost without
 a total counts the sum of its parts.
 
 --all adds up every session file under the store (--store pi, indusagi
-or a directory; every *.jsonl file, recursively), over all entries.
+or a directory; every *.jsonl file, recursively, but not the deleted
+sessions in its .trash directory), over all entries.
 
 --json prints one object:
 
@@ -81,7 +82,10 @@ func runStats(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
-	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
+	sv, err := openView(e, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
 	}
@@ -132,6 +136,9 @@ func statsAll(e *env, store string, asJSON bool) int {
 		if err := e.ctx.Err(); err != nil {
 			return err
 		}
+		if d.IsDir() && d.Name() == ".trash" && p != root {
+			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
+		}
 		if d.IsDir() || !layout.IsSessionFileName(d.Name()) {
 			return nil
 		}
@@ -147,6 +154,7 @@ func statsAll(e *env, store string, asJSON bool) int {
 			skipped++
 			return nil
 		}
+		e.warnVersion(p, parsed.Entries[0])
 		entries, _, merr := migrate.Entries(parsed.Entries)
 		if merr != nil {
 			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", p, merr)
@@ -174,7 +182,7 @@ func statsAll(e *env, store string, asJSON bool) int {
 			All      *scopeStat `json:"all"`
 		}{root, sessions, skipped, total})
 	} else {
-		fmt.Fprintf(w, "Store     %s\n", root)
+		fmt.Fprintf(w, "Store     %s\n", quotePath(root))
 		fmt.Fprintf(w, "Sessions  %d", sessions)
 		if skipped > 0 {
 			fmt.Fprintf(w, " (%d files skipped)", skipped)
@@ -348,11 +356,11 @@ func (s *scopeStat) finish() {
 }
 
 func writeStatsText(w io.Writer, r *statsReport) {
-	fmt.Fprintf(w, "Session  %s\n", r.ID)
+	fmt.Fprintf(w, "Session  %s\n", quotePath(r.ID))
 	if r.Name != nil {
 		fmt.Fprintf(w, "Name     %s\n", oneLine(*r.Name, 100))
 	}
-	fmt.Fprintf(w, "File     %s\n", r.Path)
+	fmt.Fprintf(w, "File     %s\n", quotePath(r.Path))
 	if r.Leaf != nil {
 		fmt.Fprintf(w, "Leaf     %s\n", *r.Leaf)
 	} else {

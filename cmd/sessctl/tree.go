@@ -69,7 +69,10 @@ func runTree(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
-	sv, err := openView(e.ctx, *store, fs.Arg(0))
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
+	sv, err := openView(e, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
 	}
@@ -217,7 +220,7 @@ func entryPreview(en *layout.Entry) string {
 		m := msgOf(en)
 		switch role := m.s("role"); role {
 		case "user":
-			return "user: " + oneLine(contentText(m.get("content")), width)
+			return "user: " + shortLine(contentText(m.get("content")), width)
 		case "assistant":
 			var tools []string
 			for _, b := range contentBlocks(m.get("content")) {
@@ -225,21 +228,21 @@ func entryPreview(en *layout.Entry) string {
 					tools = append(tools, b.name)
 				}
 			}
-			s := "assistant: " + oneLine(contentText(m.get("content")), width)
+			s := "assistant: " + shortLine(contentText(m.get("content")), width)
 			if len(tools) > 0 {
 				s = strings.TrimRight(s, " ") + " -> " + strings.Join(tools, ", ")
 			}
 			return s
 		case "toolResult":
-			s := "tool " + m.s("toolName") + ": " + oneLine(firstLineOf(strings.TrimSpace(contentText(m.get("content")))), width)
+			s := "tool " + m.s("toolName") + ": " + shortLine(firstLineOf(strings.TrimSpace(contentText(m.get("content")))), width)
 			if m.get("isError").isTrue() {
 				s += " (error)"
 			}
 			return s
 		case "bashExecution":
-			return "bash: $ " + oneLine(m.s("command"), width)
+			return "bash: $ " + shortLine(m.s("command"), width)
 		case "custom":
-			return "custom " + m.s("customType") + ": " + oneLine(contentText(m.get("content")), width)
+			return "custom " + m.s("customType") + ": " + shortLine(contentText(m.get("content")), width)
 		case "":
 			return "message"
 		default:
@@ -247,11 +250,11 @@ func entryPreview(en *layout.Entry) string {
 		}
 	case layout.TypeCompaction:
 		n, _ := entryField(en, "tokensBefore").num()
-		return "compaction (" + strconv.FormatFloat(n, 'f', -1, 64) + " tokens): " + oneLine(entryField(en, "summary").str(), width)
+		return "compaction (" + strconv.FormatFloat(n, 'f', -1, 64) + " tokens): " + shortLine(entryField(en, "summary").str(), width)
 	case layout.TypeBranchSummary:
-		return "branch summary: " + oneLine(entryField(en, "summary").str(), width)
+		return "branch summary: " + shortLine(entryField(en, "summary").str(), width)
 	case layout.TypeCustomMessage:
-		return "custom message " + entryField(en, "customType").str() + ": " + oneLine(contentText(entryField(en, "content")), width)
+		return "custom message " + entryField(en, "customType").str() + ": " + shortLine(contentText(entryField(en, "content")), width)
 	case layout.TypeCustom:
 		return "custom " + entryField(en, "customType").str()
 	case layout.TypeModelChange:

@@ -29,8 +29,10 @@ Usage: sessctl verify [--json] SESSION...
 Checks session files and reports, with line numbers, everything that makes
 a file differ from what pi writes. Each SESSION is a file path, a session
 id or unique id prefix (see --store), or a directory, which is searched
-recursively for *.jsonl files. Files are read without a lock and never
-written; 'sessctl repair' salvages a damaged file into a new one.
+recursively for *.jsonl files, leaving out the .trash directories where
+'sessctl delete' puts sessions (name a .trash directory itself to check
+it). Files are read without a lock and never written; 'sessctl repair'
+salvages a damaged file into a new one.
 
 Problems (the exit status is 4 when any file has one):
 
@@ -160,7 +162,8 @@ func runVerify(e *env, args []string) int {
 }
 
 // sessionFilesUnder lists the *.jsonl files under dir, in lexical order,
-// leaving out the temporary files of atomic writes.
+// leaving out the temporary files of atomic writes and the .trash
+// directories below dir.
 func sessionFilesUnder(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -169,6 +172,9 @@ func sessionFilesUnder(dir string) ([]string, error) {
 				return err
 			}
 			return nil
+		}
+		if d.IsDir() && d.Name() == ".trash" && p != dir {
+			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
 		}
 		if !d.IsDir() && layout.IsSessionFileName(d.Name()) && !layout.IsTempName(d.Name()) {
 			out = append(out, p)

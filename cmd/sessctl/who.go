@@ -46,6 +46,9 @@ func runWho(e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.usageError("expected one SESSION")
 	}
+	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+		return code
+	}
 	path, err := resolveSession(*store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)

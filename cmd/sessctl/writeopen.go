@@ -11,7 +11,7 @@ import (
 // waitFlag adds --wait to a mutating command: how long to wait for another
 // writer to release the session before exiting 3.
 func waitFlag(fs *flag.FlagSet) *time.Duration {
-	return fs.Duration("wait", 0, "wait up to `DURATION` (e.g. 10s) for another writer to release the session; 0 fails at once")
+	return durationFlag(fs, "wait", 0, "wait up to `DURATION` (e.g. 10s, 2m) for another writer to release the session; 0 fails at once")
 }
 
 // openForWrite opens a session file for writing, taking its writer lock.

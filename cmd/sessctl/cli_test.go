@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Tests of the CLI conventions every command shares: flag values, exit
+// codes, --version, output safety.
+
+func TestParseDuration(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    time.Duration
+		wantErr string
+	}{
+		{"0", 0, ""},
+		{"10s", 10 * time.Second, ""},
+		{"1h30m", 90 * time.Minute, ""},
+		{"10", 0, "needs a unit"},
+		{"1.5", 0, "needs a unit"},
+		{"-5s", 0, "cannot be negative"},
+		{"soon", 0, "not a duration"},
+	}
+	for _, tc := range cases {
+		got, err := parseDuration(tc.in)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("parseDuration(%q): %v", tc.in, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("parseDuration(%q) = %v, %v; want an error saying %q", tc.in, got, err, tc.wantErr)
+		case got != tc.want:
+			t.Errorf("parseDuration(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestWaitFlag checks that every command's --wait refuses a negative
+// duration and explains a missing unit, with the usage exit code.
+func TestWaitFlag(t *testing.T) {
+	for _, cmd := range []string{"compact", "branch", "label", "name", "delete", "migrate"} {
+		for _, tc := range []struct{ val, want string }{
+			{"-5s", "cannot be negative"},
+			{"10", "needs a unit, for example 10s"},
+		} {
+			_, errOut, code := runCLI(t, cmd, "--wait", tc.val, "nosuch.jsonl")
+			if code != exitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("%s --wait %s: exit %d, stderr %q; want exit %d and %q", cmd, tc.val, code, errOut, exitUsage, tc.want)
+			}
+		}
+	}
+}
+
+// TestCountFlagHelp checks that --keep-tokens and --reserve-tokens show
+// no default they would refuse, and refuse negative counts as usage
+// mistakes.
+func TestCountFlagHelp(t *testing.T) {
+	out, _, code := runCLI(t, "help", "compact")
+	if code != exitOK {
+		t.Fatalf("help compact: exit %d", code)
+	}
+	if strings.Contains(out, "(default -1)") {
+		t.Errorf("help compact shows a default the flag refuses:\n%s", out)
+	}
+	for _, flag := range []string{"--keep-tokens", "--reserve-tokens"} {
+		_, errOut, code := runCLI(t, "compact", flag, "-1", "nosuch.jsonl")
+		if code != exitUsage || !strings.Contains(errOut, "must be 0 or more") {
+			t.Errorf("compact %s -1: exit %d, stderr %q", flag, code, errOut)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "-version"} {
+		out, errOut, code := runCLI(t, arg)
+		if code != exitOK || errOut != "" || !strings.HasPrefix(out, "sessctl ") || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
+			t.Errorf("sessctl %s: exit %d, stdout %q, stderr %q; want one line \"sessctl VERSION\"", arg, code, out, errOut)
+		}
+	}
+	rev := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}}
+	cases := []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"no build info", nil, "(devel)"},
+		{"devel", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "(devel)"},
+		{"empty", &debug.BuildInfo{}, "(devel)"},
+		{"tagged", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, "v1.2.0"},
+		{"commit", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: rev}, "(devel) (commit 0123456789ab)"},
+		{"modified", &debug.BuildInfo{Settings: append(rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"})}, "(devel) (commit 0123456789ab, modified)"},
+	}
+	for _, tc := range cases {
+		if got := version(tc.info, tc.info != nil); got != tc.want {
+			t.Errorf("%s: version = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEmptySession checks that an empty SESSION is a usage mistake (exit
+// 2), not a failure (exit 1).
+func TestEmptySession(t *testing.T) {
+	for _, args := range [][]string{
+		{"show", ""}, {"stats", ""}, {"dump", ""}, {"export", ""}, {"tree", ""},
+		{"context", ""}, {"who", ""}, {"repair", ""}, {"fork", ""}, {"compact", ""},
+	} {
+		_, errOut, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(errOut, "SESSION is empty") {
+			t.Errorf("sessctl %s '': exit %d, stderr %q; want exit %d", args[0], code, errOut, exitUsage)
+		}
+	}
+}
+
+// TestDumpFields checks that dump --fields refuses names it does not
+// know (it printed {} and exited 0) and prints the ones it does.
+func TestDumpFields(t *testing.T) {
+	dir := t.TempDir()
+	main := buildFixtures(t, filepath.Join(dir, "sessions"))
+	cases := []struct {
+		fields   string
+		code     int
+		wantKeys string // the object's keys, or what stderr says
+	}{
+		{"nosuch", exitUsage, `unknown field "nosuch"`},
+		{"leafId,nosuch", exitUsage, `unknown field "nosuch"`},
+		{",", exitUsage, "names no field"},
+		{"contextByLeaf", exitUsage, "needs --context-by-leaf"},
+		{"leafId, sessionName", exitOK, "leafId,sessionName"},
+		{"sessionInfo", exitOK, "sessionInfo"},
+	}
+	for _, tc := range cases {
+		out, errOut, code := runCLI(t, "dump", "--fields", tc.fields, main)
+		if code != tc.code {
+			t.Errorf("dump --fields %q: exit %d, want %d; stderr %q", tc.fields, code, tc.code, errOut)
+			continue
+		}
+		if tc.code != exitOK {
+			if !strings.Contains(errOut, tc.wantKeys) || out != "" {
+				t.Errorf("dump --fields %q: stdout %q, stderr %q; want only an error saying %q", tc.fields, out, errOut, tc.wantKeys)
+			}
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatalf("dump --fields %q: %v", tc.fields, err)
+		}
+		var keys []string
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if got := strings.Join(keys, ","); got != tc.wantKeys {
+			t.Errorf("dump --fields %q printed keys %s, want %s", tc.fields, got, tc.wantKeys)
+		}
+	}
+	out, errOut, code := runCLI(t, "dump", "--context-by-leaf", "--fields", "contextAtNullLeaf", main)
+	if code != exitOK || !strings.HasPrefix(out, `{"contextAtNullLeaf":`) {
+		t.Errorf("dump --context-by-leaf --fields contextAtNullLeaf: exit %d, stdout %.80q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    int64
+		wantErr string
+	}{
+		{"0", 0, ""},
+		{"1024", 1024, ""},
+		{"4M", 4 << 20, ""},
+		{"4MiB", 4 << 20, ""},
+		{"512K", 512 << 10, ""},
+		{"1G", 1 << 30, ""},
+		{"10B", 10, ""},
+		{"-1", 0, "cannot be negative"},
+		{"1.5M", 0, "not a size"},
+		{"lots", 0, "not a size"},
+		{"99999999999G", 0, "too large"},
+	}
+	for _, tc := range cases {
+		got, err := parseSize(tc.in)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("parseSize(%q): %v", tc.in, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("parseSize(%q) = %v, %v; want an error saying %q", tc.in, got, err, tc.wantErr)
+		case got != tc.want:
+			t.Errorf("parseSize(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		if err == nil {
+			if back, err := parseSize(formatSize(got)); err != nil || back != got {
+				t.Errorf("formatSize(%d) = %q reads back as %d, %v", got, formatSize(got), back, err)
+			}
+		}
+	}
+}

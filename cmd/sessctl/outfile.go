@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/sessctl/sessctl/layout"
+)
+
+// An export written with -o goes into a temporary file beside its target
+// and is renamed over it once complete, so a failed or interrupted export
+// never leaves half a file. The target is checked first, and again just
+// before the rename:
+//
+//   - its directory must exist: nothing is created;
+//   - an existing file is replaced only with --force;
+//   - never, even with --force, a symbolic link, a directory, a device, a
+//     named pipe or a socket, the session being exported (by identity,
+//     whatever its name) or any file whose first line is a session header.
+
+// errOutputExists is matched by the error for an existing target without
+// --force.
+var errOutputExists = errors.New("already exists")
+
+// checkOutputTarget returns why path cannot take the export of the session
+// file source, or nil.
+func checkOutputTarget(path, source string, force bool) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("write %s: directory %s does not exist (sessctl does not create it)", path, dir)
+	case err != nil:
+		return fmt.Errorf("write %s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("write %s: %s is not a directory", path, dir)
+	}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	switch kind := fileKind(fi.Mode()); kind {
+	case "":
+	default:
+		return fmt.Errorf("write %s: it is %s; sessctl never replaces one", path, kind)
+	}
+	if src, err := os.Stat(source); err == nil && os.SameFile(fi, src) {
+		return fmt.Errorf("write %s: it is the session being exported; sessctl never replaces a session file", path)
+	}
+	isSession, err := startsWithHeader(path, fi)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if isSession {
+		return fmt.Errorf("write %s: it is a session file (its first line is a session header); sessctl never replaces one", path)
+	}
+	if !force {
+		return fmt.Errorf("write %s: the file %w; add --force to replace it", path, errOutputExists)
+	}
+	return nil
+}
+
+// fileKind names a file type an export never replaces, or "" for a
+// regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// maxHeaderProbe bounds how much of a file startsWithHeader reads.
+const maxHeaderProbe = 64 << 10
+
+// startsWithHeader reports whether the regular file at path (fi, from
+// Lstat) begins with a session header line. It opens the file without
+// following links or blocking, and checks it is still the file fi.
+func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|layout.NoFollow|nonBlock, 0)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if !st.Mode().IsRegular() || !os.SameFile(st, fi) {
+		return false, errors.New("the file changed while it was checked")
+	}
+	en, ok := firstEntry(f)
+	return ok && en.IsHeader(), nil
+}
+
+// readHeaderLine returns the first entry of the file at path when it is
+// a session header (read from the first lines only, without blocking on a
+// special file).
+func readHeaderLine(path string) (layout.Entry, bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return layout.Entry{}, false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return layout.Entry{}, false
+	}
+	en, ok := firstEntry(f)
+	if !ok || !en.IsHeader() {
+		return layout.Entry{}, false
+	}
+	return en, true
+}
+
+// firstEntry parses the first non-blank line of r, looking at no more
+// than maxHeaderProbe bytes (after a byte order mark, as the reader
+// allows).
+func firstEntry(r io.Reader) (layout.Entry, bool) {
+	buf := make([]byte, maxHeaderProbe)
+	n, err := io.ReadFull(r, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return layout.Entry{}, false
+	}
+	buf = bytes.TrimPrefix(buf[:n], []byte("\ufeff"))
+	for len(buf) > 0 {
+		line := buf
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			line, buf = buf[:i], buf[i+1:]
+		} else {
+			buf = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		en, err := layout.ParseEntry(line)
+		return en, err == nil
+	}
+	return layout.Entry{}, false
+}
+
+// outputFile is the temporary file an export streams into.
+type outputFile struct {
+	f      *os.File
+	tmp    string
+	path   string
+	source string
+	force  bool
+}
+
+// createOutput checks path (see checkOutputTarget) and creates the
+// temporary file beside it, mode 0600.
+func createOutput(path, source string, force bool) (*outputFile, error) {
+	if err := checkOutputTarget(path, source, force); err != nil {
+		return nil, err
+	}
+	tmp := layout.TempName(path)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &outputFile{f: f, tmp: tmp, path: path, source: source, force: force}, nil
+}
+
+func (o *outputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
+
+// commit makes the written file durable and renames it over the target,
+// after checking the target once more.
+func (o *outputFile) commit() error {
+	if err := checkOutputTarget(o.path, o.source, o.force); err != nil {
+		o.abort()
+		return err
+	}
+	err := o.f.Sync()
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(o.tmp, o.path)
+	}
+	if err != nil {
+		_ = os.Remove(o.tmp)
+		return fmt.Errorf("write %s: %w", o.path, err)
+	}
+	if err := layout.OS().SyncDir(filepath.Dir(o.path)); err != nil {
+		return fmt.Errorf("write %s: %w", o.path, err)
+	}
+	return nil
+}
+
+// abort removes the temporary file.
+func (o *outputFile) abort() {
+	_ = o.f.Close()
+	_ = os.Remove(o.tmp)
+}

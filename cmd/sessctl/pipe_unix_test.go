@@ -1,0 +1,66 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestClosedStdout runs real sessctl processes whose standard output is
+// a pipe closed after a few bytes (sessctl ... | head -c 10): each must
+// end quietly with status 0, neither killed by SIGPIPE nor saying
+// "broken pipe".
+func TestClosedStdout(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.jsonl")
+	if _, errOut, code := runCLI(t, "gen", "session", "--entries", "300", "--seed", "2", path); code != exitOK {
+		t.Fatalf("gen: %s", errOut)
+	}
+	store := filepath.Join(dir, "store")
+	if _, errOut, code := runCLI(t, "gen", "dir", "--sessions", "100", "--size", "5000", "--seed", "2", store); code != exitOK {
+		t.Fatalf("gen dir: %s", errOut)
+	}
+	for _, args := range [][]string{
+		{"show", "--json", path},
+		{"show", "--full", path},
+		{"export", "--format", "json", path},
+		{"export", "--format", "html", path},
+		{"dump", path},
+		{"list", "--json", "--dir", store},
+		{"stats", "--all", "--json", "--store", store},
+		{"tree", path},
+	} {
+		t.Run(strings.Join(args[:len(args)-1], " "), func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "SESSCTL_TEST_MAIN=1", "GORACE=atexit_sleep_ms=0")
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(out, make([]byte, 10)); err != nil {
+				t.Fatalf("reading the first bytes: %v (stderr %q)", err, stderr.String())
+			}
+			out.Close()
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) || err != nil {
+				t.Errorf("sessctl %s | head -c 10: %v, want status 0", strings.Join(args, " "), err)
+			}
+			if stderr.Len() != 0 {
+				t.Errorf("stderr: %q, want nothing", stderr.String())
+			}
+		})
+	}
+}

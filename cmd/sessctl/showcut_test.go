@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+// TestShowCutsLongTexts checks that show, without --full, cuts a text
+// after maxBodyLines lines or maxBodyBytes bytes and says how much it left
+// out, and that --full prints everything.
+func TestShowCutsLongTexts(t *testing.T) {
+	s, err := engine.Create(t.Context(), "/p", engine.Options{Dir: t.TempDir(), Sync: engine.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	huge := strings.Repeat("summary words ", 150000) // 2.1 MB on one line
+	var many []string
+	for i := range 1000 {
+		many = append(many, fmt.Sprintf("line %d", i))
+	}
+	user, _ := json.Marshal(strings.Join(many, "\n"))
+	first, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":` + string(user) + `,"timestamp":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"short answer"}],"provider":"p","model":"m","timestamp":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendCompaction(engine.Compaction{Summary: huge, FirstKeptEntryID: first, TokensBefore: 10}); err != nil {
+		t.Fatal(err)
+	}
+	path := s.SessionFile()
+
+	out, errOut, code := runCLI(t, "show", path)
+	if code != exitOK {
+		t.Fatalf("show: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"    line 199\n    [cut: 7.0 KB more, in 800 lines; --full shows all]\n",
+		"    short answer\n",
+		"\n    [cut: 2.0 MB more, in 1 line; --full shows all]\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "line 200\n") || len(out) > 2*maxBodyBytes+8<<10 {
+		t.Errorf("show printed %d bytes; the long texts were not cut", len(out))
+	}
+
+	out, _, code = runCLI(t, "show", "--full", path)
+	if code != exitOK || !strings.Contains(out, "    line 999\n") || !strings.Contains(out, strings.TrimSpace(huge)) || strings.Contains(out, "[cut:") {
+		t.Errorf("show --full: exit %d, %d bytes; want everything, uncut", code, len(out))
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Standard output, as main hands it to the commands.
+//
+// When the reader of a pipe goes away (sessctl list --json | head), the
+// output is no longer wanted: sessctl ends at once, quietly, with exit
+// status 0, as if it had finished. It does not die of SIGPIPE (status 141
+// in a shell, which 'set -o pipefail' scripts take for a failure) and
+// prints no "broken pipe". On a terminal, control characters are escaped
+// (see termEscaper).
+
+// errStdoutClosed is matched by write errors on a standard output whose
+// reader has gone; env.fail ends the command quietly with exit 0 for it.
+var errStdoutClosed = errors.New("standard output closed")
+
+// stdoutWriter is standard output: the file, escaped on a terminal, with
+// a closed pipe reported as errStdoutClosed.
+type stdoutWriter struct {
+	f   *os.File
+	w   io.Writer // f, or a termEscaper over f
+	esc *termEscaper
+}
+
+// newStdout wraps f, escaping control characters when tty is true.
+func newStdout(f *os.File, tty bool) *stdoutWriter {
+	s := &stdoutWriter{f: f, w: f}
+	if tty {
+		s.esc = &termEscaper{w: f}
+		s.w = s.esc
+	}
+	return s
+}
+
+func (s *stdoutWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	return n, s.check(err)
+}
+
+// check turns a broken pipe into errStdoutClosed.
+func (s *stdoutWriter) check(err error) error {
+	if err != nil && isBrokenPipe(err) {
+		return fmt.Errorf("%w: %w", errStdoutClosed, err)
+	}
+	return err
+}
+
+// Flush writes what the terminal escaper holds back.
+func (s *stdoutWriter) Flush() error {
+	if s.esc == nil {
+		return nil
+	}
+	return s.check(s.esc.Flush())
+}

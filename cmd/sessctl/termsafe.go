@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// quotePath returns p as it can go into one line of output: unchanged
+// when it is plain, else Go-quoted ("a\nb"), so a newline, an escape
+// sequence or invalid UTF-8 in a file name can neither break
+// line-oriented output nor reach the terminal.
+func quotePath(p string) string {
+	if plainText(p) {
+		return p
+	}
+	return strconv.Quote(p)
+}
+
+// pathList renders paths for one line of human output: "a, b" (each
+// quoted when needed) or "(none)".
+func pathList(ps []string) string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = quotePath(p)
+	}
+	return strList(q)
+}
+
+// plainText reports whether s is valid UTF-8 without control characters
+// (C0, DEL, C1) and does not start with a double quote, so that it reads
+// back unambiguously next to quoted text.
+func plainText(s string) bool {
+	if len(s) > 0 && s[0] == '"' {
+		return false
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r >= 0x80 && r <= 0x9f {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// termEscaper writes to a terminal with every control character but
+// newline and tab escaped as \u00XX: C0 (ESC, NUL, CR, BEL...), DEL and
+// C1 (U+0080 to U+009F). Text from sessions can then neither move the
+// cursor, recolour, retitle nor clear the user's terminal. The escape is
+// also a valid JSON escape, so JSON output stays valid and means the same.
+type termEscaper struct {
+	w       io.Writer
+	pending []byte // the first byte of a two-byte sequence split by Write
+	buf     []byte
+}
+
+func (t *termEscaper) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(t.pending) > 0 {
+		p = append(t.pending, p...)
+		t.pending = nil
+	}
+	out := t.buf[:0]
+	last := 0
+	for i := 0; i < len(p); {
+		c := p[i]
+		switch {
+		case c == '\n' || c == '\t':
+			i++
+			continue
+		case c < 0x20 || c == 0x7f:
+			out = append(out, p[last:i]...)
+			out = fmt.Appendf(out, `\u%04x`, c)
+			i++
+			last = i
+			continue
+		case c == 0xc2:
+			if i+1 == len(p) {
+				out = append(out, p[last:i]...)
+				t.pending = append(t.pending[:0], c)
+				last = len(p)
+				i++
+				continue
+			}
+			if d := p[i+1]; d >= 0x80 && d <= 0x9f {
+				out = append(out, p[last:i]...)
+				out = fmt.Appendf(out, `\u%04x`, d)
+				i += 2
+				last = i
+				continue
+			}
+		}
+		i++
+	}
+	if last == 0 && len(t.pending) == 0 {
+		// Nothing escaped: write p as it is.
+		if _, err := t.w.Write(p); err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+	out = append(out, p[last:]...)
+	t.buf = out
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Flush writes a byte held back at the end of the last Write.
+func (t *termEscaper) Flush() error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	_, err := t.w.Write(t.pending)
+	t.pending = nil
+	return err
+}

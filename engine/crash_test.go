@@ -342,6 +342,10 @@ func (w *workload) open(path string) {
 		return
 	}
 	w.setSession(s)
+	// The open changes nothing; Flush does what the first write would.
+	if err := s.Flush(); !w.handle("flush "+path, err) {
+		return
+	}
 	rec := s.Recovery()
 	if rec.Migrated {
 		w.st.migrations++
@@ -777,6 +781,11 @@ func (w *workload) verifyFile(fsys layout.FS, file string, want []string, failed
 		s, err := engine.Open(context.Background(), file, opts)
 		if err != nil {
 			w.errorf("reopen %s for writing: %v", file, err)
+			return nil
+		}
+		if err := s.Flush(); err != nil {
+			w.errorf("repair %s: %v", file, err)
+			_ = s.Close()
 			return nil
 		}
 		if !s.Recovery().Migrated {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
@@ -24,7 +25,8 @@ type MigrateOptions struct {
 // MigrateFile upgrades one version 1 or 2 session file to version 3 in
 // place, streaming it (memory is bounded by its longest line), under the
 // session's writer lock: see migrate.File for the atomic replacement and
-// the backup. Version 3 files are left alone; newer versions are refused
+// the backup. Temporary files an interrupted earlier run left (see
+// TempFiles) are removed first. Version 3 files are left alone; newer versions are refused
 // with a *VersionError; a file without a valid header is refused with a
 // *CorruptError. Both leave the file untouched.
 func MigrateFile(ctx context.Context, path string, o MigrateOptions) (migrate.FileResult, error) {
@@ -35,6 +37,15 @@ func MigrateFile(ctx context.Context, path string, o MigrateOptions) (migrate.Fi
 			return migrate.FileResult{Path: path}, err
 		}
 		defer rel()
+		// What an interrupted migration (or other write) of this
+		// session left is stale now that the lock is held.
+		if abs, err := filepath.Abs(path); err == nil {
+			if temps, err := tempFiles(opts.fs(), abs); err == nil {
+				for _, tmp := range temps {
+					_ = opts.fs().Remove(tmp)
+				}
+			}
+		}
 	}
 	return migrate.File(ctx, path, migrate.FileOptions{FS: o.FS, DryRun: o.DryRun, NoBackup: o.NoBackup})
 }

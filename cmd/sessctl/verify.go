@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
@@ -64,6 +65,10 @@ Notes (reported, but the file passes):
   label-target      a label for an entry that does not exist
   bad-timestamp     an entry timestamp that does not parse (tree order is
                     then unspecified)
+  temp-file         a temporary file beside the session that a killed or
+                    crashed sessctl write left (<file>.tmp-<hex>, for one);
+                    the session's next write removes it (unless that
+                    sessctl write is still running)
 
 Duplicate ids, parents and cycles are judged as pi indexes the file: the
 last entry with an id is the one its children hang from.
@@ -117,6 +122,7 @@ func runVerify(e *env, args []string) int {
 			return
 		}
 		rep := verifyData(path, data)
+		noteTempFiles(rep, path)
 		if !rep.OK {
 			code = exitCorrupt
 		}
@@ -504,3 +510,20 @@ func writeVerifyText(w io.Writer, r *verifyReport) {
 
 // errVerify is returned when data does not pass verify.
 var errVerify = errors.New("the file does not pass verify")
+
+// noteTempFiles notes the temporary files an interrupted sessctl write of
+// the session left beside it.
+func noteTempFiles(r *verifyReport, path string) {
+	temps, err := engine.TempFiles(path, engine.Options{})
+	if err != nil {
+		return
+	}
+	for _, tmp := range temps {
+		size := int64(0)
+		if st, err := os.Lstat(tmp); err == nil {
+			size = st.Size()
+		}
+		r.note("temp-file", 0, "", "%s (%s) was left by an interrupted sessctl write; the session's next write removes it",
+			filepath.Base(tmp), plural(int(size), "byte", "bytes"))
+	}
+}

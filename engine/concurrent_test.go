@@ -72,7 +72,9 @@ func TestWriteReadsLinesAppendedSinceOpen(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			p := writeSession(t, msgLine("a1", "", `"one"`))
-			s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone})
+			// SyncEach (the default) checks before every write; SyncNone
+			// before the first and then every 100 ms.
+			s, err := engine.Open(context.Background(), p, engine.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -272,7 +274,7 @@ func TestWriteCutsAnAbandonedLine(t *testing.T) {
 // would otherwise be glued onto it and lost.
 func TestWriteAfterAnotherWriterWasKilledMidLine(t *testing.T) {
 	p := writeSession(t, msgLine("a1", "", `"one"`))
-	s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone, TornWait: time.Hour})
+	s, err := engine.Open(context.Background(), p, engine.Options{TornWait: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,8 @@ import (
 //     write, after the method checked its arguments: a call that fails
 //     leaves the file byte for byte as it was.
 //   - pi takes no lock and appends beside sessctl, so before every write
-//     catchUp compares the file with what the session has read (one fstat
+//     (under SyncNone: the first, then at most every identityInterval)
+//     catchUp compares the file with what the session has read (one lseek
 //     when nothing changed). Lines another process appended are read and
 //     indexed as a reload would, and an unfinished last line is cut only
 //     when no process holds the file open for writing, after checking size
@@ -108,7 +109,17 @@ func (s *Session) begin() error {
 	if !s.onDisk {
 		return nil
 	}
-	return s.catchUp()
+	// Under SyncNone, where an append costs a write and nothing else, the
+	// check (a system call) runs at the first write and then at most every
+	// identityInterval, like the identity check; under SyncEach, before
+	// every write.
+	if now := time.Now(); s.f == nil || s.opts.Sync == SyncEach || now.Sub(s.caughtUpAt) >= identityInterval {
+		if err := s.catchUp(); err != nil {
+			return err
+		}
+		s.caughtUpAt = now
+	}
+	return nil
 }
 
 // prepare does what a write-mode open deferred. The lock is held.
@@ -230,7 +241,7 @@ func (s *Session) reload() error {
 // catchUp brings the session up to date with its file before a write:
 // lines other processes appended are indexed, a complete last line gets
 // its newline, an unfinished one is waited for, or cut when it is
-// abandoned. When nothing changed it costs one fstat.
+// abandoned. When nothing changed it costs one lseek.
 func (s *Session) catchUp() error {
 	start := time.Now()
 	for tries := 0; ; tries++ {
@@ -253,12 +264,11 @@ func (s *Session) catchUp() error {
 				return err
 			}
 		}
-		st, err := s.f.Stat()
+		size, err := fileSize(s.f)
 		if err != nil {
 			return s.fail(fmt.Errorf("append to %s: %w", s.file, err))
 		}
 		d := &s.disk
-		size := st.Size()
 		known := d.end + int64(len(d.tail)) + d.ownBytes
 		switch {
 		case size == known && len(d.tail) == 0:
@@ -297,6 +307,20 @@ func (s *Session) catchUp() error {
 			return err
 		}
 	}
+}
+
+// fileSize returns the size of an open file: its end, from lseek, which
+// costs one system call and no allocation (appends are O_APPEND and reads
+// are positioned, so the offset does not matter), or from Stat.
+func fileSize(f layout.File) (int64, error) {
+	if sk, ok := f.(io.Seeker); ok {
+		return sk.Seek(0, io.SeekEnd)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
 }
 
 // openAppend opens the read-write append handle. A path that now names

@@ -55,7 +55,11 @@ type Options struct {
 	// session's lock themselves.
 	NoLock bool
 
-	// Sync is the durability policy for appends.
+	// Sync is the durability policy for appends. It also sets how often a
+	// session looks for lines other processes appended to its file (pi
+	// takes no lock): before every write under SyncEach; under SyncNone
+	// before the first write and then at most every 100 ms, where the
+	// look (a system call) would cost as much as the append.
 	Sync SyncPolicy
 	// TornWait bounds how long a write waits for an unfinished last line
 	// (one without its newline) that another process holding the file

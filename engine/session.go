@@ -40,21 +40,22 @@ type Session struct {
 	unwritten    int
 	hasAssistant bool
 
-	f         layout.File    // read-write append handle, open while the file exists and we write
-	fileID    fs.FileInfo    // identity of the file we append to
-	disk      diskState      // what we know of the file's bytes (write mode)
-	leafMoved bool           // Branch or ResetLeaf moved the leaf off the last entry
-	chainOK   string         // an entry key whose parent chain is known to end (no loop)
-	gen       uint64         // counts changes of the index read from the file
-	writeEr   error          // sticky: set by a failed write or sync
-	wrote     bool           // this session wrote to its file (the list index needs refreshing)
-	checkedAt time.Time      // when the file's identity was last checked
-	rng       *rand.ChaCha8  // draws entry ids; seeded once per session
-	slab      []layout.Entry // storage for appended entries
-	lines     []byte         // storage for the bytes of appended lines
-	lastMs    int64          // the millisecond lastTs formats
-	lastTs    string
-	closed    bool
+	f          layout.File    // read-write append handle, open while the file exists and we write
+	fileID     fs.FileInfo    // identity of the file we append to
+	disk       diskState      // what we know of the file's bytes (write mode)
+	leafMoved  bool           // Branch or ResetLeaf moved the leaf off the last entry
+	chainOK    string         // an entry key whose parent chain is known to end (no loop)
+	gen        uint64         // counts changes of the index read from the file
+	writeEr    error          // sticky: set by a failed write or sync
+	wrote      bool           // this session wrote to its file (the list index needs refreshing)
+	checkedAt  time.Time      // when the file's identity was last checked
+	caughtUpAt time.Time      // when the session last caught up with its file
+	rng        *rand.ChaCha8  // draws entry ids; seeded once per session
+	slab       []layout.Entry // storage for appended entries
+	lines      []byte         // storage for the bytes of appended lines
+	lastMs     int64          // the millisecond lastTs formats
+	lastTs     string
+	closed     bool
 
 	lk *lock.Lock // the writer lock; nil without one
 

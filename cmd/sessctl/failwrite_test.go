@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,32 @@ func TestVerifyNotesStaleTempFiles(t *testing.T) {
 	out, errOut, code := mutRun(t, "", "verify", src)
 	if code != exitOK || !strings.Contains(out, "note: temp-file: "+filepath.Base(src)+".tmp-0123456789abcdef (16 bytes)") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A write that finds the last line unfinished while another process (pi,
+// which takes no lock) holds the file open for writing waits for it, then
+// exits 3 naming the process, and leaves the file alone.
+func TestWriteBesideABusyWriter(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finding a file's writers needs Linux's /proc")
+	}
+	_, cwd := mutStore(t)
+	src, ids := mutSession(t, cwd)
+	w, err := os.OpenFile(src, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteString(`{"type":"message","id":"busy","parentId":null,"mes`); err != nil {
+		t.Fatal(err)
+	}
+	before := mustRead(t, src)
+	_, errOut, code := mutRun(t, "", "label", src, ids[0], "x")
+	if code != exitLocked || !strings.Contains(errOut, "is being written by pid "+strconv.Itoa(os.Getpid())) || !strings.Contains(errOut, "hint:") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	if mustRead(t, src) != before {
+		t.Error("the session file changed")
 	}
 }

@@ -26,7 +26,7 @@ const (
 	exitOK       = 0
 	exitFailure  = 1
 	exitUsage    = 2
-	exitLocked   = 3
+	exitLocked   = 3 // another writer has the session: a lock holder, or a lock-less writer (pi) in the middle of a line
 	exitCorrupt  = 4
 	exitNotFound = 5
 )

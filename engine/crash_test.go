@@ -341,11 +341,19 @@ func (w *workload) open(path string) {
 	if !w.handle("open "+path, err) {
 		return
 	}
-	w.setSession(s)
-	// The open changes nothing; Flush does what the first write would.
-	if err := s.Flush(); !w.handle("flush "+path, err) {
+	// The open changes nothing. Half the time the first write makes the
+	// repairs, half the time Flush does at once, so that they can be
+	// checked here; when that fails the session is dropped, as a failed
+	// open was.
+	if w.rng.IntN(2) == 0 {
+		w.setSession(s)
 		return
 	}
+	if err := s.Flush(); !w.handle("flush "+path, err) {
+		_ = s.Close()
+		return
+	}
+	w.setSession(s)
 	rec := s.Recovery()
 	if rec.Migrated {
 		w.st.migrations++
@@ -438,6 +446,13 @@ func isInjected(err error) bool {
 // then closed and reopened, which must recover.
 func (w *workload) writeOp(what string, do func() error) {
 	w.t.Helper()
+	w.writeOpAck(what, do, true)
+}
+
+// writeOpAck is writeOp; ack false leaves the acknowledged state as it
+// is when the operation succeeds.
+func (w *workload) writeOpAck(what string, do func() error, ack bool) {
+	w.t.Helper()
 	if w.s == nil {
 		return
 	}
@@ -447,7 +462,9 @@ func (w *workload) writeOp(what string, do func() error) {
 	w.tracef("  -> %v", err)
 	switch {
 	case err == nil:
-		w.ackNow()
+		if ack {
+			w.ackNow()
+		}
 		return
 	case w.dead:
 		return
@@ -482,16 +499,13 @@ func (w *workload) writeOp(what string, do func() error) {
 	}
 }
 
-// flush writes a new session's file. It syncs nothing when the file
-// exists already, so only a flush that created the file acknowledges.
+// flush writes a new session's file, which acknowledges its entries, or
+// makes the repairs an open left to the first write. Those sync what they
+// write but not the lines already in the file (an earlier session's last
+// append may have failed to sync), so they acknowledge nothing new.
 func (w *workload) flush() {
-	if _, err := w.disk.Stat(w.file); err == nil {
-		if err := w.s.Flush(); err != nil && !w.dead {
-			w.fatalf("flush of a session on disk: %v", err)
-		}
-		return
-	}
-	w.writeOp("flush", func() error { return w.s.Flush() })
+	_, err := w.disk.Stat(w.file)
+	w.writeOpAck("flush", func() error { return w.s.Flush() }, err != nil)
 }
 
 // ackNow records the session's entries as durable when its file exists.

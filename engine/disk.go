@@ -103,7 +103,7 @@ func (s *Session) begin() error {
 	}
 	if !s.disk.prepared {
 		if err := s.prepare(); err != nil {
-			return err
+			return s.sticky(err)
 		}
 	}
 	if !s.onDisk {
@@ -115,11 +115,25 @@ func (s *Session) begin() error {
 	// every write.
 	if now := time.Now(); s.f == nil || s.opts.Sync == SyncEach || now.Sub(s.caughtUpAt) >= identityInterval {
 		if err := s.catchUp(); err != nil {
-			return err
+			return s.sticky(err)
 		}
 		s.caughtUpAt = now
 	}
 	return nil
+}
+
+// sticky makes an error of getting the file ready refuse later writes, as
+// a failed write does: a migration, newline, quarantine or cut that
+// failed leaves the file in a state the session no longer knows. ErrBusy
+// is not sticky: nothing was written, and the write may be tried again.
+func (s *Session) sticky(err error) error {
+	if s.writeEr != nil {
+		return s.writeEr
+	}
+	if errors.Is(err, ErrBusy) {
+		return err
+	}
+	return s.fail(err)
 }
 
 // prepare does what a write-mode open deferred. The lock is held.

@@ -43,7 +43,8 @@ Problems (the exit status is 4 when any file has one):
   malformed         a line that is not valid JSON
   not-object        a line that is valid JSON but not an object
   torn-tail         the last line is an unfinished fragment without a
-                    newline (an interrupted write)
+                    newline (an interrupted write, or one still going on:
+                    pi takes no lock)
   no-final-newline  the last line is complete but has no newline; pi's
                     next append would glue onto it and lose both lines
   bad-id            an entry without a string id
@@ -56,8 +57,9 @@ Problems (the exit status is 4 when any file has one):
 
 Notes (reported, but the file passes):
 
-  legacy-version    version 1 or 2 (pi and sessctl migrate it on open; the
-                    tree checks run on the migrated entries)
+  legacy-version    version 1 or 2 (pi migrates it on open, sessctl at its
+                    first write; the tree checks run on the migrated
+                    entries)
   crlf              lines ending in CRLF
   trailing-space    whitespace after the last newline
   unknown-type      entries of a type pi does not know

@@ -181,11 +181,13 @@ func (s *Session) AppendMessage(msg any) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.envelopeFor(layout.TypeMessage, len(raw))
-	if err := p.message(raw); err != nil {
-		return "", fmt.Errorf("append message: %w", err)
-	}
-	return s.commit(p)
+	return s.write(func() (*pending, error) {
+		p := s.envelopeFor(layout.TypeMessage, len(raw))
+		if err := p.message(raw); err != nil {
+			return nil, fmt.Errorf("append message: %w", err)
+		}
+		return p, nil
+	})
 }
 
 // jsonText returns v when it is JSON text (json.RawMessage or []byte),
@@ -204,18 +206,22 @@ func jsonText(v any) ([]byte, bool) {
 func (s *Session) AppendThinkingLevelChange(level string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.envelope(layout.TypeThinkingLevelChange)
-	p.b.String("thinkingLevel", level)
-	return s.commit(p)
+	return s.write(func() (*pending, error) {
+		p := s.envelope(layout.TypeThinkingLevelChange)
+		p.b.String("thinkingLevel", level)
+		return p, nil
+	})
 }
 
 // AppendModelChange appends a model_change entry.
 func (s *Session) AppendModelChange(provider, modelID string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.envelope(layout.TypeModelChange)
-	p.b.String("provider", provider).String("modelId", modelID)
-	return s.commit(p)
+	return s.write(func() (*pending, error) {
+		p := s.envelope(layout.TypeModelChange)
+		p.b.String("provider", provider).String("modelId", modelID)
+		return p, nil
+	})
 }
 
 // Compaction is a compaction entry to append.
@@ -236,15 +242,17 @@ func (s *Session) AppendCompaction(c Compaction) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.envelope(layout.TypeCompaction)
-	p.b.String("summary", c.Summary).String("firstKeptEntryId", c.FirstKeptEntryID).Number("tokensBefore", c.TokensBefore)
-	if details != nil {
-		p.b.Raw("details", details)
-	}
-	if c.FromHook != nil {
-		p.b.Bool("fromHook", *c.FromHook)
-	}
-	return s.commit(p)
+	return s.write(func() (*pending, error) {
+		p := s.envelope(layout.TypeCompaction)
+		p.b.String("summary", c.Summary).String("firstKeptEntryId", c.FirstKeptEntryID).Number("tokensBefore", c.TokensBefore)
+		if details != nil {
+			p.b.Raw("details", details)
+		}
+		if c.FromHook != nil {
+			p.b.Bool("fromHook", *c.FromHook)
+		}
+		return p, nil
+	})
 }
 
 // AppendCustomEntry appends a custom entry (extension data the context
@@ -256,14 +264,16 @@ func (s *Session) AppendCustomEntry(customType string, data any) (string, error)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// pi builds this entry with type, customType and data first.
-	p := &pending{meta: layout.Built{Type: layout.TypeCustom}}
-	p.b.Start(256+len(raw)).String("type", layout.TypeCustom).String("customType", customType)
-	if raw != nil {
-		p.b.Raw("data", raw)
-	}
-	s.envelopeTail(p)
-	return s.commit(p)
+	return s.write(func() (*pending, error) {
+		// pi builds this entry with type, customType and data first.
+		p := &pending{meta: layout.Built{Type: layout.TypeCustom}}
+		p.b.Start(256+len(raw)).String("type", layout.TypeCustom).String("customType", customType)
+		if raw != nil {
+			p.b.Raw("data", raw)
+		}
+		s.envelopeTail(p)
+		return p, nil
+	})
 }
 
 // AppendCustomMessageEntry appends a custom_message entry, which enters
@@ -280,14 +290,16 @@ func (s *Session) AppendCustomMessageEntry(customType string, content any, displ
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := &pending{meta: layout.Built{Type: layout.TypeCustomMessage}}
-	p.b.Start(256+len(c)+len(d)).String("type", layout.TypeCustomMessage).String("customType", customType).
-		Raw("content", c).Bool("display", display)
-	if d != nil {
-		p.b.Raw("details", d)
-	}
-	s.envelopeTail(p)
-	return s.commit(p)
+	return s.write(func() (*pending, error) {
+		p := &pending{meta: layout.Built{Type: layout.TypeCustomMessage}}
+		p.b.Start(256+len(c)+len(d)).String("type", layout.TypeCustomMessage).String("customType", customType).
+			Raw("content", c).Bool("display", display)
+		if d != nil {
+			p.b.Raw("details", d)
+		}
+		s.envelopeTail(p)
+		return p, nil
+	})
 }
 
 // AppendLabelChange appends a label entry for targetID: a non-empty label
@@ -296,18 +308,17 @@ func (s *Session) AppendCustomMessageEntry(customType string, content any, displ
 func (s *Session) AppendLabelChange(targetID string, label *string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(); err != nil {
-		return "", err
-	}
-	if !s.ix.Has(targetID) {
-		return "", entryNotFound(targetID)
-	}
-	p := s.envelope(layout.TypeLabel)
-	p.b.String("targetId", targetID)
-	if label != nil {
-		p.b.String("label", *label)
-	}
-	return s.commit(p)
+	return s.write(func() (*pending, error) {
+		if !s.ix.Has(targetID) {
+			return nil, entryNotFound(targetID)
+		}
+		p := s.envelope(layout.TypeLabel)
+		p.b.String("targetId", targetID)
+		if label != nil {
+			p.b.String("label", *label)
+		}
+		return p, nil
+	})
 }
 
 // AppendSessionInfo appends a session_info entry with the trimmed name.
@@ -315,9 +326,11 @@ func (s *Session) AppendLabelChange(targetID string, label *string) (string, err
 func (s *Session) AppendSessionInfo(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.envelope(layout.TypeSessionInfo)
-	p.b.String("name", jsTrim(name))
-	return s.commit(p)
+	return s.write(func() (*pending, error) {
+		p := s.envelope(layout.TypeSessionInfo)
+		p.b.String("name", jsTrim(name))
+		return p, nil
+	})
 }
 
 // jsTrim is String.prototype.trim.

@@ -23,6 +23,7 @@ func (s *Session) Branch(id string) error {
 		return entryNotFound(id)
 	}
 	s.ix.SetLeaf(id, layout.KindString)
+	s.leafMoved = true
 	return nil
 }
 
@@ -31,6 +32,7 @@ func (s *Session) ResetLeaf() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ix.SetLeaf("", layout.KindNull)
+	s.leafMoved = true
 }
 
 // BranchWithSummary moves the leaf to fromID (nil: to null, a new root)
@@ -44,35 +46,33 @@ func (s *Session) BranchWithSummary(fromID *string, summary string, details any,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(); err != nil {
-		return "", err
-	}
-	from := "root"
-	if fromID != nil {
-		if !s.ix.Has(*fromID) {
-			return "", entryNotFound(*fromID)
+	return s.write(func() (*pending, error) {
+		from := "root"
+		if fromID != nil {
+			if !s.ix.Has(*fromID) {
+				return nil, entryNotFound(*fromID)
+			}
+			from = *fromID
 		}
-		from = *fromID
-	}
-	oldLeaf, oldKind := s.ix.Leaf()
-	if fromID != nil {
-		s.ix.SetLeaf(*fromID, layout.KindString)
-	} else {
-		s.ix.SetLeaf("", layout.KindNull)
-	}
-	p := s.envelope(layout.TypeBranchSummary)
-	p.b.String("fromId", from).String("summary", summary)
-	if d != nil {
-		p.b.Raw("details", d)
-	}
-	if fromHook != nil {
-		p.b.Bool("fromHook", *fromHook)
-	}
-	id, err := s.commit(p)
-	if err != nil {
+		// The entry hangs from fromID; the leaf stays where it is until
+		// the entry is written and becomes the leaf.
+		oldLeaf, oldKind := s.ix.Leaf()
+		if fromID != nil {
+			s.ix.SetLeaf(*fromID, layout.KindString)
+		} else {
+			s.ix.SetLeaf("", layout.KindNull)
+		}
+		p := s.envelope(layout.TypeBranchSummary)
 		s.ix.SetLeaf(oldLeaf, oldKind)
-	}
-	return id, err
+		p.b.String("fromId", from).String("summary", summary)
+		if d != nil {
+			p.b.Raw("details", d)
+		}
+		if fromHook != nil {
+			p.b.Bool("fromHook", *fromHook)
+		}
+		return p, nil
+	})
 }
 
 // NewSessionOptions configure NewSession.
@@ -120,6 +120,11 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 	path := s.ix.Branch(leafID)
 	if len(path) == 0 {
 		return "", entryNotFound(leafID)
+	}
+	if at, loop := s.ix.Loop(leafID); loop {
+		// The copied path would keep the loop, and pi could not load the
+		// new file.
+		return "", &LoopError{Path: s.file, Entry: leafID, At: tree.Key(at), Line: at.Line}
 	}
 	var kept []*layout.Entry
 	onPath := make(map[string]bool, len(path))

@@ -313,6 +313,14 @@ func checkCorruptLoad(t *testing.T, c piCase, root, name string, want map[string
 		if err != nil {
 			t.Fatalf("%s: write-mode open of an empty file: %v", name, err)
 		}
+		// The open changes nothing (pi writes the header at once); the
+		// first write, or Flush, writes the header first.
+		if now, _ := os.ReadFile(path); !bytes.Equal(now, before) {
+			t.Errorf("%s: the write-mode open changed the file: %q", name, now)
+		}
+		if err := s.Flush(); err != nil {
+			t.Fatalf("%s: flush: %v", name, err)
+		}
 		id := s.SessionID()
 		s.Close()
 		after, _ := os.ReadFile(path)
@@ -375,6 +383,18 @@ func checkMigrationRewrite(t *testing.T, c piCase, root, name string, want map[s
 	if err != nil {
 		t.Fatalf("write-mode open of %s: %v", name, err)
 	}
+	// The open migrates in memory only; the first write (here Flush)
+	// rewrites the file, with the same entries.
+	if now, _ := os.ReadFile(work); !bytes.Equal(now, orig) {
+		t.Errorf("%s: the write-mode open changed the file", name)
+	}
+	inMemory := entryLines(s)
+	if err := s.Flush(); err != nil {
+		t.Fatalf("%s: flush: %v", name, err)
+	}
+	if diff := cmp.Diff(inMemory, entryLines(s)); diff != "" {
+		t.Errorf("%s: entries after the migration rewrite differ from the ones migrated in memory (-before +after):\n%s", name, diff)
+	}
 	rename := map[string]string{}
 	if legacy {
 		rename = placeholderIDs(s)
@@ -436,6 +456,9 @@ func checkMigrationRewrite(t *testing.T, c piCase, root, name string, want map[s
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s3.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	s3.Close()
 	got2, _ := os.ReadFile(work2)
 	if !bytes.Equal(got, got2) {
@@ -452,4 +475,13 @@ func idFromFile(p string) string {
 		return ""
 	}
 	return m[1]
+}
+
+// entryLines returns the header and entry lines of a session.
+func entryLines(s *engine.Session) []string {
+	out := []string{string(s.Header().Raw)}
+	for _, e := range s.Entries() {
+		out = append(out, string(e.Raw))
+	}
+	return out
 }

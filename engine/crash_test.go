@@ -341,6 +341,18 @@ func (w *workload) open(path string) {
 	if !w.handle("open "+path, err) {
 		return
 	}
+	// The open changes nothing. Half the time the first write makes the
+	// repairs, half the time Flush does at once, so that they can be
+	// checked here; when that fails the session is dropped, as a failed
+	// open was.
+	if w.rng.IntN(2) == 0 {
+		w.setSession(s)
+		return
+	}
+	if err := s.Flush(); !w.handle("flush "+path, err) {
+		_ = s.Close()
+		return
+	}
 	w.setSession(s)
 	rec := s.Recovery()
 	if rec.Migrated {
@@ -434,6 +446,13 @@ func isInjected(err error) bool {
 // then closed and reopened, which must recover.
 func (w *workload) writeOp(what string, do func() error) {
 	w.t.Helper()
+	w.writeOpAck(what, do, true)
+}
+
+// writeOpAck is writeOp; ack false leaves the acknowledged state as it
+// is when the operation succeeds.
+func (w *workload) writeOpAck(what string, do func() error, ack bool) {
+	w.t.Helper()
 	if w.s == nil {
 		return
 	}
@@ -443,7 +462,9 @@ func (w *workload) writeOp(what string, do func() error) {
 	w.tracef("  -> %v", err)
 	switch {
 	case err == nil:
-		w.ackNow()
+		if ack {
+			w.ackNow()
+		}
 		return
 	case w.dead:
 		return
@@ -478,16 +499,13 @@ func (w *workload) writeOp(what string, do func() error) {
 	}
 }
 
-// flush writes a new session's file. It syncs nothing when the file
-// exists already, so only a flush that created the file acknowledges.
+// flush writes a new session's file, which acknowledges its entries, or
+// makes the repairs an open left to the first write. Those sync what they
+// write but not the lines already in the file (an earlier session's last
+// append may have failed to sync), so they acknowledge nothing new.
 func (w *workload) flush() {
-	if _, err := w.disk.Stat(w.file); err == nil {
-		if err := w.s.Flush(); err != nil && !w.dead {
-			w.fatalf("flush of a session on disk: %v", err)
-		}
-		return
-	}
-	w.writeOp("flush", func() error { return w.s.Flush() })
+	_, err := w.disk.Stat(w.file)
+	w.writeOpAck("flush", func() error { return w.s.Flush() }, err != nil)
 }
 
 // ackNow records the session's entries as durable when its file exists.
@@ -777,6 +795,11 @@ func (w *workload) verifyFile(fsys layout.FS, file string, want []string, failed
 		s, err := engine.Open(context.Background(), file, opts)
 		if err != nil {
 			w.errorf("reopen %s for writing: %v", file, err)
+			return nil
+		}
+		if err := s.Flush(); err != nil {
+			w.errorf("repair %s: %v", file, err)
+			_ = s.Close()
 			return nil
 		}
 		if !s.Recovery().Migrated {

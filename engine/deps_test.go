@@ -28,6 +28,8 @@ var allowed = map[string][]string{
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"layout", "tree", "compaction", "migrate", "migrate/"},
+	// Finds pi and Node for tests that run pi beside sessctl (test code only).
+	"internal/pitest": {},
 }
 
 // rule returns the allow list of a package (migrate's subpackages share

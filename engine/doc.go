@@ -36,6 +36,13 @@
 // written when it first holds an assistant message, as in pi; Flush writes
 // it earlier.
 //
+// A write-mode open changes nothing in the file. What the file needs
+// before it can be appended to (a version 1 or 2 file's migration, an
+// empty file's header, a missing final newline, cutting a torn last line,
+// removing temporary files an interrupted write left) is done by the first
+// write, after the call checked its arguments: a call that fails leaves
+// the file byte for byte as it was. Flush does it without appending.
+//
 // # One writer per session
 //
 // Opening a session for writing takes its writer lock (a kernel lock on
@@ -43,13 +50,25 @@
 // ErrLocked with the holder named, or waits with Options.Wait. Read-only
 // opens (Options.ReadOnly) take no lock, never block and never write.
 //
+// pi takes no lock and appends beside sessctl. Before every write a
+// session compares the file with what it has read (one fstat when nothing
+// changed): lines another process appended are read and indexed as a
+// reload would, so the new entry hangs from the file's last entry. A last
+// line without its newline is never cut while some process holds the file
+// open for writing: the write waits for it (Options.TornWait) and indexes
+// it when it is complete, or fails with ErrBusy naming the process. A
+// torn line nobody holds open is abandoned; it is cut only after the
+// file's size and the line's bytes were checked again just before the
+// truncate. Writes never hang an entry below a parent-id loop
+// (*LoopError): pi would never finish loading the file.
+//
 // # Deliberate differences from pi
 //
 // A file without a valid header is never truncated: Open fails with a
 // *CorruptError naming the file and line. A loaded file is appended to
-// plainly (pi's duplicate-header bug is not reproduced). Before the first
-// append a torn last line is quarantined to <file>.torn-<ms> and cut off,
-// and a complete last line without '\n' gets one. Lines that are valid JSON
+// plainly (pi's duplicate-header bug is not reproduced). At the first
+// write an abandoned torn last line is quarantined to <file>.torn-<ms> and
+// cut off, and a complete last line without '\n' gets one. Lines that are valid JSON
 // but not objects are skipped. Parent cycles and self-parents never loop.
 // Migrations are atomic and keep <file>.v<N>.bak. A session file removed or
 // replaced behind a writer is an error (ErrVanished), never re-created

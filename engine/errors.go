@@ -2,15 +2,17 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/lock"
 )
 
 // The errors callers match with errors.Is. Typed errors carry details:
 // *layout.CorruptError (path, line, offset) matches ErrCorrupt,
-// *layout.VersionError matches ErrUnsupportedVersion, and the lock
+// *layout.VersionError matches ErrUnsupportedVersion, the lock
 // package's *LockedError (holder pid, command, host, since) matches
-// ErrLocked.
+// ErrLocked, *BusyError matches ErrBusy and *LoopError matches ErrCorrupt.
 var (
 	// ErrNotFound is returned when a session file, entry or id does not
 	// exist.
@@ -30,7 +32,64 @@ var (
 	// replaced behind an open writer. pi silently re-creates such a file
 	// without its header; sessctl refuses to write.
 	ErrVanished = errors.New("session file was removed or replaced while open")
+	// ErrBusy is returned by a write that found the session file's last
+	// line unfinished while another process holds the file open for
+	// writing, and the line did not finish within Options.TornWait. pi
+	// takes no writer lock, so the lock cannot keep it out; cutting the
+	// line could cut an entry pi is still writing. Nothing was written;
+	// the write may be tried again. The error is a *BusyError naming the
+	// processes.
+	ErrBusy = errors.New("session file is being written by another process")
 )
+
+// BusyError names the processes that hold a session file open for writing
+// while its last line is unfinished. It matches ErrBusy.
+type BusyError struct {
+	Path    string
+	Writers []lock.Writer
+	Bytes   int // the size of the unfinished line
+}
+
+func (e *BusyError) Error() string {
+	who := "another process"
+	if len(e.Writers) > 0 {
+		who = lock.WritersText(e.Writers)
+	}
+	return fmt.Sprintf("%s is being written by %s: its last line (%d bytes) is unfinished and did not finish in time; nothing was written",
+		e.Path, who, e.Bytes)
+}
+
+// Is reports whether target is ErrBusy.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// LoopError reports a write refused because the parent chain of the new
+// entry (or of a branch target) runs into a parent-id loop: a cycle, or an
+// entry that is its own parent. pi walks that chain from the leaf when it
+// opens the session and never finishes, so the entry would make the file
+// unusable in pi. Nothing was written. 'sessctl verify' shows the loop,
+// 'sessctl repair' breaks it. It matches ErrCorrupt.
+type LoopError struct {
+	Path  string // the session file; "" in memory
+	Entry string // the entry the chain starts from: the new entry's parent or the branch target
+	At    string // the first entry the walk reaches twice
+	Line  int    // At's line in the file; 0 when not known
+}
+
+func (e *LoopError) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "session"
+	}
+	at := ""
+	if e.Line > 0 {
+		at = fmt.Sprintf(" (line %d)", e.Line)
+	}
+	return fmt.Sprintf("%s: the parent chain of entry %s runs into a parent-id loop at entry %s%s; pi would never finish loading the session after this write, so nothing was written",
+		where, layout.KeyString(e.Entry), layout.KeyString(e.At), at)
+}
+
+// Is reports whether target is ErrCorrupt.
+func (e *LoopError) Is(target error) bool { return target == ErrCorrupt }
 
 // CorruptError is layout.CorruptError.
 type CorruptError = layout.CorruptError

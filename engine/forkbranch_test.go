@@ -125,7 +125,9 @@ func TestForkBranch(t *testing.T) {
 func TestTrash(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "2026-03-01T09-00-00-000Z_abc.jsonl")
-	for _, name := range []string{file, file + ".v1.bak", file + ".torn-1772355600000", file + ".other", file + ".v2.bak.tmp-1"} {
+	stale := file + ".tmp-0123456789abcdef" // an interrupted migration's output
+	for _, name := range []string{file, file + ".v1.bak", file + ".v1.bak.1", file + ".v1.bak.x", file + ".torn-1772355600000",
+		file + ".torn-1772355600000.tmp-fedcba9876543210", file + ".other", file + ".v2.bak.tmp-1", stale, file + ".tmp-0123"} {
 		if err := os.WriteFile(name, []byte(`{"type":"session","version":3,"id":"abc","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/p"}`+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +168,8 @@ func TestTrash(t *testing.T) {
 		}
 	}
 	base := filepath.Base(file)
-	want := []string{base, base + ".torn-1772355600000", base + ".v1.bak"}
+	want := []string{base, base + ".tmp-0123456789abcdef", base + ".torn-1772355600000",
+		base + ".torn-1772355600000.tmp-fedcba9876543210", base + ".v1.bak", base + ".v1.bak.1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("moved (-want +got):\n%s", diff)
 	}
@@ -175,9 +178,16 @@ func TestTrash(t *testing.T) {
 	for _, d := range left {
 		names = append(names, d.Name())
 	}
-	for _, keep := range []string{base + ".lock", base + ".other", base + ".v2.bak.tmp-1", ".trash"} {
+	for _, keep := range []string{base + ".other", base + ".v2.bak.tmp-1", base + ".v1.bak.x", base + ".tmp-0123", ".trash"} {
 		if !slices.Contains(names, keep) {
 			t.Errorf("%s should stay, directory has %v", keep, names)
+		}
+	}
+	// The lock file and owner record go too: Trash removed them while it
+	// held the lock.
+	for _, gone := range []string{base + ".lock", base + ".owner"} {
+		if slices.Contains(names, gone) {
+			t.Errorf("%s should be gone, directory has %v", gone, names)
 		}
 	}
 	if _, err := engine.Trash(t.Context(), file, trash, engine.Options{}); !errors.Is(err, engine.ErrNotFound) {

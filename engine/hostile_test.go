@@ -182,9 +182,16 @@ func TestHostileInputs(t *testing.T) {
 		if err := os.Symlink(victim, fmt.Sprintf("%s.torn-%d", p, at.UnixMilli())); err != nil {
 			t.Fatal(err)
 		}
-		_, err := engine.Open(context.Background(), p, engine.Options{Now: func() time.Time { return at }})
+		// The open changes nothing; the first write cuts the torn tail,
+		// and refuses to when its bytes cannot be kept.
+		s, err := engine.Open(context.Background(), p, engine.Options{Now: func() time.Time { return at }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.AppendMessage([]byte(`{"role":"user","content":"x"}`))
+		s.Close()
 		if !errors.Is(err, layout.ErrSymlink) {
-			t.Fatalf("open: %v, want ErrSymlink", err)
+			t.Fatalf("first append: %v, want ErrSymlink", err)
 		}
 		if data, _ := os.ReadFile(victim); string(data) != "keep" {
 			t.Fatal("the quarantine wrote through a planted symlink")
@@ -232,11 +239,11 @@ func TestHostileInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if rec := r.Recovery(); rec.TornBytes == 0 {
-			t.Errorf("the half-written line was not cut off: %+v", rec)
-		}
 		if _, err := r.AppendMessage([]byte(`{"role":"user","content":"recovered"}`)); err != nil {
 			t.Fatalf("append after reopen: %v", err)
+		}
+		if rec := r.Recovery(); rec.TornBytes == 0 {
+			t.Errorf("the half-written line was not cut off: %+v", rec)
 		}
 	})
 }

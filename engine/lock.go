@@ -15,12 +15,22 @@ var ErrLocked = lock.ErrLocked
 type LockedError = lock.LockedError
 
 // LockPath returns the writer lock file of a session file: <file>.lock.
-// It is never renamed or deleted, so every writer locks the same inode.
+// It is never renamed, and deleted only by a holder of the lock: by Trash,
+// and by a session whose file was never written when it closes.
 func LockPath(sessionFile string) string { return sessionFile + ".lock" }
 
 // acquireLock takes the writer lock of a session file and returns its
 // release function.
 func acquireLock(ctx context.Context, file string, opts Options) (func() error, error) {
+	l, err := acquire(ctx, file, opts)
+	if err != nil {
+		return nil, err
+	}
+	return l.Close, nil
+}
+
+// acquire takes the writer lock of a session file.
+func acquire(ctx context.Context, file string, opts Options) (*lock.Lock, error) {
 	l, err := lock.Acquire(ctx, LockPath(file), lock.Options{
 		Mode:    opts.LockMode,
 		Command: opts.Command,
@@ -29,5 +39,5 @@ func acquireLock(ctx context.Context, file string, opts Options) (func() error, 
 	if err != nil {
 		return nil, fmt.Errorf("open session %s for writing: %w", file, err)
 	}
-	return l.Close, nil
+	return l, nil
 }

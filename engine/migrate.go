@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
@@ -38,7 +39,8 @@ type MigrateOptions struct {
 // header is refused with a *CorruptError; a file that may not be
 // rewritten (read-only, or not writable by the caller) is refused before
 // the lock is taken. All of these leave the file untouched. Every error
-// names the file.
+// names the file. Temporary files an interrupted earlier run left (see
+// TempFiles) are removed once the lock is held.
 func MigrateFile(ctx context.Context, path string, o MigrateOptions) (migrate.FileResult, error) {
 	res := migrate.FileResult{Path: path}
 	v, err := migrate.FileVersion(ctx, o.FS, path)
@@ -72,5 +74,14 @@ func MigrateFile(ctx context.Context, path string, o MigrateOptions) (migrate.Fi
 		return res, err
 	}
 	defer rel()
+	// What an interrupted migration (or other write) of this session left
+	// is stale now that the lock is held.
+	if abs, err := filepath.Abs(path); err == nil {
+		if temps, err := tempFiles(opts.fs(), abs); err == nil {
+			for _, tmp := range temps {
+				_ = opts.fs().Remove(tmp)
+			}
+		}
+	}
 	return migrate.File(ctx, path, migrate.FileOptions{FS: o.FS, NoBackup: o.NoBackup})
 }

@@ -55,8 +55,24 @@ type Options struct {
 	// session's lock themselves.
 	NoLock bool
 
-	// Sync is the durability policy for appends.
+	// Sync is the durability policy for appends. It also sets how often a
+	// session looks for lines other processes appended to its file (pi
+	// takes no lock): before every write under SyncEach; under SyncNone
+	// before the first write and then at most every 100 ms, where the
+	// look (a system call) would cost as much as the append.
 	Sync SyncPolicy
+	// TornWait bounds how long a write waits for an unfinished last line
+	// (one without its newline) that another process holding the file
+	// open for writing may still be writing: pi takes no lock and appends
+	// beside sessctl. While the line grows the wait starts over; when it
+	// is complete it is read like any other entry. A line that stays
+	// unfinished for TornWait while a writer holds the file fails the
+	// write with ErrBusy and leaves the file alone; one that no process
+	// holds open for writing is abandoned and is cut off at once (its
+	// bytes kept in <file>.torn-<ms>). Where the holders cannot be found
+	// (outside Linux) a line that stays unchanged for TornWait counts as
+	// abandoned. 0 means 2 seconds.
+	TornWait time.Duration
 	// NoBackup skips the <file>.v<N>.bak copy when opening for writing
 	// migrates a file.
 	NoBackup bool
@@ -73,6 +89,16 @@ type Options struct {
 }
 
 func (o Options) fs() layout.FS { return orOS(o.FS) }
+
+// defaultTornWait is TornWait's default.
+const defaultTornWait = 2 * time.Second
+
+func (o Options) tornWait() time.Duration {
+	if o.TornWait <= 0 {
+		return defaultTornWait
+	}
+	return o.TornWait
+}
 
 func (o Options) now() time.Time {
 	if o.Now == nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/lock"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
 )
@@ -39,24 +40,32 @@ type Session struct {
 	unwritten    int
 	hasAssistant bool
 
-	f         layout.File    // append handle, open while the file exists and we write
-	fileID    fs.FileInfo    // identity of the file we append to
-	writeEr   error          // sticky: set by a failed write or sync
-	wrote     bool           // this session wrote to its file (the list index needs refreshing)
-	checkedAt time.Time      // when the file's identity was last checked
-	rng       *rand.ChaCha8  // draws entry ids; seeded once per session
-	slab      []layout.Entry // storage for appended entries
-	lines     []byte         // storage for the bytes of appended lines
-	lastMs    int64          // the millisecond lastTs formats
-	lastTs    string
-	closed    bool
+	f          layout.File    // read-write append handle, open while the file exists and we write
+	fileID     fs.FileInfo    // identity of the file we append to
+	disk       diskState      // what we know of the file's bytes (write mode)
+	leafMoved  bool           // Branch or ResetLeaf moved the leaf off the last entry
+	chainOK    string         // an entry key whose parent chain is known to end (no loop)
+	gen        uint64         // counts changes of the index read from the file
+	writeEr    error          // sticky: set by a failed write or sync
+	wrote      bool           // this session wrote to its file (the list index needs refreshing)
+	checkedAt  time.Time      // when the file's identity was last checked
+	caughtUpAt time.Time      // when the session last caught up with its file
+	rng        *rand.ChaCha8  // draws entry ids; seeded once per session
+	slab       []layout.Entry // storage for appended entries
+	lines      []byte         // storage for the bytes of appended lines
+	lastMs     int64          // the millisecond lastTs formats
+	lastTs     string
+	closed     bool
 
-	release func() error // releases the writer lock
+	lk *lock.Lock // the writer lock; nil without one
 
 	recovery Recovery
 }
 
-// Recovery reports what opening a file for writing repaired.
+// Recovery reports what the session repaired in its file. A write-mode
+// open repairs nothing: the repairs are made by the first write (or Flush),
+// after the call's arguments were checked, so Recovery is the zero value
+// (but for Malformed) until then.
 type Recovery struct {
 	// Migrated is true when the file was upgraded from an older version;
 	// Backup names the copy of the original, if one was kept.
@@ -66,14 +75,16 @@ type Recovery struct {
 	// NewlineAdded is true when the last line was a complete entry without
 	// '\n' and got its newline.
 	NewlineAdded bool
-	// TornBytes is the size of an unfinished last line that was cut off;
-	// Quarantine names the file that keeps those bytes.
+	// TornBytes is the size of an unfinished last line that was cut off
+	// (the last one, if several were); Quarantine names the file that
+	// keeps those bytes.
 	TornBytes  int
 	Quarantine string
 	// Initialized is true when an empty file got a fresh header.
 	Initialized bool
-	// Malformed counts lines that are not JSON objects. They are skipped
-	// when reading and left where they are.
+	// Malformed counts lines that are not JSON objects, found when the
+	// file was read (and in lines other processes appended later). They
+	// are skipped when reading and left where they are.
 	Malformed int
 }
 
@@ -150,19 +161,25 @@ func (s *Session) switchFile(ctx context.Context, file string) error {
 	}
 	s.file = file
 	s.writeEr = nil
+	s.disk = diskState{}
+	s.leafMoved = false
+	s.chainOK = ""
 	if s.opts.ReadOnly || s.opts.NoLock {
 		return nil
 	}
-	rel, err := acquireLock(ctx, file, s.opts)
+	lk, err := acquire(ctx, file, s.opts)
 	if err != nil {
 		return err
 	}
-	s.release = rel
+	s.lk = lk
 	return nil
 }
 
 // closeFile closes the append handle and releases the lock, after
-// refreshing the file's list index entry if this session wrote to it.
+// refreshing the file's list index entry if this session wrote to it. The
+// lock file of a session whose file was never written is removed while
+// the lock is still held, so that trying a command on a new path leaves
+// nothing behind.
 func (s *Session) closeFile() error {
 	var err error
 	if s.f != nil && s.wrote && s.writeEr == nil {
@@ -182,11 +199,17 @@ func (s *Session) closeFile() error {
 		s.f = nil
 		s.fileID = nil
 	}
-	if s.release != nil {
-		if rerr := s.release(); err == nil {
+	if s.lk != nil {
+		var rerr error
+		if _, lerr := s.opts.fs().Lstat(s.file); errors.Is(lerr, fs.ErrNotExist) {
+			_, rerr = s.lk.Remove()
+		} else {
+			rerr = s.lk.Close()
+		}
+		if err == nil {
 			err = rerr
 		}
-		s.release = nil
+		s.lk = nil
 	}
 	return err
 }
@@ -196,11 +219,21 @@ func (s *Session) closeFile() error {
 // directory is used, as pi does), and the session directory is the file's
 // directory unless opts.Dir says otherwise.
 //
-// A write-mode open takes the writer lock, migrates a version 1 or 2 file
-// (rewriting it atomically and keeping the original as <file>.v<N>.bak),
-// cuts off a torn last line (keeping its bytes in <file>.torn-<time>) or
-// adds a missing final newline, and gives an empty file a header. A
-// read-only open does none of that and never writes.
+// A write-mode open takes the writer lock and reads the file; it changes
+// nothing in it. What the file needs before it can be appended to is done
+// by the session's first write (an Append method, BranchWithSummary or
+// Flush), after that call has checked its arguments, so a call that fails
+// leaves the file as it was: a version 1 or 2 file is migrated (rewritten
+// atomically, the original kept as <file>.v<N>.bak; until then the
+// session holds the migrated entries in memory, the same ones the rewrite
+// writes), an empty file gets its header, a missing final newline is
+// added, a torn last line is cut off (its bytes kept in
+// <file>.torn-<time>), and temporary files that an interrupted sessctl
+// write of this session left behind are removed. Before every write the
+// session also reads what other processes (pi takes no lock) appended
+// since, and never cuts a last line another process may still be writing
+// (see Options.TornWait and ErrBusy). A read-only open does none of that
+// and never writes.
 //
 // A file whose first JSON object is not a session header with a string id
 // is corrupt: Open fails with a *CorruptError and the file is left alone
@@ -232,11 +265,11 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 		}
 	}
 	if !opts.ReadOnly && !opts.NoLock {
-		rel, err := acquireLock(ctx, abs, opts)
+		lk, err := acquire(ctx, abs, opts)
 		if err != nil {
 			return nil, err
 		}
-		s.release = rel
+		s.lk = lk
 	}
 	if err := s.load(ctx); err != nil {
 		_ = s.closeFile()
@@ -245,9 +278,12 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 	return s, nil
 }
 
-// load reads s.file into the session state.
-func (s *Session) load(ctx context.Context) error {
-	data, err := layout.ReadFile(s.opts.fs(), s.file)
+// load reads s.file into the session state. It writes nothing: a write-
+// mode session records in s.disk what its first write must do.
+func (s *Session) load(context.Context) error {
+	fsys := s.opts.fs()
+	s.disk = diskState{}
+	data, err := layout.ReadFile(fsys, s.file)
 	if errors.Is(err, fs.ErrNotExist) {
 		// pi: a fresh session that will be written at this path.
 		s.cwd = s.opts.Cwd
@@ -260,10 +296,27 @@ func (s *Session) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
+	var ident fs.FileInfo
+	if !s.opts.ReadOnly {
+		if ident, err = fsys.Lstat(s.file); err != nil {
+			return fmt.Errorf("open session %s: %w", s.file, err)
+		}
+	}
 	p := layout.ParseFile(data)
 	s.recovery.Malformed = len(p.Malformed)
 	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != layout.TailTorn {
-		return s.initEmpty(ctx)
+		// An empty (or whitespace-only) file gets a fresh header, as in
+		// pi; a write-mode session writes it at its first write.
+		s.cwd = s.opts.Cwd
+		if s.cwd == "" {
+			s.cwd = processCwd()
+		}
+		s.newState(layout.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
+		if !s.opts.ReadOnly {
+			s.disk = diskState{loaded: true, ident: ident, size: int64(len(data)), empty: true}
+			s.onDisk = true
+		}
+		return nil
 	}
 	if err := checkHeader(s.file, p); err != nil {
 		return err
@@ -283,30 +336,21 @@ func (s *Session) load(ctx context.Context) error {
 	}
 	entries := p.Entries
 	if migrate.Needed(version) {
-		if s.opts.ReadOnly {
-			if entries, _, err = migrate.Entries(entries); err != nil {
-				return &layout.CorruptError{Path: s.file, Err: err}
-			}
-		} else {
-			if entries, err = s.migrateFile(ctx, version); err != nil {
-				return err
-			}
-		}
-	} else if !s.opts.ReadOnly {
-		if err := s.repairTail(p, data); err != nil {
-			return err
-		}
-		// Appends sync only the file, so make its name durable too: its
-		// writer (pi, which never syncs, or a create whose directory sync
-		// failed) may have left it in the directory's unsynced state, and
-		// a power cut would then take every acknowledged append with it.
-		if err := s.opts.fs().SyncDir(filepath.Dir(s.file)); err != nil {
-			return fmt.Errorf("open session %s: sync directory: %w", s.file, err)
+		// In memory only, as a read-only open does; the first write
+		// rewrites the file and reads the result back.
+		if entries, _, err = migrate.Entries(entries); err != nil {
+			return &layout.CorruptError{Path: s.file, Err: err}
 		}
 	}
 	s.index(entries)
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
+	if !s.opts.ReadOnly {
+		s.disk = loadedState(data, p, ident)
+		if migrate.Needed(version) {
+			s.disk.migrateFrom = version
+		}
+	}
 	return nil
 }
 
@@ -341,26 +385,6 @@ func (s *Session) index(entries []layout.Entry) {
 			break
 		}
 	}
-}
-
-// initEmpty gives an empty (or whitespace-only) file a fresh header, as pi
-// does; nothing is lost. A read-only open only builds the state.
-func (s *Session) initEmpty(context.Context) error {
-	s.cwd = s.opts.Cwd
-	if s.cwd == "" {
-		s.cwd = processCwd()
-	}
-	hdr := layout.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil)
-	s.newState(hdr)
-	if s.opts.ReadOnly {
-		return nil
-	}
-	if err := layout.WriteFileAtomic(s.opts.fs(), s.file, append(hdr, '\n'), layout.FileMode); err != nil {
-		return fmt.Errorf("initialise empty session %s: %w", s.file, err)
-	}
-	s.onDisk = true
-	s.recovery.Initialized = true
-	return nil
 }
 
 // Close releases the writer lock and the file. It is idempotent.

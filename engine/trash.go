@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/lock"
 )
 
 // TrashedFile is one file Trash moved.
@@ -19,13 +20,18 @@ type TrashedFile struct {
 
 // Trash moves the session file at path into dir, together with the files
 // sessctl keeps beside it for that session: migration backups
-// (<file>.v<N>.bak) and quarantined torn tails (<file>.torn-<ms>). It holds
-// the session's writer lock while it moves them, so it fails with
-// ErrLocked while another writer has the session open (opts.Wait waits
-// for the lock until ctx is done).
+// (<file>.v<N>.bak, and <file>.v<N>.bak.<k> when an older backup had the
+// name), quarantined torn tails (<file>.torn-<ms>) and the temporary files
+// an interrupted write left (see TempFiles). It holds the session's writer
+// lock while it moves them, so it fails with ErrLocked while another
+// sessctl writer has the session open (opts.Wait waits for the lock until
+// ctx is done). pi takes no lock: a pi process working on the session is
+// not detected, and keeps appending to the moved file (or, when it
+// starts, creates a new one at the old path).
 //
-// The lock file and owner record stay where they are: lock files are
-// never moved or removed, so every writer keeps locking the same inode.
+// After the move the lock file (<file>.lock) and the owner record are
+// removed while the lock is still held, which is safe (see lock.Remove).
+// With opts.NoLock, where the caller holds the lock, they are left to it.
 // dir is created (0700) if needed; a file already in dir is never
 // replaced. The session file is moved first, so an error part-way leaves
 // the session deleted and only some of its backups behind.
@@ -43,12 +49,16 @@ func Trash(ctx context.Context, path, dir string, opts Options) ([]TrashedFile, 
 	} else if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("trash %s: not a regular file", path)
 	}
+	var lk *lock.Lock
 	if !opts.NoLock {
-		release, err := acquireLock(ctx, abs, opts)
-		if err != nil {
+		if lk, err = acquire(ctx, abs, opts); err != nil {
 			return nil, err
 		}
-		defer release()
+		defer func() {
+			if lk != nil {
+				_ = lk.Close()
+			}
+		}()
 	}
 	srcDir, base := filepath.Split(abs)
 	names := []string{base}
@@ -80,22 +90,42 @@ func Trash(ctx context.Context, path, dir string, opts Options) ([]TrashedFile, 
 			return moved, fmt.Errorf("trash %s: sync %s: %w", path, d, err)
 		}
 	}
+	if lk != nil {
+		_, err := lk.Remove()
+		lk = nil
+		if err != nil {
+			return moved, fmt.Errorf("trash %s: %w", path, err)
+		}
+	}
 	return moved, nil
 }
 
-// isSessionSidecar reports whether name is a backup or quarantine file of
-// the session file base: base.v<N>.bak or base.torn-<digits>.
+// isSessionSidecar reports whether name is a backup, quarantine or
+// temporary file of the session file base: base.v<N>.bak,
+// base.v<N>.bak.<k>, base.torn-<digits>, or one of TempFiles' names.
 func isSessionSidecar(base, name string) bool {
+	if isSessionTemp(base, name) {
+		return true
+	}
 	rest, ok := strings.CutPrefix(name, base+".")
 	if !ok {
 		return false
 	}
 	if v, ok := strings.CutPrefix(rest, "torn-"); ok {
-		return v != "" && strings.Trim(v, "0123456789") == ""
+		return isDigits(v)
 	}
 	if v, ok := strings.CutPrefix(rest, "v"); ok {
-		num, ok := strings.CutSuffix(v, ".bak")
-		return ok && num != "" && strings.Trim(num, "0123456789.") == ""
+		num, k, numbered := strings.Cut(v, ".bak")
+		if numbered && k != "" {
+			// A backup whose name was taken: base.v<N>.bak.<k>.
+			kk, ok := strings.CutPrefix(k, ".")
+			if !ok || !isDigits(kk) {
+				return false
+			}
+		} else if !numbered {
+			return false
+		}
+		return num != "" && strings.Trim(num, "0123456789.") == ""
 	}
 	return false
 }

@@ -1,15 +1,14 @@
 package engine
 
 import (
-	"context"
+	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/migrate"
 )
 
 // append is the one path every new entry takes: check the session can
@@ -23,12 +22,18 @@ func (s *Session) appendLine(line []byte, meta layout.Built) (string, error) {
 	if s.opts.ReadOnly {
 		return "", ErrReadOnly
 	}
+	if err := s.checkParent(meta); err != nil {
+		return "", err
+	}
 	e := layout.NewEntry(line, meta)
 	assistant := isAssistant(&e)
 	if err := s.persistWith(e.Raw, assistant); err != nil {
 		return "", err
 	}
 	s.ix.Add(s.newEntry(e))
+	// The new entry's id is new, so its chain is its parent's plus itself.
+	s.chainOK = e.ID
+	s.leafMoved = false
 	if assistant {
 		s.hasAssistant = true
 	}
@@ -36,6 +41,44 @@ func (s *Session) appendLine(line []byte, meta layout.Built) (string, error) {
 		s.unwritten = s.ix.Len()
 	}
 	return e.ID, nil
+}
+
+// checkParent refuses an entry whose parent chain runs into a loop.
+func (s *Session) checkParent(meta layout.Built) error {
+	if meta.ParentKind == layout.KindNull || meta.ParentKind == layout.KindAbsent {
+		return nil
+	}
+	return s.checkChain(meta.ParentID)
+}
+
+// write builds an entry line and appends it. build checks the call's
+// arguments and encodes the line on the current state; only then does the
+// session get its file ready (begin), so a call with bad arguments
+// changes nothing. When getting ready changed the state (lines another
+// process appended, a reload), the line is built again on top of it.
+func (s *Session) write(build func() (*pending, error)) (string, error) {
+	if err := s.check(); err != nil {
+		return "", err
+	}
+	for tries := 0; ; tries++ {
+		gen := s.gen
+		p, err := build()
+		if err != nil {
+			return "", err
+		}
+		if err := s.checkParent(p.meta); err != nil {
+			return "", err
+		}
+		if err := s.begin(); err != nil {
+			return "", err
+		}
+		// Another process appending without pause could keep changing
+		// the state; after a few rounds the entry goes under the entry it
+		// was built on, which exists too.
+		if s.gen == gen || tries >= 10 {
+			return s.commit(p)
+		}
+	}
 }
 
 // newEntry stores e for the index, taking it from a slab so that a long
@@ -101,30 +144,29 @@ func (s *Session) createFile(line []byte) error {
 	if err := layout.WriteFileAtomic(fsys, s.file, buf, layout.FileMode); err != nil {
 		return s.fail(err)
 	}
+	st, err := fsys.Lstat(s.file)
+	if err != nil {
+		return s.fail(fmt.Errorf("create session file %s: %w", s.file, err))
+	}
 	s.wrote = true
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
+	s.disk = diskState{prepared: true, loaded: true, ident: st, size: int64(len(buf)), end: int64(len(buf)),
+		lines: bytes.Count(buf, []byte{'\n'})}
 	return nil
 }
 
-// writeAppend writes buf with one write call on the O_APPEND handle and,
-// under SyncEach, syncs it. The file must still be the one we opened.
+// writeAppend writes buf (whole lines) with one write call on the
+// O_APPEND handle and, under SyncEach, syncs it. The file must still be
+// the one we opened. catchUp has run just before.
 func (s *Session) writeAppend(buf []byte) error {
-	fsys := s.opts.fs()
 	if s.f == nil {
-		f, err := fsys.OpenFile(s.file, os.O_WRONLY|os.O_APPEND|layout.NoFollow, layout.FileMode)
-		if err != nil {
-			if errorsIsNotExist(err) {
-				return s.fail(fmt.Errorf("append to %s: %w", s.file, ErrVanished))
+		if err := s.openAppend(); err != nil {
+			if errors.Is(err, errGrew) {
+				return s.fail(fmt.Errorf("append to %s: the file was replaced behind this writer: %w", s.file, ErrVanished))
 			}
-			return s.fail(fmt.Errorf("append to %s: %w", s.file, err))
+			return err
 		}
-		st, err := f.Stat()
-		if err != nil {
-			_ = f.Close()
-			return s.fail(fmt.Errorf("append to %s: %w", s.file, err))
-		}
-		s.f, s.fileID = f, st
 	}
 	// Appends go to the file descriptor, so a file removed or replaced
 	// behind our back would silently swallow them. Under SyncEach every
@@ -139,6 +181,10 @@ func (s *Session) writeAppend(buf []byte) error {
 	if _, err := s.f.Write(buf); err != nil {
 		return s.fail(fmt.Errorf("append to %s: %w", s.file, err))
 	}
+	for line := range bytes.SplitSeq(buf[:len(buf)-1], []byte{'\n'}) {
+		s.disk.own = append(s.disk.own, line)
+	}
+	s.disk.ownBytes += int64(len(buf))
 	s.wrote = true
 	if s.opts.Sync == SyncEach {
 		if err := s.f.Sync(); err != nil {
@@ -170,94 +216,27 @@ func (s *Session) fail(err error) error {
 
 func errorsIsNotExist(err error) bool { return os.IsNotExist(err) }
 
-// Flush writes a new session's file now, even before its first assistant
-// message (pi waits for one). It does nothing for sessions already on disk
-// or in memory.
+// Flush brings the file up to date with the session now, without
+// appending: a new session's file is written even before its first
+// assistant message (pi waits for one), and a loaded file gets what its
+// write-mode open deferred to the first write (migration, an empty file's
+// header, a final newline, cutting an abandoned torn line, removing stale
+// temporary files; see Open). It does nothing for sessions in memory or
+// opened read-only.
 func (s *Session) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
 		return err
 	}
-	if !s.persist || s.onDisk || s.opts.ReadOnly {
+	if !s.persist || s.opts.ReadOnly {
 		return nil
 	}
-	if s.writeEr != nil {
-		return s.writeEr
+	if err := s.begin(); err != nil {
+		return err
+	}
+	if s.onDisk {
+		return nil
 	}
 	return s.createFile(nil)
-}
-
-// repairTail prepares a loaded v3 file for appending: a complete last line
-// without '\n' gets its newline; an unfinished last line (a torn write) is
-// copied to <file>.torn-<unix ms> and cut off; whitespace after the last
-// newline is cut off. The lock is held.
-func (s *Session) repairTail(p *layout.Parsed, data []byte) error {
-	fsys := s.opts.fs()
-	switch p.Tail {
-	case layout.TailClean:
-		return nil
-	case layout.TailNoNewline:
-		f, err := fsys.OpenFile(s.file, os.O_WRONLY|os.O_APPEND|layout.NoFollow, 0)
-		if err != nil {
-			return fmt.Errorf("repair %s: %w", s.file, err)
-		}
-		_, err = f.Write([]byte{'\n'})
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("repair %s: add final newline: %w", s.file, err)
-		}
-		s.recovery.NewlineAdded = true
-		return nil
-	}
-	frag := data[p.TailOffset:]
-	if p.Tail == layout.TailTorn {
-		q := s.file + ".torn-" + strconv.FormatInt(s.opts.now().UnixMilli(), 10)
-		if err := layout.WriteFileAtomic(fsys, q, frag, layout.FileMode); err != nil {
-			return fmt.Errorf("repair %s: quarantine torn tail: %w", s.file, err)
-		}
-		s.recovery.TornBytes = len(frag)
-		s.recovery.Quarantine = q
-	}
-	f, err := fsys.OpenFile(s.file, os.O_WRONLY|layout.NoFollow, 0)
-	if err != nil {
-		return fmt.Errorf("repair %s: %w", s.file, err)
-	}
-	err = f.Truncate(p.TailOffset)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("repair %s: cut torn tail: %w", s.file, err)
-	}
-	return nil
-}
-
-// migrateFile upgrades the locked file on disk and returns its new
-// entries.
-func (s *Session) migrateFile(ctx context.Context, from float64) ([]layout.Entry, error) {
-	res, err := migrate.File(ctx, s.file, migrate.FileOptions{FS: s.opts.fs(), NoBackup: s.opts.NoBackup})
-	if err != nil {
-		return nil, err
-	}
-	s.recovery.Migrated = res.Migrated
-	s.recovery.FromVersion = from
-	s.recovery.Backup = res.Backup
-	data, err := s.opts.fs().ReadFile(s.file)
-	if err != nil {
-		return nil, fmt.Errorf("reopen migrated %s: %w", s.file, err)
-	}
-	p := layout.ParseFile(data)
-	if err := checkHeader(s.file, p); err != nil {
-		return nil, err
-	}
-	return p.Entries, nil
 }

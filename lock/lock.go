@@ -288,6 +288,43 @@ func (l *Lock) Close() error {
 	return nil
 }
 
+// Remove releases the lock like Close and, while still holding it, deletes
+// the lock file, for a holder that is done with what the lock guards: a
+// session that was deleted, or never written. Removing a held lock file is
+// safe: a process that opened the old file and takes its lock afterwards
+// finds the path gone or replaced and starts over (see Acquire). Only the
+// holder may remove a lock file; that is why there is no function that
+// removes one by path.
+//
+// removed reports whether the lock file is gone. It stays, without an
+// error, when it is no longer the file this Lock holds, or when the system
+// refuses to remove an open file (Windows); in fallback mode only the
+// ".excl" file is removed, as by Close. err reports a failure to release.
+// Remove is idempotent, and does nothing after Close.
+func (l *Lock) Remove() (removed bool, err error) {
+	l.mu.Lock()
+	if l.closed || l.fl == nil {
+		l.mu.Unlock()
+		return false, l.Close()
+	}
+	l.closed = true
+	defer l.mu.Unlock()
+	_, rerr := removeIfOurs(OwnerPath(l.path), l.record)
+	if rerr != nil {
+		rerr = fmt.Errorf("remove owner record: %w", rerr)
+	}
+	if fi, err := l.fl.Stat(); err == nil {
+		if li, err := os.Lstat(l.path); err == nil && li.Mode().IsRegular() && os.SameFile(fi, li) {
+			removed = os.Remove(l.path) == nil
+		}
+	}
+	uerr := l.fl.Unlock()
+	if err := errors.Join(rerr, uerr); err != nil {
+		return removed, fmt.Errorf("unlock %s: %w", l.path, err)
+	}
+	return removed, nil
+}
+
 // removeIfOurs removes the file at path if it holds exactly data. A missing
 // file counts as ours (nothing left to remove).
 func removeIfOurs(path string, data []byte) (ours bool, err error) {

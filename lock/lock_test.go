@@ -585,3 +585,42 @@ func TestAcquireRetriesReplacedFile(t *testing.T) {
 	}
 	mustAcquire(t, path, Options{}).Close()
 }
+
+// Remove deletes the lock file and owner record while the lock is held;
+// the next Acquire makes a new file and holds it. (A process that opened
+// the old file before the removal starts over: TestAcquireRetriesReplacedFile.)
+func TestRemove(t *testing.T) {
+	path := lockPath(t)
+	l := mustAcquire(t, path, Options{})
+	removed, err := l.Remove()
+	if err != nil || !removed {
+		t.Fatalf("Remove = %v, %v", removed, err)
+	}
+	for _, p := range []string{path, OwnerPath(path)} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s still there: %v", p, err)
+		}
+	}
+	if removed, err := l.Remove(); removed || err != nil {
+		t.Errorf("second Remove = %v, %v", removed, err)
+	}
+	l2 := mustAcquire(t, path, Options{})
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("Acquire after Remove made no lock file: %v", err)
+	}
+	mustLocked(t, path, Options{})
+	if err := l2.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("after Close it removes nothing", func(t *testing.T) {
+		l := mustAcquire(t, path, Options{})
+		l.Close()
+		if removed, err := l.Remove(); removed || err != nil {
+			t.Errorf("Remove after Close = %v, %v", removed, err)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("lock file gone: %v", err)
+		}
+	})
+}

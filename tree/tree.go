@@ -234,6 +234,40 @@ func (ix *Index) depth(e *layout.Entry) int {
 	return n
 }
 
+// Loop reports whether the walk from the entry with id towards its root
+// runs into a parent-id loop (a cycle, or an entry that is its own
+// parent), the walk on which pi's getBranch never ends, and returns the
+// entry at which the walk first comes back to an entry it has visited.
+// An unknown id gives false. Like BranchFrom it counts steps and only
+// remembers where it has been once there are more steps than entries, so
+// a long chain without a loop costs no memory.
+func (ix *Index) Loop(id string) (*layout.Entry, bool) {
+	start, ok := ix.byID[id]
+	if !ok || id == "" {
+		return nil, false
+	}
+	if ix.depth(ix.entries[start]) <= len(ix.byID) {
+		return nil, false
+	}
+	seen := make(map[*layout.Entry]bool)
+	for cur := ix.entries[start]; cur != nil; {
+		if seen[cur] {
+			return cur, true
+		}
+		seen[cur] = true
+		p, ok := ParentKey(cur)
+		if !ok || p == "" {
+			return nil, false
+		}
+		next, ok := ix.byID[p]
+		if !ok {
+			return nil, false
+		}
+		cur = ix.entries[next]
+	}
+	return nil, false
+}
+
 // LeafBranch returns Branch of the current leaf, or nil when the leaf is
 // null or undefined.
 func (ix *Index) LeafBranch() []*layout.Entry {

@@ -156,3 +156,39 @@ func TestDeepChainDoesNotRecurse(t *testing.T) {
 		t.Fatalf("walk reached depth %d, want %d", depth, n-1)
 	}
 }
+
+// Loop finds the parent-id loops on which pi's getBranch never ends, and
+// only those.
+func TestLoop(t *testing.T) {
+	cases := []struct {
+		name  string
+		specs []string
+		from  string
+		at    string // "" for no loop
+	}{
+		{"linear", []string{"a<-", "b<a", "c<b"}, "c", ""},
+		{"orphan", []string{"a<-", "o<ghost"}, "o", ""},
+		{"missing parentId", []string{"a<?", "b<a"}, "b", ""},
+		{"empty parentId ends the walk", []string{"a<", "b<a"}, "b", ""},
+		{"unknown id", []string{"a<-"}, "zz", ""},
+		{"self parent", []string{"a<a"}, "a", "a"},
+		{"child of a self parent", []string{"a<a", "b<a"}, "b", "a"},
+		{"cycle", []string{"a<-", "x<y", "y<x"}, "x", "x"},
+		{"entry leading into a cycle", []string{"x<y", "y<x", "c<x", "d<c"}, "d", "x"},
+		{"duplicate id closes a loop", []string{"a<-", "b<a", "a<b"}, "b", "b"},
+		{"duplicate id without a loop", []string{"a<-", "b<a", "b<a"}, "b", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ix := build(t, c.specs...)
+			e, ok := ix.Loop(c.from)
+			got := ""
+			if ok {
+				got = e.ID
+			}
+			if got != c.at {
+				t.Errorf("Loop(%s) = %q, %v; want %q", c.from, got, ok, c.at)
+			}
+		})
+	}
+}

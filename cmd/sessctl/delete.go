@@ -17,17 +17,22 @@ var deleteCommand = &command{
 	usage: `
 Usage: sessctl delete SESSION [--json]
 
-Moves the session file, with the backups and quarantined torn tails that
-sessctl keeps beside it (<file>.v<N>.bak, <file>.torn-<ms>), into a trash
-directory: <store>/.trash/<time>/<folder>/ for a session in the store
-(pi's store is <agent dir>/sessions), or .trash/<time>/ beside the file
-for one elsewhere. Nothing is erased: move the file back to restore it.
-pi does not list sessions in the trash.
+Moves the session file, with everything sessctl keeps beside it for that
+session (migration backups <file>.v<N>.bak and <file>.v<N>.bak.<k>,
+quarantined torn tails <file>.torn-<ms>, temporary files an interrupted
+write left), into a trash directory: <store>/.trash/<time>/<folder>/ for
+a session in the store (pi's store is <agent dir>/sessions), or
+.trash/<time>/ beside the file for one elsewhere. Nothing is erased: move
+the files back to restore the session. pi does not list sessions in the
+trash. The lock file (<file>.lock) and its owner record are removed.
 
 The session's writer lock is taken while the files move, so a session
-that an agent has open is refused (exit 3, naming the holder); --wait
-waits for it. The lock file (<file>.lock) stays where it is: lock files
-are never moved or removed, so every writer keeps locking the same file.
+that another sessctl command, or an agent built on sessctl's library, has
+open is refused (exit 3, naming the holder); --wait waits for it. pi
+takes no lock, so a pi process working on the session is NOT detected:
+its next entry would re-create the file at the old path without its
+header (pi's own behaviour; 'sessctl repair' salvages such a file). Quit
+pi, or leave that session, before deleting it.
 
 Prints where the files went; --json prints {"session", "trash",
 "moved": [{"from", "to"}]}.

@@ -39,7 +39,7 @@ const (
 	exitOK       = 0
 	exitFailure  = 1
 	exitUsage    = 2
-	exitLocked   = 3
+	exitLocked   = 3 // another writer has the session: a lock holder, or a lock-less writer (pi) in the middle of a line
 	exitCorrupt  = 4
 	exitNotFound = 5
 )
@@ -188,7 +188,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, engine.ErrLocked):
+	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrBusy):
 		return exitLocked
 	case errors.Is(err, engine.ErrCorrupt), errors.Is(err, engine.ErrUnsupportedVersion):
 		return exitCorrupt
@@ -204,6 +204,8 @@ func hintFor(err error) string {
 	switch {
 	case errors.Is(err, engine.ErrLocked):
 		return "another process is writing this session; retry with --wait DURATION, or see 'sessctl who'"
+	case errors.Is(err, engine.ErrBusy):
+		return "a process that takes no lock (pi) is writing this session and its last line is unfinished; retry when it is idle"
 	case errors.Is(err, engine.ErrCorrupt):
 		return "run 'sessctl verify' for details; 'sessctl repair' salvages a damaged file into a new one"
 	case errors.Is(err, engine.ErrUnsupportedVersion):

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -650,8 +652,10 @@ func TestLabelNameDelete(t *testing.T) {
 		if code != exitLocked || !strings.Contains(errOut, ".lock: ") || !strings.Contains(errOut, "hint:") {
 			t.Fatalf("exit %d, %s", code, errOut)
 		}
-		if err := os.WriteFile(src+".v2.bak", []byte("old"), 0o600); err != nil {
-			t.Fatal(err)
+		for _, f := range []string{src + ".v2.bak", src + ".v2.bak.1", src + ".tmp-00112233aabbccdd"} {
+			if err := os.WriteFile(f, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 		out, errOut, code := mutRun(t, "", "delete", "--json", srcID)
 		if code != 0 {
@@ -666,7 +670,7 @@ func TestLabelNameDelete(t *testing.T) {
 		}
 		sessions := layout.SessionsDir(agent)
 		rel, _ := filepath.Rel(sessions, filepath.Dir(src))
-		if filepath.Dir(filepath.Dir(got.Trash)) != filepath.Join(sessions, ".trash") || filepath.Base(got.Trash) != rel || len(got.Moved) != 2 {
+		if filepath.Dir(filepath.Dir(got.Trash)) != filepath.Join(sessions, ".trash") || filepath.Base(got.Trash) != rel || len(got.Moved) != 4 {
 			t.Errorf("delete = %+v", got)
 		}
 		for _, m := range got.Moved {
@@ -677,8 +681,13 @@ func TestLabelNameDelete(t *testing.T) {
 				t.Errorf("%s is still there", m.From)
 			}
 		}
-		if _, err := os.Stat(src + ".lock"); err != nil {
-			t.Errorf("the lock file should stay: %v", err)
+		// Everything of the session went: its lock file too.
+		if _, err := os.Stat(src + ".lock"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the lock file should be gone: %v", err)
+		}
+		left, _ := filepath.Glob(src + "*")
+		if len(left) != 0 {
+			t.Errorf("left behind: %v", left)
 		}
 		// The trashed session is no longer found by id.
 		if _, _, code := mutRun(t, "", "name", srcID); code != exitNotFound {

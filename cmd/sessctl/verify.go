@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
@@ -44,7 +45,8 @@ Problems (the exit status is 4 when any file has one):
   malformed         a line that is not valid JSON
   not-object        a line that is valid JSON but not an object
   torn-tail         the last line is an unfinished fragment without a
-                    newline (an interrupted write)
+                    newline (an interrupted write, or one still going on:
+                    pi takes no lock)
   no-final-newline  the last line is complete but has no newline; pi's
                     next append would glue onto it and lose both lines
   bad-id            an entry without a string id
@@ -57,8 +59,9 @@ Problems (the exit status is 4 when any file has one):
 
 Notes (reported, but the file passes):
 
-  legacy-version    version 1 or 2 (pi and sessctl migrate it on open; the
-                    tree checks run on the migrated entries)
+  legacy-version    version 1 or 2 (pi migrates it on open, sessctl at its
+                    first write; the tree checks run on the migrated
+                    entries)
   crlf              lines ending in CRLF
   trailing-space    whitespace after the last newline
   unknown-type      entries of a type pi does not know
@@ -66,6 +69,10 @@ Notes (reported, but the file passes):
   label-target      a label for an entry that does not exist
   bad-timestamp     an entry timestamp that does not parse (tree order is
                     then unspecified)
+  temp-file         a temporary file beside the session that a killed or
+                    crashed sessctl write left (<file>.tmp-<hex>, for one);
+                    the session's next write removes it (unless that
+                    sessctl write is still running)
 
 Duplicate ids, parents and cycles are judged as pi indexes the file: the
 last entry with an id is the one its children hang from.
@@ -119,6 +126,7 @@ func runVerify(e *env, args []string) int {
 			return
 		}
 		rep := verifyData(path, data)
+		noteTempFiles(rep, path)
 		if !rep.OK {
 			code = exitCorrupt
 		}
@@ -510,3 +518,20 @@ func writeVerifyText(w io.Writer, r *verifyReport) {
 
 // errVerify is returned when data does not pass verify.
 var errVerify = errors.New("the file does not pass verify")
+
+// noteTempFiles notes the temporary files an interrupted sessctl write of
+// the session left beside it.
+func noteTempFiles(r *verifyReport, path string) {
+	temps, err := engine.TempFiles(path, engine.Options{})
+	if err != nil {
+		return
+	}
+	for _, tmp := range temps {
+		size := int64(0)
+		if st, err := os.Lstat(tmp); err == nil {
+			size = st.Size()
+		}
+		r.note("temp-file", 0, "", "%s (%s) was left by an interrupted sessctl write; the session's next write removes it",
+			filepath.Base(tmp), plural(int(size), "byte", "bytes"))
+	}
+}

@@ -1,0 +1,39 @@
+// pi-writer.mjs: pi writing beside sessctl, for the concurrent-writer test
+// (engine's TestLabelsBesideARunningPi). It opens a session with pi
+// 0.58.3's own SessionManager and appends tool results of SIZE bytes in a
+// loop, for SECONDS or COUNT entries, whichever comes first, printing each
+// entry id on stdout as soon as pi has written it.
+//
+// Usage: node pi-writer.mjs NODE_MODULES FILE SECONDS COUNT SIZE
+//
+// NODE_MODULES is the folder where @mariozechner/pi-coding-agent@0.58.3
+// was npm-installed (scripts/pi-install.sh), or its node_modules. The
+// session must already hold an assistant message: pi writes nothing
+// before one.
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [nodeModules, file, seconds, count, size] = process.argv.slice(2);
+if (!size) {
+	console.error("usage: node pi-writer.mjs NODE_MODULES FILE SECONDS COUNT SIZE");
+	process.exit(2);
+}
+const modules = fs.existsSync(path.join(nodeModules, "node_modules")) ? path.join(nodeModules, "node_modules") : nodeModules;
+const sm = path.join(modules, "@mariozechner/pi-coding-agent/dist/core/session-manager.js");
+const { SessionManager } = await import(pathToFileURL(sm).href);
+
+const m = SessionManager.open(file);
+const filler = "x".repeat(Number(size));
+const end = Date.now() + Number(seconds) * 1000;
+for (let n = 0; n < Number(count) && Date.now() < end; n++) {
+	const id = m.appendMessage({
+		role: "toolResult",
+		toolCallId: `call_${n}`,
+		toolName: "bash",
+		content: [{ type: "text", text: `output ${n}: ${filler}` }],
+		isError: false,
+		timestamp: Date.now(),
+	});
+	fs.writeSync(1, id + "\n");
+}

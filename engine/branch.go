@@ -221,7 +221,7 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 	s.unwritten = 0
 	s.hasAssistant = hasAssistant
 	if s.persist && hasAssistant {
-		if err := s.writeNewFile(); err != nil {
+		if err := s.createFile(nil); err != nil {
 			return "", err
 		}
 	}

@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/layout"
@@ -78,64 +76,9 @@ func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (
 		}
 	}
 	s.index(body)
-	if err := s.writeNewFile(); err != nil {
+	if err := s.createFile(nil); err != nil {
 		_ = s.closeFile()
 		return nil, err
 	}
 	return s, nil
-}
-
-// writeNewFile writes a new session file atomically, as createFile does
-// (header and every entry not yet on disk, into a temporary file that is
-// synced and renamed into place, the directory synced after), but streams
-// the lines through a small buffer instead of building the whole file in
-// memory first: a fork of a 165 MB session does not hold its bytes twice.
-// The file must not exist yet; an existing file is never overwritten.
-func (s *Session) writeNewFile() (err error) {
-	fsys := s.opts.fs()
-	if _, err := fsys.Lstat(s.file); err == nil {
-		return s.fail(fmt.Errorf("create session file %s: %w", s.file, fs.ErrExist))
-	}
-	dir := filepath.Dir(s.file)
-	if err := layout.MkdirAllSync(fsys, dir, layout.DirMode); err != nil {
-		return s.fail(fmt.Errorf("create session file %s: %w", s.file, err))
-	}
-	tmp := layout.TempName(s.file)
-	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
-	if err != nil {
-		return s.fail(fmt.Errorf("create temporary file for %s: %w", s.file, err))
-	}
-	defer func() {
-		if err != nil {
-			_ = fsys.Remove(tmp)
-		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<16)
-	w.Write(s.header.Raw)
-	w.WriteByte('\n')
-	for _, e := range s.ix.Entries()[s.unwritten:] {
-		w.Write(e.Raw)
-		w.WriteByte('\n')
-	}
-	if err = w.Flush(); err != nil {
-		_ = f.Close()
-		return s.fail(fmt.Errorf("write %s: %w", tmp, err))
-	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return s.fail(fmt.Errorf("sync %s: %w", tmp, err))
-	}
-	if err = f.Close(); err != nil {
-		return s.fail(fmt.Errorf("close %s: %w", tmp, err))
-	}
-	if err = fsys.Rename(tmp, s.file); err != nil {
-		return s.fail(fmt.Errorf("rename %s: %w", tmp, err))
-	}
-	if err = fsys.SyncDir(dir); err != nil {
-		return s.fail(fmt.Errorf("sync directory %s: %w", dir, err))
-	}
-	s.wrote = true
-	s.onDisk = true
-	s.unwritten = s.ix.Len()
-	return nil
 }

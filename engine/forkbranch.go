@@ -79,7 +79,7 @@ func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOpt
 	}
 	ns.mu.Lock()
 	if !ns.onDisk {
-		err = ns.writeNewFile()
+		err = ns.createFile(nil)
 	}
 	ns.mu.Unlock()
 	if err != nil {

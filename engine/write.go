@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
@@ -128,21 +131,59 @@ func (s *Session) pendingLines(buf []byte) []byte {
 }
 
 // createFile writes a new session file atomically: header, the pending
-// entries and line. The file must not exist yet; an existing file is never
-// overwritten.
-func (s *Session) createFile(line []byte) error {
+// entries and line, into a temporary file that is synced and renamed into
+// place, the directory synced after. The lines are streamed through a small
+// buffer rather than built in memory first, so a fork of a 165 MB session
+// does not hold its bytes twice. The file must not exist yet; an existing
+// file is never overwritten.
+func (s *Session) createFile(line []byte) (err error) {
 	fsys := s.opts.fs()
 	if _, err := fsys.Lstat(s.file); err == nil {
 		return s.fail(fmt.Errorf("create session file %s: %w", s.file, fs.ErrExist))
 	}
-	buf := append(append([]byte(nil), s.header.Raw...), '\n')
-	buf = s.pendingLines(buf)
-	if line != nil {
-		buf = append(buf, line...)
-		buf = append(buf, '\n')
+	dir := filepath.Dir(s.file)
+	if err := layout.MkdirAllSync(fsys, dir, layout.DirMode); err != nil {
+		return s.fail(fmt.Errorf("create session file %s: %w", s.file, err))
 	}
-	if err := layout.WriteFileAtomic(fsys, s.file, buf, layout.FileMode); err != nil {
-		return s.fail(err)
+	tmp := layout.TempName(s.file)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	if err != nil {
+		return s.fail(fmt.Errorf("create temporary file for %s: %w", s.file, err))
+	}
+	defer func() {
+		if err != nil {
+			_ = fsys.Remove(tmp)
+		}
+	}()
+	cw := &countWriter{w: f}
+	w := bufio.NewWriterSize(cw, 1<<16)
+	writeLine := func(b []byte) {
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	writeLine(s.header.Raw)
+	for _, e := range s.ix.Entries()[s.unwritten:] {
+		writeLine(e.Raw)
+	}
+	if line != nil {
+		writeLine(line)
+	}
+	if err = w.Flush(); err != nil {
+		_ = f.Close()
+		return s.fail(fmt.Errorf("write %s: %w", tmp, err))
+	}
+	if err = f.Sync(); err != nil {
+		_ = f.Close()
+		return s.fail(fmt.Errorf("sync %s: %w", tmp, err))
+	}
+	if err = f.Close(); err != nil {
+		return s.fail(fmt.Errorf("close %s: %w", tmp, err))
+	}
+	if err = fsys.Rename(tmp, s.file); err != nil {
+		return s.fail(fmt.Errorf("rename %s: %w", tmp, err))
+	}
+	if err = fsys.SyncDir(dir); err != nil {
+		return s.fail(fmt.Errorf("sync directory %s: %w", dir, err))
 	}
 	st, err := fsys.Lstat(s.file)
 	if err != nil {
@@ -151,9 +192,22 @@ func (s *Session) createFile(line []byte) error {
 	s.wrote = true
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
-	s.disk = diskState{prepared: true, loaded: true, ident: st, size: int64(len(buf)), end: int64(len(buf)),
-		lines: bytes.Count(buf, []byte{'\n'})}
+	s.disk = diskState{prepared: true, loaded: true, ident: st, size: cw.n, end: cw.n, lines: cw.lines}
 	return nil
+}
+
+// countWriter counts the bytes and newlines written through it.
+type countWriter struct {
+	w     io.Writer
+	n     int64
+	lines int
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.lines += bytes.Count(p[:n], []byte{'\n'})
+	return n, err
 }
 
 // writeAppend writes buf (whole lines) with one write call on the

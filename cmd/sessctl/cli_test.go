@@ -108,6 +108,7 @@ func TestEmptySession(t *testing.T) {
 	for _, args := range [][]string{
 		{"show", ""}, {"stats", ""}, {"dump", ""}, {"export", ""}, {"tree", ""},
 		{"context", ""}, {"who", ""}, {"repair", ""}, {"fork", ""}, {"compact", ""},
+		{"branch", "", "x"}, {"label", "", "x"}, {"name", "", "x"}, {"delete", ""},
 	} {
 		_, errOut, code := runCLI(t, args...)
 		if code != exitUsage || !strings.Contains(errOut, "SESSION is empty") {

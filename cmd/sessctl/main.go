@@ -194,7 +194,7 @@ func exitCode(err error) int {
 		return exitCorrupt
 	case errors.Is(err, engine.ErrNotFound), errors.Is(err, os.ErrNotExist):
 		return exitNotFound
-	case errors.Is(err, errAmbiguous):
+	case errors.Is(err, errAmbiguous), errors.Is(err, errEmptySession):
 		return exitUsage
 	}
 	return exitFailure

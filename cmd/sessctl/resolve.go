@@ -27,6 +27,10 @@ func storeFlag(fs *flag.FlagSet) *string {
 // errAmbiguous is matched by ambiguousError; the CLI exits 2 for it.
 var errAmbiguous = errors.New("ambiguous session id")
 
+// errEmptySession is returned for an empty SESSION argument: a usage
+// mistake (exit 2), as the commands that check it before resolving say.
+var errEmptySession = errors.New("SESSION is empty: give a file path, a session id or a unique id prefix")
+
 // ambiguousError lists the sessions a prefix matches.
 type ambiguousError struct {
 	prefix     string
@@ -72,7 +76,7 @@ func storeRoot(store string) (string, error) {
 // a JSONL session file.
 func resolveSession(store, arg string) (string, error) {
 	if arg == "" {
-		return "", errors.New("empty session name")
+		return "", errEmptySession
 	}
 	// A name that looks like a path is a path: only its real absence is
 	// "not found". A directory, a symbolic link loop or a directory that

@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
 )
 
@@ -68,8 +69,8 @@ type AgentUseOptions struct {
 	LockMode string
 	Command  string
 
-	// FS is the filesystem; nil means layout.OS().
-	FS layout.FS
+	// FS is the filesystem; nil means vfs.OS().
+	FS vfs.FS
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// NewID returns session, message, part and artifact ids; nil means
@@ -121,9 +122,9 @@ func OpenAgentUseStore(ctx context.Context, opts AgentUseOptions) (*AgentUseStor
 // Root returns the store's session directory.
 func (s *AgentUseStore) Root() string { return s.root }
 
-func (s *AgentUseStore) fs() layout.FS {
+func (s *AgentUseStore) fs() vfs.FS {
 	if s.opts.FS == nil {
-		return layout.OS()
+		return vfs.OS()
 	}
 	return s.opts.FS
 }
@@ -802,9 +803,9 @@ func (s *AgentUseStore) writeJSON(file string, body []byte) error {
 // read-only, or that the process could not write, is refused.
 func (s *AgentUseStore) writeFile(file string, data []byte) error {
 	if s.opts.Sync != SyncNone {
-		return layout.WriteFileAtomic(s.fs(), file, data, layout.FileMode)
+		return vfs.WriteFileAtomic(s.fs(), file, data, vfs.FileMode)
 	}
-	return layout.WriteFileAtomicNoSync(s.fs(), file, data, layout.FileMode)
+	return vfs.WriteFileAtomicNoSync(s.fs(), file, data, vfs.FileMode)
 }
 
 // ensureDir makes dir, which must lie in the store, and its missing
@@ -829,10 +830,10 @@ func (s *AgentUseStore) walkDir(dir string, create bool) error {
 	if sync {
 		// Every directory created, the root's missing ancestors among
 		// them, must be durable; on failure the new ones are removed.
-		mkdir = func(d string, perm fs.FileMode) error { return layout.MkdirAllSync(fsys, d, perm) }
+		mkdir = func(d string, perm fs.FileMode) error { return vfs.MkdirAllSync(fsys, d, perm) }
 	}
 	if _, err := fsys.Lstat(s.root); create && errors.Is(err, fs.ErrNotExist) {
-		if err := mkdir(s.root, layout.DirMode); err != nil {
+		if err := mkdir(s.root, vfs.DirMode); err != nil {
 			return fmt.Errorf("create directory %s: %w", s.root, err)
 		}
 	}
@@ -845,7 +846,7 @@ func (s *AgentUseStore) walkDir(dir string, create bool) error {
 		fi, err := fsys.Lstat(d)
 		switch {
 		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("directory %s: %w", d, layout.ErrSymlink)
+			return fmt.Errorf("directory %s: %w", d, vfs.ErrSymlink)
 		case err == nil && !fi.IsDir():
 			return fmt.Errorf("directory %s: not a directory", d)
 		case err == nil:
@@ -853,7 +854,7 @@ func (s *AgentUseStore) walkDir(dir string, create bool) error {
 		case !errors.Is(err, fs.ErrNotExist) || !create:
 			return fmt.Errorf("directory %s: %w", d, notFound(err))
 		}
-		if err := mkdir(d, layout.DirMode); err != nil {
+		if err := mkdir(d, vfs.DirMode); err != nil {
 			return fmt.Errorf("create directory %s: %w", d, err)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
 // agentUseCorpusFiles returns the JSON files of the AgentUse conformance
@@ -97,12 +99,12 @@ func FuzzAgentUsePart(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fsys := layout.NewCrashFS()
+		fsys := vfstest.NewCrashFS()
 		write := func(name string, b []byte) {
-			if err := fsys.MkdirAll(filepath.Dir(name), layout.DirMode); err != nil {
+			if err := fsys.MkdirAll(filepath.Dir(name), vfs.DirMode); err != nil {
 				t.Fatal(err)
 			}
-			if err := layout.WriteFileAtomic(fsys, name, b, layout.FileMode); err != nil {
+			if err := vfs.WriteFileAtomic(fsys, name, b, vfs.FileMode); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // The part types AgentUse defines, each built with its members in the
@@ -652,7 +653,7 @@ func utf16Len(s string) int64 { return int64(layout.UTF16Len(s)) }
 // temporary file; Finalize moves it into place, Discard drops it.
 type AgentUseArtifactStream struct {
 	w     *AgentUseWriter
-	f     layout.File
+	f     vfs.File
 	tmp   string
 	file  string
 	rel   string
@@ -697,8 +698,8 @@ func (w *AgentUseWriter) CreateToolOutputStream(messageID, toolName string, meta
 		header = append(header, "metadata: "+string(ind))
 	}
 	header = append(header, "")
-	tmp := layout.TempName(file)
-	f, err := w.s.fs().OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	tmp := vfs.TempName(file)
+	f, err := w.s.fs().OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("create tool output stream %s: %w", file, err)
 	}

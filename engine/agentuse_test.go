@@ -22,6 +22,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // auTestStore is a store in a fresh temporary directory with a settable
@@ -746,7 +747,7 @@ func TestAgentUseHostileNames(t *testing.T) {
 		t.Skip(err)
 	}
 	queue = []string{msgLink}
-	if _, err := w.AddMessage(engine.AgentUseMessageSpec{}); !errors.Is(err, layout.ErrSymlink) {
+	if _, err := w.AddMessage(engine.AgentUseMessageSpec{}); !errors.Is(err, vfs.ErrSymlink) {
 		t.Errorf("message dir is a symlink: %v, want ErrSymlink", err)
 	}
 	if _, err := w.AddPart(msgLink, engine.AgentUseStepStartPart()); err == nil {
@@ -776,7 +777,7 @@ func TestAgentUseDamagedFiles(t *testing.T) {
 	writeRaw(t, filepath.Join(w.Dir(), "tools.json"), "null")
 	// Leftovers that readers must ignore.
 	writeRaw(t, partPath(msg, good)+".1234.abcd.tmp", "{")
-	writeRaw(t, partPath(msg, good)+layout.TempSuffix+"00ff", "{")
+	writeRaw(t, partPath(msg, good)+vfs.TempSuffix+"00ff", "{")
 	writeRaw(t, filepath.Join(w.Dir(), msg, "part", "notes.txt"), "x")
 	w2 := mustCreate(t, s.AgentUseStore, auSpec)
 	writeRaw(t, filepath.Join(w2.Dir(), "session.json"), "")
@@ -1133,7 +1134,7 @@ func TestAgentUseDurableModes(t *testing.T) {
 			if fi.Mode().Perm() != want {
 				t.Errorf("sync=%v: %s mode %v, want %v", sync, path, fi.Mode().Perm(), want)
 			}
-			if layout.IsTempName(path) {
+			if vfs.IsTempName(path) {
 				t.Errorf("sync=%v: temporary file left: %s", sync, path)
 			}
 			return nil

@@ -1,7 +1,7 @@
 package engine_test
 
 // AgentUse crash workloads: sessions, subagents, messages, parts and their
-// updates written through an AgentUseWriter on a layout.CrashFS, cut by a
+// updates written through an AgentUseWriter on a vfstest.CrashFS, cut by a
 // simulated power cut before a random filesystem call. Every AgentUse file
 // is replaced atomically, so after the crash every file whose write was
 // acknowledged must hold exactly its last acknowledged bytes, or, for the
@@ -29,6 +29,8 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
 func TestCrashAgentUseWorkloads(t *testing.T) {
@@ -86,13 +88,13 @@ type auWorkload struct {
 	clock time.Time
 	root  string // the store's session directory
 
-	disk *layout.CrashFS
-	ffs  *layout.FaultFS
+	disk *vfstest.CrashFS
+	ffs  *vfstest.FaultFS
 
 	opsLeft  int
 	dead     bool
 	inflight string // the file whose atomic replace was under way at the cut
-	snapshot *layout.CrashFS
+	snapshot *vfstest.CrashFS
 	ackedAt  map[string][]byte
 
 	acked    map[string][]byte // every AgentUse file -> its acknowledged bytes
@@ -110,12 +112,12 @@ func newAUWorkload(t *testing.T, seed uint64, st *auStats) *auWorkload {
 		crng:     rand.New(rand.NewPCG(seed, 0xc4a55)),
 		clock:    time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
 		root:     filepath.Join(base, "agentuse", "project", "0123456789abcdef", "session"),
-		disk:     layout.NewCrashFS(),
+		disk:     vfstest.NewCrashFS(),
 		acked:    make(map[string][]byte),
 		messages: make(map[string][]string),
 		parts:    make(map[string][]string),
 	}
-	if err := layout.MkdirAllSync(w.disk, base, layout.DirMode); err != nil {
+	if err := vfs.MkdirAllSync(w.disk, base, vfs.DirMode); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -162,7 +164,7 @@ func (w *auWorkload) run() {
 }
 
 func (w *auWorkload) cycle() {
-	w.ffs = layout.NewFaultFS(w.disk)
+	w.ffs = vfstest.NewFaultFS(w.disk)
 	w.dead, w.inflight = false, ""
 	steps := 5 + w.rng.IntN(30)
 	w.opsLeft = 1 + w.rng.IntN(steps*5)
@@ -184,12 +186,12 @@ func (w *auWorkload) cycle() {
 	w.reboot()
 }
 
-func (w *auWorkload) hook(op layout.Op, path string) error {
+func (w *auWorkload) hook(op vfstest.Op, path string) error {
 	if w.dead {
 		return errCrashed
 	}
-	if op == layout.OpCreate && layout.IsTempName(path) {
-		w.inflight = path[:strings.LastIndex(path, layout.TempSuffix)]
+	if op == vfstest.OpCreate && vfs.IsTempName(path) {
+		w.inflight = path[:strings.LastIndex(path, vfs.TempSuffix)]
 	}
 	if !op.Mutates() {
 		return nil
@@ -226,7 +228,7 @@ func (w *auWorkload) do(what string, err error) bool {
 }
 
 // files returns every AgentUse data file under the root and its bytes.
-func (w *auWorkload) files(fsys layout.FS) map[string][]byte {
+func (w *auWorkload) files(fsys vfs.FS) map[string][]byte {
 	out := make(map[string][]byte)
 	var walk func(dir string)
 	walk = func(dir string) {
@@ -356,7 +358,7 @@ func (w *auWorkload) reboot() {
 			w.t.Errorf("seed %d: %s appeared after the crash without being written (%d bytes)", w.seed, path, len(b))
 		}
 	}
-	w.ffs = layout.NewFaultFS(w.disk)
+	w.ffs = vfstest.NewFaultFS(w.disk)
 	s := w.store()
 	sessions, err := s.Sessions(context.Background())
 	if err != nil {

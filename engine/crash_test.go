@@ -2,9 +2,9 @@ package engine_test
 
 // Crash workloads: randomized sessions (messages, branches, summaries,
 // compactions, labels, branched sessions, forks, reopenings, migrations of
-// version 1 and 2 files) run on a layout.CrashFS behind a layout.FaultFS.
+// version 1 and 2 files) run on a vfstest.CrashFS behind a vfstest.FaultFS.
 // Each cycle picks a random filesystem operation and takes a simulated
-// power cut just before it (layout.CrashFS.CrashClone, which drops or
+// power cut just before it (vfstest.CrashFS.CrashClone, which drops or
 // tears what was not synced); some cycles also inject a write, sync,
 // rename, create, link or directory sync error. After the crash the
 // machine "reboots": every session file is checked and reopened for
@@ -50,6 +50,8 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -135,13 +137,13 @@ type workload struct {
 	st    *crashStats
 	clock time.Time
 
-	disk *layout.CrashFS // the machine's disk
-	ffs  *layout.FaultFS // what the engine sees
+	disk *vfstest.CrashFS // the machine's disk
+	ffs  *vfstest.FaultFS // what the engine sees
 
 	// Set by the hook.
 	opsLeft  int // mutating operations until the power cut
 	dead     bool
-	snapshot *layout.CrashFS
+	snapshot *vfstest.CrashFS
 	ackedAt  map[string][]string
 	failedAt map[string]int
 
@@ -164,12 +166,12 @@ func newWorkload(t *testing.T, seed uint64, st *crashStats) *workload {
 		rng:    rand.New(rand.NewPCG(seed, 0x5e55c71)),
 		crng:   rand.New(rand.NewPCG(seed, 0xc4a54)),
 		clock:  time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
-		disk:   layout.NewCrashFS(),
+		disk:   vfstest.NewCrashFS(),
 		acked:  make(map[string][]string),
 		failed: make(map[string]int),
 		legacy: make(map[string]legacyFile),
 	}
-	if err := w.disk.MkdirAll(crashRoot, layout.DirMode); err != nil {
+	if err := w.disk.MkdirAll(crashRoot, vfs.DirMode); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.disk.SyncDir("/"); err != nil {
@@ -227,7 +229,7 @@ func (w *workload) run() {
 // cycle runs operations until the power cut, then reboots and checks.
 func (w *workload) cycle() {
 	w.tracef("cycle %d", w.st.cycles)
-	w.ffs = layout.NewFaultFS(w.disk)
+	w.ffs = vfstest.NewFaultFS(w.disk)
 	w.dead, w.snapshot, w.faulty = false, nil, false
 	steps := 5 + w.rng.IntN(40)
 	w.opsLeft = 1 + w.rng.IntN(steps*4)
@@ -260,7 +262,7 @@ func (w *workload) tracef(format string, args ...any) {
 	}
 }
 
-func (w *workload) hook(op layout.Op, path string) error {
+func (w *workload) hook(op vfstest.Op, path string) error {
 	if w.dead {
 		return errCrashed
 	}
@@ -290,11 +292,11 @@ func (w *workload) cut() {
 }
 
 func (w *workload) armFault() {
-	ops := []layout.Op{layout.OpWrite, layout.OpSync, layout.OpRename, layout.OpCreate, layout.OpLink, layout.OpSyncDir, layout.OpTruncate}
-	ft := layout.Fault{Op: ops[w.rng.IntN(len(ops))], N: 1 + w.rng.IntN(12)}
+	ops := []vfstest.Op{vfstest.OpWrite, vfstest.OpSync, vfstest.OpRename, vfstest.OpCreate, vfstest.OpLink, vfstest.OpSyncDir, vfstest.OpTruncate}
+	ft := vfstest.Fault{Op: ops[w.rng.IntN(len(ops))], N: 1 + w.rng.IntN(12)}
 	if w.rng.IntN(2) == 0 {
 		ft.Err = syscall.ENOSPC
-		if ft.Op == layout.OpWrite {
+		if ft.Op == vfstest.OpWrite {
 			ft.Written = -1
 		}
 	}
@@ -368,7 +370,7 @@ func (w *workload) open(path string) {
 // checkRecovery checks what a write-mode open of a version 3 file that
 // held pre reported and left: a torn tail quarantined byte for byte and
 // cut off, a missing final newline added, a clean tail in the end.
-func (w *workload) checkRecovery(fsys layout.FS, file string, pre []byte, rec engine.Recovery) {
+func (w *workload) checkRecovery(fsys vfs.FS, file string, pre []byte, rec engine.Recovery) {
 	w.t.Helper()
 	p := layout.ParseFile(pre)
 	switch p.Tail {
@@ -404,7 +406,7 @@ func (w *workload) writeLegacy() {
 	v := 1 + w.rng.IntN(2)
 	data := legacySession(w.rng, id, v, w.clock)
 	path := filepath.Join(legacyDir, fmt.Sprintf("legacy-v%d-%s.jsonl", v, id[:8]))
-	if err := layout.WriteFileAtomic(w.disk, path, data, layout.FileMode); err != nil {
+	if err := vfs.WriteFileAtomic(w.disk, path, data, vfs.FileMode); err != nil {
 		w.fatalf("write legacy file: %v", err)
 	}
 	var out bytes.Buffer
@@ -659,7 +661,7 @@ func (w *workload) ids() []string {
 }
 
 // sessionFiles lists every *.jsonl file under the crash root.
-func (w *workload) sessionFiles(fsys layout.FS) []string {
+func (w *workload) sessionFiles(fsys vfs.FS) []string {
 	var out []string
 	var walk func(dir string)
 	walk = func(dir string) {
@@ -688,7 +690,7 @@ func (w *workload) sessionFiles(fsys layout.FS) []string {
 // file on it: acknowledged entries, header, repair, tree, migration.
 func (w *workload) reboot() {
 	w.disk = w.snapshot
-	w.ffs = layout.NewFaultFS(w.disk)
+	w.ffs = vfstest.NewFaultFS(w.disk)
 	for file := range w.ackedAt {
 		if _, err := w.disk.Stat(file); err != nil {
 			w.st.lost += len(w.ackedAt[file])
@@ -718,7 +720,7 @@ func (w *workload) reboot() {
 // without writing, every acknowledged entry in order and a valid tree.
 // With repair it then opens the file for writing and checks the repair.
 // It returns the file's entries, which after a crash are all durable.
-func (w *workload) verifyFile(fsys layout.FS, file string, want []string, failed int, repair bool) []string {
+func (w *workload) verifyFile(fsys vfs.FS, file string, want []string, failed int, repair bool) []string {
 	w.t.Helper()
 	w.st.filesChecked++
 	w.st.ackedChecked += len(want)

@@ -15,16 +15,18 @@ const module = "github.com/sessctl/sessctl"
 
 // allowed lists, for each package of the module, the module packages and
 // third-party modules it may import: imports point one way,
-// cmd -> engine -> compaction/migrate/lock -> tree -> layout.
+// cmd -> engine -> compaction/migrate/lock -> tree -> layout, layout/vfs.
 var allowed = map[string][]string{
-	"layout":            {},
-	"tree":              {"layout"},
-	"compaction":        {"layout", "tree"},
-	"migrate":           {"layout", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
-	"lock":              {"github.com/gofrs/flock"},
-	"engine":            {"layout", "tree", "compaction", "migrate", "lock", "github.com/oklog/ulid/v2", "golang.org/x/sync"},
-	"internal/workload": {"layout"},
-	"cmd/sessctl":       {"*"},
+	"layout":             {},
+	"layout/vfs":         {},
+	"layout/vfs/vfstest": {"layout/vfs"},
+	"tree":               {"layout"},
+	"compaction":         {"layout", "tree"},
+	"migrate":            {"layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
+	"lock":               {"github.com/gofrs/flock"},
+	"engine":             {"layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "github.com/oklog/ulid/v2", "golang.org/x/sync"},
+	"internal/workload":  {"layout"},
+	"cmd/sessctl":        {"*"},
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"layout", "tree", "compaction", "migrate", "migrate/"},

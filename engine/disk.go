@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
@@ -152,10 +153,10 @@ func (s *Session) prepare() error {
 				return fmt.Errorf("write %s: %w", s.file, err)
 			}
 			if st.Mode()&fs.ModeSymlink != 0 {
-				return fmt.Errorf("write %s: %w", s.file, layout.ErrSymlink)
+				return fmt.Errorf("write %s: %w", s.file, vfs.ErrSymlink)
 			}
 			d := &s.disk
-			same := layout.SameFile(st, d.ident)
+			same := vfs.SameFile(st, d.ident)
 			// A rewrite (migration, header) needs the very bytes that
 			// were read; an append-only file only needs to be the same
 			// file (catchUp reads what was appended).
@@ -174,7 +175,7 @@ func (s *Session) prepare() error {
 	switch {
 	case s.disk.empty:
 		hdr := append(append([]byte(nil), s.header.Raw...), '\n')
-		if err := layout.WriteFileAtomic(fsys, s.file, hdr, layout.FileMode); err != nil {
+		if err := vfs.WriteFileAtomic(fsys, s.file, hdr, vfs.FileMode); err != nil {
 			return s.fail(fmt.Errorf("initialise empty session %s: %w", s.file, err))
 		}
 		st, err := fsys.Lstat(s.file)
@@ -326,7 +327,7 @@ func (s *Session) catchUp() error {
 // fileSize returns the size of an open file: its end, from lseek, which
 // costs one system call and no allocation (appends are O_APPEND and reads
 // are positioned, so the offset does not matter), or from Stat.
-func fileSize(f layout.File) (int64, error) {
+func fileSize(f vfs.File) (int64, error) {
 	if sk, ok := f.(io.Seeker); ok {
 		return sk.Seek(0, io.SeekEnd)
 	}
@@ -341,7 +342,7 @@ func fileSize(f layout.File) (int64, error) {
 // another file than the one read is read again (before this session wrote
 // to it) or reported.
 func (s *Session) openAppend() error {
-	f, err := s.opts.fs().OpenFile(s.file, os.O_RDWR|os.O_APPEND|layout.NoFollow, layout.FileMode)
+	f, err := s.opts.fs().OpenFile(s.file, os.O_RDWR|os.O_APPEND|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		if errorsIsNotExist(err) {
 			return s.fail(fmt.Errorf("append to %s: %w", s.file, ErrVanished))
@@ -353,7 +354,7 @@ func (s *Session) openAppend() error {
 		_ = f.Close()
 		return s.fail(fmt.Errorf("append to %s: %w", s.file, err))
 	}
-	if s.disk.ident != nil && !layout.SameFile(st, s.disk.ident) {
+	if s.disk.ident != nil && !vfs.SameFile(st, s.disk.ident) {
 		_ = f.Close()
 		if s.wrote {
 			return s.fail(fmt.Errorf("append to %s: %w", s.file, ErrVanished))
@@ -566,7 +567,7 @@ func (s *Session) resolveTail() error {
 // filesystem other than the operating system's (a test's) has no other
 // processes.
 func (s *Session) otherWriters() (ws []lock.Writer, known bool) {
-	if s.opts.fs() != layout.OS() {
+	if s.opts.fs() != vfs.OS() {
 		return nil, true
 	}
 	var skip []int
@@ -594,7 +595,7 @@ func (s *Session) cutTail(size int64) error {
 	q := ""
 	if torn {
 		q = s.file + ".torn-" + strconv.FormatInt(s.opts.now().UnixMilli(), 10)
-		if err := layout.WriteFileAtomic(fsys, q, d.tail, layout.FileMode); err != nil {
+		if err := vfs.WriteFileAtomic(fsys, q, d.tail, vfs.FileMode); err != nil {
 			return fmt.Errorf("repair %s: quarantine torn tail: %w", s.file, err)
 		}
 	}
@@ -681,7 +682,7 @@ func TempFiles(path string, opts Options) ([]string, error) {
 	return tempFiles(opts.fs(), abs)
 }
 
-func tempFiles(fsys layout.FS, file string) ([]string, error) {
+func tempFiles(fsys vfs.FS, file string) ([]string, error) {
 	dir, base := filepath.Split(file)
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
@@ -703,8 +704,8 @@ func isSessionTemp(base, name string) bool {
 	if !ok {
 		return false
 	}
-	i := strings.LastIndex(rest, layout.TempSuffix[1:])
-	if i < 0 || !isHex16(rest[i+len(layout.TempSuffix)-1:]) {
+	i := strings.LastIndex(rest, vfs.TempSuffix[1:])
+	if i < 0 || !isHex16(rest[i+len(vfs.TempSuffix)-1:]) {
 		return false
 	}
 	switch what := rest[:i]; {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
 // TestAppendThroughFSSeam appends through a filesystem other than the OS
@@ -20,22 +22,22 @@ import (
 func TestAppendThroughFSSeam(t *testing.T) {
 	cases := []struct {
 		name    string
-		meddle  func(t *testing.T, fsys layout.FS, file string)
+		meddle  func(t *testing.T, fsys vfs.FS, file string)
 		wantErr error
 	}{
-		{name: "untouched file", meddle: func(*testing.T, layout.FS, string) {}},
+		{name: "untouched file", meddle: func(*testing.T, vfs.FS, string) {}},
 		{name: "file replaced behind the writer", wantErr: engine.ErrVanished,
-			meddle: func(t *testing.T, fsys layout.FS, file string) {
+			meddle: func(t *testing.T, fsys vfs.FS, file string) {
 				data, err := fsys.ReadFile(file)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := layout.WriteFileAtomic(fsys, file, data, layout.FileMode); err != nil {
+				if err := vfs.WriteFileAtomic(fsys, file, data, vfs.FileMode); err != nil {
 					t.Fatal(err)
 				}
 			}},
 		{name: "file removed behind the writer", wantErr: engine.ErrVanished,
-			meddle: func(t *testing.T, fsys layout.FS, file string) {
+			meddle: func(t *testing.T, fsys vfs.FS, file string) {
 				if err := fsys.Remove(file); err != nil {
 					t.Fatal(err)
 				}
@@ -43,7 +45,7 @@ func TestAppendThroughFSSeam(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := layout.NewCrashFS()
+			fsys := vfstest.NewCrashFS()
 			clock := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 			opts := engine.Options{FS: fsys, Dir: "/sessions", NoLock: true,
 				Now: func() time.Time { clock = clock.Add(time.Second); return clock }}
@@ -103,8 +105,8 @@ func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := layout.NewCrashFS()
-			if err := fsys.MkdirAll("/base", layout.DirMode); err != nil {
+			fsys := vfstest.NewCrashFS()
+			if err := fsys.MkdirAll("/base", vfs.DirMode); err != nil {
 				t.Fatal(err)
 			}
 			if err := fsys.SyncDir("/"); err != nil {
@@ -138,17 +140,17 @@ func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
 // only the file; unless the open synced the directory, the file's name
 // (and every acknowledged entry in it) was lost in a power cut.
 func TestReopenMakesTheFileNameDurable(t *testing.T) {
-	disk := layout.NewCrashFS()
-	if err := layout.MkdirAllSync(disk, "/sessions", layout.DirMode); err != nil {
+	disk := vfstest.NewCrashFS()
+	if err := vfs.MkdirAllSync(disk, "/sessions", vfs.DirMode); err != nil {
 		t.Fatal(err)
 	}
-	ffs := layout.NewFaultFS(disk)
+	ffs := vfstest.NewFaultFS(disk)
 	opts := engine.Options{FS: ffs, Dir: "/sessions", NoLock: true}
 	s, err := engine.Create(t.Context(), "/work", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ffs.Inject(layout.Fault{Op: layout.OpSyncDir, Err: syscall.EIO})
+	ffs.Inject(vfstest.Fault{Op: vfstest.OpSyncDir, Err: syscall.EIO})
 	if _, err := s.AppendMessage(map[string]any{"role": "assistant", "content": "unacknowledged"}); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("first append: %v, want the injected EIO", err)
 	}
@@ -182,8 +184,8 @@ func TestReopenMakesTheFileNameDurable(t *testing.T) {
 // acknowledged file in it, could vanish.
 func TestAgentUseStoreInNewDirectoriesSurvivesPowerCut(t *testing.T) {
 	base := t.TempDir() // the writer lock lives on the real filesystem
-	disk := layout.NewCrashFS()
-	if err := layout.MkdirAllSync(disk, base, layout.DirMode); err != nil {
+	disk := vfstest.NewCrashFS()
+	if err := vfs.MkdirAllSync(disk, base, vfs.DirMode); err != nil {
 		t.Fatal(err)
 	}
 	root := base + "/agentuse/project/0123456789abcdef/session"

@@ -15,6 +15,8 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
 const hdr = `{"type":"session","version":3,"id":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n"
@@ -165,7 +167,7 @@ func TestHostileInputs(t *testing.T) {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := engine.Open(context.Background(), link, engine.Options{}); !errors.Is(err, layout.ErrSymlink) {
+		if _, err := engine.Open(context.Background(), link, engine.Options{}); !errors.Is(err, vfs.ErrSymlink) {
 			t.Fatalf("write-mode open through a symlink: %v, want ErrSymlink", err)
 		}
 		if data, _ := os.ReadFile(target); string(data) != hdr {
@@ -190,7 +192,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 		_, err = s.AppendMessage([]byte(`{"role":"user","content":"x"}`))
 		s.Close()
-		if !errors.Is(err, layout.ErrSymlink) {
+		if !errors.Is(err, vfs.ErrSymlink) {
 			t.Fatalf("first append: %v, want ErrSymlink", err)
 		}
 		if data, _ := os.ReadFile(victim); string(data) != "keep" {
@@ -201,9 +203,9 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a read-only filesystem gives a clear error and writes nothing", func(t *testing.T) {
-		cfs := layout.NewCrashFS()
-		ffs := layout.NewFaultFS(cfs)
-		ffs.Inject(layout.Fault{Op: layout.OpCreate, Err: syscall.EROFS, Repeat: true})
+		cfs := vfstest.NewCrashFS()
+		ffs := vfstest.NewFaultFS(cfs)
+		ffs.Inject(vfstest.Fault{Op: vfstest.OpCreate, Err: syscall.EROFS, Repeat: true})
 		s, err := engine.Create(context.Background(), "/w", engine.Options{FS: ffs, Dir: "/store", NoLock: true})
 		if err == nil {
 			_, err = s.AppendMessage([]byte(`{"role":"assistant","content":"x"}`))
@@ -214,8 +216,8 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a full disk: the append fails, the session refuses more, a reopen recovers", func(t *testing.T) {
-		cfs := layout.NewCrashFS()
-		ffs := layout.NewFaultFS(cfs)
+		cfs := vfstest.NewCrashFS()
+		ffs := vfstest.NewFaultFS(cfs)
 		opts := engine.Options{FS: ffs, Dir: "/store", NoLock: true}
 		s, err := engine.Create(context.Background(), "/w", opts)
 		if err != nil {
@@ -224,7 +226,7 @@ func TestHostileInputs(t *testing.T) {
 		if _, err := s.AppendMessage([]byte(`{"role":"assistant","content":"one"}`)); err != nil {
 			t.Fatal(err)
 		}
-		ffs.Inject(layout.DiskFull(1))
+		ffs.Inject(vfstest.DiskFull(1))
 		if _, err := s.AppendMessage([]byte(`{"role":"user","content":"` + strings.Repeat("z", 5000) + `"}`)); !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("append on a full disk: %v", err)
 		}

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // WriteResult says what WriteWhole did.
@@ -46,7 +46,7 @@ func WriteWhole(ctx context.Context, path string, data []byte, check func(curren
 	if err != nil {
 		return res, fmt.Errorf("write session %s: %w", path, err)
 	}
-	if err := layout.MkdirAllSync(fsys, filepath.Dir(abs), layout.DirMode); err != nil {
+	if err := vfs.MkdirAllSync(fsys, filepath.Dir(abs), vfs.DirMode); err != nil {
 		return res, fmt.Errorf("write session %s: %w", abs, err)
 	}
 	if !opts.NoLock {
@@ -61,7 +61,7 @@ func WriteWhole(ctx context.Context, path string, data []byte, check func(curren
 		}()
 	}
 	if fi, err := fsys.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return res, fmt.Errorf("write session %s: %w", abs, layout.ErrSymlink)
+		return res, fmt.Errorf("write session %s: %w", abs, vfs.ErrSymlink)
 	}
 	current, err := fsys.ReadFile(abs)
 	switch {
@@ -79,7 +79,7 @@ func WriteWhole(ctx context.Context, path string, data []byte, check func(curren
 		}
 		res = WriteReplaced
 	}
-	if err := layout.WriteFileAtomic(fsys, abs, data, layout.FileMode); err != nil {
+	if err := vfs.WriteFileAtomic(fsys, abs, data, vfs.FileMode); err != nil {
 		return res, err
 	}
 	return res, nil

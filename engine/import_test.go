@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 func TestWriteWhole(t *testing.T) {
@@ -50,7 +50,7 @@ func TestWriteWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]os.FileMode{true: layout.DirMode, false: layout.FileMode}[st.IsDir()]; st.Mode().Perm() != want {
+		if want := map[bool]os.FileMode{true: vfs.DirMode, false: vfs.FileMode}[st.IsDir()]; st.Mode().Perm() != want {
 			t.Errorf("%s mode %v, want %v", p, st.Mode().Perm(), want)
 		}
 	}
@@ -72,7 +72,7 @@ func TestWriteWhole(t *testing.T) {
 	if err := os.Symlink(path, link); err != nil {
 		t.Skip("no symlinks:", err)
 	}
-	if _, err := engine.WriteWhole(ctx, link, v1, nil, engine.Options{}); !errors.Is(err, layout.ErrSymlink) {
+	if _, err := engine.WriteWhole(ctx, link, v1, nil, engine.Options{}); !errors.Is(err, vfs.ErrSymlink) {
 		t.Errorf("symlink: %v", err)
 	}
 	if got, _ := os.ReadFile(path); string(got) != string(v2) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // SessionInfo is what listing reports about one session file: pi's
@@ -112,8 +113,8 @@ type ListOptions struct {
 	// Progress, when not nil, is called after each file with the number
 	// of files done and the total, from one goroutine at a time.
 	Progress func(loaded, total int)
-	// FS is the filesystem; nil means layout.OS().
-	FS layout.FS
+	// FS is the filesystem; nil means vfs.OS().
+	FS vfs.FS
 	// NoIndex reads every file instead of using the list index (see
 	// IndexName); the index is then neither read nor written.
 	NoIndex bool
@@ -128,11 +129,11 @@ type ListOptions struct {
 	Warn func(err error)
 }
 
-func (o ListOptions) fs() layout.FS { return orOS(o.FS) }
+func (o ListOptions) fs() vfs.FS { return orOS(o.FS) }
 
-func orOS(fsys layout.FS) layout.FS {
+func orOS(fsys vfs.FS) vfs.FS {
 	if fsys == nil {
-		return layout.OS()
+		return vfs.OS()
 	}
 	return fsys
 }
@@ -278,7 +279,7 @@ const notRegular = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCha
 // sessionFiles lists the *.jsonl files of dir, by name, and with
 // withStats their stats (taken on every CPU for a large directory; only
 // the list index needs them).
-func sessionFiles(fsys layout.FS, dir string, withStats bool) (dirFiles, error) {
+func sessionFiles(fsys vfs.FS, dir string, withStats bool) (dirFiles, error) {
 	out := dirFiles{dir: dir}
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
@@ -444,7 +445,7 @@ func listFilesWarn(ctx context.Context, o ListOptions, dirs []dirFiles, warns []
 				slot++
 			}
 			for _, name := range d.special {
-				o.Warn(&fs.PathError{Op: "open", Path: filepath.Join(d.dir, name), Err: layout.ErrNotRegular})
+				o.Warn(&fs.PathError{Op: "open", Path: filepath.Join(d.dir, name), Err: vfs.ErrNotRegular})
 			}
 		}
 	}
@@ -503,8 +504,8 @@ var errNotSession = errors.New("not a session file")
 
 // ReadInfo reads one file's SessionInfo without migrating it. Files whose
 // first JSON object is not a session header are reported with an error
-// (pi leaves them out of listings). A nil fsys means layout.OS().
-func ReadInfo(fsys layout.FS, path string) (*SessionInfo, error) {
+// (pi leaves them out of listings). A nil fsys means vfs.OS().
+func ReadInfo(fsys vfs.FS, path string) (*SessionInfo, error) {
 	var buf []byte
 	var b infoBuilder
 	return readInfoBuf(orOS(fsys), path, &buf, &b)
@@ -512,7 +513,7 @@ func ReadInfo(fsys layout.FS, path string) (*SessionInfo, error) {
 
 // readInfoBuf is ReadInfo reading into *buf, which it grows and keeps for
 // the next file.
-func readInfoBuf(fsys layout.FS, path string, buf *[]byte, b *infoBuilder) (*SessionInfo, error) {
+func readInfoBuf(fsys vfs.FS, path string, buf *[]byte, b *infoBuilder) (*SessionInfo, error) {
 	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -743,8 +744,8 @@ func truthy(v []byte) bool {
 // would pick: among the *.jsonl files whose first line, read from their
 // first 512 bytes, is a session header with a string id, the one with the
 // newest mtime. ok is false when there is none. A nil fsys means
-// layout.OS().
-func FindMostRecent(fsys layout.FS, dir string) (path string, ok bool) {
+// vfs.OS().
+func FindMostRecent(fsys vfs.FS, dir string) (path string, ok bool) {
 	fsys = orOS(fsys)
 	files, err := sessionFiles(fsys, dir, false)
 	if err != nil {
@@ -768,7 +769,7 @@ func FindMostRecent(fsys layout.FS, dir string) (path string, ok bool) {
 	return best, best != ""
 }
 
-func headerInFirst512(fsys layout.FS, name string) bool {
+func headerInFirst512(fsys vfs.FS, name string) bool {
 	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return false

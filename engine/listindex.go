@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // The list index caches each session file's SessionInfo in its directory,
@@ -50,9 +51,9 @@ type indexEntry struct {
 
 // readIndex loads dir's index; a missing or unusable index gives an empty
 // map.
-func readIndex(fsys layout.FS, dir string) map[string]indexEntry {
+func readIndex(fsys vfs.FS, dir string) map[string]indexEntry {
 	out := map[string]indexEntry{}
-	data, err := layout.ReadFile(fsys, filepath.Join(dir, IndexName))
+	data, err := vfs.ReadFile(fsys, filepath.Join(dir, IndexName))
 	if err != nil {
 		return out
 	}
@@ -249,7 +250,7 @@ func cacheable(mtime time.Time, now time.Time) bool {
 // writeIndex replaces dir's index with entries. It is best effort: a cache
 // that cannot be written (read-only store) is simply not kept. It does not
 // fsync: a damaged index after a crash is ignored and rebuilt.
-func writeIndex(fsys layout.FS, dir string, entries map[string]indexEntry, names []string) {
+func writeIndex(fsys vfs.FS, dir string, entries map[string]indexEntry, names []string) {
 	buf := make([]byte, 0, 1<<16)
 	buf = append(buf, indexVersion...)
 	buf = append(buf, '\n')
@@ -259,8 +260,8 @@ func writeIndex(fsys layout.FS, dir string, entries map[string]indexEntry, names
 		}
 	}
 	path := filepath.Join(dir, IndexName)
-	tmp := layout.TempName(path)
-	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	tmp := vfs.TempName(path)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return
 	}
@@ -270,7 +271,7 @@ func writeIndex(fsys layout.FS, dir string, entries map[string]indexEntry, names
 	}
 	if err == nil {
 		if st, lerr := fsys.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
-			err = layout.ErrSymlink
+			err = vfs.ErrSymlink
 		}
 	}
 	if err == nil {
@@ -284,9 +285,9 @@ func writeIndex(fsys layout.FS, dir string, entries map[string]indexEntry, names
 // appendIndex adds a fresh entry for one file to dir's index, when the
 // directory has an index: the way a writer keeps the cache current. Best
 // effort.
-func appendIndex(fsys layout.FS, dir, name string, ent indexEntry) {
+func appendIndex(fsys vfs.FS, dir, name string, ent indexEntry) {
 	path := filepath.Join(dir, IndexName)
-	f, err := fsys.OpenFile(path, os.O_WRONLY|os.O_APPEND|layout.NoFollow, 0)
+	f, err := fsys.OpenFile(path, os.O_WRONLY|os.O_APPEND|vfs.NoFollow, 0)
 	if err != nil {
 		return
 	}

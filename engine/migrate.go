@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -25,8 +25,8 @@ type MigrateOptions struct {
 	Wait    bool
 	WaitFor time.Duration
 	Command string
-	// FS is the filesystem; nil means layout.OS().
-	FS layout.FS
+	// FS is the filesystem; nil means vfs.OS().
+	FS vfs.FS
 }
 
 // MigrateFile upgrades one version 1 or 2 session file to version 3 in
@@ -51,7 +51,7 @@ func MigrateFile(ctx context.Context, path string, o MigrateOptions) (migrate.Fi
 	if o.DryRun {
 		return migrate.File(ctx, path, migrate.FileOptions{FS: o.FS, DryRun: true, NoBackup: o.NoBackup})
 	}
-	if _, err := layout.CheckReplace(orOS(o.FS), path); err != nil {
+	if _, err := vfs.CheckReplace(orOS(o.FS), path); err != nil {
 		return res, err
 	}
 	opts := Options{FS: o.FS, Command: o.Command, LockMode: "migrate"}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // SyncPolicy says when appended lines are forced to stable storage.
@@ -77,8 +78,8 @@ type Options struct {
 	// migrates a file.
 	NoBackup bool
 
-	// FS is the filesystem; nil means layout.OS().
-	FS layout.FS
+	// FS is the filesystem; nil means vfs.OS().
+	FS vfs.FS
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// NewSessionID returns session ids; nil means random v4 UUIDs.
@@ -88,7 +89,7 @@ type Options struct {
 	NewEntryID func() string
 }
 
-func (o Options) fs() layout.FS { return orOS(o.FS) }
+func (o Options) fs() vfs.FS { return orOS(o.FS) }
 
 // defaultTornWait is TornWait's default.
 const defaultTornWait = 2 * time.Second
@@ -137,7 +138,7 @@ func (o Options) sessionDir(cwd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := layout.MkdirAllSync(o.fs(), abs, layout.DirMode); err != nil {
+	if err := vfs.MkdirAllSync(o.fs(), abs, vfs.DirMode); err != nil {
 		return "", err
 	}
 	return abs, nil

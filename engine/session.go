@@ -12,6 +12,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
@@ -40,7 +41,7 @@ type Session struct {
 	unwritten    int
 	hasAssistant bool
 
-	f          layout.File    // read-write append handle, open while the file exists and we write
+	f          vfs.File       // read-write append handle, open while the file exists and we write
 	fileID     fs.FileInfo    // identity of the file we append to
 	disk       diskState      // what we know of the file's bytes (write mode)
 	leafMoved  bool           // Branch or ResetLeaf moved the leaf off the last entry
@@ -252,7 +253,7 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 			return nil, err
 		}
 		if !opts.ReadOnly {
-			if err := layout.MkdirAllSync(fsys, s.dir, layout.DirMode); err != nil {
+			if err := vfs.MkdirAllSync(fsys, s.dir, vfs.DirMode); err != nil {
 				return nil, fmt.Errorf("open session %s: %w", path, err)
 			}
 		}
@@ -261,7 +262,7 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 		// A writer never follows a symbolic link it did not create: the
 		// path might point anywhere.
 		if fi, err := fsys.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("open session %s for writing: %w", abs, layout.ErrSymlink)
+			return nil, fmt.Errorf("open session %s for writing: %w", abs, vfs.ErrSymlink)
 		}
 	}
 	if !opts.ReadOnly && !opts.NoLock {
@@ -283,7 +284,7 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 func (s *Session) load(context.Context) error {
 	fsys := s.opts.fs()
 	s.disk = diskState{}
-	data, err := layout.ReadFile(fsys, s.file)
+	data, err := vfs.ReadFile(fsys, s.file)
 	if errors.Is(err, fs.ErrNotExist) {
 		// pi: a fresh session that will be written at this path.
 		s.cwd = s.opts.Cwd

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
 )
 
@@ -71,7 +71,7 @@ func Trash(ctx context.Context, path, dir string, opts Options) ([]TrashedFile, 
 			names = append(names, d.Name())
 		}
 	}
-	if err := layout.MkdirAllSync(fsys, dir, layout.DirMode); err != nil {
+	if err := vfs.MkdirAllSync(fsys, dir, vfs.DirMode); err != nil {
 		return nil, fmt.Errorf("trash %s: create %s: %w", path, dir, err)
 	}
 	var moved []TrashedFile

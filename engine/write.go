@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // append is the one path every new entry takes: check the session can
@@ -142,11 +143,11 @@ func (s *Session) createFile(line []byte) (err error) {
 		return s.fail(fmt.Errorf("create session file %s: %w", s.file, fs.ErrExist))
 	}
 	dir := filepath.Dir(s.file)
-	if err := layout.MkdirAllSync(fsys, dir, layout.DirMode); err != nil {
+	if err := vfs.MkdirAllSync(fsys, dir, vfs.DirMode); err != nil {
 		return s.fail(fmt.Errorf("create session file %s: %w", s.file, err))
 	}
-	tmp := layout.TempName(s.file)
-	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	tmp := vfs.TempName(s.file)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return s.fail(fmt.Errorf("create temporary file for %s: %w", s.file, err))
 	}
@@ -255,7 +256,7 @@ const identityInterval = 100 * time.Millisecond
 // checkIdentity returns ErrVanished (wrapped) unless the path still names
 // the file we append to.
 func (s *Session) checkIdentity() error {
-	if st, err := s.opts.fs().Lstat(s.file); err != nil || !layout.SameFile(st, s.fileID) {
+	if st, err := s.opts.fs().Lstat(s.file); err != nil || !vfs.SameFile(st, s.fileID) {
 		return fmt.Errorf("append to %s: %w", s.file, ErrVanished)
 	}
 	return nil

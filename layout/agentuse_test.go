@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // The expected names below come from AgentUse's sanitizeAgentName run in
@@ -168,7 +170,7 @@ func TestGitShowTopLevel(t *testing.T) {
 		t.Skipf("git is not usable here: %v", err)
 	}
 	sub := filepath.Join(dir, "packages", "app")
-	if err := OS().MkdirAll(sub, DirMode); err != nil {
+	if err := vfs.OS().MkdirAll(sub, vfs.DirMode); err != nil {
 		t.Fatal(err)
 	}
 	got, err = AgentUseHashSource(ctx, sub, GitShowTopLevel)

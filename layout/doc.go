@@ -42,17 +42,11 @@
 // (codec.go: no HTML escaping, U+2028 and U+2029 raw, JavaScript number
 // formatting, property order), so sessctl writes the bytes pi writes.
 // Canonical re-encodes caller data the same way; values a double cannot
-// hold exactly are kept as written. Whole files are replaced atomically
-// (WriteFileAtomic: temporary file, fsync, rename, fsync of the directory,
-// new directories made durable too); files are created 0600 and
-// directories 0700, never through a symbolic link.
+// hold exactly are kept as written. Lines carry no checksum: a torn tail is
+// recognised by the missing newline and the failed parse, but bit rot
+// inside a string would go unnoticed.
 //
-// # Durability and the filesystem seam
-//
-// Every write goes through FS, so tests can run the engine on CrashFS (which
-// keeps synced and unsynced data apart and simulates power cuts, torn
-// writes included) or FaultFS (which fails the Nth operation of a kind,
-// ENOSPC included). Lines carry no checksum: a torn tail is recognised by
-// the missing newline and the failed parse, but bit rot inside a string
-// would go unnoticed.
+// Files are written through the filesystem seam, package layout/vfs
+// (atomic replace, 0600 files and 0700 directories, never through a
+// symbolic link); its test filesystems are in layout/vfs/vfstest.
 package layout

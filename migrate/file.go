@@ -12,12 +12,13 @@ import (
 	"strconv"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // FileOptions configure File.
 type FileOptions struct {
-	// FS is the filesystem; nil means layout.OS().
-	FS layout.FS
+	// FS is the filesystem; nil means vfs.OS().
+	FS vfs.FS
 	// DryRun computes the result without writing anything.
 	DryRun bool
 	// NoBackup skips keeping the original as <file>.v<N>.bak.
@@ -48,7 +49,7 @@ func BackupPath(path string, v float64) string {
 // needs migrating: version 3 files are left alone, a version above 3 is
 // refused with a *layout.VersionError, a file without a valid header with
 // a *layout.CorruptError. A file that needs migrating but may not be
-// rewritten (see layout.CheckReplace: read-only, not writable by the
+// rewritten (see vfs.CheckReplace: read-only, not writable by the
 // caller, a link or special file) is refused before anything is written;
 // a dry run reports the same refusal.
 //
@@ -56,7 +57,7 @@ func BackupPath(path string, v float64) string {
 func File(ctx context.Context, path string, opts FileOptions) (res FileResult, err error) {
 	fsys := opts.FS
 	if fsys == nil {
-		fsys = layout.OS()
+		fsys = vfs.OS()
 	}
 	res.Path = path
 	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
@@ -69,17 +70,17 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 	if err != nil || !Needed(v) {
 		return res, err
 	}
-	orig, err := layout.CheckReplace(fsys, path)
+	orig, err := vfs.CheckReplace(fsys, path)
 	if err != nil {
 		return res, err
 	}
 
 	var out writeTarget
 	var tmp string
-	var tf layout.File
+	var tf vfs.File
 	if !opts.DryRun {
-		tmp = layout.TempName(path)
-		tf, err = fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+		tmp = vfs.TempName(path)
+		tf, err = fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 		if err != nil {
 			return res, fmt.Errorf("create temporary file for %s: %w", path, err)
 		}
@@ -112,7 +113,7 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 		}
 		return res, nil
 	}
-	if err = layout.KeepAttrs(tf, path, orig); err != nil {
+	if err = vfs.KeepAttrs(tf, path, orig); err != nil {
 		return res, err
 	}
 	if err = tf.Sync(); err != nil {
@@ -144,9 +145,9 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 // header, reading nothing after it: a *layout.CorruptError when it has no
 // valid header, a *layout.VersionError when the version is newer than
 // this code knows. It takes no lock and writes nothing.
-func FileVersion(ctx context.Context, fsys layout.FS, path string) (float64, error) {
+func FileVersion(ctx context.Context, fsys vfs.FS, path string) (float64, error) {
 	if fsys == nil {
-		fsys = layout.OS()
+		fsys = vfs.OS()
 	}
 	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
@@ -156,7 +157,7 @@ func FileVersion(ctx context.Context, fsys layout.FS, path string) (float64, err
 	return fileVersion(ctx, path, f)
 }
 
-func fileVersion(ctx context.Context, path string, f layout.File) (float64, error) {
+func fileVersion(ctx context.Context, path string, f vfs.File) (float64, error) {
 	v, err := Version(ctx, io.NewSectionReader(f, 0, math.MaxInt64))
 	switch {
 	case errors.Is(err, ErrNoHeader):
@@ -171,7 +172,7 @@ func fileVersion(ctx context.Context, path string, f layout.File) (float64, erro
 
 // linkBackup hard-links the original to its backup name, adding a counter
 // when an older backup already has that name.
-func linkBackup(fsys layout.FS, path string, v float64) (string, error) {
+func linkBackup(fsys vfs.FS, path string, v float64) (string, error) {
 	base := BackupPath(path, v)
 	name := base
 	for i := 1; ; i++ {

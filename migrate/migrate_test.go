@@ -15,6 +15,8 @@ import (
 
 	"github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
 )
@@ -182,15 +184,15 @@ func TestFileCrashLeavesOriginalOrResult(t *testing.T) {
 	}
 	const path = "store/s.jsonl"
 	for step := 1; ; step++ {
-		cfs := layout.NewCrashFS()
-		if err := layout.WriteFileAtomic(cfs, path, []byte(v1File), layout.FileMode); err != nil {
+		cfs := vfstest.NewCrashFS()
+		if err := vfs.WriteFileAtomic(cfs, path, []byte(v1File), vfs.FileMode); err != nil {
 			t.Fatal(err)
 		}
-		ffs := layout.NewFaultFS(cfs)
+		ffs := vfstest.NewFaultFS(cfs)
 		calls := 0
-		var clones []*layout.CrashFS
+		var clones []*vfstest.CrashFS
 		rng := rand.New(rand.NewPCG(uint64(step), 7))
-		ffs.SetHook(func(op layout.Op, _ string) error {
+		ffs.SetHook(func(op vfstest.Op, _ string) error {
 			if op.Mutates() {
 				calls++
 				if calls == step {

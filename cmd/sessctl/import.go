@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/sources"
 )
@@ -324,10 +325,10 @@ func (r *importRun) store(src migrate.Source, path string) {
 			continue
 		}
 		conv, err := st.Convert(r.e.ctx, ref)
-		if errors.Is(err, layout.ErrNotRegular) {
+		if errors.Is(err, vfs.ErrNotRegular) {
 			// A named pipe or device with a session's name: skipped and
 			// reported like a damaged file, never waited on.
-			err = &migrate.Damage{Path: ref.Path, Err: layout.ErrNotRegular}
+			err = &migrate.Damage{Path: ref.Path, Err: vfs.ErrNotRegular}
 		}
 		if err != nil {
 			if !r.damage(err) {
@@ -424,7 +425,7 @@ func (r *importRun) write(s *migrate.Imported) {
 	}
 	var err error
 	if r.dryRun {
-		cur, rerr := layout.ReadRegular(path)
+		cur, rerr := vfs.ReadRegular(path)
 		switch {
 		case errors.Is(rerr, os.ErrNotExist):
 			line.Status = "new"

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // An export written with -o goes into a temporary file beside its target
@@ -95,7 +96,7 @@ const maxHeaderProbe = 64 << 10
 // Lstat) begins with a session header line. It opens the file without
 // following links or blocking, and checks it is still the file fi.
 func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|layout.NoFollow|nonBlock, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|vfs.NoFollow|nonBlock, 0)
 	if err != nil {
 		return false, err
 	}
@@ -171,8 +172,8 @@ func createOutput(path, source string, force bool) (*outputFile, error) {
 	if err := checkOutputTarget(path, source, force); err != nil {
 		return nil, err
 	}
-	tmp := layout.TempName(path)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	tmp := vfs.TempName(path)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
@@ -199,7 +200,7 @@ func (o *outputFile) commit() error {
 		_ = os.Remove(o.tmp)
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
-	if err := layout.OS().SyncDir(filepath.Dir(o.path)); err != nil {
+	if err := vfs.OS().SyncDir(filepath.Dir(o.path)); err != nil {
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -116,7 +117,7 @@ func runRepair(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	data, err := layout.ReadRegular(path)
+	data, err := vfs.ReadRegular(path)
 	if err != nil {
 		return e.fail(fmt.Errorf("repair %s: %w", path, err))
 	}
@@ -220,9 +221,9 @@ func writeNew(orig, target string, data []byte) error {
 	if _, err := os.Lstat(target); err == nil {
 		return fmt.Errorf("%s: %w", target, fs.ErrExist)
 	}
-	fsys := layout.OS()
-	tmp := layout.TempName(target)
-	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow, layout.FileMode)
+	fsys := vfs.OS()
+	tmp := vfs.TempName(target)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", tmp, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Sessions are named like git objects: by path, by full id, or by a unique
@@ -182,7 +183,7 @@ func idFromName(name string) string {
 
 // headerID reads the session id from the first line of a file.
 func headerID(path string) string {
-	f, err := layout.OpenRegular(path)
+	f, err := vfs.OpenRegular(path)
 	if err != nil {
 		return ""
 	}

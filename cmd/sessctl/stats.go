@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -142,7 +143,7 @@ func statsAll(e *env, store string, asJSON bool) int {
 		if d.IsDir() || !layout.IsSessionFileName(d.Name()) {
 			return nil
 		}
-		data, err := layout.ReadRegular(p)
+		data, err := vfs.ReadRegular(p)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", p, err)
 			skipped++

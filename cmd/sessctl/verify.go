@@ -17,6 +17,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
 )
@@ -119,7 +120,7 @@ func runVerify(e *env, args []string) int {
 		}
 	}
 	check := func(path string) {
-		data, err := layout.ReadRegular(path)
+		data, err := vfs.ReadRegular(path)
 		if err != nil {
 			w.Flush()
 			worse(e.fail(fmt.Errorf("verify %s: %w", path, err)))
@@ -184,7 +185,7 @@ func sessionFilesUnder(dir string) ([]string, error) {
 		if d.IsDir() && d.Name() == ".trash" && p != dir {
 			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
 		}
-		if !d.IsDir() && layout.IsSessionFileName(d.Name()) && !layout.IsTempName(d.Name()) {
+		if !d.IsDir() && layout.IsSessionFileName(d.Name()) && !vfs.IsTempName(d.Name()) {
 			out = append(out, p)
 		}
 		return nil

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // IsDir reports whether p is a directory (following symbolic links).
@@ -56,12 +56,12 @@ func Find(root string, maxDepth int, first bool, match func(d fs.DirEntry) bool)
 // Open opens a source file for reading. Only a regular file is opened: a
 // named pipe, socket or device with a source's file name is refused at
 // once with an error naming it, instead of waiting forever for a writer
-// (see layout.OpenRegular).
-func Open(path string) (*os.File, error) { return layout.OpenRegular(path) }
+// (see vfs.OpenRegular).
+func Open(path string) (*os.File, error) { return vfs.OpenRegular(path) }
 
 // ReadFile reads a whole source file, which must be a regular file (see
 // Open).
-func ReadFile(path string) ([]byte, error) { return layout.ReadRegular(path) }
+func ReadFile(path string) ([]byte, error) { return vfs.ReadRegular(path) }
 
 // IsFile reports whether p is a regular file (following symbolic links).
 func IsFile(p string) bool {

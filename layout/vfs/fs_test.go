@@ -1,4 +1,4 @@
-package layout_test
+package vfs_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // TestOSReadOnlyOpen checks the read-only open path of the real filesystem
@@ -21,7 +21,7 @@ func TestOSReadOnlyOpen(t *testing.T) {
 	if err := os.WriteFile(path, []byte("line\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fsys := layout.OS()
+	fsys := vfs.OS()
 	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestOSReadOnlyOpen(t *testing.T) {
 	if err := os.Symlink(path, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fsys.OpenFile(link, os.O_RDONLY|layout.NoFollow, 0); !errors.Is(err, syscall.ELOOP) {
+	if _, err := fsys.OpenFile(link, os.O_RDONLY|vfs.NoFollow, 0); !errors.Is(err, syscall.ELOOP) {
 		t.Fatalf("symlink with NoFollow: %v, want ELOOP", err)
 	}
 	if f, err := fsys.OpenFile(link, os.O_RDONLY, 0); err != nil {

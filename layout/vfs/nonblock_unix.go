@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package layout
+package vfs
 
 import "syscall"
 

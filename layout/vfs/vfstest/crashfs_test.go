@@ -1,4 +1,4 @@
-package layout_test
+package vfstest_test
 
 import (
 	"errors"
@@ -16,48 +16,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
-// dump returns every file and directory under root as path -> contents
-// ("<dir>" for directories), through the FS interface only.
-func dump(t *testing.T, fsys layout.FS, root string) map[string]string {
+// dump returns vfstest.Dump of root, failing the test on an error.
+func dump(t *testing.T, fsys vfs.FS, root string) map[string]string {
 	t.Helper()
-	out := make(map[string]string)
-	var walk func(dir string)
-	walk = func(dir string) {
-		ents, err := fsys.ReadDir(dir)
-		if err != nil {
-			t.Fatalf("ReadDir(%s): %v", dir, err)
-		}
-		if !slices.IsSortedFunc(ents, func(a, b fs.DirEntry) int {
-			if a.Name() < b.Name() {
-				return -1
-			}
-			return 1
-		}) {
-			t.Errorf("ReadDir(%s) is not sorted by name", dir)
-		}
-		for _, e := range ents {
-			p := filepath.Join(dir, e.Name())
-			rel, _ := filepath.Rel(root, p)
-			if e.IsDir() {
-				out[rel] = "<dir>"
-				walk(p)
-				continue
-			}
-			data, err := fsys.ReadFile(p)
-			if err != nil {
-				t.Fatalf("ReadFile(%s): %v", p, err)
-			}
-			out[rel] = string(data)
-		}
+	out, err := vfstest.Dump(fsys, root)
+	if err != nil {
+		t.Fatal(err)
 	}
-	walk(root)
 	return out
 }
 
-func mustWriteFile(t *testing.T, fsys layout.FS, name, data string, sync bool) {
+func mustWriteFile(t *testing.T, fsys vfs.FS, name, data string, sync bool) {
 	t.Helper()
 	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -76,7 +49,7 @@ func mustWriteFile(t *testing.T, fsys layout.FS, name, data string, sync bool) {
 	}
 }
 
-func appendFile(t *testing.T, fsys layout.FS, name, data string, sync bool) {
+func appendFile(t *testing.T, fsys vfs.FS, name, data string, sync bool) {
 	t.Helper()
 	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -130,7 +103,7 @@ func errShape(err error) string {
 }
 
 // setupTree makes d/, d/f ("hello"), d/sub/ and d/sub/x under root.
-func setupTree(t *testing.T, fsys layout.FS, root string) {
+func setupTree(t *testing.T, fsys vfs.FS, root string) {
 	t.Helper()
 	must(t, fsys.MkdirAll(filepath.Join(root, "d", "sub"), 0o700))
 	mustWriteFile(t, fsys, filepath.Join(root, "d", "f"), "hello", true)
@@ -141,9 +114,9 @@ func setupTree(t *testing.T, fsys layout.FS, root string) {
 // operations on the real filesystem and on a CrashFS and compares the
 // errors: type, operation and errno.
 func TestCrashFSErrorsMatchOS(t *testing.T) {
-	type op func(fsys layout.FS, p func(string) string) error
+	type op func(fsys vfs.FS, p func(string) string) error
 	open := func(name string, flag int) op {
-		return func(fsys layout.FS, p func(string) string) error {
+		return func(fsys vfs.FS, p func(string) string) error {
 			f, err := fsys.OpenFile(p(name), flag, 0o600)
 			if err == nil {
 				_ = f.Close()
@@ -151,8 +124,8 @@ func TestCrashFSErrorsMatchOS(t *testing.T) {
 			return err
 		}
 	}
-	onFile := func(name string, flag int, do func(f layout.File) error) op {
-		return func(fsys layout.FS, p func(string) string) error {
+	onFile := func(name string, flag int, do func(f vfs.File) error) op {
+		return func(fsys vfs.FS, p func(string) string) error {
 			f, err := fsys.OpenFile(p(name), flag, 0o600)
 			if err != nil {
 				return fmt.Errorf("setup: %w", err)
@@ -169,129 +142,129 @@ func TestCrashFSErrorsMatchOS(t *testing.T) {
 		{"open in missing dir", open("d/nodir/f", os.O_WRONLY|os.O_CREATE)},
 		{"create through a file", open("d/f/g", os.O_WRONLY|os.O_CREATE)},
 		{"create exclusive existing", open("d/f", os.O_WRONLY|os.O_CREATE|os.O_EXCL)},
-		{"create exclusive new", open("d/new", os.O_WRONLY|os.O_CREATE|os.O_EXCL|layout.NoFollow)},
+		{"create exclusive new", open("d/new", os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow)},
 		{"open dir for writing", open("d/sub", os.O_WRONLY)},
 		{"open dir read-only", open("d/sub", os.O_RDONLY)},
-		{"read dir handle", onFile("d/sub", os.O_RDONLY, func(f layout.File) error {
+		{"read dir handle", onFile("d/sub", os.O_RDONLY, func(f vfs.File) error {
 			_, err := f.Read(make([]byte, 4))
 			return err
 		})},
-		{"read file", func(fsys layout.FS, p func(string) string) error {
+		{"read file", func(fsys vfs.FS, p func(string) string) error {
 			_, err := fsys.ReadFile(p("d/f"))
 			return err
 		}},
-		{"read missing file", func(fsys layout.FS, p func(string) string) error {
+		{"read missing file", func(fsys vfs.FS, p func(string) string) error {
 			_, err := fsys.ReadFile(p("d/nope"))
 			return err
 		}},
-		{"read directory as file", func(fsys layout.FS, p func(string) string) error {
+		{"read directory as file", func(fsys vfs.FS, p func(string) string) error {
 			_, err := fsys.ReadFile(p("d"))
 			return err
 		}},
-		{"rename missing", func(fsys layout.FS, p func(string) string) error {
+		{"rename missing", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Rename(p("d/nope"), p("d/g"))
 		}},
-		{"rename into missing dir", func(fsys layout.FS, p func(string) string) error {
+		{"rename into missing dir", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Rename(p("d/f"), p("d/nodir/g"))
 		}},
-		{"rename file over dir", func(fsys layout.FS, p func(string) string) error {
+		{"rename file over dir", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Rename(p("d/f"), p("d/sub"))
 		}},
-		{"rename dir over file", func(fsys layout.FS, p func(string) string) error {
+		{"rename dir over file", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Rename(p("d/sub"), p("d/f"))
 		}},
-		{"rename dir into itself", func(fsys layout.FS, p func(string) string) error {
+		{"rename dir into itself", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Rename(p("d/sub"), p("d/sub/inner"))
 		}},
-		{"rename onto itself", func(fsys layout.FS, p func(string) string) error {
+		{"rename onto itself", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Rename(p("d/f"), p("d/f"))
 		}},
-		{"rename over file", func(fsys layout.FS, p func(string) string) error {
+		{"rename over file", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Rename(p("d/sub/x"), p("d/f"))
 		}},
-		{"link existing target", func(fsys layout.FS, p func(string) string) error {
+		{"link existing target", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Link(p("d/sub/x"), p("d/f"))
 		}},
-		{"link missing", func(fsys layout.FS, p func(string) string) error {
+		{"link missing", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Link(p("d/nope"), p("d/g"))
 		}},
-		{"link dir", func(fsys layout.FS, p func(string) string) error {
+		{"link dir", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Link(p("d/sub"), p("d/g"))
 		}},
-		{"link ok", func(fsys layout.FS, p func(string) string) error {
+		{"link ok", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Link(p("d/f"), p("d/g"))
 		}},
-		{"remove missing", func(fsys layout.FS, p func(string) string) error {
+		{"remove missing", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Remove(p("d/nope"))
 		}},
-		{"remove non-empty dir", func(fsys layout.FS, p func(string) string) error {
+		{"remove non-empty dir", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Remove(p("d/sub"))
 		}},
-		{"remove file", func(fsys layout.FS, p func(string) string) error {
+		{"remove file", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.Remove(p("d/f"))
 		}},
-		{"mkdirall through file", func(fsys layout.FS, p func(string) string) error {
+		{"mkdirall through file", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.MkdirAll(p("d/f/g"), 0o700)
 		}},
-		{"mkdirall existing", func(fsys layout.FS, p func(string) string) error {
+		{"mkdirall existing", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.MkdirAll(p("d/sub"), 0o700)
 		}},
-		{"stat missing", func(fsys layout.FS, p func(string) string) error {
+		{"stat missing", func(fsys vfs.FS, p func(string) string) error {
 			_, err := fsys.Stat(p("d/nope"))
 			return err
 		}},
-		{"lstat through file", func(fsys layout.FS, p func(string) string) error {
+		{"lstat through file", func(fsys vfs.FS, p func(string) string) error {
 			_, err := fsys.Lstat(p("d/f/g"))
 			return err
 		}},
-		{"readdir missing", func(fsys layout.FS, p func(string) string) error {
+		{"readdir missing", func(fsys vfs.FS, p func(string) string) error {
 			_, err := fsys.ReadDir(p("d/nope"))
 			return err
 		}},
-		{"readdir file", func(fsys layout.FS, p func(string) string) error {
+		{"readdir file", func(fsys vfs.FS, p func(string) string) error {
 			_, err := fsys.ReadDir(p("d/f"))
 			return err
 		}},
-		{"syncdir missing", func(fsys layout.FS, p func(string) string) error {
+		{"syncdir missing", func(fsys vfs.FS, p func(string) string) error {
 			return fsys.SyncDir(p("d/nope"))
 		}},
-		{"write read-only handle", onFile("d/f", os.O_RDONLY, func(f layout.File) error {
+		{"write read-only handle", onFile("d/f", os.O_RDONLY, func(f vfs.File) error {
 			_, err := f.Write([]byte("x"))
 			return err
 		})},
-		{"read write-only handle", onFile("d/f", os.O_WRONLY, func(f layout.File) error {
+		{"read write-only handle", onFile("d/f", os.O_WRONLY, func(f vfs.File) error {
 			_, err := f.Read(make([]byte, 1))
 			return err
 		})},
-		{"read at EOF", onFile("d/f", os.O_RDONLY, func(f layout.File) error {
+		{"read at EOF", onFile("d/f", os.O_RDONLY, func(f vfs.File) error {
 			if _, err := io.ReadAll(f); err != nil {
 				return err
 			}
 			_, err := f.Read(make([]byte, 1))
 			return err
 		})},
-		{"readat past end", onFile("d/f", os.O_RDONLY, func(f layout.File) error {
+		{"readat past end", onFile("d/f", os.O_RDONLY, func(f vfs.File) error {
 			_, err := f.ReadAt(make([]byte, 10), 2)
 			return err
 		})},
-		{"truncate read-only handle", onFile("d/f", os.O_RDONLY, func(f layout.File) error {
+		{"truncate read-only handle", onFile("d/f", os.O_RDONLY, func(f vfs.File) error {
 			return f.Truncate(1)
 		})},
-		{"truncate negative", onFile("d/f", os.O_WRONLY, func(f layout.File) error {
+		{"truncate negative", onFile("d/f", os.O_WRONLY, func(f vfs.File) error {
 			return f.Truncate(-1)
 		})},
-		{"close twice", onFile("d/f", os.O_RDONLY, func(f layout.File) error {
+		{"close twice", onFile("d/f", os.O_RDONLY, func(f vfs.File) error {
 			if err := f.Close(); err != nil {
 				return err
 			}
 			return f.Close()
 		})},
-		{"write after close", onFile("d/f", os.O_WRONLY, func(f layout.File) error {
+		{"write after close", onFile("d/f", os.O_WRONLY, func(f vfs.File) error {
 			_ = f.Close()
 			_, err := f.Write([]byte("x"))
 			return err
 		})},
-		{"sync after close", onFile("d/f", os.O_WRONLY, func(f layout.File) error {
+		{"sync after close", onFile("d/f", os.O_WRONLY, func(f vfs.File) error {
 			_ = f.Close()
 			return f.Sync()
 		})},
@@ -299,11 +272,11 @@ func TestCrashFSErrorsMatchOS(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			osfs := layout.OS()
+			osfs := vfs.OS()
 			setupTree(t, osfs, root)
 			want := errShape(tc.op(osfs, func(s string) string { return filepath.Join(root, s) }))
 
-			cfs := layout.NewCrashFS()
+			cfs := vfstest.NewCrashFS()
 			setupTree(t, cfs, "/r")
 			got := errShape(tc.op(cfs, func(s string) string { return filepath.Join("/r", s) }))
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -323,14 +296,14 @@ func TestCrashFSRandomOpsMatchOS(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			root := t.TempDir()
-			cfs := layout.NewCrashFS()
+			cfs := vfstest.NewCrashFS()
 			must(t, cfs.MkdirAll("/r", 0o700))
 			type side struct {
-				fsys  layout.FS
+				fsys  vfs.FS
 				root  string
-				files map[int]layout.File
+				files map[int]vfs.File
 			}
-			sides := []*side{{layout.OS(), root, map[int]layout.File{}}, {cfs, "/r", map[int]layout.File{}}}
+			sides := []*side{{vfs.OS(), root, map[int]vfs.File{}}, {cfs, "/r", map[int]vfs.File{}}}
 			rng := rand.New(rand.NewPCG(seed, 0))
 			for step := range 300 {
 				kind := rng.IntN(12)
@@ -349,7 +322,7 @@ func TestCrashFSRandomOpsMatchOS(t *testing.T) {
 					var read string
 					switch kind {
 					case 0:
-						var f layout.File
+						var f vfs.File
 						if f, err = s.fsys.OpenFile(p(n1), flag, 0o600); err == nil {
 							if old := s.files[h]; old != nil {
 								_ = old.Close()
@@ -426,26 +399,26 @@ func TestCrashFSRandomOpsMatchOS(t *testing.T) {
 func TestCrashFSDurability(t *testing.T) {
 	cases := []struct {
 		name string
-		do   func(t *testing.T, c *layout.CrashFS)
+		do   func(t *testing.T, c *vfstest.CrashFS)
 		want map[string]string
 	}{
 		{
 			name: "new file without any sync",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "data", false)
 			},
 			want: map[string]string{"d": "<dir>"},
 		},
 		{
 			name: "file contents synced but not its name",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "data", true)
 			},
 			want: map[string]string{"d": "<dir>"},
 		},
 		{
 			name: "name synced but not the contents: an empty file",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "data", false)
 				must(t, c.SyncDir("/d"))
 			},
@@ -453,7 +426,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "contents and name synced",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "data", true)
 				must(t, c.SyncDir("/d"))
 			},
@@ -461,7 +434,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "unsynced append is lost",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "line1\n", true)
 				must(t, c.SyncDir("/d"))
 				appendFile(t, c, "/d/f", "line2\n", false)
@@ -470,7 +443,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "unsynced truncate is lost",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "line1\nli", true)
 				must(t, c.SyncDir("/d"))
 				f, err := c.OpenFile("/d/f", os.O_WRONLY, 0)
@@ -482,7 +455,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "rename without directory sync stays at the old name",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/tmp", "new", true)
 				must(t, c.SyncDir("/d"))
 				must(t, c.Rename("/d/tmp", "/d/f"))
@@ -491,7 +464,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "rename with directory sync",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "old", true)
 				mustWriteFile(t, c, "/d/tmp", "new", true)
 				must(t, c.SyncDir("/d"))
@@ -502,7 +475,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "remove without directory sync",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "data", true)
 				must(t, c.SyncDir("/d"))
 				must(t, c.Remove("/d/f"))
@@ -511,7 +484,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "link with directory sync shares the file",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				mustWriteFile(t, c, "/d/f", "data", true)
 				must(t, c.Link("/d/f", "/d/g"))
 				must(t, c.SyncDir("/d"))
@@ -521,7 +494,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "new directory whose parent was not synced vanishes with its synced files",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				must(t, c.MkdirAll("/d/new/deeper", 0o700))
 				mustWriteFile(t, c, "/d/new/deeper/f", "data", true)
 				must(t, c.SyncDir("/d/new/deeper"))
@@ -531,7 +504,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "new directory with every parent synced",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				must(t, c.MkdirAll("/d/new/deeper", 0o700))
 				mustWriteFile(t, c, "/d/new/deeper/f", "data", true)
 				must(t, c.SyncDir("/d/new/deeper"))
@@ -542,7 +515,7 @@ func TestCrashFSDurability(t *testing.T) {
 		},
 		{
 			name: "O_SYNC writes are durable",
-			do: func(t *testing.T, c *layout.CrashFS) {
+			do: func(t *testing.T, c *vfstest.CrashFS) {
 				f, err := c.OpenFile("/d/f", os.O_WRONLY|os.O_CREATE|os.O_SYNC, 0o600)
 				must(t, err)
 				_, err = f.Write([]byte("synced"))
@@ -555,7 +528,7 @@ func TestCrashFSDurability(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := layout.NewCrashFS()
+			c := vfstest.NewCrashFS()
 			must(t, c.MkdirAll("/d", 0o700))
 			must(t, c.SyncDir("/"))
 			tc.do(t, c)
@@ -579,7 +552,7 @@ func TestCrashFSDurability(t *testing.T) {
 // survive in order, and every outcome does occur.
 func TestCrashFSRandomCrashes(t *testing.T) {
 	t.Run("torn append keeps a prefix", func(t *testing.T) {
-		c := layout.NewCrashFS()
+		c := vfstest.NewCrashFS()
 		mustWriteFile(t, c, "/f", "synced|", true)
 		must(t, c.SyncDir("/"))
 		appendFile(t, c, "/f", "appended-bytes", false)
@@ -605,7 +578,7 @@ func TestCrashFSRandomCrashes(t *testing.T) {
 		}
 	})
 	t.Run("rename is atomic", func(t *testing.T) {
-		c := layout.NewCrashFS()
+		c := vfstest.NewCrashFS()
 		must(t, c.MkdirAll("/d", 0o700))
 		must(t, c.SyncDir("/"))
 		mustWriteFile(t, c, "/d/old", "x", true)
@@ -629,7 +602,7 @@ func TestCrashFSRandomCrashes(t *testing.T) {
 		}
 	})
 	t.Run("directory changes survive in order", func(t *testing.T) {
-		c := layout.NewCrashFS()
+		c := vfstest.NewCrashFS()
 		must(t, c.MkdirAll("/d", 0o700))
 		must(t, c.SyncDir("/"))
 		for _, n := range []string{"1", "2", "3"} {
@@ -656,7 +629,7 @@ func TestCrashFSRandomCrashes(t *testing.T) {
 		}
 	})
 	t.Run("same seed gives the same state", func(t *testing.T) {
-		c := layout.NewCrashFS()
+		c := vfstest.NewCrashFS()
 		for i := range 20 {
 			dir := fmt.Sprintf("/d%d", i%3)
 			must(t, c.MkdirAll(dir, 0o700))
@@ -677,7 +650,7 @@ func TestCrashFSRandomCrashes(t *testing.T) {
 // do not share contents and that open handles keep working on the
 // original.
 func TestCrashFSCloneIsIndependent(t *testing.T) {
-	c := layout.NewCrashFS()
+	c := vfstest.NewCrashFS()
 	f, err := c.OpenFile("/f", os.O_RDWR|os.O_CREATE, 0o600)
 	must(t, err)
 	_, err = f.Write([]byte("abc"))
@@ -698,7 +671,7 @@ func TestCrashFSCloneIsIndependent(t *testing.T) {
 }
 
 func TestCrashFSUnsynced(t *testing.T) {
-	c := layout.NewCrashFS()
+	c := vfstest.NewCrashFS()
 	must(t, c.MkdirAll("/a/b", 0o700))
 	mustWriteFile(t, c, "/a/b/f", "x", false)
 	mustWriteFile(t, c, "/a/g", "y", true)
@@ -714,17 +687,17 @@ func TestCrashFSUnsynced(t *testing.T) {
 	}
 }
 
-// TestSameFile checks layout.SameFile on both filesystems: hard links are
+// TestSameFile checks vfs.SameFile on both filesystems: hard links are
 // the same file, equal contents are not, and a name replaced by rename
 // names another file.
 func TestSameFile(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		fsys layout.FS
+		fsys vfs.FS
 		root string
 	}{
-		{"os", layout.OS(), t.TempDir()},
-		{"crashfs", layout.NewCrashFS(), "/"},
+		{"os", vfs.OS(), t.TempDir()},
+		{"crashfs", vfstest.NewCrashFS(), "/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := func(n string) string { return filepath.Join(tc.root, n) }
@@ -738,17 +711,17 @@ func TestSameFile(t *testing.T) {
 				return fi
 			}
 			f := st("f")
-			if !layout.SameFile(f, st("g")) {
+			if !vfs.SameFile(f, st("g")) {
 				t.Error("a hard link is not the same file")
 			}
-			if layout.SameFile(f, st("h")) {
+			if vfs.SameFile(f, st("h")) {
 				t.Error("two files with the same contents are the same file")
 			}
 			must(t, c.Rename(p("h"), p("f")))
-			if layout.SameFile(f, st("f")) {
+			if vfs.SameFile(f, st("f")) {
 				t.Error("a file replaced by rename is still the same file")
 			}
-			if !layout.SameFile(f, st("g")) {
+			if !vfs.SameFile(f, st("g")) {
 				t.Error("the link lost its identity after the rename")
 			}
 		})
@@ -759,7 +732,7 @@ func TestSameFile(t *testing.T) {
 // shared O_APPEND handle and some through their own, and checks that no
 // write is lost or interleaved (run with -race).
 func TestCrashFSConcurrent(t *testing.T) {
-	c := layout.NewCrashFS()
+	c := vfstest.NewCrashFS()
 	shared, err := c.OpenFile("/log", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	must(t, err)
 	var wg sync.WaitGroup
@@ -824,7 +797,7 @@ func splitLines(s string) []string {
 // TestCrashFSPaths checks that relative and unclean names reach the same
 // files as clean absolute ones.
 func TestCrashFSPaths(t *testing.T) {
-	c := layout.NewCrashFS()
+	c := vfstest.NewCrashFS()
 	must(t, c.MkdirAll("a/b", 0o700))
 	mustWriteFile(t, c, "/a/./b/../b/f", "x", true)
 	for _, n := range []string{"/a/b/f", "a/b/f", "//a//b/f", path.Join("/a", "..", "a", "b", "f")} {

@@ -1,4 +1,4 @@
-package layout
+package vfs
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package layout
+package vfstest
 
 import (
 	"io"
@@ -13,9 +13,11 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// CrashFS is an in-memory FS that remembers what a power cut would keep,
+// CrashFS is an in-memory vfs.FS that remembers what a power cut would keep,
 // for crash tests (the idea of pebble's vfs.NewCrashableMem and CrashClone).
 //
 // It keeps two views of everything. The running view is what the
@@ -43,7 +45,7 @@ import (
 // addition in the other, which a crash may split; sessctl never does one.)
 //
 // Paths are slash-separated; relative names are taken from the root, which
-// always exists. Symbolic links do not exist, so NoFollow changes nothing.
+// always exists. Symbolic links do not exist, so vfs.NoFollow changes nothing.
 // Errors are the os package's: *fs.PathError (*os.LinkError for Rename and
 // Link) wrapping the syscall.Errno the kernel would return, so errors.Is
 // with fs.ErrNotExist, fs.ErrExist and friends works. A CrashFS is safe for
@@ -54,13 +56,13 @@ type CrashFS struct {
 	nextID uint64
 }
 
-var _ FS = (*CrashFS)(nil)
+var _ vfs.FS = (*CrashFS)(nil)
 
 // NewCrashFS returns an empty CrashFS holding only the root directory,
 // which is durable.
 func NewCrashFS() *CrashFS {
 	c := &CrashFS{}
-	c.root = c.newNode(fs.ModeDir | DirMode)
+	c.root = c.newNode(fs.ModeDir | vfs.DirMode)
 	return c
 }
 
@@ -183,10 +185,10 @@ func (c *CrashFS) parentOf(elems []string) (*crashNode, string, error) {
 
 // OpenFile opens or creates a file. It honours O_RDONLY, O_WRONLY,
 // O_RDWR, O_CREATE, O_EXCL, O_TRUNC, O_APPEND and O_SYNC (every write is
-// synced); other flags, NoFollow among them, are ignored. Opening a
+// synced); other flags, vfs.NoFollow among them, are ignored. Opening a
 // directory fails with EISDIR, as the real FS's OpenFile refuses
 // everything but regular files.
-func (c *CrashFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
+func (c *CrashFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	elems := clean(name)
@@ -501,7 +503,7 @@ func (c *CrashFS) Unsynced() []string {
 }
 
 // crashInfo is the fs.FileInfo of a CrashFS file. SameFile compares the
-// files themselves (see layout.SameFile).
+// files themselves (see vfs.SameFile).
 type crashInfo struct {
 	name  string
 	size  int64

@@ -1,4 +1,4 @@
-package layout_test
+package vfs_test
 
 import (
 	"errors"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
 // TestWritesInNewDirectoriesSurviveACrash checks that a directory created
@@ -17,49 +18,51 @@ import (
 func TestWritesInNewDirectoriesSurviveACrash(t *testing.T) {
 	cases := []struct {
 		name string
-		do   func(t *testing.T, c *layout.CrashFS)
+		do   func(t *testing.T, c *vfstest.CrashFS)
 		want map[string]string
 	}{
 		{
 			name: "MkdirAllSync of nested directories",
-			do: func(t *testing.T, c *layout.CrashFS) {
-				must(t, layout.MkdirAllSync(c, "/base/a/b", 0o700))
+			do: func(t *testing.T, c *vfstest.CrashFS) {
+				must(t, vfs.MkdirAllSync(c, "/base/a/b", 0o700))
 			},
 			want: map[string]string{"base": "<dir>", "base/a": "<dir>", "base/a/b": "<dir>"},
 		},
 		{
 			name: "MkdirAllSync of an existing directory",
-			do: func(t *testing.T, c *layout.CrashFS) {
-				must(t, layout.MkdirAllSync(c, "/base", 0o700))
+			do: func(t *testing.T, c *vfstest.CrashFS) {
+				must(t, vfs.MkdirAllSync(c, "/base", 0o700))
 			},
 			want: map[string]string{"base": "<dir>"},
 		},
 		{
 			name: "WriteFileAtomic into a new directory",
-			do: func(t *testing.T, c *layout.CrashFS) {
-				must(t, layout.WriteFileAtomic(c, "/base/sessions/s.jsonl", []byte("data\n"), layout.FileMode))
+			do: func(t *testing.T, c *vfstest.CrashFS) {
+				must(t, vfs.WriteFileAtomic(c, "/base/sessions/s.jsonl", []byte("data\n"), vfs.FileMode))
 			},
 			want: map[string]string{"base": "<dir>", "base/sessions": "<dir>", "base/sessions/s.jsonl": "data\n"},
 		},
 		{
 			name: "WriteFileAtomic replacing a file",
-			do: func(t *testing.T, c *layout.CrashFS) {
-				must(t, layout.WriteFileAtomic(c, "/base/f", []byte("old"), layout.FileMode))
-				must(t, layout.WriteFileAtomic(c, "/base/f", []byte("new"), layout.FileMode))
+			do: func(t *testing.T, c *vfstest.CrashFS) {
+				must(t, vfs.WriteFileAtomic(c, "/base/f", []byte("old"), vfs.FileMode))
+				must(t, vfs.WriteFileAtomic(c, "/base/f", []byte("new"), vfs.FileMode))
 			},
 			want: map[string]string{"base": "<dir>", "base/f": "new"},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := layout.NewCrashFS()
+			c := vfstest.NewCrashFS()
 			must(t, c.MkdirAll("/base", 0o700))
 			must(t, c.SyncDir("/"))
 			tc.do(t, c)
 			if u := c.Unsynced(); len(u) != 0 {
 				t.Errorf("left unsynced: %q", u)
 			}
-			if diff := cmp.Diff(tc.want, dump(t, c.CrashClone(nil), "/")); diff != "" {
+			got, err := vfstest.Dump(c.CrashClone(nil), "/")
+			must(t, err)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("after a crash (-want +got):\n%s", diff)
 			}
 		})
@@ -73,17 +76,19 @@ func TestWritesInNewDirectoriesSurviveACrash(t *testing.T) {
 func TestMkdirAllSyncRetryAfterFailure(t *testing.T) {
 	for _, n := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("sync %d fails", n), func(t *testing.T) {
-			disk := layout.NewCrashFS()
+			disk := vfstest.NewCrashFS()
 			must(t, disk.MkdirAll("/base", 0o700))
 			must(t, disk.SyncDir("/"))
-			ffs := layout.NewFaultFS(disk)
-			ffs.Inject(layout.Fault{Op: layout.OpSyncDir, N: n})
-			if err := layout.MkdirAllSync(ffs, "/base/a/b/c", 0o700); !errors.Is(err, syscall.EIO) {
+			ffs := vfstest.NewFaultFS(disk)
+			ffs.Inject(vfstest.Fault{Op: vfstest.OpSyncDir, N: n})
+			if err := vfs.MkdirAllSync(ffs, "/base/a/b/c", 0o700); !errors.Is(err, syscall.EIO) {
 				t.Fatalf("first call: %v, want the injected EIO", err)
 			}
-			must(t, layout.MkdirAllSync(ffs, "/base/a/b/c", 0o700))
+			must(t, vfs.MkdirAllSync(ffs, "/base/a/b/c", 0o700))
 			want := map[string]string{"base": "<dir>", "base/a": "<dir>", "base/a/b": "<dir>", "base/a/b/c": "<dir>"}
-			if diff := cmp.Diff(want, dump(t, disk.CrashClone(nil), "/")); diff != "" {
+			got, err := vfstest.Dump(disk.CrashClone(nil), "/")
+			must(t, err)
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("after a crash (-want +got):\n%s", diff)
 			}
 		})

@@ -1,6 +1,6 @@
 //go:build unix
 
-package layout_test
+package vfs_test
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // within runs fn and fails the test if it has not returned after a minute:
@@ -55,21 +55,21 @@ func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
 	if err := os.WriteFile(reg, []byte("line\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fsys := layout.OS()
+	fsys := vfs.OS()
 	readers := []struct {
 		name string
 		read func(path string) ([]byte, error)
 	}{
 		{"OpenRegular", func(p string) ([]byte, error) {
-			f, err := layout.OpenRegular(p)
+			f, err := vfs.OpenRegular(p)
 			if err != nil {
 				return nil, err
 			}
 			defer f.Close()
 			return io.ReadAll(f)
 		}},
-		{"ReadRegular", layout.ReadRegular},
-		{"ReadFile", func(p string) ([]byte, error) { return layout.ReadFile(fsys, p) }},
+		{"ReadRegular", vfs.ReadRegular},
+		{"ReadFile", func(p string) ([]byte, error) { return vfs.ReadFile(fsys, p) }},
 		{"FS.ReadFile", fsys.ReadFile},
 		{"FS.OpenFile", func(p string) ([]byte, error) {
 			f, err := fsys.OpenFile(p, os.O_RDONLY, 0)
@@ -84,9 +84,9 @@ func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
 		path string
 		want error
 	}{
-		{fifo, layout.ErrNotRegular},
-		{link, layout.ErrNotRegular},
-		{"/dev/null", layout.ErrNotRegular},
+		{fifo, vfs.ErrNotRegular},
+		{link, vfs.ErrNotRegular},
+		{"/dev/null", vfs.ErrNotRegular},
 		{sub, syscall.EISDIR},
 	}
 	for _, r := range readers {
@@ -103,7 +103,7 @@ func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
 			t.Errorf("%s of a regular file: %q, %v", r.name, got, err)
 		}
 	}
-	if _, err := layout.ReadRegular(fifo); !strings.Contains(err.Error(), "pipe.jsonl: not a regular file") {
+	if _, err := vfs.ReadRegular(fifo); !strings.Contains(err.Error(), "pipe.jsonl: not a regular file") {
 		t.Errorf("message %q does not say what is wrong with which file", err)
 	}
 }

@@ -1,4 +1,4 @@
-package layout
+package vfstest
 
 import (
 	"io/fs"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Op is a kind of filesystem operation, as FaultFS counts and fails them.
@@ -110,7 +112,7 @@ type armed struct {
 // error. It counts every call by kind. A hook can watch, or fail, every
 // call. A FaultFS is safe for concurrent use.
 type FaultFS struct {
-	fsys FS
+	fsys vfs.FS
 
 	mu       sync.Mutex
 	calls    [numOps]int
@@ -119,10 +121,10 @@ type FaultFS struct {
 	hook     func(op Op, path string) error
 }
 
-var _ FS = (*FaultFS)(nil)
+var _ vfs.FS = (*FaultFS)(nil)
 
 // NewFaultFS returns a FaultFS over fsys that injects nothing until told.
-func NewFaultFS(fsys FS) *FaultFS { return &FaultFS{fsys: fsys} }
+func NewFaultFS(fsys vfs.FS) *FaultFS { return &FaultFS{fsys: fsys} }
 
 // Inject arms a fault. Several faults may be armed at once; a call fails
 // with the first that fires.
@@ -173,7 +175,7 @@ func (f *FaultFS) Injected() int {
 }
 
 // Unwrap returns the wrapped FS.
-func (f *FaultFS) Unwrap() FS { return f.fsys }
+func (f *FaultFS) Unwrap() vfs.FS { return f.fsys }
 
 // before counts a call, runs the hook and returns the fault the call must
 // fail with, if any.
@@ -229,7 +231,7 @@ func pathErr(op Op, name string, err error) error {
 }
 
 // OpenFile counts as OpCreate when flag has O_CREATE, OpOpen otherwise.
-func (f *FaultFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
+func (f *FaultFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
 	op := OpOpen
 	if flag&os.O_CREATE != 0 {
 		op = OpCreate
@@ -318,7 +320,8 @@ func (f *FaultFS) SyncDir(name string) error {
 
 // faultFile is an open file of a FaultFS.
 type faultFile struct {
-	File
+	vfs.File
+
 	fs   *FaultFS
 	name string
 }

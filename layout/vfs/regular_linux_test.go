@@ -1,4 +1,4 @@
-package layout_test
+package vfs_test
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // TestOpenRegularBlocks checks that the O_NONBLOCK used to open without
@@ -16,7 +16,7 @@ func TestOpenRegularBlocks(t *testing.T) {
 	if err := os.WriteFile(p, []byte("x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err := layout.OpenRegular(p)
+	f, err := vfs.OpenRegular(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package layout_test
+package vfs_test
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // owner returns the uid and gid of path.
@@ -34,7 +34,7 @@ func noTemps(t *testing.T, dir string) {
 	t.Helper()
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if layout.IsTempName(e.Name()) {
+		if vfs.IsTempName(e.Name()) {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
 	}
@@ -61,16 +61,16 @@ func TestWriteFileAtomicKeepsAttrs(t *testing.T) {
 		{"0644", 0o644, -1, nil},
 		{"0664 of another group", 0o664, otherGid, nil},
 		{"0200 write only", 0o200, -1, nil},
-		{"0444", 0o444, -1, layout.ErrReadOnly},
-		{"0400", 0o400, -1, layout.ErrReadOnly},
-		{"0440 of another group", 0o440, otherGid, layout.ErrReadOnly},
+		{"0444", 0o444, -1, vfs.ErrReadOnly},
+		{"0400", 0o400, -1, vfs.ErrReadOnly},
+		{"0440 of another group", 0o440, otherGid, vfs.ErrReadOnly},
 	}
 	writers := []struct {
 		name  string
-		write func(layout.FS, string, []byte, fs.FileMode) error
+		write func(vfs.FS, string, []byte, fs.FileMode) error
 	}{
-		{"WriteFileAtomic", layout.WriteFileAtomic},
-		{"WriteFileAtomicNoSync", layout.WriteFileAtomicNoSync},
+		{"WriteFileAtomic", vfs.WriteFileAtomic},
+		{"WriteFileAtomicNoSync", vfs.WriteFileAtomicNoSync},
 	}
 	for _, w := range writers {
 		for _, c := range cases {
@@ -82,7 +82,7 @@ func TestWriteFileAtomicKeepsAttrs(t *testing.T) {
 // keepsAttrs rewrites a file of the given mode (and group, unless -1)
 // with write and checks the outcome: wantErr, or the new content with the
 // same mode, owner and group.
-func keepsAttrs(t *testing.T, write func(layout.FS, string, []byte, fs.FileMode) error, mode fs.FileMode, gid int, wantErr error) {
+func keepsAttrs(t *testing.T, write func(vfs.FS, string, []byte, fs.FileMode) error, mode fs.FileMode, gid int, wantErr error) {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
@@ -94,7 +94,7 @@ func keepsAttrs(t *testing.T, write func(layout.FS, string, []byte, fs.FileMode)
 	}
 	must(t, os.Chmod(path, mode))
 	uid0, gid0 := owner(t, path)
-	err := write(layout.OS(), path, []byte("new\n"), layout.FileMode)
+	err := write(vfs.OS(), path, []byte("new\n"), vfs.FileMode)
 	if !errors.Is(err, wantErr) || wantErr != nil && !strings.Contains(err.Error(), path) {
 		t.Fatalf("write: %v, want %v naming the file", err, wantErr)
 	}
@@ -140,13 +140,13 @@ func TestCheckReplaceRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]error{
-		link: layout.ErrSymlink, fifo: layout.ErrNotRegular, sub: syscall.EISDIR,
+		link: vfs.ErrSymlink, fifo: vfs.ErrNotRegular, sub: syscall.EISDIR,
 	} {
-		if _, err := layout.CheckReplace(layout.OS(), path); !errors.Is(err, want) {
+		if _, err := vfs.CheckReplace(vfs.OS(), path); !errors.Is(err, want) {
 			t.Errorf("CheckReplace(%s): %v, want %v", path, err, want)
 		}
 	}
-	if fi, err := layout.CheckReplace(layout.OS(), filepath.Join(dir, "new.jsonl")); fi != nil || err != nil {
+	if fi, err := vfs.CheckReplace(vfs.OS(), filepath.Join(dir, "new.jsonl")); fi != nil || err != nil {
 		t.Errorf("CheckReplace of a new file: %v, %v; want nil, nil", fi, err)
 	}
 }
@@ -243,11 +243,11 @@ func asUser(t *testing.T, dir string) {
 	}
 	for _, e := range ents {
 		name := strings.TrimSuffix(e.Name(), ".jsonl")
-		err := layout.WriteFileAtomic(layout.OS(), filepath.Join(dir, e.Name()), []byte("new\n"), layout.FileMode)
+		err := vfs.WriteFileAtomic(vfs.OS(), filepath.Join(dir, e.Name()), []byte("new\n"), vfs.FileMode)
 		kind := "ok"
 		switch {
 		case err == nil:
-		case errors.Is(err, layout.ErrReadOnly):
+		case errors.Is(err, vfs.ErrReadOnly):
 			kind = "readonly"
 		case strings.Contains(err.Error(), "keep its owner and group") && errors.Is(err, fs.ErrPermission):
 			kind = "owner"

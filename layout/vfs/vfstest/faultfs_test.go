@@ -1,4 +1,4 @@
-package layout_test
+package vfstest_test
 
 import (
 	"errors"
@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
 // TestFaultFSFailsTheNthCall arms one fault per case and runs the same
@@ -20,47 +21,47 @@ func TestFaultFSFailsTheNthCall(t *testing.T) {
 	// Handles are opened before the fault is armed, so that each call
 	// below is exactly one operation of its kind.
 	type handles struct {
-		rw     layout.File
-		closes []layout.File
+		rw     vfs.File
+		closes []vfs.File
 	}
 	type call struct {
-		op layout.Op
-		do func(fsys layout.FS, h *handles, i int) error
+		op vfstest.Op
+		do func(fsys vfs.FS, h *handles, i int) error
 	}
 	calls := []call{
-		{layout.OpCreate, func(fsys layout.FS, _ *handles, i int) error {
+		{vfstest.OpCreate, func(fsys vfs.FS, _ *handles, i int) error {
 			_, err := fsys.OpenFile("/d/f"+itoa(i), os.O_WRONLY|os.O_CREATE, 0o600)
 			return err
 		}},
-		{layout.OpOpen, func(fsys layout.FS, _ *handles, i int) error {
+		{vfstest.OpOpen, func(fsys vfs.FS, _ *handles, i int) error {
 			_, err := fsys.OpenFile("/d/base", os.O_RDONLY, 0)
 			return err
 		}},
-		{layout.OpWrite, func(_ layout.FS, h *handles, _ int) error { _, err := h.rw.Write([]byte("0123456789")); return err }},
-		{layout.OpSync, func(_ layout.FS, h *handles, _ int) error { return h.rw.Sync() }},
-		{layout.OpTruncate, func(_ layout.FS, h *handles, _ int) error { return h.rw.Truncate(4) }},
-		{layout.OpRead, func(fsys layout.FS, _ *handles, _ int) error { _, err := fsys.ReadFile("/d/base"); return err }},
-		{layout.OpStat, func(fsys layout.FS, _ *handles, _ int) error { _, err := fsys.Stat("/d/base"); return err }},
-		{layout.OpReadDir, func(fsys layout.FS, _ *handles, _ int) error { _, err := fsys.ReadDir("/d"); return err }},
-		{layout.OpRename, func(fsys layout.FS, _ *handles, _ int) error { return fsys.Rename("/d/base", "/d/base") }},
-		{layout.OpLink, func(fsys layout.FS, _ *handles, i int) error { return fsys.Link("/d/base", "/d/l"+itoa(i)) }},
-		{layout.OpRemove, func(fsys layout.FS, _ *handles, i int) error { return fsys.Remove("/d/r" + itoa(i)) }},
-		{layout.OpMkdir, func(fsys layout.FS, _ *handles, i int) error { return fsys.MkdirAll("/d/sub"+itoa(i), 0o700) }},
-		{layout.OpSyncDir, func(fsys layout.FS, _ *handles, _ int) error { return fsys.SyncDir("/d") }},
-		{layout.OpClose, func(_ layout.FS, h *handles, i int) error { return h.closes[i-1].Close() }},
+		{vfstest.OpWrite, func(_ vfs.FS, h *handles, _ int) error { _, err := h.rw.Write([]byte("0123456789")); return err }},
+		{vfstest.OpSync, func(_ vfs.FS, h *handles, _ int) error { return h.rw.Sync() }},
+		{vfstest.OpTruncate, func(_ vfs.FS, h *handles, _ int) error { return h.rw.Truncate(4) }},
+		{vfstest.OpRead, func(fsys vfs.FS, _ *handles, _ int) error { _, err := fsys.ReadFile("/d/base"); return err }},
+		{vfstest.OpStat, func(fsys vfs.FS, _ *handles, _ int) error { _, err := fsys.Stat("/d/base"); return err }},
+		{vfstest.OpReadDir, func(fsys vfs.FS, _ *handles, _ int) error { _, err := fsys.ReadDir("/d"); return err }},
+		{vfstest.OpRename, func(fsys vfs.FS, _ *handles, _ int) error { return fsys.Rename("/d/base", "/d/base") }},
+		{vfstest.OpLink, func(fsys vfs.FS, _ *handles, i int) error { return fsys.Link("/d/base", "/d/l"+itoa(i)) }},
+		{vfstest.OpRemove, func(fsys vfs.FS, _ *handles, i int) error { return fsys.Remove("/d/r" + itoa(i)) }},
+		{vfstest.OpMkdir, func(fsys vfs.FS, _ *handles, i int) error { return fsys.MkdirAll("/d/sub"+itoa(i), 0o700) }},
+		{vfstest.OpSyncDir, func(fsys vfs.FS, _ *handles, _ int) error { return fsys.SyncDir("/d") }},
+		{vfstest.OpClose, func(_ vfs.FS, h *handles, i int) error { return h.closes[i-1].Close() }},
 	}
 	for _, target := range calls {
 		for _, n := range []int{1, 2, 3} {
 			for _, errno := range []syscall.Errno{syscall.EIO, syscall.ENOSPC} {
 				name := target.op.String() + "#" + itoa(n) + " " + errno.Error()
 				t.Run(name, func(t *testing.T) {
-					base := layout.NewCrashFS()
+					base := vfstest.NewCrashFS()
 					must(t, base.MkdirAll("/d", 0o700))
 					mustWriteFile(t, base, "/d/base", "base", true)
 					for i := 1; i <= 3; i++ {
 						mustWriteFile(t, base, "/d/r"+itoa(i), "", false)
 					}
-					ffs := layout.NewFaultFS(base)
+					ffs := vfstest.NewFaultFS(base)
 					h := &handles{}
 					var err error
 					h.rw, err = ffs.OpenFile("/d/base", os.O_RDWR|os.O_APPEND, 0)
@@ -70,7 +71,7 @@ func TestFaultFSFailsTheNthCall(t *testing.T) {
 						must(t, err)
 						h.closes = append(h.closes, f)
 					}
-					ffs.Inject(layout.Fault{Op: target.op, N: n, Err: errno})
+					ffs.Inject(vfstest.Fault{Op: target.op, N: n, Err: errno})
 					var failed []string
 					for i := 1; i <= 3; i++ {
 						for _, c := range calls {
@@ -109,35 +110,35 @@ func itoa(i int) string { return string(rune('0' + i)) }
 func TestFaultFSPartialWrite(t *testing.T) {
 	cases := []struct {
 		name     string
-		fault    layout.Fault
+		fault    vfstest.Fault
 		wantN    []int
 		wantData string
 		wantErr  []error
 	}{
 		{
 			name:     "disk full keeps half and stays full",
-			fault:    layout.DiskFull(2),
+			fault:    vfstest.DiskFull(2),
 			wantN:    []int{6, 3, 3},
 			wantData: "line1\nlin" + "lin",
 			wantErr:  []error{nil, syscall.ENOSPC, syscall.ENOSPC},
 		},
 		{
 			name:     "explicit prefix once",
-			fault:    layout.Fault{Op: layout.OpWrite, N: 1, Err: syscall.ENOSPC, Written: 2},
+			fault:    vfstest.Fault{Op: vfstest.OpWrite, N: 1, Err: syscall.ENOSPC, Written: 2},
 			wantN:    []int{2, 6, 6},
 			wantData: "li" + "line2\n" + "line3\n",
 			wantErr:  []error{syscall.ENOSPC, nil, nil},
 		},
 		{
 			name:     "nothing written by default",
-			fault:    layout.Fault{Op: layout.OpWrite, N: 3},
+			fault:    vfstest.Fault{Op: vfstest.OpWrite, N: 3},
 			wantN:    []int{6, 6, 0},
 			wantData: "line1\nline2\n",
 			wantErr:  []error{nil, nil, syscall.EIO},
 		},
 		{
 			name:     "prefix longer than the write",
-			fault:    layout.Fault{Op: layout.OpWrite, N: 1, Err: syscall.ENOSPC, Written: 100},
+			fault:    vfstest.Fault{Op: vfstest.OpWrite, N: 1, Err: syscall.ENOSPC, Written: 100},
 			wantN:    []int{6, 6, 6},
 			wantData: "line1\nline2\nline3\n",
 			wantErr:  []error{syscall.ENOSPC, nil, nil},
@@ -145,8 +146,8 @@ func TestFaultFSPartialWrite(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			base := layout.NewCrashFS()
-			ffs := layout.NewFaultFS(base)
+			base := vfstest.NewCrashFS()
+			ffs := vfstest.NewFaultFS(base)
 			ffs.Inject(tc.fault)
 			f, err := ffs.OpenFile("/f", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 			must(t, err)
@@ -172,8 +173,8 @@ func TestFaultFSPartialWrite(t *testing.T) {
 }
 
 func TestFaultFSMatchRepeatAndClear(t *testing.T) {
-	ffs := layout.NewFaultFS(layout.NewCrashFS())
-	ffs.Inject(layout.Fault{Op: layout.OpSync, Repeat: true, Match: func(p string) bool { return strings.HasSuffix(p, ".jsonl") }})
+	ffs := vfstest.NewFaultFS(vfstest.NewCrashFS())
+	ffs.Inject(vfstest.Fault{Op: vfstest.OpSync, Repeat: true, Match: func(p string) bool { return strings.HasSuffix(p, ".jsonl") }})
 	for _, name := range []string{"/a.jsonl", "/b.txt"} {
 		mustWriteFile(t, ffs, name, "x", false)
 	}
@@ -195,7 +196,7 @@ func TestFaultFSMatchRepeatAndClear(t *testing.T) {
 	if err := sync("/a.jsonl"); err != nil {
 		t.Errorf("sync after Clear: %v", err)
 	}
-	if got, want := ffs.Calls(layout.OpSync), 7; got != want {
+	if got, want := ffs.Calls(vfstest.OpSync), 7; got != want {
 		t.Errorf("Calls(OpSync) = %d, want %d", got, want)
 	}
 	if got, want := ffs.Injected(), 3; got != want {
@@ -204,12 +205,12 @@ func TestFaultFSMatchRepeatAndClear(t *testing.T) {
 }
 
 func TestFaultFSHook(t *testing.T) {
-	ffs := layout.NewFaultFS(layout.NewCrashFS())
+	ffs := vfstest.NewFaultFS(vfstest.NewCrashFS())
 	var seen []string
 	stop := errors.New("stopped by hook")
-	ffs.SetHook(func(op layout.Op, path string) error {
+	ffs.SetHook(func(op vfstest.Op, path string) error {
 		seen = append(seen, op.String()+" "+path)
-		if op == layout.OpRename {
+		if op == vfstest.OpRename {
 			return stop
 		}
 		return nil
@@ -230,7 +231,7 @@ func TestFaultFSHook(t *testing.T) {
 		t.Errorf("hook calls (-want +got):\n%s", diff)
 	}
 	var mutating []string
-	for op := layout.OpOpen; op <= layout.OpSyncDir; op++ {
+	for op := vfstest.OpOpen; op <= vfstest.OpSyncDir; op++ {
 		if op.Mutates() {
 			mutating = append(mutating, op.String())
 		}
@@ -244,16 +245,16 @@ func TestFaultFSHook(t *testing.T) {
 // real filesystem unchanged and that its files keep their identity.
 func TestFaultFSOverOS(t *testing.T) {
 	dir := t.TempDir()
-	ffs := layout.NewFaultFS(layout.OS())
+	ffs := vfstest.NewFaultFS(vfs.OS())
 	p := dir + "/s.jsonl"
-	must(t, layout.WriteFileAtomic(ffs, p, []byte("{}\n"), layout.FileMode))
-	f, err := ffs.OpenFile(p, os.O_WRONLY|os.O_APPEND|layout.NoFollow, 0)
+	must(t, vfs.WriteFileAtomic(ffs, p, []byte("{}\n"), vfs.FileMode))
+	f, err := ffs.OpenFile(p, os.O_WRONLY|os.O_APPEND|vfs.NoFollow, 0)
 	must(t, err)
 	st, err := f.Stat()
 	must(t, err)
 	ls, err := ffs.Lstat(p)
 	must(t, err)
-	if !layout.SameFile(st, ls) {
+	if !vfs.SameFile(st, ls) {
 		t.Error("the open file and its path are not the same file through FaultFS")
 	}
 	must(t, f.Close())

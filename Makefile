@@ -36,8 +36,8 @@ race:
 # make fuzz: each fuzz target for FUZZTIME; a failing input lands in the
 # package's testdata/fuzz/ and then runs with every go test.
 fuzz:
-	$(GO) test -run=NONE -fuzz='^FuzzParseEntry$$' -fuzztime=$(FUZZTIME) ./layout/
-	$(GO) test -run=NONE -fuzz='^FuzzParseFile$$' -fuzztime=$(FUZZTIME) ./layout/
+	$(GO) test -run=NONE -fuzz='^FuzzParseEntry$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
+	$(GO) test -run=NONE -fuzz='^FuzzParseFile$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
 	$(GO) test -run=NONE -fuzz='^FuzzMigrate$$' -fuzztime=$(FUZZTIME) ./migrate/
 	$(GO) test -run=NONE -fuzz='^FuzzBuild$$' -fuzztime=$(FUZZTIME) ./tree/
 	$(GO) test -run=NONE -fuzz='^FuzzAgentUsePart$$' -fuzztime=$(FUZZTIME) ./engine/

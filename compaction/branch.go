@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
 // BranchCollection is the result of CollectEntriesForBranchSummary.
 type BranchCollection struct {
 	// Entries are the abandoned entries, oldest first.
-	Entries []*layout.Entry
+	Entries []*jsonl.Entry
 	// CommonAncestorID is the deepest entry on both the old leaf's and the
 	// target's root paths; HasCommonAncestor is false when there is none
 	// (different roots, or no old leaf).
@@ -44,7 +44,7 @@ func CollectEntriesForBranchSummary(ix *tree.Index, oldLeafID, targetID string) 
 			break
 		}
 	}
-	seen := make(map[*layout.Entry]bool)
+	seen := make(map[*jsonl.Entry]bool)
 	cur, ok := oldLeafID, true
 	for ok && cur != "" && !(c.HasCommonAncestor && cur == c.CommonAncestorID) {
 		e, found := ix.Get(cur)
@@ -87,10 +87,10 @@ func BranchBudget(contextWindow, reserveTokens int) int {
 // they fit the budget. The first message that does not fit ends the walk;
 // a compaction or branch summary is still taken then if the total is
 // below 90% of the budget. A budget of 0 or less means no limit.
-func PrepareBranchEntries(entries []*layout.Entry, budget int) BranchPreparation {
+func PrepareBranchEntries(entries []*jsonl.Entry, budget int) BranchPreparation {
 	var p BranchPreparation
 	for _, e := range entries {
-		if e.Type != layout.TypeBranchSummary {
+		if e.Type != jsonl.TypeBranchSummary {
 			continue
 		}
 		f := fields(e.Raw, "fromHook", "details")
@@ -108,7 +108,7 @@ func PrepareBranchEntries(entries []*layout.Entry, budget int) BranchPreparation
 		p.FileOps.AddMessage(m.Raw)
 		tokens := EstimateTokens(m.Raw)
 		if budget > 0 && p.TotalTokens+tokens > budget {
-			if (e.Type == layout.TypeCompaction || e.Type == layout.TypeBranchSummary) &&
+			if (e.Type == jsonl.TypeCompaction || e.Type == jsonl.TypeBranchSummary) &&
 				float64(p.TotalTokens) < float64(budget)*0.9 {
 				rev = append(rev, m)
 				p.TotalTokens += tokens

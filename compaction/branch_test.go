@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -26,14 +26,14 @@ func branchTree(t *testing.T) *tree.Index {
 		`{"type":"message","id":"f","parentId":"b","timestamp":"2026-03-01T09:00:05.000Z","message":{"role":"user","content":"other way","timestamp":1}}`,
 		`{"type":"message","id":"g","parentId":"f","timestamp":"2026-03-01T09:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop","timestamp":1}}`,
 	}
-	var entries []layout.Entry
+	var entries []jsonl.Entry
 	for _, e := range parseLines(t, lines...) {
 		entries = append(entries, *e)
 	}
 	return tree.Build(entries)
 }
 
-func ids(es []*layout.Entry) []string {
+func ids(es []*jsonl.Entry) []string {
 	out := []string{}
 	for _, e := range es {
 		out = append(out, e.ID)

@@ -1,7 +1,7 @@
 package compaction
 
 import (
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -13,7 +13,7 @@ type Message struct {
 	// (compactionSummary, branchSummary, custom) it is built like pi does.
 	Raw []byte
 	// Entry is the entry the message came from.
-	Entry *layout.Entry
+	Entry *jsonl.Entry
 	// Stored is true when Raw is the stored message of a "message" entry.
 	Stored bool
 }
@@ -34,15 +34,15 @@ var offLevel = []byte(`"off"`)
 
 // Leaf says which entry a context is built for.
 type Leaf struct {
-	ID   string      // the entry id, when Kind is KindString
-	Kind layout.Kind // KindString: an id (unknown ids fall back to the last entry); KindNull: the explicit null leaf; KindAbsent: not given
+	ID   string     // the entry id, when Kind is KindString
+	Kind jsonl.Kind // KindString: an id (unknown ids fall back to the last entry); KindNull: the explicit null leaf; KindAbsent: not given
 }
 
 // LeafID returns a Leaf naming an entry id.
-func LeafID(id string) Leaf { return Leaf{ID: id, Kind: layout.KindString} }
+func LeafID(id string) Leaf { return Leaf{ID: id, Kind: jsonl.KindString} }
 
 // NullLeaf is the explicit null leaf: its context is always empty.
-var NullLeaf = Leaf{Kind: layout.KindNull}
+var NullLeaf = Leaf{Kind: jsonl.KindNull}
 
 // Build returns the context for leaf over the entries of ix, exactly as pi's
 // buildSessionContext(entries, leafId, byId) does:
@@ -60,15 +60,15 @@ var NullLeaf = Leaf{Kind: layout.KindNull}
 //     entries after it.
 func Build(ix *tree.Index, leaf Leaf) Context {
 	ctx := Context{ThinkingLevel: offLevel}
-	if leaf.Kind == layout.KindNull {
+	if leaf.Kind == jsonl.KindNull {
 		return ctx
 	}
 	entries := ix.Entries()
 	if len(entries) == 0 {
 		return ctx
 	}
-	var start *layout.Entry
-	if leaf.Kind == layout.KindString && leaf.ID != "" {
+	var start *jsonl.Entry
+	if leaf.Kind == jsonl.KindString && leaf.ID != "" {
 		start, _ = ix.Get(leaf.ID)
 	}
 	if start == nil {
@@ -79,27 +79,27 @@ func Build(ix *tree.Index, leaf Leaf) Context {
 
 // FromPath builds the context of a root-to-leaf path (steps 4 and 5 of
 // Build).
-func FromPath(path []*layout.Entry) Context {
+func FromPath(path []*jsonl.Entry) Context {
 	ctx := Context{ThinkingLevel: offLevel}
 	// The settings are the last ones on the path: find them walking back,
 	// so only those few entries are decoded.
-	var comp, thinking, model *layout.Entry
+	var comp, thinking, model *jsonl.Entry
 	for i := len(path) - 1; i >= 0 && (comp == nil || thinking == nil || model == nil); i-- {
 		e := path[i]
 		switch e.Type {
-		case layout.TypeThinkingLevelChange:
+		case jsonl.TypeThinkingLevelChange:
 			if thinking == nil {
 				thinking = e
 			}
-		case layout.TypeModelChange:
+		case jsonl.TypeModelChange:
 			if model == nil {
 				model = e
 			}
-		case layout.TypeMessage:
+		case jsonl.TypeMessage:
 			if model == nil && e.Message() != nil && e.Role == "assistant" {
 				model = e
 			}
-		case layout.TypeCompaction:
+		case jsonl.TypeCompaction:
 			if comp == nil {
 				comp = e
 			}
@@ -113,13 +113,13 @@ func FromPath(path []*layout.Entry) Context {
 		}
 	}
 	if model != nil {
-		if model.Type == layout.TypeModelChange {
+		if model.Type == jsonl.TypeModelChange {
 			p, _ := model.Field("provider")
 			m, _ := model.Field("modelId")
 			ctx.Model = modelObject(p, m)
 		} else {
-			p, _ := layout.Lookup(model.Message(), "provider")
-			m, _ := layout.Lookup(model.Message(), "model")
+			p, _ := jsonl.Lookup(model.Message(), "provider")
+			m, _ := jsonl.Lookup(model.Message(), "model")
 			ctx.Model = modelObject(p, m)
 		}
 	}
@@ -131,7 +131,7 @@ func FromPath(path []*layout.Entry) Context {
 	}
 	summary, _ := comp.Field("summary")
 	tokens, _ := comp.Field("tokensBefore")
-	b := layout.NewObject(64+len(summary)).String("role", "compactionSummary")
+	b := jsonl.NewObject(64+len(summary)).String("role", "compactionSummary")
 	addRaw(b, "summary", summary)
 	addRaw(b, "tokensBefore", tokens)
 	addTime(b, comp)
@@ -139,7 +139,7 @@ func FromPath(path []*layout.Entry) Context {
 
 	compIdx := -1
 	for i, e := range path {
-		if e.Type == layout.TypeCompaction && sameID(e, comp) {
+		if e.Type == jsonl.TypeCompaction && sameID(e, comp) {
 			compIdx = i
 			break
 		}
@@ -162,35 +162,35 @@ func FromPath(path []*layout.Entry) Context {
 }
 
 // sameID reports whether two entries have the same id (both absent counts).
-func sameID(a, b *layout.Entry) bool {
+func sameID(a, b *jsonl.Entry) bool {
 	return a.IDKind == b.IDKind && a.ID == b.ID
 }
 
 // idEquals reports whether e's id equals the raw JSON value v (JavaScript
 // ===), where an absent value equals an absent id.
-func idEquals(e *layout.Entry, v []byte, present bool) bool {
+func idEquals(e *jsonl.Entry, v []byte, present bool) bool {
 	if !present {
-		return e.IDKind == layout.KindAbsent
+		return e.IDKind == jsonl.KindAbsent
 	}
-	switch layout.KindOf(v) {
-	case layout.KindString:
-		s, _ := layout.String(v)
-		return e.IDKind == layout.KindString && e.ID == s
-	case layout.KindNull:
+	switch jsonl.KindOf(v) {
+	case jsonl.KindString:
+		s, _ := jsonl.String(v)
+		return e.IDKind == jsonl.KindString && e.ID == s
+	case jsonl.KindNull:
 		return false // an id of null is never stored: the scanner maps it to KindNull
 	}
-	return e.IDKind != layout.KindString && e.IDKind != layout.KindAbsent && e.ID == "\x00"+string(v)
+	return e.IDKind != jsonl.KindString && e.IDKind != jsonl.KindAbsent && e.ID == "\x00"+string(v)
 }
 
 func modelObject(provider, modelID []byte) []byte {
-	b := layout.NewObject(64)
+	b := jsonl.NewObject(64)
 	addRaw(b, "provider", provider)
 	addRaw(b, "modelId", modelID)
 	return b.Bytes()
 }
 
 // addRaw adds a member unless the value is absent (undefined in pi).
-func addRaw(b *layout.ObjectBuilder, k string, v []byte) {
+func addRaw(b *jsonl.ObjectBuilder, k string, v []byte) {
 	if v != nil {
 		b.Raw(k, v)
 	}
@@ -198,16 +198,16 @@ func addRaw(b *layout.ObjectBuilder, k string, v []byte) {
 
 // addTime adds "timestamp": new Date(entry.timestamp).getTime(), which is
 // null in JSON when the timestamp does not parse.
-func addTime(b *layout.ObjectBuilder, e *layout.Entry) {
+func addTime(b *jsonl.ObjectBuilder, e *jsonl.Entry) {
 	v, ok := e.Field("timestamp")
-	if ok && layout.KindOf(v) == layout.KindString {
-		if ms, ok := layout.ParseDate(e.Timestamp); ok {
+	if ok && jsonl.KindOf(v) == jsonl.KindString {
+		if ms, ok := jsonl.ParseDate(e.Timestamp); ok {
 			b.Number("timestamp", ms)
 			return
 		}
-	} else if ok && layout.KindOf(v) == layout.KindNumber {
+	} else if ok && jsonl.KindOf(v) == jsonl.KindNumber {
 		// new Date(number) keeps the number (within the Date range).
-		if f, ok := layout.Number(v); ok && f >= -8.64e15 && f <= 8.64e15 {
+		if f, ok := jsonl.Number(v); ok && f >= -8.64e15 && f <= 8.64e15 {
 			b.Number("timestamp", float64(int64(f)))
 			return
 		}
@@ -216,9 +216,9 @@ func addTime(b *layout.ObjectBuilder, e *layout.Entry) {
 }
 
 // appendEntry converts one path entry to at most one message.
-func (ctx *Context) appendEntry(e *layout.Entry) {
+func (ctx *Context) appendEntry(e *jsonl.Entry) {
 	switch e.Type {
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 		msg := e.Message()
 		if msg == nil {
 			// Not an object: pi returns whatever is stored (undefined
@@ -230,21 +230,21 @@ func (ctx *Context) appendEntry(e *layout.Entry) {
 			msg = v
 		}
 		ctx.Messages = append(ctx.Messages, Message{Raw: msg, Entry: e, Stored: true})
-	case layout.TypeCustomMessage:
-		b := layout.NewObject(128).String("role", "custom")
+	case jsonl.TypeCustomMessage:
+		b := jsonl.NewObject(128).String("role", "custom")
 		for _, k := range []string{"customType", "content", "display", "details"} {
 			v, _ := e.Field(k)
 			addRaw(b, k, v)
 		}
 		addTime(b, e)
 		ctx.Messages = append(ctx.Messages, Message{Raw: b.Bytes(), Entry: e})
-	case layout.TypeBranchSummary:
+	case jsonl.TypeBranchSummary:
 		summary, ok := e.Field("summary")
 		if !ok || !truthy(summary) {
 			return
 		}
 		from, _ := e.Field("fromId")
-		b := layout.NewObject(64+len(summary)).String("role", "branchSummary")
+		b := jsonl.NewObject(64+len(summary)).String("role", "branchSummary")
 		addRaw(b, "summary", summary)
 		addRaw(b, "fromId", from)
 		addTime(b, e)
@@ -254,15 +254,15 @@ func (ctx *Context) appendEntry(e *layout.Entry) {
 
 // truthy reports JavaScript truthiness of a JSON value.
 func truthy(v []byte) bool {
-	switch layout.KindOf(v) {
-	case layout.KindAbsent, layout.KindNull:
+	switch jsonl.KindOf(v) {
+	case jsonl.KindAbsent, jsonl.KindNull:
 		return false
-	case layout.KindBool:
+	case jsonl.KindBool:
 		return v[0] == 't'
-	case layout.KindString:
+	case jsonl.KindString:
 		return len(v) > 2
-	case layout.KindNumber:
-		f, _ := layout.Number(v)
+	case jsonl.KindNumber:
+		f, _ := jsonl.Number(v)
 		return f != 0 && f == f
 	}
 	return true

@@ -1,23 +1,25 @@
 package compaction
 
-import "github.com/sessctl/sessctl/layout"
+import (
+	"github.com/sessctl/sessctl/internal/jsonl"
+)
 
 // FindValidCutPoints returns the indexes in path[start:end] where pi may
 // cut (findValidCutPoints): message entries with role user, assistant,
 // bashExecution, custom, branchSummary or compactionSummary, and
 // branch_summary and custom_message entries. A tool result is never a cut
 // point, so a kept tool result always stays with its call.
-func FindValidCutPoints(path []*layout.Entry, start, end int) []int {
+func FindValidCutPoints(path []*jsonl.Entry, start, end int) []int {
 	var out []int
 	for i := start; i < end; i++ {
 		e := path[i]
 		switch e.Type {
-		case layout.TypeMessage:
+		case jsonl.TypeMessage:
 			switch messageRole(e) {
 			case "user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary":
 				out = append(out, i)
 			}
-		case layout.TypeBranchSummary, layout.TypeCustomMessage:
+		case jsonl.TypeBranchSummary, jsonl.TypeCustomMessage:
 			out = append(out, i)
 		}
 	}
@@ -28,13 +30,13 @@ func FindValidCutPoints(path []*layout.Entry, start, end int) []int {
 // holding path[i] (findTurnStartIndex): scanning from i down to start, the
 // first branch_summary or custom_message entry, or message with role user
 // or bashExecution. It returns -1 when there is none.
-func FindTurnStartIndex(path []*layout.Entry, i, start int) int {
+func FindTurnStartIndex(path []*jsonl.Entry, i, start int) int {
 	for ; i >= start; i-- {
 		e := path[i]
 		switch e.Type {
-		case layout.TypeBranchSummary, layout.TypeCustomMessage:
+		case jsonl.TypeBranchSummary, jsonl.TypeCustomMessage:
 			return i
-		case layout.TypeMessage:
+		case jsonl.TypeMessage:
 			if r := messageRole(e); r == "user" || r == "bashExecution" {
 				return i
 			}
@@ -70,7 +72,7 @@ type CutPoint struct {
 //     with the kept part;
 //  4. a cut on a user message is not split; otherwise the turn start is
 //     searched from the cut back to start.
-func FindCutPoint(path []*layout.Entry, start, end, keepRecentTokens int) CutPoint {
+func FindCutPoint(path []*jsonl.Entry, start, end, keepRecentTokens int) CutPoint {
 	cuts := FindValidCutPoints(path, start, end)
 	if len(cuts) == 0 {
 		return CutPoint{FirstKeptIndex: start, TurnStartIndex: -1}
@@ -79,7 +81,7 @@ func FindCutPoint(path []*layout.Entry, start, end, keepRecentTokens int) CutPoi
 	total := 0
 	for i := end - 1; i >= start; i-- {
 		e := path[i]
-		if e.Type != layout.TypeMessage {
+		if e.Type != jsonl.TypeMessage {
 			continue
 		}
 		msg, _ := e.Field("message")
@@ -96,7 +98,7 @@ func FindCutPoint(path []*layout.Entry, start, end, keepRecentTokens int) CutPoi
 	}
 	for cut > start {
 		prev := path[cut-1]
-		if prev.Type == layout.TypeCompaction || prev.Type == layout.TypeMessage {
+		if prev.Type == jsonl.TypeCompaction || prev.Type == jsonl.TypeMessage {
 			break
 		}
 		cut--

@@ -64,4 +64,8 @@
 //   - Where pi cuts a long tool result inside a surrogate pair (sending a
 //     lone surrogate), sessctl cuts one UTF-16 unit earlier.
 //   - File lists carried over from earlier details keep only strings.
+//
+// Entries are the JSON codec's (internal/jsonl); a library user names them
+// engine.Entry and a leaf's kind engine.KindString or engine.KindNull,
+// aliases of the same types.
 package compaction

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // FileOps collects the files a conversation touched, by the tool that
@@ -31,19 +31,19 @@ func addTo(m *map[string]bool, path string) {
 // ignored.
 func (f *FileOps) AddMessage(msg []byte) {
 	c := fields(msg, "role", "content")
-	if role, _ := layout.String(c[0]); role != "assistant" {
+	if role, _ := jsonl.String(c[0]); role != "assistant" {
 		return
 	}
 	eachElem(c[1], func(b []byte) {
 		bf := fields(b, "type", "name", "arguments")
-		if t, _ := layout.String(bf[0]); t != "toolCall" || bf[1] == nil {
+		if t, _ := jsonl.String(bf[0]); t != "toolCall" || bf[1] == nil {
 			return
 		}
-		path, _ := layout.String(fields(bf[2], "path")[0])
+		path, _ := jsonl.String(fields(bf[2], "path")[0])
 		if path == "" {
 			return
 		}
-		switch name, _ := layout.String(bf[1]); name {
+		switch name, _ := jsonl.String(bf[1]); name {
 		case "read":
 			addTo(&f.Read, path)
 		case "write":
@@ -60,12 +60,12 @@ func (f *FileOps) AddMessage(msg []byte) {
 func (f *FileOps) addDetails(details []byte) {
 	d := fields(details, "readFiles", "modifiedFiles")
 	eachElem(d[0], func(v []byte) {
-		if s, ok := layout.String(v); ok {
+		if s, ok := jsonl.String(v); ok {
 			addTo(&f.Read, s)
 		}
 	})
 	eachElem(d[1], func(v []byte) {
-		if s, ok := layout.String(v); ok {
+		if s, ok := jsonl.String(v); ok {
 			addTo(&f.Edited, s)
 		}
 	})
@@ -139,7 +139,7 @@ func appendStrings(buf []byte, ss []string) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = layout.AppendString(buf, s)
+		buf = jsonl.AppendString(buf, s)
 	}
 	return append(buf, ']')
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // pathBuilder writes entry lines for a root-to-leaf path: ids e0, e1, ...
@@ -128,16 +128,16 @@ func (b *pathBuilder) compaction(summary, firstKept, details string, fromHook bo
 }
 
 // path parses the lines.
-func (b *pathBuilder) path(t *testing.T) []*layout.Entry {
+func (b *pathBuilder) path(t *testing.T) []*jsonl.Entry {
 	t.Helper()
 	return parseLines(t, b.lines...)
 }
 
-func parseLines(t *testing.T, lines ...string) []*layout.Entry {
+func parseLines(t *testing.T, lines ...string) []*jsonl.Entry {
 	t.Helper()
-	out := make([]*layout.Entry, 0, len(lines))
+	out := make([]*jsonl.Entry, 0, len(lines))
 	for i, l := range lines {
-		e, err := layout.ParseEntry([]byte(l))
+		e, err := jsonl.ParseEntry([]byte(l))
 		if err != nil {
 			t.Fatalf("line %d: %v\n%s", i, err, l)
 		}

@@ -1,6 +1,8 @@
 package compaction
 
-import "github.com/sessctl/sessctl/layout"
+import (
+	"github.com/sessctl/sessctl/internal/jsonl"
+)
 
 // EntryMessage is pi's getMessageFromEntry as compaction uses it: a
 // message entry gives its stored message, a custom_message entry a
@@ -8,32 +10,32 @@ import "github.com/sessctl/sessctl/layout"
 // "branchSummary" (even when its summary is empty, unlike Build), and a
 // compaction entry one with role "compactionSummary". Every other entry
 // gives nothing.
-func EntryMessage(e *layout.Entry) (Message, bool) {
+func EntryMessage(e *jsonl.Entry) (Message, bool) {
 	switch e.Type {
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 		msg, ok := e.Field("message")
 		if !ok || !truthy(msg) {
 			return Message{}, false
 		}
 		return Message{Raw: msg, Entry: e, Stored: true}, true
-	case layout.TypeCustomMessage:
-		b := layout.NewObject(128).String("role", "custom")
+	case jsonl.TypeCustomMessage:
+		b := jsonl.NewObject(128).String("role", "custom")
 		for _, k := range []string{"customType", "content", "display", "details"} {
 			v, _ := e.Field(k)
 			addRaw(b, k, v)
 		}
 		addTime(b, e)
 		return Message{Raw: b.Bytes(), Entry: e}, true
-	case layout.TypeBranchSummary:
+	case jsonl.TypeBranchSummary:
 		f := fields(e.Raw, "summary", "fromId")
-		b := layout.NewObject(64+len(f[0])).String("role", "branchSummary")
+		b := jsonl.NewObject(64+len(f[0])).String("role", "branchSummary")
 		addRaw(b, "summary", f[0])
 		addRaw(b, "fromId", f[1])
 		addTime(b, e)
 		return Message{Raw: b.Bytes(), Entry: e}, true
-	case layout.TypeCompaction:
+	case jsonl.TypeCompaction:
 		f := fields(e.Raw, "summary", "tokensBefore")
-		b := layout.NewObject(64+len(f[0])).String("role", "compactionSummary")
+		b := jsonl.NewObject(64+len(f[0])).String("role", "compactionSummary")
 		addRaw(b, "summary", f[0])
 		addRaw(b, "tokensBefore", f[1])
 		addTime(b, e)
@@ -45,7 +47,7 @@ func EntryMessage(e *layout.Entry) (Message, bool) {
 // branchEntryMessage is the branch-summarisation variant of EntryMessage:
 // tool results give nothing (a branch summary sees tool calls, never their
 // output).
-func branchEntryMessage(e *layout.Entry) (Message, bool) {
+func branchEntryMessage(e *jsonl.Entry) (Message, bool) {
 	m, ok := EntryMessage(e)
 	if ok && m.Stored && roleOf(m.Raw) == "toolResult" {
 		return Message{}, false
@@ -54,7 +56,7 @@ func branchEntryMessage(e *layout.Entry) (Message, bool) {
 }
 
 // entryMessages converts path[from:to] with EntryMessage.
-func entryMessages(path []*layout.Entry, from, to int) []Message {
+func entryMessages(path []*jsonl.Entry, from, to int) []Message {
 	var out []Message
 	for i := from; i < to; i++ {
 		if m, ok := EntryMessage(path[i]); ok {
@@ -66,8 +68,8 @@ func entryMessages(path []*layout.Entry, from, to int) []Message {
 
 // messageRole returns the role of a message entry's stored message, ""
 // for other entries.
-func messageRole(e *layout.Entry) string {
-	if e.Type != layout.TypeMessage {
+func messageRole(e *jsonl.Entry) string {
+	if e.Type != jsonl.TypeMessage {
 		return ""
 	}
 	msg, _ := e.Field("message")

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Offline is a deterministic Summarizer that needs no model. It builds a
@@ -49,11 +49,11 @@ func gatherFacts(msgs []Message) offlineFacts {
 	for _, m := range msgs {
 		ops.AddMessage(m.Raw)
 		c := fields(m.Raw, "role", "content", "command", "isError", "toolName")
-		role, _ := layout.String(c[0])
+		role, _ := jsonl.String(c[0])
 		switch role {
 		case "user":
-			text, _ := layout.String(c[1])
-			if layout.KindOf(c[1]) == layout.KindArray {
+			text, _ := jsonl.String(c[1])
+			if jsonl.KindOf(c[1]) == jsonl.KindArray {
 				text = joinTextBlocks(c[1])
 			}
 			if t := oneLine(text, offlineRequestChars); t != "" {
@@ -64,13 +64,13 @@ func gatherFacts(msgs []Message) offlineFacts {
 			var texts []string
 			eachElem(c[1], func(b []byte) {
 				bf := fields(b, "type", "text", "name")
-				switch t, _ := layout.String(bf[0]); t {
+				switch t, _ := jsonl.String(bf[0]); t {
 				case "text":
-					if s, _ := layout.String(bf[1]); strings.TrimSpace(s) != "" {
+					if s, _ := jsonl.String(bf[1]); strings.TrimSpace(s) != "" {
 						texts = append(texts, s)
 					}
 				case "toolCall":
-					name, _ := layout.String(bf[2])
+					name, _ := jsonl.String(bf[2])
 					if name == "" {
 						name = "(unnamed)"
 					}
@@ -83,13 +83,13 @@ func gatherFacts(msgs []Message) offlineFacts {
 			}
 		case "bashExecution":
 			f.shell++
-			if cmd, _ := layout.String(c[2]); cmd != "" {
+			if cmd, _ := jsonl.String(c[2]); cmd != "" {
 				f.requests = append(f.requests, "ran `"+oneLine(cmd, offlineRequestChars)+"`")
 			}
 		case "toolResult":
 			if truthy(c[3]) {
 				f.failed++
-				name, _ := layout.String(c[4])
+				name, _ := jsonl.String(c[4])
 				f.lastFailed = strings.TrimSpace(name + ": " + oneLine(joinTextBlocks(c[1]), 200))
 			}
 		case "compactionSummary", "branchSummary":

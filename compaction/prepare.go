@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // The reasons Prepare gives for not compacting. pi's manual /compact
@@ -74,13 +74,13 @@ type Preparation struct {
 // the end. As in pi 0.58.3, the entries that compaction kept lie before it
 // and so are neither kept nor summarised by the next one (pi issue #2608,
 // fixed in later pi).
-func Prepare(path []*layout.Entry, s Settings) (*Preparation, error) {
-	if n := len(path); n > 0 && path[n-1].Type == layout.TypeCompaction {
+func Prepare(path []*jsonl.Entry, s Settings) (*Preparation, error) {
+	if n := len(path); n > 0 && path[n-1].Type == jsonl.TypeCompaction {
 		return nil, ErrAlreadyCompacted
 	}
 	prev := -1
 	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == layout.TypeCompaction {
+		if path[i].Type == jsonl.TypeCompaction {
 			prev = i
 			break
 		}
@@ -91,7 +91,7 @@ func Prepare(path []*layout.Entry, s Settings) (*Preparation, error) {
 		return nil, ErrNothingToCompact
 	}
 	first := path[cp.FirstKeptIndex]
-	if first.IDKind != layout.KindString || first.ID == "" {
+	if first.IDKind != jsonl.KindString || first.ID == "" {
 		return nil, fmt.Errorf("%w: the first kept entry (line %d) has no id; migrate the session", ErrNothingToCompact, first.Line)
 	}
 	p := &Preparation{
@@ -115,7 +115,7 @@ func Prepare(path []*layout.Entry, s Settings) (*Preparation, error) {
 	if prev >= 0 {
 		c := path[prev]
 		f := fields(c.Raw, "summary", "fromHook", "details")
-		p.PreviousSummary, _ = layout.String(f[0])
+		p.PreviousSummary, _ = jsonl.String(f[0])
 		if !truthy(f[1]) && truthy(f[2]) {
 			p.FileOps.addDetails(f[2])
 		}

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // The wrappers pi's convertToLlm puts around summaries (pi-format.md
@@ -32,7 +32,7 @@ func ConvertToLLM(msgs []Message) []Message {
 	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
 		f := fields(m.Raw, "role", "content", "summary", "timestamp", "excludeFromContext")
-		role, _ := layout.String(f[0])
+		role, _ := jsonl.String(f[0])
 		var text string
 		switch role {
 		case "user", "assistant", "toolResult":
@@ -44,8 +44,8 @@ func ConvertToLLM(msgs []Message) []Message {
 			}
 			text = BashExecutionText(m.Raw)
 		case "custom":
-			b := layout.NewObject(len(f[1])+64).String("role", "user")
-			if s, ok := layout.String(f[1]); ok {
+			b := jsonl.NewObject(len(f[1])+64).String("role", "user")
+			if s, ok := jsonl.String(f[1]); ok {
 				b.Raw("content", textBlocks(s))
 			} else {
 				addRaw(b, "content", f[1])
@@ -60,7 +60,7 @@ func ConvertToLLM(msgs []Message) []Message {
 		default:
 			continue
 		}
-		b := layout.NewObject(len(text)+64).String("role", "user").Raw("content", textBlocks(text))
+		b := jsonl.NewObject(len(text)+64).String("role", "user").Raw("content", textBlocks(text))
 		addRaw(b, "timestamp", f[3])
 		out = append(out, Message{Raw: b.Bytes(), Entry: m.Entry})
 	}
@@ -69,7 +69,7 @@ func ConvertToLLM(msgs []Message) []Message {
 
 // textBlocks returns [{"type":"text","text":s}].
 func textBlocks(s string) []byte {
-	obj := layout.NewObject(len(s)+32).String("type", "text").String("text", s).Bytes()
+	obj := jsonl.NewObject(len(s)+32).String("type", "text").String("text", s).Bytes()
 	out := make([]byte, 0, len(obj)+2)
 	out = append(out, '[')
 	out = append(out, obj...)
@@ -77,13 +77,13 @@ func textBlocks(s string) []byte {
 }
 
 // jsString is String(v) for the values a template literal interpolates
-// (see layout.AppendJSText).
-func jsString(v []byte) string { return string(layout.AppendJSText(nil, v)) }
+// (see jsonl.AppendJSText).
+func jsString(v []byte) string { return string(jsonl.AppendJSText(nil, v)) }
 
 // joinString is how Array.prototype.join renders an element: null and
 // undefined as "", anything else as String(v).
 func joinString(v []byte) string {
-	if k := layout.KindOf(v); k == layout.KindAbsent || k == layout.KindNull {
+	if k := jsonl.KindOf(v); k == jsonl.KindAbsent || k == jsonl.KindNull {
 		return ""
 	}
 	return jsString(v)
@@ -108,7 +108,7 @@ func BashExecutionText(msg []byte) string {
 	}
 	if truthy(f[2]) {
 		b.WriteString("\n\n(command cancelled)")
-	} else if k := layout.KindOf(f[3]); k != layout.KindAbsent && k != layout.KindNull && !isZero(f[3]) {
+	} else if k := jsonl.KindOf(f[3]); k != jsonl.KindAbsent && k != jsonl.KindNull && !isZero(f[3]) {
 		b.WriteString("\n\nCommand exited with code ")
 		b.WriteString(jsString(f[3]))
 	}
@@ -123,7 +123,7 @@ func BashExecutionText(msg []byte) string {
 // isZero reports whether v is the number 0 (JavaScript's !== 0 is false
 // only for the numbers 0 and -0).
 func isZero(v []byte) bool {
-	f, ok := layout.Number(v)
+	f, ok := jsonl.Number(v)
 	return ok && f == 0
 }
 
@@ -148,11 +148,11 @@ func SerializeConversation(msgs []Message) string {
 	var parts []string
 	for _, m := range msgs {
 		f := fields(m.Raw, "role", "content")
-		role, _ := layout.String(f[0])
+		role, _ := jsonl.String(f[0])
 		switch role {
 		case "user":
 			var text string
-			if s, ok := layout.String(f[1]); ok {
+			if s, ok := jsonl.String(f[1]); ok {
 				text = s
 			} else {
 				text = joinTextBlocks(f[1])
@@ -164,7 +164,7 @@ func SerializeConversation(msgs []Message) string {
 			var texts, thinking, calls []string
 			eachElem(f[1], func(b []byte) {
 				bf := fields(b, "type", "text", "thinking", "name", "arguments")
-				switch t, _ := layout.String(bf[0]); t {
+				switch t, _ := jsonl.String(bf[0]); t {
 				case "text":
 					texts = append(texts, joinString(bf[1]))
 				case "thinking":
@@ -198,7 +198,7 @@ func joinTextBlocks(content []byte) string {
 	var b strings.Builder
 	eachElem(content, func(v []byte) {
 		bf := fields(v, "type", "text")
-		if t, _ := layout.String(bf[0]); t != "text" {
+		if t, _ := jsonl.String(bf[0]); t != "text" {
 			return
 		}
 		b.WriteString(joinString(bf[1]))
@@ -209,15 +209,15 @@ func joinTextBlocks(content []byte) string {
 // toolArgs renders Object.entries(args) as "k=JSON, k2=JSON", in
 // JavaScript property order (array-index keys first).
 func toolArgs(args []byte) string {
-	if layout.KindOf(args) != layout.KindObject {
+	if jsonl.KindOf(args) != jsonl.KindObject {
 		return ""
 	}
-	canon, err := layout.Canonical(nil, args)
+	canon, err := jsonl.Canonical(nil, args)
 	if err != nil {
 		return ""
 	}
 	var parts []string
-	_ = layout.Members(canon, func(m *layout.Member) bool {
+	_ = jsonl.Members(canon, func(m *jsonl.Member) bool {
 		parts = append(parts, m.KeyString()+"="+string(m.Value))
 		return true
 	})

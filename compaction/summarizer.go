@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // A Summarizer turns one summary request into summary text: the part of
@@ -202,7 +202,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 // replaceInstructions, and messages (the messages to summarise as stored,
 // before ConvertToLLM).
 func RequestJSON(req Request) []byte {
-	b := layout.NewObject(len(req.Prompt)*2+len(req.SystemPrompt)+256).
+	b := jsonl.NewObject(len(req.Prompt)*2+len(req.SystemPrompt)+256).
 		String("kind", string(req.Kind)).
 		String("systemPrompt", req.SystemPrompt).
 		String("prompt", req.Prompt).
@@ -224,7 +224,7 @@ func RequestJSON(req Request) []byte {
 	return b.Bytes()
 }
 
-func optString(b *layout.ObjectBuilder, k, v string) {
+func optString(b *jsonl.ObjectBuilder, k, v string) {
 	if v == "" {
 		b.Null(k)
 		return

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 func sampleRequest(t *testing.T) Request {
@@ -91,7 +91,7 @@ func TestRequestJSON(t *testing.T) {
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if !layout.Valid(got) {
+	if !jsonl.Valid(got) {
 		t.Errorf("not valid JSON")
 	}
 }

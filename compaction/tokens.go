@@ -3,7 +3,7 @@ package compaction
 import (
 	"math"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Settings are pi's compaction settings (compaction.enabled,
@@ -34,13 +34,13 @@ func DefaultSettings() Settings {
 }
 
 // UTF16Len returns the length of s in UTF-16 code units, which is what
-// JavaScript's string.length counts (see layout.UTF16Len).
-func UTF16Len(s string) int { return layout.UTF16Len(s) }
+// JavaScript's string.length counts (see jsonl.UTF16Len).
+func UTF16Len(s string) int { return jsonl.UTF16Len(s) }
 
 // jsLen is the UTF-16 length of a raw JSON string value, 0 for anything
 // else (pi would throw or count NaN on such malformed data).
 func jsLen(v []byte) int {
-	s, ok := layout.String(v)
+	s, ok := jsonl.String(v)
 	if !ok {
 		return 0
 	}
@@ -51,10 +51,10 @@ func jsLen(v []byte) int {
 // (the last of repeated keys, as JSON.parse keeps); absent members are nil.
 func fields(obj []byte, keys ...string) [][]byte {
 	out := make([][]byte, len(keys))
-	if layout.KindOf(obj) != layout.KindObject {
+	if jsonl.KindOf(obj) != jsonl.KindObject {
 		return out
 	}
-	_ = layout.Members(obj, func(m *layout.Member) bool {
+	_ = jsonl.Members(obj, func(m *jsonl.Member) bool {
 		for i, k := range keys {
 			if m.KeyIs(k) {
 				out[i] = m.Value
@@ -67,14 +67,14 @@ func fields(obj []byte, keys ...string) [][]byte {
 
 // str returns the string member key of obj.
 func str(obj []byte, key string) string {
-	v, _ := layout.Lookup(obj, key)
-	s, _ := layout.String(v)
+	v, _ := jsonl.Lookup(obj, key)
+	s, _ := jsonl.String(v)
 	return s
 }
 
 // roleOf returns the role of a message object, "" when it has none.
 func roleOf(msg []byte) string {
-	if layout.KindOf(msg) != layout.KindObject {
+	if jsonl.KindOf(msg) != jsonl.KindObject {
 		return ""
 	}
 	return str(msg, "role")
@@ -83,10 +83,10 @@ func roleOf(msg []byte) string {
 // eachElem calls fn for each element of a JSON array; other values are
 // ignored.
 func eachElem(arr []byte, fn func(v []byte)) {
-	if layout.KindOf(arr) != layout.KindArray {
+	if jsonl.KindOf(arr) != jsonl.KindArray {
 		return
 	}
-	_ = layout.Elements(arr, func(v []byte) bool {
+	_ = jsonl.Elements(arr, func(v []byte) bool {
 		fn(v)
 		return true
 	})
@@ -107,24 +107,24 @@ func eachElem(arr []byte, fn func(v []byte)) {
 // content) count 0 where pi would throw or produce NaN.
 func EstimateTokens(msg []byte) int {
 	f := fields(msg, "role", "content", "command", "output", "summary")
-	role, _ := layout.String(f[0])
+	role, _ := jsonl.String(f[0])
 	chars := 0
 	switch role {
 	case "user":
-		if layout.KindOf(f[1]) == layout.KindString {
+		if jsonl.KindOf(f[1]) == jsonl.KindString {
 			chars = jsLen(f[1])
 			break
 		}
 		eachElem(f[1], func(b []byte) {
 			bf := fields(b, "type", "text")
-			if t, _ := layout.String(bf[0]); t == "text" {
+			if t, _ := jsonl.String(bf[0]); t == "text" {
 				chars += jsLen(bf[1])
 			}
 		})
 	case "assistant":
 		eachElem(f[1], func(b []byte) {
 			bf := fields(b, "type", "text", "thinking", "name", "arguments")
-			switch t, _ := layout.String(bf[0]); t {
+			switch t, _ := jsonl.String(bf[0]); t {
 			case "text":
 				chars += jsLen(bf[1])
 			case "thinking":
@@ -134,13 +134,13 @@ func EstimateTokens(msg []byte) int {
 			}
 		})
 	case "custom", "toolResult":
-		if layout.KindOf(f[1]) == layout.KindString {
+		if jsonl.KindOf(f[1]) == jsonl.KindString {
 			chars = jsLen(f[1])
 			break
 		}
 		eachElem(f[1], func(b []byte) {
 			bf := fields(b, "type", "text")
-			switch t, _ := layout.String(bf[0]); t {
+			switch t, _ := jsonl.String(bf[0]); t {
 			case "text":
 				chars += jsLen(bf[1])
 			case "image":
@@ -162,7 +162,7 @@ func stringify(v []byte) string {
 	if v == nil {
 		return ""
 	}
-	out, err := layout.Canonical(nil, v)
+	out, err := jsonl.Canonical(nil, v)
 	if err != nil {
 		return string(v)
 	}
@@ -176,13 +176,13 @@ func stringifyLen(v []byte) int { return UTF16Len(stringify(v)) }
 // values a usage object holds: numbers are themselves, null is 0, booleans
 // 0 or 1, and an absent member (undefined) or anything else is NaN.
 func jsNumber(v []byte) float64 {
-	switch layout.KindOf(v) {
-	case layout.KindNumber:
-		f, _ := layout.Number(v)
+	switch jsonl.KindOf(v) {
+	case jsonl.KindNumber:
+		f, _ := jsonl.Number(v)
 		return f
-	case layout.KindNull:
+	case jsonl.KindNull:
 		return 0
-	case layout.KindBool:
+	case jsonl.KindBool:
 		if v[0] == 't' {
 			return 1
 		}
@@ -197,7 +197,7 @@ func jsNumber(v []byte) float64 {
 // JavaScript; NaN never triggers a compaction and is written as null.
 func CalculateContextTokens(usage []byte) float64 {
 	f := fields(usage, "totalTokens", "input", "output", "cacheRead", "cacheWrite")
-	if truthy(f[0]) && layout.KindOf(f[0]) == layout.KindNumber {
+	if truthy(f[0]) && jsonl.KindOf(f[0]) == jsonl.KindNumber {
 		return jsNumber(f[0])
 	}
 	if truthy(f[0]) {
@@ -211,10 +211,10 @@ func CalculateContextTokens(usage []byte) float64 {
 // neither "aborted" nor "error".
 func AssistantUsage(msg []byte) ([]byte, bool) {
 	f := fields(msg, "role", "usage", "stopReason")
-	if role, _ := layout.String(f[0]); role != "assistant" || f[1] == nil {
+	if role, _ := jsonl.String(f[0]); role != "assistant" || f[1] == nil {
 		return nil, false
 	}
-	if sr, ok := layout.String(f[2]); ok && (sr == "aborted" || sr == "error") {
+	if sr, ok := jsonl.String(f[2]); ok && (sr == "aborted" || sr == "error") {
 		return nil, false
 	}
 	if !truthy(f[1]) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
@@ -262,7 +263,7 @@ func (s *AgentUseStore) create(ctx context.Context, parentDir, parentID string, 
 // {id?, parentSessionID?, trigger?, agent, model, version, mock?, config,
 // project}.
 func sessionJSON(id, parentID string, spec AgentUseSessionSpec, now time.Time) ([]byte, error) {
-	b := layout.NewObject(512)
+	b := jsonl.NewObject(512)
 	if spec.ID != "" {
 		b.String("id", id)
 	}
@@ -272,7 +273,7 @@ func sessionJSON(id, parentID string, spec AgentUseSessionSpec, now time.Time) (
 	if spec.Trigger != "" {
 		b.String("trigger", spec.Trigger)
 	}
-	a := layout.NewObject(256).String("id", spec.Agent.ID).String("name", spec.Agent.Name)
+	a := jsonl.NewObject(256).String("id", spec.Agent.ID).String("name", spec.Agent.Name)
 	if spec.Agent.Description != "" {
 		a.String("description", spec.Agent.Description)
 	}
@@ -298,7 +299,7 @@ func sessionJSON(id, parentID string, spec AgentUseSessionSpec, now time.Time) (
 		}
 	}
 	b.Raw("config", config)
-	b.Raw("project", layout.NewObject(128).String("root", spec.Project.Root).String("cwd", spec.Project.Cwd).Bytes())
+	b.Raw("project", jsonl.NewObject(128).String("root", spec.Project.Root).String("cwd", spec.Project.Cwd).Bytes())
 	if spec.ID == "" {
 		b.String("id", id)
 	}
@@ -307,7 +308,7 @@ func sessionJSON(id, parentID string, spec AgentUseSessionSpec, now time.Time) (
 		b.String("trigger", "manual")
 	}
 	ms := float64(now.UnixMilli())
-	b.Raw("time", layout.NewObject(64).Number("created", ms).Number("updated", ms).Bytes())
+	b.Raw("time", jsonl.NewObject(64).Number("created", ms).Number("updated", ms).Bytes())
 	return b.Bytes(), nil
 }
 
@@ -424,7 +425,7 @@ func (w *AgentUseWriter) UpdateSession(fields ...AgentUseField) error {
 			return err
 		}
 		t := o.sub("time")
-		t.set("updated", layout.AppendNumber(nil, float64(now.UnixMilli())))
+		t.set("updated", jsonl.AppendNumber(nil, float64(now.UnixMilli())))
 		o.set("time", t.compact())
 		return nil
 	})
@@ -445,7 +446,7 @@ type AgentUseSessionError struct {
 }
 
 func (e AgentUseSessionError) json(now time.Time) []byte {
-	b := layout.NewObject(256).String("code", e.Code).String("message", e.Message)
+	b := jsonl.NewObject(256).String("code", e.Code).String("message", e.Message)
 	if e.StatusCode != 0 {
 		b.Number("statusCode", float64(e.StatusCode))
 	}
@@ -472,7 +473,7 @@ func (w *AgentUseWriter) ClearError() error {
 	return w.UpdateSession(AgentUseField{Key: "error", Delete: true})
 }
 
-// rawJSON marks canonical JSON bytes for layout.Marshal.
+// rawJSON marks canonical JSON bytes for jsonl.Marshal.
 type rawJSON []byte
 
 // MarshalJSON returns the bytes.
@@ -489,8 +490,8 @@ type AgentUseTokens struct {
 }
 
 func (t AgentUseTokens) json() []byte {
-	cache := layout.NewObject(32).Number("read", float64(t.CacheRead)).Number("write", float64(t.CacheWrite)).Bytes()
-	return layout.NewObject(96).Number("input", float64(t.Input)).Number("output", float64(t.Output)).
+	cache := jsonl.NewObject(32).Number("read", float64(t.CacheRead)).Number("write", float64(t.CacheWrite)).Bytes()
+	return jsonl.NewObject(96).Number("input", float64(t.Input)).Number("output", float64(t.Output)).
 		Number("reasoning", float64(t.Reasoning)).Raw("cache", cache).Bytes()
 }
 
@@ -531,7 +532,7 @@ func (w *AgentUseWriter) AddMessage(m AgentUseMessageSpec) (string, error) {
 	if _, err := w.s.fs().Lstat(file); err == nil {
 		return "", fmt.Errorf("add message %s: %s: %w", id, file, fs.ErrExist)
 	}
-	prompt := layout.NewObject(len(m.Task)+len(m.User)+32).String("task", m.Task)
+	prompt := jsonl.NewObject(len(m.Task)+len(m.User)+32).String("task", m.Task)
 	if m.User != "" {
 		prompt.String("user", m.User)
 	}
@@ -540,7 +541,7 @@ func (w *AgentUseWriter) AddMessage(m AgentUseMessageSpec) (string, error) {
 		if i > 0 {
 			system = append(system, ',')
 		}
-		system = layout.AppendString(system, s)
+		system = jsonl.AppendString(system, s)
 	}
 	system = append(system, ']')
 	provider := m.ProviderID
@@ -551,13 +552,13 @@ func (w *AgentUseWriter) AddMessage(m AgentUseMessageSpec) (string, error) {
 	if mode == "" {
 		mode = "build"
 	}
-	asst := layout.NewObject(len(system)+256).Raw("system", system).String("modelID", m.ModelID).
+	asst := jsonl.NewObject(len(system)+256).Raw("system", system).String("modelID", m.ModelID).
 		String("providerID", provider).String("mode", mode).
-		Raw("path", layout.NewObject(128).String("cwd", m.Cwd).String("root", m.Root).Bytes()).
+		Raw("path", jsonl.NewObject(128).String("cwd", m.Cwd).String("root", m.Root).Bytes()).
 		Number("cost", m.Cost).Raw("tokens", m.Tokens.json())
-	body := layout.NewObject(len(system)+512).String("id", id).String("sessionID", w.id).
-		Raw("time", layout.NewObject(32).Number("created", float64(w.s.now().UnixMilli())).Bytes()).
-		Raw("user", layout.NewObject(len(m.Task)+64).Raw("prompt", prompt.Bytes()).Bytes()).
+	body := jsonl.NewObject(len(system)+512).String("id", id).String("sessionID", w.id).
+		Raw("time", jsonl.NewObject(32).Number("created", float64(w.s.now().UnixMilli())).Bytes()).
+		Raw("user", jsonl.NewObject(len(m.Task)+64).Raw("prompt", prompt.Bytes()).Bytes()).
 		Raw("assistant", asst.Bytes()).Bytes()
 	if err := w.s.writeJSON(file, body); err != nil {
 		return "", fmt.Errorf("add message %s: %w", id, err)
@@ -630,7 +631,7 @@ func (w *AgentUseWriter) UpdateMessage(messageID string, u AgentUseMessageUpdate
 }
 
 func objectOfOrEmpty(v []byte) *auObject {
-	if layout.KindOf(v) != layout.KindObject {
+	if jsonl.KindOf(v) != KindObject {
 		return &auObject{}
 	}
 	return objectOf(v)
@@ -689,7 +690,7 @@ func (w *AgentUseWriter) AddPart(messageID string, p AgentUsePart) (string, erro
 		return "", fmt.Errorf("add part to message %s: empty part type", messageID)
 	}
 	o := &auObject{}
-	o.set("type", layout.AppendString(nil, p.Type))
+	o.set("type", jsonl.AppendString(nil, p.Type))
 	for _, f := range p.Fields {
 		if reservedPartKey(f.Key) {
 			return "", fmt.Errorf("add part to message %s: field %s is set by AddPart", messageID, f.Key)
@@ -712,9 +713,9 @@ func (w *AgentUseWriter) AddPart(messageID string, p AgentUsePart) (string, erro
 	if _, err := w.s.fs().Lstat(file); err == nil {
 		return "", fmt.Errorf("add part %s: %s: %w", id, file, fs.ErrExist)
 	}
-	o.set("id", layout.AppendString(nil, id))
-	o.set("sessionID", layout.AppendString(nil, w.id))
-	o.set("messageID", layout.AppendString(nil, messageID))
+	o.set("id", jsonl.AppendString(nil, id))
+	o.set("sessionID", jsonl.AppendString(nil, w.id))
+	o.set("messageID", jsonl.AppendString(nil, messageID))
 	if err := w.s.writeJSON(file, o.compact()); err != nil {
 		return "", fmt.Errorf("add part %s: %w", id, err)
 	}
@@ -791,7 +792,7 @@ func notFound(err error) error {
 // writeJSON writes the compact JSON object body to file as AgentUse lays
 // it out.
 func (s *AgentUseStore) writeJSON(file string, body []byte) error {
-	out, err := layout.Indent(make([]byte, 0, len(body)*2), body)
+	out, err := jsonl.Indent(make([]byte, 0, len(body)*2), body)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", file, err)
 	}

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -276,7 +276,7 @@ func auMembers(t *testing.T, raw []byte) ([]string, map[string]json.RawMessage) 
 	t.Helper()
 	var keys []string
 	vals := map[string]json.RawMessage{}
-	err := layout.Members(raw, func(m *layout.Member) bool {
+	err := jsonl.Members(raw, func(m *jsonl.Member) bool {
 		k := m.KeyString()
 		keys = append(keys, k)
 		vals[k] = append(json.RawMessage(nil), m.Value...)
@@ -289,12 +289,12 @@ func auMembers(t *testing.T, raw []byte) ([]string, map[string]json.RawMessage) 
 }
 
 func auStr(v json.RawMessage) string {
-	s, _ := layout.String(v)
+	s, _ := jsonl.String(v)
 	return s
 }
 
 func auNum(v json.RawMessage) int64 {
-	f, _ := layout.Number(v)
+	f, _ := jsonl.Number(v)
 	return int64(f)
 }
 
@@ -407,7 +407,7 @@ func (r *auReplay) message(w *engine.AgentUseWriter, m *engine.AgentUseMessage) 
 	if err := json.Unmarshal(asst["system"], &system); err != nil {
 		t.Fatal(err)
 	}
-	cost, _ := layout.Number(asst["cost"])
+	cost, _ := jsonl.Number(asst["cost"])
 	r.now = auNum(tm["created"])
 	r.ids = []string{m.ID}
 	id, err := w.AddMessage(engine.AgentUseMessageSpec{

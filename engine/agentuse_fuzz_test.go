@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
@@ -113,7 +113,7 @@ func FuzzAgentUsePart(f *testing.F) {
 		write(fuzzPart, data)
 		write(fuzzOddMsg+"/message.json", data)
 		write(fuzzOdd+"/session.json", data)
-		isObject := layout.Valid(data) && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
+		isObject := jsonl.Valid(data) && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
 
 		store, err := engine.OpenAgentUseStore(t.Context(), engine.AgentUseOptions{SessionRoot: fuzzRoot, FS: fsys})
 		if err != nil {

@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // This file holds the ordered JSON object the AgentUse writer merges
@@ -16,7 +16,7 @@ import (
 // AgentUseField is one member of an update or of a new part: Key set to
 // Value, or removed when Delete is set (AgentUse's "key: undefined").
 //
-// Value is encoded as layout.Marshal does: json.RawMessage and []byte are
+// Value is encoded as jsonl.Marshal does: json.RawMessage and []byte are
 // taken as JSON text and keep their key order, a string is a JSON string,
 // anything else goes through encoding/json (so struct fields keep their
 // declaration order and map keys are sorted). Every value is then written
@@ -36,11 +36,11 @@ type auObject struct {
 // parseAUObject reads the JSON object in raw, a file at path. Anything but
 // one valid JSON object is a *CorruptError naming the file.
 func parseAUObject(path string, raw []byte) (*auObject, error) {
-	c, err := layout.Canonical(nil, raw)
+	c, err := jsonl.Canonical(nil, raw)
 	if err != nil {
 		return nil, &CorruptError{Path: path, Err: err}
 	}
-	if layout.KindOf(c) != layout.KindObject {
+	if jsonl.KindOf(c) != KindObject {
 		return nil, &CorruptError{Path: path, Err: errNotObject}
 	}
 	return objectOf(c), nil
@@ -52,7 +52,7 @@ var errNotObject = fmt.Errorf("not a JSON object")
 // has already merged duplicate keys.
 func objectOf(c []byte) *auObject {
 	o := &auObject{}
-	_ = layout.Members(c, func(m *layout.Member) bool {
+	_ = jsonl.Members(c, func(m *jsonl.Member) bool {
 		o.keys = append(o.keys, m.KeyString())
 		o.vals = append(o.vals, m.Value)
 		return true
@@ -98,7 +98,7 @@ func (o *auObject) del(k string) {
 // not an object (as spreading a non-object gives {}).
 func (o *auObject) sub(k string) *auObject {
 	v := o.get(k)
-	if layout.KindOf(v) != layout.KindObject {
+	if jsonl.KindOf(v) != KindObject {
 		return &auObject{}
 	}
 	return objectOf(v)
@@ -128,7 +128,7 @@ func (o *auObject) compact() []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = layout.AppendString(b, k)
+		b = jsonl.AppendString(b, k)
 		b = append(b, ':')
 		b = append(b, o.vals[i]...)
 	}
@@ -137,11 +137,11 @@ func (o *auObject) compact() []byte {
 
 // encodeAUValue encodes a caller's value as canonical compact JSON.
 func encodeAUValue(v any) ([]byte, error) {
-	return layout.Marshal(v)
+	return jsonl.Marshal(v)
 }
 
 // auString returns the string member k of o, or "".
 func (o *auObject) str(k string) string {
-	s, _ := layout.String(o.get(k))
+	s, _ := jsonl.String(o.get(k))
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -18,10 +19,10 @@ import (
 // time.Time. Optional members are omitted when zero, as AgentUse leaves
 // undefined members out.
 
-func msJSON(t time.Time) []byte { return layout.AppendNumber(nil, float64(t.UnixMilli())) }
+func msJSON(t time.Time) []byte { return jsonl.AppendNumber(nil, float64(t.UnixMilli())) }
 
 func startJSON(start time.Time) rawJSON {
-	return rawJSON(layout.NewObject(32).Raw("start", msJSON(start)).Bytes())
+	return rawJSON(jsonl.NewObject(32).Raw("start", msJSON(start)).Bytes())
 }
 
 func field(k string, v any) AgentUseField { return AgentUseField{Key: k, Value: v} }
@@ -36,7 +37,7 @@ func AgentUseTextPart(text string, start time.Time) AgentUsePart {
 // AgentUseUserTextPart is a synthetic follow-up user prompt: {type:
 // "text", role: "user", synthetic: true, text, time: {start, end}}.
 func AgentUseUserTextPart(text string, start, end time.Time) AgentUsePart {
-	t := layout.NewObject(48).Raw("start", msJSON(start)).Raw("end", msJSON(end)).Bytes()
+	t := jsonl.NewObject(48).Raw("start", msJSON(start)).Raw("end", msJSON(end)).Bytes()
 	return AgentUsePart{Type: "text", Fields: []AgentUseField{
 		field("role", "user"), field("synthetic", true), field("text", text), field("time", rawJSON(t)),
 	}}
@@ -61,7 +62,7 @@ func AgentUseToolPart(callID, tool string, input any, start time.Time) AgentUseP
 	if err != nil || input == nil {
 		in = []byte("{}")
 	}
-	state := layout.NewObject(len(in)+64).String("status", AgentUseRunning).Raw("input", in).
+	state := jsonl.NewObject(len(in)+64).String("status", AgentUseRunning).Raw("input", in).
 		Raw("time", startJSON(start)).Bytes()
 	return AgentUsePart{Type: "tool", Fields: []AgentUseField{
 		field("callID", callID), field("tool", tool), field("state", rawJSON(state)),
@@ -123,7 +124,7 @@ func AgentUseCompactionPart(c AgentUseCompaction, start time.Time) AgentUsePart 
 		field("messagesBefore", c.MessagesBefore), field("messagesAfter", c.MessagesAfter),
 	}
 	if c.UsagePercentBefore != nil {
-		f = append(f, field("usagePercentBefore", rawJSON(layout.AppendNumber(nil, *c.UsagePercentBefore))))
+		f = append(f, field("usagePercentBefore", rawJSON(jsonl.AppendNumber(nil, *c.UsagePercentBefore))))
 	}
 	return AgentUsePart{Type: "compaction", Fields: append(f, field("time", startJSON(start)))}
 }
@@ -192,7 +193,7 @@ func AgentUseStepStartPart() AgentUsePart { return AgentUsePart{Type: "step-star
 // runtime.
 func AgentUseStepFinishPart(cost float64, tokens AgentUseTokens) AgentUsePart {
 	return AgentUsePart{Type: "step-finish", Fields: []AgentUseField{
-		field("cost", rawJSON(layout.AppendNumber(nil, cost))), field("tokens", rawJSON(tokens.json())),
+		field("cost", rawJSON(jsonl.AppendNumber(nil, cost))), field("tokens", rawJSON(tokens.json())),
 	}}
 }
 
@@ -221,8 +222,8 @@ func (w *AgentUseWriter) FinishText(messageID, partID, text string) error {
 		if start == nil {
 			start = msJSON(now)
 		}
-		o.set("text", layout.AppendString(nil, strings.TrimRightFunc(text, layout.IsJSWhitespace)))
-		o.set("time", layout.NewObject(48).Raw("start", start).Raw("end", msJSON(now)).Bytes())
+		o.set("text", jsonl.AppendString(nil, strings.TrimRightFunc(text, jsonl.IsJSWhitespace)))
+		o.set("time", jsonl.NewObject(48).Raw("start", start).Raw("end", msJSON(now)).Bytes())
 		return nil
 	})
 }
@@ -280,11 +281,11 @@ func (w *AgentUseWriter) finishTool(messageID, partID, status, key string, value
 		if start == nil {
 			start = msJSON(now)
 		}
-		b := layout.NewObject(len(input)+len(val)+len(meta)+96).String("status", status).Raw("input", input)
+		b := jsonl.NewObject(len(input)+len(val)+len(meta)+96).String("status", status).Raw("input", input)
 		if val != nil {
 			b.Raw(key, val)
 		}
-		b.Raw("time", layout.NewObject(48).Raw("start", start).Raw("end", msJSON(now)).Bytes())
+		b.Raw("time", jsonl.NewObject(48).Raw("start", start).Raw("end", msJSON(now)).Bytes())
 		if meta != nil {
 			b.Raw("metadata", meta)
 		}
@@ -309,7 +310,7 @@ func (w *AgentUseWriter) SuspendTool(messageID, partID string, resumePayload any
 		if err != nil {
 			return err
 		}
-		b := layout.NewObject(len(input)+len(payload)+96).String("status", "pending").Raw("input", input).
+		b := jsonl.NewObject(len(input)+len(payload)+96).String("status", "pending").Raw("input", input).
 			Raw("suspendedAt", msJSON(now))
 		if payload != nil {
 			b.Raw("resumePayload", payload)
@@ -335,17 +336,17 @@ func (w *AgentUseWriter) ResumeTool(messageID, partID string, output any) error 
 			return err
 		}
 		start := state.get("suspendedAt")
-		if layout.KindOf(start) != layout.KindNumber {
+		if jsonl.KindOf(start) != KindNumber {
 			start = msJSON(now)
 		}
-		b := layout.NewObject(len(input)+len(val)+128).String("status", AgentUseCompleted).Raw("input", input)
+		b := jsonl.NewObject(len(input)+len(val)+128).String("status", AgentUseCompleted).Raw("input", input)
 		if val != nil {
 			b.Raw("output", val)
 		}
 		if p := state.get("resumePayload"); p != nil {
-			b.Raw("metadata", layout.NewObject(len(p)+32).Raw("resumePayload", p).Bytes())
+			b.Raw("metadata", jsonl.NewObject(len(p)+32).Raw("resumePayload", p).Bytes())
 		}
-		b.Raw("time", layout.NewObject(48).Raw("start", start).Raw("end", msJSON(now)).Bytes())
+		b.Raw("time", jsonl.NewObject(48).Raw("start", start).Raw("end", msJSON(now)).Bytes())
 		o.set("state", b.Bytes())
 		return nil
 	})
@@ -407,9 +408,9 @@ func (w *AgentUseWriter) stopAt(o AgentUseStopOptions, now time.Time) (AgentUseS
 	res.Stopped = res.WasStatus == AgentUseRunning || res.WasStatus == AgentUseSuspended
 	stopParts := res.Stopped || sess.sub("error").str("code") == o.Code
 	if res.Stopped {
-		e := layout.NewObject(128).String("code", o.Code).String("message", o.Message).Raw("time", msJSON(now)).Bytes()
+		e := jsonl.NewObject(128).String("code", o.Code).String("message", o.Message).Raw("time", msJSON(now)).Bytes()
 		err := w.update(file, func(s *auObject) error {
-			s.set("status", layout.AppendString(nil, AgentUseError))
+			s.set("status", jsonl.AppendString(nil, AgentUseError))
 			s.set("error", e)
 			t := s.sub("time")
 			t.set("updated", msJSON(now))
@@ -447,11 +448,11 @@ func (w *AgentUseWriter) stopAt(o AgentUseStopOptions, now time.Time) (AgentUseS
 			} else if start = state.get("suspendedAt"); start == nil {
 				start = msJSON(now)
 			}
-			b := layout.NewObject(len(input)+256).String("status", AgentUseError).Raw("input", input).String("error", o.Message)
+			b := jsonl.NewObject(len(input)+256).String("status", AgentUseError).Raw("input", input).String("error", o.Message)
 			if p := state.get("resumePayload"); status == "pending" && p != nil {
-				b.Raw("metadata", layout.NewObject(len(p)+32).Raw("resumePayload", p).Bytes())
+				b.Raw("metadata", jsonl.NewObject(len(p)+32).Raw("resumePayload", p).Bytes())
 			}
-			t := layout.NewObject(48)
+			t := jsonl.NewObject(48)
 			if start != nil {
 				t.Raw("start", start)
 			}
@@ -624,13 +625,13 @@ func (w *AgentUseWriter) WriteToolOutput(messageID, toolName string, output any)
 	if err != nil {
 		return AgentUseArtifactRef{}, fmt.Errorf("write tool output: %w", err)
 	}
-	b := layout.NewObject(len(out)+256).String("kind", "tool-output").String("toolName", toolName).
+	b := jsonl.NewObject(len(out)+256).String("kind", "tool-output").String("toolName", toolName).
 		Raw("createdAt", msJSON(w.s.now())).String("sessionID", w.id).String("agentId", w.artifactAgent()).
 		String("messageID", messageID)
 	if out != nil {
 		b.Raw("output", out)
 	}
-	data, err := layout.Indent(nil, b.Bytes())
+	data, err := jsonl.Indent(nil, b.Bytes())
 	if err != nil {
 		return AgentUseArtifactRef{}, fmt.Errorf("write tool output %s: %w", file, err)
 	}
@@ -641,13 +642,13 @@ func (w *AgentUseWriter) WriteToolOutput(messageID, toolName string, output any)
 	if s, ok := output.(string); ok {
 		chars = utf16Len(s)
 	} else if out != nil {
-		ind, _ := layout.Indent(nil, out)
+		ind, _ := jsonl.Indent(nil, out)
 		chars = utf16Len(string(ind))
 	}
 	return AgentUseArtifactRef{Kind: "tool-output", Path: rel, AbsolutePath: file, Bytes: int64(len(data)), OriginalChars: chars}, nil
 }
 
-func utf16Len(s string) int64 { return int64(layout.UTF16Len(s)) }
+func utf16Len(s string) int64 { return int64(jsonl.UTF16Len(s)) }
 
 // AgentUseArtifactStream receives a tool's streamed output into a
 // temporary file; Finalize moves it into place, Discard drops it.
@@ -688,13 +689,13 @@ func (w *AgentUseWriter) CreateToolOutputStream(messageID, toolName string, meta
 		"# AgentUse Tool Output Artifact",
 		"kind: tool-output",
 		"tool: " + toolName,
-		"createdAt: " + layout.ISOTime(w.s.now()),
+		"createdAt: " + jsonl.ISOTime(w.s.now()),
 		"sessionID: " + w.id,
 		"agentId: " + w.artifactAgent(),
 		"messageID: " + messageID,
 	}
-	if layout.KindOf(meta) == layout.KindObject && string(meta) != "{}" {
-		ind, _ := layout.Indent(nil, meta)
+	if jsonl.KindOf(meta) == KindObject && string(meta) != "{}" {
+		ind, _ := jsonl.Indent(nil, meta)
 		header = append(header, "metadata: "+string(ind))
 	}
 	header = append(header, "")

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sessctl/sessctl/internal/errs"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -192,7 +194,7 @@ func (s *AgentUseStore) readSessionInfo(dir, rel string) *AgentUseSession {
 }
 
 func int64Of(v []byte) int64 {
-	f, ok := layout.Number(v)
+	f, ok := jsonl.Number(v)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0
 	}
@@ -294,7 +296,7 @@ func (s *AgentUseStore) Find(ctx context.Context, idOrPrefix string) (*AgentUseS
 	case len(prefix) > 1:
 		return nil, &AgentUseAmbiguousError{Prefix: idOrPrefix, Candidates: prefix}
 	}
-	return nil, &notFoundError{"session " + layout.KeyString(idOrPrefix) + " in " + s.root}
+	return nil, errs.NotFound("session " + jsonl.KeyString(idOrPrefix) + " in " + s.root)
 }
 
 // AgentUseMessage is one message of a session with its parts.
@@ -429,10 +431,10 @@ func (s *AgentUseStore) readMessage(ctx context.Context, c *AgentUseContents, di
 			m.ID = id
 		}
 		t := o.sub("time")
-		if v := t.get("created"); layout.KindOf(v) == layout.KindNumber {
+		if v := t.get("created"); jsonl.KindOf(v) == KindNumber {
 			m.Created, m.HasCreated = int64Of(v), true
 		}
-		if v := t.get("completed"); v != nil && layout.KindOf(v) != layout.KindNull {
+		if v := t.get("completed"); v != nil && jsonl.KindOf(v) != KindNull {
 			m.Completed, m.HasCompleted = int64Of(v), true
 		}
 		tok := o.sub("assistant").sub("tokens")
@@ -485,20 +487,20 @@ func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	i := layout.SkipWS(raw, 0)
-	end, err := layout.SkipValue(raw, i)
+	i := jsonl.SkipWS(raw, 0)
+	end, err := jsonl.SkipValue(raw, i)
 	switch {
 	case err != nil:
 		return nil, &CorruptError{Path: file, Err: err}
-	case layout.SkipWS(raw, end) != len(raw):
+	case jsonl.SkipWS(raw, end) != len(raw):
 		return nil, &CorruptError{Path: file, Err: errors.New("trailing data after the JSON value")}
-	case layout.KindOf(raw[i:end]) != layout.KindObject:
+	case jsonl.KindOf(raw[i:end]) != KindObject:
 		return nil, &CorruptError{Path: file, Err: errNotObject}
 	}
 	obj := raw[i:end]
-	str := func(v []byte) string { s, _ := layout.String(v); return s }
+	str := func(v []byte) string { s, _ := jsonl.String(v); return s }
 	var typ, id, tm, state, role, tool, callID []byte
-	_ = layout.Members(obj, func(m *layout.Member) bool {
+	_ = jsonl.Members(obj, func(m *jsonl.Member) bool {
 		switch {
 		case m.KeyIs("type"):
 			typ = m.Value
@@ -522,15 +524,15 @@ func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
 		p.ID = strings.TrimSuffix(filepath.Base(file), ".json")
 	}
 	lookup := func(obj []byte, key string) []byte {
-		if layout.KindOf(obj) != layout.KindObject {
+		if jsonl.KindOf(obj) != KindObject {
 			return nil
 		}
-		v, _ := layout.Lookup(obj, key)
+		v, _ := jsonl.Lookup(obj, key)
 		return v
 	}
 	key := func(v []byte) {
-		if layout.KindOf(v) == layout.KindNumber {
-			if f, ok := layout.Number(v); ok {
+		if jsonl.KindOf(v) == KindNumber {
+			if f, ok := jsonl.Number(v); ok {
 				p.SortKey = f
 			}
 		}

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"time"
-
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -10,12 +8,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Values passed to the Append methods as `any` are encoded with
-// layout.Marshal: json.RawMessage and []byte are taken as JSON text, other
+// jsonl.Marshal: json.RawMessage and []byte are taken as JSON text, other
 // values go through encoding/json; either way the bytes written are what
 // JSON.stringify writes (key order kept, no HTML escaping). A nil value
 // means "undefined": the member is left out, as pi leaves it out.
@@ -23,8 +22,8 @@ import (
 // pending is an entry line being built: its bytes and the envelope it
 // was given, so it can be indexed without being parsed again.
 type pending struct {
-	b    layout.ObjectBuilder
-	meta layout.Built
+	b    jsonl.ObjectBuilder
+	meta jsonl.Built
 }
 
 // envelope starts an entry line with pi's common prefix: type, id,
@@ -34,7 +33,7 @@ func (s *Session) envelope(typ string) *pending { return s.envelopeFor(typ, 0) }
 // envelopeFor is envelope for a line that will hold room more bytes, so
 // that its buffer is allocated once.
 func (s *Session) envelopeFor(typ string, room int) *pending {
-	p := &pending{meta: layout.Built{Type: typ}}
+	p := &pending{meta: jsonl.Built{Type: typ}}
 	p.b.StartIn(s.lineRoom(256+room+2)).String("type", typ)
 	s.envelopeTail(p)
 	return p
@@ -50,12 +49,12 @@ func (s *Session) envelopeTail(p *pending) {
 	p.b.String("timestamp", p.meta.Timestamp)
 }
 
-// timestamp is layout.ISOTime of the clock, remembering the last string:
+// timestamp is jsonl.ISOTime of the clock, remembering the last string:
 // appends within one millisecond share it.
 func (s *Session) timestamp() string {
 	ms := s.opts.now().UnixMilli()
 	if ms != s.lastMs || s.lastTs == "" {
-		s.lastMs, s.lastTs = ms, layout.ISOTime(time.UnixMilli(ms))
+		s.lastMs, s.lastTs = ms, jsonl.ISOTime(time.UnixMilli(ms))
 	}
 	return s.lastTs
 }
@@ -107,22 +106,22 @@ func (s *Session) keepLine(line []byte) []byte {
 
 // parentMember adds "parentId": the current leaf, or null, and returns
 // what it wrote.
-func (s *Session) parentMember(b *layout.ObjectBuilder) (string, layout.Kind) {
+func (s *Session) parentMember(b *jsonl.ObjectBuilder) (string, Kind) {
 	leaf, kind := s.ix.Leaf()
 	switch kind {
-	case layout.KindString:
+	case KindString:
 		if raw, ok := keyJSON(leaf); ok {
 			b.Raw("parentId", raw)
-			return leaf, layout.KindNumber // a non-string id; its key stays as is
+			return leaf, KindNumber // a non-string id; its key stays as is
 		}
 		b.String("parentId", leaf)
-		return leaf, layout.KindString
-	case layout.KindAbsent:
+		return leaf, KindString
+	case KindAbsent:
 		// pi writes parentId: undefined, which JSON.stringify drops.
-		return "", layout.KindAbsent
+		return "", KindAbsent
 	}
 	b.Null("parentId")
-	return "", layout.KindNull
+	return "", KindNull
 }
 
 // keyJSON returns the JSON of a non-string id key.
@@ -165,7 +164,7 @@ func marshalOpt(v any) ([]byte, error) {
 	if v == nil {
 		return nil, nil
 	}
-	return layout.Marshal(v)
+	return jsonl.Marshal(v)
 }
 
 // AppendMessage appends a message entry holding msg (a user, assistant,
@@ -175,14 +174,14 @@ func (s *Session) AppendMessage(msg any) (string, error) {
 	raw, isJSON := jsonText(msg)
 	if !isJSON {
 		var err error
-		if raw, err = layout.Marshal(msg); err != nil {
+		if raw, err = jsonl.Marshal(msg); err != nil {
 			return "", fmt.Errorf("append message: %w", err)
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
-		p := s.envelopeFor(layout.TypeMessage, len(raw))
+		p := s.envelopeFor(jsonl.TypeMessage, len(raw))
 		if err := p.message(raw); err != nil {
 			return nil, fmt.Errorf("append message: %w", err)
 		}
@@ -207,7 +206,7 @@ func (s *Session) AppendThinkingLevelChange(level string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
-		p := s.envelope(layout.TypeThinkingLevelChange)
+		p := s.envelope(jsonl.TypeThinkingLevelChange)
 		p.b.String("thinkingLevel", level)
 		return p, nil
 	})
@@ -218,7 +217,7 @@ func (s *Session) AppendModelChange(provider, modelID string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
-		p := s.envelope(layout.TypeModelChange)
+		p := s.envelope(jsonl.TypeModelChange)
 		p.b.String("provider", provider).String("modelId", modelID)
 		return p, nil
 	})
@@ -243,7 +242,7 @@ func (s *Session) AppendCompaction(c Compaction) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
-		p := s.envelope(layout.TypeCompaction)
+		p := s.envelope(jsonl.TypeCompaction)
 		p.b.String("summary", c.Summary).String("firstKeptEntryId", c.FirstKeptEntryID).Number("tokensBefore", c.TokensBefore)
 		if details != nil {
 			p.b.Raw("details", details)
@@ -266,8 +265,8 @@ func (s *Session) AppendCustomEntry(customType string, data any) (string, error)
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
 		// pi builds this entry with type, customType and data first.
-		p := &pending{meta: layout.Built{Type: layout.TypeCustom}}
-		p.b.Start(256+len(raw)).String("type", layout.TypeCustom).String("customType", customType)
+		p := &pending{meta: jsonl.Built{Type: jsonl.TypeCustom}}
+		p.b.Start(256+len(raw)).String("type", jsonl.TypeCustom).String("customType", customType)
 		if raw != nil {
 			p.b.Raw("data", raw)
 		}
@@ -280,7 +279,7 @@ func (s *Session) AppendCustomEntry(customType string, data any) (string, error)
 // the context as a message with role "custom". content is a string or an
 // array of text/image blocks; details nil leaves the member out.
 func (s *Session) AppendCustomMessageEntry(customType string, content any, display bool, details any) (string, error) {
-	c, err := layout.Marshal(content)
+	c, err := jsonl.Marshal(content)
 	if err != nil {
 		return "", fmt.Errorf("append custom message: %w", err)
 	}
@@ -291,8 +290,8 @@ func (s *Session) AppendCustomMessageEntry(customType string, content any, displ
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
-		p := &pending{meta: layout.Built{Type: layout.TypeCustomMessage}}
-		p.b.Start(256+len(c)+len(d)).String("type", layout.TypeCustomMessage).String("customType", customType).
+		p := &pending{meta: jsonl.Built{Type: jsonl.TypeCustomMessage}}
+		p.b.Start(256+len(c)+len(d)).String("type", jsonl.TypeCustomMessage).String("customType", customType).
 			Raw("content", c).Bool("display", display)
 		if d != nil {
 			p.b.Raw("details", d)
@@ -312,7 +311,7 @@ func (s *Session) AppendLabelChange(targetID string, label *string) (string, err
 		if !s.ix.Has(targetID) {
 			return nil, entryNotFound(targetID)
 		}
-		p := s.envelope(layout.TypeLabel)
+		p := s.envelope(jsonl.TypeLabel)
 		p.b.String("targetId", targetID)
 		if label != nil {
 			p.b.String("label", *label)
@@ -327,7 +326,7 @@ func (s *Session) AppendSessionInfo(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
-		p := s.envelope(layout.TypeSessionInfo)
+		p := s.envelope(jsonl.TypeSessionInfo)
 		p.b.String("name", jsTrim(name))
 		return p, nil
 	})

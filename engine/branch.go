@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/tree"
 )
@@ -22,7 +23,7 @@ func (s *Session) Branch(id string) error {
 	if !s.ix.Has(id) {
 		return entryNotFound(id)
 	}
-	s.ix.SetLeaf(id, layout.KindString)
+	s.ix.SetLeaf(id, KindString)
 	s.leafMoved = true
 	return nil
 }
@@ -31,7 +32,7 @@ func (s *Session) Branch(id string) error {
 func (s *Session) ResetLeaf() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ix.SetLeaf("", layout.KindNull)
+	s.ix.SetLeaf("", KindNull)
 	s.leafMoved = true
 }
 
@@ -58,11 +59,11 @@ func (s *Session) BranchWithSummary(fromID *string, summary string, details any,
 		// the entry is written and becomes the leaf.
 		oldLeaf, oldKind := s.ix.Leaf()
 		if fromID != nil {
-			s.ix.SetLeaf(*fromID, layout.KindString)
+			s.ix.SetLeaf(*fromID, KindString)
 		} else {
-			s.ix.SetLeaf("", layout.KindNull)
+			s.ix.SetLeaf("", KindNull)
 		}
-		p := s.envelope(layout.TypeBranchSummary)
+		p := s.envelope(jsonl.TypeBranchSummary)
 		s.ix.SetLeaf(oldLeaf, oldKind)
 		p.b.String("fromId", from).String("summary", summary)
 		if d != nil {
@@ -126,11 +127,11 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 		// new file.
 		return "", &LoopError{Path: s.file, Entry: leafID, At: tree.Key(at), Line: at.Line}
 	}
-	var kept []*layout.Entry
+	var kept []*Entry
 	onPath := make(map[string]bool, len(path))
 	dropped := make(map[string]bool)
 	for _, e := range path {
-		if e.Type == layout.TypeLabel {
+		if e.Type == jsonl.TypeLabel {
 			dropped[tree.Key(e)] = true
 			continue
 		}
@@ -165,7 +166,7 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 	}
 	id := s.opts.sessionID()
 	now := s.opts.now()
-	header := layout.NewHeaderLine(id, now, s.cwd, parent)
+	header := jsonl.NewHeaderLine(id, now, s.cwd, parent)
 	if s.persist {
 		if err := layout.CheckName(id); err != nil {
 			return "", fmt.Errorf("create branched session: %w", err)
@@ -178,23 +179,23 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 	}
 	for _, l := range labels {
 		lid := entryID(s.candidate(), NewUUID, ix.Has)
-		b := layout.NewObject(160).String("type", layout.TypeLabel).String("id", lid)
+		b := jsonl.NewObject(160).String("type", jsonl.TypeLabel).String("id", lid)
 		leaf, kind := ix.Leaf()
-		if raw, ok := keyJSON(leaf); ok && kind == layout.KindString {
+		if raw, ok := keyJSON(leaf); ok && kind == KindString {
 			b.Raw("parentId", raw)
-		} else if kind == layout.KindString {
+		} else if kind == KindString {
 			b.String("parentId", leaf)
 		} else {
 			b.Null("parentId")
 		}
-		b.String("timestamp", layout.ISOTime(s.opts.now()))
+		b.String("timestamp", jsonl.ISOTime(s.opts.now()))
 		if raw, ok := keyJSON(l.Target); ok {
 			b.Raw("targetId", raw)
 		} else {
 			b.String("targetId", l.Target)
 		}
 		b.String("label", l.Label)
-		e, err := layout.ParseEntry(b.Bytes())
+		e, err := jsonl.ParseEntry(b.Bytes())
 		if err != nil {
 			return "", err
 		}
@@ -214,7 +215,7 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 			return "", err
 		}
 	}
-	h, _ := layout.ParseEntry(header)
+	h, _ := jsonl.ParseEntry(header)
 	s.header = h
 	s.ix = ix
 	s.onDisk = false
@@ -230,9 +231,9 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 
 // withParent returns a copy of e whose parentId member holds parent (JSON
 // text), every other byte of the line unchanged.
-func withParent(e *layout.Entry, parent []byte) (*layout.Entry, error) {
+func withParent(e *Entry, parent []byte) (*Entry, error) {
 	var spans [][2]int
-	err := layout.Members(e.Raw, func(m *layout.Member) bool {
+	err := jsonl.Members(e.Raw, func(m *jsonl.Member) bool {
 		if m.KeyIs("parentId") {
 			spans = append(spans, [2]int{m.ValStart, m.ValStart + len(m.Value)})
 		}
@@ -245,7 +246,7 @@ func withParent(e *layout.Entry, parent []byte) (*layout.Entry, error) {
 	for i := len(spans) - 1; i >= 0; i-- {
 		raw = slices.Concat(raw[:spans[i][0]], parent, raw[spans[i][1]:])
 	}
-	ne, err := layout.ParseEntry(raw)
+	ne, err := jsonl.ParseEntry(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // TestCreateBranchedSessionAcrossLabels branches from a path that runs
@@ -18,7 +18,7 @@ import (
 // the branch (and the model context) broke at the label.
 func TestCreateBranchedSessionAcrossLabels(t *testing.T) {
 	msg := func(role, text string) json.RawMessage {
-		return layout.NewObject(64).String("role", role).String("content", text).Number("timestamp", 1).Bytes()
+		return jsonl.NewObject(64).String("role", role).String("content", text).Number("timestamp", 1).Bytes()
 	}
 	label := func(s string) *string { return &s }
 	cases := []struct {
@@ -79,7 +79,7 @@ func TestCreateBranchedSessionAcrossLabels(t *testing.T) {
 				ids[e.ID] = true
 			}
 			for _, e := range s.Entries() {
-				if e.ParentKind == layout.KindString && !ids[e.ParentID] {
+				if e.ParentKind == jsonl.KindString && !ids[e.ParentID] {
 					t.Errorf("entry %s names parent %s, which the branched session does not have", e.ID, e.ParentID)
 				}
 			}
@@ -87,8 +87,8 @@ func TestCreateBranchedSessionAcrossLabels(t *testing.T) {
 			for _, e := range s.BranchPath("") {
 				d := e.Type
 				if m, ok := e.Field("message"); ok {
-					c, _ := layout.Lookup(m, "content")
-					txt, _ := layout.String(c)
+					c, _ := jsonl.Lookup(m, "content")
+					txt, _ := jsonl.String(c)
 					d += " " + txt
 				}
 				got = append(got, d)
@@ -98,7 +98,7 @@ func TestCreateBranchedSessionAcrossLabels(t *testing.T) {
 			}
 			changed := 0
 			for _, e := range s.Entries() {
-				if old, ok := before[e.ID]; ok && e.Type != layout.TypeLabel && old != string(e.Raw) {
+				if old, ok := before[e.ID]; ok && e.Type != jsonl.TypeLabel && old != string(e.Raw) {
 					changed++
 				}
 			}

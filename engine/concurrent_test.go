@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/lock"
 )
 
@@ -40,13 +40,13 @@ func mustWrite(t *testing.T, f *os.File, s string) {
 }
 
 // fileEntries parses p and returns its entries (header included) and tail.
-func fileLines(t *testing.T, p string) ([]layout.Entry, layout.Tail) {
+func fileLines(t *testing.T, p string) ([]jsonl.Entry, jsonl.Tail) {
 	t.Helper()
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed := layout.ParseFile(data)
+	parsed := jsonl.ParseFile(data)
 	if len(parsed.Malformed) > 0 {
 		t.Errorf("%s has malformed lines: %+v\n%s", p, parsed.Malformed, data)
 	}
@@ -104,7 +104,7 @@ func TestWriteReadsLinesAppendedSinceOpen(t *testing.T) {
 			if perAppend {
 				want = "a1," + s.Entries()[1].ID + ",p1,p2," + id
 			}
-			if strings.Join(ids, ",") != want || tail != layout.TailClean {
+			if strings.Join(ids, ",") != want || tail != jsonl.TailClean {
 				t.Errorf("file holds %v (tail %d), want %s", ids, tail, want)
 			}
 			if n := len(s.Entries()); n != len(ids) {
@@ -147,7 +147,7 @@ func TestWriteWaitsForALineBeingWritten(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	got, tail := fileLines(t, p)
-	if len(got) != 4 || got[2].ID != "p1" || got[3].ID != r.id || tail != layout.TailClean {
+	if len(got) != 4 || got[2].ID != "p1" || got[3].ID != r.id || tail != jsonl.TailClean {
 		t.Fatalf("file holds %d entries (tail %d), want header, a1, p1 and the label", len(got), tail)
 	}
 	if got[3].ParentID != "p1" {
@@ -219,7 +219,7 @@ func TestWriteRefusesToCutALineAnotherWriterHolds(t *testing.T) {
 	if rec := s.Recovery(); rec.TornBytes == 0 {
 		t.Errorf("recovery %+v, want the abandoned fragment cut", rec)
 	}
-	if _, tail := fileLines(t, p); tail != layout.TailClean {
+	if _, tail := fileLines(t, p); tail != jsonl.TailClean {
 		t.Errorf("tail %d", tail)
 	}
 }
@@ -262,7 +262,7 @@ func TestWriteCutsAnAbandonedLine(t *testing.T) {
 				t.Errorf("recovery %+v, quarantine %q: want the fragment kept", rec, q)
 			}
 			got, tail := fileLines(t, p)
-			if len(got) != 3 || got[2].ID != id || got[2].ParentID != "a1" || tail != layout.TailClean {
+			if len(got) != 3 || got[2].ID != id || got[2].ParentID != "a1" || tail != jsonl.TailClean {
 				t.Errorf("file holds %d entries, tail %d", len(got), tail)
 			}
 		})
@@ -290,7 +290,7 @@ func TestWriteAfterAnotherWriterWasKilledMidLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, tail := fileLines(t, p)
-	if n := len(got); n != 5 || got[3].ID != "p1" || got[4].ID != id || got[4].ParentID != "p1" || tail != layout.TailClean {
+	if n := len(got); n != 5 || got[3].ID != "p1" || got[4].ID != id || got[4].ParentID != "p1" || tail != jsonl.TailClean {
 		t.Fatalf("file holds %d entries (tail %d), want header, a1, info, p1 and the new info after p1", n, tail)
 	}
 	if s.Recovery().TornBytes == 0 {
@@ -316,7 +316,7 @@ func TestWriteEndsACompleteLastLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, tail := fileLines(t, p)
-	if len(got) != 4 || got[1].ID != "a1" || got[2].ID != "p1" || got[3].ID != id || got[3].ParentID != "p1" || tail != layout.TailClean {
+	if len(got) != 4 || got[1].ID != "a1" || got[2].ID != "p1" || got[3].ID != id || got[3].ParentID != "p1" || tail != jsonl.TailClean {
 		t.Fatalf("file holds %d entries (tail %d)", len(got), tail)
 	}
 	if n := len(s.Entries()); n != 3 {

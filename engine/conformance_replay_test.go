@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // replay holds a scenario being replayed: the current session, the
@@ -475,7 +475,7 @@ func checkOpState(t *testing.T, r *replay, label string, op map[string]any) {
 	}
 	leaf, kind := s.LeafID()
 	var got any
-	if kind == layout.KindString {
+	if kind == jsonl.KindString {
 		got = leaf
 	}
 	if diff := cmp.Diff(op["leafId"], got); diff != "" {

@@ -24,7 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // corpusDir returns ../shared/conformance/<name> relative to the
@@ -240,7 +240,7 @@ func loadCompare(t *testing.T, c piCase, root, name string, want map[string]any,
 
 // isLegacy reports whether a file is version 1 (its ids are generated).
 func isLegacy(data []byte) bool {
-	p := layout.ParseFile(data)
+	p := jsonl.ParseFile(data)
 	if len(p.Entries) == 0 {
 		return false
 	}
@@ -348,7 +348,7 @@ func checkCorruptLoad(t *testing.T, c piCase, root, name string, want map[string
 		s.Close()
 		t.Fatalf("%s: open of a file without a valid header succeeded; want a corruption error", name)
 	}
-	var ce *layout.CorruptError
+	var ce *engine.CorruptError
 	if !errors.As(err, &ce) || !errors.Is(err, engine.ErrCorrupt) || ce.Path != path || ce.Line < 1 {
 		t.Errorf("%s: want *CorruptError naming %s and a line, got %v", name, path, err)
 	}

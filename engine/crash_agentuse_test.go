@@ -28,6 +28,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
@@ -346,7 +347,7 @@ func (w *auWorkload) reboot() {
 		b, ok := got[path]
 		switch {
 		case ok && bytes.Equal(b, want):
-		case ok && path == w.inflight && layout.Valid(b):
+		case ok && path == w.inflight && jsonl.Valid(b):
 			w.st.inflight++
 		default:
 			w.st.lost++

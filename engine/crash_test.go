@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
@@ -372,9 +373,9 @@ func (w *workload) open(path string) {
 // cut off, a missing final newline added, a clean tail in the end.
 func (w *workload) checkRecovery(fsys vfs.FS, file string, pre []byte, rec engine.Recovery) {
 	w.t.Helper()
-	p := layout.ParseFile(pre)
+	p := jsonl.ParseFile(pre)
 	switch p.Tail {
-	case layout.TailTorn:
+	case jsonl.TailTorn:
 		w.st.tornRepaired++
 		frag := pre[p.TailOffset:]
 		if rec.TornBytes != len(frag) {
@@ -383,19 +384,19 @@ func (w *workload) checkRecovery(fsys vfs.FS, file string, pre []byte, rec engin
 		if q, err := fsys.ReadFile(rec.Quarantine); err != nil || !bytes.Equal(q, frag) {
 			w.errorf("%s: quarantine %q holds %q (%v), want the torn tail %q", file, rec.Quarantine, q, err, frag)
 		}
-	case layout.TailNoNewline:
+	case jsonl.TailNoNewline:
 		w.st.newlineAdded++
 		if !rec.NewlineAdded {
 			w.errorf("%s: last line without newline, Recovery reports none added", file)
 		}
-	case layout.TailClean:
+	case jsonl.TailClean:
 		if rec.TornBytes != 0 || rec.NewlineAdded {
 			w.errorf("%s: clean file, but Recovery reports %+v", file, rec)
 		}
 	}
 	if after, err := fsys.ReadFile(file); err != nil {
 		w.errorf("read %s after reopening: %v", file, err)
-	} else if tail := layout.ParseFile(after).Tail; tail != layout.TailClean {
+	} else if tail := jsonl.ParseFile(after).Tail; tail != jsonl.TailClean {
 		w.errorf("%s: tail %d after a write-mode open, want clean", file, tail)
 	}
 }
@@ -563,7 +564,7 @@ func (w *workload) step() {
 		w.writeOp("session info", func() error { _, err := s.AppendSessionInfo(" " + randText(r, 1, 4) + " "); return err })
 	case k < 54:
 		w.writeOp("custom entry", func() error {
-			_, err := s.AppendCustomEntry("crash-test", json.RawMessage(fmt.Sprintf(`{"n":%d,"note":%s}`, r.IntN(1000), layout.AppendString(nil, randText(r, 1, 8)))))
+			_, err := s.AppendCustomEntry("crash-test", json.RawMessage(fmt.Sprintf(`{"n":%d,"note":%s}`, r.IntN(1000), jsonl.AppendString(nil, randText(r, 1, 8)))))
 			return err
 		})
 	case k < 56:
@@ -653,7 +654,7 @@ func (w *workload) writeLegacyAndSwitch() {
 func (w *workload) ids() []string {
 	var ids []string
 	for _, e := range w.s.Entries() {
-		if e.IDKind == layout.KindString {
+		if e.IDKind == jsonl.KindString {
 			ids = append(ids, e.ID)
 		}
 	}
@@ -733,8 +734,8 @@ func (w *workload) verifyFile(fsys vfs.FS, file string, want []string, failed in
 		w.errorf("read %s: %v", file, err)
 		return nil
 	}
-	p := layout.ParseFile(data)
-	if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || p.Entries[0].IDKind != layout.KindString || p.Entries[0].Line != 1 {
+	p := jsonl.ParseFile(data)
+	if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || p.Entries[0].IDKind != jsonl.KindString || p.Entries[0].Line != 1 {
 		w.errorf("%s has no valid header (%d bytes): %.200q", file, len(data), data)
 		return nil
 	}
@@ -775,7 +776,7 @@ func (w *workload) verifyFile(fsys vfs.FS, file string, want []string, failed in
 	// The tree: unique ids, parents that exist.
 	seen := make(map[string]bool, len(got))
 	for _, e := range got {
-		if e.IDKind != layout.KindString {
+		if e.IDKind != jsonl.KindString {
 			w.errorf("%s line %d: entry without a string id", file, e.Line)
 			continue
 		}
@@ -785,9 +786,9 @@ func (w *workload) verifyFile(fsys vfs.FS, file string, want []string, failed in
 		seen[e.ID] = true
 	}
 	for _, e := range got {
-		if e.ParentKind == layout.KindString && !seen[e.ParentID] {
+		if e.ParentKind == jsonl.KindString && !seen[e.ParentID] {
 			w.errorf("%s line %d: parent %s of %s does not exist\n%s", file, e.Line, e.ParentID, e.ID, data)
-		} else if e.ParentKind != layout.KindString && e.ParentKind != layout.KindNull {
+		} else if e.ParentKind != jsonl.KindString && e.ParentKind != jsonl.KindNull {
 			w.errorf("%s line %d: parentId is neither a string nor null", file, e.Line)
 		}
 	}
@@ -844,7 +845,7 @@ func randText(r *rand.Rand, minWords, maxWords int) string {
 func ms(t time.Time) float64 { return float64(t.UnixMilli()) }
 
 func textBlock(s string) []byte {
-	return layout.NewObject(len(s)+32).String("type", "text").String("text", s).Bytes()
+	return jsonl.NewObject(len(s)+32).String("type", "text").String("text", s).Bytes()
 }
 
 func array(items ...[]byte) []byte {
@@ -861,35 +862,32 @@ func array(items ...[]byte) []byte {
 func userMessage(r *rand.Rand, now time.Time) json.RawMessage {
 	var content []byte
 	if r.IntN(3) == 0 {
-		content = layout.AppendString(nil, randText(r, 3, 40))
+		content = jsonl.AppendString(nil, randText(r, 3, 40))
 	} else {
 		content = array(textBlock(randText(r, 3, 80)))
 	}
-	return layout.NewObject(256).String("role", "user").Raw("content", content).Number("timestamp", ms(now)).Bytes()
+	return jsonl.NewObject(256).String("role", "user").Raw("content", content).Number("timestamp", ms(now)).Bytes()
 }
 
 func assistantMessage(r *rand.Rand, now time.Time) json.RawMessage {
-	blocks := [][]byte{
-		layout.NewObject(256).String("type", "thinking").String("thinking", randText(r, 5, 60)).String("thinkingSignature", fmt.Sprintf("sig%x", r.Uint64())).Bytes(),
-		textBlock(randText(r, 5, 120)),
-	}
+	blocks := [][]byte{jsonl.NewObject(256).String("type", "thinking").String("thinking", randText(r, 5, 60)).String("thinkingSignature", fmt.Sprintf("sig%x", r.Uint64())).Bytes(), textBlock(randText(r, 5, 120))}
 	stop := "stop"
 	if r.IntN(2) == 0 {
-		args := layout.NewObject(64).String("command", "ls -la "+randText(r, 1, 2)).Bytes()
-		blocks = append(blocks, layout.NewObject(128).String("type", "toolCall").String("id", fmt.Sprintf("toolu_%x", r.Uint64())).
+		args := jsonl.NewObject(64).String("command", "ls -la "+randText(r, 1, 2)).Bytes()
+		blocks = append(blocks, jsonl.NewObject(128).String("type", "toolCall").String("id", fmt.Sprintf("toolu_%x", r.Uint64())).
 			String("name", "bash").Raw("arguments", args).Bytes())
 		stop = "toolUse"
 	}
-	usage := layout.NewObject(128).Number("input", float64(r.IntN(5000))).Number("output", float64(r.IntN(2000))).
+	usage := jsonl.NewObject(128).Number("input", float64(r.IntN(5000))).Number("output", float64(r.IntN(2000))).
 		Number("cacheRead", 0).Number("cacheWrite", 0).Number("totalTokens", float64(r.IntN(7000))).Bytes()
-	return layout.NewObject(1024).String("role", "assistant").Raw("content", array(blocks...)).
+	return jsonl.NewObject(1024).String("role", "assistant").Raw("content", array(blocks...)).
 		String("api", "anthropic-messages").String("provider", "anthropic").String("model", "claude-sonnet-4-5").
 		Raw("usage", usage).String("stopReason", stop).Number("timestamp", ms(now)).Bytes()
 }
 
 func toolResult(r *rand.Rand, now time.Time) json.RawMessage {
 	out := randText(r, 20, 400)
-	return layout.NewObject(len(out)+256).String("role", "toolResult").String("toolCallId", fmt.Sprintf("toolu_%x", r.Uint64())).
+	return jsonl.NewObject(len(out)+256).String("role", "toolResult").String("toolCallId", fmt.Sprintf("toolu_%x", r.Uint64())).
 		String("toolName", "bash").Raw("content", array(textBlock(out))).Bool("isError", r.IntN(10) == 0).
 		Number("timestamp", ms(now)).Bytes()
 }
@@ -900,7 +898,7 @@ func bigToolResult(r *rand.Rand, now time.Time) json.RawMessage {
 		b.WriteString(randText(r, 10, 30))
 		b.WriteByte('\n')
 	}
-	return layout.NewObject(b.Len()+256).String("role", "toolResult").String("toolCallId", fmt.Sprintf("toolu_%x", r.Uint64())).
+	return jsonl.NewObject(b.Len()+256).String("role", "toolResult").String("toolCallId", fmt.Sprintf("toolu_%x", r.Uint64())).
 		String("toolName", "read").Raw("content", array(textBlock(b.String()))).Bool("isError", false).
 		Number("timestamp", ms(now)).Bytes()
 }
@@ -909,11 +907,11 @@ func bigToolResult(r *rand.Rand, now time.Time) json.RawMessage {
 // version 2 (ids, hookMessage role) session file.
 func legacySession(r *rand.Rand, id string, v int, now time.Time) []byte {
 	var buf bytes.Buffer
-	hdr := layout.NewObject(200).String("type", "session")
+	hdr := jsonl.NewObject(200).String("type", "session")
 	if v == 2 {
 		hdr.Number("version", 2)
 	}
-	hdr.String("id", id).String("timestamp", layout.ISOTime(now)).String("cwd", crashCwd)
+	hdr.String("id", id).String("timestamp", jsonl.ISOTime(now)).String("cwd", crashCwd)
 	buf.Write(hdr.Bytes())
 	buf.WriteByte('\n')
 	n := 2 + r.IntN(12)
@@ -925,12 +923,12 @@ func legacySession(r *rand.Rand, id string, v int, now time.Time) []byte {
 		case i%2 == 1:
 			msg = userMessage(r, now)
 		case v == 2 && r.IntN(4) == 0:
-			msg = layout.NewObject(128).String("role", "hookMessage").String("customType", "old-hook").
+			msg = jsonl.NewObject(128).String("role", "hookMessage").String("customType", "old-hook").
 				String("content", randText(r, 2, 8)).Bool("display", true).Number("timestamp", ms(now)).Bytes()
 		default:
 			msg = assistantMessage(r, now)
 		}
-		e := layout.NewObject(len(msg)+128).String("type", "message")
+		e := jsonl.NewObject(len(msg)+128).String("type", "message")
 		if v == 2 {
 			eid := fmt.Sprintf("%08x", r.Uint32())
 			e.String("id", eid)
@@ -941,11 +939,11 @@ func legacySession(r *rand.Rand, id string, v int, now time.Time) []byte {
 			}
 			prev = eid
 		}
-		e.String("timestamp", layout.ISOTime(now)).Raw("message", msg)
+		e.String("timestamp", jsonl.ISOTime(now)).Raw("message", msg)
 		buf.Write(e.Bytes())
 		buf.WriteByte('\n')
 		if v == 1 && i > 3 && r.IntN(4) == 0 {
-			c := layout.NewObject(128).String("type", "compaction").String("timestamp", layout.ISOTime(now)).
+			c := jsonl.NewObject(128).String("type", "compaction").String("timestamp", jsonl.ISOTime(now)).
 				String("summary", randText(r, 5, 20)).Number("firstKeptEntryIndex", float64(1+r.IntN(i))).
 				Number("tokensBefore", float64(r.IntN(9000))).Bytes()
 			buf.Write(c)

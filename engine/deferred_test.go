@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // legacyV1 is a version 1 session: no ids, no version.
@@ -100,7 +100,7 @@ func TestFailedCallsLeaveTheFileAlone(t *testing.T) {
 		{"a message that is not JSON", func(s *engine.Session) error {
 			_, err := s.AppendMessage(json.RawMessage(`{"role":`))
 			return err
-		}, layout.ErrSyntax},
+		}, jsonl.ErrSyntax},
 		{"a compaction whose details cannot be encoded", func(s *engine.Session) error {
 			_, err := s.AppendCompaction(engine.Compaction{Summary: "s", Details: func() {}})
 			return err
@@ -151,7 +151,7 @@ func TestFailedCallsLeaveTheFileAlone(t *testing.T) {
 			if n, _ := r.Name(); n != "named" {
 				t.Errorf("name %q after reload", n)
 			}
-			if data, _ := os.ReadFile(p); layout.ParseFile(data).Tail != layout.TailClean {
+			if data, _ := os.ReadFile(p); jsonl.ParseFile(data).Tail != jsonl.TailClean {
 				t.Errorf("the file does not end cleanly: %q", data)
 			}
 		})

@@ -15,21 +15,25 @@ const module = "github.com/sessctl/sessctl"
 
 // allowed lists, for each package of the module, the module packages and
 // third-party modules it may import: imports point one way,
-// cmd -> engine -> compaction/migrate/lock -> tree -> layout, layout/vfs.
+// cmd -> engine -> compaction/migrate/lock -> tree -> internal/jsonl,
+// layout, layout/vfs. The internal packages sit at the bottom: the JSON
+// codec imports nothing, the shared errors only the codec.
 var allowed = map[string][]string{
-	"layout":             {},
+	"internal/jsonl":     {},
+	"internal/errs":      {"internal/jsonl"},
+	"layout":             {"internal/jsonl"},
 	"layout/vfs":         {},
 	"layout/vfs/vfstest": {"layout/vfs"},
-	"tree":               {"layout"},
-	"compaction":         {"layout", "tree"},
-	"migrate":            {"layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
+	"tree":               {"internal/jsonl"},
+	"compaction":         {"internal/jsonl", "tree"},
+	"migrate":            {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
 	"lock":               {"github.com/gofrs/flock"},
-	"engine":             {"layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "github.com/oklog/ulid/v2", "golang.org/x/sync"},
-	"internal/workload":  {"layout"},
+	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "github.com/oklog/ulid/v2", "golang.org/x/sync"},
+	"internal/workload":  {"internal/jsonl", "layout"},
 	"cmd/sessctl":        {"*"},
 
 	// The importers' shared test checks build pi's context (test code only).
-	"migrate/internal/importtest": {"layout", "tree", "compaction", "migrate", "migrate/"},
+	"migrate/internal/importtest": {"internal/jsonl", "tree", "compaction", "migrate", "migrate/"},
 	// Finds pi and Node for tests that run pi beside sessctl (test code only).
 	"internal/pitest": {},
 }

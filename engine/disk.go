@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
 	"github.com/sessctl/sessctl/migrate"
@@ -65,13 +65,13 @@ type diskState struct {
 }
 
 // loadedState describes a file just read and parsed.
-func loadedState(data []byte, p *layout.Parsed, ident fs.FileInfo) diskState {
+func loadedState(data []byte, p *jsonl.Parsed, ident fs.FileInfo) diskState {
 	d := diskState{loaded: true, ident: ident, size: int64(len(data)), end: int64(len(data))}
 	d.lines = p.Lines
-	if p.Tail != layout.TailClean {
+	if p.Tail != jsonl.TailClean {
 		d.end = p.TailOffset
 		d.tail = data[p.TailOffset:]
-		d.tailEntry = p.Tail == layout.TailNoNewline
+		d.tailEntry = p.Tail == jsonl.TailNoNewline
 		d.lines--
 	}
 	return d
@@ -219,7 +219,7 @@ func (s *Session) migrateFile() error {
 		return err
 	}
 	if s.disk.migrateFrom != 0 {
-		return fmt.Errorf("migrate %s: the file is still version %s after its migration", s.file, layout.AppendNumber(nil, s.disk.migrateFrom))
+		return fmt.Errorf("migrate %s: the file is still version %s after its migration", s.file, jsonl.AppendNumber(nil, s.disk.migrateFrom))
 	}
 	return nil
 }
@@ -231,7 +231,7 @@ func (s *Session) reload() error {
 		_ = s.f.Close()
 		s.f, s.fileID = nil, nil
 	}
-	leaf, kind, moved := "", layout.KindNull, s.leafMoved
+	leaf, kind, moved := "", KindNull, s.leafMoved
 	if moved {
 		leaf, kind = s.ix.Leaf()
 	}
@@ -245,7 +245,7 @@ func (s *Session) reload() error {
 	}
 	s.disk.prepared = prepared && !s.disk.empty && s.disk.migrateFrom == 0
 	s.chainOK = ""
-	if moved && (kind != layout.KindString || s.ix.Has(leaf)) {
+	if moved && (kind != KindString || s.ix.Has(leaf)) {
 		s.ix.SetLeaf(leaf, kind)
 	} else {
 		s.leafMoved = false
@@ -420,7 +420,7 @@ func (s *Session) readAppended(size int64) error {
 			// The complete last line the session already indexed, now
 			// with its newline.
 			skipTail = false
-			if !bytes.HasPrefix(line, d.tail) || !layout.JSBlank(line[len(d.tail):]) {
+			if !bytes.HasPrefix(line, d.tail) || !jsonl.JSBlank(line[len(d.tail):]) {
 				return s.rewritten()
 			}
 			seg, segLines = next, lines+1
@@ -441,8 +441,8 @@ func (s *Session) readAppended(size int64) error {
 	d.own, d.ownBytes = nil, 0
 	d.tail = buf[complete:]
 	d.tailEntry = false
-	if len(d.tail) > 0 && !layout.JSBlank(d.tail) {
-		if e, err := layout.ParseEntry(d.tail); err == nil {
+	if len(d.tail) > 0 && !jsonl.JSBlank(d.tail) {
+		if e, err := jsonl.ParseEntry(d.tail); err == nil {
 			// A complete entry without its '\n': read like a reload would
 			// (pi reads it too).
 			e.Offset, e.Line = d.end, d.lines+1
@@ -481,7 +481,7 @@ func (s *Session) rewritten() error {
 // lines that are not JSON objects are skipped (and counted), later
 // headers are skipped. It reports whether an entry was added.
 func (s *Session) indexLines(chunk []byte, off int64, lines int) bool {
-	p := layout.ParseFile(chunk)
+	p := jsonl.ParseFile(chunk)
 	s.recovery.Malformed += len(p.Malformed)
 	added := false
 	for i := range p.Entries {
@@ -498,7 +498,7 @@ func (s *Session) indexLines(chunk []byte, off int64, lines int) bool {
 }
 
 // addEntry indexes an entry read from the file.
-func (s *Session) addEntry(e layout.Entry) {
+func (s *Session) addEntry(e Entry) {
 	s.ix.Add(s.newEntry(e))
 	if isAssistant(&e) {
 		s.hasAssistant = true
@@ -591,7 +591,7 @@ func (s *Session) otherWriters() (ws []lock.Writer, known bool) {
 func (s *Session) cutTail(size int64) error {
 	d := &s.disk
 	fsys := s.opts.fs()
-	torn := !layout.JSBlank(d.tail)
+	torn := !jsonl.JSBlank(d.tail)
 	q := ""
 	if torn {
 		q = s.file + ".torn-" + strconv.FormatInt(s.opts.now().UnixMilli(), 10)

@@ -4,30 +4,33 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/errs"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/lock"
 )
 
 // The errors callers match with errors.Is. Typed errors carry details:
-// *layout.CorruptError (path, line, offset) matches ErrCorrupt,
-// *layout.VersionError matches ErrUnsupportedVersion, the lock
-// package's *LockedError (holder pid, command, host, since) matches
-// ErrLocked, *BusyError matches ErrBusy and *LoopError matches ErrCorrupt.
+// *CorruptError (path, line, offset) matches ErrCorrupt, *VersionError
+// matches ErrUnsupportedVersion, *LockedError (holder pid, command, host,
+// since) matches ErrLocked, *BusyError matches ErrBusy and *LoopError
+// matches ErrCorrupt. ErrNotFound, ErrClosed, ErrCorrupt, ErrLocked and
+// their typed errors are the same values in package engine/agentuse.
+// Errors of the filesystem seam (vfs.ErrSymlink, vfs.ErrNotRegular,
+// vfs.ErrReadOnly) and of names (layout.ErrUnsafeName) are wrapped as
+// they are.
 var (
 	// ErrNotFound is returned when a session file, entry or id does not
 	// exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errs.ErrNotFound
 	// ErrClosed is returned by every method of a closed Session.
-	ErrClosed = errors.New("session is closed")
+	ErrClosed = errs.ErrClosed
 	// ErrReadOnly is returned by the mutating methods of a Session opened
 	// read-only.
 	ErrReadOnly = errors.New("session is open read-only")
-	// ErrCorrupt is layout.ErrCorrupt: a session file that cannot be used
-	// as it is.
-	ErrCorrupt = layout.ErrCorrupt
-	// ErrUnsupportedVersion is layout.ErrUnsupportedVersion: a session
-	// file newer than this code.
-	ErrUnsupportedVersion = layout.ErrUnsupportedVersion
+	// ErrCorrupt means a session file that cannot be used as it is.
+	ErrCorrupt = errs.ErrCorrupt
+	// ErrUnsupportedVersion means a session file newer than this code.
+	ErrUnsupportedVersion = errs.ErrUnsupportedVersion
 	// ErrVanished is returned when the session file was deleted or
 	// replaced behind an open writer. pi silently re-creates such a file
 	// without its header; sessctl refuses to write.
@@ -85,23 +88,20 @@ func (e *LoopError) Error() string {
 		at = fmt.Sprintf(" (line %d)", e.Line)
 	}
 	return fmt.Sprintf("%s: the parent chain of entry %s runs into a parent-id loop at entry %s%s; pi would never finish loading the session after this write, so nothing was written",
-		where, layout.KeyString(e.Entry), layout.KeyString(e.At), at)
+		where, jsonl.KeyString(e.Entry), jsonl.KeyString(e.At), at)
 }
 
 // Is reports whether target is ErrCorrupt.
 func (e *LoopError) Is(target error) bool { return target == ErrCorrupt }
 
-// CorruptError is layout.CorruptError.
-type CorruptError = layout.CorruptError
+// CorruptError names the file, line and byte offset where a session file
+// is damaged, and what is wrong there (Err). It matches ErrCorrupt.
+type CorruptError = errs.CorruptError
 
-// VersionError is layout.VersionError.
-type VersionError = layout.VersionError
-
-// notFoundError names what was not found and matches ErrNotFound.
-type notFoundError struct{ what string }
-
-func (e *notFoundError) Error() string { return e.what + " not found" }
-func (e *notFoundError) Unwrap() error { return ErrNotFound }
+// VersionError reports a session file whose header version (Found) is
+// newer than the newest this code reads (Max). It matches
+// ErrUnsupportedVersion.
+type VersionError = errs.VersionError
 
 // entryNotFound is pi's "Entry <id> not found".
-func entryNotFound(id string) error { return &notFoundError{"entry " + layout.KeyString(id)} }
+func entryNotFound(id string) error { return errs.NotFound("entry " + jsonl.KeyString(id)) }

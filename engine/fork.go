@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/sessctl/sessctl/internal/errs"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
 )
@@ -21,34 +23,34 @@ import (
 // Unlike pi, a version 1 or 2 source is migrated (in memory, the source is
 // not touched) before it is copied, so the fork is a valid version 3 file
 // instead of id-less entries under a version 3 header. A source of a newer
-// version than layout.CurrentVersion is refused with a *layout.VersionError
+// version than CurrentVersion is refused with a *VersionError
 // (ErrUnsupportedVersion).
 func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (*Session, error) {
 	fsys := opts.fs()
 	data, err := fsys.ReadFile(sourcePath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("fork %s: %w", sourcePath, &notFoundError{"session file " + sourcePath})
+		return nil, fmt.Errorf("fork %s: %w", sourcePath, errs.NotFound("session file "+sourcePath))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: %w", sourcePath, err)
 	}
-	p := layout.ParseFile(data)
+	p := jsonl.ParseFile(data)
 	if len(p.Entries) == 0 {
-		return nil, &layout.CorruptError{Path: sourcePath, Err: errors.New("cannot fork: source session file is empty or invalid")}
+		return nil, &CorruptError{Path: sourcePath, Err: errors.New("cannot fork: source session file is empty or invalid")}
 	}
 	if err := checkHeader(sourcePath, p); err != nil {
 		return nil, err
 	}
 	entries := p.Entries
 	v := migrate.VersionOf(&entries[0])
-	if v > layout.CurrentVersion {
+	if v > CurrentVersion {
 		// Copying entries of a format this code does not know under a
 		// version 3 header would silently change their meaning.
-		return nil, &layout.VersionError{Path: sourcePath, Found: v, Max: layout.CurrentVersion}
+		return nil, &VersionError{Path: sourcePath, Found: v, Max: CurrentVersion}
 	}
 	if migrate.Needed(v) {
 		if entries, _, err = migrate.Entries(entries); err != nil {
-			return nil, &layout.CorruptError{Path: sourcePath, Err: err}
+			return nil, &CorruptError{Path: sourcePath, Err: err}
 		}
 	}
 	dir, err := opts.sessionDir(targetCwd)
@@ -62,13 +64,13 @@ func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (
 	}
 	now := opts.now()
 	parent := sourcePath
-	header := layout.NewHeaderLine(id, now, targetCwd, &parent)
+	header := jsonl.NewHeaderLine(id, now, targetCwd, &parent)
 	file := filepath.Join(dir, layout.SessionFileName(now, id))
 	if err := s.switchFile(ctx, file); err != nil {
 		return nil, err
 	}
-	h, _ := layout.ParseEntry(header)
-	body := make([]layout.Entry, 0, len(entries))
+	h, _ := jsonl.ParseEntry(header)
+	body := make([]Entry, 0, len(entries))
 	body = append(body, h)
 	for _, e := range entries[1:] {
 		if !e.IsHeader() {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -33,8 +32,8 @@ type ForkBranchOptions struct {
 // Unlike CreateBranchedSession, which waits for an assistant message as pi
 // does, ForkBranch writes the new file at once: a fork is meant to be
 // found on disk. A session file of a newer version than
-// layout.CurrentVersion (opened read-only) is refused with a
-// *layout.VersionError.
+// CurrentVersion (opened read-only) is refused with a
+// *VersionError.
 func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOptions) (*Session, error) {
 	opts := o.Options
 	opts.ReadOnly = false
@@ -48,10 +47,10 @@ func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOpt
 	if !s.persist {
 		return nil, errors.New("fork branch: the session is in memory; it has no file to name as parent")
 	}
-	if v := migrate.VersionOf(&s.header); v > layout.CurrentVersion {
+	if v := migrate.VersionOf(&s.header); v > CurrentVersion {
 		// A read-only open reads a newer file as best it can; writing its
 		// entries under a version 3 header would change their meaning.
-		return nil, &layout.VersionError{Path: s.file, Found: v, Max: layout.CurrentVersion}
+		return nil, &VersionError{Path: s.file, Found: v, Max: CurrentVersion}
 	}
 	cwd := s.cwd
 	if o.Cwd != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -32,9 +33,9 @@ func TestForkBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	user := func(text string) any {
-		return layout.NewObject(64).String("role", "user").String("content", text).Number("timestamp", 1).Bytes()
+		return jsonl.NewObject(64).String("role", "user").String("content", text).Number("timestamp", 1).Bytes()
 	}
-	asst := layout.NewObject(64).String("role", "assistant").Raw("content", []byte(`[{"type":"text","text":"ok"}]`)).Bytes()
+	asst := jsonl.NewObject(64).String("role", "assistant").Raw("content", []byte(`[{"type":"text","text":"ok"}]`)).Bytes()
 	u1 := mustID(t)(s.AppendMessage(user("u1")))
 	a1 := mustID(t)(s.AppendMessage(asst))
 	label := "keep"

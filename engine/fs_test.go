@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
@@ -76,8 +77,8 @@ func TestAppendThroughFSSeam(t *testing.T) {
 			var got []string
 			for _, e := range r.Entries() {
 				msg, _ := e.Field("message")
-				c, _ := layout.Lookup(msg, "content")
-				s, _ := layout.String(c)
+				c, _ := jsonl.Lookup(msg, "content")
+				s, _ := jsonl.String(c)
 				got = append(got, s)
 			}
 			if diff := cmp.Diff([]string{"first", "second", "third"}, got); diff != "" {

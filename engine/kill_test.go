@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // The kill test re-runs this test binary as an appender: when
@@ -152,13 +152,13 @@ func TestKillWhileAppending(t *testing.T) {
 			}
 			ids[e.ID] = true
 			if p, ok := e.Field("parentId"); ok && string(p) != "null" {
-				pid, _ := layout.String(p)
+				pid, _ := jsonl.String(p)
 				if !ids[pid] {
 					t.Fatalf("kill %d: entry %s has a missing parent %s", k, e.ID, pid)
 				}
 			}
-			c, _ := layout.Lookup(e.Message(), "content")
-			text, _ := layout.String(c)
+			c, _ := jsonl.Lookup(e.Message(), "content")
+			text, _ := jsonl.String(c)
 			var n int
 			if _, err := fmt.Sscanf(text, "n=%d", &n); err == nil {
 				present[n] = true

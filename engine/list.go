@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -91,13 +92,13 @@ func (i *SessionInfo) cachedJSON() []byte {
 // joined with single spaces (pi's allMessagesText, the bulk of a listing:
 // it is decoded on demand).
 func (i *SessionInfo) AllMessagesText() string {
-	s, _ := layout.String(i.allTextJSON)
+	s, _ := jsonl.String(i.allTextJSON)
 	return s
 }
 
 // IDString returns the id as a string (its JSON text when not a string).
 func (i *SessionInfo) IDString() string {
-	if s, ok := layout.String(i.ID); ok {
+	if s, ok := jsonl.String(i.ID); ok {
 		return s
 	}
 	return string(i.ID)
@@ -554,7 +555,7 @@ func InfoFromBytes(path string, data []byte, mtime time.Time, size int64) (*Sess
 // build is InfoFromBytes; b's buffers are reused from file to file.
 func (b *infoBuilder) build(path string, data []byte, mtime time.Time, size int64) (*SessionInfo, error) {
 	b.start(path, mtime, size)
-	layout.EachEntry(data, b.add)
+	jsonl.EachEntry(data, b.add)
 	return b.finish()
 }
 
@@ -581,7 +582,7 @@ func (b *infoBuilder) start(path string, mtime time.Time, size int64) {
 
 // add takes the next object line; it returns false once the file is known
 // not to be a session.
-func (b *infoBuilder) add(e *layout.Entry, m *layout.MessageMembers) bool {
+func (b *infoBuilder) add(e *Entry, m *jsonl.MessageMembers) bool {
 	info := b.info
 	if !b.seen {
 		b.seen = true
@@ -600,21 +601,21 @@ func (b *infoBuilder) add(e *layout.Entry, m *layout.MessageMembers) bool {
 		}
 		ts, tsOK := e.Field("timestamp")
 		b.headerMs, b.headerOK = dateValue(ts, tsOK)
-		b.headerStr = layout.KindOf(ts) == layout.KindString
+		b.headerStr = jsonl.KindOf(ts) == KindString
 		if b.headerOK {
 			info.Created, info.CreatedValid = time.UnixMilli(int64(b.headerMs)).UTC(), true
 		}
 		return true
 	}
 	switch e.Type {
-	case layout.TypeSessionInfo:
+	case jsonl.TypeSessionInfo:
 		if n, ok := e.Field("name"); ok && truthy(n) {
-			if s, ok := layout.String(n); ok {
+			if s, ok := jsonl.String(n); ok {
 				info.Name, info.HasName = jsTrim(s), true
 			}
 		}
 		return true
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 	default:
 		return true
 	}
@@ -626,11 +627,11 @@ func (b *infoBuilder) add(e *layout.Entry, m *layout.MessageMembers) bool {
 	if m.Content == nil { // pi: no "content" key, not counted
 		return true
 	}
-	if f, ok := layout.Number(m.Timestamp); ok {
+	if f, ok := jsonl.Number(m.Timestamp); ok {
 		if !b.hasLast || f > b.last {
 			b.last, b.hasLast = f, true
 		}
-	} else if ms, ok := layout.ParseDate(e.Timestamp); ok && e.Timestamp != "" {
+	} else if ms, ok := jsonl.ParseDate(e.Timestamp); ok && e.Timestamp != "" {
 		if !b.hasLast || ms > b.last {
 			b.last, b.hasLast = ms, true
 		}
@@ -658,7 +659,7 @@ func (b *infoBuilder) finish() (*SessionInfo, error) {
 	info := b.info
 	info.FirstMessage, info.firstJSON = "(no messages)", nil
 	if b.firstJSON != nil {
-		info.FirstMessage, _ = layout.String(b.firstJSON)
+		info.FirstMessage, _ = jsonl.String(b.firstJSON)
 		info.firstJSON = b.firstJSON
 	}
 	b.text = append(b.text, '"')
@@ -681,17 +682,17 @@ func dateValue(v []byte, present bool) (float64, bool) {
 	if !present {
 		return 0, false
 	}
-	switch layout.KindOf(v) {
-	case layout.KindString:
-		s, _ := layout.String(v)
-		return layout.ParseDate(s)
-	case layout.KindNumber:
-		f, _ := layout.Number(v)
+	switch jsonl.KindOf(v) {
+	case KindString:
+		s, _ := jsonl.String(v)
+		return jsonl.ParseDate(s)
+	case KindNumber:
+		f, _ := jsonl.Number(v)
 		if f != f || f > 8.64e15 || f < -8.64e15 {
 			return 0, false
 		}
 		return float64(int64(f)), true
-	case layout.KindNull:
+	case KindNull:
 		return 0, true // new Date(null) is the epoch
 	}
 	return 0, false
@@ -703,21 +704,21 @@ func dateValue(v []byte, present bool) (float64, bool) {
 // Array.prototype.join renders it. (pi throws, and leaves the whole file
 // out of the listing, for content of another type or a null block; those
 // add no text here.)
-func appendTextOf(dst []byte, m *layout.MessageMembers) []byte {
-	switch layout.KindOf(m.Content) {
-	case layout.KindString:
-		return layout.AppendEscapedToken(dst, m.Content)
-	case layout.KindArray:
+func appendTextOf(dst []byte, m *jsonl.MessageMembers) []byte {
+	switch jsonl.KindOf(m.Content) {
+	case KindString:
+		return jsonl.AppendEscapedToken(dst, m.Content)
+	case KindArray:
 		for n, text := range m.Texts {
 			if n > 0 {
 				dst = append(dst, ' ')
 			}
-			switch layout.KindOf(text) {
-			case layout.KindString:
-				dst = layout.AppendEscapedToken(dst, text)
-			case layout.KindNull, layout.KindAbsent: // join renders them empty
+			switch jsonl.KindOf(text) {
+			case KindString:
+				dst = jsonl.AppendEscapedToken(dst, text)
+			case KindNull, KindAbsent: // join renders them empty
 			default:
-				dst = layout.AppendEscaped(dst, string(layout.AppendJSText(nil, text)))
+				dst = jsonl.AppendEscaped(dst, string(jsonl.AppendJSText(nil, text)))
 			}
 		}
 	}
@@ -726,15 +727,15 @@ func appendTextOf(dst []byte, m *layout.MessageMembers) []byte {
 
 // truthy reports JavaScript truthiness of a JSON value.
 func truthy(v []byte) bool {
-	switch layout.KindOf(v) {
-	case layout.KindAbsent, layout.KindNull:
+	switch jsonl.KindOf(v) {
+	case KindAbsent, KindNull:
 		return false
-	case layout.KindBool:
+	case KindBool:
 		return v[0] == 't'
-	case layout.KindString:
+	case KindString:
 		return len(v) > 2
-	case layout.KindNumber:
-		f, _ := layout.Number(v)
+	case KindNumber:
+		f, _ := jsonl.Number(v)
 		return f != 0 && f == f
 	}
 	return true
@@ -781,8 +782,8 @@ func headerInFirst512(fsys vfs.FS, name string) bool {
 	if i := strings.IndexByte(string(buf), '\n'); i >= 0 {
 		buf = buf[:i]
 	}
-	e, err := layout.ParseEntry(buf)
-	return err == nil && e.IsHeader() && e.IDKind == layout.KindString
+	e, err := jsonl.ParseEntry(buf)
+	return err == nil && e.IsHeader() && e.IDKind == KindString
 }
 
 // ContinueRecent opens the most recent session of cwd's directory (see

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -107,7 +108,7 @@ func readIndex(fsys vfs.FS, dir string) map[string]indexEntry {
 // decodeIndexLine reads {"name","size","mtimeNs","crc"?,"info"?}: info is
 // the listing fields as pi's list() writes them (without the path), and
 // crc its CRC-32C, so a damaged line is noticed without validating the
-// JSON (the lines are read with layout.MembersTrusted). A damaged line is
+// JSON (the lines are read with jsonl.MembersTrusted). A damaged line is
 // skipped.
 func decodeIndexLine(dir string, line []byte) (string, indexEntry, bool) {
 	var name, crc string
@@ -122,19 +123,19 @@ func decodeIndexLine(dir string, line []byte) (string, indexEntry, bool) {
 		head = line[:k]
 	}
 	hasName, hasSize, hasMtime := false, false, false
-	err := layout.MembersTrusted(head, func(key, v []byte) bool {
+	err := jsonl.MembersTrusted(head, func(key, v []byte) bool {
 		switch string(key) {
 		case "name":
-			name, hasName = layout.String(v)
+			name, hasName = jsonl.String(v)
 		case "size":
-			f, ok := layout.Number(v)
+			f, ok := jsonl.Number(v)
 			ent.size, hasSize = int64(f), ok
 		case "mtimeNs":
 			// Nanoseconds exceed a double's precision: kept as a string.
 			n, err := strconv.ParseInt(strings.Trim(string(v), `"`), 10, 64)
 			ent.mtimeNs, hasMtime = n, err == nil
 		case "crc":
-			crc, _ = layout.String(v)
+			crc, _ = jsonl.String(v)
 		}
 		return true
 	})
@@ -169,7 +170,7 @@ func crcHex(b []byte) string {
 
 // encodeIndexLine writes one index line, newline included.
 func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
-	b := layout.NewObject(256).String("name", name).Number("size", float64(ent.size)).
+	b := jsonl.NewObject(256).String("name", name).Number("size", float64(ent.size)).
 		String("mtimeNs", itoa(ent.mtimeNs))
 	if ent.info != nil {
 		info := ent.info.cachedJSON()
@@ -194,33 +195,33 @@ func decodeInfo(raw []byte) (*SessionInfo, bool) {
 		in.allTextJSON = raw[k+len(textKey) : len(raw)-1]
 		head = raw[:k]
 	}
-	err := layout.MembersTrusted(head, func(key, v []byte) bool {
+	err := jsonl.MembersTrusted(head, func(key, v []byte) bool {
 		switch string(key) {
 		case "id":
 			in.ID = v
 		case "cwd":
-			in.Cwd, _ = layout.String(v)
+			in.Cwd, _ = jsonl.String(v)
 		case "name":
-			in.Name, in.HasName = layout.String(v)
+			in.Name, in.HasName = jsonl.String(v)
 		case "parentSessionPath":
 			in.ParentSessionPath = v
 		case "created":
-			if s, ok := layout.String(v); ok {
-				if ms, ok := layout.ParseDate(s); ok {
+			if s, ok := jsonl.String(v); ok {
+				if ms, ok := jsonl.ParseDate(s); ok {
 					in.Created, in.CreatedValid = time.UnixMilli(int64(ms)).UTC(), true
 				}
 			}
 		case "modified":
-			if s, ok := layout.String(v); ok {
-				if ms, ok := layout.ParseDate(s); ok {
+			if s, ok := jsonl.String(v); ok {
+				if ms, ok := jsonl.ParseDate(s); ok {
 					in.Modified, hasModified = time.UnixMilli(int64(ms)).UTC(), true
 				}
 			}
 		case "messageCount":
-			f, _ := layout.Number(v)
+			f, _ := jsonl.Number(v)
 			in.MessageCount = int(f)
 		case "firstMessage":
-			in.FirstMessage, _ = layout.String(v)
+			in.FirstMessage, _ = jsonl.String(v)
 			in.firstJSON = v
 		}
 		return true
@@ -314,7 +315,7 @@ func (s *Session) refreshIndex() {
 	}
 	var b infoBuilder
 	b.start(s.file, st.ModTime(), st.Size())
-	b.add(&s.header, &layout.MessageMembers{})
+	b.add(&s.header, &jsonl.MessageMembers{})
 	for _, e := range s.ix.Entries() {
 		m := e.MessageMembers()
 		b.add(e, &m)

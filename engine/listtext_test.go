@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // TestListTextExtraction checks firstMessage and allMessagesText against
@@ -86,7 +86,7 @@ func TestListTextExtraction(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 				t.Fatalf("WriteInfo wrote invalid JSON: %v\n%s", err, buf.Bytes())
 			}
-			wantFirst := layout.AppendString(nil, c.first)
+			wantFirst := jsonl.AppendString(nil, c.first)
 			if c.first == "\ufffd" {
 				wantFirst = []byte(`"\ud800"`)
 			}

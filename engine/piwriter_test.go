@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/pitest"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/lock"
 )
 
@@ -121,8 +121,8 @@ func TestLabelsBesideARunningPi(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := layout.ParseFile(data)
-	if len(p.Malformed) > 0 || p.Tail != layout.TailClean {
+	p := jsonl.ParseFile(data)
+	if len(p.Malformed) > 0 || p.Tail != jsonl.TailClean {
 		t.Errorf("the file has %d malformed lines and tail %d", len(p.Malformed), p.Tail)
 	}
 	have := map[string]bool{}
@@ -144,7 +144,7 @@ func TestLabelsBesideARunningPi(t *testing.T) {
 		}
 	}
 	for _, e := range p.Entries[1:] {
-		if e.ParentKind == layout.KindString && !have[e.ParentID] {
+		if e.ParentKind == jsonl.KindString && !have[e.ParentID] {
 			t.Errorf("line %d: entry %s has a missing parent %s", e.Line, e.ID, e.ParentID)
 		}
 	}

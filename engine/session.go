@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
@@ -30,7 +31,7 @@ type Session struct {
 	file    string // sessionFile; "" in memory
 	persist bool
 
-	header layout.Entry // the first header line
+	header Entry // the first header line
 	ix     *tree.Index
 
 	// onDisk is true once the file exists with this session's header;
@@ -41,20 +42,20 @@ type Session struct {
 	unwritten    int
 	hasAssistant bool
 
-	f          vfs.File       // read-write append handle, open while the file exists and we write
-	fileID     fs.FileInfo    // identity of the file we append to
-	disk       diskState      // what we know of the file's bytes (write mode)
-	leafMoved  bool           // Branch or ResetLeaf moved the leaf off the last entry
-	chainOK    string         // an entry key whose parent chain is known to end (no loop)
-	gen        uint64         // counts changes of the index read from the file
-	writeEr    error          // sticky: set by a failed write or sync
-	wrote      bool           // this session wrote to its file (the list index needs refreshing)
-	checkedAt  time.Time      // when the file's identity was last checked
-	caughtUpAt time.Time      // when the session last caught up with its file
-	rng        *rand.ChaCha8  // draws entry ids; seeded once per session
-	slab       []layout.Entry // storage for appended entries
-	lines      []byte         // storage for the bytes of appended lines
-	lastMs     int64          // the millisecond lastTs formats
+	f          vfs.File      // read-write append handle, open while the file exists and we write
+	fileID     fs.FileInfo   // identity of the file we append to
+	disk       diskState     // what we know of the file's bytes (write mode)
+	leafMoved  bool          // Branch or ResetLeaf moved the leaf off the last entry
+	chainOK    string        // an entry key whose parent chain is known to end (no loop)
+	gen        uint64        // counts changes of the index read from the file
+	writeEr    error         // sticky: set by a failed write or sync
+	wrote      bool          // this session wrote to its file (the list index needs refreshing)
+	checkedAt  time.Time     // when the file's identity was last checked
+	caughtUpAt time.Time     // when the session last caught up with its file
+	rng        *rand.ChaCha8 // draws entry ids; seeded once per session
+	slab       []Entry       // storage for appended entries
+	lines      []byte        // storage for the bytes of appended lines
+	lastMs     int64         // the millisecond lastTs formats
 	lastTs     string
 	closed     bool
 
@@ -98,7 +99,7 @@ func (s *Session) Recovery() Recovery {
 
 // newState resets s to a fresh session with the given header.
 func (s *Session) newState(header []byte) {
-	h, err := layout.ParseEntry(header)
+	h, err := jsonl.ParseEntry(header)
 	if err != nil {
 		panic("engine: bad header line: " + err.Error())
 	}
@@ -132,7 +133,7 @@ func InMemory(cwd string, opts Options) *Session {
 	}
 	s := &Session{opts: opts, cwd: cwd, persist: false}
 	now := opts.now()
-	s.newState(layout.NewHeaderLine(opts.sessionID(), now, cwd, nil))
+	s.newState(jsonl.NewHeaderLine(opts.sessionID(), now, cwd, nil))
 	return s
 }
 
@@ -140,7 +141,7 @@ func InMemory(cwd string, opts Options) *Session {
 // into the session directory, taking that file's lock.
 func (s *Session) startNew(ctx context.Context, id string, parent *string) error {
 	now := s.opts.now()
-	s.newState(layout.NewHeaderLine(id, now, s.cwd, parent))
+	s.newState(jsonl.NewHeaderLine(id, now, s.cwd, parent))
 	if !s.persist {
 		s.file = ""
 		return nil
@@ -291,7 +292,7 @@ func (s *Session) load(context.Context) error {
 		if s.cwd == "" {
 			s.cwd = processCwd()
 		}
-		s.newState(layout.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
+		s.newState(jsonl.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
 		return nil
 	}
 	if err != nil {
@@ -303,16 +304,16 @@ func (s *Session) load(context.Context) error {
 			return fmt.Errorf("open session %s: %w", s.file, err)
 		}
 	}
-	p := layout.ParseFile(data)
+	p := jsonl.ParseFile(data)
 	s.recovery.Malformed = len(p.Malformed)
-	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != layout.TailTorn {
+	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != jsonl.TailTorn {
 		// An empty (or whitespace-only) file gets a fresh header, as in
 		// pi; a write-mode session writes it at its first write.
 		s.cwd = s.opts.Cwd
 		if s.cwd == "" {
 			s.cwd = processCwd()
 		}
-		s.newState(layout.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
+		s.newState(jsonl.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
 		if !s.opts.ReadOnly {
 			s.disk = diskState{loaded: true, ident: ident, size: int64(len(data)), empty: true}
 			s.onDisk = true
@@ -322,7 +323,7 @@ func (s *Session) load(context.Context) error {
 	if err := checkHeader(s.file, p); err != nil {
 		return err
 	}
-	hdr := layout.ParseHeader(p.Entries[0])
+	hdr := jsonl.ParseHeader(p.Entries[0])
 	s.cwd = s.opts.Cwd
 	if s.cwd == "" {
 		if hdr.HasCwd {
@@ -332,15 +333,15 @@ func (s *Session) load(context.Context) error {
 		}
 	}
 	version := migrate.VersionOf(&p.Entries[0])
-	if version > layout.CurrentVersion && !s.opts.ReadOnly {
-		return &layout.VersionError{Path: s.file, Found: version, Max: layout.CurrentVersion}
+	if version > CurrentVersion && !s.opts.ReadOnly {
+		return &VersionError{Path: s.file, Found: version, Max: CurrentVersion}
 	}
 	entries := p.Entries
 	if migrate.Needed(version) {
 		// In memory only, as a read-only open does; the first write
 		// rewrites the file and reads the result back.
 		if entries, _, err = migrate.Entries(entries); err != nil {
-			return &layout.CorruptError{Path: s.file, Err: err}
+			return &CorruptError{Path: s.file, Err: err}
 		}
 	}
 	s.index(entries)
@@ -357,26 +358,26 @@ func (s *Session) load(context.Context) error {
 
 // checkHeader returns a *CorruptError unless the first JSON object of the
 // file is a session header with a string id.
-func checkHeader(path string, p *layout.Parsed) error {
+func checkHeader(path string, p *jsonl.Parsed) error {
 	if len(p.Entries) == 0 {
 		bad := p.Malformed[0]
-		return &layout.CorruptError{Path: path, Line: bad.Line, Offset: bad.Offset,
+		return &CorruptError{Path: path, Line: bad.Line, Offset: bad.Offset,
 			Err: fmt.Errorf("no session header: %w", bad.Err)}
 	}
 	first := &p.Entries[0]
 	switch {
 	case !first.IsHeader():
-		return &layout.CorruptError{Path: path, Line: first.Line, Offset: first.Offset,
+		return &CorruptError{Path: path, Line: first.Line, Offset: first.Offset,
 			Err: errors.New("no session header: the first entry is not of type \"session\"")}
-	case first.IDKind != layout.KindString:
-		return &layout.CorruptError{Path: path, Line: first.Line, Offset: first.Offset,
+	case first.IDKind != KindString:
+		return &CorruptError{Path: path, Line: first.Line, Offset: first.Offset,
 			Err: errors.New("session header has no string id")}
 	}
 	return nil
 }
 
 // index builds the in-memory state from parsed (and migrated) lines.
-func (s *Session) index(entries []layout.Entry) {
+func (s *Session) index(entries []Entry) {
 	s.header = entries[0]
 	s.ix = tree.Build(entries[1:]) // later header lines are skipped, as in pi
 	s.hasAssistant = false
@@ -440,22 +441,22 @@ func (s *Session) Cwd() string {
 func (s *Session) IsPersisted() bool { return s.persist }
 
 // Header returns the session header.
-func (s *Session) Header() layout.Header {
+func (s *Session) Header() Header {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return layout.ParseHeader(s.header)
+	return jsonl.ParseHeader(s.header)
 }
 
 // Entries returns every entry in file order (headers excluded, duplicates
 // included). The entries are shared and must not be modified.
-func (s *Session) Entries() []*layout.Entry {
+func (s *Session) Entries() []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]*layout.Entry(nil), s.ix.Entries()...)
+	return append([]*Entry(nil), s.ix.Entries()...)
 }
 
 // Entry returns the entry with id.
-func (s *Session) Entry(id string) (*layout.Entry, bool) {
+func (s *Session) Entry(id string) (*Entry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ix.Get(id)
@@ -464,14 +465,14 @@ func (s *Session) Entry(id string) (*layout.Entry, bool) {
 // LeafID returns the current leaf: an entry id (KindString), null
 // (KindNull: empty session or after ResetLeaf) or undefined (KindAbsent:
 // the last line has no id).
-func (s *Session) LeafID() (string, layout.Kind) {
+func (s *Session) LeafID() (string, Kind) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ix.Leaf()
 }
 
 // LeafEntry returns the entry the leaf names.
-func (s *Session) LeafEntry() (*layout.Entry, bool) {
+func (s *Session) LeafEntry() (*Entry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ix.LeafEntry()
@@ -479,7 +480,7 @@ func (s *Session) LeafEntry() (*layout.Entry, bool) {
 
 // BranchPath returns the root-to-entry path of id, or of the leaf when id
 // is "" (pi's getBranch).
-func (s *Session) BranchPath(id string) []*layout.Entry {
+func (s *Session) BranchPath(id string) []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id == "" {
@@ -548,6 +549,6 @@ func (s *Session) Index(f func(ix *tree.Index)) {
 }
 
 // isAssistant reports whether e is a message entry with role assistant.
-func isAssistant(e *layout.Entry) bool {
-	return e.Type == layout.TypeMessage && e.Message() != nil && e.Role == "assistant"
+func isAssistant(e *Entry) bool {
+	return e.Type == jsonl.TypeMessage && e.Message() != nil && e.Role == "assistant"
 }

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/sessctl/sessctl/compaction"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -77,9 +77,9 @@ func (s *Session) WriteState(w io.Writer, o StateOptions) error {
 		{"header", func() { j.rawb(s.header.Raw) }},
 		{"leafId", func() {
 			switch kind {
-			case layout.KindString:
+			case KindString:
 				j.id(leaf)
-			case layout.KindAbsent:
+			case KindAbsent:
 				j.str("<undefined>")
 			default:
 				j.raw("null")
@@ -87,7 +87,7 @@ func (s *Session) WriteState(w io.Writer, o StateOptions) error {
 		}},
 		{"leafEntryId", func() {
 			e, ok := ix.LeafEntry()
-			nullOr(ok && e.IDKind != layout.KindAbsent, func() { j.id(tree.Key(e)) })
+			nullOr(ok && e.IDKind != KindAbsent, func() { j.id(tree.Key(e)) })
 		}},
 		{"sessionName", func() {
 			n, ok := ix.Name()
@@ -116,7 +116,7 @@ func (s *Session) WriteState(w io.Writer, o StateOptions) error {
 				if id == absentID {
 					continue
 				}
-				j.key(layout.KeyString(id))
+				j.key(jsonl.KeyString(id))
 				j.open('[')
 				for _, c := range ix.Children(id) {
 					j.elem()
@@ -130,7 +130,7 @@ func (s *Session) WriteState(w io.Writer, o StateOptions) error {
 			j.open('{')
 			for _, id := range ix.IDs() {
 				if l, ok := ix.Label(id); ok {
-					j.key(layout.KeyString(id))
+					j.key(jsonl.KeyString(id))
 					j.str(l)
 				}
 			}
@@ -150,7 +150,7 @@ func (s *Session) WriteState(w io.Writer, o StateOptions) error {
 				if id == absentID {
 					continue
 				}
-				j.key(layout.KeyString(id))
+				j.key(jsonl.KeyString(id))
 				writeContext(j, compaction.Build(ix, compaction.LeafID(id)), true)
 			}
 			j.close('}')
@@ -188,7 +188,7 @@ func (s *Session) WriteState(w io.Writer, o StateOptions) error {
 
 // absentID is the index key of entries without an id.
 var absentID = func() string {
-	e := layout.Entry{IDKind: layout.KindAbsent}
+	e := Entry{IDKind: KindAbsent}
 	return tree.Key(&e)
 }()
 
@@ -198,7 +198,7 @@ func writeTree(j *jw, roots []*tree.Node) {
 		j.elem()
 		j.open('{')
 		j.key("id")
-		if n.Entry.IDKind == layout.KindAbsent {
+		if n.Entry.IDKind == KindAbsent {
 			j.raw("null")
 		} else {
 			j.id(n.Key)
@@ -274,7 +274,7 @@ func AppendInfoJSON(dst []byte, in *SessionInfo) (head, rest []byte) {
 		tail = infoJSON(in)
 	}
 	dst = append(dst, `{"path":`...)
-	dst = layout.AppendString(dst, in.Path)
+	dst = jsonl.AppendString(dst, in.Path)
 	if len(tail) > 2 {
 		dst = append(dst, ',')
 	}
@@ -285,7 +285,7 @@ func AppendInfoJSON(dst []byte, in *SessionInfo) (head, rest []byte) {
 // order: the form the list index stores, so a listing served from the
 // index copies it instead of encoding it again.
 func infoJSON(in *SessionInfo) []byte {
-	b := layout.NewObject(256+len(in.allTextJSON)+len(in.FirstMessage)).
+	b := jsonl.NewObject(256+len(in.allTextJSON)+len(in.FirstMessage)).
 		Raw("id", orNull(in.ID)).
 		String("cwd", in.Cwd)
 	if in.HasName {
@@ -295,11 +295,11 @@ func infoJSON(in *SessionInfo) []byte {
 		b.Raw("parentSessionPath", in.ParentSessionPath)
 	}
 	if in.CreatedValid {
-		b.String("created", layout.ISOTime(in.Created))
+		b.String("created", jsonl.ISOTime(in.Created))
 	} else {
 		b.Null("created")
 	}
-	return b.String("modified", layout.ISOTime(in.Modified)).
+	return b.String("modified", jsonl.ISOTime(in.Modified)).
 		Number("messageCount", float64(in.MessageCount)).
 		Raw("firstMessage", firstJSON(in)).
 		Raw("allMessagesText", allTextJSON(in)).Bytes()
@@ -309,11 +309,11 @@ func infoJSON(in *SessionInfo) []byte {
 // the info still holds that text, so a lone surrogate survives.
 func firstJSON(in *SessionInfo) []byte {
 	if in.firstJSON != nil {
-		if s, _ := layout.String(in.firstJSON); s == in.FirstMessage {
+		if s, _ := jsonl.String(in.firstJSON); s == in.FirstMessage {
 			return in.firstJSON
 		}
 	}
-	return layout.AppendString(nil, in.FirstMessage)
+	return jsonl.AppendString(nil, in.FirstMessage)
 }
 
 // allTextJSON returns allMessagesText as a JSON string.
@@ -370,13 +370,13 @@ func (j *jw) elem() {
 
 func (j *jw) key(k string) {
 	j.elem()
-	j.rawb(layout.AppendString(nil, k))
+	j.rawb(jsonl.AppendString(nil, k))
 	j.raw(":")
 	j.first = false
 }
 
 func (j *jw) str(s string) {
-	j.rawb(layout.AppendString(nil, s))
+	j.rawb(jsonl.AppendString(nil, s))
 	j.first = false
 }
 
@@ -399,8 +399,8 @@ func (j *jw) id(k string) {
 	j.first = false
 }
 
-func (j *jw) entryID(e *layout.Entry) {
-	if e.IDKind == layout.KindAbsent {
+func (j *jw) entryID(e *Entry) {
+	if e.IDKind == KindAbsent {
 		j.raw("null")
 		j.first = false
 		return

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
 )
@@ -43,7 +44,7 @@ func Trash(ctx context.Context, path, dir string, opts Options) ([]TrashedFile, 
 	fsys := opts.fs()
 	if st, err := fsys.Lstat(abs); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("trash: %w", &notFoundError{"session file " + path})
+			return nil, fmt.Errorf("trash: %w", errs.NotFound("session file "+path))
 		}
 		return nil, fmt.Errorf("trash %s: %w", path, err)
 	} else if !st.Mode().IsRegular() {

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -19,7 +19,7 @@ import (
 // take it, write it (or keep it pending while a new file waits for its
 // first assistant message), then index it. An entry that could not be
 // written is not indexed, so readers never see an unacknowledged entry.
-func (s *Session) appendLine(line []byte, meta layout.Built) (string, error) {
+func (s *Session) appendLine(line []byte, meta jsonl.Built) (string, error) {
 	if err := s.check(); err != nil {
 		return "", err
 	}
@@ -29,7 +29,7 @@ func (s *Session) appendLine(line []byte, meta layout.Built) (string, error) {
 	if err := s.checkParent(meta); err != nil {
 		return "", err
 	}
-	e := layout.NewEntry(line, meta)
+	e := jsonl.NewEntry(line, meta)
 	assistant := isAssistant(&e)
 	if err := s.persistWith(e.Raw, assistant); err != nil {
 		return "", err
@@ -48,8 +48,8 @@ func (s *Session) appendLine(line []byte, meta layout.Built) (string, error) {
 }
 
 // checkParent refuses an entry whose parent chain runs into a loop.
-func (s *Session) checkParent(meta layout.Built) error {
-	if meta.ParentKind == layout.KindNull || meta.ParentKind == layout.KindAbsent {
+func (s *Session) checkParent(meta jsonl.Built) error {
+	if meta.ParentKind == KindNull || meta.ParentKind == KindAbsent {
 		return nil
 	}
 	return s.checkChain(meta.ParentID)
@@ -87,9 +87,9 @@ func (s *Session) write(build func() (*pending, error)) (string, error) {
 
 // newEntry stores e for the index, taking it from a slab so that a long
 // session is not one heap object per entry.
-func (s *Session) newEntry(e layout.Entry) *layout.Entry {
+func (s *Session) newEntry(e Entry) *Entry {
 	if len(s.slab) == cap(s.slab) {
-		s.slab = make([]layout.Entry, 0, 256)
+		s.slab = make([]Entry, 0, 256)
 	}
 	s.slab = append(s.slab, e)
 	return &s.slab[len(s.slab)-1]

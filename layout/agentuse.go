@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // This file knows where AgentUse (0.15.0) keeps its sessions and how it
@@ -118,7 +120,7 @@ func AgentUseHashSource(ctx context.Context, stateRoot string, git GitTopLevel) 
 	}
 	if git != nil {
 		if top, err := git(ctx, abs); err == nil {
-			return JSTrim(top), nil
+			return jsonl.JSTrim(top), nil
 		}
 		if err := ctx.Err(); err != nil {
 			return "", fmt.Errorf("resolve project of %s: %w", stateRoot, err)
@@ -126,19 +128,6 @@ func AgentUseHashSource(ctx context.Context, stateRoot string, git GitTopLevel) 
 	}
 	return abs, nil
 }
-
-// IsJSWhitespace reports whether JavaScript's String.prototype.trim
-// removes r: WhiteSpace and LineTerminator of ECMA-262.
-func IsJSWhitespace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '\v', '\f', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
-}
-
-// JSTrim is JavaScript's String.prototype.trim.
-func JSTrim(s string) string { return strings.TrimFunc(s, IsJSWhitespace) }
 
 // SanitizeAgentName is AgentUse's sanitizeAgentName, exactly: a name that
 // is empty or only whitespace becomes "default"; otherwise the name is
@@ -151,7 +140,7 @@ func JSTrim(s string) string { return strings.TrimFunc(s, IsJSWhitespace) }
 // "k"). Every other non-ASCII character becomes '-'. The result only ever
 // holds [a-z0-9_-], so it is always a safe single path element.
 func SanitizeAgentName(name string) string {
-	if JSTrim(name) == "" {
+	if jsonl.JSTrim(name) == "" {
 		return "default"
 	}
 	b := make([]byte, 0, len(name))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Agent names a family of JSONL session stores.
@@ -98,7 +100,7 @@ func DefaultSessionDir(agentDir, cwd string) string {
 // SessionFileName returns "<ts>_<id>.jsonl" where ts is the toISOString of
 // t with ':' and '.' replaced by '-'.
 func SessionFileName(t time.Time, id string) string {
-	ts := strings.NewReplacer(":", "-", ".", "-").Replace(ISOTime(t))
+	ts := strings.NewReplacer(":", "-", ".", "-").Replace(jsonl.ISOTime(t))
 	return ts + "_" + id + ".jsonl"
 }
 
@@ -124,4 +126,4 @@ type nameError struct{ s string }
 func (e *nameError) Error() string { return "unsafe name " + strconvQuote(e.s) }
 func (e *nameError) Unwrap() error { return ErrUnsafeName }
 
-func strconvQuote(s string) string { return string(AppendString(nil, s)) }
+func strconvQuote(s string) string { return string(jsonl.AppendString(nil, s)) }

@@ -1,7 +1,10 @@
-// Package layout owns every byte sessctl puts on disk: where session files
-// live, what their lines hold, and how they are written.
+// Package layout knows where sessions live and what their files are
+// called, and nothing else: agent directories, the per-cwd directory,
+// session file names, AgentUse's project hash and directory names, and the
+// checks that keep ids and names from escaping their directory. It reads
+// no file and writes none.
 //
-// # Stores
+// # pi and indusagi
 //
 // pi keeps sessions under its agent directory ($PI_CODING_AGENT_DIR, with
 // "~" expanded, default ~/.pi/agent), indusagi under its own
@@ -9,44 +12,27 @@
 // default ~/.indusagi/agent), in sessions/--<cwd>--/, where the cwd has one
 // leading separator removed and every '/', '\' and ':' replaced by '-'
 // (CwdDirName). A file is named <ISO time with ':' and '.' as '-'>_<id>.jsonl
-// (SessionFileName). AgentUse keeps part/message directories under
-// $XDG_DATA_HOME/agentuse (agentuse.go). Only AgentDir, AgentUseDataDir and
-// the other explicit resolvers read the environment.
+// (SessionFileName).
 //
-// # The JSONL format (version 3)
+// # AgentUse
 //
-//	{"type":"session","version":3,"id":…,"timestamp":…,"cwd":…}      line 1: the header
-//	{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":…,"message":{…}}
-//	{"type":"message","id":"e5f6a7b8","parentId":"a1b2c3d4",…}         one entry per line
-//	…                                                                  the leaf is the last line
+// AgentUse keeps part/message directories under $XDG_DATA_HOME/agentuse, in
+// project/<hash>/session/<ULID>-<agent>/, where the hash is taken from the
+// project's git top level (found by running git, GitShowTopLevel) or its
+// absolute path (AgentUseHashSource, AgentUseProjectHash), and the agent
+// name is sanitised as AgentUse does (SanitizeAgentName). Ids must be
+// ULIDs (CheckAgentUseID).
 //
-// Every entry has type, id, parentId (null for a root) and timestamp; the
-// rest depends on the type (message, thinking_level_change, model_change,
-// compaction, branch_summary, custom, custom_message, label, session_info;
-// unknown types are kept). Lines end with '\n'. Readers take a line as an
-// entry when it is one JSON object; blank lines are skipped and lines that
-// do not parse are reported (BadLine) but never fatal, as in pi.
+// # The environment
 //
-// # Reading
+// Only AgentDir, AgentUseDataDir and the other explicit resolvers read the
+// environment; their ...From forms take it as an argument.
 //
-// ParseFile indexes a file by each line's envelope (type, id, parentId,
-// timestamp, and a message's role) in one validating pass, on every CPU for
-// large files, and keeps each line's bytes as read (Entry.Raw): unknown
-// members, unknown entry types and key order survive every read and every
-// append. A final line without '\n' is kept when it is a complete object
-// (pi reads it too) and reported as torn otherwise (Tail).
+// # Where the rest went
 //
-// # Writing
-//
-// New lines are encoded exactly as JavaScript's JSON.stringify encodes them
-// (codec.go: no HTML escaping, U+2028 and U+2029 raw, JavaScript number
-// formatting, property order), so sessctl writes the bytes pi writes.
-// Canonical re-encodes caller data the same way; values a double cannot
-// hold exactly are kept as written. Lines carry no checksum: a torn tail is
-// recognised by the missing newline and the failed parse, but bit rot
-// inside a string would go unnoticed.
-//
-// Files are written through the filesystem seam, package layout/vfs
-// (atomic replace, 0600 files and 0700 directories, never through a
-// symbolic link); its test filesystems are in layout/vfs/vfstest.
+// What the lines of a session file hold, and how they are parsed and
+// encoded, is the internal JSON codec (internal/jsonl). How files are
+// written (atomic replace, 0600 files and 0700 directories, never through
+// a symbolic link) is the filesystem seam, package layout/vfs, whose test
+// filesystems are in layout/vfs/vfstest.
 package layout

@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/errs"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -47,8 +48,8 @@ func BackupPath(path string, v float64) string {
 //
 // The header is read first, and nothing more is done unless the file
 // needs migrating: version 3 files are left alone, a version above 3 is
-// refused with a *layout.VersionError, a file without a valid header with
-// a *layout.CorruptError. A file that needs migrating but may not be
+// refused with a *engine.VersionError, a file without a valid header with
+// a *engine.CorruptError. A file that needs migrating but may not be
 // rewritten (see vfs.CheckReplace: read-only, not writable by the
 // caller, a link or special file) is refused before anything is written;
 // a dry run reports the same refusal.
@@ -100,12 +101,12 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 	res.Result = r
 	if err != nil {
 		if errors.Is(err, ErrNoHeader) {
-			return res, &layout.CorruptError{Path: path, Err: err}
+			return res, &errs.CorruptError{Path: path, Err: err}
 		}
 		return res, fmt.Errorf("migrate %s: %w", path, err)
 	}
-	if r.From > layout.CurrentVersion {
-		return res, &layout.VersionError{Path: path, Found: r.From, Max: layout.CurrentVersion}
+	if r.From > jsonl.CurrentVersion {
+		return res, &errs.VersionError{Path: path, Found: r.From, Max: jsonl.CurrentVersion}
 	}
 	if !r.Migrated || opts.DryRun {
 		if opts.DryRun && r.Migrated && !opts.NoBackup {
@@ -142,8 +143,8 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 }
 
 // FileVersion returns the version of the session file at path from its
-// header, reading nothing after it: a *layout.CorruptError when it has no
-// valid header, a *layout.VersionError when the version is newer than
+// header, reading nothing after it: a *engine.CorruptError when it has no
+// valid header, a *engine.VersionError when the version is newer than
 // this code knows. It takes no lock and writes nothing.
 func FileVersion(ctx context.Context, fsys vfs.FS, path string) (float64, error) {
 	if fsys == nil {
@@ -161,11 +162,11 @@ func fileVersion(ctx context.Context, path string, f vfs.File) (float64, error) 
 	v, err := Version(ctx, io.NewSectionReader(f, 0, math.MaxInt64))
 	switch {
 	case errors.Is(err, ErrNoHeader):
-		return v, &layout.CorruptError{Path: path, Err: err}
+		return v, &errs.CorruptError{Path: path, Err: err}
 	case err != nil:
 		return v, fmt.Errorf("read header of %s: %w", path, err)
-	case v > layout.CurrentVersion:
-		return v, &layout.VersionError{Path: path, Found: v, Max: layout.CurrentVersion}
+	case v > jsonl.CurrentVersion:
+		return v, &errs.VersionError{Path: path, Found: v, Max: jsonl.CurrentVersion}
 	}
 	return v, nil
 }

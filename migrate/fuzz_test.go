@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -93,7 +93,7 @@ func FuzzMigrate(f *testing.F) {
 		res, err := migrate.Stream(ctx, bytes.NewReader(data), &out)
 		if errors.Is(err, migrate.ErrNoHeader) {
 			// The loader must agree that there is no usable header.
-			if p := layout.ParseFile(data); len(p.Entries) > 0 && p.Entries[0].IsHeader() && p.Entries[0].IDKind == layout.KindString {
+			if p := jsonl.ParseFile(data); len(p.Entries) > 0 && p.Entries[0].IsHeader() && p.Entries[0].IDKind == jsonl.KindString {
 				t.Fatalf("the rewrite finds no header, the loader finds %s", p.Entries[0].Raw)
 			}
 			return
@@ -107,11 +107,11 @@ func FuzzMigrate(f *testing.F) {
 			}
 			return
 		}
-		p := layout.ParseFile(out.Bytes())
-		if p.Tail != layout.TailClean || len(p.Malformed) > 0 {
+		p := jsonl.ParseFile(out.Bytes())
+		if p.Tail != jsonl.TailClean || len(p.Malformed) > 0 {
 			t.Fatalf("migrated file has tail %d and %d malformed lines:\n%s", p.Tail, len(p.Malformed), out.Bytes())
 		}
-		if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || migrate.VersionOf(&p.Entries[0]) != layout.CurrentVersion {
+		if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || migrate.VersionOf(&p.Entries[0]) != jsonl.CurrentVersion {
 			t.Fatalf("migrated file does not start with a version 3 header:\n%s", out.Bytes())
 		}
 		n := 0
@@ -131,7 +131,7 @@ func FuzzMigrate(f *testing.F) {
 		}
 		// The in-memory migration (read-only opens) sees the same lines
 		// as the rewrite (write-mode opens).
-		mem, _, err := migrate.Entries(layout.ParseFile(data).Entries)
+		mem, _, err := migrate.Entries(jsonl.ParseFile(data).Entries)
 		if err != nil {
 			t.Fatalf("in-memory migration failed where the stream succeeded: %v", err)
 		}
@@ -153,12 +153,12 @@ func FuzzMigrate(f *testing.F) {
 			if e.IsHeader() {
 				continue
 			}
-			if e.IDKind != layout.KindString || seen[e.ID] {
+			if e.IDKind != jsonl.KindString || seen[e.ID] {
 				t.Fatalf("entry on line %d has id %q (kind %d), repeated: %v", e.Line, e.ID, e.IDKind, seen[e.ID])
 			}
 			switch e.ParentKind {
-			case layout.KindNull:
-			case layout.KindString:
+			case jsonl.KindNull:
+			case jsonl.KindString:
 				if !seen[e.ParentID] {
 					t.Fatalf("entry %s names parent %s, which comes nowhere before it", e.ID, e.ParentID)
 				}

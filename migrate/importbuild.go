@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // ImportType is the customType of the provenance entry every imported
@@ -59,7 +59,7 @@ func (n *Node) SetMessage(msg []byte) { n.msg = msg }
 // IsMessage reports whether the node enters the context as a message (a
 // message or custom_message entry).
 func (n *Node) IsMessage() bool {
-	return n.typ == layout.TypeMessage || n.typ == layout.TypeCustomMessage
+	return n.typ == jsonl.TypeMessage || n.typ == jsonl.TypeCustomMessage
 }
 
 // LastDescendant follows the node's last child down to a node without
@@ -136,7 +136,7 @@ func (b *Builder) add(key string, parent *Node, t time.Time, typ string) *Node {
 // Message adds a message entry; msg is the message object (user,
 // assistant, toolResult, ...).
 func (b *Builder) Message(key string, parent *Node, t time.Time, msg []byte) *Node {
-	n := b.add(key, parent, t, layout.TypeMessage)
+	n := b.add(key, parent, t, jsonl.TypeMessage)
 	n.msg = msg
 	return n
 }
@@ -144,7 +144,7 @@ func (b *Builder) Message(key string, parent *Node, t time.Time, msg []byte) *No
 // Custom adds a custom entry (kept in the file, not in the context). data
 // may be nil.
 func (b *Builder) Custom(key string, parent *Node, t time.Time, customType string, data []byte) *Node {
-	n := b.add(key, parent, t, layout.TypeCustom)
+	n := b.add(key, parent, t, jsonl.TypeCustom)
 	n.customType, n.data = customType, data
 	return n
 }
@@ -153,7 +153,7 @@ func (b *Builder) Custom(key string, parent *Node, t time.Time, customType strin
 // a message of role custom. content is a JSON string or an array of
 // text/image blocks; details may be nil.
 func (b *Builder) CustomMessage(key string, parent *Node, t time.Time, customType string, content []byte, display bool, details []byte) *Node {
-	n := b.add(key, parent, t, layout.TypeCustomMessage)
+	n := b.add(key, parent, t, jsonl.TypeCustomMessage)
 	n.customType, n.data, n.display, n.details = customType, content, display, details
 	return n
 }
@@ -163,21 +163,21 @@ func (b *Builder) CustomMessage(key string, parent *Node, t time.Time, customTyp
 // summary and goes on with the entries that follow), or itself when
 // nothing follows. details may be nil.
 func (b *Builder) Compaction(key string, parent *Node, t time.Time, summary string, tokensBefore float64, details []byte) *Node {
-	n := b.add(key, parent, t, layout.TypeCompaction)
+	n := b.add(key, parent, t, jsonl.TypeCompaction)
 	n.summary, n.tokens, n.details = summary, tokensBefore, details
 	return n
 }
 
 // ModelChange adds a model_change entry.
 func (b *Builder) ModelChange(key string, parent *Node, t time.Time, provider, modelID string) *Node {
-	n := b.add(key, parent, t, layout.TypeModelChange)
+	n := b.add(key, parent, t, jsonl.TypeModelChange)
 	n.provider, n.modelID = provider, modelID
 	return n
 }
 
 // ThinkingLevel adds a thinking_level_change entry.
 func (b *Builder) ThinkingLevel(key string, parent *Node, t time.Time, level string) *Node {
-	n := b.add(key, parent, t, layout.TypeThinkingLevelChange)
+	n := b.add(key, parent, t, jsonl.TypeThinkingLevelChange)
 	n.level = level
 	return n
 }
@@ -217,12 +217,12 @@ func (b *Builder) Finish(m Meta) *Imported {
 	}
 
 	// The top of the tree: provenance, then the name.
-	prov := &Node{key: "\x00import", typ: layout.TypeCustom, time: m.Start, customType: ImportType, seq: -2}
+	prov := &Node{key: "\x00import", typ: jsonl.TypeCustom, time: m.Start, customType: ImportType, seq: -2}
 	top := prov
 	var order []*Node
 	order = append(order, prov)
 	if b.name != "" {
-		info := &Node{key: "\x00name", typ: layout.TypeSessionInfo, time: m.Start, summary: b.name, parent: prov, seq: -1}
+		info := &Node{key: "\x00name", typ: jsonl.TypeSessionInfo, time: m.Start, summary: b.name, parent: prov, seq: -1}
 		order = append(order, info)
 		top = info
 	}
@@ -252,8 +252,8 @@ func (b *Builder) Finish(m Meta) *Imported {
 		stack = pushKids(stack, n.kids, active)
 	}
 	if leaf != nil && order[len(order)-1] != leaf {
-		reason := layout.NewObject(64).String("reason", "the source's active point has later entries on another branch").Bytes()
-		mark := &Node{key: "\x00leaf", typ: layout.TypeCustom, time: leaf.time, customType: LeafType, data: reason, parent: leaf}
+		reason := jsonl.NewObject(64).String("reason", "the source's active point has later entries on another branch").Bytes()
+		mark := &Node{key: "\x00leaf", typ: jsonl.TypeCustom, time: leaf.time, customType: LeafType, data: reason, parent: leaf}
 		order = append(order, mark)
 	}
 
@@ -275,17 +275,17 @@ func (b *Builder) Finish(m Meta) *Imported {
 	digest := sha256.New()
 	for i, n := range order[1:] {
 		line := n.line(parentID(n))
-		if out, err := layout.Canonical(nil, line); err == nil {
+		if out, err := jsonl.Canonical(nil, line); err == nil {
 			line = out
 		}
 		s.Lines[i+1] = line
 		digest.Write(line)
 		digest.Write([]byte{'\n'})
-		if n.typ == layout.TypeMessage || n.typ == layout.TypeCustomMessage {
+		if n.typ == jsonl.TypeMessage || n.typ == jsonl.TypeCustomMessage {
 			s.Messages++
 		}
 	}
-	data := layout.NewObject(256).
+	data := jsonl.NewObject(256).
 		String("source", b.source).
 		String("sourcePath", m.SourcePath).
 		String("sourceId", b.sourceID)
@@ -343,45 +343,45 @@ func entryID(sessionID, key string, seen map[string]bool) string {
 
 // line encodes the node as pi writes an entry of its type.
 func (n *Node) line(parent *string) []byte {
-	ts := layout.ISOTime(n.time)
-	env := func(b *layout.ObjectBuilder) *layout.ObjectBuilder {
+	ts := jsonl.ISOTime(n.time)
+	env := func(b *jsonl.ObjectBuilder) *jsonl.ObjectBuilder {
 		return b.String("id", n.id).StringOrNull("parentId", parent).String("timestamp", ts)
 	}
 	switch n.typ {
-	case layout.TypeMessage:
-		b := env(layout.NewObject(len(n.msg)+96).String("type", n.typ))
+	case jsonl.TypeMessage:
+		b := env(jsonl.NewObject(len(n.msg)+96).String("type", n.typ))
 		return b.Raw("message", n.msg).Bytes()
-	case layout.TypeCustom:
-		b := layout.NewObject(len(n.data)+128).String("type", n.typ).String("customType", n.customType)
+	case jsonl.TypeCustom:
+		b := jsonl.NewObject(len(n.data)+128).String("type", n.typ).String("customType", n.customType)
 		if n.data != nil {
 			b.Raw("data", n.data)
 		}
 		return env(b).Bytes()
-	case layout.TypeCustomMessage:
-		b := layout.NewObject(len(n.data)+len(n.details)+128).String("type", n.typ).
+	case jsonl.TypeCustomMessage:
+		b := jsonl.NewObject(len(n.data)+len(n.details)+128).String("type", n.typ).
 			String("customType", n.customType).Raw("content", n.data).Bool("display", n.display)
 		if n.details != nil {
 			b.Raw("details", n.details)
 		}
 		return env(b).Bytes()
-	case layout.TypeCompaction:
+	case jsonl.TypeCompaction:
 		first := n
 		for _, k := range n.kids {
 			first = k
 			break
 		}
-		b := env(layout.NewObject(len(n.summary)+160).String("type", n.typ)).
+		b := env(jsonl.NewObject(len(n.summary)+160).String("type", n.typ)).
 			String("summary", n.summary).String("firstKeptEntryId", first.id).Number("tokensBefore", n.tokens)
 		if n.details != nil {
 			b.Raw("details", n.details)
 		}
 		return b.Bytes()
-	case layout.TypeModelChange:
-		return env(layout.NewObject(160).String("type", n.typ)).String("provider", n.provider).String("modelId", n.modelID).Bytes()
-	case layout.TypeThinkingLevelChange:
-		return env(layout.NewObject(128).String("type", n.typ)).String("thinkingLevel", n.level).Bytes()
-	case layout.TypeSessionInfo:
-		return env(layout.NewObject(128).String("type", n.typ)).String("name", n.summary).Bytes()
+	case jsonl.TypeModelChange:
+		return env(jsonl.NewObject(160).String("type", n.typ)).String("provider", n.provider).String("modelId", n.modelID).Bytes()
+	case jsonl.TypeThinkingLevelChange:
+		return env(jsonl.NewObject(128).String("type", n.typ)).String("thinkingLevel", n.level).Bytes()
+	case jsonl.TypeSessionInfo:
+		return env(jsonl.NewObject(128).String("type", n.typ)).String("name", n.summary).Bytes()
 	}
-	return env(layout.NewObject(96).String("type", n.typ)).Bytes()
+	return env(jsonl.NewObject(96).String("type", n.typ)).Bytes()
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // ErrNotImported is matched by errors.Is for the error CheckReplace
@@ -21,20 +21,20 @@ var ErrNotImported = errors.New("not an untouched earlier import of this session
 // header has the session id, and the digest its provenance entry records
 // still matches the lines after it.
 func CheckReplace(current []byte, sessionID string) error {
-	p := layout.ParseFile(current)
+	p := jsonl.ParseFile(current)
 	if len(p.Entries) < 2 || !p.Entries[0].IsHeader() {
 		return fmt.Errorf("existing file has no session header: %w", ErrNotImported)
 	}
 	h := p.Entries[0]
-	if h.IDKind != layout.KindString || h.ID != sessionID {
-		return fmt.Errorf("existing file is session %s: %w", layout.KeyString(h.ID), ErrNotImported)
+	if h.IDKind != jsonl.KindString || h.ID != sessionID {
+		return fmt.Errorf("existing file is session %s: %w", jsonl.KeyString(h.ID), ErrNotImported)
 	}
 	prov := p.Entries[1]
-	if ct, _ := prov.StringField("customType"); prov.Type != layout.TypeCustom || ct != ImportType {
+	if ct, _ := prov.StringField("customType"); prov.Type != jsonl.TypeCustom || ct != ImportType {
 		return fmt.Errorf("existing file does not start with an import record: %w", ErrNotImported)
 	}
 	data, _ := prov.Field("data")
-	want, _ := layout.String(lookup(data, "digest"))
+	want, _ := jsonl.String(lookup(data, "digest"))
 	end := int(prov.Offset) + len(prov.Raw)
 	if end < len(current) && current[end] == '\n' {
 		end++
@@ -47,6 +47,6 @@ func CheckReplace(current []byte, sessionID string) error {
 }
 
 func lookup(obj []byte, k string) []byte {
-	v, _ := layout.Lookup(obj, k)
+	v, _ := jsonl.Lookup(obj, k)
 	return v
 }

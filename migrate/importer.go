@@ -9,6 +9,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -142,7 +143,7 @@ func (s *Imported) Bytes(parentSession string) []byte {
 		n += len(l) + 1
 	}
 	out := make([]byte, 0, n)
-	out = append(out, layout.NewHeaderLine(s.ID, s.Start, s.Cwd, ps)...)
+	out = append(out, jsonl.NewHeaderLine(s.ID, s.Start, s.Cwd, ps)...)
 	out = append(out, '\n')
 	for _, l := range s.Lines {
 		out = append(out, l...)

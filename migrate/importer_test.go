@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -21,17 +21,17 @@ func user(text string) []byte { return UserMessage(TextContent(text), t0.UnixMil
 // file order, and the leaf's path as texts.
 func texts(t *testing.T, s *Imported) (file, path []string) {
 	t.Helper()
-	p := layout.ParseFile(s.Bytes(""))
-	text := func(e *layout.Entry) string {
+	p := jsonl.ParseFile(s.Bytes(""))
+	text := func(e *jsonl.Entry) string {
 		m, ok := e.Field("message")
 		if !ok {
 			return e.Type
 		}
-		c, _ := layout.Lookup(m, "content")
+		c, _ := jsonl.Lookup(m, "content")
 		var out string
-		_ = layout.Elements(c, func(b []byte) bool {
-			v, _ := layout.Lookup(b, "text")
-			out, _ = layout.String(v)
+		_ = jsonl.Elements(c, func(b []byte) bool {
+			v, _ := jsonl.Lookup(b, "text")
+			out, _ = jsonl.String(v)
 			return false
 		})
 		return out
@@ -126,7 +126,7 @@ func TestEntryShapes(t *testing.T) {
 	k := b.Message("k", c, t0, user("kept"))
 	b.ModelChange("m", k, t0, "p", "m1")
 	b.ThinkingLevel("l", b.Last(), t0, "high")
-	b.CustomMessage("cm", b.Last(), t0, "ct", layout.AppendString(nil, "note"), false, nil)
+	b.CustomMessage("cm", b.Last(), t0, "ct", jsonl.AppendString(nil, "note"), false, nil)
 	b.Custom("cu", b.Last(), t0, "x", nil)
 	s := b.Finish(Meta{SourcePath: "/src", SourceVersion: "9", ParentSourceID: "p0", Start: t0, Cwd: "/w"})
 	got := string(s.Bytes("/parent.jsonl"))

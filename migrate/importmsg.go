@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // The helpers below build pi's message payloads (pi-format.md section 6)
@@ -16,13 +16,13 @@ import (
 
 // TextBlock returns {"type":"text","text":text}.
 func TextBlock(text string) []byte {
-	return layout.NewObject(len(text)+32).String("type", "text").String("text", text).Bytes()
+	return jsonl.NewObject(len(text)+32).String("type", "text").String("text", text).Bytes()
 }
 
 // ThinkingBlock returns {"type":"thinking","thinking",
 // "thinkingSignature"?,"redacted"?}; an empty signature is left out.
 func ThinkingBlock(text, signature string, redacted bool) []byte {
-	b := layout.NewObject(len(text)+len(signature)+64).String("type", "thinking").String("thinking", text)
+	b := jsonl.NewObject(len(text)+len(signature)+64).String("type", "thinking").String("thinking", text)
 	if signature != "" {
 		b.String("thinkingSignature", signature)
 	}
@@ -35,13 +35,13 @@ func ThinkingBlock(text, signature string, redacted bool) []byte {
 // ToolCallBlock returns {"type":"toolCall","id","name","arguments"};
 // args must be a JSON object (see ObjectArgs).
 func ToolCallBlock(id, name string, args []byte) []byte {
-	return layout.NewObject(len(args)+len(id)+len(name)+64).String("type", "toolCall").
+	return jsonl.NewObject(len(args)+len(id)+len(name)+64).String("type", "toolCall").
 		String("id", id).String("name", name).Raw("arguments", args).Bytes()
 }
 
 // ImageBlock returns {"type":"image","data","mimeType"}.
 func ImageBlock(data, mimeType string) []byte {
-	return layout.NewObject(len(data)+64).String("type", "image").String("data", data).String("mimeType", mimeType).Bytes()
+	return jsonl.NewObject(len(data)+64).String("type", "image").String("data", data).String("mimeType", mimeType).Bytes()
 }
 
 // Array returns the JSON array of the given encoded values.
@@ -67,7 +67,7 @@ func TextContent(text string) []byte { return Array([][]byte{TextBlock(text)}) }
 // UserMessage returns {"role":"user","content","timestamp"}; content is a
 // JSON string or an array of text/image blocks.
 func UserMessage(content []byte, ms int64) []byte {
-	return layout.NewObject(len(content)+64).String("role", "user").Raw("content", content).
+	return jsonl.NewObject(len(content)+64).String("role", "user").Raw("content", content).
 		Number("timestamp", float64(ms)).Bytes()
 }
 
@@ -75,7 +75,7 @@ func UserMessage(content []byte, ms int64) []byte {
 // "content","details"?,"isError","timestamp"}; content is an array of
 // text/image blocks, details nil or any JSON.
 func ToolResultMessage(callID, toolName string, content, details []byte, isError bool, ms int64) []byte {
-	b := layout.NewObject(len(content)+len(details)+128).String("role", "toolResult").
+	b := jsonl.NewObject(len(content)+len(details)+128).String("role", "toolResult").
 		String("toolCallId", callID).String("toolName", toolName).Raw("content", content)
 	if details != nil {
 		b.Raw("details", details)
@@ -97,9 +97,9 @@ func (u Usage) JSON() []byte {
 	if total == 0 {
 		total = u.Input + u.Output + u.CacheRead + u.CacheWrite
 	}
-	cost := layout.NewObject(96).Number("input", 0).Number("output", 0).Number("cacheRead", 0).
+	cost := jsonl.NewObject(96).Number("input", 0).Number("output", 0).Number("cacheRead", 0).
 		Number("cacheWrite", 0).Number("total", u.Cost).Bytes()
-	return layout.NewObject(160).Number("input", u.Input).Number("output", u.Output).
+	return jsonl.NewObject(160).Number("input", u.Input).Number("output", u.Output).
 		Number("cacheRead", u.CacheRead).Number("cacheWrite", u.CacheWrite).
 		Number("totalTokens", total).Raw("cost", cost).Bytes()
 }
@@ -119,7 +119,7 @@ type Assistant struct {
 // HasToolCall reports whether the content holds a toolCall block.
 func (a *Assistant) HasToolCall() bool {
 	for _, c := range a.Content {
-		if t, _ := layout.Lookup(c, "type"); string(t) == `"toolCall"` {
+		if t, _ := jsonl.Lookup(c, "type"); string(t) == `"toolCall"` {
 			return true
 		}
 	}
@@ -137,7 +137,7 @@ func (a *Assistant) JSON() []byte {
 		}
 	}
 	content := Array(a.Content)
-	b := layout.NewObject(len(content)+320).String("role", "assistant").Raw("content", content).
+	b := jsonl.NewObject(len(content)+320).String("role", "assistant").Raw("content", content).
 		String("api", a.API).String("provider", a.Provider).String("model", a.Model).
 		Raw("usage", a.Usage.JSON()).String("stopReason", stop)
 	if a.ErrorMessage != "" {
@@ -151,24 +151,24 @@ func (a *Assistant) JSON() []byte {
 // nothing) wrapped as {"input": value}.
 func ObjectArgs(raw []byte) []byte {
 	raw = bytes.TrimSpace(raw)
-	switch layout.KindOf(raw) {
-	case layout.KindObject:
-		if out, err := layout.Canonical(nil, raw); err == nil {
+	switch jsonl.KindOf(raw) {
+	case jsonl.KindObject:
+		if out, err := jsonl.Canonical(nil, raw); err == nil {
 			return out
 		}
-	case layout.KindString:
-		s, _ := layout.String(raw)
+	case jsonl.KindString:
+		s, _ := jsonl.String(raw)
 		t := bytes.TrimSpace([]byte(s))
-		if layout.KindOf(t) == layout.KindObject {
-			if out, err := layout.Canonical(nil, t); err == nil {
+		if jsonl.KindOf(t) == jsonl.KindObject {
+			if out, err := jsonl.Canonical(nil, t); err == nil {
 				return out
 			}
 		}
-	case layout.KindAbsent, layout.KindNull:
+	case jsonl.KindAbsent, jsonl.KindNull:
 		return []byte("{}")
 	}
-	if out, err := layout.Canonical(nil, raw); err == nil {
-		return layout.NewObject(len(out)+16).Raw("input", out).Bytes()
+	if out, err := jsonl.Canonical(nil, raw); err == nil {
+		return jsonl.NewObject(len(out)+16).Raw("input", out).Bytes()
 	}
 	return []byte("{}")
 }
@@ -177,13 +177,13 @@ func ObjectArgs(raw []byte) []byte {
 // anything else as its compact JSON.
 func JSONText(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
-	if s, ok := layout.String(raw); ok {
+	if s, ok := jsonl.String(raw); ok {
 		return s
 	}
 	if len(raw) == 0 {
 		return ""
 	}
-	if out, err := layout.Canonical(nil, raw); err == nil {
+	if out, err := jsonl.Canonical(nil, raw); err == nil {
 		return string(out)
 	}
 	return string(raw)
@@ -197,12 +197,12 @@ func Millis(t time.Time) int64 { return t.UnixMilli() }
 // offsets), and epoch milliseconds given as a JSON number.
 func ParseTime(raw []byte) (time.Time, bool) {
 	raw = bytes.TrimSpace(raw)
-	switch layout.KindOf(raw) {
-	case layout.KindString:
-		s, _ := layout.String(raw)
+	switch jsonl.KindOf(raw) {
+	case jsonl.KindString:
+		s, _ := jsonl.String(raw)
 		return ParseTimeString(s)
-	case layout.KindNumber:
-		f, ok := layout.Number(raw)
+	case jsonl.KindNumber:
+		f, ok := jsonl.Number(raw)
 		if !ok || math.IsNaN(f) || math.Abs(f) > 8.64e15 {
 			return time.Time{}, false
 		}
@@ -219,7 +219,7 @@ func ParseTimeString(s string) (time.Time, bool) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC(), true
 	}
-	if ms, ok := layout.ParseDate(s); ok {
+	if ms, ok := jsonl.ParseDate(s); ok {
 		return time.UnixMilli(int64(ms)).UTC(), true
 	}
 	return time.Time{}, false

@@ -14,30 +14,30 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // VersionOf returns the version pi sees in a header: the version member
 // coerced to a number the way JavaScript's "<" does, 1 when it is absent or
 // null, NaN when it is not a number at all (pi then migrates nothing).
-func VersionOf(h *layout.Entry) float64 {
+func VersionOf(h *jsonl.Entry) float64 {
 	v, ok := h.Field("version")
 	if !ok {
 		return 1
 	}
-	switch layout.KindOf(v) {
-	case layout.KindNull:
+	switch jsonl.KindOf(v) {
+	case jsonl.KindNull:
 		return 1
-	case layout.KindNumber:
-		f, _ := layout.Number(v)
+	case jsonl.KindNumber:
+		f, _ := jsonl.Number(v)
 		return f
-	case layout.KindBool:
+	case jsonl.KindBool:
 		if v[0] == 't' {
 			return 1
 		}
 		return 0
-	case layout.KindString:
-		s, _ := layout.String(v)
+	case jsonl.KindString:
+		s, _ := jsonl.String(v)
 		s = strings.TrimSpace(s)
 		if s == "" {
 			return 0
@@ -53,7 +53,7 @@ func VersionOf(h *layout.Entry) float64 {
 
 // Needed reports whether a file whose first header has version v is
 // migrated (pi: version < 3).
-func Needed(v float64) bool { return v < layout.CurrentVersion }
+func Needed(v float64) bool { return v < jsonl.CurrentVersion }
 
 // Result says what a migration did.
 type Result struct {
@@ -83,13 +83,13 @@ func newRunner(sessionID string, version float64) *runner {
 }
 
 // apply migrates one parsed line and appends its new JSON bytes to dst.
-func (r *runner) apply(dst []byte, e *layout.Entry) ([]byte, error) {
+func (r *runner) apply(dst []byte, e *jsonl.Entry) ([]byte, error) {
 	return r.applyKnown(dst, e, 0)
 }
 
 // applyKnown is apply when whether e.Raw is canonical may be known
 // already (canon 1 or -1; 0: not known).
-func (r *runner) applyKnown(dst []byte, e *layout.Entry, canon int8) ([]byte, error) {
+func (r *runner) applyKnown(dst []byte, e *jsonl.Entry, canon int8) ([]byte, error) {
 	if out, ok := r.fast(dst, e, canon); ok {
 		r.index++
 		return out, nil
@@ -109,16 +109,16 @@ func (r *runner) applyKnown(dst []byte, e *layout.Entry, canon int8) ([]byte, er
 // them: an entry that the steps change only by adding id and parentId (v1)
 // or not at all (v2), already written as JSON.stringify writes it. The
 // result is byte for byte what the general path gives.
-func (r *runner) fast(dst []byte, e *layout.Entry, canon int8) ([]byte, bool) {
-	if e.IsHeader() || e.Type == layout.TypeCompaction || e.Role == "hookMessage" ||
-		(e.Type == layout.TypeMessage && e.Message() == nil) {
+func (r *runner) fast(dst []byte, e *jsonl.Entry, canon int8) ([]byte, bool) {
+	if e.IsHeader() || e.Type == jsonl.TypeCompaction || e.Role == "hookMessage" ||
+		(e.Type == jsonl.TypeMessage && e.Message() == nil) {
 		return dst, false
 	}
 	v1 := len(r.steps) > 0 && r.steps[0].From == 1
-	if v1 && (e.IDKind != layout.KindAbsent || e.ParentKind != layout.KindAbsent) {
+	if v1 && (e.IDKind != jsonl.KindAbsent || e.ParentKind != jsonl.KindAbsent) {
 		return dst, false // the step overwrites in place: general path
 	}
-	if canon < 0 || canon == 0 && !layout.IsCanonical(e.Raw) {
+	if canon < 0 || canon == 0 && !jsonl.IsCanonical(e.Raw) {
 		return dst, false
 	}
 	if !v1 {
@@ -133,7 +133,7 @@ func (r *runner) fast(dst []byte, e *layout.Entry, canon int8) ([]byte, bool) {
 	dst = append(dst, id...) // 8 hex digits: nothing to escape
 	dst = append(dst, `","parentId":`...)
 	if r.st.hasPrev {
-		dst = layout.AppendString(dst, r.st.prevID)
+		dst = jsonl.AppendString(dst, r.st.prevID)
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -146,7 +146,7 @@ func (r *runner) fast(dst []byte, e *layout.Entry, canon int8) ([]byte, bool) {
 // open. The first header decides: version 3 or newer (or not a number)
 // returns the entries unchanged. Otherwise every line goes through the
 // steps and is re-encoded as pi's rewrite would write it.
-func Entries(entries []layout.Entry) ([]layout.Entry, Result, error) {
+func Entries(entries []jsonl.Entry) ([]jsonl.Entry, Result, error) {
 	var res Result
 	if len(entries) == 0 || !entries[0].IsHeader() {
 		return entries, res, nil
@@ -157,13 +157,13 @@ func Entries(entries []layout.Entry) ([]layout.Entry, Result, error) {
 		return entries, res, nil
 	}
 	run := newRunner(entries[0].ID, res.From)
-	out := make([]layout.Entry, len(entries))
+	out := make([]jsonl.Entry, len(entries))
 	for i := range entries {
 		b, err := run.apply(nil, &entries[i])
 		if err != nil {
 			return nil, res, err
 		}
-		e, err := layout.ParseEntry(b)
+		e, err := jsonl.ParseEntry(b)
 		if err != nil {
 			return nil, res, err
 		}
@@ -174,7 +174,7 @@ func Entries(entries []layout.Entry) ([]layout.Entry, Result, error) {
 		}
 	}
 	res.Migrated = true
-	res.To = layout.CurrentVersion
+	res.To = jsonl.CurrentVersion
 	return out, res, nil
 }
 
@@ -212,9 +212,9 @@ func stream(ctx context.Context, r io.Reader, w io.Writer, peek bool) (Result, e
 	var out []byte // reused for every line
 	// emit migrates and writes one entry; done means the file needs no
 	// migration and nothing more is read.
-	emit := func(e layout.Entry, canon int8, lineNo int) (done bool, err error) {
+	emit := func(e jsonl.Entry, canon int8, lineNo int) (done bool, err error) {
 		if run == nil {
-			if !e.IsHeader() || e.IDKind != layout.KindString {
+			if !e.IsHeader() || e.IDKind != jsonl.KindString {
 				return false, fmt.Errorf("line %d: %w", lineNo, ErrNoHeader)
 			}
 			res.From = VersionOf(&e)
@@ -261,7 +261,7 @@ func stream(ctx context.Context, r io.Reader, w io.Writer, peek bool) (Result, e
 			if leading {
 				if t := trimLeadingJS(body); len(t) != len(body) {
 					body = t
-					e, perr = layout.ParseEntry(body)
+					e, perr = jsonl.ParseEntry(body)
 					canon = 0
 				}
 			}
@@ -275,7 +275,7 @@ func stream(ctx context.Context, r io.Reader, w io.Writer, peek bool) (Result, e
 			}
 			if perr != nil {
 				if t := trimTrailingJS(body); len(t) < len(body) {
-					if _, terr := layout.ParseEntry(t); terr == nil {
+					if _, terr := jsonl.ParseEntry(t); terr == nil {
 						tail, tailLine = t, lineNo
 						continue
 					}
@@ -293,7 +293,7 @@ func stream(ctx context.Context, r io.Reader, w io.Writer, peek bool) (Result, e
 		}
 	}
 	if tail != nil {
-		e, _ := layout.ParseEntry(tail)
+		e, _ := jsonl.ParseEntry(tail)
 		done, err := emit(e, 0, tailLine)
 		if err != nil || done {
 			return res, err
@@ -306,7 +306,7 @@ func stream(ctx context.Context, r io.Reader, w io.Writer, peek bool) (Result, e
 		return res, err
 	}
 	res.Migrated = true
-	res.To = layout.CurrentVersion
+	res.To = jsonl.CurrentVersion
 	return res, nil
 }
 
@@ -319,7 +319,7 @@ type scannedLine struct {
 	body       []byte // without its '\n'
 	terminated bool
 	blank      bool
-	entry      layout.Entry
+	entry      jsonl.Entry
 	err        error
 	canon      int8 // 1: entry.Raw is canonical, -1: it is not, 0: not known
 }
@@ -442,7 +442,7 @@ func parseChunk(c *scanChunk) {
 		}
 		if l.blank = blank(l.body); !l.blank {
 			var canon bool
-			l.entry, canon, l.err = layout.ParseEntryCanonical(l.body)
+			l.entry, canon, l.err = jsonl.ParseEntryCanonical(l.body)
 			if l.err == nil {
 				l.canon = -1
 				if canon {
@@ -475,7 +475,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 // blank reports whether a line is empty after JavaScript's trim.
-func blank(b []byte) bool { return layout.JSBlank(b) }
+func blank(b []byte) bool { return jsonl.JSBlank(b) }
 
 // trimTrailingJS removes JavaScript whitespace at the end of a line.
 func trimTrailingJS(b []byte) []byte {

@@ -13,8 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sessctl/sessctl/internal/errs"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/workload"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 	"github.com/sessctl/sessctl/migrate"
@@ -42,9 +43,9 @@ func writeTemp(t *testing.T, name, data string) string {
 	return p
 }
 
-func parse(t *testing.T, data []byte) []layout.Entry {
+func parse(t *testing.T, data []byte) []jsonl.Entry {
 	t.Helper()
-	p := layout.ParseFile(data)
+	p := jsonl.ParseFile(data)
 	if len(p.Malformed) != 0 {
 		t.Fatalf("migrated file has malformed lines: %+v", p.Malformed)
 	}
@@ -62,7 +63,7 @@ func checkTree(t *testing.T, data []byte) {
 	ix := tree.Build(entries)
 	seen := map[string]bool{}
 	for _, e := range ix.Entries() {
-		if e.IDKind != layout.KindString || seen[e.ID] {
+		if e.IDKind != jsonl.KindString || seen[e.ID] {
 			t.Fatalf("missing or duplicate id on line %d: %q", e.Line, e.ID)
 		}
 		seen[e.ID] = true
@@ -125,7 +126,7 @@ func TestFileIsDeterministic(t *testing.T) {
 		t.Errorf("two copies migrated differently:\n%s", diff)
 	}
 	// The in-memory migration gives the same entries.
-	mem, res, err := migrate.Entries(layout.ParseFile([]byte(v1File)).Entries)
+	mem, res, err := migrate.Entries(jsonl.ParseFile([]byte(v1File)).Entries)
 	if err != nil || !res.Migrated {
 		t.Fatal(err)
 	}
@@ -147,9 +148,9 @@ func TestFileDryRunAndRefusals(t *testing.T) {
 		wantErr error
 	}{
 		{"dry run", v1File, migrate.FileOptions{DryRun: true}, nil},
-		{"version 4", `{"type":"session","version":4,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n" + `{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}` + "\n", migrate.FileOptions{}, layout.ErrUnsupportedVersion},
-		{"no header", `{"type":"message","timestamp":"t","message":{"role":"user","content":"x"}}` + "\n", migrate.FileOptions{}, layout.ErrCorrupt},
-		{"garbage", "garbage\nmore\n", migrate.FileOptions{}, layout.ErrCorrupt},
+		{"version 4", `{"type":"session","version":4,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n" + `{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}` + "\n", migrate.FileOptions{}, errs.ErrUnsupportedVersion},
+		{"no header", `{"type":"message","timestamp":"t","message":{"role":"user","content":"x"}}` + "\n", migrate.FileOptions{}, errs.ErrCorrupt},
+		{"garbage", "garbage\nmore\n", migrate.FileOptions{}, errs.ErrCorrupt},
 		{"version 3", `{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n", migrate.FileOptions{}, nil},
 	}
 	for _, c := range cases {

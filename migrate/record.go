@@ -1,7 +1,7 @@
 package migrate
 
 import (
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Record is one session line as an ordered list of members, the way a
@@ -16,7 +16,7 @@ type Record struct {
 // ParseRecord decodes the members of a JSON object line.
 func ParseRecord(raw []byte) (*Record, error) {
 	r := &Record{}
-	err := layout.Members(raw, func(m *layout.Member) bool {
+	err := jsonl.Members(raw, func(m *jsonl.Member) bool {
 		r.Set(m.KeyString(), m.Value)
 		return true
 	})
@@ -49,7 +49,7 @@ func (r *Record) GetString(k string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return layout.String(v)
+	return jsonl.String(v)
 }
 
 // Set replaces the value of member k in place, or appends the member when
@@ -75,13 +75,13 @@ func (r *Record) Delete(k string) {
 func (r *Record) Keys() []string { return r.keys }
 
 // AppendJSON appends the record as JSON.stringify writes the object: array
-// index keys first, values canonical (see layout.Canonical).
+// index keys first, values canonical (see jsonl.Canonical).
 func (r *Record) AppendJSON(dst []byte) []byte {
-	b := layout.NewObject(64)
+	b := jsonl.NewObject(64)
 	for i, k := range r.keys {
 		b.Raw(k, r.vals[i])
 	}
-	out, err := layout.Canonical(dst, b.Bytes())
+	out, err := jsonl.Canonical(dst, b.Bytes())
 	if err != nil {
 		// Values came from a valid parse or from the encoder; this cannot
 		// happen, but never drop data if it does.

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Step upgrades records from one format version to the next. Apply is
@@ -63,27 +63,27 @@ func (st *State) EntryID(index int) string {
 // chain in file order; compactions get firstKeptEntryId from
 // firstKeptEntryIndex; headers get version 2 (appended when missing).
 func v1ToV2(st *State, index int, r *Record) {
-	if t, _ := r.GetString("type"); t == layout.TypeSession {
+	if t, _ := r.GetString("type"); t == jsonl.TypeSession {
 		r.Set("version", []byte("2"))
 		st.headers[index] = true
 		return
 	}
 	id := st.EntryID(index)
-	r.Set("id", layout.AppendString(nil, id))
+	r.Set("id", jsonl.AppendString(nil, id))
 	if st.hasPrev {
-		r.Set("parentId", layout.AppendString(nil, st.prevID))
+		r.Set("parentId", jsonl.AppendString(nil, st.prevID))
 	} else {
 		r.Set("parentId", []byte("null"))
 	}
 	st.prevID, st.hasPrev = id, true
-	if t, _ := r.GetString("type"); t == layout.TypeCompaction {
+	if t, _ := r.GetString("type"); t == jsonl.TypeCompaction {
 		v, ok := r.Get("firstKeptEntryIndex")
-		if ok && layout.KindOf(v) == layout.KindNumber {
-			f, _ := layout.Number(v)
+		if ok && jsonl.KindOf(v) == jsonl.KindNumber {
+			f, _ := jsonl.Number(v)
 			k := int(f)
 			if float64(k) == f && k >= 0 && k <= index && !st.headers[k] {
 				// Every earlier line that is not a header has its id.
-				r.Set("firstKeptEntryId", layout.AppendString(nil, st.EntryID(k)))
+				r.Set("firstKeptEntryId", jsonl.AppendString(nil, st.EntryID(k)))
 			} else if float64(k) == f && k > index {
 				// An index after the compaction reads an entry whose id is
 				// not assigned yet: undefined.
@@ -98,15 +98,15 @@ func v1ToV2(st *State, index int, r *Record) {
 func v2ToV3(_ *State, _ int, r *Record) {
 	t, _ := r.GetString("type")
 	switch t {
-	case layout.TypeSession:
+	case jsonl.TypeSession:
 		r.Set("version", []byte("3"))
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 		msg, ok := r.Get("message")
-		if !ok || layout.KindOf(msg) != layout.KindObject {
+		if !ok || jsonl.KindOf(msg) != jsonl.KindObject {
 			return
 		}
-		role, _ := layout.Lookup(msg, "role")
-		if s, _ := layout.String(role); s != "hookMessage" {
+		role, _ := jsonl.Lookup(msg, "role")
+		if s, _ := jsonl.String(role); s != "hookMessage" {
 			return
 		}
 		m, err := ParseRecord(msg)

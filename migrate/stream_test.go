@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -43,7 +43,7 @@ func TestStreamTrimsLikeTheLoader(t *testing.T) {
 			if res.Entries != tc.entries || res.Malformed != tc.malformed {
 				t.Errorf("entries %d, malformed %d; want %d, %d", res.Entries, res.Malformed, tc.entries, tc.malformed)
 			}
-			mem, _, err := migrate.Entries(layout.ParseFile([]byte(tc.in)).Entries)
+			mem, _, err := migrate.Entries(jsonl.ParseFile([]byte(tc.in)).Entries)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestStreamTrimsLikeTheLoader(t *testing.T) {
 			for _, e := range mem {
 				want = append(want, string(e.Raw))
 			}
-			for _, e := range layout.ParseFile(out.Bytes()).Entries {
+			for _, e := range jsonl.ParseFile(out.Bytes()).Entries {
 				got = append(got, string(e.Raw))
 			}
 			if diff := cmp.Diff(want, got); diff != "" {

@@ -7,4 +7,8 @@
 // load. Where pi loops forever (parent cycles, self-parented entries on a
 // walk, repeated ids that make a node its own ancestor) the index stops at
 // the first repeat instead.
+//
+// Entries are the JSON codec's (internal/jsonl); a library user names them
+// engine.Entry and the kinds engine.KindString, engine.KindNull and
+// engine.KindAbsent, which are aliases of the same types.
 package tree

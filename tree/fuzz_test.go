@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -17,22 +17,22 @@ import (
 // id from a small set (so ids repeat), a parent (an id, null, missing, a
 // number, the entry itself), and a type with its payload and a timestamp
 // that may not parse. At most 400 entries.
-func fuzzEntries(t *testing.T, data []byte) []layout.Entry {
-	var entries []layout.Entry
+func fuzzEntries(t *testing.T, data []byte) []jsonl.Entry {
+	var entries []jsonl.Entry
 	for i := 0; i+2 < len(data) && len(entries) < 400; i += 3 {
 		a, b, c := data[i], data[i+1], data[i+2]
-		o := layout.NewObject(128)
+		o := jsonl.NewObject(128)
 		switch c % 8 {
 		case 4:
-			o.String("type", layout.TypeLabel)
+			o.String("type", jsonl.TypeLabel)
 		case 5:
-			o.String("type", layout.TypeSessionInfo)
+			o.String("type", jsonl.TypeSessionInfo)
 		case 6:
-			o.String("type", layout.TypeCompaction)
+			o.String("type", jsonl.TypeCompaction)
 		case 7:
-			o.String("type", layout.TypeSession) // a header in the middle
+			o.String("type", jsonl.TypeSession) // a header in the middle
 		default:
-			o.String("type", layout.TypeMessage)
+			o.String("type", jsonl.TypeMessage)
 		}
 		id := ""
 		switch k := a % 16; {
@@ -76,7 +76,7 @@ func fuzzEntries(t *testing.T, data []byte) []layout.Entry {
 		case 6:
 			o.String("firstKeptEntryId", "e"+strconv.Itoa(int(b/16%12)))
 		}
-		e, err := layout.ParseEntry(o.Bytes())
+		e, err := jsonl.ParseEntry(o.Bytes())
 		if err != nil {
 			t.Fatalf("fixture line does not parse: %v", err)
 		}
@@ -109,9 +109,9 @@ func FuzzBuild(f *testing.F) {
 	}
 	f.Add(chain)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var entries []layout.Entry
+		var entries []jsonl.Entry
 		if len(data) > 0 && data[0] == '{' {
-			entries = layout.ParseFile(data).Entries
+			entries = jsonl.ParseFile(data).Entries
 		} else {
 			entries = fuzzEntries(t, data)
 		}
@@ -142,7 +142,7 @@ func FuzzBuild(f *testing.F) {
 				}
 			}
 		}
-		if leaf, kind := ix.Leaf(); kind == layout.KindString {
+		if leaf, kind := ix.Leaf(); kind == jsonl.KindString {
 			checkBranch(t, ix, leaf, ix.LeafBranch(), len(ids))
 		}
 		// Walks end: no deeper than the distinct ids, no more visits than
@@ -168,7 +168,7 @@ func FuzzBuild(f *testing.F) {
 
 // checkBranch checks a root-to-entry path: it ends at the entry, holds no
 // entry twice, and follows parent links.
-func checkBranch(t *testing.T, ix *tree.Index, id string, path []*layout.Entry, distinct int) {
+func checkBranch(t *testing.T, ix *tree.Index, id string, path []*jsonl.Entry, distinct int) {
 	t.Helper()
 	if id == "" {
 		return // Branch("") is nil by definition
@@ -182,7 +182,7 @@ func checkBranch(t *testing.T, ix *tree.Index, id string, path []*layout.Entry, 
 	if last, _ := ix.Get(id); path[len(path)-1] != last {
 		t.Fatalf("Branch(%q) does not end at the entry", id)
 	}
-	seen := map[*layout.Entry]bool{}
+	seen := map[*jsonl.Entry]bool{}
 	for i, e := range path {
 		if seen[e] {
 			t.Fatalf("Branch(%q) holds %q twice", id, tree.Key(e))

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Index is the in-memory index of one session's entries (headers
@@ -14,7 +14,7 @@ import (
 //
 // An Index is not safe for concurrent use; the engine guards it.
 type Index struct {
-	entries []*layout.Entry
+	entries []*jsonl.Entry
 	byID    map[string]int // key -> position in entries of the LAST entry with it
 	dups    bool           // some id occurs more than once
 
@@ -26,7 +26,7 @@ type Index struct {
 	derived  bool
 
 	leaf     string
-	leafKind layout.Kind // KindAbsent: undefined; KindNull: null; KindString: an entry key
+	leafKind jsonl.Kind // KindAbsent: undefined; KindNull: null; KindString: an entry key
 
 	labels   map[string]labelVal
 	labelSeq int
@@ -42,11 +42,11 @@ type labelVal struct {
 
 // Key returns the index key of an entry's id. String ids are themselves;
 // a missing id and non-string ids get keys no string id can equal.
-func Key(e *layout.Entry) string {
+func Key(e *jsonl.Entry) string {
 	switch e.IDKind {
-	case layout.KindString:
+	case jsonl.KindString:
 		return e.ID
-	case layout.KindAbsent:
+	case jsonl.KindAbsent:
 		return absentKey
 	}
 	return e.ID
@@ -54,9 +54,9 @@ func Key(e *layout.Entry) string {
 
 // ParentKey returns the index key of an entry's parentId, and false for a
 // null or missing parent.
-func ParentKey(e *layout.Entry) (string, bool) {
+func ParentKey(e *jsonl.Entry) (string, bool) {
 	switch e.ParentKind {
-	case layout.KindNull, layout.KindAbsent:
+	case jsonl.KindNull, jsonl.KindAbsent:
 		return "", false
 	}
 	return e.ParentID, true
@@ -65,12 +65,12 @@ func ParentKey(e *layout.Entry) (string, bool) {
 const absentKey = "\x01absent"
 
 // Build indexes entries in file order. Header entries are skipped.
-func Build(entries []layout.Entry) *Index {
+func Build(entries []jsonl.Entry) *Index {
 	ix := &Index{
-		entries:  make([]*layout.Entry, 0, len(entries)),
+		entries:  make([]*jsonl.Entry, 0, len(entries)),
 		byID:     make(map[string]int, len(entries)),
 		labels:   make(map[string]labelVal),
-		leafKind: layout.KindNull,
+		leafKind: jsonl.KindNull,
 	}
 	for i := range entries {
 		if entries[i].IsHeader() {
@@ -83,7 +83,7 @@ func Build(entries []layout.Entry) *Index {
 
 // Add appends one entry, as loading the next line or appending does. The
 // leaf moves to it.
-func (ix *Index) Add(e *layout.Entry) {
+func (ix *Index) Add(e *jsonl.Entry) {
 	k := Key(e)
 	pos := len(ix.entries)
 	ix.entries = append(ix.entries, e)
@@ -99,15 +99,15 @@ func (ix *Index) Add(e *layout.Entry) {
 			ix.children[p] = append(ix.children[p], k)
 		}
 	}
-	if e.IDKind == layout.KindAbsent {
-		ix.leaf, ix.leafKind = "", layout.KindAbsent
+	if e.IDKind == jsonl.KindAbsent {
+		ix.leaf, ix.leafKind = "", jsonl.KindAbsent
 	} else {
-		ix.leaf, ix.leafKind = k, layout.KindString
+		ix.leaf, ix.leafKind = k, jsonl.KindString
 	}
 	switch e.Type {
-	case layout.TypeLabel:
+	case jsonl.TypeLabel:
 		target, _ := e.StringField("targetId")
-		if t, ok := e.Field("targetId"); ok && layout.KindOf(t) != layout.KindString {
+		if t, ok := e.Field("targetId"); ok && jsonl.KindOf(t) != jsonl.KindString {
 			target = "\x00" + string(t)
 		}
 		if label, ok := e.StringField("label"); ok && label != "" {
@@ -121,7 +121,7 @@ func (ix *Index) Add(e *layout.Entry) {
 		} else {
 			delete(ix.labels, target)
 		}
-	case layout.TypeSessionInfo:
+	case jsonl.TypeSessionInfo:
 		if n, ok := e.StringField("name"); ok && n != "" {
 			ix.name, ix.hasName = n, true
 		}
@@ -133,11 +133,11 @@ func (ix *Index) Len() int { return len(ix.entries) }
 
 // Entries returns every entry in file order, duplicates included. The
 // slice is shared; callers must not modify it.
-func (ix *Index) Entries() []*layout.Entry { return ix.entries }
+func (ix *Index) Entries() []*jsonl.Entry { return ix.entries }
 
 // Get returns the entry with the given id (the last one, when an id is
 // repeated).
-func (ix *Index) Get(id string) (*layout.Entry, bool) {
+func (ix *Index) Get(id string) (*jsonl.Entry, bool) {
 	p, ok := ix.byID[id]
 	if !ok {
 		return nil, false
@@ -151,18 +151,18 @@ func (ix *Index) Has(id string) bool { _, ok := ix.byID[id]; return ok }
 // Leaf returns the leaf id. kind is KindString for an entry id, KindNull
 // for an explicit null leaf (empty session, reset leaf) and KindAbsent when
 // the last entry had no id (pi's undefined).
-func (ix *Index) Leaf() (id string, kind layout.Kind) { return ix.leaf, ix.leafKind }
+func (ix *Index) Leaf() (id string, kind jsonl.Kind) { return ix.leaf, ix.leafKind }
 
 // SetLeaf moves the leaf to an existing entry id, or to null with
 // KindNull. It does not check the id; callers do.
-func (ix *Index) SetLeaf(id string, kind layout.Kind) { ix.leaf, ix.leafKind = id, kind }
+func (ix *Index) SetLeaf(id string, kind jsonl.Kind) { ix.leaf, ix.leafKind = id, kind }
 
 // LeafEntry returns the leaf's entry, if the leaf names one.
-func (ix *Index) LeafEntry() (*layout.Entry, bool) {
+func (ix *Index) LeafEntry() (*jsonl.Entry, bool) {
 	switch ix.leafKind {
-	case layout.KindString:
+	case jsonl.KindString:
 		return ix.Get(ix.leaf)
-	case layout.KindAbsent:
+	case jsonl.KindAbsent:
 		return ix.Get(absentKey)
 	}
 	return nil, false
@@ -172,7 +172,7 @@ func (ix *Index) LeafEntry() (*layout.Entry, bool) {
 // root first, following parent links through the index. An unknown or
 // empty id gives nil. A parent cycle (which makes pi loop forever) ends the
 // path at the first repeated entry.
-func (ix *Index) Branch(id string) []*layout.Entry {
+func (ix *Index) Branch(id string) []*jsonl.Entry {
 	start, ok := ix.byID[id]
 	if !ok || id == "" {
 		return nil
@@ -183,15 +183,15 @@ func (ix *Index) Branch(id string) []*layout.Entry {
 // BranchFrom returns the path from the root to e, root first; e itself need
 // not be the indexed copy of its id (pi's context builder starts from the
 // last line).
-func (ix *Index) BranchFrom(e *layout.Entry) []*layout.Entry {
-	path := make([]*layout.Entry, 0, ix.depth(e))
-	var seen map[*layout.Entry]bool
+func (ix *Index) BranchFrom(e *jsonl.Entry) []*jsonl.Entry {
+	path := make([]*jsonl.Entry, 0, ix.depth(e))
+	var seen map[*jsonl.Entry]bool
 	cur := e
 	for steps := 0; cur != nil; steps++ {
 		if seen == nil && steps > len(ix.byID)+1 {
 			// More steps than entries: there is a cycle. Walk again,
 			// remembering where we have been.
-			seen = make(map[*layout.Entry]bool)
+			seen = make(map[*jsonl.Entry]bool)
 			path = path[:0]
 			cur = e
 		}
@@ -218,7 +218,7 @@ func (ix *Index) BranchFrom(e *layout.Entry) []*layout.Entry {
 
 // depth counts the entries from e to its root, stopping at len(byID)+1 on
 // a cycle: the exact size of BranchFrom's result on a long session.
-func (ix *Index) depth(e *layout.Entry) int {
+func (ix *Index) depth(e *jsonl.Entry) int {
 	n := 0
 	for cur := e; cur != nil && n <= len(ix.byID); n++ {
 		p, ok := ParentKey(cur)
@@ -241,7 +241,7 @@ func (ix *Index) depth(e *layout.Entry) int {
 // An unknown id gives false. Like BranchFrom it counts steps and only
 // remembers where it has been once there are more steps than entries, so
 // a long chain without a loop costs no memory.
-func (ix *Index) Loop(id string) (*layout.Entry, bool) {
+func (ix *Index) Loop(id string) (*jsonl.Entry, bool) {
 	start, ok := ix.byID[id]
 	if !ok || id == "" {
 		return nil, false
@@ -249,7 +249,7 @@ func (ix *Index) Loop(id string) (*layout.Entry, bool) {
 	if ix.depth(ix.entries[start]) <= len(ix.byID) {
 		return nil, false
 	}
-	seen := make(map[*layout.Entry]bool)
+	seen := make(map[*jsonl.Entry]bool)
 	for cur := ix.entries[start]; cur != nil; {
 		if seen[cur] {
 			return cur, true
@@ -270,8 +270,8 @@ func (ix *Index) Loop(id string) (*layout.Entry, bool) {
 
 // LeafBranch returns Branch of the current leaf, or nil when the leaf is
 // null or undefined.
-func (ix *Index) LeafBranch() []*layout.Entry {
-	if ix.leafKind != layout.KindString {
+func (ix *Index) LeafBranch() []*jsonl.Entry {
+	if ix.leafKind != jsonl.KindString {
 		return nil
 	}
 	return ix.Branch(ix.leaf)
@@ -352,7 +352,7 @@ func (ix *Index) Name() (string, bool) { return ix.name, ix.hasName }
 
 // Node is one node of Tree.
 type Node struct {
-	Entry    *layout.Entry
+	Entry    *jsonl.Entry
 	Key      string
 	Label    string
 	HasLabel bool
@@ -397,7 +397,7 @@ func (ix *Index) Tree() []*Node {
 	// Sort keys once per node: Date.parse of the timestamp (NaN, which
 	// compares as neither less nor greater, when it does not parse).
 	for _, n := range nodes {
-		v, ok := layout.ParseDate(n.Entry.Timestamp)
+		v, ok := jsonl.ParseDate(n.Entry.Timestamp)
 		if !ok {
 			v = math.NaN()
 		}

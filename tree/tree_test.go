@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -41,14 +41,14 @@ func build(t *testing.T, specs ...string) *tree.Index {
 		}
 		buf.WriteString(line + "}\n")
 	}
-	p := layout.ParseFile([]byte(buf.String()))
+	p := jsonl.ParseFile([]byte(buf.String()))
 	if len(p.Malformed) > 0 {
 		t.Fatalf("bad fixture: %+v", p.Malformed)
 	}
 	return tree.Build(p.Entries)
 }
 
-func ids(es []*layout.Entry) []string {
+func ids(es []*jsonl.Entry) []string {
 	var out []string
 	for _, e := range es {
 		out = append(out, e.ID)
@@ -133,7 +133,7 @@ func TestChildrenLabelsNameLeaf(t *testing.T) {
 	if n, ok := ix.Name(); !ok || n != "  named  " {
 		t.Errorf("name %q %v: want the last non-empty name, untrimmed", n, ok)
 	}
-	if id, kind := ix.Leaf(); id != "g" || kind != layout.KindString {
+	if id, kind := ix.Leaf(); id != "g" || kind != jsonl.KindString {
 		t.Errorf("leaf %q %v, want the last line", id, kind)
 	}
 }

@@ -4,21 +4,21 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
 // chainOfRepeats returns levels ids, each written twice, each pair the
 // child of the previous id: pi's tree holds every node once per copy
 // of every ancestor, 2^(levels+1)-2 node occurrences.
-func chainOfRepeats(t *testing.T, levels int) []layout.Entry {
+func chainOfRepeats(t *testing.T, levels int) []jsonl.Entry {
 	t.Helper()
-	var entries []layout.Entry
+	var entries []jsonl.Entry
 	parent := "null"
 	for i := range levels {
 		id := fmt.Sprintf("e%d", i)
 		for range 2 {
-			e, err := layout.ParseEntry(fmt.Appendf(nil, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z"}`, id, parent))
+			e, err := jsonl.ParseEntry(fmt.Appendf(nil, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z"}`, id, parent))
 			if err != nil {
 				t.Fatal(err)
 			}

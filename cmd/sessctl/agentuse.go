@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -169,7 +170,7 @@ func shortAgentUseID(id string) string {
 
 // agentUseInfoJSON is one session of `list --agentuse --json`.
 func agentUseInfoJSON(x *engine.AgentUseSession) []byte {
-	b := layout.NewObject(512).String("id", x.ID).String("dir", x.Dir).String("agentDir", x.AgentDir)
+	b := jsonl.NewObject(512).String("id", x.ID).String("dir", x.Dir).String("agentDir", x.AgentDir)
 	if x.Err != nil {
 		return b.String("error", x.Err.Error()).Bytes()
 	}
@@ -195,7 +196,7 @@ func auIDs(xs []*engine.AgentUseSession) []byte {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = layout.AppendString(out, c.ID)
+		out = jsonl.AppendString(out, c.ID)
 	}
 	return append(out, ']')
 }
@@ -275,7 +276,7 @@ func reportAgentUseProblems(e *env, c *engine.AgentUseContents) int {
 // AgentUse's message and part order.
 func writeAgentUseJSON(w io.Writer, c *engine.AgentUseContents) error {
 	x := c.Session
-	b := layout.NewObject(1<<16).String("format", "agentuse").String("id", x.ID).String("dir", x.Dir)
+	b := jsonl.NewObject(1<<16).String("format", "agentuse").String("id", x.ID).String("dir", x.Dir)
 	if x.ParentID != "" {
 		b.String("parentSessionID", x.ParentID)
 	} else {
@@ -298,7 +299,7 @@ func writeAgentUseJSON(w io.Writer, c *engine.AgentUseContents) error {
 			parts = append(parts, auRawOrNull(p.Raw, true)...)
 		}
 		parts = append(parts, ']')
-		msgs = append(msgs, layout.NewObject(len(m.Raw)+len(parts)+64).String("id", m.ID).
+		msgs = append(msgs, jsonl.NewObject(len(m.Raw)+len(parts)+64).String("id", m.ID).
 			Raw("message", auRawOrNull(m.Raw, m.Err == nil)).Raw("parts", parts).Bytes()...)
 	}
 	b.Raw("messages", append(msgs, ']'))
@@ -307,7 +308,7 @@ func writeAgentUseJSON(w io.Writer, c *engine.AgentUseContents) error {
 		if i > 0 {
 			files = append(files, ',')
 		}
-		files = layout.AppendString(files, f)
+		files = jsonl.AppendString(files, f)
 	}
 	b.Raw("files", append(files, ']'))
 	probs := []byte{'['}
@@ -315,10 +316,10 @@ func writeAgentUseJSON(w io.Writer, c *engine.AgentUseContents) error {
 		if i > 0 {
 			probs = append(probs, ',')
 		}
-		probs = append(probs, layout.NewObject(256).String("path", p.Path).String("error", p.Err.Error()).Bytes()...)
+		probs = append(probs, jsonl.NewObject(256).String("path", p.Path).String("error", p.Err.Error()).Bytes()...)
 	}
 	b.Raw("problems", append(probs, ']'))
-	out, err := layout.Indent(nil, b.Bytes())
+	out, err := jsonl.Indent(nil, b.Bytes())
 	if err != nil {
 		return err
 	}
@@ -331,7 +332,7 @@ func auRawOrNull(raw []byte, ok bool) []byte {
 	if !ok {
 		return []byte("null")
 	}
-	c, err := layout.Canonical(nil, raw)
+	c, err := jsonl.Canonical(nil, raw)
 	if err != nil {
 		return []byte("null")
 	}
@@ -435,11 +436,11 @@ func writeAgentUsePart(w *bufio.Writer, p *engine.AgentUsePartInfo, lines int) {
 		switch p.Status {
 		case "completed":
 			out := auPath(st, "output")
-			if inner := auPath(out, "output"); layout.KindOf(inner) == layout.KindString {
+			if inner := auPath(out, "output"); jsonl.KindOf(inner) == jsonl.KindString {
 				out = inner // bash and subagent results: {output, metadata}
 			}
 			text := auStr(out)
-			if layout.KindOf(out) != layout.KindString {
+			if jsonl.KindOf(out) != jsonl.KindString {
 				text = auCompact(out)
 			}
 			auBlock(w, "     ", text, lines)
@@ -494,11 +495,11 @@ func auTime(ms int64) string {
 func auPath(raw []byte, keys ...string) []byte {
 	v := raw
 	for _, k := range keys {
-		if layout.KindOf(v[layout.SkipWS(v, 0):]) != layout.KindObject {
+		if jsonl.KindOf(v[jsonl.SkipWS(v, 0):]) != jsonl.KindObject {
 			return nil
 		}
 		var ok bool
-		if v, ok = layout.Lookup(v, k); !ok {
+		if v, ok = jsonl.Lookup(v, k); !ok {
 			return nil
 		}
 	}
@@ -506,7 +507,7 @@ func auPath(raw []byte, keys ...string) []byte {
 }
 
 func auStr(v []byte) string {
-	s, _ := layout.String(v)
+	s, _ := jsonl.String(v)
 	return s
 }
 
@@ -514,7 +515,7 @@ func auCompact(v []byte) string {
 	if v == nil {
 		return ""
 	}
-	c, err := layout.Canonical(nil, v)
+	c, err := jsonl.Canonical(nil, v)
 	if err != nil {
 		return ""
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -97,10 +97,10 @@ func runBranch(e *env, args []string) int {
 		return e.failEntry(err, pos[0])
 	}
 	oldLeaf, oldKind := s.LeafID()
-	if oldKind == layout.KindString && oldLeaf == target {
+	if oldKind == jsonl.KindString && oldLeaf == target {
 		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", target)
 		if *asJSON {
-			jsonOut(e.stdout, layout.NewObject(128).String("session", s.SessionFile()).String("from", oldLeaf).
+			jsonOut(e.stdout, jsonl.NewObject(128).String("session", s.SessionFile()).String("from", oldLeaf).
 				String("to", target).Null("entryId").Null("summary").Bytes())
 		}
 		return exitOK
@@ -114,7 +114,7 @@ func runBranch(e *env, args []string) int {
 		summary = *sf.text
 	case *summarize:
 		var col compaction.BranchCollection
-		if oldKind == layout.KindString {
+		if oldKind == jsonl.KindString {
 			s.Index(func(ix *tree.Index) { col = compaction.CollectEntriesForBranchSummary(ix, oldLeaf, target) })
 		}
 		if len(col.Entries) > 0 {
@@ -137,8 +137,8 @@ func runBranch(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if *asJSON {
-		b := layout.NewObject(256+len(summary)).String("session", file)
-		if oldKind == layout.KindString {
+		b := jsonl.NewObject(256+len(summary)).String("session", file)
+		if oldKind == jsonl.KindString {
 			b.String("from", oldLeaf)
 		} else {
 			b.Null("from")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -231,7 +232,7 @@ func runCompact(e *env, args []string) int {
 
 	messages := 0
 	for _, en := range s.Entries() {
-		if en.Type == layout.TypeMessage {
+		if en.Type == jsonl.TypeMessage {
 			messages++
 		}
 	}
@@ -290,7 +291,7 @@ func runCompact(e *env, args []string) int {
 
 	path, _ = filepath.Abs(path)
 	if *asJSON {
-		b := layout.NewObject(512+len(res.Summary)).String("session", path)
+		b := jsonl.NewObject(512+len(res.Summary)).String("session", path)
 		if *dryRun {
 			b.Null("entryId")
 		} else {
@@ -321,7 +322,7 @@ func runCompact(e *env, args []string) int {
 				if len(reqs) > 1 {
 					reqs = append(reqs, ',')
 				}
-				rb := layout.NewObject(len(r.Prompt)+256).String("kind", string(r.Kind)).
+				rb := jsonl.NewObject(len(r.Prompt)+256).String("kind", string(r.Kind)).
 					String("systemPrompt", r.SystemPrompt).String("prompt", r.Prompt).
 					Number("maxTokens", float64(r.MaxTokens)).String("reasoning", r.Reasoning).
 					String("conversationText", r.ConversationText)
@@ -366,11 +367,11 @@ func (e *env) refuse(err error, hint string) int {
 
 // describeEntry names an entry's kind for output: its type, and a
 // message's role.
-func describeEntry(en *layout.Entry) string {
-	if en.Type == layout.TypeMessage {
+func describeEntry(en *jsonl.Entry) string {
+	if en.Type == jsonl.TypeMessage {
 		msg, _ := en.Field("message")
-		role, _ := layout.Lookup(msg, "role")
-		if r, ok := layout.String(role); ok {
+		role, _ := jsonl.Lookup(msg, "role")
+		if r, ok := jsonl.String(role); ok {
 			return r + " message"
 		}
 	}
@@ -381,7 +382,7 @@ func fmtTokens(f float64) string {
 	if math.IsNaN(f) {
 		return "unknown (a usage record is incomplete)"
 	}
-	return string(layout.AppendNumber(nil, f))
+	return string(jsonl.AppendNumber(nil, f))
 }
 
 func pluralS(n int) string {
@@ -392,7 +393,7 @@ func pluralS(n int) string {
 }
 
 func mustJSON(ss []string) []byte {
-	b, _ := layout.Marshal(ss)
+	b, _ := jsonl.Marshal(ss)
 	return b
 }
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var deleteCommand = &command{
@@ -84,9 +84,9 @@ func runDelete(e *env, args []string) int {
 			if i > 0 {
 				list = append(list, ',')
 			}
-			list = append(list, layout.NewObject(128).String("from", m.From).String("to", m.To).Bytes()...)
+			list = append(list, jsonl.NewObject(128).String("from", m.From).String("to", m.To).Bytes()...)
 		}
-		jsonOut(e.stdout, layout.NewObject(256).String("session", path).String("trash", trash).
+		jsonOut(e.stdout, jsonl.NewObject(256).String("session", path).String("trash", trash).
 			Raw("moved", append(list, ']')).Bytes())
 		return exitOK
 	}

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var exportCommand = &command{
@@ -169,7 +169,7 @@ func runExport(e *env, args []string) int {
 type exportDoc struct {
 	sv      *sessionView
 	file    string
-	path    []*layout.Entry // as stored; view redacts an entry when asked
+	path    []*jsonl.Entry // as stored; view redacts an entry when asked
 	redact  bool
 	header  rview
 	name    string
@@ -177,10 +177,10 @@ type exportDoc struct {
 	labels  map[string]string
 }
 
-func newExportDoc(sv *sessionView, path []*layout.Entry, redact bool) *exportDoc {
+func newExportDoc(sv *sessionView, path []*jsonl.Entry, redact bool) *exportDoc {
 	d := &exportDoc{sv: sv, file: sv.path, path: path, redact: redact, header: rview(sv.header.Raw), name: sv.name, hasName: sv.hasName, labels: map[string]string{}}
 	for _, en := range path {
-		if l, ok := sv.labels[en.ID]; ok && en.IDKind == layout.KindString {
+		if l, ok := sv.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
 			d.labels[en.ID] = l
 		}
 	}
@@ -199,11 +199,11 @@ func newExportDoc(sv *sessionView, path []*layout.Entry, redact bool) *exportDoc
 
 // view returns an entry of the branch as the export shows it: redacted
 // when asked (one at a time, so a large session is not copied whole).
-func (d *exportDoc) view(en *layout.Entry) *layout.Entry {
+func (d *exportDoc) view(en *jsonl.Entry) *jsonl.Entry {
 	if !d.redact {
 		return en
 	}
-	red, err := layout.ParseEntry(redactMembers(nil, en.Raw, entryKeep))
+	red, err := jsonl.ParseEntry(redactMembers(nil, en.Raw, entryKeep))
 	if err != nil {
 		return en // cannot happen: redactJSON keeps the JSON valid
 	}
@@ -217,7 +217,7 @@ func (d *exportDoc) title() string {
 		return oneLine(d.name, 80)
 	}
 	for _, en := range d.path {
-		if en.Type == layout.TypeMessage && msgOf(en).s("role") == "user" {
+		if en.Type == jsonl.TypeMessage && msgOf(en).s("role") == "user" {
 			en = d.view(en)
 			if t := oneLine(contentText(msgOf(en).get("content")), 80); t != "" {
 				return t
@@ -232,7 +232,7 @@ func (d *exportDoc) leafID() (string, bool) {
 		return "", false
 	}
 	last := d.path[len(d.path)-1]
-	return layout.KeyString(last.ID), last.IDKind != layout.KindAbsent
+	return jsonl.KeyString(last.ID), last.IDKind != jsonl.KindAbsent
 }
 
 // details are the session's facts, in order, for both document formats.
@@ -263,7 +263,7 @@ func (d *exportDoc) details() [][2]string {
 // in place, so the output is byte for byte what indenting the whole
 // object would give.
 func (d *exportDoc) json(w *bufio.Writer) error {
-	b := layout.NewObject(1<<12).
+	b := jsonl.NewObject(1<<12).
 		String("format", "sessctl-export/1").
 		String("path", d.file).
 		Raw("header", d.header)
@@ -291,14 +291,14 @@ func (d *exportDoc) json(w *bufio.Writer) error {
 		if m == nil {
 			continue
 		}
-		item := layout.NewObject(len(m) + 128)
+		item := jsonl.NewObject(len(m) + 128)
 		if id, ok := en.IDJSON(); ok {
 			item.Raw("id", id)
 		} else {
 			item.Null("id")
 		}
 		item.String("type", en.Type).String("timestamp", en.Timestamp)
-		if l, ok := d.labels[en.ID]; ok && en.IDKind == layout.KindString {
+		if l, ok := d.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
 			item.String("label", l)
 		}
 		item.Raw("message", m)
@@ -323,34 +323,34 @@ func (d *exportDoc) json(w *bufio.Writer) error {
 // exportMessage converts one entry as pi's buildSessionContext converts
 // path entries, with a compaction giving its compactionSummary in place;
 // nil for entries that carry no message.
-func exportMessage(en *layout.Entry) []byte {
+func exportMessage(en *jsonl.Entry) []byte {
 	switch en.Type {
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 		m, ok := en.Field("message")
 		if !ok {
 			return []byte("null")
 		}
 		return m
-	case layout.TypeCustomMessage:
-		b := layout.NewObject(256).String("role", "custom")
+	case jsonl.TypeCustomMessage:
+		b := jsonl.NewObject(256).String("role", "custom")
 		for _, k := range []string{"customType", "content", "display", "details"} {
 			if v, ok := en.Field(k); ok {
 				b.Raw(k, v)
 			}
 		}
 		return exportTime(b, en).Bytes()
-	case layout.TypeBranchSummary:
+	case jsonl.TypeBranchSummary:
 		s := entryField(en, "summary")
 		if s.str() == "" {
 			return nil
 		}
-		b := layout.NewObject(len(s)+64).String("role", "branchSummary").Raw("summary", s)
+		b := jsonl.NewObject(len(s)+64).String("role", "branchSummary").Raw("summary", s)
 		if v, ok := en.Field("fromId"); ok {
 			b.Raw("fromId", v)
 		}
 		return exportTime(b, en).Bytes()
-	case layout.TypeCompaction:
-		b := layout.NewObject(256).String("role", "compactionSummary")
+	case jsonl.TypeCompaction:
+		b := jsonl.NewObject(256).String("role", "compactionSummary")
 		for _, k := range []string{"summary", "tokensBefore"} {
 			if v, ok := en.Field(k); ok {
 				b.Raw(k, v)
@@ -361,8 +361,8 @@ func exportMessage(en *layout.Entry) []byte {
 	return nil
 }
 
-func exportTime(b *layout.ObjectBuilder, en *layout.Entry) *layout.ObjectBuilder {
-	if ms, ok := layout.ParseDate(en.Timestamp); ok {
+func exportTime(b *jsonl.ObjectBuilder, en *jsonl.Entry) *jsonl.ObjectBuilder {
+	if ms, ok := jsonl.ParseDate(en.Timestamp); ok {
 		return b.Number("timestamp", ms)
 	}
 	return b.Null("timestamp")
@@ -431,22 +431,22 @@ func longestRun(s string, c byte) int {
 }
 
 // heading writes "## Title · `id` · time · label: x".
-func (m *mdWriter) heading(title string, en *layout.Entry) {
+func (m *mdWriter) heading(title string, en *jsonl.Entry) {
 	parts := []string{title}
-	if en.IDKind != layout.KindAbsent {
-		parts = append(parts, mdCode(layout.KeyString(en.ID)))
+	if en.IDKind != jsonl.KindAbsent {
+		parts = append(parts, mdCode(jsonl.KeyString(en.ID)))
 	}
 	if en.Timestamp != "" {
 		parts = append(parts, isoShort(en.Timestamp))
 	}
-	if l, ok := m.d.labels[en.ID]; ok && en.IDKind == layout.KindString {
+	if l, ok := m.d.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
 		parts = append(parts, "label: "+mdCode(l))
 	}
 	fmt.Fprintf(m.w, "## %s\n\n", strings.Join(parts, " · "))
 }
 
-func (m *mdWriter) note(en *layout.Entry, text string) {
-	fmt.Fprintf(m.w, "_%s_ (%s)\n\n", text, mdCode(layout.KeyString(en.ID)))
+func (m *mdWriter) note(en *jsonl.Entry, text string) {
+	fmt.Fprintf(m.w, "_%s_ (%s)\n\n", text, mdCode(jsonl.KeyString(en.ID)))
 }
 
 func (m *mdWriter) text(s string) {
@@ -456,9 +456,9 @@ func (m *mdWriter) text(s string) {
 	}
 }
 
-func (m *mdWriter) entry(en *layout.Entry) {
+func (m *mdWriter) entry(en *jsonl.Entry) {
 	switch en.Type {
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 		msg := msgOf(en)
 		switch role := msg.s("role"); role {
 		case "user":
@@ -468,7 +468,7 @@ func (m *mdWriter) entry(en *layout.Entry) {
 			title := "Assistant · " + mdLine(modelLabel(msg.s("provider"), msg.s("model")))
 			m.heading(title, en)
 			m.content(msg.get("content"))
-			if u := msg.get("usage"); u.kind() == layout.KindObject {
+			if u := msg.get("usage"); u.kind() == jsonl.KindObject {
 				us := readUsage(u)
 				fmt.Fprintf(m.w, "<sub>%d tokens (%d in, %d out, %d cache read, %d cache write), %s</sub>\n\n",
 					us.TotalTokens, us.Input, us.Output, us.CacheRead, us.CacheWrite, fmtCost(us.Cost.Total))
@@ -510,7 +510,7 @@ func (m *mdWriter) entry(en *layout.Entry) {
 				m.w.WriteString(mdBlock("json", indentJSON(msg)) + "\n")
 			}
 		}
-	case layout.TypeCompaction:
+	case jsonl.TypeCompaction:
 		m.heading("Compaction", en)
 		tokens, _ := entryField(en, "tokensBefore").num()
 		line := fmt.Sprintf("%v tokens summarised", tokens)
@@ -519,15 +519,15 @@ func (m *mdWriter) entry(en *layout.Entry) {
 		}
 		m.text("> " + line)
 		m.text(entryField(en, "summary").str())
-	case layout.TypeBranchSummary:
+	case jsonl.TypeBranchSummary:
 		m.heading("Branch summary", en)
 		if f := entryField(en, "fromId").str(); f != "" {
 			m.text("> Summary of the branch left at " + mdCode(f))
 		}
 		m.text(entryField(en, "summary").str())
-	case layout.TypeCustomMessage:
+	case jsonl.TypeCustomMessage:
 		title := "Custom message · " + mdCode(entryField(en, "customType").str())
-		if d := entryField(en, "display"); d.kind() == layout.KindBool && !d.isTrue() {
+		if d := entryField(en, "display"); d.kind() == jsonl.KindBool && !d.isTrue() {
 			title += " · hidden"
 		}
 		m.heading(title, en)
@@ -540,20 +540,20 @@ func (m *mdWriter) entry(en *layout.Entry) {
 // noteText is the one-line note an export gives an entry without a
 // section of its own (model and thinking-level changes, names, labels,
 // custom and unknown entries), with code marking the literal values.
-func noteText(en *layout.Entry, code func(string) string) string {
+func noteText(en *jsonl.Entry, code func(string) string) string {
 	switch en.Type {
-	case layout.TypeModelChange:
+	case jsonl.TypeModelChange:
 		return "Model changed to " + code(modelLabel(entryField(en, "provider").str(), entryField(en, "modelId").str()))
-	case layout.TypeThinkingLevelChange:
+	case jsonl.TypeThinkingLevelChange:
 		return "Thinking level set to " + code(entryField(en, "thinkingLevel").str())
-	case layout.TypeSessionInfo:
+	case jsonl.TypeSessionInfo:
 		return "Session named " + code(entryField(en, "name").str())
-	case layout.TypeLabel:
+	case jsonl.TypeLabel:
 		if l := entryField(en, "label").str(); l != "" {
 			return "Label " + code(l) + " on " + code(entryField(en, "targetId").str())
 		}
 		return "Label cleared on " + code(entryField(en, "targetId").str())
-	case layout.TypeCustom:
+	case jsonl.TypeCustom:
 		return "Custom entry " + code(entryField(en, "customType").str())
 	}
 	return "Entry of type " + code(firstNonEmpty(en.Type, "none"))
@@ -634,19 +634,19 @@ func (d *exportDoc) html(w *bufio.Writer) {
 	w.WriteString("</main>\n</body>\n</html>\n")
 }
 
-func (h *htmlWriter) open(class, title string, en *layout.Entry) {
+func (h *htmlWriter) open(class, title string, en *jsonl.Entry) {
 	fmt.Fprintf(h.w, "<section class=\"%s\"", htmlEsc(class))
-	if en.IDKind == layout.KindString {
+	if en.IDKind == jsonl.KindString {
 		fmt.Fprintf(h.w, " id=\"entry-%s\"", htmlEsc(en.ID))
 	}
 	fmt.Fprintf(h.w, ">\n<div class=\"meta\"><span class=\"role\">%s</span>", title)
-	if en.IDKind != layout.KindAbsent {
-		fmt.Fprintf(h.w, " <code>%s</code>", htmlEsc(layout.KeyString(en.ID)))
+	if en.IDKind != jsonl.KindAbsent {
+		fmt.Fprintf(h.w, " <code>%s</code>", htmlEsc(jsonl.KeyString(en.ID)))
 	}
 	if en.Timestamp != "" {
 		fmt.Fprintf(h.w, " <time datetime=\"%s\">%s</time>", htmlEsc(en.Timestamp), htmlEsc(isoShort(en.Timestamp)))
 	}
-	if l, ok := h.d.labels[en.ID]; ok && en.IDKind == layout.KindString {
+	if l, ok := h.d.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
 		fmt.Fprintf(h.w, " <span class=\"label\">%s</span>", htmlEsc(l))
 	}
 	h.w.WriteString("</div>\n")
@@ -665,14 +665,14 @@ func (h *htmlWriter) pre(s string) {
 	fmt.Fprintf(h.w, "<pre>%s</pre>\n", htmlEsc(strings.TrimRight(s, "\n")))
 }
 
-func (h *htmlWriter) note(en *layout.Entry, text string) {
-	fmt.Fprintf(h.w, "<p class=\"note\">%s <code>%s</code></p>\n", text, htmlEsc(layout.KeyString(en.ID)))
+func (h *htmlWriter) note(en *jsonl.Entry, text string) {
+	fmt.Fprintf(h.w, "<p class=\"note\">%s <code>%s</code></p>\n", text, htmlEsc(jsonl.KeyString(en.ID)))
 }
 
-func (h *htmlWriter) entry(en *layout.Entry) {
+func (h *htmlWriter) entry(en *jsonl.Entry) {
 	code := func(s string) string { return "<code>" + htmlEsc(s) + "</code>" }
 	switch en.Type {
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 		msg := msgOf(en)
 		switch role := msg.s("role"); role {
 		case "user":
@@ -681,7 +681,7 @@ func (h *htmlWriter) entry(en *layout.Entry) {
 		case "assistant":
 			h.open("assistant", "Assistant · "+htmlEsc(modelLabel(msg.s("provider"), msg.s("model"))), en)
 			h.content(msg.get("content"))
-			if u := msg.get("usage"); u.kind() == layout.KindObject {
+			if u := msg.get("usage"); u.kind() == jsonl.KindObject {
 				us := readUsage(u)
 				fmt.Fprintf(h.w, "<p class=\"note\">%d tokens (%d in, %d out, %d cache read, %d cache write), %s</p>\n",
 					us.TotalTokens, us.Input, us.Output, us.CacheRead, us.CacheWrite, htmlEsc(fmtCost(us.Cost.Total)))
@@ -722,7 +722,7 @@ func (h *htmlWriter) entry(en *layout.Entry) {
 			}
 		}
 		h.close()
-	case layout.TypeCompaction:
+	case jsonl.TypeCompaction:
 		h.open("summary", "Compaction", en)
 		tokens, _ := entryField(en, "tokensBefore").num()
 		line := fmt.Sprintf("%v tokens summarised", tokens)
@@ -732,16 +732,16 @@ func (h *htmlWriter) entry(en *layout.Entry) {
 		fmt.Fprintf(h.w, "<p class=\"note\">%s</p>\n", line)
 		h.text(entryField(en, "summary").str())
 		h.close()
-	case layout.TypeBranchSummary:
+	case jsonl.TypeBranchSummary:
 		h.open("summary", "Branch summary", en)
 		if f := entryField(en, "fromId").str(); f != "" {
 			fmt.Fprintf(h.w, "<p class=\"note\">Summary of the branch left at %s</p>\n", code(f))
 		}
 		h.text(entryField(en, "summary").str())
 		h.close()
-	case layout.TypeCustomMessage:
+	case jsonl.TypeCustomMessage:
 		title := "Custom message · " + code(entryField(en, "customType").str())
-		if d := entryField(en, "display"); d.kind() == layout.KindBool && !d.isTrue() {
+		if d := entryField(en, "display"); d.kind() == jsonl.KindBool && !d.isTrue() {
 			title += " · hidden"
 		}
 		h.open("custom", title, en)
@@ -1099,12 +1099,12 @@ var (
 // those named in keep, which are copied as they are. A v that is not an
 // object is redacted whole.
 func redactMembers(dst, v []byte, keep map[string]bool) []byte {
-	if layout.KindOf(v) != layout.KindObject {
+	if jsonl.KindOf(v) != jsonl.KindObject {
 		return redactJSON(dst, v, 0)
 	}
 	dst = append(dst, '{')
 	first := true
-	_ = layout.Members(v, func(m *layout.Member) bool {
+	_ = jsonl.Members(v, func(m *jsonl.Member) bool {
 		if !first {
 			dst = append(dst, ',')
 		}
@@ -1131,30 +1131,30 @@ const maxRedactDepth = 256
 // keeping key order and the raw bytes of whatever is unchanged. The data
 // of image blocks ({"type":"image","data":...}) is kept.
 func redactJSON(dst, v []byte, depth int) []byte {
-	switch layout.KindOf(v) {
-	case layout.KindString:
-		s, ok := layout.String(v)
+	switch jsonl.KindOf(v) {
+	case jsonl.KindString:
+		s, ok := jsonl.String(v)
 		if !ok {
 			return append(dst, v...)
 		}
 		if r := redactString(s); r != s {
-			return layout.AppendString(dst, r)
+			return jsonl.AppendString(dst, r)
 		}
 		return append(dst, v...)
-	case layout.KindObject, layout.KindArray:
+	case jsonl.KindObject, jsonl.KindArray:
 	default:
 		return append(dst, v...)
 	}
 	if depth >= maxRedactDepth {
 		if redactString(string(v)) != string(v) {
-			return layout.AppendString(dst, redactMark)
+			return jsonl.AppendString(dst, redactMark)
 		}
 		return append(dst, v...)
 	}
-	if layout.KindOf(v) == layout.KindArray {
+	if jsonl.KindOf(v) == jsonl.KindArray {
 		dst = append(dst, '[')
 		first := true
-		_ = layout.Elements(v, func(el []byte) bool {
+		_ = jsonl.Elements(v, func(el []byte) bool {
 			if !first {
 				dst = append(dst, ',')
 			}
@@ -1167,7 +1167,7 @@ func redactJSON(dst, v []byte, depth int) []byte {
 	image := rview(v).s("type") == "image"
 	dst = append(dst, '{')
 	first := true
-	_ = layout.Members(v, func(m *layout.Member) bool {
+	_ = jsonl.Members(v, func(m *jsonl.Member) bool {
 		if !first {
 			dst = append(dst, ',')
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -103,7 +104,7 @@ func runFork(e *env, args []string) int {
 			}
 		} else {
 			id, kind := src.LeafID()
-			if kind != layout.KindString {
+			if kind != jsonl.KindString {
 				return e.fail(errors.New("the session has no entries to fork"))
 			}
 			leaf = id
@@ -120,9 +121,9 @@ func runFork(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if *asJSON {
-		b := layout.NewObject(256).String("id", id).String("path", file).
+		b := jsonl.NewObject(256).String("id", id).String("path", file).
 			String("parentSession", h.ParentSession).String("cwd", h.Cwd)
-		if leafKind == layout.KindString {
+		if leafKind == jsonl.KindString {
 			b.String("leafId", leaf)
 		} else {
 			b.Null("leafId")
@@ -142,7 +143,7 @@ func headerCwd(path string) string {
 	if !ok {
 		return ""
 	}
-	h := layout.ParseHeader(en)
+	h := jsonl.ParseHeader(en)
 	if !h.HasCwd {
 		cwd, _ := os.Getwd()
 		return cwd

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var labelCommand = &command{
@@ -69,7 +69,7 @@ func runLabel(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if *asJSON {
-		b := layout.NewObject(128).String("entryId", id).String("targetId", target)
+		b := jsonl.NewObject(128).String("entryId", id).String("targetId", target)
 		if text == nil || *text == "" {
 			b.Null("label")
 		} else {

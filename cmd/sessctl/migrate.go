@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -169,7 +170,7 @@ func writeMigrateJSON(out *bufio.Writer, results []migrateLine, counts map[strin
 		if i > 0 {
 			out.WriteString(",")
 		}
-		b := layout.NewObject(256).String("path", l.Path).String("status", l.Status).
+		b := jsonl.NewObject(256).String("path", l.Path).String("status", l.Status).
 			Number("from", l.From).Number("to", l.To).Number("entries", float64(l.Entries)).
 			Number("malformed", float64(l.Malformed))
 		if l.Backup != "" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -266,7 +267,7 @@ func TestBranchCommand(t *testing.T) {
 			s := reload(t, src)
 			leaf, _ := s.LeafID()
 			e, _ := s.Entry(leaf)
-			if leaf != got.EntryID || e.Type != layout.TypeBranchSummary || e.ParentID != ids[tc.target] {
+			if leaf != got.EntryID || e.Type != jsonl.TypeBranchSummary || e.ParentID != ids[tc.target] {
 				t.Fatalf("leaf %s (%s, parent %s), want a branch summary %s under %s", leaf, e.Type, e.ParentID, got.EntryID, ids[tc.target])
 			}
 			summary, _ := e.StringField("summary")
@@ -419,7 +420,7 @@ func TestCompactWorkedExamples(t *testing.T) {
 			}
 			s := reload(t, path)
 			leaf, _ := s.LeafEntry()
-			if fk, _ := leaf.StringField("firstKeptEntryId"); leaf.Type != layout.TypeCompaction || fk != tc.want.FirstKeptEntryID {
+			if fk, _ := leaf.StringField("firstKeptEntryId"); leaf.Type != jsonl.TypeCompaction || fk != tc.want.FirstKeptEntryID {
 				t.Errorf("leaf %s with firstKeptEntryId %q", leaf.Type, fk)
 			}
 		})
@@ -512,7 +513,7 @@ func TestCompactCommand(t *testing.T) {
 			if leaf.ID != got.EntryID || leaf.ParentID != ids[8] {
 				t.Errorf("leaf %s under %s", leaf.ID, leaf.ParentID)
 			}
-			wantLine := `"summary":` + string(layout.AppendString(nil, got.Summary)) + `,"firstKeptEntryId":"` + ids[5] +
+			wantLine := `"summary":` + string(jsonl.AppendString(nil, got.Summary)) + `,"firstKeptEntryId":"` + ids[5] +
 				`","tokensBefore":20,"details":{"readFiles":[],"modifiedFiles":["parse.go"]},"fromHook":false}`
 			if !strings.HasSuffix(string(leaf.Raw), wantLine) {
 				t.Errorf("entry = %s", leaf.Raw)

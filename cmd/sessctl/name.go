@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var nameCommand = &command{
@@ -45,7 +45,7 @@ func runName(e *env, args []string) int {
 	if len(pos) < 1 || len(pos) > 2 {
 		return e.usageError("expected SESSION and an optional TEXT")
 	}
-	if len(pos) == 2 && layout.JSTrim(pos[1]) == "" {
+	if len(pos) == 2 && jsonl.JSTrim(pos[1]) == "" {
 		return e.usageError("an empty name cannot clear the name: pi ignores empty names")
 	}
 	path, err := resolveSession(*store, pos[0])
@@ -60,7 +60,7 @@ func runName(e *env, args []string) int {
 		defer s.Close()
 		name, ok := s.Name()
 		if *asJSON {
-			b := layout.NewObject(64)
+			b := jsonl.NewObject(64)
 			if ok {
 				b.String("name", name)
 			} else {
@@ -90,7 +90,7 @@ func runName(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if *asJSON {
-		jsonOut(e.stdout, layout.NewObject(64).String("name", name).String("entryId", id).Bytes())
+		jsonOut(e.stdout, jsonl.NewObject(64).String("name", name).String("entryId", id).Bytes())
 	}
 	return exitOK
 }

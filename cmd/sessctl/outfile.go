@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -115,18 +115,18 @@ func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
 // readHeaderLine returns the first entry of the file at path when it is
 // a session header (read from the first lines only, without blocking on a
 // special file).
-func readHeaderLine(path string) (layout.Entry, bool) {
+func readHeaderLine(path string) (jsonl.Entry, bool) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
-		return layout.Entry{}, false
+		return jsonl.Entry{}, false
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return layout.Entry{}, false
+		return jsonl.Entry{}, false
 	}
 	en, ok := firstEntry(f)
 	if !ok || !en.IsHeader() {
-		return layout.Entry{}, false
+		return jsonl.Entry{}, false
 	}
 	return en, true
 }
@@ -134,11 +134,11 @@ func readHeaderLine(path string) (layout.Entry, bool) {
 // firstEntry parses the first non-blank line of r, looking at no more
 // than maxHeaderProbe bytes (after a byte order mark, as the reader
 // allows).
-func firstEntry(r io.Reader) (layout.Entry, bool) {
+func firstEntry(r io.Reader) (jsonl.Entry, bool) {
 	buf := make([]byte, maxHeaderProbe)
 	n, err := io.ReadFull(r, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return layout.Entry{}, false
+		return jsonl.Entry{}, false
 	}
 	buf = bytes.TrimPrefix(buf[:n], []byte("\ufeff"))
 	for len(buf) > 0 {
@@ -151,10 +151,10 @@ func firstEntry(r io.Reader) (layout.Entry, bool) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		en, err := layout.ParseEntry(line)
+		en, err := jsonl.ParseEntry(line)
 		return en, err == nil
 	}
-	return layout.Entry{}, false
+	return jsonl.Entry{}, false
 }
 
 // outputFile is the temporary file an export streams into.

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
@@ -272,24 +274,24 @@ type rentry struct {
 
 // repairData returns the repaired file; it records what it changed in res.
 func repairData(path string, data []byte, res *repairResult, now time.Time) ([]byte, error) {
-	p := layout.ParseFile(data)
+	p := jsonl.ParseFile(data)
 
 	// 1. Lines that cannot be kept.
 	dropParent := map[string]*string{} // id of a dropped line -> its parent (nil: a root)
 	readDropped := func(b []byte) {
 		if m := droppedEnvelope.FindSubmatch(b); m != nil {
-			id, ok1 := layout.String(append(append([]byte{'"'}, m[1]...), '"'))
+			id, ok1 := jsonl.String(append(append([]byte{'"'}, m[1]...), '"'))
 			if !ok1 {
 				return
 			}
 			if string(m[2]) == "null" {
 				dropParent[id] = nil
-			} else if par, ok := layout.String(m[2]); ok {
+			} else if par, ok := jsonl.String(m[2]); ok {
 				dropParent[id] = &par
 			}
 		}
 	}
-	entries := append([]layout.Entry(nil), p.Entries...)
+	entries := append([]jsonl.Entry(nil), p.Entries...)
 	salvaged := false
 	for _, bad := range p.Malformed {
 		line := data[bad.Offset : bad.Offset+int64(bad.Bytes)]
@@ -318,24 +320,24 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Offset < entries[j].Offset })
 	}
 	switch p.Tail {
-	case layout.TailTorn:
+	case jsonl.TailTorn:
 		readDropped(data[p.TailOffset:])
 		res.Dropped++
 		res.change("cut-torn-tail", p.Lines, "", "cut off an unfinished last line (%d bytes)", p.Size-p.TailOffset)
-	case layout.TailNoNewline:
+	case jsonl.TailNoNewline:
 		res.change("added-newline", p.Lines, "", "added the missing newline after the last line")
 	}
 
 	// 2. The header.
 	hdrAt := -1
 	for i := range entries {
-		if entries[i].IsHeader() && entries[i].IDKind == layout.KindString {
+		if entries[i].IsHeader() && entries[i].IDKind == jsonl.KindString {
 			hdrAt = i
 			break
 		}
 	}
 	var header []byte
-	var body []layout.Entry
+	var body []jsonl.Entry
 	switch {
 	case hdrAt == 0:
 		header = entries[0].Raw
@@ -344,7 +346,7 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 		res.change("moved-header", entries[hdrAt].Line, "", "moved the session header to the top, above %s", plural(hdrAt, "line", "lines"))
 	default:
 		header = makeHeader(path, data, entries, now)
-		h, _ := layout.ParseEntry(header)
+		h, _ := jsonl.ParseEntry(header)
 		res.change("added-header", 0, h.ID, "added a session header with id %q", h.ID)
 	}
 	for i := range entries {
@@ -360,28 +362,28 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 	}
 
 	// 3. The version.
-	hentry, err := layout.ParseEntry(header)
+	hentry, err := jsonl.ParseEntry(header)
 	if err != nil {
 		return nil, fmt.Errorf("header: %w", err)
 	}
 	v := migrate.VersionOf(&hentry)
-	if math.IsNaN(v) || v > layout.CurrentVersion {
-		return nil, &layout.VersionError{Path: path, Found: v, Max: layout.CurrentVersion}
+	if math.IsNaN(v) || v > jsonl.CurrentVersion {
+		return nil, &engine.VersionError{Path: path, Found: v, Max: jsonl.CurrentVersion}
 	}
 	if migrate.Needed(v) {
-		all := append([]layout.Entry{hentry}, body...)
+		all := append([]jsonl.Entry{hentry}, body...)
 		m, _, err := migrate.Entries(all)
 		if err != nil {
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
 		header, body = m[0].Raw, m[1:]
-		res.change("migrated", 0, "", "migrated from version %v to %d", v, layout.CurrentVersion)
+		res.change("migrated", 0, "", "migrated from version %v to %d", v, jsonl.CurrentVersion)
 	}
 
 	// 4. Ids: every entry gets a unique string id.
 	taken := map[string]bool{}
 	for i := range body {
-		if body[i].IDKind == layout.KindString {
+		if body[i].IDKind == jsonl.KindString {
 			taken[body[i].ID] = true
 		}
 	}
@@ -410,16 +412,16 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 		key := en.ID // a non-string id is "\x00" + its JSON text
 		re := &rentry{raw: en.Raw, line: en.Line, id: en.ID}
 		switch {
-		case en.IDKind == layout.KindAbsent:
+		case en.IDKind == jsonl.KindAbsent:
 			re.id = newID("", en.Line)
-			re.raw = setMember(re.raw, "id", layout.AppendString(nil, re.id), "type")
+			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
 			res.change("added-id", en.Line, re.id, "gave the entry without an id the id %q", re.id)
 			kept = append(kept, re)
 			continue
-		case en.IDKind != layout.KindString:
+		case en.IDKind != jsonl.KindString:
 			re.id = newID(key, en.Line)
-			re.raw = setMember(re.raw, "id", layout.AppendString(nil, re.id), "type")
-			res.change("added-id", en.Line, re.id, "replaced the non-string id %s with %q", layout.KeyString(key), re.id)
+			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
+			res.change("added-id", en.Line, re.id, "replaced the non-string id %s with %q", jsonl.KeyString(key), re.id)
 		case len(occ[key]) > 0:
 			exact := false
 			for _, r := range firstRaw[key] {
@@ -433,7 +435,7 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 				continue
 			}
 			re.id = newID(key, en.Line)
-			re.raw = setMember(re.raw, "id", layout.AppendString(nil, re.id), "type")
+			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
 			res.change("renamed-duplicate", en.Line, re.id, "renamed the second use of id %q to %q", en.ID, re.id)
 		}
 		firstRaw[key] = append(firstRaw[key], en.Raw)
@@ -455,20 +457,16 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 		}
 		return best, true
 	}
-	refs := map[string][]string{
-		layout.TypeLabel:         {"targetId"},
-		layout.TypeCompaction:    {"firstKeptEntryId"},
-		layout.TypeBranchSummary: {"fromId"},
-	}
+	refs := map[string][]string{jsonl.TypeLabel: {"targetId"}, jsonl.TypeCompaction: {"firstKeptEntryId"}, jsonl.TypeBranchSummary: {"fromId"}}
 	for pos, re := range kept {
-		en, err := layout.ParseEntry(re.raw)
+		en, err := jsonl.ParseEntry(re.raw)
 		if err != nil {
 			return nil, err
 		}
-		if en.ParentKind != layout.KindNull && en.ParentKind != layout.KindAbsent {
-			if to, ok := resolve(en.ParentID, pos); ok && (to != en.ParentID || en.ParentKind != layout.KindString) {
-				re.raw = setMember(re.raw, "parentId", layout.AppendString(nil, to), "id")
-				res.change("updated-reference", re.line, re.id, "parentId %s now names %q", layout.KeyString(string(parentJSON(&en))), to)
+		if en.ParentKind != jsonl.KindNull && en.ParentKind != jsonl.KindAbsent {
+			if to, ok := resolve(en.ParentID, pos); ok && (to != en.ParentID || en.ParentKind != jsonl.KindString) {
+				re.raw = setMember(re.raw, "parentId", jsonl.AppendString(nil, to), "id")
+				res.change("updated-reference", re.line, re.id, "parentId %s now names %q", jsonl.KeyString(string(parentJSON(&en))), to)
 			}
 		}
 		for _, k := range refs[en.Type] {
@@ -476,12 +474,12 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 			if !ok {
 				continue
 			}
-			key, isStr := layout.String(v)
+			key, isStr := jsonl.String(v)
 			if !isStr {
 				key = "\x00" + string(v)
 			}
 			if to, ok := resolve(key, pos); ok && to != key {
-				re.raw = setMember(re.raw, k, layout.AppendString(nil, to), "")
+				re.raw = setMember(re.raw, k, jsonl.AppendString(nil, to), "")
 				res.change("updated-reference", re.line, re.id, "%s %s now names %q", k, v, to)
 			}
 		}
@@ -495,11 +493,11 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 	}
 	parent := make([]int, len(kept)) // position of the parent, -1 for a root
 	for i, re := range kept {
-		en, _ := layout.ParseEntry(re.raw)
+		en, _ := jsonl.ParseEntry(re.raw)
 		parent[i] = -1
 		switch en.ParentKind {
-		case layout.KindNull:
-		case layout.KindString:
+		case jsonl.KindNull:
+		case jsonl.KindString:
 			if j, ok := pos[en.ParentID]; ok {
 				parent[i] = j
 			} else {
@@ -554,11 +552,11 @@ func repairData(path string, data []byte, res *repairResult, now time.Time) ([]b
 			res.change("reparented", re.line, re.id, "%s; it is now a root", why)
 			return
 		}
-		re.raw = setMember(re.raw, "parentId", layout.AppendString(nil, kept[j].id), "id")
+		re.raw = setMember(re.raw, "parentId", jsonl.AppendString(nil, kept[j].id), "id")
 		res.change("reparented", re.line, re.id, "%s; it now hangs from %q (line %d)", why, kept[j].id, kept[j].line)
 	}
 	for i, re := range kept {
-		en, _ := layout.ParseEntry(re.raw)
+		en, _ := jsonl.ParseEntry(re.raw)
 		switch {
 		case parent[i] == -3:
 			setParent(i, attach(i), "the entry had no usable parentId")
@@ -643,7 +641,7 @@ func uuidFrom(data []byte) string {
 
 // glued is an entry found whole inside a damaged line, at byte at.
 type glued struct {
-	en layout.Entry
+	en jsonl.Entry
 	at int
 }
 
@@ -658,15 +656,15 @@ var entryStart = []byte(`{"type":"`)
 // for an entry. rest is the number of bytes left over.
 func salvageGlued(line []byte) (found []glued, rest int) {
 	rest = len(line)
-	i := layout.SkipWS(line, 0)
+	i := jsonl.SkipWS(line, 0)
 	for i < len(line) {
 		if line[i] == '{' {
-			if end, err := layout.SkipValue(line, i); err == nil {
-				if en, err := layout.ParseEntry(line[i:end]); err == nil &&
-					(en.IsHeader() || en.IDKind == layout.KindString && en.ParentKind != layout.KindAbsent) {
+			if end, err := jsonl.SkipValue(line, i); err == nil {
+				if en, err := jsonl.ParseEntry(line[i:end]); err == nil &&
+					(en.IsHeader() || en.IDKind == jsonl.KindString && en.ParentKind != jsonl.KindAbsent) {
 					found = append(found, glued{en: en, at: i})
 					rest -= end - i
-					i = layout.SkipWS(line, end)
+					i = jsonl.SkipWS(line, end)
 					continue
 				}
 			}
@@ -690,14 +688,14 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-func parentJSON(en *layout.Entry) []byte {
+func parentJSON(en *jsonl.Entry) []byte {
 	b, _ := en.ParentJSON()
 	return b
 }
 
 // makeHeader builds a header for a file that has none with a string id.
-func makeHeader(path string, data []byte, entries []layout.Entry, now time.Time) []byte {
-	var bad *layout.Entry // a header whose id is not a string
+func makeHeader(path string, data []byte, entries []jsonl.Entry, now time.Time) []byte {
+	var bad *jsonl.Entry // a header whose id is not a string
 	for i := range entries {
 		if entries[i].IsHeader() {
 			bad = &entries[i]
@@ -710,11 +708,11 @@ func makeHeader(path string, data []byte, entries []layout.Entry, now time.Time)
 	cwd := ""
 	var parentSession *string
 	if bad != nil {
-		h := layout.ParseHeader(*bad)
-		if v, ok := bad.Field("id"); ok && layout.KindOf(v) == layout.KindNumber {
+		h := jsonl.ParseHeader(*bad)
+		if v, ok := bad.Field("id"); ok && jsonl.KindOf(v) == jsonl.KindNumber {
 			id = string(v)
 		}
-		if _, ok := layout.ParseDate(bad.Timestamp); ok {
+		if _, ok := jsonl.ParseDate(bad.Timestamp); ok {
 			ts = bad.Timestamp
 		}
 		cwd = h.Cwd
@@ -730,14 +728,14 @@ func makeHeader(path string, data []byte, entries []layout.Entry, now time.Time)
 			// 2026-03-01T09-00-00-123Z -> 2026-03-01T09:00:00.123Z
 			n := []byte(name[:24])
 			n[13], n[16], n[19] = ':', ':', '.'
-			if _, ok := layout.ParseDate(string(n)); ok {
+			if _, ok := jsonl.ParseDate(string(n)); ok {
 				ts = string(n)
 			}
 		}
 	}
 	if ts == "" {
 		for i := range entries {
-			if _, ok := layout.ParseDate(entries[i].Timestamp); ok {
+			if _, ok := jsonl.ParseDate(entries[i].Timestamp); ok {
 				ts = entries[i].Timestamp
 				break
 			}
@@ -746,14 +744,14 @@ func makeHeader(path string, data []byte, entries []layout.Entry, now time.Time)
 	if id == "" {
 		id = uuidFrom(data)
 	}
-	b := layout.NewObject(160).
-		String("type", layout.TypeSession).
-		Number("version", layout.CurrentVersion).
+	b := jsonl.NewObject(160).
+		String("type", jsonl.TypeSession).
+		Number("version", jsonl.CurrentVersion).
 		String("id", id)
 	if ts != "" {
 		b.String("timestamp", ts)
 	} else {
-		b.String("timestamp", layout.ISOTime(now))
+		b.String("timestamp", jsonl.ISOTime(now))
 	}
 	b.String("cwd", cwd)
 	if parentSession != nil {
@@ -768,7 +766,7 @@ func makeHeader(path string, data []byte, entries []layout.Entry, now time.Time)
 func setMember(raw []byte, key string, val []byte, after string) []byte {
 	valStart, valEnd := -1, -1
 	insertAt := -1
-	_ = layout.Members(raw, func(m *layout.Member) bool {
+	_ = jsonl.Members(raw, func(m *jsonl.Member) bool {
 		if m.KeyIs(key) {
 			valStart, valEnd = m.ValStart, m.ValStart+len(m.Value)
 		}
@@ -783,14 +781,14 @@ func setMember(raw []byte, key string, val []byte, after string) []byte {
 		out = append(out, val...)
 		return append(out, raw[valEnd:]...)
 	}
-	member := append(layout.AppendString([]byte{','}, key), ':')
+	member := append(jsonl.AppendString([]byte{','}, key), ':')
 	member = append(member, val...)
 	if insertAt < 0 {
 		end := len(raw) - 1 // the closing brace
 		for end > 0 && raw[end] != '}' {
 			end--
 		}
-		if string(raw[:end]) == "{" || layout.SkipWS(raw, 1) == end {
+		if string(raw[:end]) == "{" || jsonl.SkipWS(raw, 1) == end {
 			member = member[1:] // an empty object: no comma
 		}
 		insertAt = end

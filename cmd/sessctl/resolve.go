@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -194,8 +195,8 @@ func headerID(path string) string {
 	if i := strings.IndexByte(string(buf), '\n'); i >= 0 {
 		buf = buf[:i]
 	}
-	e, err := layout.ParseEntry(buf)
-	if err != nil || !e.IsHeader() || e.IDKind != layout.KindString {
+	e, err := jsonl.ParseEntry(buf)
+	if err != nil || !e.IsHeader() || e.IDKind != jsonl.KindString {
 		return ""
 	}
 	return e.ID

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var showCommand = &command{
@@ -134,11 +134,11 @@ func runShow(e *env, args []string) int {
 // print about it.
 type sessionView struct {
 	path    string
-	header  layout.Header
+	header  jsonl.Header
 	id      string
 	name    string
 	hasName bool
-	entries []*layout.Entry
+	entries []*jsonl.Entry
 	leaf    string // the leaf's id; "" when the leaf is null or undefined
 	labels  map[string]string
 	s       *engine.Session
@@ -169,7 +169,7 @@ func openViewPath(ctx context.Context, path string) (*sessionView, error) {
 	sv.id = sv.header.ID
 	sv.name, sv.hasName = s.Name()
 	sv.entries = s.Entries()
-	if id, kind := s.LeafID(); kind == layout.KindString {
+	if id, kind := s.LeafID(); kind == jsonl.KindString {
 		sv.leaf = id
 	}
 	sv.labels = map[string]string{}
@@ -183,7 +183,7 @@ func (sv *sessionView) close() { _ = sv.s.Close() }
 
 // branch returns the root-to-leaf path, or the path to the entry named by
 // id (a full id or a unique prefix).
-func (sv *sessionView) branch(id string) ([]*layout.Entry, error) {
+func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) {
 	if id == "" {
 		if sv.leaf == "" {
 			return nil, nil
@@ -205,7 +205,7 @@ func (sv *sessionView) entryID(id string) (string, error) {
 	var matches []string
 	seen := map[string]bool{}
 	for _, en := range sv.entries {
-		if en.IDKind == layout.KindString && strings.HasPrefix(en.ID, id) && !seen[en.ID] {
+		if en.IDKind == jsonl.KindString && strings.HasPrefix(en.ID, id) && !seen[en.ID] {
 			seen[en.ID] = true
 			matches = append(matches, en.ID)
 		}
@@ -230,37 +230,37 @@ func (sv *sessionView) entryID(id string) (string, error) {
 type rview []byte
 
 func (v rview) get(key string) rview {
-	if layout.KindOf(v) != layout.KindObject {
+	if jsonl.KindOf(v) != jsonl.KindObject {
 		return nil
 	}
-	b, _ := layout.Lookup(v, key)
+	b, _ := jsonl.Lookup(v, key)
 	return rview(b)
 }
 
-func (v rview) kind() layout.Kind { return layout.KindOf(v) }
+func (v rview) kind() jsonl.Kind { return jsonl.KindOf(v) }
 
 func (v rview) str() string {
-	s, _ := layout.String(v)
+	s, _ := jsonl.String(v)
 	return s
 }
 
 func (v rview) s(key string) string { return v.get(key).str() }
 
 func (v rview) num() (float64, bool) {
-	if v.kind() != layout.KindNumber {
+	if v.kind() != jsonl.KindNumber {
 		return 0, false
 	}
-	return layout.Number(v)
+	return jsonl.Number(v)
 }
 
 func (v rview) isTrue() bool { return len(v) == 4 && string(v) == "true" }
 
 func (v rview) elems() []rview {
-	if v.kind() != layout.KindArray {
+	if v.kind() != jsonl.KindArray {
 		return nil
 	}
 	var out []rview
-	_ = layout.Elements(v, func(el []byte) bool {
+	_ = jsonl.Elements(v, func(el []byte) bool {
 		out = append(out, rview(el))
 		return true
 	})
@@ -272,7 +272,7 @@ func (v rview) compact() string {
 	if len(v) == 0 {
 		return ""
 	}
-	b, err := layout.Canonical(nil, v)
+	b, err := jsonl.Canonical(nil, v)
 	if err != nil {
 		return string(v)
 	}
@@ -295,9 +295,9 @@ type cblock struct {
 // contentBlocks returns the content of a message: a string is one text block.
 func contentBlocks(content rview) []cblock {
 	switch content.kind() {
-	case layout.KindString:
+	case jsonl.KindString:
 		return []cblock{{typ: "text", text: content.str(), raw: content}}
-	case layout.KindArray:
+	case jsonl.KindArray:
 	default:
 		return nil
 	}
@@ -335,13 +335,13 @@ func contentText(content rview) string {
 }
 
 // message returns the message object of a message entry.
-func msgOf(en *layout.Entry) rview {
+func msgOf(en *jsonl.Entry) rview {
 	m, _ := en.Field("message")
 	return rview(m)
 }
 
 // fieldOf returns a top-level member of an entry.
-func entryField(en *layout.Entry, key string) rview {
+func entryField(en *jsonl.Entry, key string) rview {
 	v, _ := en.Field(key)
 	return rview(v)
 }
@@ -399,7 +399,7 @@ const (
 )
 
 // writeTranscript prints the path as show's human output.
-func writeTranscript(w io.Writer, sv *sessionView, path []*layout.Entry, full bool) {
+func writeTranscript(w io.Writer, sv *sessionView, path []*jsonl.Entry, full bool) {
 	tw := &transcript{w: w, sv: sv, full: full}
 	tw.head(path)
 	for _, en := range path {
@@ -414,7 +414,7 @@ type transcript struct {
 	note bool // the last thing printed was a one-line note
 }
 
-func (t *transcript) head(path []*layout.Entry) {
+func (t *transcript) head(path []*jsonl.Entry) {
 	sv := t.sv
 	fmt.Fprintf(t.w, "Session  %s\n", quotePath(sv.id))
 	if sv.hasName {
@@ -435,7 +435,7 @@ func (t *transcript) head(path []*layout.Entry) {
 		return
 	}
 	last := path[len(path)-1]
-	fmt.Fprintf(t.w, "Branch   %d of %d entries, ending at %s\n", len(path), len(sv.entries), layout.KeyString(last.ID))
+	fmt.Fprintf(t.w, "Branch   %d of %d entries, ending at %s\n", len(path), len(sv.entries), jsonl.KeyString(last.ID))
 }
 
 func (t *transcript) printf(format string, a ...any) { fmt.Fprintf(t.w, format, a...) }
@@ -538,26 +538,26 @@ func (t *transcript) fold() int {
 }
 
 // label returns "  (label: x)" for a labelled entry.
-func (t *transcript) label(en *layout.Entry) string {
-	if l, ok := t.sv.labels[en.ID]; ok && en.IDKind == layout.KindString {
+func (t *transcript) label(en *jsonl.Entry) string {
+	if l, ok := t.sv.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
 		return "  (label: " + oneLine(l, 60) + ")"
 	}
 	return ""
 }
 
-func (t *transcript) entry(en *layout.Entry) {
-	id := layout.KeyString(en.ID)
+func (t *transcript) entry(en *jsonl.Entry) {
+	id := jsonl.KeyString(en.ID)
 	when := isoShort(en.Timestamp)
 	switch en.Type {
-	case layout.TypeMessage, layout.TypeCompaction, layout.TypeBranchSummary, layout.TypeCustomMessage:
+	case jsonl.TypeMessage, jsonl.TypeCompaction, jsonl.TypeBranchSummary, jsonl.TypeCustomMessage:
 		t.start(false)
 	default:
 		t.start(true)
 	}
 	switch en.Type {
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 		t.message(en, id, when)
-	case layout.TypeCompaction:
+	case jsonl.TypeCompaction:
 		tokens, _ := entryField(en, "tokensBefore").num()
 		t.printf("== compaction [%s] %s: %s tokens summarised", id, when, strconv.FormatFloat(tokens, 'f', -1, 64))
 		if k := entryField(en, "firstKeptEntryId").str(); k != "" {
@@ -565,34 +565,34 @@ func (t *transcript) entry(en *layout.Entry) {
 		}
 		t.printf("%s\n", t.label(en))
 		t.body(entryField(en, "summary").str(), 0)
-	case layout.TypeBranchSummary:
+	case jsonl.TypeBranchSummary:
 		t.printf("== branch summary [%s] %s", id, when)
 		if f := entryField(en, "fromId").str(); f != "" {
 			t.printf(", from %s", f)
 		}
 		t.printf("%s\n", t.label(en))
 		t.body(entryField(en, "summary").str(), 0)
-	case layout.TypeCustomMessage:
+	case jsonl.TypeCustomMessage:
 		t.printf("[%s] custom message %s  %s", id, entryField(en, "customType").str(), when)
-		if d := entryField(en, "display"); d.kind() == layout.KindBool && !d.isTrue() {
+		if d := entryField(en, "display"); d.kind() == jsonl.KindBool && !d.isTrue() {
 			t.printf("  (hidden)")
 		}
 		t.printf("%s\n", t.label(en))
 		t.content(entryField(en, "content"))
-	case layout.TypeModelChange:
+	case jsonl.TypeModelChange:
 		t.printf("-- model %s [%s]%s\n", modelLabel(entryField(en, "provider").str(), entryField(en, "modelId").str()), id, t.label(en))
-	case layout.TypeThinkingLevelChange:
+	case jsonl.TypeThinkingLevelChange:
 		t.printf("-- thinking level %s [%s]%s\n", entryField(en, "thinkingLevel").str(), id, t.label(en))
-	case layout.TypeLabel:
+	case jsonl.TypeLabel:
 		target := entryField(en, "targetId").str()
 		if l := entryField(en, "label").str(); l != "" {
 			t.printf("-- label %s: %q [%s]\n", target, l, id)
 		} else {
 			t.printf("-- label %s cleared [%s]\n", target, id)
 		}
-	case layout.TypeSessionInfo:
+	case jsonl.TypeSessionInfo:
 		t.printf("-- name %q [%s]\n", entryField(en, "name").str(), id)
-	case layout.TypeCustom:
+	case jsonl.TypeCustom:
 		t.printf("-- custom %s [%s]%s\n", entryField(en, "customType").str(), id, t.label(en))
 		if t.full {
 			if d := entryField(en, "data"); len(d) > 0 {
@@ -604,7 +604,7 @@ func (t *transcript) entry(en *layout.Entry) {
 	}
 }
 
-func (t *transcript) message(en *layout.Entry, id, when string) {
+func (t *transcript) message(en *jsonl.Entry, id, when string) {
 	m := msgOf(en)
 	role := m.s("role")
 	switch role {
@@ -613,7 +613,7 @@ func (t *transcript) message(en *layout.Entry, id, when string) {
 		t.content(m.get("content"))
 	case "assistant":
 		t.printf("[%s] assistant  %s  %s", id, modelLabel(m.s("provider"), m.s("model")), when)
-		if u := m.get("usage"); u.kind() == layout.KindObject {
+		if u := m.get("usage"); u.kind() == jsonl.KindObject {
 			us := readUsage(u)
 			t.printf("  %d tokens %s", us.TotalTokens, fmtCost(us.Cost.Total))
 		}

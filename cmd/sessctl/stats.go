@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
@@ -91,7 +92,7 @@ func runStats(e *env, args []string) int {
 		return e.fail(err)
 	}
 	defer sv.close()
-	var branch []*layout.Entry
+	var branch []*jsonl.Entry
 	if sv.leaf != "" {
 		branch = sv.s.BranchPath("")
 	}
@@ -149,8 +150,8 @@ func statsAll(e *env, store string, asJSON bool) int {
 			skipped++
 			return nil
 		}
-		parsed := layout.ParseFile(data)
-		if len(parsed.Entries) == 0 || !parsed.Entries[0].IsHeader() || parsed.Entries[0].IDKind != layout.KindString {
+		parsed := jsonl.ParseFile(data)
+		if len(parsed.Entries) == 0 || !parsed.Entries[0].IsHeader() || parsed.Entries[0].IDKind != jsonl.KindString {
 			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: no session header\n", p)
 			skipped++
 			return nil
@@ -240,7 +241,7 @@ func readUsage(u rview) tokenUsage {
 	out.Output = i(u.get("output"))
 	out.CacheRead = i(u.get("cacheRead"))
 	out.CacheWrite = i(u.get("cacheWrite"))
-	if t := u.get("totalTokens"); t.kind() == layout.KindNumber {
+	if t := u.get("totalTokens"); t.kind() == jsonl.KindNumber {
 		out.TotalTokens = i(t)
 	} else {
 		out.TotalTokens = out.Input + out.Output + out.CacheRead + out.CacheWrite
@@ -250,7 +251,7 @@ func readUsage(u rview) tokenUsage {
 	out.Cost.Output = n(c.get("output"))
 	out.Cost.CacheRead = n(c.get("cacheRead"))
 	out.Cost.CacheWrite = n(c.get("cacheWrite"))
-	if t := c.get("total"); t.kind() == layout.KindNumber {
+	if t := c.get("total"); t.kind() == jsonl.KindNumber {
 		out.Cost.Total = n(t)
 	} else {
 		out.Cost.Total = out.Cost.Input + out.Cost.Output + out.Cost.CacheRead + out.Cost.CacheWrite
@@ -304,7 +305,7 @@ func newScope() *scopeStat {
 	return &scopeStat{Types: map[string]int{}, Roles: map[string]int{}, Models: []*modelStat{}, byModel: map[string]*modelStat{}}
 }
 
-func countScope(entries []*layout.Entry) *scopeStat {
+func countScope(entries []*jsonl.Entry) *scopeStat {
 	s := newScope()
 	for _, en := range entries {
 		s.add(en)
@@ -313,10 +314,10 @@ func countScope(entries []*layout.Entry) *scopeStat {
 	return s
 }
 
-func (s *scopeStat) add(en *layout.Entry) {
+func (s *scopeStat) add(en *jsonl.Entry) {
 	s.Entries++
 	s.Types[firstNonEmpty(en.Type, "(none)")]++
-	if en.Type != layout.TypeMessage {
+	if en.Type != jsonl.TypeMessage {
 		return
 	}
 	m := msgOf(en)
@@ -335,7 +336,7 @@ func (s *scopeStat) add(en *layout.Entry) {
 		s.Models = append(s.Models, ms)
 	}
 	ms.Messages++
-	if u := m.get("usage"); u.kind() == layout.KindObject {
+	if u := m.get("usage"); u.kind() == jsonl.KindObject {
 		us := readUsage(u)
 		ms.Usage.add(us)
 		s.Usage.add(us)

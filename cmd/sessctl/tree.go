@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -95,7 +95,7 @@ func runTree(e *env, args []string) int {
 }
 
 // distinctIDs counts the distinct index keys of entries.
-func distinctIDs(entries []*layout.Entry) int {
+func distinctIDs(entries []*jsonl.Entry) int {
 	seen := make(map[string]struct{}, len(entries))
 	for _, en := range entries {
 		seen[tree.Key(en)] = struct{}{}
@@ -144,11 +144,11 @@ func writeTreeText(w io.Writer, sv *sessionView, roots []*tree.Node) int {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		gutter := "  "
-		if sv.leaf != "" && f.n.Entry.IDKind == layout.KindString && f.n.Key == sv.leaf {
+		if sv.leaf != "" && f.n.Entry.IDKind == jsonl.KindString && f.n.Key == sv.leaf {
 			gutter = "* "
 		}
-		id := layout.KeyString(f.n.Key)
-		if f.n.Entry.IDKind == layout.KindAbsent {
+		id := jsonl.KeyString(f.n.Key)
+		if f.n.Entry.IDKind == jsonl.KindAbsent {
 			id = "(no id)"
 		}
 		if printed[f.n] {
@@ -183,12 +183,12 @@ func writeTreeJSON(w *bufio.Writer, roots []*tree.Node, leaf string) int {
 		sep()
 		w.WriteString(`{"id":`)
 		switch n.Entry.IDKind {
-		case layout.KindAbsent:
+		case jsonl.KindAbsent:
 			w.WriteString("null")
-		case layout.KindString:
-			w.Write(layout.AppendString(nil, n.Key))
+		case jsonl.KindString:
+			w.Write(jsonl.AppendString(nil, n.Key))
 		default:
-			w.WriteString(layout.KeyString(n.Key))
+			w.WriteString(jsonl.KeyString(n.Key))
 		}
 		if t, ok := n.Entry.Field("type"); ok {
 			w.WriteString(`,"type":`)
@@ -196,9 +196,9 @@ func writeTreeJSON(w *bufio.Writer, roots []*tree.Node, leaf string) int {
 		}
 		if n.HasLabel {
 			w.WriteString(`,"label":`)
-			w.Write(layout.AppendString(nil, n.Label))
+			w.Write(jsonl.AppendString(nil, n.Label))
 		}
-		if leaf != "" && n.Entry.IDKind == layout.KindString && n.Key == leaf {
+		if leaf != "" && n.Entry.IDKind == jsonl.KindString && n.Key == leaf {
 			w.WriteString(`,"leaf":true`)
 		}
 		w.WriteString(`,"children":[`)
@@ -213,10 +213,10 @@ func writeTreeJSON(w *bufio.Writer, roots []*tree.Node, leaf string) int {
 }
 
 // preview is the one-line description of an entry in the tree.
-func entryPreview(en *layout.Entry) string {
+func entryPreview(en *jsonl.Entry) string {
 	const width = 72
 	switch en.Type {
-	case layout.TypeMessage:
+	case jsonl.TypeMessage:
 		m := msgOf(en)
 		switch role := m.s("role"); role {
 		case "user":
@@ -248,26 +248,26 @@ func entryPreview(en *layout.Entry) string {
 		default:
 			return role
 		}
-	case layout.TypeCompaction:
+	case jsonl.TypeCompaction:
 		n, _ := entryField(en, "tokensBefore").num()
 		return "compaction (" + strconv.FormatFloat(n, 'f', -1, 64) + " tokens): " + shortLine(entryField(en, "summary").str(), width)
-	case layout.TypeBranchSummary:
+	case jsonl.TypeBranchSummary:
 		return "branch summary: " + shortLine(entryField(en, "summary").str(), width)
-	case layout.TypeCustomMessage:
+	case jsonl.TypeCustomMessage:
 		return "custom message " + entryField(en, "customType").str() + ": " + shortLine(contentText(entryField(en, "content")), width)
-	case layout.TypeCustom:
+	case jsonl.TypeCustom:
 		return "custom " + entryField(en, "customType").str()
-	case layout.TypeModelChange:
+	case jsonl.TypeModelChange:
 		return "model " + modelLabel(entryField(en, "provider").str(), entryField(en, "modelId").str())
-	case layout.TypeThinkingLevelChange:
+	case jsonl.TypeThinkingLevelChange:
 		return "thinking " + entryField(en, "thinkingLevel").str()
-	case layout.TypeLabel:
+	case jsonl.TypeLabel:
 		target := entryField(en, "targetId").str()
 		if l := entryField(en, "label").str(); l != "" {
 			return "label " + target + ": " + strconv.Quote(oneLine(l, 40))
 		}
 		return "label " + target + " cleared"
-	case layout.TypeSessionInfo:
+	case jsonl.TypeSessionInfo:
 		return "name: " + strconv.Quote(oneLine(entryField(en, "name").str(), 60))
 	case "":
 		return "(no type)"

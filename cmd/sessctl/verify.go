@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
@@ -225,40 +226,35 @@ func (r *verifyReport) note(kind string, line int, id, format string, a ...any) 
 }
 
 // knownTypes are the entry types of format version 3.
-var knownTypes = map[string]bool{
-	layout.TypeSession: true, layout.TypeMessage: true, layout.TypeThinkingLevelChange: true,
-	layout.TypeModelChange: true, layout.TypeCompaction: true, layout.TypeBranchSummary: true,
-	layout.TypeCustom: true, layout.TypeCustomMessage: true, layout.TypeLabel: true,
-	layout.TypeSessionInfo: true,
-}
+var knownTypes = map[string]bool{jsonl.TypeSession: true, jsonl.TypeMessage: true, jsonl.TypeThinkingLevelChange: true, jsonl.TypeModelChange: true, jsonl.TypeCompaction: true, jsonl.TypeBranchSummary: true, jsonl.TypeCustom: true, jsonl.TypeCustomMessage: true, jsonl.TypeLabel: true, jsonl.TypeSessionInfo: true}
 
 // verifyData checks the bytes of one session file.
 func verifyData(path string, data []byte) *verifyReport {
 	r := &verifyReport{Path: path, Problems: []finding{}, Notes: []finding{}}
-	p := layout.ParseFile(data)
+	p := jsonl.ParseFile(data)
 	r.Lines = p.Lines
 
 	// Lines.
 	for _, bad := range p.Malformed {
 		line := data[bad.Offset : bad.Offset+int64(bad.Bytes)]
-		if layout.Valid(line) {
+		if jsonl.Valid(line) {
 			r.problem("not-object", bad.Line, "", "line %d is JSON but not an object: %s", bad.Line, cutRunes(strings.TrimSpace(string(line)), 40))
 		} else {
 			r.problem("malformed", bad.Line, "", "line %d is not valid JSON: %v", bad.Line, bad.Err)
 		}
 	}
 	switch p.Tail {
-	case layout.TailTorn:
+	case jsonl.TailTorn:
 		r.problem("torn-tail", p.Lines, "", "line %d is an unfinished write: %d bytes without a newline at the end of the file", p.Lines, p.Size-p.TailOffset)
-	case layout.TailNoNewline:
+	case jsonl.TailNoNewline:
 		r.problem("no-final-newline", p.Lines, "", "line %d, the last, has no newline; appending to the file would corrupt it", p.Lines)
-	case layout.TailWhitespace:
+	case jsonl.TailWhitespace:
 		r.note("trailing-space", p.Lines, "", "whitespace after the last newline")
 	}
 	if crlf := bytes.Count(data, []byte("\r\n")); crlf > 0 {
 		r.note("crlf", 0, "", "%d lines end in CRLF", crlf)
 	}
-	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != layout.TailTorn {
+	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != jsonl.TailTorn {
 		r.problem("empty", 0, "", "the file is empty: it has no session header")
 		return r
 	}
@@ -272,7 +268,7 @@ func verifyData(path string, data []byte) *verifyReport {
 		}
 		r.problem("no-header", line, "", "the first JSON object is not a session header; pi would discard the whole file")
 	} else {
-		h := layout.ParseHeader(entries[0])
+		h := jsonl.ParseHeader(entries[0])
 		if h.IDString {
 			r.SessionID = &h.ID
 		} else {
@@ -285,10 +281,10 @@ func verifyData(path string, data []byte) *verifyReport {
 		switch {
 		case math.IsNaN(v):
 			r.problem("version", h.Line, "", "the header's version is not a number")
-		case v > layout.CurrentVersion:
-			r.problem("version", h.Line, "", "version %v is newer than %d, the newest this sessctl reads", v, layout.CurrentVersion)
+		case v > jsonl.CurrentVersion:
+			r.problem("version", h.Line, "", "version %v is newer than %d, the newest this sessctl reads", v, jsonl.CurrentVersion)
 		case migrate.Needed(v):
-			r.note("legacy-version", h.Line, "", "version %v: pi and 'sessctl migrate' upgrade it to %d", v, layout.CurrentVersion)
+			r.note("legacy-version", h.Line, "", "version %v: pi and 'sessctl migrate' upgrade it to %d", v, jsonl.CurrentVersion)
 			if m, _, err := migrate.Entries(entries); err != nil {
 				r.problem("malformed", h.Line, "", "the file cannot be migrated: %v", err)
 			} else {
@@ -298,11 +294,11 @@ func verifyData(path string, data []byte) *verifyReport {
 		if !h.HasCwd {
 			r.note("no-cwd", h.Line, "", "the header has no cwd")
 		}
-		if _, ok := layout.ParseDate(h.Timestamp); !ok {
+		if _, ok := jsonl.ParseDate(h.Timestamp); !ok {
 			r.note("bad-timestamp", h.Line, "", "the header has no valid timestamp")
 		}
 	}
-	var body []*layout.Entry
+	var body []*jsonl.Entry
 	seenHeader := false
 	for i := range entries {
 		en := &entries[i]
@@ -327,22 +323,22 @@ func verifyData(path string, data []byte) *verifyReport {
 }
 
 // verifyTree checks ids and parent links as pi's index sees them.
-func verifyTree(r *verifyReport, body []*layout.Entry) {
-	last := map[string]*layout.Entry{} // key -> the last entry with it (pi's byId)
+func verifyTree(r *verifyReport, body []*jsonl.Entry) {
+	last := map[string]*jsonl.Entry{} // key -> the last entry with it (pi's byId)
 	firstLine := map[string]int{}
 	var order []string
 	unknown := map[string][]int{}
 	for _, en := range body {
-		if en.IDKind != layout.KindString {
+		if en.IDKind != jsonl.KindString {
 			what := "has no id"
-			if en.IDKind != layout.KindAbsent {
-				what = "has a non-string id " + layout.KeyString(en.ID)
+			if en.IDKind != jsonl.KindAbsent {
+				what = "has a non-string id " + jsonl.KeyString(en.ID)
 			}
 			r.problem("bad-id", en.Line, "", "the entry on line %d %s", en.Line, what)
 		}
 		k := tree.Key(en)
 		if first, dup := firstLine[k]; dup {
-			if en.IDKind == layout.KindString {
+			if en.IDKind == jsonl.KindString {
 				r.problem("duplicate-id", en.Line, en.ID, "id %q on line %d is already used on line %d", en.ID, en.Line, first)
 			}
 		} else {
@@ -353,7 +349,7 @@ func verifyTree(r *verifyReport, body []*layout.Entry) {
 		if !knownTypes[en.Type] {
 			unknown[en.Type] = append(unknown[en.Type], en.Line)
 		}
-		if _, ok := layout.ParseDate(en.Timestamp); !ok {
+		if _, ok := jsonl.ParseDate(en.Timestamp); !ok {
 			r.note("bad-timestamp", en.Line, idOf(en), "the entry on line %d has no valid timestamp", en.Line)
 		}
 	}
@@ -376,14 +372,14 @@ func verifyTree(r *verifyReport, body []*layout.Entry) {
 	for _, k := range order {
 		en := last[k]
 		switch en.ParentKind {
-		case layout.KindNull:
+		case jsonl.KindNull:
 			continue
-		case layout.KindAbsent:
+		case jsonl.KindAbsent:
 			r.problem("bad-parent", en.Line, idOf(en), "the entry on line %d has no parentId", en.Line)
 			continue
-		case layout.KindString:
+		case jsonl.KindString:
 		default:
-			r.problem("bad-parent", en.Line, idOf(en), "the entry on line %d has a parentId that is not a string: %s", en.Line, layout.KeyString(en.ParentID))
+			r.problem("bad-parent", en.Line, idOf(en), "the entry on line %d has a parentId that is not a string: %s", en.Line, jsonl.KeyString(en.ParentID))
 			continue
 		}
 		p := en.ParentID
@@ -400,7 +396,7 @@ func verifyTree(r *verifyReport, body []*layout.Entry) {
 		ids := make([]string, len(cyc))
 		lines := make([]int, len(cyc))
 		for i, k := range cyc {
-			ids[i] = layout.KeyString(k)
+			ids[i] = jsonl.KeyString(k)
 			lines[i] = last[k].Line
 		}
 		first := slicesMinIndex(lines)
@@ -409,8 +405,8 @@ func verifyTree(r *verifyReport, body []*layout.Entry) {
 
 	// Labels and compactions that point nowhere.
 	for _, en := range body {
-		if en.Type == layout.TypeLabel {
-			if t, ok := layout.String(entryField(en, "targetId")); ok && last[t] == nil {
+		if en.Type == jsonl.TypeLabel {
+			if t, ok := jsonl.String(entryField(en, "targetId")); ok && last[t] == nil {
 				r.note("label-target", en.Line, idOf(en), "the label on line %d names entry %q, which does not exist", en.Line, t)
 			}
 		}
@@ -428,11 +424,11 @@ func slicesMinIndex(a []int) int {
 }
 
 // idOf returns an entry's id for a finding, "" when it has none.
-func idOf(en *layout.Entry) string {
-	if en.IDKind == layout.KindAbsent {
+func idOf(en *jsonl.Entry) string {
+	if en.IDKind == jsonl.KindAbsent {
 		return ""
 	}
-	return layout.KeyString(en.ID)
+	return jsonl.KeyString(en.ID)
 }
 
 // findCycles returns the loops of a parent map (each node has at most one

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/lock"
 )
 
@@ -59,13 +59,13 @@ func runWho(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if *asJSON {
-		b := layout.NewObject(256).String("session", path).String("lockFile", lp).
+		b := jsonl.NewObject(256).String("session", path).String("lockFile", lp).
 			Bool("locked", st.Locked).Bool("stale", st.Stale).String("reason", st.Reason).Bool("fallback", st.Fallback)
 		if st.Owner == nil {
 			b.Null("holder")
 		} else {
 			o := st.Owner
-			b.Raw("holder", layout.NewObject(256).Number("pid", float64(o.PID)).Number("startTime", float64(o.StartTime)).
+			b.Raw("holder", jsonl.NewObject(256).Number("pid", float64(o.PID)).Number("startTime", float64(o.StartTime)).
 				String("bootId", o.BootID).String("host", o.Host).String("user", o.User).String("command", o.Command).
 				String("mode", o.Mode).String("since", o.Since.UTC().Format(time.RFC3339Nano)).Bytes())
 		}

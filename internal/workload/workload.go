@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -79,12 +80,12 @@ func Write(w io.Writer, o Options) (int64, error) {
 	g := &gen{o: o, r: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)), w: bufio.NewWriterSize(cw, 1<<20), now: o.Start, leafNil: true}
 	sid := g.uuid()
 	if o.Version == 1 {
-		b := layout.NewObject(200).String("type", "session").String("id", sid).
-			String("timestamp", layout.ISOTime(g.now)).String("cwd", o.Cwd).
+		b := jsonl.NewObject(200).String("type", "session").String("id", sid).
+			String("timestamp", jsonl.ISOTime(g.now)).String("cwd", o.Cwd).
 			String("provider", "anthropic").String("modelId", "claude-sonnet-4-5").String("thinkingLevel", "medium")
 		g.line(b.Bytes())
 	} else {
-		g.line(layout.NewHeaderLine(sid, g.now, o.Cwd, nil))
+		g.line(jsonl.NewHeaderLine(sid, g.now, o.Cwd, nil))
 	}
 	g.body()
 	if err := g.w.Flush(); err != nil {
@@ -168,12 +169,12 @@ func (g *gen) tick() time.Time {
 }
 
 // entry writes an entry with the envelope; body adds type-specific members.
-func (g *gen) entry(typ string, body func(b *layout.ObjectBuilder)) string {
+func (g *gen) entry(typ string, body func(b *jsonl.ObjectBuilder)) string {
 	ts := g.tick()
-	b := layout.NewObject(512).String("type", typ)
+	b := jsonl.NewObject(512).String("type", typ)
 	id := ""
 	if g.o.Version == 1 {
-		b.String("timestamp", layout.ISOTime(ts))
+		b.String("timestamp", jsonl.ISOTime(ts))
 		body(b)
 	} else {
 		id = g.newID()
@@ -183,7 +184,7 @@ func (g *gen) entry(typ string, body func(b *layout.ObjectBuilder)) string {
 		} else {
 			b.String("parentId", g.leaf)
 		}
-		b.String("timestamp", layout.ISOTime(ts))
+		b.String("timestamp", jsonl.ISOTime(ts))
 		body(b)
 		g.ids = append(g.ids, id)
 		g.leaf, g.leafNil = id, false
@@ -241,8 +242,8 @@ func (g *gen) code(n int) string {
 func (g *gen) ms() float64 { return float64(g.now.UnixMilli()) }
 
 func (g *gen) userMessage(withImage bool) {
-	g.entry("message", func(b *layout.ObjectBuilder) {
-		m := layout.NewObject(1024).String("role", "user")
+	g.entry("message", func(b *jsonl.ObjectBuilder) {
+		m := jsonl.NewObject(1024).String("role", "user")
 		if withImage {
 			if g.image == "" {
 				raw := make([]byte, 75*1024)
@@ -251,8 +252,8 @@ func (g *gen) userMessage(withImage bool) {
 				}
 				g.image = base64.StdEncoding.EncodeToString(raw)
 			}
-			content := "[" + string(layout.NewObject(64).String("type", "text").String("text", g.text(80)).Bytes()) + "," +
-				string(layout.NewObject(len(g.image)+64).String("type", "image").String("data", g.image).String("mimeType", "image/png").Bytes()) + "]"
+			content := "[" + string(jsonl.NewObject(64).String("type", "text").String("text", g.text(80)).Bytes()) + "," +
+				string(jsonl.NewObject(len(g.image)+64).String("type", "image").String("data", g.image).String("mimeType", "image/png").Bytes()) + "]"
 			m.Raw("content", []byte(content))
 		} else {
 			m.String("content", g.text(40+g.r.IntN(400)))
@@ -268,39 +269,39 @@ var tools = []string{"read", "bash", "edit", "write", "grep"}
 // calls it makes (their ids are returned).
 func (g *gen) assistant(calls int) []string {
 	var ids []string
-	g.entry("message", func(b *layout.ObjectBuilder) {
+	g.entry("message", func(b *jsonl.ObjectBuilder) {
 		var content strings.Builder
 		content.WriteString("[")
 		if g.r.IntN(3) > 0 {
-			content.Write(layout.NewObject(512).String("type", "thinking").String("thinking", g.text(80+g.r.IntN(360))).
+			content.Write(jsonl.NewObject(512).String("type", "thinking").String("thinking", g.text(80+g.r.IntN(360))).
 				String("thinkingSignature", g.token(40)).Bytes())
 			content.WriteString(",")
 		}
-		content.Write(layout.NewObject(512).String("type", "text").String("text", g.text(40+g.r.IntN(260))).Bytes())
+		content.Write(jsonl.NewObject(512).String("type", "text").String("text", g.text(40+g.r.IntN(260))).Bytes())
 		for range calls {
 			id := "toolu_" + g.token(20)
 			ids = append(ids, id)
 			name := tools[g.r.IntN(len(tools))]
-			args := layout.NewObject(128).String("path", "src/"+words[g.r.IntN(len(words))]+".go")
+			args := jsonl.NewObject(128).String("path", "src/"+words[g.r.IntN(len(words))]+".go")
 			if name == "bash" {
-				args = layout.NewObject(128).String("command", "go test ./... 2>&1 | tail -"+fmt.Sprint(g.r.IntN(50)))
+				args = jsonl.NewObject(128).String("command", "go test ./... 2>&1 | tail -"+fmt.Sprint(g.r.IntN(50)))
 			}
 			content.WriteString(",")
-			content.Write(layout.NewObject(256).String("type", "toolCall").String("id", id).String("name", name).
+			content.Write(jsonl.NewObject(256).String("type", "toolCall").String("id", id).String("name", name).
 				Raw("arguments", args.Bytes()).Bytes())
 		}
 		content.WriteString("]")
 		in, out, cr := 1000+g.r.IntN(50000), 50+g.r.IntN(2000), g.r.IntN(40000)
-		usage := layout.NewObject(256).Number("input", float64(in)).Number("output", float64(out)).
+		usage := jsonl.NewObject(256).Number("input", float64(in)).Number("output", float64(out)).
 			Number("cacheRead", float64(cr)).Number("cacheWrite", 0).Number("totalTokens", float64(in+out+cr)).
-			Raw("cost", layout.NewObject(128).Number("input", round(float64(in)*3e-6)).Number("output", round(float64(out)*15e-6)).
+			Raw("cost", jsonl.NewObject(128).Number("input", round(float64(in)*3e-6)).Number("output", round(float64(out)*15e-6)).
 				Number("cacheRead", round(float64(cr)*3e-7)).Number("cacheWrite", 0).
 				Number("total", round(float64(in)*3e-6+float64(out)*15e-6+float64(cr)*3e-7)).Bytes())
 		stop := "stop"
 		if calls > 0 {
 			stop = "toolUse"
 		}
-		m := layout.NewObject(2048).String("role", "assistant").Raw("content", []byte(content.String())).
+		m := jsonl.NewObject(2048).String("role", "assistant").Raw("content", []byte(content.String())).
 			String("api", "anthropic-messages").String("provider", "anthropic").String("model", "claude-sonnet-4-5").
 			Raw("usage", usage.Bytes()).String("stopReason", stop).Number("timestamp", g.ms())
 		b.Raw("message", m.Bytes())
@@ -324,9 +325,9 @@ func (g *gen) toolResult(callID string) {
 	// outputs are short, a few are long (mean about 3.2 KB for 1-20 KB).
 	lo, hi := 1/float64(g.o.ToolResultMin), 1/float64(g.o.ToolResultMax)
 	size := int(1 / (lo - g.r.Float64()*(lo-hi)))
-	g.entry("message", func(b *layout.ObjectBuilder) {
-		content := "[" + string(layout.NewObject(size+64).String("type", "text").String("text", g.code(size)).Bytes()) + "]"
-		m := layout.NewObject(size+256).String("role", "toolResult").String("toolCallId", callID).
+	g.entry("message", func(b *jsonl.ObjectBuilder) {
+		content := "[" + string(jsonl.NewObject(size+64).String("type", "text").String("text", g.code(size)).Bytes()) + "]"
+		m := jsonl.NewObject(size+256).String("role", "toolResult").String("toolCallId", callID).
 			String("toolName", tools[g.r.IntN(len(tools))]).Raw("content", []byte(content)).
 			Bool("isError", g.r.IntN(20) == 0).Number("timestamp", g.ms())
 		b.Raw("message", m.Bytes())
@@ -336,10 +337,10 @@ func (g *gen) toolResult(callID string) {
 // body writes the entries: turns of user, assistant and tool results, with
 // the odd branch, label, name, model change and compaction.
 func (g *gen) body() {
-	g.entry("model_change", func(b *layout.ObjectBuilder) {
+	g.entry("model_change", func(b *jsonl.ObjectBuilder) {
 		b.String("provider", "anthropic").String("modelId", "claude-sonnet-4-5")
 	})
-	g.entry("thinking_level_change", func(b *layout.ObjectBuilder) { b.String("thinkingLevel", "medium") })
+	g.entry("thinking_level_change", func(b *jsonl.ObjectBuilder) { b.String("thinkingLevel", "medium") })
 	nextImage := g.o.ImageEvery
 	for g.n < g.o.Entries {
 		// A turn.
@@ -373,13 +374,13 @@ func (g *gen) body() {
 			g.leaf = g.ids[len(g.ids)-1-g.r.IntN(min(len(g.ids)-1, 40))]
 		case k < 5 && g.o.Version == 3:
 			target := g.ids[g.r.IntN(len(g.ids))]
-			g.entry("label", func(b *layout.ObjectBuilder) {
+			g.entry("label", func(b *jsonl.ObjectBuilder) {
 				b.String("targetId", target).String("label", words[g.r.IntN(len(words))])
 			})
 		case k < 6 && g.o.Version == 3:
-			g.entry("session_info", func(b *layout.ObjectBuilder) { b.String("name", g.text(30)) })
+			g.entry("session_info", func(b *jsonl.ObjectBuilder) { b.String("name", g.text(30)) })
 		case k < 8:
-			g.entry("model_change", func(b *layout.ObjectBuilder) {
+			g.entry("model_change", func(b *jsonl.ObjectBuilder) {
 				b.String("provider", "openai").String("modelId", "gpt-5")
 			})
 		}
@@ -391,7 +392,7 @@ func (g *gen) body() {
 
 func (g *gen) compaction() {
 	keepBack := 20 + g.r.IntN(60)
-	g.entry("compaction", func(b *layout.ObjectBuilder) {
+	g.entry("compaction", func(b *jsonl.ObjectBuilder) {
 		b.String("summary", "## Goal\n"+g.text(300)+"\n## Progress\n"+g.text(600))
 		if g.o.Version == 1 {
 			// Index into the parsed lines, the header being 0.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -21,15 +21,15 @@ func TestWriteIsDeterministicAndValid(t *testing.T) {
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Fatalf("v%d: same seed gave different bytes", v)
 		}
-		p := layout.ParseFile(a.Bytes())
-		if len(p.Malformed) != 0 || p.Tail != layout.TailClean {
+		p := jsonl.ParseFile(a.Bytes())
+		if len(p.Malformed) != 0 || p.Tail != jsonl.TailClean {
 			t.Fatalf("v%d: generated file has %d malformed lines, tail %v", v, len(p.Malformed), p.Tail)
 		}
 		if got := len(p.Entries) - 1; got != o.Entries {
 			t.Errorf("v%d: %d entries, want %d", v, got, o.Entries)
 		}
 		for _, e := range p.Entries[1:] {
-			if !layout.IsCanonical(e.Raw) {
+			if !jsonl.IsCanonical(e.Raw) {
 				t.Fatalf("v%d: line %d is not what JSON.stringify writes", v, e.Line)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -82,7 +82,7 @@ func blocks(raw json.RawMessage) (s string, bs []block, isString bool) {
 	if len(raw) == 0 {
 		return "", nil, false
 	}
-	if str, ok := layout.String(raw); ok {
+	if str, ok := jsonl.String(raw); ok {
 		return str, nil, true
 	}
 	_ = json.Unmarshal(raw, &bs)
@@ -553,7 +553,7 @@ func (g *group) user(r *rec, i int) {
 	var content []byte
 	switch {
 	case isString && str != "":
-		content = layout.AppendString(nil, str)
+		content = jsonl.AppendString(nil, str)
 	case len(rest) > 0:
 		content = migrate.Array(rest)
 	default:
@@ -689,7 +689,7 @@ func (g *group) compact(r *rec, i int) {
 			summary = textOf(str, bs)
 		}
 		g.consumed[s] = true
-	} else if s, ok := layout.String(r.Content); ok {
+	} else if s, ok := jsonl.String(r.Content); ok {
 		summary = s
 	}
 	n := g.b.Compaction(g.key(r), parent, g.clock, summary, r.CompactMetadata.PreTokens, nil)

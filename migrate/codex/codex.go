@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -494,7 +494,7 @@ func (c *converter) responseItem(it *item, raw []byte) {
 		}
 		sig := ""
 		if it.Encrypted != "" {
-			if out, err := layout.Canonical(nil, raw); err == nil {
+			if out, err := jsonl.Canonical(nil, raw); err == nil {
 				sig = string(out)
 			}
 		}
@@ -506,7 +506,7 @@ func (c *converter) responseItem(it *item, raw []byte) {
 	case "custom_tool_call":
 		a := c.open()
 		c.tools[it.CallID] = it.Name
-		args := layout.NewObject(len(it.Input)+16).Raw("input", orNull(it.Input)).Bytes()
+		args := jsonl.NewObject(len(it.Input)+16).Raw("input", orNull(it.Input)).Bytes()
 		a.a.Content = append(a.a.Content, migrate.ToolCallBlock(it.CallID, it.Name, args))
 	case "local_shell_call":
 		a := c.open()
@@ -552,11 +552,11 @@ var exitRe = regexp.MustCompile(`(?:Process exited with code|Exit code:) (-?\d+)
 // reports a failure.
 func output(raw json.RawMessage) ([]byte, bool) {
 	raw = bytes.TrimSpace(raw)
-	switch layout.KindOf(raw) {
-	case layout.KindString:
-		s, _ := layout.String(raw)
+	switch jsonl.KindOf(raw) {
+	case jsonl.KindString:
+		s, _ := jsonl.String(raw)
 		return migrate.TextContent(s), textFailed(s)
-	case layout.KindArray:
+	case jsonl.KindArray:
 		var parts []part
 		_ = json.Unmarshal(raw, &parts)
 		var blocks [][]byte
@@ -573,7 +573,7 @@ func output(raw json.RawMessage) ([]byte, bool) {
 			}
 		}
 		return migrate.Array(blocks), textFailed(strings.Join(texts, "\n"))
-	case layout.KindObject:
+	case jsonl.KindObject:
 		var o struct {
 			Content json.RawMessage `json:"content"`
 			Success *bool           `json:"success"`
@@ -641,7 +641,7 @@ func (c *converter) event(it *item, haveUser, haveAsst bool) {
 }
 
 func jsonString(raw json.RawMessage) string {
-	s, _ := layout.String(bytes.TrimSpace(raw))
+	s, _ := jsonl.String(bytes.TrimSpace(raw))
 	return s
 }
 

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -293,7 +293,7 @@ var (
 
 // parts decodes content: a string or a list of parts.
 func parts(raw json.RawMessage) []part {
-	if s, ok := layout.String(raw); ok {
+	if s, ok := jsonl.String(raw); ok {
 		return []part{{Type: "text", Text: s}}
 	}
 	var ps []part
@@ -321,7 +321,7 @@ func (c *converter) message(msg *message, m *migrate.Meta) {
 					if mm := workspaceRe.FindStringSubmatch(inner); mm != nil && m.Cwd == "" {
 						m.Cwd, m.CwdKnown = mm[1], true
 					}
-					data := layout.NewObject(len(inner)+16).String("text", inner).Bytes()
+					data := jsonl.NewObject(len(inner)+16).String("text", inner).Bytes()
 					c.tip = c.b.Custom(c.key+"/info", c.tip, c.clock, "cursor-user-info", data)
 				}
 				text = infoRe.ReplaceAllString(text, "")

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -344,19 +344,19 @@ type part struct {
 // parts decodes content: a string, one part, or a list of parts.
 func parts(raw json.RawMessage) []part {
 	raw = bytes.TrimSpace(raw)
-	switch layout.KindOf(raw) {
-	case layout.KindString:
-		s, _ := layout.String(raw)
+	switch jsonl.KindOf(raw) {
+	case jsonl.KindString:
+		s, _ := jsonl.String(raw)
 		return []part{{Text: &s}}
-	case layout.KindObject:
+	case jsonl.KindObject:
 		var p part
 		_ = json.Unmarshal(raw, &p)
 		return []part{p}
-	case layout.KindArray:
+	case jsonl.KindArray:
 		var out []part
-		_ = layout.Elements(raw, func(v []byte) bool {
-			if layout.KindOf(v) == layout.KindString {
-				s, _ := layout.String(v)
+		_ = jsonl.Elements(raw, func(v []byte) bool {
+			if jsonl.KindOf(v) == jsonl.KindString {
+				s, _ := jsonl.String(v)
 				out = append(out, part{Text: &s})
 				return true
 			}
@@ -583,7 +583,7 @@ func (c *converter) flush() {
 	t := c.openTip
 	for _, p := range c.open {
 		text := "(no result recorded; status " + p.status + ")"
-		if s, ok := layout.String(p.display); ok && s != "" {
+		if s, ok := jsonl.String(p.display); ok && s != "" {
 			text = s
 		}
 		isErr := p.status != "success"
@@ -640,8 +640,8 @@ func (c *converter) message(r *record, recs map[string]*record) {
 		if len(blocks) > 0 {
 			c.flush()
 			var content []byte
-			if s, ok := layout.String(bytes.TrimSpace(m.Content)); ok {
-				content = layout.AppendString(nil, s)
+			if s, ok := jsonl.String(bytes.TrimSpace(m.Content)); ok {
+				content = jsonl.AppendString(nil, s)
 			} else {
 				content = migrate.Array(blocks)
 			}
@@ -703,7 +703,7 @@ func (c *converter) message(r *record, recs map[string]*record) {
 				text += *p.Text
 			}
 		}
-		data := layout.NewObject(len(text)+32).String("content", text).Bytes()
+		data := jsonl.NewObject(len(text)+32).String("content", text).Bytes()
 		c.tip = c.b.Custom(m.ID, c.tip, c.clock, "gemini-"+m.Type, data)
 	}
 	if c.tip != nil {
@@ -730,7 +730,7 @@ func results(raw json.RawMessage) ([]byte, bool) {
 		case p.FunctionResponse != nil:
 			content, isErr := response(p.FunctionResponse.Response)
 			failed = failed || isErr
-			_ = layout.Elements(content, func(b []byte) bool {
+			_ = jsonl.Elements(content, func(b []byte) bool {
 				blocks = append(blocks, append([]byte(nil), b...))
 				return true
 			})

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -103,7 +103,7 @@ func looksLikeConversation(path string) bool {
 		// A damaged conversation is still listed so that it is reported.
 		return bytes.Contains(data, []byte(`"messages"`))
 	}
-	return layout.KindOf(bytes.TrimSpace(probe.Messages)) == layout.KindArray
+	return jsonl.KindOf(bytes.TrimSpace(probe.Messages)) == jsonl.KindArray
 }
 
 type store struct {
@@ -200,7 +200,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			tip = b.Message(key, tip, clock, migrate.UserMessage(blocks, ms))
 		case "assistant":
 			var parts [][]byte
-			_ = layout.Elements(blocks, func(v []byte) bool {
+			_ = jsonl.Elements(blocks, func(v []byte) bool {
 				parts = append(parts, append([]byte(nil), v...))
 				return true
 			})
@@ -211,7 +211,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			if role == "" {
 				role = "unknown"
 			}
-			tip = b.CustomMessage(key, tip, clock, "windsurf-"+role, layout.AppendString(nil, text), true, nil)
+			tip = b.CustomMessage(key, tip, clock, "windsurf-"+role, jsonl.AppendString(nil, text), true, nil)
 		}
 	}
 	if b.Len() == 0 {
@@ -236,7 +236,7 @@ func firstTime(vals ...json.RawMessage) (time.Time, bool) {
 // content returns a message's text and its pi content blocks.
 func content(raw json.RawMessage) (string, []byte) {
 	raw = bytes.TrimSpace(raw)
-	if s, ok := layout.String(raw); ok {
+	if s, ok := jsonl.String(raw); ok {
 		return s, migrate.TextContent(s)
 	}
 	var parts []struct {

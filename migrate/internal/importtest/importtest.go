@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/compaction"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
 )
@@ -127,8 +127,8 @@ func (r *Result) ByID(t testing.TB, sourceID string) *migrate.Imported {
 
 // Loaded is an imported session read back the way sessctl reads it.
 type Loaded struct {
-	Entries []layout.Entry
-	Header  layout.Header
+	Entries []jsonl.Entry
+	Header  jsonl.Header
 	Index   *tree.Index
 	Context compaction.Context
 }
@@ -149,52 +149,52 @@ type Msg struct {
 func Load(t testing.TB, s *migrate.Imported, parentSession string) *Loaded {
 	t.Helper()
 	data := s.Bytes(parentSession)
-	p := layout.ParseFile(data)
-	if len(p.Malformed) > 0 || p.Tail != layout.TailClean {
+	p := jsonl.ParseFile(data)
+	if len(p.Malformed) > 0 || p.Tail != jsonl.TailClean {
 		t.Fatalf("%s: malformed lines %v, tail %v", s.SourceID, p.Malformed, p.Tail)
 	}
 	if len(p.Entries) < 2 || !p.Entries[0].IsHeader() {
 		t.Fatalf("%s: no header", s.SourceID)
 	}
 	for i, e := range p.Entries {
-		if !layout.IsCanonical(e.Raw) {
+		if !jsonl.IsCanonical(e.Raw) {
 			t.Errorf("%s line %d is not JSON.stringify output: %s", s.SourceID, i+1, e.Raw)
 		}
 	}
-	h := layout.ParseHeader(p.Entries[0])
+	h := jsonl.ParseHeader(p.Entries[0])
 	if h.Version != 3 || h.ID != s.ID || !h.HasCwd || h.Cwd != s.Cwd {
 		t.Errorf("%s: header %s", s.SourceID, p.Entries[0].Raw)
 	}
 	if parentSession != "" && h.ParentSession != parentSession {
 		t.Errorf("%s: parentSession %q, want %q", s.SourceID, h.ParentSession, parentSession)
 	}
-	if ct, _ := p.Entries[1].StringField("customType"); p.Entries[1].Type != layout.TypeCustom || ct != migrate.ImportType {
+	if ct, _ := p.Entries[1].StringField("customType"); p.Entries[1].Type != jsonl.TypeCustom || ct != migrate.ImportType {
 		t.Errorf("%s: second line is not the import record: %s", s.SourceID, p.Entries[1].Raw)
 	}
 	seen := make(map[string]bool)
 	roots := 0
 	for _, e := range p.Entries[1:] {
-		if e.IDKind != layout.KindString || len(e.ID) != 8 {
+		if e.IDKind != jsonl.KindString || len(e.ID) != 8 {
 			t.Errorf("%s: bad id in %s", s.SourceID, e.Raw)
 		}
 		if seen[e.ID] {
 			t.Errorf("%s: duplicate id %s", s.SourceID, e.ID)
 		}
 		switch e.ParentKind {
-		case layout.KindNull:
+		case jsonl.KindNull:
 			roots++
-		case layout.KindString:
+		case jsonl.KindString:
 			if !seen[e.ParentID] {
 				t.Errorf("%s: parent %s of %s is not an earlier entry", s.SourceID, e.ParentID, e.ID)
 			}
 		default:
 			t.Errorf("%s: entry %s has no parentId", s.SourceID, e.ID)
 		}
-		if _, ok := layout.ParseDate(e.Timestamp); !ok {
+		if _, ok := jsonl.ParseDate(e.Timestamp); !ok {
 			t.Errorf("%s: bad timestamp in %s", s.SourceID, e.Raw)
 		}
 		seen[e.ID] = true
-		if e.Type == layout.TypeCompaction {
+		if e.Type == jsonl.TypeCompaction {
 			if fk, ok := e.StringField("firstKeptEntryId"); !ok || fk == "" {
 				t.Errorf("%s: compaction without firstKeptEntryId: %s", s.SourceID, e.Raw)
 			}
@@ -208,7 +208,7 @@ func Load(t testing.TB, s *migrate.Imported, parentSession string) *Loaded {
 	if last := p.Entries[len(p.Entries)-1]; leaf != last.ID {
 		t.Errorf("%s: leaf %s is not the last line", s.SourceID, leaf)
 	}
-	ctx := compaction.Build(ix, compaction.Leaf{Kind: layout.KindAbsent})
+	ctx := compaction.Build(ix, compaction.Leaf{Kind: jsonl.KindAbsent})
 	return &Loaded{Entries: p.Entries, Header: h, Index: ix, Context: ctx}
 }
 
@@ -227,16 +227,16 @@ func Reduce(raw []byte) Msg {
 	m.Role = str(raw, "role")
 	m.CustomType = str(raw, "customType")
 	m.ToolCallID = str(raw, "toolCallId")
-	content, _ := layout.Lookup(raw, "content")
+	content, _ := jsonl.Lookup(raw, "content")
 	if m.Role == "compactionSummary" {
-		content, _ = layout.Lookup(raw, "summary")
+		content, _ = jsonl.Lookup(raw, "summary")
 	}
-	if s, ok := layout.String(content); ok {
+	if s, ok := jsonl.String(content); ok {
 		m.Text = s
 		return m
 	}
 	var texts []string
-	_ = layout.Elements(content, func(b []byte) bool {
+	_ = jsonl.Elements(content, func(b []byte) bool {
 		switch str(b, "type") {
 		case "text":
 			texts = append(texts, str(b, "text"))
@@ -250,8 +250,8 @@ func Reduce(raw []byte) Msg {
 }
 
 func str(obj []byte, k string) string {
-	v, _ := layout.Lookup(obj, k)
-	s, _ := layout.String(v)
+	v, _ := jsonl.Lookup(obj, k)
+	s, _ := jsonl.String(v)
 	return s
 }
 

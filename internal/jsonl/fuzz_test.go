@@ -1,4 +1,4 @@
-package layout_test
+package jsonl_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // corpusFiles returns the session files of the pi conformance corpus in
@@ -83,10 +83,10 @@ func FuzzParseEntry(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		e, err := layout.ParseEntry(line)
-		valid := layout.Valid(line)
+		e, err := jsonl.ParseEntry(line)
+		valid := jsonl.Valid(line)
 		// encoding/json stops at 10000 levels of nesting; JSON.parse and
-		// layout have no such limit.
+		// jsonl have no such limit.
 		if depth(line) <= 10000 {
 			if want := json.Valid(line); valid != want {
 				t.Fatalf("Valid = %v, encoding/json.Valid = %v for %q", valid, want, line)
@@ -104,22 +104,22 @@ func FuzzParseEntry(f *testing.F) {
 			t.Fatalf("Raw = %q, want the line without surrounding whitespace %q", e.Raw, trimmed)
 		}
 		checkMessageMembers(t, &e)
-		c1, err := layout.Canonical(nil, e.Raw)
+		c1, err := jsonl.Canonical(nil, e.Raw)
 		if err != nil {
 			t.Fatalf("Canonical of a parsed line: %v (%q)", err, e.Raw)
 		}
-		e2, err := layout.ParseEntry(c1)
+		e2, err := jsonl.ParseEntry(c1)
 		if err != nil {
 			t.Fatalf("the canonical form does not parse: %v\nline %q\ncanonical %q", err, line, c1)
 		}
 		if a, b := envelope(t, &e), envelope(t, &e2); a != b {
 			t.Fatalf("decode -> canonical -> decode changed the envelope\nline      %q\ncanonical %q\nbefore %s\nafter  %s", line, c1, a, b)
 		}
-		c2, err := layout.Canonical(nil, c1)
+		c2, err := jsonl.Canonical(nil, c1)
 		if err != nil || !bytes.Equal(c1, c2) {
 			t.Fatalf("Canonical is not a fixed point: %q -> %q (%v)", c1, c2, err)
 		}
-		if !layout.IsCanonical(c1) {
+		if !jsonl.IsCanonical(c1) {
 			t.Fatalf("IsCanonical(%q) = false", c1)
 		}
 		if !json.Valid(c1) && depth(c1) <= 10000 {
@@ -131,12 +131,12 @@ func FuzzParseEntry(f *testing.F) {
 // checkMessageMembers compares what EachEntry reports of a line's message
 // (found while validating) with a second walk over the parsed entry using
 // the general Members and Elements.
-func checkMessageMembers(t *testing.T, e *layout.Entry) {
+func checkMessageMembers(t *testing.T, e *jsonl.Entry) {
 	t.Helper()
-	var want layout.MessageMembers
+	var want jsonl.MessageMembers
 	lastMember := func(obj []byte, keys ...string) map[string][]byte {
 		out := map[string][]byte{}
-		_ = layout.Members(obj, func(m *layout.Member) bool {
+		_ = jsonl.Members(obj, func(m *jsonl.Member) bool {
 			for _, k := range keys {
 				if m.KeyString() == k {
 					out[k] = m.Value
@@ -149,11 +149,11 @@ func checkMessageMembers(t *testing.T, e *layout.Entry) {
 	if msg := e.Message(); msg != nil {
 		top := lastMember(msg, "content", "timestamp")
 		want.Content, want.Timestamp = top["content"], top["timestamp"]
-		if layout.KindOf(want.Content) == layout.KindArray {
-			_ = layout.Elements(want.Content, func(v []byte) bool {
-				if layout.KindOf(v) == layout.KindObject {
+		if jsonl.KindOf(want.Content) == jsonl.KindArray {
+			_ = jsonl.Elements(want.Content, func(v []byte) bool {
+				if jsonl.KindOf(v) == jsonl.KindObject {
 					blk := lastMember(v, "type", "text")
-					if s, ok := layout.String(blk["type"]); ok && s == "text" {
+					if s, ok := jsonl.String(blk["type"]); ok && s == "text" {
 						want.Texts = append(want.Texts, blk["text"])
 					}
 				}
@@ -171,11 +171,11 @@ func checkMessageMembers(t *testing.T, e *layout.Entry) {
 	if bytes.IndexByte(e.Raw, '\n') >= 0 {
 		return // whitespace between tokens: EachEntry sees several lines
 	}
-	var got layout.MessageMembers
+	var got jsonl.MessageMembers
 	n := 0
-	layout.EachEntry(append([]byte(nil), e.Raw...), func(_ *layout.Entry, m *layout.MessageMembers) bool {
+	jsonl.EachEntry(append([]byte(nil), e.Raw...), func(_ *jsonl.Entry, m *jsonl.MessageMembers) bool {
 		n++
-		got = layout.MessageMembers{Content: m.Content, Timestamp: m.Timestamp, Texts: append([][]byte(nil), m.Texts...)}
+		got = jsonl.MessageMembers{Content: m.Content, Timestamp: m.Timestamp, Texts: append([][]byte(nil), m.Texts...)}
 		return true
 	})
 	if n != 1 {
@@ -192,15 +192,15 @@ func checkMessageMembers(t *testing.T, e *layout.Entry) {
 // envelope describes the decoded envelope, with strings as Canonical
 // writes them (invalid UTF-8 bytes become U+FFFD) and non-string ids in
 // canonical notation.
-func envelope(t *testing.T, e *layout.Entry) string {
-	key := func(s string, k layout.Kind) string {
+func envelope(t *testing.T, e *jsonl.Entry) string {
+	key := func(s string, k jsonl.Kind) string {
 		switch k {
-		case layout.KindAbsent, layout.KindNull:
+		case jsonl.KindAbsent, jsonl.KindNull:
 			return ""
-		case layout.KindString:
+		case jsonl.KindString:
 			return validUTF8(s)
 		}
-		c, err := layout.Canonical(nil, []byte(layout.KeyString(s)))
+		c, err := jsonl.Canonical(nil, []byte(jsonl.KeyString(s)))
 		if err != nil {
 			t.Fatalf("non-string id %q: %v", s, err)
 		}
@@ -214,12 +214,12 @@ func envelope(t *testing.T, e *layout.Entry) string {
 
 // validUTF8 returns s as JavaScript reads its bytes: each invalid
 // sequence (a maximal subpart, checked against Node in codec_test.go)
-// becomes U+FFFD, as layout's encoder writes it.
+// becomes U+FFFD, as this package's encoder writes it.
 func validUTF8(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
-	out, ok := layout.String(layout.AppendString(nil, s))
+	out, ok := jsonl.String(jsonl.AppendString(nil, s))
 	if !ok {
 		panic("AppendString wrote an invalid JSON string")
 	}
@@ -274,7 +274,7 @@ func FuzzParseFile(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := layout.ParseFile(data)
+		p := jsonl.ParseFile(data)
 		if p.Size != int64(len(data)) {
 			t.Fatalf("Size %d, want %d", p.Size, len(data))
 		}
@@ -313,7 +313,7 @@ func FuzzParseFile(f *testing.F) {
 			}
 			prev = e.Line
 			used[e.Line] = "entry"
-			again, err := layout.ParseEntry(e.Raw)
+			again, err := jsonl.ParseEntry(e.Raw)
 			if err != nil || again.ID != e.ID || again.Type != e.Type || again.ParentID != e.ParentID ||
 				again.Timestamp != e.Timestamp || again.Role != e.Role {
 				t.Fatalf("entry %d does not decode to itself: %v", i, err)
@@ -327,7 +327,7 @@ func FuzzParseFile(f *testing.F) {
 			// trimmed off the end of the file.
 			line, _, end := lineAt(b.Offset)
 			stop := b.Offset + int64(b.Bytes)
-			if line != b.Line || stop > end || strings.TrimFunc(string(data[stop:end]), layout.IsJSWhitespace) != "" {
+			if line != b.Line || stop > end || strings.TrimFunc(string(data[stop:end]), jsonl.IsJSWhitespace) != "" {
 				t.Fatalf("malformed %d: line %d offset %d bytes %d, but that is line %d ending at %d", i, b.Line, b.Offset, b.Bytes, line, end)
 			}
 			if used[b.Line] != "" {
@@ -340,22 +340,22 @@ func FuzzParseFile(f *testing.F) {
 		}
 		last := int64(bytes.LastIndexByte(data, '\n') + 1)
 		switch p.Tail {
-		case layout.TailClean:
+		case jsonl.TailClean:
 			if last != p.Size {
 				t.Fatalf("TailClean, but %d bytes follow the last newline", p.Size-last)
 			}
-		case layout.TailNoNewline:
+		case jsonl.TailNoNewline:
 			if n := len(p.Entries); n == 0 || p.Entries[n-1].Offset < last || p.TailOffset != last {
 				t.Fatalf("TailNoNewline without an entry on the unterminated line")
 			}
-		case layout.TailTorn:
+		case jsonl.TailTorn:
 			if p.TailOffset != last || last == p.Size {
 				t.Fatalf("TailTorn at %d, last line starts at %d of %d", p.TailOffset, last, p.Size)
 			}
 			if used[p.Lines] != "" {
 				t.Fatalf("the torn last line is also %s", used[p.Lines])
 			}
-		case layout.TailWhitespace:
+		case jsonl.TailWhitespace:
 			if p.TailOffset != last || last == p.Size || used[p.Lines] != "" {
 				t.Fatalf("TailWhitespace at %d, but the last line is %q", p.TailOffset, used[p.Lines])
 			}

@@ -1,4 +1,4 @@
-package layout
+package jsonl
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ type Built struct {
 	ParentKind          Kind // KindString, KindNull, or KindAbsent
 	// MsgStart and MsgEnd locate a message entry's "message" object in
 	// the line (MsgEnd 0: none). The object must be canonical, as
-	// layout.Marshal makes it.
+	// Marshal makes it.
 	MsgStart, MsgEnd int
 }
 

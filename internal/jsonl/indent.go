@@ -1,4 +1,4 @@
-package layout
+package jsonl
 
 // Indent appends to dst the bytes JSON.stringify(JSON.parse(raw), null, 2)
 // produces for the JSON value raw, which is how AgentUse writes its files:

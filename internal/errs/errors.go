@@ -1,9 +1,28 @@
-package layout
+package errs
 
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
+
+// ErrNotFound is returned when a session, file, entry, message or part
+// does not exist.
+var ErrNotFound = errors.New("not found")
+
+// NotFound returns an error saying "<what> not found" that matches
+// ErrNotFound.
+func NotFound(what string) error { return &notFoundError{what} }
+
+// notFoundError names what was not found and matches ErrNotFound.
+type notFoundError struct{ what string }
+
+func (e *notFoundError) Error() string { return e.what + " not found" }
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
+
+// ErrClosed is returned by every method of a closed session or writer.
+var ErrClosed = errors.New("session is closed")
 
 // ErrCorrupt is matched by errors.Is for every *CorruptError: a session file
 // whose bytes cannot be used as they are (no valid header, a line that
@@ -44,7 +63,7 @@ type VersionError struct {
 
 func (e *VersionError) Error() string {
 	return fmt.Sprintf("%s: session version %s is newer than the supported version %d",
-		e.Path, AppendNumber(nil, e.Found), e.Max)
+		e.Path, jsonl.AppendNumber(nil, e.Found), e.Max)
 }
 
 // Is reports whether target is ErrUnsupportedVersion.

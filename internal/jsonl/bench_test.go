@@ -1,11 +1,11 @@
-package layout_test
+package jsonl_test
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/workload"
-	"github.com/sessctl/sessctl/layout"
 )
 
 func benchSession(b *testing.B) []byte {
@@ -24,7 +24,7 @@ func BenchmarkParseFile(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if p := layout.ParseFile(data); len(p.Entries) == 0 {
+		if p := jsonl.ParseFile(data); len(p.Entries) == 0 {
 			b.Fatal("no entries")
 		}
 	}
@@ -34,13 +34,13 @@ func BenchmarkParseFile(b *testing.B) {
 // cost of a migration rewrite.
 func BenchmarkCanonical(b *testing.B) {
 	data := benchSession(b)
-	p := layout.ParseFile(data)
+	p := jsonl.ParseFile(data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var out []byte
 	for b.Loop() {
 		for _, e := range p.Entries {
-			out, _ = layout.Canonical(out[:0], e.Raw)
+			out, _ = jsonl.Canonical(out[:0], e.Raw)
 		}
 	}
 }

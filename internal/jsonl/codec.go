@@ -1,4 +1,4 @@
-package layout
+package jsonl
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -476,6 +477,19 @@ func decodeRuneJS(b []byte) (rune, int) {
 	}
 	return utf8.RuneError, i
 }
+
+// IsJSWhitespace reports whether JavaScript's String.prototype.trim
+// removes r: WhiteSpace and LineTerminator of ECMA-262.
+func IsJSWhitespace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\v', '\f', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// JSTrim is JavaScript's String.prototype.trim.
+func JSTrim(s string) string { return strings.TrimFunc(s, IsJSWhitespace) }
 
 // UTF16Len returns what JavaScript's string.length gives for s read as
 // UTF-8 text: characters outside the Basic Multilingual Plane (most emoji)

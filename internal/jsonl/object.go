@@ -1,4 +1,4 @@
-package layout
+package jsonl
 
 // ObjectBuilder writes a compact JSON object member by member, in the order
 // the members are added, as JSON.stringify writes an object literal. Keys

@@ -23,13 +23,25 @@
 // {readFiles, modifiedFiles}. Compact runs the requests through a
 // Summarizer and calls Finish.
 //
-// A typical caller:
+// A typical caller (the package example):
 //
-//	prep, err := compaction.Prepare(session.BranchPath(""), compaction.DefaultSettings())
-//	if err != nil { ... } // ErrAlreadyCompacted, ErrNothingToCompact
-//	res, err := compaction.Compact(ctx, prep, summarizer, "")
-//	if err != nil { ... } // nothing is written
-//	session.AppendCompaction(engine.Compaction{Summary: res.Summary, ...})
+//	func compact(ctx context.Context, session *engine.Session, summarizer compaction.Summarizer) error {
+//		prep, err := compaction.Prepare(session.BranchPath(""), compaction.DefaultSettings())
+//		if err != nil {
+//			return err // ErrAlreadyCompacted, ErrNothingToCompact
+//		}
+//		res, err := compaction.Compact(ctx, prep, summarizer, "")
+//		if err != nil {
+//			return err // nothing is written
+//		}
+//		_, err = session.AppendCompaction(engine.Compaction{
+//			Summary:          res.Summary,
+//			FirstKeptEntryID: res.FirstKeptEntryID,
+//			TokensBefore:     res.TokensBefore,
+//			Details:          res.Details.JSON(),
+//		})
+//		return err
+//	}
 //
 // # Branch summaries
 //

@@ -23,6 +23,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -51,7 +52,7 @@ type auExpected struct {
 
 func loadAUExpected(t *testing.T) (string, *auExpected) {
 	t.Helper()
-	dir := corpusDir(t, "agentuse")
+	dir := testenv.Corpus(t, "agentuse")
 	raw, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -3,45 +3,17 @@ package engine_test
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
-
-// agentUseCorpusFiles returns the JSON files of the AgentUse conformance
-// corpus in ../shared whose path contains dirPart, for fuzz seeds.
-func agentUseCorpusFiles(f *testing.F, dirPart string) [][]byte {
-	f.Helper()
-	root := filepath.Join("..", "..", "shared", "conformance", "agentuse")
-	if _, err := os.Stat(root); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			f.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", root, err)
-		}
-		f.Logf("conformance corpus %s not found; seeding from the fixtures only", root)
-		return nil
-	}
-	var out [][]byte
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || !strings.Contains(p, dirPart) {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		out = append(out, data)
-		return err
-	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	return out
-}
 
 const (
 	fuzzRoot    = "/data/agentuse/project/0123456789abcdef/session"
@@ -92,10 +64,10 @@ func FuzzAgentUsePart(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	for _, data := range agentUseCorpusFiles(f, "/part/") {
-		f.Add(data)
+	seeds := func(p string) bool {
+		return strings.HasSuffix(p, ".json") && (strings.Contains(p, "/part/") || strings.HasSuffix(p, "/message.json"))
 	}
-	for _, data := range agentUseCorpusFiles(f, "message.json") {
+	for _, data := range testenv.CorpusFiles(f, seeds, "agentuse") {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -21,6 +21,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -210,7 +211,7 @@ func TestAgentUseWriterFiles(t *testing.T) {
 // constructors and transitions, with the corpus's ids and clock: the key
 // orders AgentUse's runtime uses must come out byte for byte.
 func TestAgentUseTypedParts(t *testing.T) {
-	dir := corpusDir(t, "agentuse")
+	dir := testenv.Corpus(t, "agentuse")
 	root := filepath.Join(dir, "api-driven", "xdg-data", "agentuse", "project", "a451240a36c0c105", "session")
 	const (
 		manager = "01M7ZXJ093A1K5TPE8N7MS01CN-agents-manager/01M7ZXJ097NY47W4P7E5X53TK7/part/"
@@ -501,16 +502,10 @@ func checkKeys(t *testing.T, file string, groups, n int) {
 	}
 }
 
-// The helper process: when SESSCTL_AU_HELPER is set, the test binary opens
-// the session as a writer (waiting for the lock), applies its updates and
-// exits before any test runs.
-func init() {
-	if os.Getenv("SESSCTL_AU_HELPER") == "1" {
-		os.Exit(auHelper())
-	}
-}
-
-func auHelper() int {
+// auWriter is the child TestAgentUseConcurrentProcesses starts (see
+// main_test.go): it opens the session named by AU_ROOT and AU_ID as a
+// writer (waiting for the lock) AU_N times and applies its updates.
+func auWriter() int {
 	root, id, msg, part := os.Getenv("AU_ROOT"), os.Getenv("AU_ID"), os.Getenv("AU_MSG"), os.Getenv("AU_PART")
 	g, _ := strconv.Atoi(os.Getenv("AU_G"))
 	n, _ := strconv.Atoi(os.Getenv("AU_N"))
@@ -557,8 +552,8 @@ func TestAgentUseConcurrentProcesses(t *testing.T) {
 	var cmds []*exec.Cmd
 	var outs []*bytes.Buffer
 	for g := range 2 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "SESSCTL_AU_HELPER=1", "AU_ROOT="+s.root, "AU_ID="+w.ID(),
+		cmd := testenv.Command("agentuse-writer")
+		cmd.Env = append(cmd.Env, "AU_ROOT="+s.root, "AU_ID="+w.ID(),
 			"AU_MSG="+msg, "AU_PART="+part, "AU_G="+strconv.Itoa(g), "AU_N="+strconv.Itoa(n))
 		out := new(bytes.Buffer)
 		cmd.Stdout, cmd.Stderr = out, out

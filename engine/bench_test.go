@@ -70,14 +70,6 @@ func sessionStore(b *testing.B) string {
 	return p
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if benchFiles.tmp != "" {
-		os.RemoveAll(benchFiles.tmp)
-	}
-	os.Exit(code)
-}
-
 func benchList(b *testing.B, noIndex bool) {
 	dir := sessionStore(b)
 	if !noIndex {

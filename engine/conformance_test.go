@@ -25,22 +25,8 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
-
-// corpusDir returns ../shared/conformance/<name> relative to the
-// repository root. It skips the test when the corpus is absent, and fails
-// it when SESSCTL_REQUIRE_CONFORMANCE=1.
-func corpusDir(t *testing.T, name string) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "conformance", name)
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			t.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", dir, err)
-		}
-		t.Skipf("conformance corpus %s not found; skipping (it lives beside the checkout in ../shared)", dir)
-	}
-	return dir
-}
 
 type piCase struct {
 	name string
@@ -51,7 +37,7 @@ type piCase struct {
 
 func loadPiCases(t *testing.T) []piCase {
 	t.Helper()
-	root := filepath.Join(corpusDir(t, "pi"), "cases")
+	root := filepath.Join(testenv.Corpus(t, "pi"), "cases")
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)

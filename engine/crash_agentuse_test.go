@@ -29,37 +29,17 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
 func TestCrashAgentUseWorkloads(t *testing.T) {
-	seed := *crashSeed
-	n := *crashWorkloads
-	var deadline time.Time
-	switch {
-	case crashLong && n == 0:
-		deadline = time.Now().Add(*crashTime / 4)
-		n = 1 << 30
-	case n == 0 && testing.Short():
-		n = 5
-	case n == 0:
-		n = 20
-	}
-	if seed == 0 {
-		seed = 1
-		if crashLong {
-			seed = uint64(time.Now().UnixNano())
-		}
-	}
-	t.Logf("AgentUse crash workloads: first seed %d (rerun one with -crash.seed=S -crash.workloads=1)", seed)
+	plan := testenv.CrashPlan(t, 5, 20, 0.25)
 	var st auStats
-	for i := 0; i < n; i++ {
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			break
-		}
-		w := newAUWorkload(t, seed+uint64(i), &st)
+	for i := 0; plan.More(i); i++ {
+		w := newAUWorkload(t, plan.Seed+uint64(i), &st)
 		w.run()
 		st.workloads++
 		if t.Failed() {

@@ -36,7 +36,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -50,17 +49,11 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 	"github.com/sessctl/sessctl/migrate"
-)
-
-var (
-	crashSeed      = flag.Uint64("crash.seed", 0, "seed of the first crash workload (0: 1 in short runs, the clock in long ones)")
-	crashWorkloads = flag.Int("crash.workloads", 0, "number of crash workloads (0: by build; long runs go on for -crash.time)")
-	crashTime      = flag.Duration("crash.time", 2*time.Minute, "how long the long crash run (-tags crash) goes on")
-	crashTrace     = flag.Bool("crash.trace", false, "log every operation and filesystem call of the crash workloads")
 )
 
 const (
@@ -81,31 +74,11 @@ type crashStats struct {
 }
 
 func TestCrashWorkloads(t *testing.T) {
-	seed := *crashSeed
-	n := *crashWorkloads
-	var deadline time.Time
-	switch {
-	case crashLong && n == 0:
-		deadline = time.Now().Add(*crashTime)
-		n = 1 << 30
-	case n == 0 && testing.Short():
-		n = 8
-	case n == 0:
-		n = 30
-	}
-	if seed == 0 {
-		seed = 1
-		if crashLong {
-			seed = uint64(time.Now().UnixNano())
-		}
-	}
-	t.Logf("crash workloads: first seed %d (rerun one with -crash.seed=S -crash.workloads=1)", seed)
+	plan := testenv.CrashPlan(t, 8, 30, 1)
 	var st crashStats
-	for i := 0; i < n; i++ {
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			break
-		}
-		w := newWorkload(t, seed+uint64(i), &st)
+	for i := 0; plan.More(i); i++ {
+		w := newWorkload(t, plan.Seed+uint64(i), &st)
+		w.trace = plan.Trace
 		w.run()
 		st.workloads++
 		if t.Failed() {
@@ -133,6 +106,7 @@ var errCrashed = errors.New("simulated power cut")
 type workload struct {
 	t     *testing.T
 	seed  uint64
+	trace bool       // log every operation (-crash.trace)
 	rng   *rand.Rand // the workload's choices
 	crng  *rand.Rand // the crash's choices
 	st    *crashStats
@@ -258,7 +232,7 @@ func (w *workload) cycle() {
 }
 
 func (w *workload) tracef(format string, args ...any) {
-	if *crashTrace {
+	if w.trace {
 		w.t.Logf(format, args...)
 	}
 }

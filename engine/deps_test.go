@@ -33,9 +33,9 @@ var allowed = map[string][]string{
 	"cmd/sessctl":        {"*"},
 
 	// The importers' shared test checks build pi's context (test code only).
-	"migrate/internal/importtest": {"internal/jsonl", "tree", "compaction", "migrate", "migrate/"},
-	// Finds pi and Node for tests that run pi beside sessctl (test code only).
-	"internal/pitest": {},
+	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},
+	// What tests share: corpora, pi, child processes, crash plans (test code only).
+	"internal/testenv": {},
 }
 
 // rule returns the allow list of a package (migrate's subpackages share

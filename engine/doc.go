@@ -15,15 +15,23 @@
 // Ids and the clock are injectable (Options), so written bytes can be
 // compared with pi's.
 //
-// A minimal agent:
+// A minimal agent (the package example):
 //
-//	s, err := engine.Create(ctx, cwd, engine.Options{})
-//	if err != nil { ... }
-//	defer s.Close()
-//	s.AppendModelChange("anthropic", "claude-sonnet-4-5")
-//	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1772355600000}`))
-//	s.AppendMessage(assistantReply) // the file appears now (pi's rule)
-//	ctx := s.Context()              // what to send to the model next
+//	func agent(ctx context.Context, cwd string, opts engine.Options, reply json.RawMessage) error {
+//		s, err := engine.Create(ctx, cwd, opts) // engine.Options{}: pi's store, every append fsynced
+//		if err != nil {
+//			return err
+//		}
+//		defer s.Close()
+//		s.AppendModelChange("anthropic", "claude-sonnet-4-5")
+//		s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1772355600000}`))
+//		if _, err := s.AppendMessage(reply); err != nil { // the file appears now (pi's rule)
+//			return err
+//		}
+//		next := s.Context() // what to send to the model next
+//		fmt.Println(len(next.Messages), "messages for", string(next.Model))
+//		return nil
+//	}
 //
 // # Durability
 //

@@ -142,7 +142,7 @@ func TestHostileInputs(t *testing.T) {
 	})
 	t.Run("a named pipe among the sessions is skipped, not waited on", func(t *testing.T) {
 		dir := filepath.Dir(writeSession(t, msgLine("a1", "", `"hi"`)))
-		if err := syscall.Mkfifo(filepath.Join(dir, "pipe.jsonl"), 0o600); err != nil {
+		if err := mkfifo(filepath.Join(dir, "pipe.jsonl")); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
 		done := make(chan []engine.SessionInfo, 1)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,21 +15,15 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
-// The kill test re-runs this test binary as an appender: when
-// SESSCTL_KILL_CHILD names a session file, the process opens it for
-// writing and appends messages "n=<i>" forever, printing "ack <i>" after
-// each append returns. The parent kills it with SIGKILL at a random moment.
-func init() {
-	path := os.Getenv("SESSCTL_KILL_CHILD")
-	if path == "" {
-		return
-	}
-	os.Exit(killChild(path))
-}
-
-func killChild(path string) int {
+// appender is the child the kill test starts (see main_test.go): it opens
+// the session file named by its argument for writing and appends messages
+// "n=<i>" forever, printing "ack <i>" after each append returns. The
+// parent kills it with SIGKILL at a random moment.
+func appender() int {
+	path := os.Args[1]
 	s, err := engine.Open(context.Background(), path, engine.Options{Sync: engine.SyncEach, Command: "kill-child"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child open:", err)
@@ -76,8 +69,7 @@ func TestKillWhileAppending(t *testing.T) {
 	acked := map[int]bool{}
 	lost, torn := 0, 0
 	for k := 0; k < kills; k++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "SESSCTL_KILL_CHILD="+path, "GORACE=atexit_sleep_ms=0")
+		cmd := testenv.Command("appender", path)
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/internal/pitest"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/lock"
 )
 
@@ -31,7 +31,7 @@ import (
 // is rare, so this test catches it in some runs, not in all; the
 // deterministic tests of the same code are in concurrent_test.go.)
 func TestLabelsBesideARunningPi(t *testing.T) {
-	node, modules := pitest.Find(t)
+	node, modules := testenv.Pi(t)
 	dir := t.TempDir()
 	s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir})
 	if err != nil {

@@ -12,31 +12,31 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
-// Environment variables that turn the test binary into a helper process.
+// Environment variables that configure a helper process.
 const (
-	envRole    = "SESSCTL_LOCK_HELPER"
 	envPath    = "SESSCTL_LOCK_PATH"
 	envNoFlock = "SESSCTL_LOCK_NOFLOCK"
 	envMarker  = "SESSCTL_LOCK_MARKER"
 	envCycles  = "SESSCTL_LOCK_CYCLES"
 )
 
-// TestHelperProcess is not a test: it is the body of the helper processes
-// the real-process tests start by re-running the test binary. Roles:
+// helpers are the helper processes the real-process tests start by
+// re-running the test binary (see main_test.go), by role:
 //
 //	hold   acquire the lock, print "ready", hold it until stdin is closed
 //	sleep  print "ready", then wait until stdin is closed (a live pid)
 //	exit   exit at once (a pid that is gone once reaped)
 //	loop   acquire and release the lock for SESSCTL_LOCK_CYCLES cycles,
 //	       proving exclusive ownership with an O_EXCL marker file
-func TestHelperProcess(t *testing.T) {
-	role := os.Getenv(envRole)
-	if role == "" {
-		return
-	}
-	os.Exit(runHelper(role))
+var helpers = map[string]func() int{
+	"hold":  func() int { return runHelper("hold") },
+	"sleep": func() int { return runHelper("sleep") },
+	"exit":  func() int { return runHelper("exit") },
+	"loop":  func() int { return runHelper("loop") },
 }
 
 func runHelper(role string) int {
@@ -128,11 +128,7 @@ type helper struct {
 // helperCmd returns the command that runs this test binary as a helper.
 func helperCmd(t *testing.T, role string, env ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-	// The race detector sleeps a second before a process exits unless told
-	// otherwise; helpers exit often.
-	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
-	cmd.Env = append(os.Environ(), envRole+"="+role, "GORACE="+gorace)
+	cmd := testenv.Command(role)
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	return cmd

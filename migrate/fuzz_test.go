@@ -4,42 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/migrate"
 )
-
-// corpusSessionFiles returns the session files of the pi conformance
-// corpus in ../shared, for fuzz seeds.
-func corpusSessionFiles(f *testing.F) [][]byte {
-	f.Helper()
-	root := filepath.Join("..", "..", "shared", "conformance", "pi", "cases")
-	if _, err := os.Stat(root); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			f.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", root, err)
-		}
-		f.Logf("conformance corpus %s not found; seeding from the fixtures only", root)
-		return nil
-	}
-	var out [][]byte
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		out = append(out, data)
-		return err
-	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	return out
-}
 
 var migrateFixtures = []string{
 	// JavaScript whitespace around the text, which pi trims.
@@ -84,7 +54,7 @@ func FuzzMigrate(f *testing.F) {
 	for _, s := range migrateFixtures {
 		f.Add([]byte(s))
 	}
-	for _, data := range corpusSessionFiles(f) {
+	for _, data := range testenv.CorpusFiles(f, testenv.Suffix(".jsonl"), "pi", "cases") {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

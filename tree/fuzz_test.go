@@ -2,14 +2,12 @@ package tree_test
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -91,8 +89,10 @@ func fuzzEntries(t *testing.T, data []byte) []jsonl.Entry {
 // starts with '{' is a session file (the corpus seeds); anything else is
 // decoded by fuzzEntries, which reaches odd shapes much faster.
 func FuzzBuild(f *testing.F) {
-	for _, data := range corpusFiles(f) {
-		f.Add(data)
+	for _, data := range testenv.CorpusFiles(f, testenv.Suffix(".jsonl"), "pi", "cases") {
+		if len(data) > 0 && data[0] == '{' {
+			f.Add(data)
+		}
 	}
 	f.Add([]byte{})
 	f.Add([]byte{0, 12, 0, 1, 0, 1, 2, 1, 2})                // a chain
@@ -196,33 +196,4 @@ func checkBranch(t *testing.T, ix *tree.Index, id string, path []*jsonl.Entry, d
 			t.Fatalf("Branch(%q): %q follows %q but its parent is %q", id, tree.Key(e), tree.Key(path[i-1]), p)
 		}
 	}
-}
-
-// corpusFiles returns the session files of the pi conformance corpus in
-// ../shared, for fuzz seeds.
-func corpusFiles(f *testing.F) [][]byte {
-	f.Helper()
-	root := filepath.Join("..", "..", "shared", "conformance", "pi", "cases")
-	if _, err := os.Stat(root); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			f.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", root, err)
-		}
-		f.Logf("conformance corpus %s not found; seeding from the fixtures only", root)
-		return nil
-	}
-	var out [][]byte
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if len(data) > 0 && data[0] == '{' {
-			out = append(out, data)
-		}
-		return err
-	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	return out
 }

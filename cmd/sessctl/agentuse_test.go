@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -20,14 +21,7 @@ import (
 // XDG_DATA_HOME at it. It returns the project directory.
 func auCorpusProject(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "..", "shared", "conformance", "agentuse", "api-driven", "xdg-data",
-		"agentuse", "project", "a451240a36c0c105", "session")
-	if _, err := os.Stat(src); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			t.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", src, err)
-		}
-		t.Skipf("conformance corpus %s not found; skipping (it lives beside the checkout in ../shared)", src)
-	}
+	src := testenv.Corpus(t, "agentuse", "api-driven", "xdg-data", "agentuse", "project", "a451240a36c0c105", "session")
 	project, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -10,36 +10,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
-
-// foreignCorpus returns ../shared/conformance/foreign beside the
-// repository, skipping the test when it is absent (failing instead when
-// SESSCTL_REQUIRE_CONFORMANCE=1).
-func foreignCorpus(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = up
-	}
-	p := filepath.Join(dir, "..", "shared", "conformance", "foreign")
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			t.Fatalf("foreign corpus missing at %s", p)
-		}
-		t.Skipf("foreign corpus not found at %s; skipping", p)
-	}
-	return p
-}
 
 // isolate points every store location at dir, so the machine's own
 // stores are never read and pi's store is dir/pi.
@@ -77,7 +49,7 @@ func importJSON(t *testing.T, wantCode int, args ...string) importDoc {
 // it, checks subagents name their parent's file, and imports again to
 // check that nothing changes.
 func TestImportCorpus(t *testing.T) {
-	corpus := foreignCorpus(t)
+	corpus := testenv.Corpus(t, "foreign")
 	tmp := t.TempDir()
 	isolate(t, tmp)
 	stores := []struct{ source, path string }{
@@ -166,7 +138,7 @@ func TestImportAll(t *testing.T) {
 		t.Errorf("the places looked in are not listed:\n%s", out)
 	}
 
-	corpus := foreignCorpus(t)
+	corpus := testenv.Corpus(t, "foreign")
 	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(corpus, "claude", "hier-subagent-2.1.97", "claude-home"))
 	t.Setenv("WINDSURF_SESSIONS_DIR", filepath.Join(corpus, "windsurf", "handmade-cascade-json", "cascade"))
 	out, _, code = runCLI(t, "import", "--all", "--dry-run")

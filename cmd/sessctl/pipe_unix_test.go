@@ -6,11 +6,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // TestClosedStdout runs real sessctl processes whose standard output is
@@ -38,8 +39,7 @@ func TestClosedStdout(t *testing.T) {
 		{"tree", path},
 	} {
 		t.Run(strings.Join(args[:len(args)-1], " "), func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], args...)
-			cmd.Env = append(os.Environ(), "SESSCTL_TEST_MAIN=1", "GORACE=atexit_sleep_ms=0")
+			cmd := testenv.Command("sessctl", args...)
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // TestReadCommandErrors checks exit codes, and that every error goes to
@@ -273,7 +275,7 @@ func TestExportFile(t *testing.T) {
 // TestShowAgentUse checks that show hands AgentUse sessions to the
 // AgentUse transcript.
 func TestShowAgentUse(t *testing.T) {
-	cases := corpusCases(t) // skips without the shared corpora
+	cases := testenv.Corpus(t, "pi", "cases")
 	root := filepath.Join(cases, "..", "..", "agentuse", "api-driven", "xdg-data", "agentuse", "project")
 	dirs, _ := filepath.Glob(filepath.Join(root, "*", "session", "*", "session.json"))
 	if len(dirs) == 0 {

@@ -4,14 +4,14 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // TestResolveSaysWhatIsWrong: a session named by a path is "not found"
@@ -79,19 +79,6 @@ func TestResolveUnreadable(t *testing.T) {
 	}
 }
 
-// cliAsUserEnv carries the arguments of a CLI run in a re-executed test
-// binary, separated by US (0x1f).
-const cliAsUserEnv = "SESSCTL_TEST_CLI_ARGS"
-
-// TestCLIAsUserHelper is the re-executed side of runAsNobody.
-func TestCLIAsUserHelper(t *testing.T) {
-	args := os.Getenv(cliAsUserEnv)
-	if args == "" {
-		t.Skip("helper for runAsNobody")
-	}
-	os.Exit(run(context.Background(), strings.Split(args, "\x1f"), strings.NewReader(""), os.Stdout, os.Stderr))
-}
-
 // asUserDir returns a fresh directory that an ordinary user can reach
 // (0755 up to /tmp). It skips the test unless it runs as root.
 func asUserDir(t *testing.T) string {
@@ -112,16 +99,10 @@ func asUserDir(t *testing.T) string {
 // function that runs the CLI there as uid and gid 65534.
 func asNobody(t *testing.T, dir string) func(args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "sessctl.test")
-	noErr(t, copyExecutable(self, bin))
+	bin := testenv.CopyBinary(t, dir)
 	return func(args ...string) (string, string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, "-test.run=^TestCLIAsUserHelper$")
-		cmd.Env = append(os.Environ(), cliAsUserEnv+"="+strings.Join(args, "\x1f"))
+		cmd := testenv.CommandAt(bin, "sessctl", args...)
 		cmd.Dir = "/"
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		var out, errb bytes.Buffer
@@ -135,21 +116,4 @@ func asNobody(t *testing.T, dir string) func(args ...string) (stdout, stderr str
 		}
 		return out.String(), errb.String(), 0
 	}
-}
-
-func copyExecutable(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // TestSIGTERMDuringCompact starts a real `sessctl compact` whose summary
@@ -26,9 +27,9 @@ func TestSIGTERMDuringCompact(t *testing.T) {
 	src, _ := mutSession(t, cwd)
 	before := mustRead(t, src)
 	pidFile := filepath.Join(t.TempDir(), "pgid")
-	cmd := exec.Command(os.Args[0], "compact", src, "--keep-tokens", "30",
+	cmd := testenv.Command("sessctl", "compact", src, "--keep-tokens", "30",
 		"--summary-cmd", `echo $$ > "$SESSCTL_TEST_PIDFILE.tmp" && mv "$SESSCTL_TEST_PIDFILE.tmp" "$SESSCTL_TEST_PIDFILE"; sleep 1000; echo late`)
-	cmd.Env = append(os.Environ(), "SESSCTL_TEST_MAIN=1", "SESSCTL_TEST_PIDFILE="+pidFile, "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(cmd.Env, "SESSCTL_TEST_PIDFILE="+pidFile)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 const vHeader = `{"type":"session","version":3,"id":"5e55-v","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w"}`
@@ -286,26 +287,12 @@ func TestRepairBeside(t *testing.T) {
 	}
 }
 
-// corpusCases returns the pi corpus's cases directory, skipping the test
-// where it is absent unless SESSCTL_REQUIRE_CONFORMANCE=1.
-func corpusCases(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "conformance", "pi", "cases")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			t.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", dir, err)
-		}
-		t.Skipf("conformance corpus %s not found; skipping (it lives beside the checkout in ../shared)", dir)
-	}
-	return dir
-}
-
 // TestVerifyCorpus runs verify over every file of the pi corpus. The
 // files pi wrote or loads as they are pass; the ones the corpus damaged
 // on purpose (or that pi's bugs damaged) fail with exactly these
 // problems, and repair turns each into a file that passes.
 func TestVerifyCorpus(t *testing.T) {
-	dir := corpusCases(t)
+	dir := testenv.Corpus(t, "pi", "cases")
 	damaged := map[string][]string{
 		// pi glued its next append onto a line without a newline.
 		"append-after-bad-tail/after-append/no-final-newline.jsonl": {"malformed"},

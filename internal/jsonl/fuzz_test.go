@@ -3,9 +3,6 @@ package jsonl_test
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,35 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
-
-// corpusFiles returns the session files of the pi conformance corpus in
-// ../shared, for fuzz seeds. Without the corpus the fuzzers run on their
-// own fixtures, unless SESSCTL_REQUIRE_CONFORMANCE=1 demands it.
-func corpusFiles(f *testing.F) [][]byte {
-	f.Helper()
-	root := filepath.Join("..", "..", "shared", "conformance", "pi", "cases")
-	if _, err := os.Stat(root); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			f.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", root, err)
-		}
-		f.Logf("conformance corpus %s not found; seeding from the fixtures only", root)
-		return nil
-	}
-	var out [][]byte
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		out = append(out, data)
-		return err
-	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	return out
-}
 
 // Fixture lines: every entry type, escapes, unknown members, duplicate
 // keys, non-string ids, numbers in every notation, broken JSON.
@@ -77,7 +47,7 @@ func FuzzParseEntry(f *testing.F) {
 	for _, l := range fuzzLines {
 		f.Add([]byte(l))
 	}
-	for _, data := range corpusFiles(f) {
+	for _, data := range testenv.CorpusFiles(f, testenv.Suffix(".jsonl"), "pi", "cases") {
 		for _, l := range bytes.Split(data, []byte{'\n'}) {
 			f.Add(l)
 		}
@@ -270,7 +240,7 @@ func FuzzParseFile(f *testing.F) {
 	for _, s := range fuzzFiles {
 		f.Add([]byte(s))
 	}
-	for _, data := range corpusFiles(f) {
+	for _, data := range testenv.CorpusFiles(f, testenv.Suffix(".jsonl"), "pi", "cases") {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

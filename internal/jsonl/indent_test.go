@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // The expected layouts were produced by Node 20's
@@ -43,13 +45,7 @@ func TestIndentMatchesJSONStringify(t *testing.T) {
 // TestIndentReproducesAgentUseFiles re-lays out every JSON file AgentUse
 // wrote into the conformance corpus; each must come out byte-identical.
 func TestIndentReproducesAgentUseFiles(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "conformance", "agentuse")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			t.Fatalf("conformance corpus %s is required (SESSCTL_REQUIRE_CONFORMANCE=1) but missing: %v", dir, err)
-		}
-		t.Skipf("conformance corpus %s not found; skipping (it lives beside the checkout in ../shared)", dir)
-	}
+	dir := testenv.Corpus(t, "agentuse")
 	n := 0
 	err := filepath.WalkDir(filepath.Join(dir, "api-driven"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {

@@ -5,16 +5,15 @@ package vfs_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -151,19 +150,11 @@ func TestCheckReplaceRefuses(t *testing.T) {
 	}
 }
 
-// asUserEnv names the directory a re-executed test binary works in as an
-// unprivileged user.
-const asUserEnv = "SESSCTL_TEST_AS_USER_DIR"
-
 // TestWriteFileAtomicAsAnotherUser runs the rewrite as an ordinary user
 // (nobody), as most people run sessctl: it may not rewrite a file it
 // could not write, nor one whose owner or group it could not keep; it
 // rewrites its own files keeping their mode. Needs root to switch users.
 func TestWriteFileAtomicAsAnotherUser(t *testing.T) {
-	if dir := os.Getenv(asUserEnv); dir != "" {
-		asUser(t, dir)
-		return
-	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run a helper as another user")
 	}
@@ -175,12 +166,7 @@ func TestWriteFileAtomicAsAnotherUser(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	must(t, os.Chmod(base, 0o755))
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(base, "layout.test")
-	copyFile(t, self, bin, 0o755)
+	bin := testenv.CopyBinary(t, base)
 	dir := filepath.Join(base, "store")
 	must(t, os.Mkdir(dir, 0o777))
 	must(t, os.Chmod(dir, 0o777))
@@ -204,8 +190,7 @@ func TestWriteFileAtomicAsAnotherUser(t *testing.T) {
 		must(t, os.Chmod(p, f.mode))
 		names = append(names, f.name)
 	}
-	cmd := exec.Command(bin, "-test.run=^TestWriteFileAtomicAsAnotherUser$", "-test.v")
-	cmd.Env = append(os.Environ(), asUserEnv+"="+dir)
+	cmd := testenv.CommandAt(bin, "rewrite-all", dir)
 	cmd.Dir = base
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
 	out, err := cmd.CombinedOutput()
@@ -234,12 +219,15 @@ func TestWriteFileAtomicAsAnotherUser(t *testing.T) {
 	noTemps(t, dir)
 }
 
-// asUser is the helper's side: it rewrites every file in dir and prints
-// one RESULT line per file.
-func asUser(t *testing.T, dir string) {
+// rewriteAll is the child TestWriteFileAtomicAsAnotherUser starts as
+// another user (see main_test.go): it rewrites every file in the directory
+// named by its argument and prints one RESULT line per file.
+func rewriteAll() int {
+	dir := os.Args[1]
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		t.Fatal(err)
+		fmt.Println(err)
+		return 1
 	}
 	for _, e := range ents {
 		name := strings.TrimSuffix(e.Name(), ".jsonl")
@@ -262,21 +250,5 @@ func asUser(t *testing.T, dir string) {
 		}
 	}
 	fmt.Println("uid", strconv.Itoa(os.Geteuid()))
-}
-
-func copyFile(t *testing.T, src, dst string, mode fs.FileMode) {
-	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	must(t, out.Close())
+	return 0
 }

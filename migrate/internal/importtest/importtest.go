@@ -6,50 +6,28 @@ package importtest
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
 )
 
-// RepoRoot returns the directory holding go.mod, walking up from the
-// test's working directory.
+// RepoRoot returns the directory holding go.mod (testenv.RepoRoot).
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = up
-	}
+	return testenv.RepoRoot(t)
 }
 
 // Corpus returns ../shared/conformance/foreign/<parts> beside the
-// repository. It skips the test when the corpus is absent, and fails it
-// instead when SESSCTL_REQUIRE_CONFORMANCE=1.
+// repository (see testenv.Corpus: skipped when absent, failed then when
+// SESSCTL_REQUIRE_CONFORMANCE=1).
 func Corpus(t testing.TB, parts ...string) string {
 	t.Helper()
-	p := filepath.Join(append([]string{RepoRoot(t), "..", "shared", "conformance", "foreign"}, parts...)...)
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("SESSCTL_REQUIRE_CONFORMANCE") == "1" {
-			t.Fatalf("foreign conformance corpus missing at %s (SESSCTL_REQUIRE_CONFORMANCE=1)", p)
-		}
-		t.Skipf("foreign conformance corpus not found at %s; skipping", p)
-	}
-	return p
+	return testenv.Corpus(t, append([]string{"foreign"}, parts...)...)
 }
 
 // Result is everything one run of an importer over a store produced.

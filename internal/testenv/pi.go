@@ -1,6 +1,7 @@
-// Package pitest finds pi 0.58.3 (@mariozechner/pi-coding-agent) and Node
-// for tests that run the reference implementation beside sessctl.
-package pitest
+package testenv
+
+// pi 0.58.3 (@mariozechner/pi-coding-agent) and Node, for tests that run
+// the reference implementation beside sessctl.
 
 import (
 	"os"
@@ -9,18 +10,18 @@ import (
 	"testing"
 )
 
-// Version is the pi version the tests run.
-const Version = "0.58.3"
+// PiVersion is the pi version the tests run.
+const PiVersion = "0.58.3"
 
-// Find returns the node binary and the folder where pi was npm-installed
+// Pi returns the node binary and the folder where pi was npm-installed
 // (the one holding node_modules): $SESSCTL_PI_MODULES, else
 // ${XDG_CACHE_HOME:-$HOME/.cache}/sessctl/pi, where scripts/pi-install.sh
 // installs it. When either is missing the test is skipped with a message
 // saying how to install them, or fails when SESSCTL_REQUIRE_PI=1 (CI sets
 // it).
-func Find(t testing.TB) (node, modules string) {
+func Pi(t testing.TB) (node, modules string) {
 	t.Helper()
-	modules = Dir()
+	modules = PiDir()
 	pkg := filepath.Join(modules, "node_modules", "@mariozechner", "pi-coding-agent", "package.json")
 	node, err := exec.LookPath("node")
 	missing := ""
@@ -28,7 +29,7 @@ func Find(t testing.TB) (node, modules string) {
 	case err != nil:
 		missing = "node is not on PATH (Node.js 20 or later is needed)"
 	case !exists(pkg):
-		missing = "pi " + Version + " is not installed in " + modules + " (run scripts/pi-install.sh, or set SESSCTL_PI_MODULES)"
+		missing = "pi " + PiVersion + " is not installed in " + modules + " (run scripts/pi-install.sh, or set SESSCTL_PI_MODULES)"
 	}
 	if missing != "" {
 		if os.Getenv("SESSCTL_REQUIRE_PI") == "1" {
@@ -39,8 +40,8 @@ func Find(t testing.TB) (node, modules string) {
 	return node, modules
 }
 
-// Dir is the folder Find looks in.
-func Dir() string {
+// PiDir is the folder Pi looks in.
+func PiDir() string {
 	if d := os.Getenv("SESSCTL_PI_MODULES"); d != "" {
 		if filepath.Base(d) == "node_modules" {
 			return filepath.Dir(d)

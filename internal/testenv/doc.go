@@ -1,0 +1,20 @@
+// Package testenv is what the module's tests share about their
+// surroundings (test code only; no library imports it):
+//
+//   - Corpus and CorpusFiles find the conformance corpora in
+//     ../shared/conformance beside the checkout. Where a corpus is absent
+//     (a fresh clone) the test is skipped, or CorpusFiles gives no seeds,
+//     with a message saying so; with SESSCTL_REQUIRE_CONFORMANCE=1 (CI)
+//     it fails instead.
+//   - Pi finds pi 0.58.3 and Node for tests that run pi beside sessctl,
+//     skipping without them, failing with SESSCTL_REQUIRE_PI=1.
+//   - Main and Command are the one way a test runs its own binary as a
+//     child process (a writer to kill, a lock holder, the CLI under a
+//     signal or another user): each package that needs one has a TestMain
+//     in main_test.go that calls Main with its named children, and the
+//     test starts one with Command.
+//   - CrashPlan reads the -crash.* flags and the crash build tag of the
+//     randomized crash workloads (make crash).
+//
+// It never prints and never exits: failures go through testing.TB.
+package testenv

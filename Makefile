@@ -40,14 +40,14 @@ fuzz:
 	$(GO) test -run=NONE -fuzz='^FuzzParseFile$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
 	$(GO) test -run=NONE -fuzz='^FuzzMigrate$$' -fuzztime=$(FUZZTIME) ./migrate/
 	$(GO) test -run=NONE -fuzz='^FuzzBuild$$' -fuzztime=$(FUZZTIME) ./tree/
-	$(GO) test -run=NONE -fuzz='^FuzzAgentUsePart$$' -fuzztime=$(FUZZTIME) ./engine/
+	$(GO) test -run=NONE -fuzz='^FuzzAgentUsePart$$' -fuzztime=$(FUZZTIME) ./engine/agentuse/
 
 # make crash: the randomized crash workloads for CRASHTIME, from a seed
 # taken from the clock unless CRASHSEED is set (the run prints it).
 CRASHTIME ?= 2m
 CRASHSEED ?= 0
 crash:
-	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
+	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ ./engine/agentuse/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
 	SESSCTL_KILLS=200 $(GO) test -run TestKillWhileAppending -count=1 -v -timeout 30m ./engine/
 
 # make bench: Go benchmarks and whole-process runs on generated workloads

@@ -99,9 +99,6 @@ func TestCrashWorkloads(t *testing.T) {
 	}
 }
 
-// errCrashed fails every filesystem call once the power is cut.
-var errCrashed = errors.New("simulated power cut")
-
 // workload is one randomized run: several crash cycles on one machine.
 type workload struct {
 	t     *testing.T
@@ -239,7 +236,7 @@ func (w *workload) tracef(format string, args ...any) {
 
 func (w *workload) hook(op vfstest.Op, path string) error {
 	if w.dead {
-		return errCrashed
+		return testenv.ErrPowerCut
 	}
 	w.tracef("    fs %s %s", op, path)
 	w.st.ops++
@@ -250,7 +247,7 @@ func (w *workload) hook(op vfstest.Op, path string) error {
 	if w.opsLeft <= 0 {
 		w.tracef("    power cut before %s %s", op, path)
 		w.cut()
-		return errCrashed
+		return testenv.ErrPowerCut
 	}
 	return nil
 }
@@ -530,20 +527,20 @@ func (w *workload) step() {
 		target := ids[r.IntN(len(ids))]
 		var label *string
 		if r.IntN(4) > 0 {
-			l := randText(r, 1, 3)
+			l := testenv.RandomText(r, 1, 3)
 			label = &l
 		}
 		w.writeOp("label", func() error { _, err := s.AppendLabelChange(target, label); return err })
 	case k < 52:
-		w.writeOp("session info", func() error { _, err := s.AppendSessionInfo(" " + randText(r, 1, 4) + " "); return err })
+		w.writeOp("session info", func() error { _, err := s.AppendSessionInfo(" " + testenv.RandomText(r, 1, 4) + " "); return err })
 	case k < 54:
 		w.writeOp("custom entry", func() error {
-			_, err := s.AppendCustomEntry("crash-test", json.RawMessage(fmt.Sprintf(`{"n":%d,"note":%s}`, r.IntN(1000), jsonl.AppendString(nil, randText(r, 1, 8)))))
+			_, err := s.AppendCustomEntry("crash-test", json.RawMessage(fmt.Sprintf(`{"n":%d,"note":%s}`, r.IntN(1000), jsonl.AppendString(nil, testenv.RandomText(r, 1, 8)))))
 			return err
 		})
 	case k < 56:
 		w.writeOp("custom message", func() error {
-			_, err := s.AppendCustomMessageEntry("crash-note", randText(r, 3, 20), r.IntN(2) == 0, nil)
+			_, err := s.AppendCustomMessageEntry("crash-note", testenv.RandomText(r, 3, 20), r.IntN(2) == 0, nil)
 			return err
 		})
 	case k < 64 && len(ids) > 0:
@@ -558,7 +555,7 @@ func (w *workload) step() {
 			from = &ids[r.IntN(len(ids))]
 		}
 		w.writeOp("branch with summary", func() error {
-			_, err := s.BranchWithSummary(from, "Summary: "+randText(r, 5, 30), nil, nil)
+			_, err := s.BranchWithSummary(from, "Summary: "+testenv.RandomText(r, 5, 30), nil, nil)
 			return err
 		})
 	case k < 76:
@@ -568,7 +565,7 @@ func (w *workload) step() {
 			kept = path[r.IntN(len(path))].ID
 		}
 		w.writeOp("compaction", func() error {
-			_, err := s.AppendCompaction(engine.Compaction{Summary: "Compacted: " + randText(r, 10, 60), FirstKeptEntryID: kept, TokensBefore: float64(1000 + r.IntN(100000))})
+			_, err := s.AppendCompaction(engine.Compaction{Summary: "Compacted: " + testenv.RandomText(r, 10, 60), FirstKeptEntryID: kept, TokensBefore: float64(1000 + r.IntN(100000))})
 			return err
 		})
 	case k < 80 && len(ids) > 0:
@@ -795,27 +792,6 @@ func (w *workload) verifyFile(fsys vfs.FS, file string, want []string, failed in
 
 // ---- realistic content ----
 
-var words = strings.Fields(`the a file function error test build run go module session entry append
-	sync crash fsync rename directory parser tree branch compaction summary token model
-	<div> a&b x<y "quoted" back\slash tab	here naïve café 日本語 emoji🙂 line\u2028sep
-	if err != nil { return err } func main() {} SELECT * FROM t; ../../etc/passwd`)
-
-func randText(r *rand.Rand, minWords, maxWords int) string {
-	n := minWords + r.IntN(maxWords-minWords+1)
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			if r.IntN(12) == 0 {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(words[r.IntN(len(words))])
-	}
-	return b.String()
-}
-
 func ms(t time.Time) float64 { return float64(t.UnixMilli()) }
 
 func textBlock(s string) []byte {
@@ -836,18 +812,18 @@ func array(items ...[]byte) []byte {
 func userMessage(r *rand.Rand, now time.Time) json.RawMessage {
 	var content []byte
 	if r.IntN(3) == 0 {
-		content = jsonl.AppendString(nil, randText(r, 3, 40))
+		content = jsonl.AppendString(nil, testenv.RandomText(r, 3, 40))
 	} else {
-		content = array(textBlock(randText(r, 3, 80)))
+		content = array(textBlock(testenv.RandomText(r, 3, 80)))
 	}
 	return jsonl.NewObject(256).String("role", "user").Raw("content", content).Number("timestamp", ms(now)).Bytes()
 }
 
 func assistantMessage(r *rand.Rand, now time.Time) json.RawMessage {
-	blocks := [][]byte{jsonl.NewObject(256).String("type", "thinking").String("thinking", randText(r, 5, 60)).String("thinkingSignature", fmt.Sprintf("sig%x", r.Uint64())).Bytes(), textBlock(randText(r, 5, 120))}
+	blocks := [][]byte{jsonl.NewObject(256).String("type", "thinking").String("thinking", testenv.RandomText(r, 5, 60)).String("thinkingSignature", fmt.Sprintf("sig%x", r.Uint64())).Bytes(), textBlock(testenv.RandomText(r, 5, 120))}
 	stop := "stop"
 	if r.IntN(2) == 0 {
-		args := jsonl.NewObject(64).String("command", "ls -la "+randText(r, 1, 2)).Bytes()
+		args := jsonl.NewObject(64).String("command", "ls -la "+testenv.RandomText(r, 1, 2)).Bytes()
 		blocks = append(blocks, jsonl.NewObject(128).String("type", "toolCall").String("id", fmt.Sprintf("toolu_%x", r.Uint64())).
 			String("name", "bash").Raw("arguments", args).Bytes())
 		stop = "toolUse"
@@ -860,7 +836,7 @@ func assistantMessage(r *rand.Rand, now time.Time) json.RawMessage {
 }
 
 func toolResult(r *rand.Rand, now time.Time) json.RawMessage {
-	out := randText(r, 20, 400)
+	out := testenv.RandomText(r, 20, 400)
 	return jsonl.NewObject(len(out)+256).String("role", "toolResult").String("toolCallId", fmt.Sprintf("toolu_%x", r.Uint64())).
 		String("toolName", "bash").Raw("content", array(textBlock(out))).Bool("isError", r.IntN(10) == 0).
 		Number("timestamp", ms(now)).Bytes()
@@ -869,7 +845,7 @@ func toolResult(r *rand.Rand, now time.Time) json.RawMessage {
 func bigToolResult(r *rand.Rand, now time.Time) json.RawMessage {
 	var b strings.Builder
 	for b.Len() < 8<<10+r.IntN(24<<10) {
-		b.WriteString(randText(r, 10, 30))
+		b.WriteString(testenv.RandomText(r, 10, 30))
 		b.WriteByte('\n')
 	}
 	return jsonl.NewObject(b.Len()+256).String("role", "toolResult").String("toolCallId", fmt.Sprintf("toolu_%x", r.Uint64())).
@@ -898,7 +874,7 @@ func legacySession(r *rand.Rand, id string, v int, now time.Time) []byte {
 			msg = userMessage(r, now)
 		case v == 2 && r.IntN(4) == 0:
 			msg = jsonl.NewObject(128).String("role", "hookMessage").String("customType", "old-hook").
-				String("content", randText(r, 2, 8)).Bool("display", true).Number("timestamp", ms(now)).Bytes()
+				String("content", testenv.RandomText(r, 2, 8)).Bool("display", true).Number("timestamp", ms(now)).Bytes()
 		default:
 			msg = assistantMessage(r, now)
 		}
@@ -918,7 +894,7 @@ func legacySession(r *rand.Rand, id string, v int, now time.Time) []byte {
 		buf.WriteByte('\n')
 		if v == 1 && i > 3 && r.IntN(4) == 0 {
 			c := jsonl.NewObject(128).String("type", "compaction").String("timestamp", jsonl.ISOTime(now)).
-				String("summary", randText(r, 5, 20)).Number("firstKeptEntryIndex", float64(1+r.IntN(i))).
+				String("summary", testenv.RandomText(r, 5, 20)).Number("firstKeptEntryIndex", float64(1+r.IntN(i))).
 				Number("tokensBefore", float64(r.IntN(9000))).Bytes()
 			buf.Write(c)
 			buf.WriteByte('\n')

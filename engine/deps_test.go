@@ -15,9 +15,11 @@ const module = "github.com/sessctl/sessctl"
 
 // allowed lists, for each package of the module, the module packages and
 // third-party modules it may import: imports point one way,
-// cmd -> engine -> compaction/migrate/lock -> tree -> internal/jsonl,
-// layout, layout/vfs. The internal packages sit at the bottom: the JSON
-// codec imports nothing, the shared errors only the codec.
+// cmd -> engine, engine/agentuse -> compaction/migrate/lock -> tree ->
+// internal/jsonl, layout, layout/vfs. The two stores do not import each
+// other; they share internal/errs. The internal packages sit at the
+// bottom: the JSON codec imports nothing, the shared errors only the
+// codec.
 var allowed = map[string][]string{
 	"internal/jsonl":     {},
 	"internal/errs":      {"internal/jsonl"},
@@ -28,7 +30,8 @@ var allowed = map[string][]string{
 	"compaction":         {"internal/jsonl", "tree"},
 	"migrate":            {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
 	"lock":               {"github.com/gofrs/flock"},
-	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "github.com/oklog/ulid/v2", "golang.org/x/sync"},
+	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "golang.org/x/sync"},
+	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"internal/workload":  {"internal/jsonl", "layout"},
 	"cmd/sessctl":        {"*"},
 

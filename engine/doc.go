@@ -1,6 +1,8 @@
-// Package engine is sessctl's public API: session managers for pi/indusagi
-// JSONL session trees and for AgentUse part/message directories, with
-// durability, one writer per session, recovery, listing, fork and branch.
+// Package engine is sessctl's public API for pi/indusagi JSONL session
+// trees: a session manager with durability, one writer per session,
+// recovery, listing, fork and branch. AgentUse's part/message directories
+// have their own package, engine/agentuse, which shares this package's
+// errors.
 //
 // # JSONL sessions
 //
@@ -81,11 +83,4 @@
 // Migrations are atomic and keep <file>.v<N>.bak. A session file removed or
 // replaced behind a writer is an error (ErrVanished), never re-created
 // without its header. Files are 0600.
-//
-// # AgentUse stores
-//
-// OpenAgentUseStore reads and writes AgentUse 0.15.0's
-// project/<hash>/session/<ULID>-<agent>/ directories byte for byte as
-// AgentUse does, under a per-session lock (session.lock), so concurrent
-// writers cannot lose each other's updates.
 package engine

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
@@ -175,42 +174,5 @@ func TestReopenMakesTheFileNameDurable(t *testing.T) {
 	defer c.Close()
 	if _, ok := c.Entry(id); !ok {
 		t.Errorf("acknowledged entry lost in a power cut: the file has %d entries after it", len(c.Entries()))
-	}
-}
-
-// TestAgentUseStoreInNewDirectoriesSurvivesPowerCut creates an AgentUse
-// session in a store whose directories do not exist yet and takes the
-// harshest crash. Only the parent of the session directory used to be
-// synced when the store root was created, so the whole store, with every
-// acknowledged file in it, could vanish.
-func TestAgentUseStoreInNewDirectoriesSurvivesPowerCut(t *testing.T) {
-	base := t.TempDir() // the writer lock lives on the real filesystem
-	disk := vfstest.NewCrashFS()
-	if err := vfs.MkdirAllSync(disk, base, vfs.DirMode); err != nil {
-		t.Fatal(err)
-	}
-	root := base + "/agentuse/project/0123456789abcdef/session"
-	s, err := engine.OpenAgentUseStore(t.Context(), engine.AgentUseOptions{SessionRoot: root, FS: disk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.Create(t.Context(), engine.AgentUseSessionSpec{Agent: engine.AgentUseAgent{ID: "a", Name: "a"}, Model: "demo:hello"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	msg, err := w.AddMessage(engine.AgentUseMessageSpec{Task: "t", ModelID: "demo:hello"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file, err := layout.AgentUseMessagePath(w.Dir(), msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := disk.Unsynced(); len(u) != 0 {
-		t.Errorf("left unsynced after acknowledged writes: %q", u)
-	}
-	if _, err := disk.CrashClone(nil).ReadFile(file); err != nil {
-		t.Errorf("acknowledged message lost in a power cut: %v", err)
 	}
 }

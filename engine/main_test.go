@@ -12,8 +12,7 @@ import (
 // generated.
 func TestMain(m *testing.M) {
 	code := testenv.Main(m, map[string]func() int{
-		"appender":        appender, // kill_test.go
-		"agentuse-writer": auWriter, // agentuse_test.go
+		"appender": appender, // kill_test.go
 	})
 	if benchFiles.tmp != "" {
 		os.RemoveAll(benchFiles.tmp)

@@ -29,10 +29,10 @@ if [ "${GOBENCH:-1}" != 0 ]; then
   # iterations to be steady.
   { SESSCTL_BENCH_DIR="$B" go test -run='^$' \
       -bench='^Benchmark(ParseFile|Canonical|OpenContext|ListScan|ListIndexed|MigrateStream|AgentUseReadSession10k)$' \
-      -benchtime=10x -count=1 ./internal/jsonl/ ./engine/ ./migrate/
+      -benchtime=10x -count=1 ./internal/jsonl/ ./engine/ ./engine/agentuse/ ./migrate/
     SESSCTL_BENCH_DIR="$B" go test -run='^$' \
       -bench='^Benchmark(IsCanonical|AppendNoSync|AppendSync|AgentUseAddPart|AgentUseUpdatePart|AcquireRelease)$' \
-      -benchtime=2s -count=1 ./internal/jsonl/ ./engine/ ./lock/
+      -benchtime=2s -count=1 ./internal/jsonl/ ./engine/ ./engine/agentuse/ ./lock/
   } | tee "$B/go-bench.txt" >&2
 fi
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
@@ -46,8 +47,8 @@ func addAgentUseFlags(fs *flag.FlagSet, list bool) *agentUseFlags {
 
 // agentUseStore opens the AgentUse store of a project directory ("" means
 // the working directory).
-func agentUseStore(e *env, project string) (*engine.AgentUseStore, error) {
-	return engine.OpenAgentUseStore(e.ctx, engine.AgentUseOptions{StateRoot: project})
+func agentUseStore(e *env, project string) (*agentuse.Store, error) {
+	return agentuse.OpenStore(e.ctx, agentuse.Options{StateRoot: project})
 }
 
 // isAgentUseSessionDir reports whether arg names an AgentUse session
@@ -65,13 +66,13 @@ func useAgentUse(store, arg string) bool {
 
 // findAgentUse resolves an AgentUse session argument: a session directory,
 // or a full id or unique id prefix in the project's store.
-func findAgentUse(e *env, project, arg string) (*engine.AgentUseStore, *engine.AgentUseSession, error) {
+func findAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Session, error) {
 	if isAgentUseSessionDir(arg) {
 		dir, err := filepath.Abs(arg)
 		if err != nil {
 			return nil, nil, err
 		}
-		st, err := engine.OpenAgentUseStore(e.ctx, engine.AgentUseOptions{SessionRoot: filepath.Dir(dir)})
+		st, err := agentuse.OpenStore(e.ctx, agentuse.Options{SessionRoot: filepath.Dir(dir)})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -91,7 +92,7 @@ func findAgentUse(e *env, project, arg string) (*engine.AgentUseStore, *engine.A
 		return nil, nil, err
 	}
 	x, err := st.Find(e.ctx, arg)
-	var amb *engine.AgentUseAmbiguousError
+	var amb *agentuse.AmbiguousError
 	if errors.As(err, &amb) {
 		ae := &ambiguousError{prefix: arg}
 		for _, c := range amb.Candidates {
@@ -113,7 +114,7 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	list, err := st.List(e.ctx, engine.AgentUseListOptions{Subagents: *f.subagents})
+	list, err := st.List(e.ctx, agentuse.ListOptions{Subagents: *f.subagents})
 	if err != nil {
 		return e.fail(err)
 	}
@@ -169,7 +170,7 @@ func shortAgentUseID(id string) string {
 }
 
 // agentUseInfoJSON is one session of `list --agentuse --json`.
-func agentUseInfoJSON(x *engine.AgentUseSession) []byte {
+func agentUseInfoJSON(x *agentuse.Session) []byte {
 	b := jsonl.NewObject(512).String("id", x.ID).String("dir", x.Dir).String("agentDir", x.AgentDir)
 	if x.Err != nil {
 		return b.String("error", x.Err.Error()).Bytes()
@@ -190,7 +191,7 @@ func agentUseInfoJSON(x *engine.AgentUseSession) []byte {
 	return b.Raw("children", auIDs(x.Children)).Bytes()
 }
 
-func auIDs(xs []*engine.AgentUseSession) []byte {
+func auIDs(xs []*agentuse.Session) []byte {
 	out := []byte{'['}
 	for i, c := range xs {
 		if i > 0 {
@@ -238,7 +239,7 @@ func runShowAgentUse(e *env, project, arg string, full, asJSON bool) int {
 
 // readAgentUse finds and reads a session; on failure it reports the error
 // and returns a nil session and the exit code.
-func readAgentUse(e *env, project, arg string) (*engine.AgentUseStore, *engine.AgentUseContents, int) {
+func readAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Contents, int) {
 	st, x, err := findAgentUse(e, project, arg)
 	if err != nil {
 		return nil, nil, e.fail(err)
@@ -252,7 +253,7 @@ func readAgentUse(e *env, project, arg string) (*engine.AgentUseStore, *engine.A
 
 // reportAgentUseProblems writes one line per damaged file to stderr and
 // returns exit code 4 when there was any.
-func reportAgentUseProblems(e *env, c *engine.AgentUseContents) int {
+func reportAgentUseProblems(e *env, c *agentuse.Contents) int {
 	for _, p := range c.Problems {
 		fmt.Fprintf(e.stderr, "sessctl: %s: damaged file skipped: %v\n", e.name, p)
 	}
@@ -274,7 +275,7 @@ func reportAgentUseProblems(e *env, c *engine.AgentUseContents) int {
 //
 // Stored files appear as parsed JSON values (null when unreadable), in
 // AgentUse's message and part order.
-func writeAgentUseJSON(w io.Writer, c *engine.AgentUseContents) error {
+func writeAgentUseJSON(w io.Writer, c *agentuse.Contents) error {
 	x := c.Session
 	b := jsonl.NewObject(1<<16).String("format", "agentuse").String("id", x.ID).String("dir", x.Dir)
 	if x.ParentID != "" {
@@ -357,7 +358,7 @@ func auRawOrNull(raw []byte, ok bool) []byte {
 //
 // Parts are in AgentUse's order. Long texts and outputs are cut to a few
 // lines unless full is set.
-func writeAgentUseTranscript(w io.Writer, c *engine.AgentUseContents, full bool) error {
+func writeAgentUseTranscript(w io.Writer, c *agentuse.Contents, full bool) error {
 	bw := bufio.NewWriter(w)
 	x := c.Session
 	status := x.Status
@@ -419,7 +420,7 @@ func writeAgentUseTranscript(w io.Writer, c *engine.AgentUseContents, full bool)
 	return bw.Flush()
 }
 
-func writeAgentUsePart(w *bufio.Writer, p *engine.AgentUsePartInfo, lines int) {
+func writeAgentUsePart(w *bufio.Writer, p *agentuse.PartInfo, lines int) {
 	raw := p.Raw
 	switch p.Type {
 	case "text":

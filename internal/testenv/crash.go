@@ -1,7 +1,10 @@
 package testenv
 
 import (
+	"errors"
 	"flag"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,6 +18,35 @@ var (
 	crashTime      = flag.Duration("crash.time", 2*time.Minute, "how long the long crash run (-tags crash) goes on")
 	crashTrace     = flag.Bool("crash.trace", false, "log every operation and filesystem call of the crash workloads")
 )
+
+// ErrPowerCut is what a crash workload's filesystem hook returns for every
+// call once it has cut the power.
+var ErrPowerCut = errors.New("simulated power cut")
+
+var words = strings.Fields(`the a file function error test build run go module session entry append
+	sync crash fsync rename directory parser tree branch compaction summary token model
+	<div> a&b x<y "quoted" back\slash tab	here naïve café 日本語 emoji🙂 line\u2028sep
+	if err != nil { return err } func main() {} SELECT * FROM t; ../../etc/passwd`)
+
+// RandomText returns minWords to maxWords random words, with the odd
+// newline, for crash workloads: among them HTML, quotes, backslashes, tabs,
+// non-ASCII letters, an emoji, U+2028 and path tricks, which every encoder
+// on the way must keep.
+func RandomText(r *rand.Rand, minWords, maxWords int) string {
+	n := minWords + r.IntN(maxWords-minWords+1)
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			if r.IntN(12) == 0 {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(words[r.IntN(len(words))])
+	}
+	return b.String()
+}
 
 // Crash is the plan of one test's run of randomized crash workloads.
 type Crash struct {

@@ -1,4 +1,4 @@
-package engine
+package agentuse
 
 import (
 	"math/rand/v2"

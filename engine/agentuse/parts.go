@@ -1,4 +1,4 @@
-package engine
+package agentuse
 
 import (
 	"context"
@@ -25,63 +25,63 @@ func startJSON(start time.Time) rawJSON {
 	return rawJSON(jsonl.NewObject(32).Raw("start", msJSON(start)).Bytes())
 }
 
-func field(k string, v any) AgentUseField { return AgentUseField{Key: k, Value: v} }
+func field(k string, v any) Field { return Field{Key: k, Value: v} }
 
-// AgentUseTextPart is an assistant text part as the runtime creates it on
+// TextPart is an assistant text part as the runtime creates it on
 // the first text delta: {type: "text", text, time: {start}}. Later deltas
 // replace text with UpdatePart; FinishText ends it.
-func AgentUseTextPart(text string, start time.Time) AgentUsePart {
-	return AgentUsePart{Type: "text", Fields: []AgentUseField{field("text", text), field("time", startJSON(start))}}
+func TextPart(text string, start time.Time) Part {
+	return Part{Type: "text", Fields: []Field{field("text", text), field("time", startJSON(start))}}
 }
 
-// AgentUseUserTextPart is a synthetic follow-up user prompt: {type:
+// UserTextPart is a synthetic follow-up user prompt: {type:
 // "text", role: "user", synthetic: true, text, time: {start, end}}.
-func AgentUseUserTextPart(text string, start, end time.Time) AgentUsePart {
+func UserTextPart(text string, start, end time.Time) Part {
 	t := jsonl.NewObject(48).Raw("start", msJSON(start)).Raw("end", msJSON(end)).Bytes()
-	return AgentUsePart{Type: "text", Fields: []AgentUseField{
+	return Part{Type: "text", Fields: []Field{
 		field("role", "user"), field("synthetic", true), field("text", text), field("time", rawJSON(t)),
 	}}
 }
 
-// AgentUseReasoningPart is a reasoning part: {type: "reasoning", text,
+// ReasoningPart is a reasoning part: {type: "reasoning", text,
 // metadata?, time: {start}}. metadata (provider data such as a signature)
 // is omitted when nil.
-func AgentUseReasoningPart(text string, metadata any, start time.Time) AgentUsePart {
-	f := []AgentUseField{field("text", text)}
+func ReasoningPart(text string, metadata any, start time.Time) Part {
+	f := []Field{field("text", text)}
 	if metadata != nil {
 		f = append(f, field("metadata", metadata))
 	}
-	return AgentUsePart{Type: "reasoning", Fields: append(f, field("time", startJSON(start)))}
+	return Part{Type: "reasoning", Fields: append(f, field("time", startJSON(start)))}
 }
 
-// AgentUseToolPart is a tool call as the runtime creates it: {type:
+// ToolPart is a tool call as the runtime creates it: {type:
 // "tool", callID, tool, state: {status: "running", input, time: {start}}}.
 // CompleteTool, FailTool, SuspendTool and ResumeTool move it on.
-func AgentUseToolPart(callID, tool string, input any, start time.Time) AgentUsePart {
+func ToolPart(callID, tool string, input any, start time.Time) Part {
 	in, err := encodeAUValue(input)
 	if err != nil || input == nil {
 		in = []byte("{}")
 	}
-	state := jsonl.NewObject(len(in)+64).String("status", AgentUseRunning).Raw("input", in).
+	state := jsonl.NewObject(len(in)+64).String("status", StatusRunning).Raw("input", in).
 		Raw("time", startJSON(start)).Bytes()
-	return AgentUsePart{Type: "tool", Fields: []AgentUseField{
+	return Part{Type: "tool", Fields: []Field{
 		field("callID", callID), field("tool", tool), field("state", rawJSON(state)),
 	}}
 }
 
-// AgentUseLogPart is a log line: {type: "log", level, message, toolId?,
+// LogPart is a log line: {type: "log", level, message, toolId?,
 // time: {start}}. level is debug, info, warn, error or system; toolID, a
 // tool call id, is omitted when "".
-func AgentUseLogPart(level, message, toolID string, start time.Time) AgentUsePart {
-	f := []AgentUseField{field("level", level), field("message", message)}
+func LogPart(level, message, toolID string, start time.Time) Part {
+	f := []Field{field("level", level), field("message", message)}
 	if toolID != "" {
 		f = append(f, field("toolId", toolID))
 	}
-	return AgentUsePart{Type: "log", Fields: append(f, field("time", startJSON(start)))}
+	return Part{Type: "log", Fields: append(f, field("time", startJSON(start)))}
 }
 
-// AgentUsePartError describes an error part.
-type AgentUsePartError struct {
+// PartError describes an error part.
+type PartError struct {
 	Source     string // agent or compaction
 	Message    string
 	Code       string // omitted when ""
@@ -89,10 +89,10 @@ type AgentUsePartError struct {
 	StatusCode int    // omitted when 0
 }
 
-// AgentUseErrorPart is a model or API failure: {type: "error", source,
+// ErrorPart is a model or API failure: {type: "error", source,
 // message, code?, detail?, statusCode?, time: {start}}.
-func AgentUseErrorPart(e AgentUsePartError, start time.Time) AgentUsePart {
-	f := []AgentUseField{field("source", e.Source), field("message", e.Message)}
+func ErrorPart(e PartError, start time.Time) Part {
+	f := []Field{field("source", e.Source), field("message", e.Message)}
 	if e.Code != "" {
 		f = append(f, field("code", e.Code))
 	}
@@ -102,11 +102,11 @@ func AgentUseErrorPart(e AgentUsePartError, start time.Time) AgentUsePart {
 	if e.StatusCode != 0 {
 		f = append(f, field("statusCode", e.StatusCode))
 	}
-	return AgentUsePart{Type: "error", Fields: append(f, field("time", startJSON(start)))}
+	return Part{Type: "error", Fields: append(f, field("time", startJSON(start)))}
 }
 
-// AgentUseCompaction describes a context compaction.
-type AgentUseCompaction struct {
+// Compaction describes a context compaction.
+type Compaction struct {
 	Reason             string // limit, approval or step
 	TokensBefore       int64
 	TokensAfter        int64
@@ -115,22 +115,22 @@ type AgentUseCompaction struct {
 	UsagePercentBefore *float64 // omitted when nil
 }
 
-// AgentUseCompactionPart is {type: "compaction", reason, tokensBefore,
+// CompactionPart is {type: "compaction", reason, tokensBefore,
 // tokensAfter, messagesBefore, messagesAfter, usagePercentBefore?, time:
 // {start}}.
-func AgentUseCompactionPart(c AgentUseCompaction, start time.Time) AgentUsePart {
-	f := []AgentUseField{
+func CompactionPart(c Compaction, start time.Time) Part {
+	f := []Field{
 		field("reason", c.Reason), field("tokensBefore", c.TokensBefore), field("tokensAfter", c.TokensAfter),
 		field("messagesBefore", c.MessagesBefore), field("messagesAfter", c.MessagesAfter),
 	}
 	if c.UsagePercentBefore != nil {
 		f = append(f, field("usagePercentBefore", rawJSON(jsonl.AppendNumber(nil, *c.UsagePercentBefore))))
 	}
-	return AgentUsePart{Type: "compaction", Fields: append(f, field("time", startJSON(start)))}
+	return Part{Type: "compaction", Fields: append(f, field("time", startJSON(start)))}
 }
 
-// AgentUseLearning describes a learning capture.
-type AgentUseLearning struct {
+// Learning describes a learning capture.
+type Learning struct {
 	Status string // captured, none or failed
 	Source string // auto or approval
 	Count  int64
@@ -138,31 +138,31 @@ type AgentUseLearning struct {
 	Detail string   // omitted when ""
 }
 
-// AgentUseLearningPart is {type: "learning", status, source, count,
+// LearningPart is {type: "learning", status, source, count,
 // titles?, detail?, time: {start}}.
-func AgentUseLearningPart(l AgentUseLearning, start time.Time) AgentUsePart {
-	f := []AgentUseField{field("status", l.Status), field("source", l.Source), field("count", l.Count)}
+func LearningPart(l Learning, start time.Time) Part {
+	f := []Field{field("status", l.Status), field("source", l.Source), field("count", l.Count)}
 	if l.Titles != nil {
 		f = append(f, field("titles", l.Titles))
 	}
 	if l.Detail != "" {
 		f = append(f, field("detail", l.Detail))
 	}
-	return AgentUsePart{Type: "learning", Fields: append(f, field("time", startJSON(start)))}
+	return Part{Type: "learning", Fields: append(f, field("time", startJSON(start)))}
 }
 
-// AgentUseFile describes a file part.
-type AgentUseFile struct {
+// File describes a file part.
+type File struct {
 	Mime     string
 	Filename string // omitted when ""
 	URL      string
 	Source   any // {type: file|symbol, path, text?: {value, start, end}}; omitted when nil
 }
 
-// AgentUseFilePart is {type: "file", mime, filename?, url, source?}.
+// FilePart is {type: "file", mime, filename?, url, source?}.
 // AgentUse defines it but its runtime never writes one.
-func AgentUseFilePart(f AgentUseFile) AgentUsePart {
-	fs := []AgentUseField{field("mime", f.Mime)}
+func FilePart(f File) Part {
+	fs := []Field{field("mime", f.Mime)}
 	if f.Filename != "" {
 		fs = append(fs, field("filename", f.Filename))
 	}
@@ -170,52 +170,52 @@ func AgentUseFilePart(f AgentUseFile) AgentUsePart {
 	if f.Source != nil {
 		fs = append(fs, field("source", f.Source))
 	}
-	return AgentUsePart{Type: "file", Fields: fs}
+	return Part{Type: "file", Fields: fs}
 }
 
-// AgentUseAgentPart is {type: "agent", name, source?} where source is
+// AgentPart is {type: "agent", name, source?} where source is
 // {value, start, end}; it is omitted when nil. Never written by the
 // AgentUse runtime.
-func AgentUseAgentPart(name string, source any) AgentUsePart {
-	f := []AgentUseField{field("name", name)}
+func AgentPart(name string, source any) Part {
+	f := []Field{field("name", name)}
 	if source != nil {
 		f = append(f, field("source", source))
 	}
-	return AgentUsePart{Type: "agent", Fields: f}
+	return Part{Type: "agent", Fields: f}
 }
 
-// AgentUseStepStartPart is {type: "step-start"}. Never written by the
+// StepStartPart is {type: "step-start"}. Never written by the
 // AgentUse runtime.
-func AgentUseStepStartPart() AgentUsePart { return AgentUsePart{Type: "step-start"} }
+func StepStartPart() Part { return Part{Type: "step-start"} }
 
-// AgentUseStepFinishPart is {type: "step-finish", cost, tokens: {input,
+// StepFinishPart is {type: "step-finish", cost, tokens: {input,
 // output, reasoning, cache: {read, write}}}. Never written by the AgentUse
 // runtime.
-func AgentUseStepFinishPart(cost float64, tokens AgentUseTokens) AgentUsePart {
-	return AgentUsePart{Type: "step-finish", Fields: []AgentUseField{
+func StepFinishPart(cost float64, tokens Tokens) Part {
+	return Part{Type: "step-finish", Fields: []Field{
 		field("cost", rawJSON(jsonl.AppendNumber(nil, cost))), field("tokens", rawJSON(tokens.json())),
 	}}
 }
 
-// AgentUseSnapshotPart is {type: "snapshot", snapshot}. Never written by
+// SnapshotPart is {type: "snapshot", snapshot}. Never written by
 // the AgentUse runtime.
-func AgentUseSnapshotPart(snapshot string) AgentUsePart {
-	return AgentUsePart{Type: "snapshot", Fields: []AgentUseField{field("snapshot", snapshot)}}
+func SnapshotPart(snapshot string) Part {
+	return Part{Type: "snapshot", Fields: []Field{field("snapshot", snapshot)}}
 }
 
-// AgentUsePatchPart is {type: "patch", hash, files}. Never written by the
+// PatchPart is {type: "patch", hash, files}. Never written by the
 // AgentUse runtime.
-func AgentUsePatchPart(hash string, files []string) AgentUsePart {
+func PatchPart(hash string, files []string) Part {
 	if files == nil {
 		files = []string{}
 	}
-	return AgentUsePart{Type: "patch", Fields: []AgentUseField{field("hash", hash), field("files", files)}}
+	return Part{Type: "patch", Fields: []Field{field("hash", hash), field("files", files)}}
 }
 
 // FinishText ends a streamed text or reasoning part: text becomes text
 // with trailing whitespace removed (JavaScript's trimEnd) and time becomes
 // {start, end: now}, start kept from the part (now when it has none).
-func (w *AgentUseWriter) FinishText(messageID, partID, text string) error {
+func (w *Writer) FinishText(messageID, partID, text string) error {
 	now := w.s.now()
 	return w.updatePart(messageID, partID, func(o *auObject) error {
 		start := o.sub("time").get("start")
@@ -252,17 +252,17 @@ func optionalJSON(v any) ([]byte, error) {
 // {status: "completed", input, output, time: {start, end: now}, metadata?}.
 // output is the tool's return value; metadata (for a subagent call,
 // {tokens}) is omitted when nil.
-func (w *AgentUseWriter) CompleteTool(messageID, partID string, output, metadata any) error {
+func (w *Writer) CompleteTool(messageID, partID string, output, metadata any) error {
 	return w.finishTool(messageID, partID, "completed", "output", output, metadata)
 }
 
 // FailTool records a tool failure as the stream does: state becomes
 // {status: "error", input, error, time: {start, end: now}, metadata?}.
-func (w *AgentUseWriter) FailTool(messageID, partID, message string, metadata any) error {
-	return w.finishTool(messageID, partID, AgentUseError, "error", message, metadata)
+func (w *Writer) FailTool(messageID, partID, message string, metadata any) error {
+	return w.finishTool(messageID, partID, StatusError, "error", message, metadata)
 }
 
-func (w *AgentUseWriter) finishTool(messageID, partID, status, key string, value, metadata any) error {
+func (w *Writer) finishTool(messageID, partID, status, key string, value, metadata any) error {
 	now := w.s.now()
 	val, err := optionalJSON(value)
 	if err != nil {
@@ -299,7 +299,7 @@ func (w *AgentUseWriter) finishTool(messageID, partID, status, key string, value
 // {kind: "await_human", prompt?, surface?, approvalUrl?, expiresAt?,
 // resumeToken?, channelMessage?} or {kind: "subagent_wait",
 // childSessionID?, childAgentName?}; it is omitted when nil.
-func (w *AgentUseWriter) SuspendTool(messageID, partID string, resumePayload any) error {
+func (w *Writer) SuspendTool(messageID, partID string, resumePayload any) error {
 	now := w.s.now()
 	payload, err := optionalJSON(resumePayload)
 	if err != nil {
@@ -324,7 +324,7 @@ func (w *AgentUseWriter) SuspendTool(messageID, partID string, resumePayload any
 // applyResumeToolResult does: state becomes {status: "completed", input,
 // output, metadata: {resumePayload}?, time: {start: suspendedAt, end:
 // now}}, metadata present when the pending state had a resumePayload.
-func (w *AgentUseWriter) ResumeTool(messageID, partID string, output any) error {
+func (w *Writer) ResumeTool(messageID, partID string, output any) error {
 	now := w.s.now()
 	val, err := optionalJSON(output)
 	if err != nil {
@@ -336,10 +336,10 @@ func (w *AgentUseWriter) ResumeTool(messageID, partID string, output any) error 
 			return err
 		}
 		start := state.get("suspendedAt")
-		if jsonl.KindOf(start) != KindNumber {
+		if jsonl.KindOf(start) != jsonl.KindNumber {
 			start = msJSON(now)
 		}
-		b := jsonl.NewObject(len(input)+len(val)+128).String("status", AgentUseCompleted).Raw("input", input)
+		b := jsonl.NewObject(len(input)+len(val)+128).String("status", StatusCompleted).Raw("input", input)
 		if val != nil {
 			b.Raw("output", val)
 		}
@@ -352,14 +352,14 @@ func (w *AgentUseWriter) ResumeTool(messageID, partID string, output any) error 
 	})
 }
 
-// AgentUseStopOptions configure a stop. Zero values mean AgentUse's:
+// StopOptions configure a stop. Zero values mean AgentUse's:
 // code USER_STOPPED, message "Session stopped by user".
-type AgentUseStopOptions struct {
+type StopOptions struct {
 	Code    string
 	Message string
 }
 
-func (o AgentUseStopOptions) withDefaults() AgentUseStopOptions {
+func (o StopOptions) withDefaults() StopOptions {
 	if o.Code == "" {
 		o.Code = "USER_STOPPED"
 	}
@@ -369,8 +369,8 @@ func (o AgentUseStopOptions) withDefaults() AgentUseStopOptions {
 	return o
 }
 
-// AgentUseStopped reports what a stop did to one session.
-type AgentUseStopped struct {
+// Stopped reports what a stop did to one session.
+type Stopped struct {
 	SessionID string
 	AgentName string // agent.name, or agent.id when the name is empty
 	WasStatus string
@@ -383,12 +383,12 @@ type AgentUseStopped struct {
 // carries an error with the same code, each of its running or pending tool
 // parts becomes {status: "error", input, error: message, metadata:
 // {resumePayload}?, time: {start, end}}.
-func (w *AgentUseWriter) Stop(o AgentUseStopOptions) (AgentUseStopped, error) {
+func (w *Writer) Stop(o StopOptions) (Stopped, error) {
 	return w.stopAt(o.withDefaults(), w.s.now())
 }
 
-func (w *AgentUseWriter) stopAt(o AgentUseStopOptions, now time.Time) (AgentUseStopped, error) {
-	var res AgentUseStopped
+func (w *Writer) stopAt(o StopOptions, now time.Time) (Stopped, error) {
+	var res Stopped
 	file := filepath.Join(w.dir, layout.AgentUseSessionFile)
 	w.mu.Lock()
 	if err := w.check(); err != nil {
@@ -401,16 +401,16 @@ func (w *AgentUseWriter) stopAt(o AgentUseStopOptions, now time.Time) (AgentUseS
 		return res, fmt.Errorf("stop session %s: %w", w.id, err)
 	}
 	agent := sess.sub("agent")
-	res = AgentUseStopped{SessionID: w.id, AgentName: agent.str("name"), WasStatus: sess.str("status")}
+	res = Stopped{SessionID: w.id, AgentName: agent.str("name"), WasStatus: sess.str("status")}
 	if res.AgentName == "" {
 		res.AgentName = agent.str("id")
 	}
-	res.Stopped = res.WasStatus == AgentUseRunning || res.WasStatus == AgentUseSuspended
+	res.Stopped = res.WasStatus == StatusRunning || res.WasStatus == StatusSuspended
 	stopParts := res.Stopped || sess.sub("error").str("code") == o.Code
 	if res.Stopped {
 		e := jsonl.NewObject(128).String("code", o.Code).String("message", o.Message).Raw("time", msJSON(now)).Bytes()
 		err := w.update(file, func(s *auObject) error {
-			s.set("status", jsonl.AppendString(nil, AgentUseError))
+			s.set("status", jsonl.AppendString(nil, StatusError))
 			s.set("error", e)
 			t := s.sub("time")
 			t.set("updated", msJSON(now))
@@ -435,7 +435,7 @@ func (w *AgentUseWriter) stopAt(o AgentUseStopOptions, now time.Time) (AgentUseS
 			}
 			state := part.sub("state")
 			status := state.str("status")
-			if status != "pending" && status != AgentUseRunning {
+			if status != "pending" && status != StatusRunning {
 				return nil
 			}
 			input := state.get("input")
@@ -443,12 +443,12 @@ func (w *AgentUseWriter) stopAt(o AgentUseStopOptions, now time.Time) (AgentUseS
 				input = []byte("{}")
 			}
 			var start []byte
-			if status == AgentUseRunning {
+			if status == StatusRunning {
 				start = state.sub("time").get("start")
 			} else if start = state.get("suspendedAt"); start == nil {
 				start = msJSON(now)
 			}
-			b := jsonl.NewObject(len(input)+256).String("status", AgentUseError).Raw("input", input).String("error", o.Message)
+			b := jsonl.NewObject(len(input)+256).String("status", StatusError).Raw("input", input).String("error", o.Message)
 			if p := state.get("resumePayload"); status == "pending" && p != nil {
 				b.Raw("metadata", jsonl.NewObject(len(p)+32).Raw("resumePayload", p).Bytes())
 			}
@@ -469,12 +469,12 @@ func (w *AgentUseWriter) stopAt(o AgentUseStopOptions, now time.Time) (AgentUseS
 
 // StopSessionTree stops the session id (full id or unique prefix) and
 // every session below it, parents before children, as AgentUse's
-// stopSessionTree does (see AgentUseWriter.Stop). Each session is stopped
+// stopSessionTree does (see Writer.Stop). Each session is stopped
 // under its own writer lock, taken in turn (waiting with Options.Wait), so
 // a session another writer holds fails the call with ErrLocked; sessions
 // stopped before that stay stopped. Only a session's own parts are
 // converted, under its own lock.
-func (s *AgentUseStore) StopSessionTree(ctx context.Context, id string, o AgentUseStopOptions) ([]AgentUseStopped, error) {
+func (s *Store) StopSessionTree(ctx context.Context, id string, o StopOptions) ([]Stopped, error) {
 	o = o.withDefaults()
 	root, err := s.Find(ctx, id)
 	if err != nil {
@@ -484,16 +484,16 @@ func (s *AgentUseStore) StopSessionTree(ctx context.Context, id string, o AgentU
 	if err != nil {
 		return nil, fmt.Errorf("stop session tree: %w", err)
 	}
-	byParent := map[string][]*AgentUseSession{}
+	byParent := map[string][]*Session{}
 	for _, x := range all {
 		if x.ParentID != "" {
 			byParent[x.ParentID] = append(byParent[x.ParentID], x)
 		}
 	}
-	var ordered []*AgentUseSession
-	seen := map[*AgentUseSession]bool{}
-	var visit func(x *AgentUseSession)
-	visit = func(x *AgentUseSession) {
+	var ordered []*Session
+	seen := map[*Session]bool{}
+	var visit func(x *Session)
+	visit = func(x *Session) {
 		if seen[x] {
 			return
 		}
@@ -505,7 +505,7 @@ func (s *AgentUseStore) StopSessionTree(ctx context.Context, id string, o AgentU
 	}
 	visit(root)
 	now := s.now()
-	var out []AgentUseStopped
+	var out []Stopped
 	for _, x := range ordered {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("stop session tree: %w", err)
@@ -531,7 +531,7 @@ func (s *AgentUseStore) StopSessionTree(ctx context.Context, id string, o AgentU
 
 // ownPartFiles lists the part files of a session's own messages: every
 // <dir>/<message>/part/*.json.
-func (s *AgentUseStore) ownPartFiles(dir string) ([]string, error) {
+func (s *Store) ownPartFiles(dir string) ([]string, error) {
 	fsys := s.fs()
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
@@ -556,9 +556,9 @@ func (s *AgentUseStore) ownPartFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-// AgentUseArtifactRef describes a written tool-output artifact, as
+// ArtifactRef describes a written tool-output artifact, as
 // AgentUse's tool outputs reference it.
-type AgentUseArtifactRef struct {
+type ArtifactRef struct {
 	Kind          string // "tool-output"
 	Path          string // relative to the store root, '/'-separated
 	AbsolutePath  string
@@ -569,14 +569,14 @@ type AgentUseArtifactRef struct {
 // SetArtifactAgentID sets the agentId written into tool-output artifacts.
 // It defaults to the session's agent.id; AgentUse writes whatever agent id
 // its runner passes, so a writer reproducing its files can match it.
-func (w *AgentUseWriter) SetArtifactAgentID(agentID string) {
+func (w *Writer) SetArtifactAgentID(agentID string) {
 	w.mu.Lock()
 	w.artifactAgentID = &agentID
 	w.mu.Unlock()
 }
 
 // artifactAgent is the agentId of artifacts; w.mu is held.
-func (w *AgentUseWriter) artifactAgent() string {
+func (w *Writer) artifactAgent() string {
 	if w.artifactAgentID != nil {
 		return *w.artifactAgentID
 	}
@@ -584,7 +584,7 @@ func (w *AgentUseWriter) artifactAgent() string {
 }
 
 // artifactFile picks the path of a new artifact of the message.
-func (w *AgentUseWriter) artifactFile(messageID, toolName, ext string) (string, string, error) {
+func (w *Writer) artifactFile(messageID, toolName, ext string) (string, string, error) {
 	id, err := w.s.newID()
 	if err != nil {
 		return "", "", err
@@ -611,19 +611,19 @@ func (w *AgentUseWriter) artifactFile(messageID, toolName, ext string) (string, 
 // <messageID>/artifact/tool-output-<tool>-<id>.json, holding {kind:
 // "tool-output", toolName, createdAt, sessionID, agentId, messageID,
 // output}, as AgentUse's writeToolOutputArtifact does.
-func (w *AgentUseWriter) WriteToolOutput(messageID, toolName string, output any) (AgentUseArtifactRef, error) {
+func (w *Writer) WriteToolOutput(messageID, toolName string, output any) (ArtifactRef, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
-		return AgentUseArtifactRef{}, err
+		return ArtifactRef{}, err
 	}
 	out, err := optionalJSON(output)
 	if err != nil {
-		return AgentUseArtifactRef{}, fmt.Errorf("write tool output: %w", err)
+		return ArtifactRef{}, fmt.Errorf("write tool output: %w", err)
 	}
 	file, rel, err := w.artifactFile(messageID, toolName, "json")
 	if err != nil {
-		return AgentUseArtifactRef{}, fmt.Errorf("write tool output: %w", err)
+		return ArtifactRef{}, fmt.Errorf("write tool output: %w", err)
 	}
 	b := jsonl.NewObject(len(out)+256).String("kind", "tool-output").String("toolName", toolName).
 		Raw("createdAt", msJSON(w.s.now())).String("sessionID", w.id).String("agentId", w.artifactAgent()).
@@ -633,10 +633,10 @@ func (w *AgentUseWriter) WriteToolOutput(messageID, toolName string, output any)
 	}
 	data, err := jsonl.Indent(nil, b.Bytes())
 	if err != nil {
-		return AgentUseArtifactRef{}, fmt.Errorf("write tool output %s: %w", file, err)
+		return ArtifactRef{}, fmt.Errorf("write tool output %s: %w", file, err)
 	}
 	if err := w.s.writeFile(file, data); err != nil {
-		return AgentUseArtifactRef{}, fmt.Errorf("write tool output: %w", err)
+		return ArtifactRef{}, fmt.Errorf("write tool output: %w", err)
 	}
 	var chars int64
 	if s, ok := output.(string); ok {
@@ -645,15 +645,15 @@ func (w *AgentUseWriter) WriteToolOutput(messageID, toolName string, output any)
 		ind, _ := jsonl.Indent(nil, out)
 		chars = utf16Len(string(ind))
 	}
-	return AgentUseArtifactRef{Kind: "tool-output", Path: rel, AbsolutePath: file, Bytes: int64(len(data)), OriginalChars: chars}, nil
+	return ArtifactRef{Kind: "tool-output", Path: rel, AbsolutePath: file, Bytes: int64(len(data)), OriginalChars: chars}, nil
 }
 
 func utf16Len(s string) int64 { return int64(jsonl.UTF16Len(s)) }
 
-// AgentUseArtifactStream receives a tool's streamed output into a
+// ArtifactStream receives a tool's streamed output into a
 // temporary file; Finalize moves it into place, Discard drops it.
-type AgentUseArtifactStream struct {
-	w     *AgentUseWriter
+type ArtifactStream struct {
+	w     *Writer
 	f     vfs.File
 	tmp   string
 	file  string
@@ -671,7 +671,7 @@ type AgentUseArtifactStream struct {
 // Artifact", kind, tool, createdAt as an ISO time, sessionID, agentId,
 // messageID and, when metadata is a non-empty object, "metadata: " and
 // its 2-space JSON), a blank line, then the bytes written to the stream.
-func (w *AgentUseWriter) CreateToolOutputStream(messageID, toolName string, metadata any) (*AgentUseArtifactStream, error) {
+func (w *Writer) CreateToolOutputStream(messageID, toolName string, metadata any) (*ArtifactStream, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -694,7 +694,7 @@ func (w *AgentUseWriter) CreateToolOutputStream(messageID, toolName string, meta
 		"agentId: " + w.artifactAgent(),
 		"messageID: " + messageID,
 	}
-	if jsonl.KindOf(meta) == KindObject && string(meta) != "{}" {
+	if jsonl.KindOf(meta) == jsonl.KindObject && string(meta) != "{}" {
 		ind, _ := jsonl.Indent(nil, meta)
 		header = append(header, "metadata: "+string(ind))
 	}
@@ -704,7 +704,7 @@ func (w *AgentUseWriter) CreateToolOutputStream(messageID, toolName string, meta
 	if err != nil {
 		return nil, fmt.Errorf("create tool output stream %s: %w", file, err)
 	}
-	st := &AgentUseArtifactStream{w: w, f: f, tmp: tmp, file: file, rel: rel}
+	st := &ArtifactStream{w: w, f: f, tmp: tmp, file: file, rel: rel}
 	if _, err := st.Write([]byte(strings.Join(header, "\n") + "\n")); err != nil {
 		_ = st.Discard()
 		return nil, err
@@ -714,7 +714,7 @@ func (w *AgentUseWriter) CreateToolOutputStream(messageID, toolName string, meta
 
 // Write appends p to the artifact. After an error every later Write and
 // Finalize returns it.
-func (st *AgentUseArtifactStream) Write(p []byte) (int, error) {
+func (st *ArtifactStream) Write(p []byte) (int, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.done {
@@ -751,11 +751,11 @@ func utf16Units(p []byte) int64 {
 // Finalize closes the artifact and renames it into place (durably under
 // SyncEach). It returns the artifact's reference; Bytes and OriginalChars
 // count the header too, as AgentUse's do.
-func (st *AgentUseArtifactStream) Finalize() (AgentUseArtifactRef, error) {
+func (st *ArtifactStream) Finalize() (ArtifactRef, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.done {
-		return AgentUseArtifactRef{}, fmt.Errorf("finalize %s: stream already finalized or discarded", st.file)
+		return ArtifactRef{}, fmt.Errorf("finalize %s: stream already finalized or discarded", st.file)
 	}
 	st.done = true
 	fsys := st.w.s.fs()
@@ -775,18 +775,18 @@ func (st *AgentUseArtifactStream) Finalize() (AgentUseArtifactRef, error) {
 	}
 	if err != nil {
 		_ = fsys.Remove(st.tmp)
-		return AgentUseArtifactRef{}, err
+		return ArtifactRef{}, err
 	}
 	if st.w.s.opts.Sync != SyncNone {
 		if err := fsys.SyncDir(filepath.Dir(st.file)); err != nil {
-			return AgentUseArtifactRef{}, fmt.Errorf("sync directory %s: %w", filepath.Dir(st.file), err)
+			return ArtifactRef{}, fmt.Errorf("sync directory %s: %w", filepath.Dir(st.file), err)
 		}
 	}
-	return AgentUseArtifactRef{Kind: "tool-output", Path: st.rel, AbsolutePath: st.file, Bytes: st.bytes, OriginalChars: st.chars}, nil
+	return ArtifactRef{Kind: "tool-output", Path: st.rel, AbsolutePath: st.file, Bytes: st.bytes, OriginalChars: st.chars}, nil
 }
 
 // Discard drops the artifact and its temporary file.
-func (st *AgentUseArtifactStream) Discard() error {
+func (st *ArtifactStream) Discard() error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.done {

@@ -1,4 +1,4 @@
-package engine_test
+package agentuse_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -87,7 +87,7 @@ func FuzzAgentUsePart(f *testing.F) {
 		write(fuzzOdd+"/session.json", data)
 		isObject := jsonl.Valid(data) && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
 
-		store, err := engine.OpenAgentUseStore(t.Context(), engine.AgentUseOptions{SessionRoot: fuzzRoot, FS: fsys})
+		store, err := agentuse.OpenStore(t.Context(), agentuse.Options{SessionRoot: fuzzRoot, FS: fsys})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func FuzzAgentUsePart(f *testing.F) {
 			if x.Dir == fuzzOdd && (x.Err == nil) != isObject {
 				t.Fatalf("session.json of %q: Err %v, but it is an object: %v", data, x.Err, isObject)
 			}
-			if x.Err != nil && !errors.Is(x.Err, engine.ErrCorrupt) {
+			if x.Err != nil && !errors.Is(x.Err, agentuse.ErrCorrupt) {
 				t.Fatalf("session.json error %v does not match ErrCorrupt", x.Err)
 			}
 			if x.Dir != fuzzGood {
@@ -112,7 +112,7 @@ func FuzzAgentUsePart(f *testing.F) {
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
-			var good, odd *engine.AgentUseMessage
+			var good, odd *agentuse.Message
 			for _, m := range c.Messages {
 				switch m.Dir {
 				case fuzzMessage:
@@ -132,7 +132,7 @@ func FuzzAgentUsePart(f *testing.F) {
 			}
 			problems := map[string]bool{}
 			for _, p := range c.Problems {
-				if !errors.Is(p, engine.ErrCorrupt) {
+				if !errors.Is(p, agentuse.ErrCorrupt) {
 					t.Fatalf("problem %v does not match ErrCorrupt", p)
 				}
 				problems[p.Path] = true

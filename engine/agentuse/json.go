@@ -1,4 +1,4 @@
-package engine
+package agentuse
 
 import (
 	"fmt"
@@ -13,15 +13,15 @@ import (
 // object keeps its members as canonical compact JSON, which is what
 // JSON.parse followed by JSON.stringify would see.
 
-// AgentUseField is one member of an update or of a new part: Key set to
+// Field is one member of an update or of a new part: Key set to
 // Value, or removed when Delete is set (AgentUse's "key: undefined").
 //
-// Value is encoded as jsonl.Marshal does: json.RawMessage and []byte are
-// taken as JSON text and keep their key order, a string is a JSON string,
-// anything else goes through encoding/json (so struct fields keep their
-// declaration order and map keys are sorted). Every value is then written
-// as JSON.stringify would write it.
-type AgentUseField struct {
+// Value is encoded as package engine encodes values: json.RawMessage and
+// []byte are taken as JSON text and keep their key order, a string is a
+// JSON string, anything else goes through encoding/json (so struct fields
+// keep their declaration order and map keys are sorted). Every value is
+// then written as JSON.stringify would write it.
+type Field struct {
 	Key    string
 	Value  any
 	Delete bool
@@ -40,7 +40,7 @@ func parseAUObject(path string, raw []byte) (*auObject, error) {
 	if err != nil {
 		return nil, &CorruptError{Path: path, Err: err}
 	}
-	if jsonl.KindOf(c) != KindObject {
+	if jsonl.KindOf(c) != jsonl.KindObject {
 		return nil, &CorruptError{Path: path, Err: errNotObject}
 	}
 	return objectOf(c), nil
@@ -98,14 +98,14 @@ func (o *auObject) del(k string) {
 // not an object (as spreading a non-object gives {}).
 func (o *auObject) sub(k string) *auObject {
 	v := o.get(k)
-	if jsonl.KindOf(v) != KindObject {
+	if jsonl.KindOf(v) != jsonl.KindObject {
 		return &auObject{}
 	}
 	return objectOf(v)
 }
 
 // merge applies fields as JavaScript's {...o, ...fields} does.
-func (o *auObject) merge(fields []AgentUseField) error {
+func (o *auObject) merge(fields []Field) error {
 	for _, f := range fields {
 		if f.Delete {
 			o.del(f.Key)

@@ -1,4 +1,4 @@
-package engine
+package agentuse
 
 import (
 	"context"
@@ -23,8 +23,8 @@ import (
 // are never followed. Readers take no lock: AgentUse and sessctl replace
 // files atomically, so a reader sees each file whole, old or new.
 
-// AgentUseSession is one session found in a store.
-type AgentUseSession struct {
+// Session is one session found in a store.
+type Session struct {
 	ID       string // session.json's id; the directory name's id when the file is unreadable
 	Dir      string // absolute session directory
 	RelDir   string // Dir relative to the store root, '/'-separated
@@ -32,7 +32,7 @@ type AgentUseSession struct {
 	// Nested is set for a session found inside another session's
 	// subagent/ directory; Parent is then the innermost such session.
 	Nested bool
-	Parent *AgentUseSession
+	Parent *Session
 
 	ParentID   string // parentSessionID
 	AgentID    string // agent.id
@@ -55,21 +55,21 @@ type AgentUseSession struct {
 	// order: sessions inside this one's subagent/ directory whose
 	// parentSessionID is this session's id, by time.created, then
 	// agent.id, then id.
-	Children []*AgentUseSession
+	Children []*Session
 }
 
 // TopLevel reports whether AgentUse's session list shows the session
 // without --subagents: it is not nested in another session and is not a
 // subagent.
-func (x *AgentUseSession) TopLevel() bool { return !x.Nested && !x.IsSubAgent }
+func (x *Session) TopLevel() bool { return !x.Nested && !x.IsSubAgent }
 
 // Sessions discovers every session of the store, in directory order (names
 // sorted) with parents before their nested children, and links each to its
 // children. A missing store has no sessions. A session.json that cannot be
 // parsed yields a session with Err set; other I/O errors are returned.
-func (s *AgentUseStore) Sessions(ctx context.Context) ([]*AgentUseSession, error) {
-	var out []*AgentUseSession
-	var stack []*AgentUseSession
+func (s *Store) Sessions(ctx context.Context) ([]*Session, error) {
+	var out []*Session
+	var stack []*Session
 	var walk func(dir, rel string, nested bool) error
 	walk = func(dir, rel string, nested bool) error {
 		if err := ctx.Err(); err != nil {
@@ -139,7 +139,7 @@ func joinRel(rel, name string) string {
 }
 
 // compareChildren is listChildSessions' order.
-func compareChildren(a, b *AgentUseSession) int {
+func compareChildren(a, b *Session) int {
 	if a.Created != b.Created {
 		if a.Created < b.Created {
 			return -1
@@ -153,9 +153,9 @@ func compareChildren(a, b *AgentUseSession) int {
 }
 
 // readSessionInfo reads the session.json of the session in dir.
-func (s *AgentUseStore) readSessionInfo(dir, rel string) *AgentUseSession {
+func (s *Store) readSessionInfo(dir, rel string) *Session {
 	name := filepath.Base(dir)
-	x := &AgentUseSession{Dir: dir, RelDir: rel, Trigger: "manual"}
+	x := &Session{Dir: dir, RelDir: rel, Trigger: "manual"}
 	file := filepath.Join(dir, layout.AgentUseSessionFile)
 	raw, err := s.fs().ReadFile(file)
 	var o *auObject
@@ -201,8 +201,8 @@ func int64Of(v []byte) int64 {
 	return int64(f)
 }
 
-// AgentUseListOptions select what List returns.
-type AgentUseListOptions struct {
+// ListOptions select what List returns.
+type ListOptions struct {
 	// Subagents includes every session, not only the top-level ones.
 	Subagents bool
 }
@@ -210,18 +210,18 @@ type AgentUseListOptions struct {
 // List returns the sessions in AgentUse's list order: by time.created,
 // newest first, sessions whose session.json is unreadable last; top-level
 // sessions only unless o.Subagents is set. Ties keep directory order.
-func (s *AgentUseStore) List(ctx context.Context, o AgentUseListOptions) ([]*AgentUseSession, error) {
+func (s *Store) List(ctx context.Context, o ListOptions) ([]*Session, error) {
 	all, err := s.Sessions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []*AgentUseSession
+	var out []*Session
 	for _, x := range all {
 		if o.Subagents || x.TopLevel() {
 			out = append(out, x)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *AgentUseSession) int {
+	slices.SortStableFunc(out, func(a, b *Session) int {
 		ca, cb := a.Created, b.Created
 		if a.Err != nil {
 			ca = 0
@@ -240,18 +240,18 @@ func (s *AgentUseStore) List(ctx context.Context, o AgentUseListOptions) ([]*Age
 	return out, nil
 }
 
-// ErrAmbiguous is matched by an *AgentUseAmbiguousError: a session id
+// ErrAmbiguous is matched by an *AmbiguousError: a session id
 // prefix that names more than one session.
 var ErrAmbiguous = errors.New("ambiguous session id")
 
-// AgentUseAmbiguousError lists the sessions an id prefix matches.
-type AgentUseAmbiguousError struct {
+// AmbiguousError lists the sessions an id prefix matches.
+type AmbiguousError struct {
 	Prefix     string
-	Candidates []*AgentUseSession
+	Candidates []*Session
 }
 
 // Error lists the prefix and every session it matches.
-func (e *AgentUseAmbiguousError) Error() string {
+func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "session id %q matches %d sessions:", e.Prefix, len(e.Candidates))
 	for _, c := range e.Candidates {
@@ -261,13 +261,13 @@ func (e *AgentUseAmbiguousError) Error() string {
 }
 
 // Is reports whether target is ErrAmbiguous.
-func (e *AgentUseAmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
+func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
 
 // Find returns the session with id idOrPrefix, or the only session whose
 // id starts with it (compared case-insensitively, as AgentUse's CLI does).
 // Nested sessions are found too. No match is an error matching
-// ErrNotFound; several are an *AgentUseAmbiguousError.
-func (s *AgentUseStore) Find(ctx context.Context, idOrPrefix string) (*AgentUseSession, error) {
+// ErrNotFound; several are an *AmbiguousError.
+func (s *Store) Find(ctx context.Context, idOrPrefix string) (*Session, error) {
 	if idOrPrefix == "" {
 		return nil, fmt.Errorf("find session: empty id: %w", ErrNotFound)
 	}
@@ -275,7 +275,7 @@ func (s *AgentUseStore) Find(ctx context.Context, idOrPrefix string) (*AgentUseS
 	if err != nil {
 		return nil, err
 	}
-	var exact, prefix []*AgentUseSession
+	var exact, prefix []*Session
 	up := strings.ToUpper(idOrPrefix)
 	for _, x := range all {
 		switch {
@@ -290,31 +290,31 @@ func (s *AgentUseStore) Find(ctx context.Context, idOrPrefix string) (*AgentUseS
 	case len(exact) == 1:
 		return exact[0], nil
 	case len(exact) > 1:
-		return nil, &AgentUseAmbiguousError{Prefix: idOrPrefix, Candidates: exact}
+		return nil, &AmbiguousError{Prefix: idOrPrefix, Candidates: exact}
 	case len(prefix) == 1:
 		return prefix[0], nil
 	case len(prefix) > 1:
-		return nil, &AgentUseAmbiguousError{Prefix: idOrPrefix, Candidates: prefix}
+		return nil, &AmbiguousError{Prefix: idOrPrefix, Candidates: prefix}
 	}
 	return nil, errs.NotFound("session " + jsonl.KeyString(idOrPrefix) + " in " + s.root)
 }
 
-// AgentUseMessage is one message of a session with its parts.
-type AgentUseMessage struct {
+// Message is one message of a session with its parts.
+type Message struct {
 	ID           string // message.json's id; the directory name when unreadable
 	Dir          string
 	Created      int64 // time.created in ms
 	HasCreated   bool
 	Completed    int64 // time.completed in ms
 	HasCompleted bool
-	Tokens       AgentUseTokens // assistant.tokens
-	Raw          []byte         // message.json as read
-	Err          error          // *CorruptError when message.json cannot be parsed
-	Parts        []*AgentUsePartInfo
+	Tokens       Tokens // assistant.tokens
+	Raw          []byte // message.json as read
+	Err          error  // *CorruptError when message.json cannot be parsed
+	Parts        []*PartInfo
 }
 
-// AgentUsePartInfo is one part file.
-type AgentUsePartInfo struct {
+// PartInfo is one part file.
+type PartInfo struct {
 	ID      string // the part's id; the file name without ".json" when it has none
 	Type    string
 	Path    string
@@ -328,18 +328,18 @@ type AgentUsePartInfo struct {
 
 // HasSortKey reports whether the part has a sort key (AgentUse uses
 // Number.MAX_SAFE_INTEGER for the others).
-func (p *AgentUsePartInfo) HasSortKey() bool { return !math.IsInf(p.SortKey, 1) }
+func (p *PartInfo) HasSortKey() bool { return !math.IsInf(p.SortKey, 1) }
 
-// AgentUseContents is everything stored in one session directory, not
+// Contents is everything stored in one session directory, not
 // counting its child sessions.
-type AgentUseContents struct {
-	Session *AgentUseSession
+type Contents struct {
+	Session *Session
 	// Messages in AgentUse's order (time.created, then id); messages whose
 	// message.json is unreadable follow, by directory name. Each
 	// message's parts are in getMessageParts order: by sort key
 	// (time.start; for tools state.time.start, or state.suspendedAt while
 	// pending; none sorts last), then by id.
-	Messages []*AgentUseMessage
+	Messages []*Message
 	Tools    []byte // tools.json as read; nil when absent
 	Context  []byte // context.json as read; nil when absent
 	// Files lists every file of the session directory except those under
@@ -354,8 +354,8 @@ type AgentUseContents struct {
 // Read reads the messages, parts and snapshots of a session. Damaged
 // files are reported in Problems and skipped; the rest of the session
 // still reads. Other I/O errors are returned.
-func (s *AgentUseStore) Read(ctx context.Context, x *AgentUseSession) (*AgentUseContents, error) {
-	c := &AgentUseContents{Session: x}
+func (s *Store) Read(ctx context.Context, x *Session) (*Contents, error) {
+	c := &Contents{Session: x}
 	if x.Err != nil {
 		var ce *CorruptError
 		if errors.As(x.Err, &ce) {
@@ -411,7 +411,7 @@ func (s *AgentUseStore) Read(ctx context.Context, x *AgentUseSession) (*AgentUse
 
 // readMessage reads <dir>/message.json and <dir>/part/*.json. A directory
 // without message.json is not a message (nil).
-func (s *AgentUseStore) readMessage(ctx context.Context, c *AgentUseContents, dir string) (*AgentUseMessage, error) {
+func (s *Store) readMessage(ctx context.Context, c *Contents, dir string) (*Message, error) {
 	fsys := s.fs()
 	file := filepath.Join(dir, layout.AgentUseMessageFile)
 	fi, err := fsys.Lstat(file)
@@ -422,7 +422,7 @@ func (s *AgentUseStore) readMessage(ctx context.Context, c *AgentUseContents, di
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	m := &AgentUseMessage{ID: filepath.Base(dir), Dir: dir, Raw: raw}
+	m := &Message{ID: filepath.Base(dir), Dir: dir, Raw: raw}
 	if o, err := parseAUObject(file, raw); err != nil {
 		m.Err = err
 		c.Problems = append(c.Problems, err.(*CorruptError))
@@ -431,15 +431,15 @@ func (s *AgentUseStore) readMessage(ctx context.Context, c *AgentUseContents, di
 			m.ID = id
 		}
 		t := o.sub("time")
-		if v := t.get("created"); jsonl.KindOf(v) == KindNumber {
+		if v := t.get("created"); jsonl.KindOf(v) == jsonl.KindNumber {
 			m.Created, m.HasCreated = int64Of(v), true
 		}
-		if v := t.get("completed"); v != nil && jsonl.KindOf(v) != KindNull {
+		if v := t.get("completed"); v != nil && jsonl.KindOf(v) != jsonl.KindNull {
 			m.Completed, m.HasCompleted = int64Of(v), true
 		}
 		tok := o.sub("assistant").sub("tokens")
 		cache := tok.sub("cache")
-		m.Tokens = AgentUseTokens{
+		m.Tokens = Tokens{
 			Input: int64Of(tok.get("input")), Output: int64Of(tok.get("output")), Reasoning: int64Of(tok.get("reasoning")),
 			CacheRead: int64Of(cache.get("read")), CacheWrite: int64Of(cache.get("write")),
 		}
@@ -467,7 +467,7 @@ func (s *AgentUseStore) readMessage(ctx context.Context, c *AgentUseContents, di
 		}
 		m.Parts = append(m.Parts, p)
 	}
-	slices.SortStableFunc(m.Parts, func(a, b *AgentUsePartInfo) int {
+	slices.SortStableFunc(m.Parts, func(a, b *PartInfo) int {
 		if a.SortKey != b.SortKey {
 			if a.SortKey < b.SortKey {
 				return -1
@@ -482,7 +482,7 @@ func (s *AgentUseStore) readMessage(ctx context.Context, c *AgentUseContents, di
 // readPart reads one part file and computes its sort key. It scans the
 // raw bytes (validated once) instead of building objects, as sessions can
 // hold many thousands of parts.
-func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
+func (s *Store) readPart(file string) (*PartInfo, error) {
 	raw, err := s.fs().ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
@@ -494,7 +494,7 @@ func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
 		return nil, &CorruptError{Path: file, Err: err}
 	case jsonl.SkipWS(raw, end) != len(raw):
 		return nil, &CorruptError{Path: file, Err: errors.New("trailing data after the JSON value")}
-	case jsonl.KindOf(raw[i:end]) != KindObject:
+	case jsonl.KindOf(raw[i:end]) != jsonl.KindObject:
 		return nil, &CorruptError{Path: file, Err: errNotObject}
 	}
 	obj := raw[i:end]
@@ -519,19 +519,19 @@ func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
 		}
 		return true
 	})
-	p := &AgentUsePartInfo{ID: str(id), Type: str(typ), Path: file, Raw: raw, SortKey: math.Inf(1)}
+	p := &PartInfo{ID: str(id), Type: str(typ), Path: file, Raw: raw, SortKey: math.Inf(1)}
 	if p.ID == "" {
 		p.ID = strings.TrimSuffix(filepath.Base(file), ".json")
 	}
 	lookup := func(obj []byte, key string) []byte {
-		if jsonl.KindOf(obj) != KindObject {
+		if jsonl.KindOf(obj) != jsonl.KindObject {
 			return nil
 		}
 		v, _ := jsonl.Lookup(obj, key)
 		return v
 	}
 	key := func(v []byte) {
-		if jsonl.KindOf(v) == KindNumber {
+		if jsonl.KindOf(v) == jsonl.KindNumber {
 			if f, ok := jsonl.Number(v); ok {
 				p.SortKey = f
 			}
@@ -556,7 +556,7 @@ func (s *AgentUseStore) readPart(file string) (*AgentUsePartInfo, error) {
 }
 
 // compareMessages is getSessionMessages' order; unreadable messages last.
-func compareMessages(a, b *AgentUseMessage) int {
+func compareMessages(a, b *Message) int {
 	if (a.Err == nil) != (b.Err == nil) {
 		if a.Err == nil {
 			return -1
@@ -573,7 +573,7 @@ func compareMessages(a, b *AgentUseMessage) int {
 }
 
 // files lists the files of a session directory, excluding subagent/.
-func (s *AgentUseStore) files(dir string) ([]string, error) {
+func (s *Store) files(dir string) ([]string, error) {
 	var out []string
 	var walk func(d, rel string) error
 	walk = func(d, rel string) error {

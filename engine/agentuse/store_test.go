@@ -1,4 +1,4 @@
-package engine_test
+package agentuse_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -29,13 +29,13 @@ import (
 // auTestStore is a store in a fresh temporary directory with a settable
 // clock and real ULIDs.
 type auTestStore struct {
-	*engine.AgentUseStore
+	*agentuse.Store
 	root string
 	mu   sync.Mutex
 	now  int64
 }
 
-func newAUTestStore(t *testing.T, o engine.AgentUseOptions) *auTestStore {
+func newAUTestStore(t *testing.T, o agentuse.Options) *auTestStore {
 	t.Helper()
 	s := &auTestStore{root: filepath.Join(t.TempDir(), "session"), now: 1795293774000}
 	o.SessionRoot = s.root
@@ -46,11 +46,11 @@ func newAUTestStore(t *testing.T, o engine.AgentUseOptions) *auTestStore {
 			return time.UnixMilli(s.now)
 		}
 	}
-	st, err := engine.OpenAgentUseStore(context.Background(), o)
+	st, err := agentuse.OpenStore(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.AgentUseStore = st
+	s.Store = st
 	return s
 }
 
@@ -60,15 +60,15 @@ func (s *auTestStore) set(ms int64) {
 	s.mu.Unlock()
 }
 
-var auSpec = engine.AgentUseSessionSpec{
-	Agent:   engine.AgentUseAgent{ID: "agents/manager", Name: "manager"},
+var auSpec = agentuse.SessionSpec{
+	Agent:   agentuse.Agent{ID: "agents/manager", Name: "manager"},
 	Model:   "anthropic:claude-sonnet-4-5",
 	Version: "0.15.0",
 	Config:  json.RawMessage(`{"maxSteps":100}`),
-	Project: engine.AgentUseProject{Root: "/p", Cwd: "/p"},
+	Project: agentuse.Project{Root: "/p", Cwd: "/p"},
 }
 
-func mustCreate(t *testing.T, s *engine.AgentUseStore, spec engine.AgentUseSessionSpec) *engine.AgentUseWriter {
+func mustCreate(t *testing.T, s *agentuse.Store, spec agentuse.SessionSpec) *agentuse.Writer {
 	t.Helper()
 	w, err := s.Create(context.Background(), spec)
 	if err != nil {
@@ -78,9 +78,9 @@ func mustCreate(t *testing.T, s *engine.AgentUseStore, spec engine.AgentUseSessi
 	return w
 }
 
-func mustMessage(t *testing.T, w *engine.AgentUseWriter) string {
+func mustMessage(t *testing.T, w *agentuse.Writer) string {
 	t.Helper()
-	id, err := w.AddMessage(engine.AgentUseMessageSpec{Task: "do it", ModelID: "anthropic:claude-sonnet-4-5", Cwd: "/p", Root: "/p"})
+	id, err := w.AddMessage(agentuse.MessageSpec{Task: "do it", ModelID: "anthropic:claude-sonnet-4-5", Cwd: "/p", Root: "/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,13 +100,13 @@ func readFile(t *testing.T, p string) string {
 // through the typed API, independent of the corpus.
 func TestAgentUseWriterFiles(t *testing.T) {
 	ids := []string{"01M7ZXJ093A1K5TPE8N7MS01CN", "01M7ZXJ097NY47W4P7E5X53TK7", "01M7ZXJ09CPXSR6AGN7KR6KS7W"}
-	s := newAUTestStore(t, engine.AgentUseOptions{NewID: func() string { id := ids[0]; ids = ids[1:]; return id }})
+	s := newAUTestStore(t, agentuse.Options{NewID: func() string { id := ids[0]; ids = ids[1:]; return id }})
 	s.set(1000)
-	w := mustCreate(t, s.AgentUseStore, auSpec)
+	w := mustCreate(t, s.Store, auSpec)
 	s.set(1001)
 	msg := mustMessage(t, w)
 	s.set(1002)
-	part, err := w.AddPart(msg, engine.AgentUseTextPart("Hello <b>&</b>\u2028 \"q\"\t", w.Now()))
+	part, err := w.AddPart(msg, agentuse.TextPart("Hello <b>&</b>\u2028 \"q\"\t", w.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,14 +115,14 @@ func TestAgentUseWriterFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.set(1004)
-	if err := w.SetError(engine.AgentUseSessionError{Code: "EXECUTION_ERROR", Message: "Bad Request", StatusCode: 400}); err != nil {
+	if err := w.SetError(agentuse.SessionError{Code: "EXECUTION_ERROR", Message: "Bad Request", StatusCode: 400}); err != nil {
 		t.Fatal(err)
 	}
 	s.set(1005)
-	if err := w.SetStatus(engine.AgentUseCompleted); err != nil {
+	if err := w.SetStatus(agentuse.StatusCompleted); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.SetTokens(msg, engine.AgentUseTokens{Input: 10, Output: 2, CacheRead: 4}); err != nil {
+	if err := w.SetTokens(msg, agentuse.Tokens{Input: 10, Output: 2, CacheRead: 4}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.CompleteMessage(msg); err != nil {
@@ -225,72 +225,72 @@ func TestAgentUseTypedParts(t *testing.T) {
 		run  func(h *h)
 	}{
 		{"log", manager + "01M7ZXJ09CPXSR6AGN7KR6KS7W.json", func(h *h) {
-			h.add(engine.AgentUseLogPart(h.s("level"), h.s("message"), "", h.t("time", "start")))
+			h.add(agentuse.LogPart(h.s("level"), h.s("message"), "", h.t("time", "start")))
 		}},
 		{"log with tool id", manager + "01M7ZXJ0AWVJJ2YE5NQ542R0N7.json", func(h *h) {
-			h.add(engine.AgentUseLogPart(h.s("level"), h.s("message"), h.s("toolId"), h.t("time", "start")))
+			h.add(agentuse.LogPart(h.s("level"), h.s("message"), h.s("toolId"), h.t("time", "start")))
 		}},
 		{"reasoning finished", manager + "01M7ZXJ09FBYHDHNH5C0TXQ0EV.json", func(h *h) {
-			h.add(engine.AgentUseReasoningPart("partial", nil, h.t("time", "start")))
+			h.add(agentuse.ReasoningPart("partial", nil, h.t("time", "start")))
 			h.at(h.t("time", "end"))
 			h.check(h.w.FinishText(h.msg, h.part, h.s("text")+"  \n"))
 		}},
 		{"reasoning with metadata", sink + "01M7ZXJ0KQ3VESXXJGYHZ072YV.json", func(h *h) {
-			h.add(engine.AgentUseReasoningPart("", h.raw("metadata"), h.t("time", "start")))
+			h.add(agentuse.ReasoningPart("", h.raw("metadata"), h.t("time", "start")))
 			h.at(h.t("time", "end"))
 			h.check(h.w.FinishText(h.msg, h.part, h.s("text")))
 		}},
 		{"text streamed and finished", manager + "01M7ZXJ09XQDDV1J0N1N9TJBZ7.json", func(h *h) {
-			h.add(engine.AgentUseTextPart("I", h.t("time", "start")))
-			h.check(h.w.UpdatePart(h.msg, h.part, engine.AgentUseField{Key: "text", Value: "I will"}))
+			h.add(agentuse.TextPart("I", h.t("time", "start")))
+			h.check(h.w.UpdatePart(h.msg, h.part, agentuse.Field{Key: "text", Value: "I will"}))
 			h.at(h.t("time", "end"))
 			h.check(h.w.FinishText(h.msg, h.part, h.s("text")+"\n\n"))
 		}},
 		{"synthetic user text", deploy + "01M7ZXJ0GXDYFGVX9G9NYFH8WE.json", func(h *h) {
-			h.add(engine.AgentUseUserTextPart(h.s("text"), h.t("time", "start"), h.t("time", "end")))
+			h.add(agentuse.UserTextPart(h.s("text"), h.t("time", "start"), h.t("time", "end")))
 		}},
 		{"tool completed", manager + "01M7ZXJ0A8SFA6YCR9RH789HA9.json", func(h *h) {
-			h.add(engine.AgentUseToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
+			h.add(agentuse.ToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
 			h.at(h.t("state", "time", "end"))
 			h.check(h.w.CompleteTool(h.msg, h.part, h.raw("state", "output"), nil))
 		}},
 		{"subagent tool completed with metadata", manager + "01M7ZXJ0B8GKJGSRWV249PVZWJ.json", func(h *h) {
-			h.add(engine.AgentUseToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
+			h.add(agentuse.ToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
 			h.at(h.t("state", "time", "end"))
 			h.check(h.w.CompleteTool(h.msg, h.part, h.raw("state", "output"), h.raw("state", "metadata")))
 		}},
 		{"tool error", manager + "01M7ZXJ0ANS0GP3QRH2ZKQ4ZA5.json", func(h *h) {
-			h.add(engine.AgentUseToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
+			h.add(agentuse.ToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
 			h.at(h.t("state", "time", "end"))
 			h.check(h.w.FailTool(h.msg, h.part, h.s("state", "error"), nil))
 		}},
 		{"tool suspended", "01M7ZXJ0ED68DDAAC8WA52HGC9-agents-publisher/01M7ZXJ0EE0M2ZPBP3SX7T1K0M/part/01M7ZXJ0ERBK63MD274NHT633Q.json", func(h *h) {
-			h.add(engine.AgentUseToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "suspendedAt")))
+			h.add(agentuse.ToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "suspendedAt")))
 			h.check(h.w.SuspendTool(h.msg, h.part, h.raw("state", "resumePayload")))
 		}},
 		{"subagent wait", "01M7ZXJ0H8VSDF77BQYZNFSQ9Y-agents-orchestrator/01M7ZXJ0H8GW6F10GV288RHS66/part/01M7ZXJ0H9QF4J085R0BPM2F53.json", func(h *h) {
-			h.add(engine.AgentUseToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "suspendedAt").Add(-3*time.Millisecond)))
+			h.add(agentuse.ToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "suspendedAt").Add(-3*time.Millisecond)))
 			h.at(h.t("state", "suspendedAt"))
 			h.check(h.w.SuspendTool(h.msg, h.part, h.raw("state", "resumePayload")))
 		}},
 		{"tool resumed after approval", deploy + "01M7ZXJ0FV4ZVAJFZD8TYWFAW0.json", func(h *h) {
-			h.add(engine.AgentUseToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
+			h.add(agentuse.ToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
 			h.check(h.w.SuspendTool(h.msg, h.part, h.raw("state", "metadata", "resumePayload")))
 			h.at(h.t("state", "time", "end"))
 			h.check(h.w.ResumeTool(h.msg, h.part, h.raw("state", "output")))
 		}},
 		{"tool stopped", "01M7ZXJ0JJQGMSM3D6BY0DN83S-agents-watcher/01M7ZXJ0JMYSWP92QX435T6C6R/part/01M7ZXJ0JTY2PM14YWVZKT4410.json", func(h *h) {
-			h.add(engine.AgentUseToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
+			h.add(agentuse.ToolPart(h.s("callID"), h.s("tool"), h.raw("state", "input"), h.t("state", "time", "start")))
 			h.at(h.t("state", "time", "end"))
-			res, err := h.w.Stop(engine.AgentUseStopOptions{})
+			res, err := h.w.Stop(agentuse.StopOptions{})
 			h.check(err)
-			if !res.Stopped || res.WasStatus != engine.AgentUseRunning {
+			if !res.Stopped || res.WasStatus != agentuse.StatusRunning {
 				h.tt.Errorf("Stop = %+v", res)
 			}
 		}},
 		{"error part", "01M7ZXJ0J0261ZRMRRXKE5RWPP-agents-flaky/01M7ZXJ0J1NPVC5ABSGJD5K6E2/part/01M7ZXJ0JGG8QW1P1MH83TFHV6.json", func(h *h) {
 			code, _ := strconv.Atoi(string(h.raw("statusCode")))
-			h.add(engine.AgentUseErrorPart(engine.AgentUsePartError{
+			h.add(agentuse.ErrorPart(agentuse.PartError{
 				Source: h.s("source"), Message: h.s("message"), Code: h.s("code"), Detail: h.s("detail"), StatusCode: code,
 			}, h.t("time", "start")))
 		}},
@@ -299,7 +299,7 @@ func TestAgentUseTypedParts(t *testing.T) {
 			if f, err := strconv.ParseFloat(string(h.raw("usagePercentBefore")), 64); err == nil {
 				pct = f
 			}
-			h.add(engine.AgentUseCompactionPart(engine.AgentUseCompaction{
+			h.add(agentuse.CompactionPart(agentuse.Compaction{
 				Reason: h.s("reason"), TokensBefore: h.n("tokensBefore"), TokensAfter: h.n("tokensAfter"),
 				MessagesBefore: h.n("messagesBefore"), MessagesAfter: h.n("messagesAfter"), UsagePercentBefore: &pct,
 			}, h.t("time", "start")))
@@ -307,33 +307,33 @@ func TestAgentUseTypedParts(t *testing.T) {
 		{"learning", manager + "01M7ZXJ0EB78V2ZT8R5Y6MH0XS.json", func(h *h) {
 			var titles []string
 			h.check(json.Unmarshal(h.raw("titles"), &titles))
-			h.add(engine.AgentUseLearningPart(engine.AgentUseLearning{
+			h.add(agentuse.LearningPart(agentuse.Learning{
 				Status: h.s("status"), Source: h.s("source"), Count: h.n("count"), Titles: titles,
 			}, h.t("time", "start")))
 		}},
 		{"file", sink + "01M7ZXJ0KKTP90AJ1DDHX2XXNZ.json", func(h *h) {
-			h.add(engine.AgentUseFilePart(engine.AgentUseFile{Mime: h.s("mime"), Filename: h.s("filename"), URL: h.s("url"), Source: h.raw("source")}))
+			h.add(agentuse.FilePart(agentuse.File{Mime: h.s("mime"), Filename: h.s("filename"), URL: h.s("url"), Source: h.raw("source")}))
 		}},
 		{"agent", sink + "01M7ZXJ0KMDS37K3HTSJ9E5AVB.json", func(h *h) {
-			h.add(engine.AgentUseAgentPart(h.s("name"), h.raw("source")))
+			h.add(agentuse.AgentPart(h.s("name"), h.raw("source")))
 		}},
 		{"step-start", sink + "01M7ZXJ0KHYY30JS65RHTKY16Z.json", func(h *h) {
-			h.add(engine.AgentUseStepStartPart())
+			h.add(agentuse.StepStartPart())
 		}},
 		{"step-finish", sink + "01M7ZXJ0KP9WDWH9VBBB4DGXY8.json", func(h *h) {
 			f, _ := strconv.ParseFloat(string(h.raw("cost")), 64)
-			h.add(engine.AgentUseStepFinishPart(f, engine.AgentUseTokens{
+			h.add(agentuse.StepFinishPart(f, agentuse.Tokens{
 				Input: h.n("tokens", "input"), Output: h.n("tokens", "output"), Reasoning: h.n("tokens", "reasoning"),
 				CacheRead: h.n("tokens", "cache", "read"), CacheWrite: h.n("tokens", "cache", "write"),
 			}))
 		}},
 		{"snapshot", sink + "01M7ZXJ0KPT9018CW788X3DZ88.json", func(h *h) {
-			h.add(engine.AgentUseSnapshotPart(h.s("snapshot")))
+			h.add(agentuse.SnapshotPart(h.s("snapshot")))
 		}},
 		{"patch", sink + "01M7ZXJ0KQA8K04WWD9B134420.json", func(h *h) {
 			var files []string
 			h.check(json.Unmarshal(h.raw("files"), &files))
-			h.add(engine.AgentUsePatchPart(h.s("hash"), files))
+			h.add(agentuse.PatchPart(h.s("hash"), files))
 		}},
 	}
 	for _, c := range cases {
@@ -354,7 +354,7 @@ func TestAgentUseTypedParts(t *testing.T) {
 type auPartHarness struct {
 	tt    *testing.T
 	st    *auTestStore
-	w     *engine.AgentUseWriter
+	w     *agentuse.Writer
 	msg   string
 	part  string
 	want  []byte
@@ -366,7 +366,7 @@ func newAUPartHarness(t *testing.T, want []byte) *auPartHarness {
 	_, v := auMembers(t, want)
 	sid, mid, pid := auStr(v["sessionID"]), auStr(v["messageID"]), auStr(v["id"])
 	h.queue = []string{sid, mid, pid}
-	h.st = newAUTestStore(t, engine.AgentUseOptions{NewID: func() string {
+	h.st = newAUTestStore(t, agentuse.Options{NewID: func() string {
 		if len(h.queue) == 0 {
 			t.Fatal("no id queued")
 		}
@@ -374,7 +374,7 @@ func newAUPartHarness(t *testing.T, want []byte) *auPartHarness {
 		h.queue = h.queue[1:]
 		return id
 	}})
-	h.w = mustCreate(t, h.st.AgentUseStore, auSpec)
+	h.w = mustCreate(t, h.st.Store, auSpec)
 	h.msg = mustMessage(t, h.w)
 	return h
 }
@@ -390,7 +390,7 @@ func (h *auPartHarness) check(err error) {
 	}
 }
 
-func (h *auPartHarness) add(p engine.AgentUsePart) {
+func (h *auPartHarness) add(p agentuse.Part) {
 	h.tt.Helper()
 	id, err := h.w.AddPart(h.msg, p)
 	h.check(err)
@@ -431,10 +431,10 @@ func TestAgentUseConcurrentWriters(t *testing.T) {
 	const n = 25
 	for _, shared := range []bool{true, false} {
 		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) {
-			s := newAUTestStore(t, engine.AgentUseOptions{Sync: engine.SyncNone, Wait: true})
-			w := mustCreate(t, s.AgentUseStore, auSpec)
+			s := newAUTestStore(t, agentuse.Options{Sync: agentuse.SyncNone, Wait: true})
+			w := mustCreate(t, s.Store, auSpec)
 			msg := mustMessage(t, w)
-			part, err := w.AddPart(msg, engine.AgentUseTextPart("x", w.Now()))
+			part, err := w.AddPart(msg, agentuse.TextPart("x", w.Now()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -459,11 +459,11 @@ func TestAgentUseConcurrentWriters(t *testing.T) {
 					}
 					for i := range n {
 						k := fmt.Sprintf("g%d_%02d", g, i)
-						if err := ww.UpdatePart(msg, part, engine.AgentUseField{Key: k, Value: i}); err != nil {
+						if err := ww.UpdatePart(msg, part, agentuse.Field{Key: k, Value: i}); err != nil {
 							errs <- err
 							return
 						}
-						if err := ww.UpdateSession(engine.AgentUseField{Key: k, Value: true}); err != nil {
+						if err := ww.UpdateSession(agentuse.Field{Key: k, Value: true}); err != nil {
 							errs <- err
 							return
 						}
@@ -502,14 +502,14 @@ func checkKeys(t *testing.T, file string, groups, n int) {
 	}
 }
 
-// auWriter is the child TestAgentUseConcurrentProcesses starts (see
+// writer is the child TestAgentUseConcurrentProcesses starts (see
 // main_test.go): it opens the session named by AU_ROOT and AU_ID as a
 // writer (waiting for the lock) AU_N times and applies its updates.
-func auWriter() int {
+func writer() int {
 	root, id, msg, part := os.Getenv("AU_ROOT"), os.Getenv("AU_ID"), os.Getenv("AU_MSG"), os.Getenv("AU_PART")
 	g, _ := strconv.Atoi(os.Getenv("AU_G"))
 	n, _ := strconv.Atoi(os.Getenv("AU_N"))
-	st, err := engine.OpenAgentUseStore(context.Background(), engine.AgentUseOptions{SessionRoot: root, Sync: engine.SyncNone, Wait: true})
+	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{SessionRoot: root, Sync: agentuse.SyncNone, Wait: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -522,9 +522,9 @@ func auWriter() int {
 			return 1
 		}
 		k := fmt.Sprintf("g%d_%02d", g, i)
-		err = w.UpdatePart(msg, part, engine.AgentUseField{Key: k, Value: i})
+		err = w.UpdatePart(msg, part, agentuse.Field{Key: k, Value: i})
 		if err == nil {
-			err = w.UpdateSession(engine.AgentUseField{Key: k, Value: true})
+			err = w.UpdateSession(agentuse.Field{Key: k, Value: true})
 		}
 		if cerr := w.Close(); err == nil {
 			err = cerr
@@ -539,10 +539,10 @@ func auWriter() int {
 
 func TestAgentUseConcurrentProcesses(t *testing.T) {
 	const n = 15
-	s := newAUTestStore(t, engine.AgentUseOptions{Sync: engine.SyncNone})
-	w := mustCreate(t, s.AgentUseStore, auSpec)
+	s := newAUTestStore(t, agentuse.Options{Sync: agentuse.SyncNone})
+	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
-	part, err := w.AddPart(msg, engine.AgentUseTextPart("x", w.Now()))
+	part, err := w.AddPart(msg, agentuse.TextPart("x", w.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +552,7 @@ func TestAgentUseConcurrentProcesses(t *testing.T) {
 	var cmds []*exec.Cmd
 	var outs []*bytes.Buffer
 	for g := range 2 {
-		cmd := testenv.Command("agentuse-writer")
+		cmd := testenv.Command("writer")
 		cmd.Env = append(cmd.Env, "AU_ROOT="+s.root, "AU_ID="+w.ID(),
 			"AU_MSG="+msg, "AU_PART="+part, "AU_G="+strconv.Itoa(g), "AU_N="+strconv.Itoa(n))
 		out := new(bytes.Buffer)
@@ -573,8 +573,8 @@ func TestAgentUseConcurrentProcesses(t *testing.T) {
 }
 
 func TestAgentUseLock(t *testing.T) {
-	s := newAUTestStore(t, engine.AgentUseOptions{})
-	w := mustCreate(t, s.AgentUseStore, auSpec)
+	s := newAUTestStore(t, agentuse.Options{})
+	w := mustCreate(t, s.Store, auSpec)
 	lockFile := filepath.Join(w.Dir(), layout.AgentUseLockFile)
 	ownerFile := filepath.Join(w.Dir(), "session.owner")
 	for _, f := range []string{lockFile, ownerFile} {
@@ -583,16 +583,16 @@ func TestAgentUseLock(t *testing.T) {
 		}
 	}
 	_, err := s.OpenWriter(context.Background(), w.ID())
-	if !errors.Is(err, engine.ErrLocked) {
+	if !errors.Is(err, agentuse.ErrLocked) {
 		t.Errorf("second writer: %v, want ErrLocked", err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.AddMessage(engine.AgentUseMessageSpec{}); !errors.Is(err, engine.ErrClosed) {
+	if _, err := w.AddMessage(agentuse.MessageSpec{}); !errors.Is(err, agentuse.ErrClosed) {
 		t.Errorf("AddMessage after Close: %v, want ErrClosed", err)
 	}
-	if err := w.SetStatus("x"); !errors.Is(err, engine.ErrClosed) {
+	if err := w.SetStatus("x"); !errors.Is(err, agentuse.ErrClosed) {
 		t.Errorf("SetStatus after Close: %v, want ErrClosed", err)
 	}
 	w2, err := s.OpenWriter(context.Background(), w.ID())
@@ -612,8 +612,8 @@ func TestAgentUseLock(t *testing.T) {
 }
 
 func TestAgentUseUpdateErrors(t *testing.T) {
-	s := newAUTestStore(t, engine.AgentUseOptions{})
-	w := mustCreate(t, s.AgentUseStore, auSpec)
+	s := newAUTestStore(t, agentuse.Options{})
+	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
 	missing := ulid.Make().String()
 	cases := []struct {
@@ -621,32 +621,32 @@ func TestAgentUseUpdateErrors(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"update missing part", w.UpdatePart(msg, missing, engine.AgentUseField{Key: "text", Value: "x"}), engine.ErrNotFound},
-		{"update missing message", w.UpdateMessage(missing, engine.AgentUseMessageUpdate{Time: []engine.AgentUseField{{Key: "completed", Value: 1}}}), engine.ErrNotFound},
-		{"part of missing message", addPartErr(w, missing), engine.ErrNotFound},
+		{"update missing part", w.UpdatePart(msg, missing, agentuse.Field{Key: "text", Value: "x"}), agentuse.ErrNotFound},
+		{"update missing message", w.UpdateMessage(missing, agentuse.MessageUpdate{Time: []agentuse.Field{{Key: "completed", Value: 1}}}), agentuse.ErrNotFound},
+		{"part of missing message", addPartErr(w, missing), agentuse.ErrNotFound},
 		{"complete a text part", w.CompleteTool(msg, mustPart(t, w, msg), "out", nil), nil},
-		{"hostile part id", w.UpdatePart(msg, "../../session", engine.AgentUseField{Key: "x", Value: 1}), layout.ErrUnsafeName},
+		{"hostile part id", w.UpdatePart(msg, "../../session", agentuse.Field{Key: "x", Value: 1}), layout.ErrUnsafeName},
 		{"hostile message id", w.UpdatePart("..", missing), layout.ErrUnsafeName},
-		{"change a part id", w.UpdatePart(msg, missing, engine.AgentUseField{Key: "id", Value: "x"}), nil},
+		{"change a part id", w.UpdatePart(msg, missing, agentuse.Field{Key: "id", Value: "x"}), nil},
 	}
 	for _, c := range cases {
 		if c.err == nil || (c.want != nil && !errors.Is(c.err, c.want)) {
 			t.Errorf("%s: %v, want an error matching %v", c.name, c.err, c.want)
 		}
 	}
-	if _, err := w.AddPart(msg, engine.AgentUsePart{Type: "text", Fields: []engine.AgentUseField{{Key: "messageID", Value: "x"}}}); err == nil {
+	if _, err := w.AddPart(msg, agentuse.Part{Type: "text", Fields: []agentuse.Field{{Key: "messageID", Value: "x"}}}); err == nil {
 		t.Error("AddPart accepted a messageID field")
 	}
 }
 
-func addPartErr(w *engine.AgentUseWriter, msg string) error {
-	_, err := w.AddPart(msg, engine.AgentUseStepStartPart())
+func addPartErr(w *agentuse.Writer, msg string) error {
+	_, err := w.AddPart(msg, agentuse.StepStartPart())
 	return err
 }
 
-func mustPart(t *testing.T, w *engine.AgentUseWriter, msg string) string {
+func mustPart(t *testing.T, w *agentuse.Writer, msg string) string {
 	t.Helper()
-	id, err := w.AddPart(msg, engine.AgentUseTextPart("t", w.Now()))
+	id, err := w.AddPart(msg, agentuse.TextPart("t", w.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -660,7 +660,7 @@ func TestAgentUseHostileNames(t *testing.T) {
 	root := filepath.Join(base, "store", "session")
 	bad := []string{"", "../x", "..", "../../../../etc/passwd", "a/b", `a\b`, "\x00", "01M7ZXJ093A1K5TPE8N7MS01CN/..", "01m7zxj093a1k5tpe8n7ms01cn"}
 	var queue []string
-	st, err := engine.OpenAgentUseStore(context.Background(), engine.AgentUseOptions{
+	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{
 		SessionRoot: root,
 		NewID: func() string {
 			if len(queue) > 0 {
@@ -706,18 +706,18 @@ func TestAgentUseHostileNames(t *testing.T) {
 				}
 			}
 			queue = []string{id}
-			if _, err := w.AddMessage(engine.AgentUseMessageSpec{}); err == nil {
+			if _, err := w.AddMessage(agentuse.MessageSpec{}); err == nil {
 				t.Errorf("message id %q accepted", id)
 			}
 			queue = []string{id}
-			if _, err := w.AddPart(msg, engine.AgentUseStepStartPart()); err == nil {
+			if _, err := w.AddPart(msg, agentuse.StepStartPart()); err == nil {
 				t.Errorf("part id %q accepted", id)
 			}
 			queue = []string{id}
 			if _, err := w.WriteToolOutput(msg, "bash", "x"); err == nil {
 				t.Errorf("artifact id %q accepted", id)
 			}
-			if _, err := w.AddPart(id, engine.AgentUseStepStartPart()); err == nil {
+			if _, err := w.AddPart(id, agentuse.StepStartPart()); err == nil {
 				t.Errorf("message id %q accepted by AddPart", id)
 			}
 		}
@@ -726,7 +726,7 @@ func TestAgentUseHostileNames(t *testing.T) {
 	if _, err := st.OpenWriterAt(context.Background(), base); !errors.Is(err, layout.ErrUnsafeName) {
 		t.Errorf("OpenWriterAt outside the store: %v", err)
 	}
-	if _, err := st.Find(context.Background(), "../.."); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := st.Find(context.Background(), "../.."); !errors.Is(err, agentuse.ErrNotFound) {
 		t.Errorf("Find(../..): %v", err)
 	}
 	// Nothing but the store was created in base.
@@ -742,10 +742,10 @@ func TestAgentUseHostileNames(t *testing.T) {
 		t.Skip(err)
 	}
 	queue = []string{msgLink}
-	if _, err := w.AddMessage(engine.AgentUseMessageSpec{}); !errors.Is(err, vfs.ErrSymlink) {
+	if _, err := w.AddMessage(agentuse.MessageSpec{}); !errors.Is(err, vfs.ErrSymlink) {
 		t.Errorf("message dir is a symlink: %v, want ErrSymlink", err)
 	}
-	if _, err := w.AddPart(msgLink, engine.AgentUseStepStartPart()); err == nil {
+	if _, err := w.AddPart(msgLink, agentuse.StepStartPart()); err == nil {
 		t.Error("AddPart wrote through a symlinked message directory")
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
@@ -756,9 +756,9 @@ func TestAgentUseHostileNames(t *testing.T) {
 // TestAgentUseDamagedFiles: a 0-byte or garbage file is reported with its
 // path and the rest of the session still reads.
 func TestAgentUseDamagedFiles(t *testing.T) {
-	s := newAUTestStore(t, engine.AgentUseOptions{Sync: engine.SyncNone})
+	s := newAUTestStore(t, agentuse.Options{Sync: agentuse.SyncNone})
 	ctx := context.Background()
-	w := mustCreate(t, s.AgentUseStore, auSpec)
+	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
 	good := mustPart(t, w, msg)
 	empty := mustPart(t, w, msg)
@@ -774,7 +774,7 @@ func TestAgentUseDamagedFiles(t *testing.T) {
 	writeRaw(t, partPath(msg, good)+".1234.abcd.tmp", "{")
 	writeRaw(t, partPath(msg, good)+vfs.TempSuffix+"00ff", "{")
 	writeRaw(t, filepath.Join(w.Dir(), msg, "part", "notes.txt"), "x")
-	w2 := mustCreate(t, s.AgentUseStore, auSpec)
+	w2 := mustCreate(t, s.Store, auSpec)
 	writeRaw(t, filepath.Join(w2.Dir(), "session.json"), "")
 
 	x, err := s.Find(ctx, w.ID())
@@ -787,7 +787,7 @@ func TestAgentUseDamagedFiles(t *testing.T) {
 	}
 	var probs []string
 	for _, p := range c.Problems {
-		if !errors.Is(p, engine.ErrCorrupt) {
+		if !errors.Is(p, agentuse.ErrCorrupt) {
 			t.Errorf("problem %v does not match ErrCorrupt", p)
 		}
 		rel, _ := filepath.Rel(w.Dir(), p.Path)
@@ -808,11 +808,11 @@ func TestAgentUseDamagedFiles(t *testing.T) {
 
 	// The session with an empty session.json is listed last and found by
 	// its directory name's id.
-	list, err := s.List(ctx, engine.AgentUseListOptions{})
+	list, err := s.List(ctx, agentuse.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 2 || list[1].ID != w2.ID() || !errors.Is(list[1].Err, engine.ErrCorrupt) {
+	if len(list) != 2 || list[1].ID != w2.ID() || !errors.Is(list[1].Err, agentuse.ErrCorrupt) {
 		t.Errorf("list: %v", auSessionIDs(list))
 	}
 	bad, err := s.Find(ctx, w2.ID())
@@ -868,7 +868,7 @@ func TestAgentUseDiscovery(t *testing.T) {
 	}
 	mk("leftover.json.123.tmp", "{")
 
-	st, err := engine.OpenAgentUseStore(ctx, engine.AgentUseOptions{SessionRoot: root})
+	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -888,30 +888,30 @@ func TestAgentUseDiscovery(t *testing.T) {
 	if diff := cmp.Diff([]string{d, b, c}, auSessionIDs(all[0].Children)); diff != "" {
 		t.Errorf("children of a (-want +got):\n%s", diff)
 	}
-	top, err := st.List(ctx, engine.AgentUseListOptions{})
+	top, err := st.List(ctx, agentuse.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{a, f}, auSessionIDs(top)); diff != "" {
 		t.Errorf("top-level list (-want +got):\n%s", diff)
 	}
-	withSubs, _ := st.List(ctx, engine.AgentUseListOptions{Subagents: true})
+	withSubs, _ := st.List(ctx, agentuse.ListOptions{Subagents: true})
 	if diff := cmp.Diff([]string{b, c, d, e, a, f}, auSessionIDs(withSubs)); diff != "" {
 		t.Errorf("list with subagents (-want +got):\n%s", diff)
 	}
 	_, err = st.Find(ctx, "01")
-	var amb *engine.AgentUseAmbiguousError
-	if !errors.As(err, &amb) || !errors.Is(err, engine.ErrAmbiguous) || len(amb.Candidates) != 6 {
+	var amb *agentuse.AmbiguousError
+	if !errors.As(err, &amb) || !errors.Is(err, agentuse.ErrAmbiguous) || len(amb.Candidates) != 6 {
 		t.Errorf("Find(01): %v", err)
 	}
 	if x, err := st.Find(ctx, "01e"); err != nil || x.ID != e {
 		t.Errorf("Find(01e) = %v, %v", x, err)
 	}
-	if _, err := st.Find(ctx, "01Z"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := st.Find(ctx, "01Z"); !errors.Is(err, agentuse.ErrNotFound) {
 		t.Errorf("Find(01Z): %v", err)
 	}
 	// A missing store has no sessions.
-	none, _ := engine.OpenAgentUseStore(ctx, engine.AgentUseOptions{SessionRoot: filepath.Join(root, "nope")})
+	none, _ := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Join(root, "nope")})
 	if xs, err := none.Sessions(ctx); err != nil || len(xs) != 0 {
 		t.Errorf("missing store: %v, %v", xs, err)
 	}
@@ -921,12 +921,12 @@ func TestAgentUseDiscovery(t *testing.T) {
 // a gate: both get USER_STOPPED, the child's pending tool becomes an error
 // keeping its resume payload, a finished sibling is left alone.
 func TestAgentUseStopSessionTree(t *testing.T) {
-	s := newAUTestStore(t, engine.AgentUseOptions{})
+	s := newAUTestStore(t, agentuse.Options{})
 	ctx := context.Background()
-	parent := mustCreate(t, s.AgentUseStore, auSpec)
+	parent := mustCreate(t, s.Store, auSpec)
 	pmsg := mustMessage(t, parent)
 	s.set(2000)
-	call, err := parent.AddPart(pmsg, engine.AgentUseToolPart("toolu_1", "subagent__reviewer", json.RawMessage(`{"task":"t"}`), parent.Now()))
+	call, err := parent.AddPart(pmsg, agentuse.ToolPart("toolu_1", "subagent__reviewer", json.RawMessage(`{"task":"t"}`), parent.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -936,7 +936,7 @@ func TestAgentUseStopSessionTree(t *testing.T) {
 	}
 	cmsg := mustMessage(t, child)
 	s.set(2100)
-	gate, err := child.AddPart(cmsg, engine.AgentUseToolPart("toolu_2", "await_human", json.RawMessage(`{"prompt":"ok?"}`), child.Now()))
+	gate, err := child.AddPart(cmsg, agentuse.ToolPart("toolu_2", "await_human", json.RawMessage(`{"prompt":"ok?"}`), child.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -944,27 +944,27 @@ func TestAgentUseStopSessionTree(t *testing.T) {
 	if err := child.SuspendTool(cmsg, gate, json.RawMessage(`{"kind":"await_human","prompt":"ok?"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := child.SetStatus(engine.AgentUseSuspended); err != nil {
+	if err := child.SetStatus(agentuse.StatusSuspended); err != nil {
 		t.Fatal(err)
 	}
 	done, err := parent.CreateSubagent(ctx, auSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := done.SetStatus(engine.AgentUseCompleted); err != nil {
+	if err := done.SetStatus(agentuse.StatusCompleted); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []*engine.AgentUseWriter{parent, child, done} {
+	for _, w := range []*agentuse.Writer{parent, child, done} {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.set(3000)
-	res, err := s.StopSessionTree(ctx, parent.ID()[:20], engine.AgentUseStopOptions{})
+	res, err := s.StopSessionTree(ctx, parent.ID()[:20], agentuse.StopOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []engine.AgentUseStopped{
+	want := []agentuse.Stopped{
 		{SessionID: parent.ID(), AgentName: "manager", WasStatus: "running", Stopped: true},
 		{SessionID: child.ID(), AgentName: "manager", WasStatus: "suspended", Stopped: true},
 		{SessionID: done.ID(), AgentName: "manager", WasStatus: "completed", Stopped: false},
@@ -1016,8 +1016,8 @@ func TestAgentUseStopSessionTree(t *testing.T) {
 
 // TestAgentUseArtifacts writes both artifact kinds and discards a stream.
 func TestAgentUseArtifacts(t *testing.T) {
-	s := newAUTestStore(t, engine.AgentUseOptions{})
-	w := mustCreate(t, s.AgentUseStore, auSpec)
+	s := newAUTestStore(t, agentuse.Options{})
+	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
 	ref, err := w.WriteToolOutput(msg, "tools__bash", "héllo😀")
 	if err != nil {
@@ -1070,19 +1070,17 @@ func TestAgentUseStoreResolution(t *testing.T) {
 	noGit := func(context.Context, string) (string, error) { return "", errors.New("no repo") }
 	cases := []struct {
 		name string
-		o    engine.AgentUseOptions
+		o    agentuse.Options
 		want string
 	}{
-		{"git top level", engine.AgentUseOptions{DataDir: "/d", StateRoot: "/home/dev/demo-project/packages/app",
-			Git: func(context.Context, string) (string, error) { return "/home/dev/demo-project\n", nil }},
-			"/d/agentuse/project/a451240a36c0c105/session"},
-		{"no git", engine.AgentUseOptions{DataDir: "/d", StateRoot: "/home/dev/scratch-agents/", Git: noGit},
-			"/d/agentuse/project/7fa0b5443ea9e42b/session"},
-		{"explicit root", engine.AgentUseOptions{SessionRoot: "/x/session", DataDir: "/d"}, "/x/session"},
+		{"git top level", agentuse.Options{DataDir: "/d", StateRoot: "/home/dev/demo-project/packages/app",
+			Git: func(context.Context, string) (string, error) { return "/home/dev/demo-project\n", nil }}, "/d/agentuse/project/a451240a36c0c105/session"},
+		{"no git", agentuse.Options{DataDir: "/d", StateRoot: "/home/dev/scratch-agents/", Git: noGit}, "/d/agentuse/project/7fa0b5443ea9e42b/session"},
+		{"explicit root", agentuse.Options{SessionRoot: "/x/session", DataDir: "/d"}, "/x/session"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st, err := engine.OpenAgentUseStore(ctx, c.o)
+			st, err := agentuse.OpenStore(ctx, c.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1093,7 +1091,7 @@ func TestAgentUseStoreResolution(t *testing.T) {
 	}
 	t.Run("XDG_DATA_HOME", func(t *testing.T) {
 		t.Setenv("XDG_DATA_HOME", "/xdg")
-		st, err := engine.OpenAgentUseStore(ctx, engine.AgentUseOptions{StateRoot: "/home/dev/e2e-project", Git: noGit})
+		st, err := agentuse.OpenStore(ctx, agentuse.Options{StateRoot: "/home/dev/e2e-project", Git: noGit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1106,12 +1104,12 @@ func TestAgentUseStoreResolution(t *testing.T) {
 // TestAgentUseDurableModes checks file and directory modes and that no
 // temporary file is left behind, with and without fsync.
 func TestAgentUseDurableModes(t *testing.T) {
-	for _, sync := range []engine.SyncPolicy{engine.SyncEach, engine.SyncNone} {
-		s := newAUTestStore(t, engine.AgentUseOptions{Sync: sync})
-		w := mustCreate(t, s.AgentUseStore, auSpec)
+	for _, sync := range []agentuse.SyncPolicy{agentuse.SyncEach, agentuse.SyncNone} {
+		s := newAUTestStore(t, agentuse.Options{Sync: sync})
+		w := mustCreate(t, s.Store, auSpec)
 		msg := mustMessage(t, w)
 		p := mustPart(t, w, msg)
-		if err := w.UpdatePart(msg, p, engine.AgentUseField{Key: "text", Value: "y"}); err != nil {
+		if err := w.UpdatePart(msg, p, agentuse.Field{Key: "text", Value: "y"}); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.WriteTools(json.RawMessage(`{"tools":[]}`)); err != nil {

@@ -1,7 +1,7 @@
-package engine_test
+package agentuse_test
 
 // AgentUse crash workloads: sessions, subagents, messages, parts and their
-// updates written through an AgentUseWriter on a vfstest.CrashFS, cut by a
+// updates written through a Writer on a vfstest.CrashFS, cut by a
 // simulated power cut before a random filesystem call. Every AgentUse file
 // is replaced atomically, so after the crash every file whose write was
 // acknowledged must hold exactly its last acknowledged bytes, or, for the
@@ -27,7 +27,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
@@ -79,7 +79,7 @@ type auWorkload struct {
 	ackedAt  map[string][]byte
 
 	acked    map[string][]byte // every AgentUse file -> its acknowledged bytes
-	w        *engine.AgentUseWriter
+	w        *agentuse.Writer
 	sessions []string            // ids of sessions created
 	messages map[string][]string // session id -> message ids
 	parts    map[string][]string // message id -> part ids
@@ -119,11 +119,11 @@ func (r rngReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *auWorkload) store() *engine.AgentUseStore {
-	s, err := engine.OpenAgentUseStore(context.Background(), engine.AgentUseOptions{
+func (w *auWorkload) store() *agentuse.Store {
+	s, err := agentuse.OpenStore(context.Background(), agentuse.Options{
 		SessionRoot: w.root,
 		FS:          w.ffs,
-		Sync:        engine.SyncEach,
+		Sync:        agentuse.SyncEach,
 		Now: func() time.Time {
 			w.clock = w.clock.Add(time.Duration(1+w.rng.IntN(900)) * time.Millisecond)
 			return w.clock
@@ -169,7 +169,7 @@ func (w *auWorkload) cycle() {
 
 func (w *auWorkload) hook(op vfstest.Op, path string) error {
 	if w.dead {
-		return errCrashed
+		return testenv.ErrPowerCut
 	}
 	if op == vfstest.OpCreate && vfs.IsTempName(path) {
 		w.inflight = path[:strings.LastIndex(path, vfs.TempSuffix)]
@@ -180,7 +180,7 @@ func (w *auWorkload) hook(op vfstest.Op, path string) error {
 	w.opsLeft--
 	if w.opsLeft <= 0 {
 		w.cut()
-		return errCrashed
+		return testenv.ErrPowerCut
 	}
 	return nil
 }
@@ -240,13 +240,13 @@ func (w *auWorkload) files(fsys vfs.FS) map[string][]byte {
 
 func (w *auWorkload) pick(list []string) string { return list[w.rng.IntN(len(list))] }
 
-func (w *auWorkload) step(s *engine.AgentUseStore) {
+func (w *auWorkload) step(s *agentuse.Store) {
 	r := w.rng
 	if w.w == nil {
 		if len(w.sessions) == 0 || r.IntN(3) == 0 {
-			wr, err := s.Create(context.Background(), engine.AgentUseSessionSpec{
-				Agent: engine.AgentUseAgent{ID: "crash agent", Name: "crash agent"}, Model: "demo:hello",
-				Project: engine.AgentUseProject{Root: "/work", Cwd: "/work"},
+			wr, err := s.Create(context.Background(), agentuse.SessionSpec{
+				Agent: agentuse.Agent{ID: "crash agent", Name: "crash agent"}, Model: "demo:hello",
+				Project: agentuse.Project{Root: "/work", Cwd: "/work"},
 			})
 			if !w.do("create session", err) {
 				return
@@ -257,7 +257,7 @@ func (w *auWorkload) step(s *engine.AgentUseStore) {
 		}
 		id := w.pick(w.sessions)
 		wr, err := s.OpenWriter(context.Background(), id)
-		if err != nil && errors.Is(err, engine.ErrNotFound) && !w.dead {
+		if err != nil && errors.Is(err, agentuse.ErrNotFound) && !w.dead {
 			return // its creation was never acknowledged and did not survive
 		}
 		if !w.do("open writer "+id, err) {
@@ -270,20 +270,20 @@ func (w *auWorkload) step(s *engine.AgentUseStore) {
 	msgs := w.messages[wr.ID()]
 	switch k := r.IntN(20); {
 	case k < 4 || len(msgs) == 0:
-		id, err := wr.AddMessage(engine.AgentUseMessageSpec{Task: randText(r, 3, 20), ModelID: "demo:hello", Cwd: "/work", Root: "/work"})
+		id, err := wr.AddMessage(agentuse.MessageSpec{Task: testenv.RandomText(r, 3, 20), ModelID: "demo:hello", Cwd: "/work", Root: "/work"})
 		if w.do("add message", err) {
 			w.messages[wr.ID()] = append(msgs, id)
 		}
 	case k < 10:
 		m := w.pick(msgs)
-		var p engine.AgentUsePart
+		var p agentuse.Part
 		switch r.IntN(3) {
 		case 0:
-			p = engine.AgentUseTextPart(randText(r, 5, 80), w.clock)
+			p = agentuse.TextPart(testenv.RandomText(r, 5, 80), w.clock)
 		case 1:
-			p = engine.AgentUseToolPart(fmt.Sprintf("call_%x", r.Uint32()), "bash", map[string]any{"command": randText(r, 1, 4)}, w.clock)
+			p = agentuse.ToolPart(fmt.Sprintf("call_%x", r.Uint32()), "bash", map[string]any{"command": testenv.RandomText(r, 1, 4)}, w.clock)
 		default:
-			p = engine.AgentUseReasoningPart(randText(r, 5, 40), nil, w.clock)
+			p = agentuse.ReasoningPart(testenv.RandomText(r, 5, 40), nil, w.clock)
 		}
 		id, err := wr.AddPart(m, p)
 		if w.do("add part", err) {
@@ -294,17 +294,15 @@ func (w *auWorkload) step(s *engine.AgentUseStore) {
 		if len(w.parts[m]) == 0 {
 			return
 		}
-		w.do("update part", wr.UpdatePart(m, w.pick(w.parts[m]),
-			engine.AgentUseField{Key: "text", Value: randText(r, 5, 120)},
-			engine.AgentUseField{Key: "time", Value: map[string]any{"start": w.clock.UnixMilli(), "end": w.clock.UnixMilli() + 5}}))
+		w.do("update part", wr.UpdatePart(m, w.pick(w.parts[m]), agentuse.Field{Key: "text", Value: testenv.RandomText(r, 5, 120)}, agentuse.Field{Key: "time", Value: map[string]any{"start": w.clock.UnixMilli(), "end": w.clock.UnixMilli() + 5}}))
 	case k < 16:
 		w.do("complete message", wr.CompleteMessage(w.pick(msgs)))
 	case k < 17:
-		w.do("set status", wr.SetStatus([]string{engine.AgentUseRunning, engine.AgentUseCompleted, engine.AgentUseSuspended}[r.IntN(3)]))
+		w.do("set status", wr.SetStatus([]string{agentuse.StatusRunning, agentuse.StatusCompleted, agentuse.StatusSuspended}[r.IntN(3)]))
 	case k < 18:
-		sub, err := wr.CreateSubagent(context.Background(), engine.AgentUseSessionSpec{
-			Agent: engine.AgentUseAgent{ID: "helper", Name: "helper"}, Model: "demo:hello",
-			Project: engine.AgentUseProject{Root: "/work", Cwd: "/work"},
+		sub, err := wr.CreateSubagent(context.Background(), agentuse.SessionSpec{
+			Agent: agentuse.Agent{ID: "helper", Name: "helper"}, Model: "demo:hello",
+			Project: agentuse.Project{Root: "/work", Cwd: "/work"},
 		})
 		if w.do("create subagent", err) {
 			_ = wr.Close()
@@ -359,4 +357,41 @@ func (w *auWorkload) reboot() {
 		}
 	}
 	w.acked = got
+}
+
+// TestStoreInNewDirectoriesSurvivesPowerCut creates an AgentUse
+// session in a store whose directories do not exist yet and takes the
+// harshest crash. Only the parent of the session directory used to be
+// synced when the store root was created, so the whole store, with every
+// acknowledged file in it, could vanish.
+func TestStoreInNewDirectoriesSurvivesPowerCut(t *testing.T) {
+	base := t.TempDir() // the writer lock lives on the real filesystem
+	disk := vfstest.NewCrashFS()
+	if err := vfs.MkdirAllSync(disk, base, vfs.DirMode); err != nil {
+		t.Fatal(err)
+	}
+	root := base + "/agentuse/project/0123456789abcdef/session"
+	s, err := agentuse.OpenStore(t.Context(), agentuse.Options{SessionRoot: root, FS: disk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Create(t.Context(), agentuse.SessionSpec{Agent: agentuse.Agent{ID: "a", Name: "a"}, Model: "demo:hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	msg, err := w.AddMessage(agentuse.MessageSpec{Task: "t", ModelID: "demo:hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := layout.AgentUseMessagePath(w.Dir(), msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := disk.Unsynced(); len(u) != 0 {
+		t.Errorf("left unsynced after acknowledged writes: %q", u)
+	}
+	if _, err := disk.CrashClone(nil).ReadFile(file); err != nil {
+		t.Errorf("acknowledged message lost in a power cut: %v", err)
+	}
 }

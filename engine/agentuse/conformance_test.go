@@ -1,4 +1,4 @@
-package engine_test
+package agentuse_test
 
 // The AgentUse conformance test: the reader reconstructs expected.json of
 // ../shared/conformance/agentuse (sessions, tree, children order, message
@@ -21,7 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
@@ -100,7 +100,7 @@ func TestAgentUseConformanceReader(t *testing.T) {
 					}
 					return "", errors.New("not a git repository")
 				}
-				st, err := engine.OpenAgentUseStore(ctx, engine.AgentUseOptions{DataDir: xdg, StateRoot: p.StateRoot, Git: git})
+				st, err := agentuse.OpenStore(ctx, agentuse.Options{DataDir: xdg, StateRoot: p.StateRoot, Git: git})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +109,7 @@ func TestAgentUseConformanceReader(t *testing.T) {
 					t.Fatalf("store root %s, want %s", st.Root(), wantRoot)
 				}
 
-				top, err := st.List(ctx, engine.AgentUseListOptions{})
+				top, err := st.List(ctx, agentuse.ListOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -127,7 +127,7 @@ func TestAgentUseConformanceReader(t *testing.T) {
 				if diff := cmp.Diff(wantIDs, gotIDs); diff != "" {
 					t.Errorf("discovered sessions (-want +got):\n%s", diff)
 				}
-				byID := map[string]*engine.AgentUseSession{}
+				byID := map[string]*agentuse.Session{}
 				for _, x := range all {
 					byID[x.ID] = x
 				}
@@ -152,7 +152,7 @@ func TestAgentUseConformanceReader(t *testing.T) {
 	}
 }
 
-func auSessionIDs(xs []*engine.AgentUseSession) []string {
+func auSessionIDs(xs []*agentuse.Session) []string {
 	out := []string{}
 	for _, x := range xs {
 		out = append(out, x.ID)
@@ -161,7 +161,7 @@ func auSessionIDs(xs []*engine.AgentUseSession) []string {
 }
 
 // auSessionState renders a session in expected.json's shape.
-func auSessionState(t *testing.T, st *engine.AgentUseStore, x *engine.AgentUseSession, xdg string) map[string]any {
+func auSessionState(t *testing.T, st *agentuse.Store, x *agentuse.Session, xdg string) map[string]any {
 	t.Helper()
 	c, err := st.Read(context.Background(), x)
 	if err != nil {
@@ -247,12 +247,12 @@ type auReplay struct {
 	t     *testing.T
 	now   int64
 	ids   []string
-	store *engine.AgentUseStore
+	store *agentuse.Store
 }
 
-func newAUReplay(t *testing.T, root string, sync engine.SyncPolicy) *auReplay {
+func newAUReplay(t *testing.T, root string, sync agentuse.SyncPolicy) *auReplay {
 	r := &auReplay{t: t}
-	st, err := engine.OpenAgentUseStore(context.Background(), engine.AgentUseOptions{
+	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{
 		SessionRoot: root,
 		Sync:        sync,
 		Now:         func() time.Time { return time.UnixMilli(r.now) },
@@ -309,27 +309,27 @@ func auIndexOf(keys []string, k string) int {
 }
 
 // auAfter returns the fields auAfter key k, in order.
-func auAfter(keys []string, vals map[string]json.RawMessage, k string) []engine.AgentUseField {
-	var out []engine.AgentUseField
+func auAfter(keys []string, vals map[string]json.RawMessage, k string) []agentuse.Field {
+	var out []agentuse.Field
 	i := auIndexOf(keys, k)
 	if i < 0 {
 		return nil
 	}
 	for _, key := range keys[i+1:] {
-		out = append(out, engine.AgentUseField{Key: key, Value: vals[key]})
+		out = append(out, agentuse.Field{Key: key, Value: vals[key]})
 	}
 	return out
 }
 
 // session replays the session x (read from src) and its children.
-func (r *auReplay) session(src *engine.AgentUseStore, x *engine.AgentUseSession, parent *engine.AgentUseWriter) {
+func (r *auReplay) session(src *agentuse.Store, x *agentuse.Session, parent *agentuse.Writer) {
 	t := r.t
 	t.Helper()
 	keys, v := auMembers(t, x.Raw)
 	_, agent := auMembers(t, v["agent"])
 	_, tm := auMembers(t, v["time"])
-	spec := engine.AgentUseSessionSpec{
-		Agent: engine.AgentUseAgent{
+	spec := agentuse.SessionSpec{
+		Agent: agentuse.Agent{
 			ID: auStr(agent["id"]), Name: auStr(agent["name"]), Description: auStr(agent["description"]),
 			FilePath: auStr(agent["filePath"]), IsSubAgent: string(agent["isSubAgent"]) == "true",
 		},
@@ -339,7 +339,7 @@ func (r *auReplay) session(src *engine.AgentUseStore, x *engine.AgentUseSession,
 		Config:  v["config"],
 	}
 	_, proj := auMembers(t, v["project"])
-	spec.Project = engine.AgentUseProject{Root: auStr(proj["root"]), Cwd: auStr(proj["cwd"])}
+	spec.Project = agentuse.Project{Root: auStr(proj["root"]), Cwd: auStr(proj["cwd"])}
 	if keys[0] == "id" {
 		spec.ID = x.ID
 	}
@@ -348,7 +348,7 @@ func (r *auReplay) session(src *engine.AgentUseStore, x *engine.AgentUseSession,
 	}
 	r.now = auNum(tm["created"])
 	r.ids = []string{x.ID}
-	var w *engine.AgentUseWriter
+	var w *agentuse.Writer
 	var err error
 	if parent == nil {
 		w, err = r.store.Create(context.Background(), spec)
@@ -365,9 +365,9 @@ func (r *auReplay) session(src *engine.AgentUseStore, x *engine.AgentUseSession,
 	}()
 	trailing := auAfter(keys, v, "time")
 	updated := auNum(tm["updated"])
-	if auStr(v["status"]) != engine.AgentUseRunning || updated != r.now || len(trailing) > 0 {
+	if auStr(v["status"]) != agentuse.StatusRunning || updated != r.now || len(trailing) > 0 {
 		r.now = updated
-		fields := append([]engine.AgentUseField{{Key: "status", Value: v["status"]}}, trailing...)
+		fields := append([]agentuse.Field{{Key: "status", Value: v["status"]}}, trailing...)
 		if err := w.UpdateSession(fields...); err != nil {
 			t.Fatal(err)
 		}
@@ -395,7 +395,7 @@ func (r *auReplay) session(src *engine.AgentUseStore, x *engine.AgentUseSession,
 	}
 }
 
-func (r *auReplay) message(w *engine.AgentUseWriter, m *engine.AgentUseMessage) {
+func (r *auReplay) message(w *agentuse.Writer, m *agentuse.Message) {
 	t := r.t
 	t.Helper()
 	_, v := auMembers(t, m.Raw)
@@ -411,7 +411,7 @@ func (r *auReplay) message(w *engine.AgentUseWriter, m *engine.AgentUseMessage) 
 	cost, _ := jsonl.Number(asst["cost"])
 	r.now = auNum(tm["created"])
 	r.ids = []string{m.ID}
-	id, err := w.AddMessage(engine.AgentUseMessageSpec{
+	id, err := w.AddMessage(agentuse.MessageSpec{
 		Task: auStr(prompt["task"]), User: auStr(prompt["user"]), System: system,
 		ModelID: auStr(asst["modelID"]), ProviderID: auStr(asst["providerID"]), Mode: auStr(asst["mode"]),
 		Cwd: auStr(path["cwd"]), Root: auStr(path["root"]), Cost: cost,
@@ -419,20 +419,20 @@ func (r *auReplay) message(w *engine.AgentUseWriter, m *engine.AgentUseMessage) 
 	if err != nil || id != m.ID {
 		t.Fatalf("add message %s: %s, %v", m.ID, id, err)
 	}
-	var u engine.AgentUseMessageUpdate
+	var u agentuse.MessageUpdate
 	if c, ok := tm["completed"]; ok {
-		u.Time = []engine.AgentUseField{{Key: "completed", Value: c}}
+		u.Time = []agentuse.Field{{Key: "completed", Value: c}}
 	}
 	tkeys, tok := auMembers(t, asst["tokens"])
 	for _, k := range tkeys {
 		if k == "cache" {
 			ckeys, cache := auMembers(t, tok["cache"])
 			for _, ck := range ckeys {
-				u.Cache = append(u.Cache, engine.AgentUseField{Key: ck, Value: cache[ck]})
+				u.Cache = append(u.Cache, agentuse.Field{Key: ck, Value: cache[ck]})
 			}
 			continue
 		}
-		u.Tokens = append(u.Tokens, engine.AgentUseField{Key: k, Value: tok[k]})
+		u.Tokens = append(u.Tokens, agentuse.Field{Key: k, Value: tok[k]})
 	}
 	u.Assistant = auAfter(akeys, asst, "tokens")
 	if err := w.UpdateMessage(m.ID, u); err != nil {
@@ -444,15 +444,15 @@ func (r *auReplay) message(w *engine.AgentUseWriter, m *engine.AgentUseMessage) 
 			t.Errorf("%s: first key %q, not type", p.Path, keys[0])
 			continue
 		}
-		var fields []engine.AgentUseField
+		var fields []agentuse.Field
 		for _, k := range keys[1:] {
 			if k == "id" {
 				break
 			}
-			fields = append(fields, engine.AgentUseField{Key: k, Value: pv[k]})
+			fields = append(fields, agentuse.Field{Key: k, Value: pv[k]})
 		}
 		r.ids = []string{p.ID}
-		pid, err := w.AddPart(m.ID, engine.AgentUsePart{Type: auStr(pv["type"]), Fields: fields})
+		pid, err := w.AddPart(m.ID, agentuse.Part{Type: auStr(pv["type"]), Fields: fields})
 		if err != nil || pid != p.ID {
 			t.Fatalf("add part %s: %s, %v", p.ID, pid, err)
 		}
@@ -465,7 +465,7 @@ func (r *auReplay) message(w *engine.AgentUseWriter, m *engine.AgentUseMessage) 
 	r.artifacts(w, m)
 }
 
-func (r *auReplay) artifacts(w *engine.AgentUseWriter, m *engine.AgentUseMessage) {
+func (r *auReplay) artifacts(w *agentuse.Writer, m *agentuse.Message) {
 	t := r.t
 	t.Helper()
 	dir := filepath.Join(m.Dir, layout.AgentUseArtifactDir)
@@ -546,18 +546,18 @@ func TestAgentUseRoundTrip(t *testing.T) {
 	for name, corpus := range exp.Corpora {
 		xdg := filepath.Join(dir, name, "xdg-data")
 		for _, p := range corpus.Projects {
-			src, err := engine.OpenAgentUseStore(ctx, engine.AgentUseOptions{SessionRoot: filepath.Join(xdg, filepath.FromSlash(p.SessionRoot))})
+			src, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Join(xdg, filepath.FromSlash(p.SessionRoot))})
 			if err != nil {
 				t.Fatal(err)
 			}
-			top, err := src.List(ctx, engine.AgentUseListOptions{})
+			top, err := src.List(ctx, agentuse.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, x := range top {
 				t.Run(name+"/"+p.Label+"/"+filepath.Base(x.Dir), func(t *testing.T) {
 					dst := t.TempDir()
-					r := newAUReplay(t, dst, engine.SyncNone)
+					r := newAUReplay(t, dst, agentuse.SyncNone)
 					r.session(src, x, nil)
 					auCompareTrees(t, x.Dir, filepath.Join(dst, filepath.Base(x.Dir)))
 				})

@@ -1,4 +1,4 @@
-package engine_test
+package agentuse_test
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 )
 
 // go test -run '^$' -bench AgentUse -benchtime 2s ./engine/
 
-func benchAUWriter(b *testing.B, sync engine.SyncPolicy) (*engine.AgentUseWriter, string) {
+func benchAUWriter(b *testing.B, sync agentuse.SyncPolicy) (*agentuse.Writer, string) {
 	b.Helper()
-	st, err := engine.OpenAgentUseStore(context.Background(), engine.AgentUseOptions{SessionRoot: b.TempDir(), Sync: sync})
+	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{SessionRoot: b.TempDir(), Sync: sync})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func benchAUWriter(b *testing.B, sync engine.SyncPolicy) (*engine.AgentUseWriter
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { w.Close() })
-	msg, err := w.AddMessage(engine.AgentUseMessageSpec{Task: "bench", ModelID: "anthropic:claude-sonnet-4-5"})
+	msg, err := w.AddMessage(agentuse.MessageSpec{Task: "bench", ModelID: "anthropic:claude-sonnet-4-5"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,13 +38,13 @@ var benchInput = json.RawMessage(`{"command":"go test ./... 2>&1 | tail -n 40","
 func BenchmarkAgentUseAddPart(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		sync engine.SyncPolicy
-	}{{"fsync", engine.SyncEach}, {"nofsync", engine.SyncNone}} {
+		sync agentuse.SyncPolicy
+	}{{"fsync", agentuse.SyncEach}, {"nofsync", agentuse.SyncNone}} {
 		b.Run(c.name, func(b *testing.B) {
 			w, msg := benchAUWriter(b, c.sync)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := w.AddPart(msg, engine.AgentUseToolPart("toolu_01A", "tools__bash", benchInput, time.Now())); err != nil {
+				if _, err := w.AddPart(msg, agentuse.ToolPart("toolu_01A", "tools__bash", benchInput, time.Now())); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -57,11 +57,11 @@ func BenchmarkAgentUseAddPart(b *testing.B) {
 func BenchmarkAgentUseUpdatePart(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		sync engine.SyncPolicy
-	}{{"fsync", engine.SyncEach}, {"nofsync", engine.SyncNone}} {
+		sync agentuse.SyncPolicy
+	}{{"fsync", agentuse.SyncEach}, {"nofsync", agentuse.SyncNone}} {
 		b.Run(c.name, func(b *testing.B) {
 			w, msg := benchAUWriter(b, c.sync)
-			part, err := w.AddPart(msg, engine.AgentUseTextPart("", time.Now()))
+			part, err := w.AddPart(msg, agentuse.TextPart("", time.Now()))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func BenchmarkAgentUseUpdatePart(b *testing.B) {
 					text = ""
 				}
 				text += "The build fails because codec.go misses an import.\n"
-				if err := w.UpdatePart(msg, part, engine.AgentUseField{Key: "text", Value: text}); err != nil {
+				if err := w.UpdatePart(msg, part, agentuse.Field{Key: "text", Value: text}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -84,7 +84,7 @@ func BenchmarkAgentUseUpdatePart(b *testing.B) {
 // tool and log parts of one message) and orders them.
 func BenchmarkAgentUseReadSession10k(b *testing.B) {
 	const n = 10000
-	st, err := engine.OpenAgentUseStore(context.Background(), engine.AgentUseOptions{SessionRoot: b.TempDir(), Sync: engine.SyncNone})
+	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{SessionRoot: b.TempDir(), Sync: agentuse.SyncNone})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,21 +92,21 @@ func BenchmarkAgentUseReadSession10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	msg, err := w.AddMessage(engine.AgentUseMessageSpec{Task: "bench", ModelID: "anthropic:claude-sonnet-4-5"})
+	msg, err := w.AddMessage(agentuse.MessageSpec{Task: "bench", ModelID: "anthropic:claude-sonnet-4-5"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	start := time.UnixMilli(1795293774000)
 	for i := range n {
 		t := start.Add(time.Duration(i) * time.Millisecond)
-		var p engine.AgentUsePart
+		var p agentuse.Part
 		switch i % 3 {
 		case 0:
-			p = engine.AgentUseTextPart(fmt.Sprintf("Step %d: reading the failing test output and deciding what to change next.", i), t)
+			p = agentuse.TextPart(fmt.Sprintf("Step %d: reading the failing test output and deciding what to change next.", i), t)
 		case 1:
-			p = engine.AgentUseToolPart(fmt.Sprintf("toolu_%06d", i), "tools__bash", benchInput, t)
+			p = agentuse.ToolPart(fmt.Sprintf("toolu_%06d", i), "tools__bash", benchInput, t)
 		default:
-			p = engine.AgentUseLogPart("info", fmt.Sprintf("tool call %d finished", i), "", t)
+			p = agentuse.LogPart("info", fmt.Sprintf("tool call %d finished", i), "", t)
 		}
 		if _, err := w.AddPart(msg, p); err != nil {
 			b.Fatal(err)

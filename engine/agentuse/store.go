@@ -1,4 +1,4 @@
-package engine
+package agentuse
 
 import (
 	"context"
@@ -18,36 +18,18 @@ import (
 	"github.com/sessctl/sessctl/lock"
 )
 
-// AgentUse sessions (AgentUse 0.15.0) are directories of JSON files:
-// session.json, one directory per message with message.json and its
-// parts, and child sessions under subagent/. See shared/spec/agentuse-
-// format.md. AgentUseStore finds and reads them; AgentUseWriter writes
-// them, byte for byte as AgentUse does (2-space JSON.stringify, no
-// trailing newline, AgentUse's key order), with three deliberate
-// differences:
-//
-//   - every read-modify-write happens under the session's writer lock
-//     (session.lock inside the session directory, held from Create or
-//     OpenWriter until Close), so two writers, in one process or in two,
-//     never lose each other's updates;
-//   - files are replaced atomically and durably (temporary file in the same
-//     directory, fsync, rename, fsync of the directory; SyncNone skips the
-//     fsyncs), created 0600 in directories created 0700;
-//   - updating a file that does not exist is an error matching ErrNotFound,
-//     not a silent no-op.
-
-// AgentUse session statuses.
+// The statuses of a session (SetStatus).
 const (
-	AgentUseRunning   = "running"
-	AgentUseCompleted = "completed"
-	AgentUseError     = "error"
-	AgentUseSuspended = "suspended"
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusError     = "error"
+	StatusSuspended = "suspended"
 )
 
-// AgentUseOptions configure an AgentUse store. The zero value is the
+// Options configure an AgentUse store. The zero value is the
 // project of the process's working directory in the XDG data root, with
 // fsync on every write, the real filesystem, clock and ULIDs.
-type AgentUseOptions struct {
+type Options struct {
 	// SessionRoot is the session directory of the project
 	// (<data>/agentuse/project/<hash>/session). When set, DataDir,
 	// StateRoot and Git are not used.
@@ -80,16 +62,16 @@ type AgentUseOptions struct {
 	NewID func() string
 }
 
-// AgentUseStore is the session directory of one AgentUse project.
-type AgentUseStore struct {
+// Store is the session directory of one AgentUse project.
+type Store struct {
 	root string
-	opts AgentUseOptions
+	opts Options
 }
 
-// OpenAgentUseStore resolves the session directory of a project, as
+// OpenStore resolves the session directory of a project, as
 // AgentUse does. It runs git, so it takes a context. Nothing is created:
 // writers create directories as they need them.
-func OpenAgentUseStore(ctx context.Context, opts AgentUseOptions) (*AgentUseStore, error) {
+func OpenStore(ctx context.Context, opts Options) (*Store, error) {
 	root := opts.SessionRoot
 	if root == "" {
 		data := opts.DataDir
@@ -117,27 +99,27 @@ func OpenAgentUseStore(ctx context.Context, opts AgentUseOptions) (*AgentUseStor
 	if err != nil {
 		return nil, fmt.Errorf("resolve session root %s: %w", root, err)
 	}
-	return &AgentUseStore{root: abs, opts: opts}, nil
+	return &Store{root: abs, opts: opts}, nil
 }
 
 // Root returns the store's session directory.
-func (s *AgentUseStore) Root() string { return s.root }
+func (s *Store) Root() string { return s.root }
 
-func (s *AgentUseStore) fs() vfs.FS {
+func (s *Store) fs() vfs.FS {
 	if s.opts.FS == nil {
 		return vfs.OS()
 	}
 	return s.opts.FS
 }
 
-func (s *AgentUseStore) now() time.Time {
+func (s *Store) now() time.Time {
 	if s.opts.Now == nil {
 		return time.Now()
 	}
 	return s.opts.Now()
 }
 
-func (s *AgentUseStore) newID() (string, error) {
+func (s *Store) newID() (string, error) {
 	var id string
 	if s.opts.NewID != nil {
 		id = s.opts.NewID()
@@ -154,8 +136,8 @@ func (s *AgentUseStore) newID() (string, error) {
 	return id, nil
 }
 
-// AgentUseAgent is session.json's agent object.
-type AgentUseAgent struct {
+// Agent is session.json's agent object.
+type Agent struct {
 	ID          string // agent file path relative to the state root without ".agentuse", or the agent's name
 	Name        string
 	Description string // omitted when ""
@@ -163,14 +145,14 @@ type AgentUseAgent struct {
 	IsSubAgent  bool
 }
 
-// AgentUseProject is session.json's project object.
-type AgentUseProject struct {
+// Project is session.json's project object.
+type Project struct {
 	Root string // the state root
 	Cwd  string // the run's working directory
 }
 
-// AgentUseSessionSpec describes a new session.
-type AgentUseSessionSpec struct {
+// SessionSpec describes a new session.
+type SessionSpec struct {
 	// ID pre-assigns the session id (a ULID), as AgentUse's serve daemon
 	// does; it is then session.json's first key. "" draws a new id.
 	ID string
@@ -178,7 +160,7 @@ type AgentUseSessionSpec struct {
 	// written near the top of session.json; "" writes "manual" after
 	// status, as AgentUse does for callers that pass none.
 	Trigger string
-	Agent   AgentUseAgent
+	Agent   Agent
 	Model   string // "provider:model"
 	// Version is the writing program's version; "" writes "unknown".
 	Version string
@@ -186,13 +168,13 @@ type AgentUseSessionSpec struct {
 	// Config is session.json's config object (timeout, maxSteps,
 	// mcpServers, subagents); nil writes {}.
 	Config  any
-	Project AgentUseProject
+	Project Project
 }
 
-// AgentUseWriter writes one AgentUse session. It holds the session's
+// Writer writes one AgentUse session. It holds the session's
 // writer lock until Close. Its methods are safe for concurrent use.
-type AgentUseWriter struct {
-	s       *AgentUseStore
+type Writer struct {
+	s       *Store
 	dir     string
 	id      string
 	agentID string
@@ -205,14 +187,14 @@ type AgentUseWriter struct {
 
 // Create creates a top-level session and returns a writer holding its
 // lock. The directory is <root>/<id>-<sanitised agent id>.
-func (s *AgentUseStore) Create(ctx context.Context, spec AgentUseSessionSpec) (*AgentUseWriter, error) {
+func (s *Store) Create(ctx context.Context, spec SessionSpec) (*Writer, error) {
 	return s.create(ctx, s.root, "", spec)
 }
 
 // CreateSubagent creates a child session of w's session, nested at
 // <w's dir>/subagent/<id>-<sanitised agent id>, with parentSessionID set
 // and agent.isSubAgent true, and returns a writer holding its lock.
-func (w *AgentUseWriter) CreateSubagent(ctx context.Context, spec AgentUseSessionSpec) (*AgentUseWriter, error) {
+func (w *Writer) CreateSubagent(ctx context.Context, spec SessionSpec) (*Writer, error) {
 	if err := w.check(); err != nil {
 		return nil, err
 	}
@@ -220,7 +202,7 @@ func (w *AgentUseWriter) CreateSubagent(ctx context.Context, spec AgentUseSessio
 	return w.s.create(ctx, filepath.Join(w.dir, layout.AgentUseSubagentDir), w.id, spec)
 }
 
-func (s *AgentUseStore) create(ctx context.Context, parentDir, parentID string, spec AgentUseSessionSpec) (*AgentUseWriter, error) {
+func (s *Store) create(ctx context.Context, parentDir, parentID string, spec SessionSpec) (*Writer, error) {
 	id := spec.ID
 	if id == "" {
 		var err error
@@ -262,7 +244,7 @@ func (s *AgentUseStore) create(ctx context.Context, parentDir, parentID string, 
 // {...info, id, status, trigger, time}, where info is
 // {id?, parentSessionID?, trigger?, agent, model, version, mock?, config,
 // project}.
-func sessionJSON(id, parentID string, spec AgentUseSessionSpec, now time.Time) ([]byte, error) {
+func sessionJSON(id, parentID string, spec SessionSpec, now time.Time) ([]byte, error) {
 	b := jsonl.NewObject(512)
 	if spec.ID != "" {
 		b.String("id", id)
@@ -303,7 +285,7 @@ func sessionJSON(id, parentID string, spec AgentUseSessionSpec, now time.Time) (
 	if spec.ID == "" {
 		b.String("id", id)
 	}
-	b.String("status", AgentUseRunning)
+	b.String("status", StatusRunning)
 	if spec.Trigger == "" {
 		b.String("trigger", "manual")
 	}
@@ -315,7 +297,7 @@ func sessionJSON(id, parentID string, spec AgentUseSessionSpec, now time.Time) (
 // OpenWriter opens an existing session, named by full id or unique id
 // prefix (see Find), for writing: it takes the session's writer lock, or
 // waits for it with Options.Wait.
-func (s *AgentUseStore) OpenWriter(ctx context.Context, id string) (*AgentUseWriter, error) {
+func (s *Store) OpenWriter(ctx context.Context, id string) (*Writer, error) {
 	sess, err := s.Find(ctx, id)
 	if err != nil {
 		return nil, err
@@ -324,7 +306,7 @@ func (s *AgentUseStore) OpenWriter(ctx context.Context, id string) (*AgentUseWri
 }
 
 // OpenWriterAt opens the session in directory dir for writing.
-func (s *AgentUseStore) OpenWriterAt(ctx context.Context, dir string) (*AgentUseWriter, error) {
+func (s *Store) OpenWriterAt(ctx context.Context, dir string) (*Writer, error) {
 	if err := s.checkDir(dir); err != nil {
 		return nil, fmt.Errorf("open session %s: %w", dir, err)
 	}
@@ -355,7 +337,7 @@ func (s *AgentUseStore) OpenWriterAt(ctx context.Context, dir string) (*AgentUse
 }
 
 // lockWriter takes the writer lock of the session directory dir.
-func (s *AgentUseStore) lockWriter(ctx context.Context, dir, id string) (*AgentUseWriter, error) {
+func (s *Store) lockWriter(ctx context.Context, dir, id string) (*Writer, error) {
 	lk, err := lock.Acquire(ctx, filepath.Join(dir, layout.AgentUseLockFile), lock.Options{
 		Mode:    s.opts.LockMode,
 		Command: s.opts.Command,
@@ -364,21 +346,21 @@ func (s *AgentUseStore) lockWriter(ctx context.Context, dir, id string) (*AgentU
 	if err != nil {
 		return nil, fmt.Errorf("lock session %s: %w", dir, err)
 	}
-	return &AgentUseWriter{s: s, dir: dir, id: id, lk: lk}, nil
+	return &Writer{s: s, dir: dir, id: id, lk: lk}, nil
 }
 
 // ID returns the session id.
-func (w *AgentUseWriter) ID() string { return w.id }
+func (w *Writer) ID() string { return w.id }
 
 // Dir returns the session directory.
-func (w *AgentUseWriter) Dir() string { return w.dir }
+func (w *Writer) Dir() string { return w.dir }
 
 // Now returns the writer's clock (Options.Now), for the times of new
 // parts.
-func (w *AgentUseWriter) Now() time.Time { return w.s.now() }
+func (w *Writer) Now() time.Time { return w.s.now() }
 
 // Close releases the writer lock. Further calls fail with ErrClosed.
-func (w *AgentUseWriter) Close() error {
+func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -388,7 +370,7 @@ func (w *AgentUseWriter) Close() error {
 	return w.lk.Close()
 }
 
-func (w *AgentUseWriter) check() error {
+func (w *Writer) check() error {
 	if w.closed {
 		return ErrClosed
 	}
@@ -397,7 +379,7 @@ func (w *AgentUseWriter) check() error {
 
 // update runs a read-modify-write of the JSON object in file under the
 // writer's mutex (the session lock excludes other writers).
-func (w *AgentUseWriter) update(file string, fn func(o *auObject) error) error {
+func (w *Writer) update(file string, fn func(o *auObject) error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -418,7 +400,7 @@ func (w *AgentUseWriter) update(file string, fn func(o *auObject) error) error {
 
 // UpdateSession merges fields into session.json as AgentUse's
 // updateSession does (Object.assign), then sets time.updated to now.
-func (w *AgentUseWriter) UpdateSession(fields ...AgentUseField) error {
+func (w *Writer) UpdateSession(fields ...Field) error {
 	now := w.s.now()
 	return w.update(filepath.Join(w.dir, layout.AgentUseSessionFile), func(o *auObject) error {
 		if err := o.merge(fields); err != nil {
@@ -431,13 +413,13 @@ func (w *AgentUseWriter) UpdateSession(fields ...AgentUseField) error {
 	})
 }
 
-// SetStatus sets the session's status (AgentUseRunning, ...).
-func (w *AgentUseWriter) SetStatus(status string) error {
-	return w.UpdateSession(AgentUseField{Key: "status", Value: status})
+// SetStatus sets the session's status (StatusRunning, ...).
+func (w *Writer) SetStatus(status string) error {
+	return w.UpdateSession(Field{Key: "status", Value: status})
 }
 
-// AgentUseSessionError is a session-level error (session.json's error).
-type AgentUseSessionError struct {
+// SessionError is a session-level error (session.json's error).
+type SessionError struct {
 	Code       string // EXECUTION_ERROR, AUTH_ERROR, TIMEOUT, USER_STOPPED, ...
 	Message    string
 	StatusCode int    // omitted when 0
@@ -445,7 +427,7 @@ type AgentUseSessionError struct {
 	Detail     string // omitted when ""
 }
 
-func (e AgentUseSessionError) json(now time.Time) []byte {
+func (e SessionError) json(now time.Time) []byte {
 	b := jsonl.NewObject(256).String("code", e.Code).String("message", e.Message)
 	if e.StatusCode != 0 {
 		b.Number("statusCode", float64(e.StatusCode))
@@ -461,16 +443,16 @@ func (e AgentUseSessionError) json(now time.Time) []byte {
 
 // SetError sets status "error" and the session error, stamped with the
 // current time, as AgentUse's setSessionError does.
-func (w *AgentUseWriter) SetError(e AgentUseSessionError) error {
+func (w *Writer) SetError(e SessionError) error {
 	return w.UpdateSession(
-		AgentUseField{Key: "status", Value: AgentUseError},
-		AgentUseField{Key: "error", Value: rawJSON(e.json(w.s.now()))},
+		Field{Key: "status", Value: StatusError},
+		Field{Key: "error", Value: rawJSON(e.json(w.s.now()))},
 	)
 }
 
 // ClearError removes the session error.
-func (w *AgentUseWriter) ClearError() error {
-	return w.UpdateSession(AgentUseField{Key: "error", Delete: true})
+func (w *Writer) ClearError() error {
+	return w.UpdateSession(Field{Key: "error", Delete: true})
 }
 
 // rawJSON marks canonical JSON bytes for jsonl.Marshal.
@@ -479,9 +461,9 @@ type rawJSON []byte
 // MarshalJSON returns the bytes.
 func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
-// AgentUseTokens are a message's token totals (assistant.tokens) or a
+// Tokens are a message's token totals (assistant.tokens) or a
 // step-finish part's tokens.
-type AgentUseTokens struct {
+type Tokens struct {
 	Input      int64
 	Output     int64
 	Reasoning  int64
@@ -489,15 +471,15 @@ type AgentUseTokens struct {
 	CacheWrite int64
 }
 
-func (t AgentUseTokens) json() []byte {
+func (t Tokens) json() []byte {
 	cache := jsonl.NewObject(32).Number("read", float64(t.CacheRead)).Number("write", float64(t.CacheWrite)).Bytes()
 	return jsonl.NewObject(96).Number("input", float64(t.Input)).Number("output", float64(t.Output)).
 		Number("reasoning", float64(t.Reasoning)).Raw("cache", cache).Bytes()
 }
 
-// AgentUseMessageSpec describes a new message (one user and assistant
+// MessageSpec describes a new message (one user and assistant
 // exchange).
-type AgentUseMessageSpec struct {
+type MessageSpec struct {
 	Task       string   // user.prompt.task: the agent's instructions
 	User       string   // user.prompt.user; omitted when ""
 	System     []string // assistant.system; nil writes []
@@ -507,12 +489,12 @@ type AgentUseMessageSpec struct {
 	Cwd        string   // assistant.path.cwd
 	Root       string   // assistant.path.root
 	Cost       float64  // always 0 in AgentUse
-	Tokens     AgentUseTokens
+	Tokens     Tokens
 }
 
 // AddMessage creates <id>/message.json as AgentUse's createMessage does
 // and returns the new message id.
-func (w *AgentUseWriter) AddMessage(m AgentUseMessageSpec) (string, error) {
+func (w *Writer) AddMessage(m MessageSpec) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -566,22 +548,22 @@ func (w *AgentUseWriter) AddMessage(m AgentUseMessageSpec) (string, error) {
 	return id, nil
 }
 
-// AgentUseMessageUpdate is an update of message.json, merged as
+// MessageUpdate is an update of message.json, merged as
 // AgentUse's updateMessage does: Time into time; Tokens into
 // assistant.tokens and Cache into assistant.tokens.cache (whenever either
 // is non-nil); Assistant into assistant (a "tokens" field there is
 // ignored, as in AgentUse); User into user. Existing keys keep their
 // position; new keys go last.
-type AgentUseMessageUpdate struct {
-	Time      []AgentUseField
-	Tokens    []AgentUseField
-	Cache     []AgentUseField
-	Assistant []AgentUseField
-	User      []AgentUseField
+type MessageUpdate struct {
+	Time      []Field
+	Tokens    []Field
+	Cache     []Field
+	Assistant []Field
+	User      []Field
 }
 
 // UpdateMessage merges u into the message's message.json.
-func (w *AgentUseWriter) UpdateMessage(messageID string, u AgentUseMessageUpdate) error {
+func (w *Writer) UpdateMessage(messageID string, u MessageUpdate) error {
 	file, err := layout.AgentUseMessagePath(w.dir, messageID)
 	if err != nil {
 		return fmt.Errorf("update message: %w", err)
@@ -608,7 +590,7 @@ func (w *AgentUseWriter) UpdateMessage(messageID string, u AgentUseMessageUpdate
 				tok.set("cache", cache.compact())
 				a.set("tokens", tok.compact())
 			}
-			var rest []AgentUseField
+			var rest []Field
 			for _, f := range u.Assistant {
 				if f.Key != "tokens" {
 					rest = append(rest, f)
@@ -631,7 +613,7 @@ func (w *AgentUseWriter) UpdateMessage(messageID string, u AgentUseMessageUpdate
 }
 
 func objectOfOrEmpty(v []byte) *auObject {
-	if jsonl.KindOf(v) != KindObject {
+	if jsonl.KindOf(v) != jsonl.KindObject {
 		return &auObject{}
 	}
 	return objectOf(v)
@@ -639,30 +621,30 @@ func objectOfOrEmpty(v []byte) *auObject {
 
 // SetTokens sets the message's token totals (assistant.tokens), as the
 // runtime does after every model step.
-func (w *AgentUseWriter) SetTokens(messageID string, t AgentUseTokens) error {
-	return w.UpdateMessage(messageID, AgentUseMessageUpdate{
-		Tokens: []AgentUseField{
+func (w *Writer) SetTokens(messageID string, t Tokens) error {
+	return w.UpdateMessage(messageID, MessageUpdate{
+		Tokens: []Field{
 			{Key: "input", Value: t.Input}, {Key: "output", Value: t.Output}, {Key: "reasoning", Value: t.Reasoning},
 		},
-		Cache: []AgentUseField{{Key: "read", Value: t.CacheRead}, {Key: "write", Value: t.CacheWrite}},
+		Cache: []Field{{Key: "read", Value: t.CacheRead}, {Key: "write", Value: t.CacheWrite}},
 	})
 }
 
 // CompleteMessage sets the message's time.completed to now, as a run that
 // completes does.
-func (w *AgentUseWriter) CompleteMessage(messageID string) error {
-	return w.UpdateMessage(messageID, AgentUseMessageUpdate{
-		Time: []AgentUseField{{Key: "completed", Value: w.s.now().UnixMilli()}},
+func (w *Writer) CompleteMessage(messageID string) error {
+	return w.UpdateMessage(messageID, MessageUpdate{
+		Time: []Field{{Key: "completed", Value: w.s.now().UnixMilli()}},
 	})
 }
 
-// AgentUsePart is the content of a new part: its type and its
+// Part is the content of a new part: its type and its
 // type-specific members in order. AddPart appends id, sessionID and
 // messageID. The AgentUse*Part functions build the part types AgentUse
 // defines.
-type AgentUsePart struct {
+type Part struct {
 	Type   string
-	Fields []AgentUseField
+	Fields []Field
 }
 
 // reservedPartKey reports the keys AddPart writes itself.
@@ -673,7 +655,7 @@ func reservedPartKey(k string) bool {
 // AddPart writes a new part of the message, <messageID>/part/<id>.json,
 // as AgentUse's addPart does ({type, ...fields, id, sessionID,
 // messageID}), and returns its id. The message must exist.
-func (w *AgentUseWriter) AddPart(messageID string, p AgentUsePart) (string, error) {
+func (w *Writer) AddPart(messageID string, p Part) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -725,7 +707,7 @@ func (w *AgentUseWriter) AddPart(messageID string, p AgentUsePart) (string, erro
 // UpdatePart merges fields into a part as AgentUse's updatePart does
 // ({...part, ...fields}: a shallow merge, so state and time are replaced
 // whole). id, sessionID and messageID cannot be changed.
-func (w *AgentUseWriter) UpdatePart(messageID, partID string, fields ...AgentUseField) error {
+func (w *Writer) UpdatePart(messageID, partID string, fields ...Field) error {
 	for _, f := range fields {
 		if f.Key == "id" || f.Key == "sessionID" || f.Key == "messageID" {
 			return fmt.Errorf("update part %s: field %s cannot be changed", partID, f.Key)
@@ -734,7 +716,7 @@ func (w *AgentUseWriter) UpdatePart(messageID, partID string, fields ...AgentUse
 	return w.updatePart(messageID, partID, func(o *auObject) error { return o.merge(fields) })
 }
 
-func (w *AgentUseWriter) updatePart(messageID, partID string, fn func(o *auObject) error) error {
+func (w *Writer) updatePart(messageID, partID string, fn func(o *auObject) error) error {
 	file, err := layout.AgentUsePartPath(w.dir, messageID, partID)
 	if err != nil {
 		return fmt.Errorf("update part: %w", err)
@@ -744,17 +726,17 @@ func (w *AgentUseWriter) updatePart(messageID, partID string, fn func(o *auObjec
 
 // WriteTools writes tools.json, the tools snapshot
 // ({tools: [{name, description?, inputSchema?}], providerOptions?}).
-func (w *AgentUseWriter) WriteTools(snapshot any) error {
+func (w *Writer) WriteTools(snapshot any) error {
 	return w.writeWhole(layout.AgentUseToolsFile, snapshot)
 }
 
 // WriteContext writes context.json, the context snapshot ({version: 1,
 // updatedAt, messageID?, messages, usage}).
-func (w *AgentUseWriter) WriteContext(snapshot any) error {
+func (w *Writer) WriteContext(snapshot any) error {
 	return w.writeWhole(layout.AgentUseContextFile, snapshot)
 }
 
-func (w *AgentUseWriter) writeWhole(name string, v any) error {
+func (w *Writer) writeWhole(name string, v any) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -773,7 +755,7 @@ func (w *AgentUseWriter) writeWhole(name string, v any) error {
 
 // readObject reads the JSON object in file. A missing file matches
 // ErrNotFound; an unparseable one is a *CorruptError.
-func (s *AgentUseStore) readObject(file string) (*auObject, error) {
+func (s *Store) readObject(file string) (*auObject, error) {
 	raw, err := s.fs().ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, notFound(err))
@@ -791,7 +773,7 @@ func notFound(err error) error {
 
 // writeJSON writes the compact JSON object body to file as AgentUse lays
 // it out.
-func (s *AgentUseStore) writeJSON(file string, body []byte) error {
+func (s *Store) writeJSON(file string, body []byte) error {
 	out, err := jsonl.Indent(make([]byte, 0, len(body)*2), body)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", file, err)
@@ -802,7 +784,7 @@ func (s *AgentUseStore) writeJSON(file string, body []byte) error {
 // writeFile replaces file atomically; under SyncEach also durably. A file
 // being replaced keeps its mode, owner and group; one its owner made
 // read-only, or that the process could not write, is refused.
-func (s *AgentUseStore) writeFile(file string, data []byte) error {
+func (s *Store) writeFile(file string, data []byte) error {
 	if s.opts.Sync != SyncNone {
 		return vfs.WriteFileAtomic(s.fs(), file, data, vfs.FileMode)
 	}
@@ -815,12 +797,12 @@ func (s *AgentUseStore) writeFile(file string, data []byte) error {
 // outside the store through a link planted inside it. Under SyncEach the
 // parent of every directory created is synced, so the new entries are
 // durable.
-func (s *AgentUseStore) ensureDir(dir string) error { return s.walkDir(dir, true) }
+func (s *Store) ensureDir(dir string) error { return s.walkDir(dir, true) }
 
 // checkDir is ensureDir without creating anything: dir must exist.
-func (s *AgentUseStore) checkDir(dir string) error { return s.walkDir(dir, false) }
+func (s *Store) checkDir(dir string) error { return s.walkDir(dir, false) }
 
-func (s *AgentUseStore) walkDir(dir string, create bool) error {
+func (s *Store) walkDir(dir string, create bool) error {
 	fsys := s.fs()
 	rel, err := s.rel(dir)
 	if err != nil {
@@ -864,7 +846,7 @@ func (s *AgentUseStore) walkDir(dir string, create bool) error {
 
 // rel returns dir relative to the store root, or an error when dir is not
 // inside the store.
-func (s *AgentUseStore) rel(dir string) (string, error) {
+func (s *Store) rel(dir string) (string, error) {
 	rel, err := filepath.Rel(s.root, dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", fmt.Errorf("%s is outside the session store %s: %w", dir, s.root, layout.ErrUnsafeName)

@@ -1,0 +1,59 @@
+// Package agentuse reads and writes AgentUse 0.15.0's session stores
+// byte for byte as AgentUse does: directories of JSON files (2-space
+// JSON.stringify, no trailing newline, AgentUse's key order) under
+// $XDG_DATA_HOME/agentuse/project/<hash>/session/<ULID>-<agent>/, with
+// session.json, one directory per message holding message.json and its
+// parts (part/<id>.json) and artifacts, and child sessions under
+// subagent/. The paths and names are package layout's; the format is
+// described in shared/spec/agentuse-format.md.
+//
+// OpenStore finds a project's store as AgentUse does (its git top level,
+// else its absolute path, hashed). A Store lists (Sessions, List), finds
+// (Find: an id or a unique prefix) and reads (Read) sessions, and creates
+// them (Create) or opens them for writing (OpenWriter). A Writer holds the
+// session's writer lock until Close and adds messages (AddMessage), parts
+// (AddPart with TextPart, ToolPart, ReasoningPart and the other part
+// constructors), tool results (CompleteTool, FailTool, SuspendTool,
+// ResumeTool), streamed tool output (CreateToolOutputStream), subagent
+// sessions (CreateSubagent), updates (UpdatePart, UpdateSession) and the
+// session's status, error and tokens.
+//
+// A session recorded (the package example):
+//
+//	func record(ctx context.Context, store *agentuse.Store, now time.Time) error {
+//		w, err := store.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "reviewer", Name: "reviewer"}, Model: "anthropic:claude-sonnet-4-5"})
+//		if err != nil {
+//			return err // ErrLocked names the holder
+//		}
+//		defer w.Close()
+//		msg, err := w.AddMessage(agentuse.MessageSpec{Task: "Review the change.", ModelID: "anthropic:claude-sonnet-4-5"})
+//		if err != nil {
+//			return err
+//		}
+//		if _, err := w.AddPart(msg, agentuse.TextPart("Looks good.", now)); err != nil {
+//			return err
+//		}
+//		if err := w.CompleteMessage(msg); err != nil {
+//			return err
+//		}
+//		return w.SetStatus(agentuse.StatusCompleted)
+//	}
+//
+// # Deliberate differences from AgentUse
+//
+//   - Every read-modify-write happens under the session's writer lock
+//     (session.lock inside the session directory, held from Create or
+//     OpenWriter until Close, see package lock), so two writers, in one
+//     process or in two, never lose each other's updates. A second writer
+//     gets ErrLocked naming the holder, or waits with Options.Wait.
+//   - Files are replaced atomically and durably (temporary file in the
+//     same directory, fsync, rename, fsync of the directory; SyncNone
+//     skips the fsyncs), created 0600 in directories created 0700 (see
+//     package layout/vfs).
+//   - Updating a file that does not exist is an error matching
+//     ErrNotFound, not a silent no-op.
+//
+// Readers take no lock: AgentUse and sessctl replace files atomically, so
+// a reader sees each file whole, old or new. The errors are package
+// engine's (the same values), so one errors.Is serves both stores.
+package agentuse

@@ -1,0 +1,50 @@
+package agentuse
+
+import (
+	"github.com/sessctl/sessctl/internal/errs"
+	"github.com/sessctl/sessctl/lock"
+)
+
+// The errors callers match with errors.Is. They are the same values as
+// package engine's, so one errors.Is serves both stores: ErrNotFound,
+// ErrClosed, ErrCorrupt (a *CorruptError naming the file) and ErrLocked
+// (a *LockedError naming the holder). An id prefix that names several
+// sessions is an *AmbiguousError matching ErrAmbiguous. Unsafe ids and
+// names match layout.ErrUnsafeName (layout.ErrBadID for an id that is not
+// a ULID); a symbolic link where a directory is expected matches
+// vfs.ErrSymlink.
+var (
+	// ErrNotFound is returned for a session, message, part or file that
+	// does not exist, updates of a missing file included.
+	ErrNotFound = errs.ErrNotFound
+	// ErrClosed is returned by every method of a closed Writer.
+	ErrClosed = errs.ErrClosed
+	// ErrCorrupt means a file that is not one JSON object.
+	ErrCorrupt = errs.ErrCorrupt
+	// ErrLocked means another writer holds the session's lock.
+	ErrLocked = lock.ErrLocked
+)
+
+// CorruptError names a file that cannot be used as it is, and what is
+// wrong with it (Err). It matches ErrCorrupt.
+type CorruptError = errs.CorruptError
+
+// LockedError names the holder of a session's writer lock (pid, command,
+// host, since). It matches ErrLocked.
+type LockedError = lock.LockedError
+
+// SyncPolicy says when the files a Writer writes are forced to stable
+// storage.
+type SyncPolicy int
+
+const (
+	// SyncEach fsyncs every file and its directory before the call that
+	// wrote it returns: an acknowledged update survives a power cut. The
+	// default.
+	SyncEach SyncPolicy = iota
+	// SyncNone never fsyncs (AgentUse's behaviour): files are still
+	// replaced atomically, so a crash of the process leaves the old or
+	// the new file, but a power cut may lose recent updates. For tests,
+	// benchmarks and scratch stores.
+	SyncNone
+)

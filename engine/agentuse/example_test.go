@@ -1,0 +1,59 @@
+package agentuse_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/sessctl/sessctl/engine/agentuse"
+)
+
+// record is the package documentation's example, which shows its code:
+// TestDocExamples in package engine checks that the two stay the same.
+func record(ctx context.Context, store *agentuse.Store, now time.Time) error {
+	w, err := store.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "reviewer", Name: "reviewer"}, Model: "anthropic:claude-sonnet-4-5"})
+	if err != nil {
+		return err // ErrLocked names the holder
+	}
+	defer w.Close()
+	msg, err := w.AddMessage(agentuse.MessageSpec{Task: "Review the change.", ModelID: "anthropic:claude-sonnet-4-5"})
+	if err != nil {
+		return err
+	}
+	if _, err := w.AddPart(msg, agentuse.TextPart("Looks good.", now)); err != nil {
+		return err
+	}
+	if err := w.CompleteMessage(msg); err != nil {
+		return err
+	}
+	return w.SetStatus(agentuse.StatusCompleted)
+}
+
+func Example() {
+	dir, err := os.MkdirTemp("", "agentuse-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	// The zero Options find the project's store the way AgentUse does.
+	store, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: dir})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := record(ctx, store, time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)); err != nil {
+		log.Fatal(err)
+	}
+	sessions, err := store.Sessions(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := store.Read(ctx, sessions[0])
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(sessions), "session,", len(c.Messages), "message,", len(c.Messages[0].Parts), "part")
+	// Output: 1 session, 1 message, 1 part
+}

@@ -108,6 +108,47 @@ func permitted(rel, imp string, allow []string) bool {
 	return strings.HasPrefix(imp, module+"/"+rel+"/internal/")
 }
 
+// TestReadmePackageMap checks that the README's package map has one row
+// for each package of the module, and no other.
+func TestReadmePackageMap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go tool")
+	}
+	out, err := exec.Command("go", "list", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	tree := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		tree[strings.TrimPrefix(strings.TrimPrefix(p, module), "/")] = true
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Packages\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Packages" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\|")
+	listed := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		if listed[m[1]] {
+			t.Errorf("README.md lists %s twice", m[1])
+		}
+		listed[m[1]] = true
+		if !tree[m[1]] {
+			t.Errorf("README.md's package map lists %s, which is not a package of the module", m[1])
+		}
+	}
+	for p := range tree {
+		if !listed[p] {
+			t.Errorf("package %s is missing from README.md's package map", p)
+		}
+	}
+}
+
 // Libraries never print and never exit: only cmd/sessctl talks to the
 // terminal.
 func TestLibrariesNeitherPrintNorExit(t *testing.T) {

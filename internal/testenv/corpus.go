@@ -45,13 +45,21 @@ func CorpusPath(t testing.TB, parts ...string) string {
 func Corpus(t testing.TB, parts ...string) string {
 	t.Helper()
 	p := CorpusPath(t, parts...)
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv(requireConformance) == "1" {
-			t.Fatalf("conformance corpus %s is required (%s=1) but missing: %v", p, requireConformance, err)
-		}
+	if !present(t, p) {
 		t.Skipf("conformance corpus %s not found; skipping (it lives beside the checkout in ../shared)", p)
 	}
 	return p
+}
+
+// present reports whether the corpus at p exists, failing the test when
+// it does not and SESSCTL_REQUIRE_CONFORMANCE=1.
+func present(t testing.TB, p string) bool {
+	t.Helper()
+	_, err := os.Stat(p)
+	if err != nil && os.Getenv(requireConformance) == "1" {
+		t.Fatalf("conformance corpus %s is required (%s=1) but missing: %v", p, requireConformance, err)
+	}
+	return err == nil
 }
 
 // CorpusFiles returns the contents of every file under CorpusPath(parts...)
@@ -62,10 +70,7 @@ func Corpus(t testing.TB, parts ...string) string {
 func CorpusFiles(t testing.TB, keep func(path string) bool, parts ...string) [][]byte {
 	t.Helper()
 	root := CorpusPath(t, parts...)
-	if _, err := os.Stat(root); err != nil {
-		if os.Getenv(requireConformance) == "1" {
-			t.Fatalf("conformance corpus %s is required (%s=1) but missing: %v", root, requireConformance, err)
-		}
+	if !present(t, root) {
 		t.Logf("conformance corpus %s not found; seeding from the fixtures only", root)
 		return nil
 	}

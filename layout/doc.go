@@ -2,7 +2,8 @@
 // called, and nothing else: agent directories, the per-cwd directory,
 // session file names, AgentUse's project hash and directory names, and the
 // checks that keep ids and names from escaping their directory. It reads
-// no file and writes none.
+// no file and writes none; the one thing it runs is git, to find a
+// project's top level.
 //
 // # pi and indusagi
 //

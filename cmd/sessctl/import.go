@@ -61,7 +61,9 @@ project root cannot be found, agsh, some Windsurf files) are filed under
 
 One line per session: source, source id, status (new, updated, unchanged,
 kept, failed; with --dry-run what would happen), entries, and the file.
-Then a summary line. A damaged source file or line is reported on stderr
+A source session that holds nothing to import (no messages) is listed
+as skipped, with the reason and its source file, never left out
+silently. Then a summary line. A damaged source file or line is reported on stderr
 with its path and line, and everything else is imported. Progress is
 shown on a terminal: the sessions done, and how far the source file of a
 large session has been read (Claude Code, Codex, Gemini CLI, Windsurf).
@@ -75,10 +77,11 @@ does not exist. With several, the first of 1, 3, 4 wins.
   {"sessions": [{"source", "sourceId", "sourcePath", "id", "file", "status",
                  "entries", "messages", "cwd", "cwdFromSource",
                  "parentSession"?, "error"?}...],
+   "skipped": [{"source", "sourceId", "sourcePath", "reason"}...],
    "damaged": [{"path", "line"?, "position"?, "error"}...],
    "stores": [{"source", "path"}...],
    "summary": {"sessions", "new", "updated", "unchanged", "kept", "failed",
-               "damaged", "dryRun"}}
+               "skipped", "damaged", "dryRun"}}
 
 Examples:
   sessctl import --all --dry-run
@@ -113,6 +116,13 @@ type importDamage struct {
 	Error    string `json:"error"`
 }
 
+type importSkip struct {
+	Source     string `json:"source"`
+	SourceID   string `json:"sourceId"`
+	SourcePath string `json:"sourcePath"`
+	Reason     string `json:"reason"`
+}
+
 type importStore struct {
 	Source string `json:"source"`
 	Path   string `json:"path"`
@@ -125,6 +135,7 @@ type importSummary struct {
 	Unchanged int  `json:"unchanged"`
 	Kept      int  `json:"kept"`
 	Failed    int  `json:"failed"`
+	Skipped   int  `json:"skipped"`
 	Damaged   int  `json:"damaged"`
 	DryRun    bool `json:"dryRun"`
 }
@@ -142,6 +153,7 @@ type importRun struct {
 	lastProg time.Time // when progress inside a session was last drawn
 
 	lines   []importLine
+	skipped []importSkip
 	damaged []importDamage
 	stores  []importStore
 	sum     importSummary
@@ -342,6 +354,19 @@ func (r *importRun) store(src migrate.Source, path string) {
 		for _, s := range conv.Sessions {
 			r.write(s)
 		}
+		for _, sk := range conv.Skipped {
+			r.skip(src.Name(), sk)
+		}
+	}
+}
+
+// skip reports a source session that gave nothing to import.
+func (r *importRun) skip(source string, sk *migrate.Skip) {
+	r.sum.Skipped++
+	r.skipped = append(r.skipped, importSkip{Source: source, SourceID: sk.SourceID, SourcePath: sk.Path, Reason: sk.Reason})
+	if !r.asJSON {
+		r.clearProgress()
+		fmt.Fprintf(r.out, "%-8s %-36s %-9s %s  %s\n", source, sk.SourceID, "skipped", sk.Reason, sk.Path)
 	}
 }
 
@@ -495,6 +520,9 @@ func (r *importRun) printSummary() {
 	if r.sum.Failed > 0 {
 		fmt.Fprintf(r.out, ", %d failed", r.sum.Failed)
 	}
+	if r.sum.Skipped > 0 {
+		fmt.Fprintf(r.out, ", %d skipped (nothing to import)", r.sum.Skipped)
+	}
 	if r.sum.Damaged > 0 {
 		fmt.Fprintf(r.out, "; %d damaged source lines or files skipped", r.sum.Damaged)
 	}
@@ -507,12 +535,16 @@ func (r *importRun) printSummary() {
 func (r *importRun) printJSON() {
 	doc := struct {
 		Sessions []importLine   `json:"sessions"`
+		Skipped  []importSkip   `json:"skipped"`
 		Damaged  []importDamage `json:"damaged"`
 		Stores   []importStore  `json:"stores"`
 		Summary  importSummary  `json:"summary"`
-	}{r.lines, r.damaged, r.stores, r.sum}
+	}{r.lines, r.skipped, r.damaged, r.stores, r.sum}
 	if doc.Sessions == nil {
 		doc.Sessions = []importLine{}
+	}
+	if doc.Skipped == nil {
+		doc.Skipped = []importSkip{}
 	}
 	if doc.Damaged == nil {
 		doc.Damaged = []importDamage{}

@@ -222,6 +222,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		return nil, fmt.Errorf("read messages of session %s of %s: %w", ref.Key, s.path, err)
 	}
 	if b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: ref.Key, Path: s.path, Reason: migrate.SkipEmpty})
 		return conv, nil
 	}
 	if m.Start.IsZero() {

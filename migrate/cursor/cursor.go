@@ -195,6 +195,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		c.message(&msg, &m)
 	}
 	if c.b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Key, Reason: migrate.SkipEmpty})
 		return conv, nil
 	}
 	if m.Cwd == "" {

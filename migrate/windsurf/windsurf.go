@@ -215,6 +215,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 	}
 	if b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Key, Reason: migrate.SkipEmpty})
 		return conv, nil
 	}
 	if doc.Title != "" {

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+// repoPath returns a path inside the repository, from the test's
+// directory (cmd/sessctl).
+func repoPath(parts ...string) string {
+	return filepath.Join(append([]string{"..", ".."}, parts...)...)
+}
+
+// TestImportOpencodeReal imports the store the real opencode 1.18.33
+// wrote (migrate/opencode/testdata/real-1.18.33): every session, the
+// subagent as a child of its parent's file, each file verified and
+// opened with a context, and a second import that changes nothing.
+func TestImportOpencodeReal(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	store, err := filepath.Abs(repoPath("migrate", "opencode", "testdata", "real-1.18.33", "opencode-data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := importJSON(t, exitOK, "opencode", store)
+	if doc.Summary.Sessions != 8 || doc.Summary.New != 8 || doc.Summary.Skipped != 0 || len(doc.Damaged) != 0 {
+		t.Fatalf("summary %+v", doc.Summary)
+	}
+	files := map[string]string{}
+	for _, l := range doc.Sessions {
+		files[l.SourceID] = l.File
+	}
+	children := 0
+	for _, l := range doc.Sessions {
+		if _, errOut, code := runCLI(t, "verify", l.File); code != exitOK {
+			t.Errorf("verify %s: exit %d\n%s", l.File, code, errOut)
+		}
+		s, err := engine.Open(context.Background(), l.File, engine.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, h := len(s.Context().Messages), s.Header()
+		s.Close()
+		if n == 0 {
+			t.Errorf("%s: empty context", l.File)
+		}
+		if l.ParentSession != "" {
+			children++
+			if h.ParentSession != l.ParentSession || !strings.HasSuffix(l.ParentSession, ".jsonl") {
+				t.Errorf("%s: parentSession %q (line %q)", l.SourceID, h.ParentSession, l.ParentSession)
+			}
+		}
+		if l.Cwd != "/home/user/work/app" || !l.CwdFromSource {
+			t.Errorf("%s: cwd %q", l.SourceID, l.Cwd)
+		}
+	}
+	if children != 1 {
+		t.Errorf("%d child sessions, want 1", children)
+	}
+	again := importJSON(t, exitOK, "opencode", store)
+	if again.Summary.Unchanged != 8 {
+		t.Errorf("re-import: %+v", again.Summary)
+	}
+}
+
+// TestImportReportsSkipped: a source session with nothing to import is
+// listed as skipped with its reason, in the table, the summary and the
+// JSON, and the import still succeeds.
+func TestImportReportsSkipped(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	dir := filepath.Join(tmp, "cascade")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"empty.json": `{"conversationId":"empty","cwd":"/w","createdAt":"2026-01-01T00:00:00Z","messages":[]}`,
+		"full.json":  `{"conversationId":"full","cwd":"/w","createdAt":"2026-01-01T00:00:00Z","messages":[{"role":"user","content":"hi"}]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, "import", "windsurf", dir)
+	if code != exitOK || !strings.Contains(out, "windsurf empty                                skipped   no messages  "+filepath.Join(dir, "empty.json")) ||
+		!strings.Contains(out, "1 new, 0 updated, 0 unchanged, 1 skipped (nothing to import)") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	doc := importJSON(t, exitOK, "windsurf", dir)
+	want := []importSkip{{Source: "windsurf", SourceID: "empty", SourcePath: filepath.Join(dir, "empty.json"), Reason: "no messages"}}
+	if diff := cmp.Diff(want, doc.Skipped); diff != "" || doc.Summary.Skipped != 1 {
+		t.Errorf("skipped (-want +got):\n%s\nsummary %+v", diff, doc.Summary)
+	}
+}

@@ -557,3 +557,43 @@ func (r *importRun) printJSON() {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(doc)
 }
+
+// importHeadMax is how much of a session file importedDateFromFile reads:
+// the header and the provenance entry are far shorter.
+const importHeadMax = 64 << 10
+
+// importedDateFromFile reports whether the session file at path, whose
+// header id is id, is an import whose source held no date, so that its
+// times are the source file's modification time (its provenance entry
+// says "dateFrom": "mtime"). Only files with an id sessctl import gives
+// (a version 8 UUID; pi's are version 7) are opened, and only their
+// beginning is read.
+func importedDateFromFile(path, id string) bool {
+	if len(id) != 36 || id[14] != '8' {
+		return false
+	}
+	f, err := layout.OpenRegular(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head, _ := io.ReadAll(io.LimitReader(f, importHeadMax))
+	rec, ok := migrate.ReadImportRecordHead(head)
+	return ok && rec.DateFromFile()
+}
+
+// importRecordOf returns the provenance entry's record of a session's
+// entries (the header excluded or not), when it has one.
+func importRecordOf(entries []*layout.Entry) (*migrate.ImportRecord, bool) {
+	for _, e := range entries {
+		if e.IsHeader() {
+			continue
+		}
+		return migrate.ReadImportRecord(e)
+	}
+	return nil, false
+}
+
+// fileDateNote is what list and show say of a date that is the source
+// file's modification time.
+const fileDateNote = "the imported session's source records no date: its file's modification time stands in"

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -97,5 +99,69 @@ func TestImportReportsSkipped(t *testing.T) {
 	want := []importSkip{{Source: "windsurf", SourceID: "empty", SourcePath: filepath.Join(dir, "empty.json"), Reason: "no messages"}}
 	if diff := cmp.Diff(want, doc.Skipped); diff != "" || doc.Summary.Skipped != 1 {
 		t.Errorf("skipped (-want +got):\n%s\nsummary %+v", diff, doc.Summary)
+	}
+}
+
+// TestImportFileDates: a session whose source holds no date is dated by
+// the source file's mtime, and list and show say so; the others are not
+// marked.
+func TestImportFileDates(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	dir := filepath.Join(tmp, "cascade")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	src := repoPath("migrate", "windsurf", "testdata", "dates", "cascade")
+	for _, name := range []string{"1-created.json", "4-no-date.json"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mtime := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(dir, "4-no-date.json"), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	doc := importJSON(t, exitOK, "windsurf", dir)
+	ids := map[string]string{}
+	for _, l := range doc.Sessions {
+		ids[l.SourceID] = l.ID
+	}
+	out, errOut, code := runCLI(t, "list", "--cwd", "/home/user/app")
+	if code != exitOK {
+		t.Fatalf("list: exit %d\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[3], "the imported session's source records no date: its file's modification time stands in") {
+		t.Fatalf("list:\n%s", out)
+	}
+	for _, l := range lines[1:3] {
+		marked := strings.Contains(l, "* ")
+		if noDate := strings.Contains(l, "No date at all"); marked != noDate {
+			t.Errorf("list row marked %v: %q", marked, l)
+		}
+	}
+	out, _, _ = runCLI(t, "list", "--cwd", "/home/user/app", "--json")
+	var infos []map[string]any
+	if err := json.Unmarshal([]byte(out), &infos); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, in := range infos {
+		if _, marked := in["dateFromFile"]; marked != (in["id"] == ids["4-no-date"]) {
+			t.Errorf("list --json: %v", in)
+		}
+	}
+	for id, want := range map[string]bool{ids["4-no-date"]: true, ids["1-created"]: false} {
+		out, errOut, code := runCLI(t, "show", id)
+		if code != exitOK {
+			t.Fatalf("show: exit %d\n%s", code, errOut)
+		}
+		if got := strings.Contains(out, "Created  2026-05-06 07:08:09\n         (the imported session's source records no date"); got != want {
+			t.Errorf("show %s:\n%s", id, out)
+		}
 	}
 }

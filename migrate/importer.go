@@ -94,6 +94,11 @@ type ImportOptions struct {
 	// opencode.db, agsh) and from one JSON file per message (opencode's
 	// JSON storage) do not report it.
 	Progress func(path string, done, total int64)
+	// History asks the Claude Code importer to import, besides the
+	// transcripts, the prompts history.jsonl lists of sessions whose
+	// transcripts are gone, as prompt-only sessions (Imported.PromptOnly).
+	// Other sources ignore it.
+	History bool
 }
 
 // Conversion is what Convert makes of one source session.

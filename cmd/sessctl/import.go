@@ -24,7 +24,8 @@ var importCommand = &command{
 	summary: "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode and agsh",
 	usage: `
 Usage: sessctl import SOURCE [PATH] [--dry-run] [--json] [--cwd DIR]
-       sessctl import --all [--dry-run] [--json] [--cwd DIR]
+       sessctl import claude [PATH] --history [...]
+       sessctl import --all [--history] [--dry-run] [--json] [--cwd DIR]
 
 Converts another agent's sessions into pi session files (format version
 3) in pi's store (PI_CODING_AGENT_DIR, default ~/.pi/agent), each under
@@ -58,6 +59,14 @@ naming the source, its path and its id.
 Sessions whose source records no working directory (Gemini CLI when its
 project root cannot be found, agsh, some Windsurf files) are filed under
 --cwd DIR, default your home directory.
+
+--history (Claude Code only, off by default) also imports the prompts
+~/.claude/history.jsonl keeps of sessions whose transcripts are gone
+(Claude Code deletes transcripts after cleanupPeriodDays): each such
+session becomes a prompt-only session, the prompts in order with their
+pasted text, in its project's directory; its import record says
+"promptOnly": true. Prompts older Claude Code wrote without a session id
+are reported as skipped.
 
 One line per session: source, source id, status (new, updated, unchanged,
 kept, failed; with --dry-run what would happen), entries, and the file.
@@ -168,6 +177,7 @@ func runImport(e *env, args []string) int {
 	dryRun := fs.Bool("dry-run", false, "show what would be imported; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
 	cwd := fs.String("cwd", "", "working directory for sessions whose source records none (default: your home directory)")
+	history := fs.Bool("history", false, "claude: also import the prompts of history.jsonl whose transcripts are gone")
 	if code := e.parse(importCommand, fs, interleave(args)); code >= 0 {
 		return code
 	}
@@ -176,6 +186,7 @@ func runImport(e *env, args []string) int {
 	r := &importRun{e: e, dryRun: *dryRun, asJSON: *asJSON, paths: map[string]string{}}
 	r.sum.DryRun = *dryRun
 	r.opts.Cwd = home
+	r.opts.History = *history
 	if *cwd != "" {
 		abs, err := filepath.Abs(*cwd)
 		if err != nil {
@@ -238,6 +249,9 @@ func runImport(e *env, args []string) int {
 				names = append(names, s.Name())
 			}
 			return e.usageError("unknown source %q (one of %s)", fs.Arg(0), strings.Join(names, ", "))
+		}
+		if *history && src.Name() != "claude" {
+			return e.usageError("--history is for claude only (Claude Code's history.jsonl)")
 		}
 		if fs.NArg() == 2 {
 			jobs = append(jobs, job{src, fs.Arg(1)})

@@ -165,3 +165,37 @@ func TestImportFileDates(t *testing.T) {
 		}
 	}
 }
+
+// TestImportHistory: --history adds the prompt-only sessions of
+// history.jsonl, marked as such, and is refused for other sources.
+func TestImportHistory(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	home, err := filepath.Abs(repoPath("migrate", "claude", "testdata", "history", "claude-home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := importJSON(t, exitOK, "claude", home)
+	if doc.Summary.Sessions != 1 || doc.Summary.Skipped != 0 {
+		t.Errorf("without --history: %+v", doc.Summary)
+	}
+	doc = importJSON(t, exitCorrupt, "claude", home, "--history")
+	if doc.Summary.Sessions != 3 || doc.Summary.Unchanged != 1 || doc.Summary.New != 2 || doc.Summary.Skipped != 1 || doc.Summary.Damaged != 1 {
+		t.Errorf("with --history: %+v", doc.Summary)
+	}
+	for _, l := range doc.Sessions {
+		if l.SourceID != "c0ffee00-1111-4222-8333-444455556666" {
+			continue
+		}
+		data, err := os.ReadFile(l.File)
+		if err != nil || !strings.Contains(string(data), `"promptOnly":true`) || l.Cwd != "/home/user/app" {
+			t.Errorf("%s: not a prompt-only session in /home/user/app (%v):\n%s", l.File, err, data)
+		}
+		if _, errOut, code := runCLI(t, "verify", l.File); code != exitOK {
+			t.Errorf("verify: %s", errOut)
+		}
+	}
+	if _, errOut, code := runCLI(t, "import", "codex", "--history", home); code != exitUsage || !strings.Contains(errOut, "--history is for claude only") {
+		t.Errorf("--history with codex: exit %d\n%s", code, errOut)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -197,5 +198,122 @@ func TestImportHistory(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "import", "codex", "--history", home); code != exitUsage || !strings.Contains(errOut, "--history is for claude only") {
 		t.Errorf("--history with codex: exit %d\n%s", code, errOut)
+	}
+}
+
+// copyTree copies a directory of test data into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReimportChangedSource: after a source gains a message, a re-import
+// rewrites only that session, and only by adding to it: every line it
+// had (but the provenance entry, whose digest changes) is still there,
+// byte for byte; the other sessions are left alone.
+func TestReimportChangedSource(t *testing.T) {
+	cases := []struct {
+		source, data string
+		changed      string // the source id of the session that changes
+		sql          string // what changes it
+	}{
+		{"opencode", "migrate/opencode/testdata/real-1.18.33/opencode-data", "",
+			`INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data)
+			 SELECT 'msg_zz_new', session_id, 'user', max(seq) + 1, max(time_created) + 1000, max(time_created) + 1000,
+			        '{"time":{"created":' || (max(time_created) + 1000) || '},"text":"one more question"}' FROM session_message`},
+		{"agsh", "migrate/agsh/testdata/recipe-0.11/agsh-data", "9b2f6a1e-4c3d-4e5f-8a7b-1c2d3e4f5a60",
+			`INSERT INTO messages (session_id, role, content, created_at) VALUES ('9b2f6a1e-4c3d-4e5f-8a7b-1c2d3e4f5a60', 'user',
+			 '<context>
+[Environment context]
+Working directory: /home/user/work/site/docs
+Date: Fri, 17 Apr 2026 10:09:00 +0200
+</context>
+
+one more question', '2026-04-17T08:09:00.000000000+00:00')`},
+	}
+	for _, c := range cases {
+		t.Run(c.source, func(t *testing.T) {
+			tmp := t.TempDir()
+			isolate(t, tmp)
+			store := filepath.Join(tmp, "store")
+			copyTree(t, repoPath(strings.Split(c.data, "/")...), store)
+			first := importJSON(t, exitOK, c.source, store, "--cwd", filepath.Join(tmp, "work"))
+			before := map[string][]byte{}
+			for _, l := range first.Sessions {
+				data, err := os.ReadFile(l.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before[l.SourceID] = data
+			}
+			dbFile := filepath.Join(store, "sessions.db")
+			if c.source == "opencode" {
+				dbFile = filepath.Join(store, "opencode.db")
+			}
+			db, err := sql.Open("sqlite", dbFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(c.sql); err != nil {
+				t.Fatal(err)
+			}
+			if c.changed == "" {
+				if err := db.QueryRow(`SELECT session_id FROM session_message WHERE id = 'msg_zz_new'`).Scan(&c.changed); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			again := importJSON(t, exitOK, c.source, store, "--cwd", filepath.Join(tmp, "work"))
+			if again.Summary.Updated != 1 || again.Summary.Unchanged != len(first.Sessions)-1 {
+				t.Errorf("re-import: %+v", again.Summary)
+			}
+			for _, l := range again.Sessions {
+				after, err := os.ReadFile(l.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l.SourceID != c.changed {
+					if string(after) != string(before[l.SourceID]) {
+						t.Errorf("%s changed", l.SourceID)
+					}
+					continue
+				}
+				old := strings.Split(strings.TrimSuffix(string(before[l.SourceID]), "\n"), "\n")
+				now := strings.Split(strings.TrimSuffix(string(after), "\n"), "\n")
+				if len(now) <= len(old) || now[0] != old[0] {
+					t.Fatalf("%s: %d lines after, %d before", l.SourceID, len(now), len(old))
+				}
+				have := map[string]bool{}
+				for _, line := range now {
+					have[line] = true
+				}
+				for _, line := range old[2:] {
+					if !have[line] {
+						t.Errorf("%s: line lost or changed by the re-import: %s", l.SourceID, line)
+					}
+				}
+				if !strings.Contains(now[len(now)-1], "one more question") {
+					t.Errorf("%s: new message is not the leaf: %s", l.SourceID, now[len(now)-1])
+				}
+			}
+		})
 	}
 }

@@ -153,8 +153,12 @@ func (s *store) convertHistory(_ context.Context, ref migrate.Ref) (*migrate.Con
 		s.mu.Lock()
 		n := s.histNoSession
 		s.mu.Unlock()
+		what := fmt.Sprintf("%d prompts name", n)
+		if n == 1 {
+			what = "1 prompt names"
+		}
 		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: ref.ID, Path: ref.Path,
-			Reason: fmt.Sprintf("%d prompts name no session (written before Claude Code recorded sessionId)", n)})
+			Reason: what + " no session (written before Claude Code recorded sessionId)"})
 		return conv, nil
 	}
 	_, id, _ := strings.Cut(ref.Key, "\x00")

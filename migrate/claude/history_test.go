@@ -32,7 +32,7 @@ func TestHistory(t *testing.T) {
 	if len(res.Damage) != 1 || res.Damage[0].Path != hist || res.Damage[0].Line != 7 {
 		t.Errorf("damage %v", res.Damage)
 	}
-	wantSkip := []*migrate.Skip{{SourceID: "history.jsonl", Path: hist, Reason: "1 prompts name no session (written before Claude Code recorded sessionId)"}}
+	wantSkip := []*migrate.Skip{{SourceID: "history.jsonl", Path: hist, Reason: "1 prompt names no session (written before Claude Code recorded sessionId)"}}
 	if diff := cmp.Diff(wantSkip, res.Skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}

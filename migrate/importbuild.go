@@ -12,11 +12,30 @@ import (
 // ImportType is the customType of the provenance entry every imported
 // session starts with (right after the header, as the root of the tree):
 // {"type":"custom","customType":"sessctl-import","data":{"source",
-// "sourcePath","sourceId","sourceVersion"?,"parentSourceId"?,"digest"},...}.
-// digest is the hex SHA-256 of every line after this one (each with its
-// '\n'): a re-import replaces the file only while it still matches, that
-// is, while nobody has appended to the imported session.
+// "sourcePath","sourceId","sourceVersion"?,"parentSourceId"?,"dateFrom"?,
+// "promptOnly"?,"digest"},...}. digest is the hex SHA-256 of every line
+// after this one (each with its '\n'): a re-import replaces the file only
+// while it still matches, that is, while nobody has appended to the
+// imported session. dateFrom is "mtime" when the source holds no date,
+// so the session's times are its file's modification time; promptOnly is
+// true for a session rebuilt from a prompt history without its
+// transcript.
 const ImportType = "sessctl-import"
+
+// DateFromMtime is the provenance entry's dateFrom when the session's
+// times are the source file's modification time.
+const DateFromMtime = "mtime"
+
+// UnknownProvider and UnknownModel are the provider and model of an
+// imported assistant message whose source does not record them. pi keeps
+// both as opaque strings: its footer and cost code read only the usage,
+// restoring the model finds no model "unknown" and falls back to the
+// default one, and replaying the message to any real model treats it as
+// another model's (thinking becomes text, signatures are dropped).
+const (
+	UnknownProvider = "unknown"
+	UnknownModel    = "unknown"
+)
 
 // LeafType is the customType of the entry appended when the source's
 // active point is an entry that has children in the source (an opencode
@@ -198,6 +217,8 @@ type Meta struct {
 	Start          time.Time
 	Cwd            string
 	CwdKnown       bool
+	DateFromFile   bool // Start is the source file's mtime (see Imported)
+	PromptOnly     bool // rebuilt from a prompt history (see Imported)
 }
 
 // Finish assigns the entry ids and returns the session. The builder must
@@ -213,6 +234,8 @@ func (b *Builder) Finish(m Meta) *Imported {
 		Start:          m.Start,
 		Cwd:            m.Cwd,
 		CwdKnown:       m.CwdKnown,
+		DateFromFile:   m.DateFromFile,
+		PromptOnly:     m.PromptOnly,
 		Name:           b.name,
 	}
 
@@ -294,6 +317,12 @@ func (b *Builder) Finish(m Meta) *Imported {
 	}
 	if m.ParentSourceID != "" {
 		data.String("parentSourceId", m.ParentSourceID)
+	}
+	if m.DateFromFile {
+		data.String("dateFrom", DateFromMtime)
+	}
+	if m.PromptOnly {
+		data.Bool("promptOnly", true)
 	}
 	data.String("digest", hex.EncodeToString(digest.Sum(nil)))
 	prov.data = data.Bytes()

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -49,4 +50,71 @@ func CheckReplace(current []byte, sessionID string) error {
 func lookup(obj []byte, k string) []byte {
 	v, _ := jsonl.Lookup(obj, k)
 	return v
+}
+
+// ImportRecord is what the provenance entry of an imported session says
+// (see ImportType).
+type ImportRecord struct {
+	Source         string
+	SourcePath     string
+	SourceID       string
+	SourceVersion  string
+	ParentSourceID string
+	// DateFrom is DateFromMtime when the session's times are its source
+	// file's modification time, "" when they are the source's own.
+	DateFrom string
+	// PromptOnly is true for a session rebuilt from a prompt history
+	// whose transcript is gone.
+	PromptOnly bool
+}
+
+// DateFromFile reports whether the session's times are its source file's
+// modification time.
+func (r *ImportRecord) DateFromFile() bool { return r.DateFrom == DateFromMtime }
+
+// ReadImportRecord returns the record of e when it is a provenance entry
+// (a custom entry of type ImportType); sessctl writes it as the first
+// entry after the header.
+func ReadImportRecord(e *layout.Entry) (*ImportRecord, bool) {
+	if e == nil || e.Type != layout.TypeCustom {
+		return nil, false
+	}
+	if ct, _ := e.StringField("customType"); ct != ImportType {
+		return nil, false
+	}
+	data, _ := e.Field("data")
+	str := func(k string) string {
+		s, _ := layout.String(lookup(data, k))
+		return s
+	}
+	return &ImportRecord{
+		Source:         str("source"),
+		SourcePath:     str("sourcePath"),
+		SourceID:       str("sourceId"),
+		SourceVersion:  str("sourceVersion"),
+		ParentSourceID: str("parentSourceId"),
+		DateFrom:       str("dateFrom"),
+		PromptOnly:     string(lookup(data, "promptOnly")) == "true",
+	}, true
+}
+
+// ReadImportRecordHead returns the import record of a session file from
+// the first bytes of it (its header line and the line after), as far as
+// they are given; false when the second line is not a provenance entry
+// or not complete in head.
+func ReadImportRecordHead(head []byte) (*ImportRecord, bool) {
+	nl := bytes.IndexByte(head, '\n')
+	if nl < 0 {
+		return nil, false
+	}
+	rest := head[nl+1:]
+	end := bytes.IndexByte(rest, '\n')
+	if end < 0 {
+		return nil, false
+	}
+	e, err := layout.ParseEntry(bytes.TrimRight(rest[:end], "\r"))
+	if err != nil {
+		return nil, false
+	}
+	return ReadImportRecord(&e)
 }

@@ -95,6 +95,11 @@ type ImportOptions struct {
 	// opencode.db, agsh) and from one JSON file per message (opencode's
 	// JSON storage) do not report it.
 	Progress func(path string, done, total int64)
+	// History asks the Claude Code importer to import, besides the
+	// transcripts, the prompts history.jsonl lists of sessions whose
+	// transcripts are gone, as prompt-only sessions (Imported.PromptOnly).
+	// Other sources ignore it.
+	History bool
 }
 
 // Conversion is what Convert makes of one source session.
@@ -104,7 +109,21 @@ type Conversion struct {
 	Sessions []*Imported
 	// Damage lists the damaged lines or rows that were skipped.
 	Damage []*Damage
+	// Skipped lists the listed sessions (this one or a subagent of it)
+	// that were read without damage but give no session, each with the
+	// reason: an importer never drops a session without saying so.
+	Skipped []*Skip
 }
+
+// Skip is a source session that was read but not imported.
+type Skip struct {
+	SourceID string // the session's id in the source
+	Path     string // the file or database it lives in
+	Reason   string // why, for people: "no messages", ...
+}
+
+// SkipEmpty is the reason given for a session without any message.
+const SkipEmpty = "no messages"
 
 // Imported is one converted session, ready to be written: its header
 // fields and its entry lines. Entries are in the order that makes the
@@ -122,6 +141,15 @@ type Imported struct {
 	Name           string    // the title, when the source has one
 	Lines          [][]byte  // the entry lines, without header and newlines
 	Messages       int       // message and custom_message entries
+
+	// DateFromFile is true when the source holds no date for the session,
+	// so Start and the entries' times are the source file's modification
+	// time; the provenance entry says so ("dateFrom": "mtime").
+	DateFromFile bool
+	// PromptOnly is true for a session rebuilt from a prompt history
+	// whose transcript is gone (Claude Code's history.jsonl); the
+	// provenance entry says so ("promptOnly": true).
+	PromptOnly bool
 }
 
 // Entries returns the number of entry lines (the header excluded).

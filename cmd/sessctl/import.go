@@ -25,7 +25,8 @@ var importCommand = &command{
 	summary: "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode and agsh",
 	usage: `
 Usage: sessctl import SOURCE [PATH] [--dry-run] [--json] [--cwd DIR]
-       sessctl import --all [--dry-run] [--json] [--cwd DIR]
+       sessctl import claude [PATH] --history [...]
+       sessctl import --all [--history] [--dry-run] [--json] [--cwd DIR]
 
 Converts another agent's sessions into pi session files (format version
 3) in pi's store (PI_CODING_AGENT_DIR, default ~/.pi/agent), each under
@@ -60,9 +61,19 @@ Sessions whose source records no working directory (Gemini CLI when its
 project root cannot be found, agsh, some Windsurf files) are filed under
 --cwd DIR, default your home directory.
 
+--history (Claude Code only, off by default) also imports the prompts
+~/.claude/history.jsonl keeps of sessions whose transcripts are gone
+(Claude Code deletes transcripts after cleanupPeriodDays): each such
+session becomes a prompt-only session, the prompts in order with their
+pasted text, in its project's directory; its import record says
+"promptOnly": true. Prompts older Claude Code wrote without a session id
+are reported as skipped.
+
 One line per session: source, source id, status (new, updated, unchanged,
 kept, failed; with --dry-run what would happen), entries, and the file.
-Then a summary line. A damaged source file or line is reported on stderr
+A source session that holds nothing to import (no messages) is listed
+as skipped, with the reason and its source file, never left out
+silently. Then a summary line. A damaged source file or line is reported on stderr
 with its path and line, and everything else is imported. Progress is
 shown on a terminal: the sessions done, and how far the source file of a
 large session has been read (Claude Code, Codex, Gemini CLI, Windsurf).
@@ -76,10 +87,11 @@ does not exist. With several, the first of 1, 3, 4 wins.
   {"sessions": [{"source", "sourceId", "sourcePath", "id", "file", "status",
                  "entries", "messages", "cwd", "cwdFromSource",
                  "parentSession"?, "error"?}...],
+   "skipped": [{"source", "sourceId", "sourcePath", "reason"}...],
    "damaged": [{"path", "line"?, "position"?, "error"}...],
    "stores": [{"source", "path"}...],
    "summary": {"sessions", "new", "updated", "unchanged", "kept", "failed",
-               "damaged", "dryRun"}}
+               "skipped", "damaged", "dryRun"}}
 
 Examples:
   sessctl import --all --dry-run
@@ -114,6 +126,13 @@ type importDamage struct {
 	Error    string `json:"error"`
 }
 
+type importSkip struct {
+	Source     string `json:"source"`
+	SourceID   string `json:"sourceId"`
+	SourcePath string `json:"sourcePath"`
+	Reason     string `json:"reason"`
+}
+
 type importStore struct {
 	Source string `json:"source"`
 	Path   string `json:"path"`
@@ -126,6 +145,7 @@ type importSummary struct {
 	Unchanged int  `json:"unchanged"`
 	Kept      int  `json:"kept"`
 	Failed    int  `json:"failed"`
+	Skipped   int  `json:"skipped"`
 	Damaged   int  `json:"damaged"`
 	DryRun    bool `json:"dryRun"`
 }
@@ -143,6 +163,7 @@ type importRun struct {
 	lastProg time.Time // when progress inside a session was last drawn
 
 	lines   []importLine
+	skipped []importSkip
 	damaged []importDamage
 	stores  []importStore
 	sum     importSummary
@@ -157,6 +178,7 @@ func runImport(e *env, args []string) int {
 	dryRun := fs.Bool("dry-run", false, "show what would be imported; write nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
 	cwd := fs.String("cwd", "", "working directory for sessions whose source records none (default: your home directory)")
+	history := fs.Bool("history", false, "claude: also import the prompts of history.jsonl whose transcripts are gone")
 	if code := e.parse(importCommand, fs, interleave(args)); code >= 0 {
 		return code
 	}
@@ -165,6 +187,7 @@ func runImport(e *env, args []string) int {
 	r := &importRun{e: e, dryRun: *dryRun, asJSON: *asJSON, paths: map[string]string{}}
 	r.sum.DryRun = *dryRun
 	r.opts.Cwd = home
+	r.opts.History = *history
 	if *cwd != "" {
 		abs, err := filepath.Abs(*cwd)
 		if err != nil {
@@ -227,6 +250,9 @@ func runImport(e *env, args []string) int {
 				names = append(names, s.Name())
 			}
 			return e.usageError("unknown source %q (one of %s)", fs.Arg(0), strings.Join(names, ", "))
+		}
+		if *history && src.Name() != "claude" {
+			return e.usageError("--history is for claude only (Claude Code's history.jsonl)")
 		}
 		if fs.NArg() == 2 {
 			jobs = append(jobs, job{src, fs.Arg(1)})
@@ -343,6 +369,19 @@ func (r *importRun) store(src migrate.Source, path string) {
 		for _, s := range conv.Sessions {
 			r.write(s)
 		}
+		for _, sk := range conv.Skipped {
+			r.skip(src.Name(), sk)
+		}
+	}
+}
+
+// skip reports a source session that gave nothing to import.
+func (r *importRun) skip(source string, sk *migrate.Skip) {
+	r.sum.Skipped++
+	r.skipped = append(r.skipped, importSkip{Source: source, SourceID: sk.SourceID, SourcePath: sk.Path, Reason: sk.Reason})
+	if !r.asJSON {
+		r.clearProgress()
+		fmt.Fprintf(r.out, "%-8s %-36s %-9s %s  %s\n", source, sk.SourceID, "skipped", sk.Reason, sk.Path)
 	}
 }
 
@@ -496,6 +535,9 @@ func (r *importRun) printSummary() {
 	if r.sum.Failed > 0 {
 		fmt.Fprintf(r.out, ", %d failed", r.sum.Failed)
 	}
+	if r.sum.Skipped > 0 {
+		fmt.Fprintf(r.out, ", %d skipped (nothing to import)", r.sum.Skipped)
+	}
 	if r.sum.Damaged > 0 {
 		fmt.Fprintf(r.out, "; %d damaged source lines or files skipped", r.sum.Damaged)
 	}
@@ -508,12 +550,16 @@ func (r *importRun) printSummary() {
 func (r *importRun) printJSON() {
 	doc := struct {
 		Sessions []importLine   `json:"sessions"`
+		Skipped  []importSkip   `json:"skipped"`
 		Damaged  []importDamage `json:"damaged"`
 		Stores   []importStore  `json:"stores"`
 		Summary  importSummary  `json:"summary"`
-	}{r.lines, r.damaged, r.stores, r.sum}
+	}{r.lines, r.skipped, r.damaged, r.stores, r.sum}
 	if doc.Sessions == nil {
 		doc.Sessions = []importLine{}
+	}
+	if doc.Skipped == nil {
+		doc.Skipped = []importSkip{}
 	}
 	if doc.Damaged == nil {
 		doc.Damaged = []importDamage{}
@@ -526,3 +572,43 @@ func (r *importRun) printJSON() {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(doc)
 }
+
+// importHeadMax is how much of a session file importedDateFromFile reads:
+// the header and the provenance entry are far shorter.
+const importHeadMax = 64 << 10
+
+// importedDateFromFile reports whether the session file at path, whose
+// header id is id, is an import whose source held no date, so that its
+// times are the source file's modification time (its provenance entry
+// says "dateFrom": "mtime"). Only files with an id sessctl import gives
+// (a version 8 UUID; pi's are version 7) are opened, and only their
+// beginning is read.
+func importedDateFromFile(path, id string) bool {
+	if len(id) != 36 || id[14] != '8' {
+		return false
+	}
+	f, err := layout.OpenRegular(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head, _ := io.ReadAll(io.LimitReader(f, importHeadMax))
+	rec, ok := migrate.ReadImportRecordHead(head)
+	return ok && rec.DateFromFile()
+}
+
+// importRecordOf returns the provenance entry's record of a session's
+// entries (the header excluded or not), when it has one.
+func importRecordOf(entries []*layout.Entry) (*migrate.ImportRecord, bool) {
+	for _, e := range entries {
+		if e.IsHeader() {
+			continue
+		}
+		return migrate.ReadImportRecord(e)
+	}
+	return nil, false
+}
+
+// fileDateNote is what list and show say of a date that is the source
+// file's modification time.
+const fileDateNote = "the imported session's source records no date: its file's modification time stands in"

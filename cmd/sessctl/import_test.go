@@ -27,6 +27,7 @@ func isolate(t *testing.T, dir string) {
 
 type importDoc struct {
 	Sessions []importLine   `json:"sessions"`
+	Skipped  []importSkip   `json:"skipped"`
 	Damaged  []importDamage `json:"damaged"`
 	Summary  importSummary  `json:"summary"`
 }

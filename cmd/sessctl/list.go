@@ -30,7 +30,9 @@ by their last user or assistant message, newest first.
 The human table shows the modification time, the number of messages, the
 session id and the name or first message. --json prints pi's SessionInfo
 objects: path, id, cwd, name, parentSessionPath, created, modified,
-messageCount, firstMessage, allMessagesText.
+messageCount, firstMessage, allMessagesText; and "dateFromFile": true for
+an imported session whose source recorded no date, so that its dates are
+its source file's modification time (marked * in the table).
 
 Listing keeps a cache of each directory's session summaries in a file named
 .sessctl-list-index beside the sessions, used only for files whose size
@@ -173,14 +175,22 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	fmt.Fprintf(w, "%-16s  %5s  %-8s  %s\n", "MODIFIED", "MSGS", "ID", "NAME / FIRST MESSAGE")
+	fileDates := false
 	for i := range infos {
 		in := &infos[i]
 		title := in.FirstMessage
 		if in.HasName && in.Name != "" {
 			title = in.Name
 		}
-		fmt.Fprintf(w, "%-16s  %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"),
+		mark := " "
+		if importedDateFromFile(in.Path, in.IDString()) {
+			mark, fileDates = "*", true
+		}
+		fmt.Fprintf(w, "%-16s%s %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"), mark,
 			in.MessageCount, shortID(in.IDString()), oneLine(title, 60))
+	}
+	if fileDates {
+		fmt.Fprintf(w, "* %s\n", fileDateNote)
 	}
 	return code
 }
@@ -220,9 +230,15 @@ func infosJSON(infos []engine.SessionInfo) [][]byte {
 		heads, rests[i] = engine.AppendInfoJSON(heads, &infos[i])
 		bounds[i] = [2]int{start, len(heads)}
 	}
-	out := make([][]byte, 0, 2*len(infos)+1)
+	out := make([][]byte, 0, 3*len(infos)+1)
 	for i := range infos {
 		out = append(out, heads[bounds[i][0]:bounds[i][1]], rests[i])
+		// An import dated by its source file's mtime says so in one more
+		// member, after pi's.
+		if r := rests[i]; len(r) > 0 && r[len(r)-1] == '}' && importedDateFromFile(infos[i].Path, infos[i].IDString()) {
+			out[len(out)-1] = r[:len(r)-1]
+			out = append(out, []byte(`,"dateFromFile":true}`))
+		}
 	}
 	if len(infos) == 0 {
 		return append(out, []byte("[]\n"))

@@ -429,6 +429,9 @@ func (t *transcript) head(path []*jsonl.Entry) {
 	}
 	if ts := sv.header.Timestamp; ts != "" {
 		fmt.Fprintf(t.w, "Created  %s\n", isoShort(ts))
+		if rec, ok := importRecordOf(sv.entries); ok && rec.DateFromFile() {
+			fmt.Fprintf(t.w, "         (%s)\n", fileDateNote)
+		}
 	}
 	if len(path) == 0 {
 		fmt.Fprintf(t.w, "Branch   empty (%d entries in the file)\n", len(sv.entries))

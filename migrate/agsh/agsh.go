@@ -1,6 +1,7 @@
 package agsh
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -9,7 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/sessctl/sessctl/layout"
 
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
@@ -120,7 +124,7 @@ type block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
 	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
+	Signature *string         `json:"signature"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
@@ -129,24 +133,45 @@ type block struct {
 	IsError   bool            `json:"is_error"`
 }
 
+// resultPart is one part of a tool_result's content (agsh 0.8 and
+// later): {"type":"text","text"} or {"type":"image","source":{"type":
+// "base64","media_type","data"}}.
+type resultPart struct {
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	Source *struct {
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
+}
+
+// metadata is what the importer reads of sessions.metadata, which agsh
+// 0.1 to 0.11 never write: a working directory and the model, should a
+// build record them.
+type metadata struct {
+	Cwd      string `json:"cwd"`
+	Model    string `json:"model"`
+	Provider string `json:"provider"`
+}
+
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
 	var created string
-	var metadata sql.NullString
-	if err := s.db.QueryRowContext(ctx, `SELECT created_at, metadata FROM sessions WHERE id = ?`, ref.Key).Scan(&created, &metadata); err != nil {
+	var mdRaw sql.NullString
+	if err := s.db.QueryRowContext(ctx, `SELECT created_at, metadata FROM sessions WHERE id = ?`, ref.Key).Scan(&created, &mdRaw); err != nil {
 		return nil, fmt.Errorf("read session %s of %s: %w", ref.Key, s.path, err)
 	}
 	m := migrate.Meta{SourcePath: s.path}
 	m.Start, _ = migrate.ParseTimeString(created)
-	if metadata.Valid {
-		var md struct {
-			Cwd string `json:"cwd"`
-		}
-		if json.Unmarshal([]byte(metadata.String), &md) == nil && md.Cwd != "" {
-			m.Cwd, m.CwdKnown = md.Cwd, true
-		}
+	var md metadata
+	if mdRaw.Valid {
+		_ = json.Unmarshal([]byte(mdRaw.String), &md)
 	}
-	if m.Cwd == "" {
-		m.Cwd = s.opts.Cwd
+	provider, model := md.Provider, md.Model
+	if provider == "" {
+		provider = migrate.UnknownProvider
+	}
+	if model == "" {
+		model = migrate.UnknownModel
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, role, content, created_at FROM messages WHERE session_id = ? ORDER BY id`, ref.Key)
 	if err != nil {
@@ -157,7 +182,10 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	b := migrate.NewBuilder("agsh", ref.Key)
 	var tip *migrate.Node
 	tools := map[string]string{}
+	var open []string // tool calls of the last assistant message still unanswered
+	blockCwd := ""    // the working directory of the latest environment block
 	clock := m.Start
+	first := true
 	for rows.Next() {
 		var id int64
 		var role, content, at string
@@ -175,24 +203,62 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		damaged := func(err error) {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: s.path, Pos: "message " + strconv.FormatInt(id, 10), Err: err})
 		}
+		isFirst := first
+		first = false
 		switch role {
 		case "user":
-			tip = b.Message(key, tip, clock, migrate.UserMessage(migrate.TextContent(content), ms))
+			if isFirst {
+				if summary, post, ok := compactionSummary(content); ok {
+					if cwd := envCwd(post); cwd != "" {
+						blockCwd = cwd
+					}
+					var details []byte
+					if post != "" {
+						details = layout.NewObject(len(post)+48).String("postCompactionContext", post).Bytes()
+					}
+					tip = b.Compaction(key, tip, clock, summary, 0, details)
+					continue
+				}
+			}
+			if content == "" {
+				// What agsh 0.8.1 and later save, at a compaction, for a
+				// kept message holding only tool results (its text, which
+				// is none): the results are lost, the calls get results
+				// saying so, and nobody typed the empty message.
+				for _, callID := range open {
+					msg := migrate.ToolResultMessage(callID, tools[callID], migrate.TextContent(lostResult), nil, true, ms)
+					tip = b.Message(key+"/"+callID, tip, clock, msg)
+				}
+				open = nil
+				continue
+			}
+			open = nil
+			block, prompt := splitContext(content)
+			if block != "" {
+				if cwd := envCwd(block); cwd != "" {
+					blockCwd = cwd
+				}
+				data := layout.NewObject(len(block)+16).String("text", block).Bytes()
+				tip = b.Custom(key+"/context", tip, clock, "agsh-context", data)
+			}
+			tip = b.Message(key, tip, clock, migrate.UserMessage(migrate.TextContent(prompt), ms))
 		case "assistant":
 			var bs []block
 			if err := json.Unmarshal([]byte(content), &bs); err != nil {
 				damaged(err)
 				continue
 			}
-			a := migrate.Assistant{API: "anthropic-messages", Provider: "agsh", Timestamp: ms}
+			a := migrate.Assistant{API: "anthropic-messages", Provider: provider, Model: model, Timestamp: ms}
+			open = nil
 			for _, bl := range bs {
 				switch bl.Type {
 				case "text":
 					a.Content = append(a.Content, migrate.TextBlock(bl.Text))
 				case "thinking":
-					a.Content = append(a.Content, migrate.ThinkingBlock(bl.Thinking, bl.Signature, false))
+					a.Content = append(a.Content, migrate.ThinkingBlock(bl.Thinking, realSignature(bl.Signature), false))
 				case "tool_use":
 					tools[bl.ID] = bl.Name
+					open = append(open, bl.ID)
 					a.Content = append(a.Content, migrate.ToolCallBlock(bl.ID, bl.Name, migrate.ObjectArgs(bl.Input)))
 				}
 			}
@@ -211,9 +277,10 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 				if name == "" {
 					name = "unknown"
 				}
-				msg := migrate.ToolResultMessage(bl.ToolUseID, name, migrate.TextContent(migrate.JSONText(bl.Content)), nil, bl.IsError, ms)
+				msg := migrate.ToolResultMessage(bl.ToolUseID, name, resultContent(bl.Content), nil, bl.IsError, ms)
 				tip = b.Message(key, tip, clock, msg)
 			}
+			open = nil
 		default:
 			damaged(fmt.Errorf("unknown role %q", role))
 		}
@@ -222,11 +289,173 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		return nil, fmt.Errorf("read messages of session %s of %s: %w", ref.Key, s.path, err)
 	}
 	if b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: ref.Key, Path: s.path, Reason: migrate.SkipEmpty})
 		return conv, nil
+	}
+	switch {
+	case md.Cwd != "":
+		m.Cwd, m.CwdKnown = md.Cwd, true
+	case blockCwd != "":
+		m.Cwd, m.CwdKnown = blockCwd, true
+	default:
+		m.Cwd = s.opts.Cwd
 	}
 	if m.Start.IsZero() {
 		m.Start = time.UnixMilli(0).UTC()
 	}
 	conv.Sessions = append(conv.Sessions, b.Finish(m))
 	return conv, nil
+}
+
+// lostResult is the text of the tool results agsh did not keep at a
+// compaction.
+const lostResult = "(agsh kept no result for this call when it compacted the session)"
+
+// Markers of the messages agsh writes itself.
+const (
+	summaryPrefix = "[Conversation summary from session compaction]\n\n"
+	postMarker    = "\n\n[Post-compaction context]\n\n"
+	envHeader     = "[Environment context]\n"
+	todoHeader    = "[Current task list]\n"
+)
+
+// compactionSummary splits the first message of a compacted session
+// ("[Conversation summary from session compaction]\n\n<summary>", then,
+// from agsh 0.8.1, "\n\n[Post-compaction context]\n\n<environment,
+// tasks, scratchpad>") into the summary and the post-compaction context.
+func compactionSummary(content string) (summary, post string, ok bool) {
+	rest, ok := strings.CutPrefix(content, summaryPrefix)
+	if !ok {
+		return "", "", false
+	}
+	if i := strings.LastIndex(rest, postMarker); i >= 0 {
+		return rest[:i], rest[i+len(postMarker):], true
+	}
+	return rest, "", true
+}
+
+// splitContext splits a user message into the context block agsh put
+// before the prompt and the prompt. The forms, by release:
+//
+//   - 0.10 and later: "<context>\n" + task list? + environment? +
+//     "</context>\n\n" + prompt;
+//   - 0.8 and 0.9: task list? + environment + "\n" + prompt;
+//   - 0.4 to 0.7: environment + "\n" + prompt;
+//
+// where the environment is "[Environment context]\n", "Working directory:
+// <dir>\n" (when agsh could read it) and "Date: <RFC 2822 date>\n", and
+// the task list "[Current task list]\n", one "[ ] <id> - <description>"
+// line per task ("[x]" done, "[~]" in progress) and a blank line. A
+// message in none of these forms is all prompt.
+func splitContext(content string) (block, prompt string) {
+	if rest, ok := strings.CutPrefix(content, "<context>\n"); ok {
+		if i := strings.Index(rest, "</context>\n\n"); i >= 0 {
+			body := rest[:i]
+			if strings.HasPrefix(body, envHeader) || strings.HasPrefix(body, todoHeader) {
+				n := len("<context>\n") + i + len("</context>\n\n")
+				return content[:n-2], content[n:]
+			}
+		}
+		return "", content
+	}
+	rest := content
+	if strings.HasPrefix(rest, todoHeader) {
+		i := strings.Index(rest, "\n\n")
+		if i < 0 {
+			return "", content
+		}
+		for _, l := range strings.Split(rest[len(todoHeader):i], "\n") {
+			if !todoLine(l) {
+				return "", content
+			}
+		}
+		rest = rest[i+2:]
+	}
+	env, ok := strings.CutPrefix(rest, envHeader)
+	if !ok {
+		return "", content
+	}
+	if wd, ok := strings.CutPrefix(env, "Working directory: "); ok {
+		i := strings.IndexByte(wd, '\n')
+		if i < 0 {
+			return "", content
+		}
+		env = wd[i+1:]
+	}
+	date, ok := strings.CutPrefix(env, "Date: ")
+	if !ok {
+		return "", content
+	}
+	i := strings.Index(date, "\n\n")
+	if i < 0 || strings.Contains(date[:i], "\n") {
+		return "", content
+	}
+	n := len(content) - len(date) + i + 2
+	return content[:n-1], content[n:]
+}
+
+// todoLine reports whether l is a line of agsh's task list.
+func todoLine(l string) bool {
+	return (strings.HasPrefix(l, "[ ] ") || strings.HasPrefix(l, "[x] ") || strings.HasPrefix(l, "[~] ")) &&
+		strings.Contains(l, " - ")
+}
+
+// envCwd returns the working directory an environment block names, the
+// last one when it names several.
+func envCwd(block string) string {
+	cwd := ""
+	for _, l := range strings.Split(block, "\n") {
+		if d, ok := strings.CutPrefix(l, "Working directory: "); ok && d != "" {
+			cwd = d
+		}
+	}
+	return cwd
+}
+
+// realSignature returns a thinking block's signature when it can be one
+// Anthropic's API gave: base64 of at least 64 characters. agsh writes
+// null when the stream carried none; an empty string or a short
+// placeholder ("sig", "placeholder") is no signature, and replaying it
+// would make the API refuse the conversation.
+func realSignature(sig *string) string {
+	if sig == nil || len(*sig) < 64 {
+		return ""
+	}
+	for _, c := range *sig {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9',
+			c == '+', c == '/', c == '=', c == '-', c == '_':
+		default:
+			return ""
+		}
+	}
+	return *sig
+}
+
+// resultContent returns a tool_result's content as pi's toolResult
+// content: a string (before agsh 0.8) as one text block; parts (0.8 and
+// later), as agsh sends them to the model, one block each: text as text,
+// image as image. A part of another type is kept as its JSON text.
+func resultContent(raw json.RawMessage) []byte {
+	var parts []resultPart
+	if layout.KindOf(bytes.TrimSpace(raw)) != layout.KindArray || json.Unmarshal(raw, &parts) != nil {
+		return migrate.TextContent(migrate.JSONText(raw))
+	}
+	var raws []json.RawMessage
+	_ = json.Unmarshal(raw, &raws)
+	out := make([][]byte, 0, len(parts))
+	for i, p := range parts {
+		switch {
+		case p.Type == "text":
+			out = append(out, migrate.TextBlock(p.Text))
+		case p.Type == "image" && p.Source != nil:
+			out = append(out, migrate.ImageBlock(p.Source.Data, p.Source.MediaType))
+		default:
+			out = append(out, migrate.TextBlock(migrate.JSONText(raws[i])))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, migrate.TextBlock(""))
+	}
+	return migrate.Array(out)
 }

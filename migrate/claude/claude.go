@@ -54,6 +54,7 @@ type storeLayout struct {
 	projectDirs []string // directories holding session files
 	file        string   // one session file, when a file was given
 	history     string   // history.jsonl, when there is one
+	allProjects bool     // projectDirs are every project of the store
 }
 
 // layoutOf works out what path is.
@@ -77,13 +78,13 @@ func layoutOf(path string) (*storeLayout, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &storeLayout{projectDirs: dirs, history: historyFor(abs)}, nil
+		return &storeLayout{projectDirs: dirs, history: historyFor(abs), allProjects: true}, nil
 	case srcfs.IsDir(abs) && filepath.Base(abs) == "projects":
 		dirs, err := subdirs(abs)
 		if err != nil {
 			return nil, err
 		}
-		return &storeLayout{projectDirs: dirs, history: historyFor(filepath.Dir(abs))}, nil
+		return &storeLayout{projectDirs: dirs, history: historyFor(filepath.Dir(abs)), allProjects: true}, nil
 	case srcfs.IsDir(abs) && hasJSONL(abs):
 		return &storeLayout{projectDirs: []string{abs}, history: historyFor(filepath.Dir(filepath.Dir(abs)))}, nil
 	case srcfs.IsDir(abs):
@@ -135,6 +136,9 @@ type store struct {
 	projects map[string]*project
 	history  map[string]string // encoded project dir name -> cwd
 	histRead bool
+
+	histSessions  map[string]*historySession // prompt-only sessions by id (History)
+	histNoSession int                        // history prompts naming no session
 }
 
 // project is what the store learns about one project directory.
@@ -242,6 +246,20 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 				}
 			}
 		}
+		if !s.opts.History {
+			return
+		}
+		refs, errs := s.historyRefs()
+		for _, err := range errs {
+			if !yield(migrate.Ref{}, err) {
+				return
+			}
+		}
+		for _, ref := range refs {
+			if !yield(ref, nil) {
+				return
+			}
+		}
 	}
 }
 
@@ -249,6 +267,9 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 // subagent file.
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
 	kind, rest, _ := strings.Cut(ref.Key, "\x00")
+	if kind == "history" || kind == historyNoSession {
+		return s.convertHistory(ctx, ref)
+	}
 	dir, file, _ := strings.Cut(rest, "\x00")
 	if file == "" {
 		return nil, fmt.Errorf("claude: unknown session reference %q", ref.ID)

@@ -174,13 +174,9 @@ func (c *converter) main(ctx context.Context, file string) error {
 		// they are the session.
 		main, side, sideKeys = recs, nil, nil
 	}
-	if s := c.session(sid, file, main, ""); s != nil {
-		c.conv.Sessions = append(c.conv.Sessions, s)
-	}
+	c.add(c.session(sid, file, main, ""), sid, file)
 	for _, k := range sideKeys {
-		if s := c.session(sid+"/sidechain-"+k, file, side[k], sid); s != nil {
-			c.conv.Sessions = append(c.conv.Sessions, s)
-		}
+		c.add(c.session(sid+"/sidechain-"+k, file, side[k], sid), sid+"/sidechain-"+k, file)
 	}
 	for _, f := range c.project.agents[sid] {
 		if ctx.Err() != nil {
@@ -193,9 +189,7 @@ func (c *converter) main(ctx context.Context, file string) error {
 				continue
 			}
 		}
-		if s := c.session(sid+"/"+stem(f), f, recs, sid); s != nil {
-			c.conv.Sessions = append(c.conv.Sessions, s)
-		}
+		c.add(c.session(sid+"/"+stem(f), f, recs, sid), sid+"/"+stem(f), f)
 	}
 	return nil
 }
@@ -246,10 +240,18 @@ func (c *converter) orphan(file string) error {
 	if parent != "" {
 		id = parent + "/" + id
 	}
-	if s := c.session(id, file, recs, parent); s != nil {
-		c.conv.Sessions = append(c.conv.Sessions, s)
-	}
+	c.add(c.session(id, file, recs, parent), id, file)
 	return nil
+}
+
+// add adds a converted session, or reports the source session sourceID
+// as skipped when nothing of it could be imported.
+func (c *converter) add(s *migrate.Imported, sourceID, file string) {
+	if s == nil {
+		c.conv.Skipped = append(c.conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: file, Reason: migrate.SkipEmpty})
+		return
+	}
+	c.conv.Sessions = append(c.conv.Sessions, s)
 }
 
 func asDamage(path string, err error) *migrate.Damage {

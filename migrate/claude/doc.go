@@ -46,4 +46,18 @@
 // parent file is gone is imported on its own and records the parent's id
 // in its provenance entry. history.jsonl maps project directories back to
 // their exact working directory when no record names it.
+//
+// With ImportOptions.History, the sessions history.jsonl lists whose
+// transcripts are gone (none of the store's project directories holds
+// <sessionId>.jsonl; when one project directory is imported, only its
+// sessions count) are imported too, as prompt-only sessions
+// (Imported.PromptOnly, "promptOnly": true in the provenance entry):
+// one user message per prompt, in history order, with each "[Pasted text
+// #N ...]" replaced by the pasted text history.jsonl holds (a paste it
+// does not hold stays a placeholder) and pasted images as image blocks;
+// slash commands as custom_message entries "claude-command". The cwd is
+// the prompts' project, the start the first prompt's time, the source id
+// the session id, so a transcript found later replaces the prompt-only
+// file on the next import. Prompts older Claude Code wrote without a
+// sessionId are reported as skipped.
 package claude

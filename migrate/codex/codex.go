@@ -322,6 +322,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		a.node.SetMessage(a.a.JSON())
 	}
 	if c.b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
 		return conv, nil
 	}
 	conv.Sessions = append(conv.Sessions, c.b.Finish(m))

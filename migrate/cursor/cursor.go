@@ -184,7 +184,11 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	}
 	start := time.UnixMilli(int64(md.CreatedAt)).UTC()
 	m := migrate.Meta{SourcePath: ref.Key, Start: start}
-	c := &converter{b: migrate.NewBuilder("cursor", sourceID), clock: start, model: md.LastUsedModel, tools: map[string]string{}}
+	model := md.LastUsedModel
+	if model == "" {
+		model = migrate.UnknownModel
+	}
+	c := &converter{b: migrate.NewBuilder("cursor", sourceID), clock: start, model: model, tools: map[string]string{}}
 	for i, b := range blobs {
 		var msg message
 		if err := json.Unmarshal(b, &msg); err != nil {
@@ -195,6 +199,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		c.message(&msg, &m)
 	}
 	if c.b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Key, Reason: migrate.SkipEmpty})
 		return conv, nil
 	}
 	if m.Cwd == "" {

@@ -187,3 +187,56 @@ func TestFixture(t *testing.T) {
 		t.Error("tool error lost")
 	}
 }
+
+// TestModel: the model is the chat's lastUsedModel, or "unknown" when the
+// chat records none.
+func TestModel(t *testing.T) {
+	for _, c := range []struct{ meta, want string }{
+		{`,"lastUsedModel":"gpt-5"`, `"provider":"cursor","model":"gpt-5"`},
+		{``, `"provider":"cursor","model":"unknown"`},
+	} {
+		home := t.TempDir()
+		path := filepath.Join(home, "chats", "abc", "agent-1", "store.db")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := []string{
+			`{"role":"user","content":[{"type":"text","text":"hi"}]}`,
+			`{"id":"1","role":"assistant","content":[{"type":"text","text":"hello"}]}`,
+		}
+		var ids []string
+		for _, m := range msgs {
+			ids = append(ids, blobID([]byte(m)))
+		}
+		root := protoRoot(ids...)
+		meta := `{"agentId":"agent-1","latestRootBlobId":"` + blobID(root) + `","name":"Hi","mode":"default","createdAt":1754000000000` + c.meta + `}`
+		for _, q := range []string{`CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)`, `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)`} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.Exec(`INSERT INTO meta VALUES ('0', ?)`, hex.EncodeToString([]byte(meta))); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range append(msgs, string(root)) {
+			id := blobID(root)
+			if i < len(ids) {
+				id = ids[i]
+			}
+			if _, err := db.Exec(`INSERT INTO blobs VALUES (?, ?)`, id, []byte(m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		res := importtest.Import(t, Source{}, home, migrate.ImportOptions{Cwd: "/w"})
+		if f := string(res.ByID(t, "agent-1").Bytes("")); !strings.Contains(f, c.want) {
+			t.Errorf("want %s in\n%s", c.want, f)
+		}
+	}
+}

@@ -19,8 +19,10 @@
 // unwrapped into the pi user message (text outside the tags is kept);
 // assistant reasoning parts become thinking (with their signature),
 // text parts text, tool-call parts toolCall; tool messages become one
-// toolResult per tool-result part. Model is lastUsedModel, provider and
-// api "cursor"; the chat's name is the session name; every entry has the
+// toolResult per tool-result part. Model is lastUsedModel (else
+// migrate.UnknownModel), provider and api "cursor", since Cursor serves
+// the model through its own service; the chat's name is the session
+// name; every entry has the
 // chat's createdAt, the only time the store keeps. The working directory
 // is the Workspace Path of <user_info>, else the system prompt's
 // "Working directory", else ImportOptions.Cwd.

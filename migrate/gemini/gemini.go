@@ -525,6 +525,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 	}
 	if c.b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
 		return conv, nil
 	}
 	if md.Summary != "" {

@@ -11,11 +11,20 @@
 // leaves the JSON files in place, so both are read and a session present
 // in both is taken from the database. Ids sort by time; messages and
 // parts are read in id order. Databases are copied before they are read
-// (they are in WAL mode).
+// (they are in WAL mode). Sessions made through the v2 session API (1.18)
+// keep their messages in the table session_message instead, one row per
+// message in seq order (see v2.go); a session with both kinds has them
+// merged by time.
 //
 // Mapping: a user message's text parts (ignored ones left out) and image
-// file parts become a pi user message; a user message that only asks for
-// a compaction is skipped. An assistant message is split at its
+// file parts become a pi user message, other files "[file: <name>]"; a
+// user message that only asks for a compaction is skipped. Synthetic
+// parts, which opencode adds to a user message and the model sees (the
+// notice before a /shell command, "Called the Read tool with ..." and the
+// file itself for an attachment), become custom_message entries
+// "opencode-synthetic" (display false) in their place among the parts,
+// so they stay in the context without being something the user typed.
+// An assistant message is split at its
 // step-start parts, since one opencode message spans the model calls of a
 // tool loop: each step becomes an assistant message (reasoning as
 // thinking, text, tool parts as toolCall with state.input; usage and cost
@@ -26,4 +35,21 @@
 // entry. The title is the session name, parentID makes a subagent
 // session a child (parentSession), and a pending revert keeps the
 // reverted messages as a branch while the leaf stays before them.
+//
+// v2 messages map the same way where they match (user text and files;
+// assistant content with reasoning, text and tool blocks, whose state's
+// content parts are the tool result; finish "error" and error give
+// stopReason "error"); a synthetic message becomes a custom_message
+// "opencode-synthetic" and a system message one "opencode-system" (both
+// display false), a shell message a custom_message "opencode-shell"
+// (display true) with the text opencode shows the model ("Shell command:
+// <command>\n<output>") and details {callID, command, output},
+// model-switched a model_change, agent-switched a custom entry
+// "opencode-agent", compaction a compaction entry (summary, then the
+// recent record; tokensBefore from the last assistant's usage; details
+// {reason}). A type this importer does not know is kept as a custom
+// entry "opencode-message" holding it.
+//
+// A session that gives no entry at all is reported in
+// Conversion.Skipped, never dropped silently.
 package opencode

@@ -293,11 +293,14 @@ func (s *store) jsonSessions() []error {
 	return errs
 }
 
-// msg is a message record: its info and its parts, in id order.
+// msg is a message record: its info and its parts, in id order; or a
+// session_message row of the v2 API (v2 set, v2m its data).
 type msg struct {
 	id    string
 	info  msgInfo
 	parts []part
+	v2    *v2Row
+	v2m   v2Msg
 }
 
 type msgInfo struct {
@@ -366,6 +369,11 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	var err error
 	if r.db != nil {
 		msgs, err = s.dbMessages(ctx, r.db, r.info.ID, conv)
+		if err == nil {
+			var v2 []*msg
+			v2, err = s.v2Messages(ctx, r.db, r.info.ID, conv)
+			msgs = mergeByTime(msgs, v2)
+		}
 	} else {
 		msgs, err = s.jsonMessages(r.info.ID, conv)
 	}
@@ -389,6 +397,11 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		c.message(mm)
 	}
 	if c.b.Len() == 0 {
+		reason := migrate.SkipEmpty
+		if len(msgs) > 0 {
+			reason = fmt.Sprintf("%d messages, none with content", len(msgs))
+		}
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: r.info.ID, Path: ref.Path, Reason: reason})
 		return conv, nil
 	}
 	if revertLeaf != nil {
@@ -498,6 +511,9 @@ func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg
 type converter struct {
 	b   *migrate.Builder
 	tip *migrate.Node
+	// lastTokens is the context size the last assistant message reports,
+	// a v2 compaction's tokensBefore.
+	lastTokens float64
 }
 
 // api names pi's API for an opencode provider.
@@ -514,34 +530,15 @@ func api(provider string) string {
 }
 
 func (c *converter) message(m *msg) {
+	if m.v2 != nil {
+		c.v2message(m)
+		return
+	}
 	t := time.UnixMilli(int64(m.info.Time.Created)).UTC()
 	ms := migrate.Millis(t)
 	switch m.info.Role {
 	case "user":
-		var blocks [][]byte
-		for _, p := range m.parts {
-			switch p.Type {
-			case "text":
-				if !p.Ignored {
-					blocks = append(blocks, migrate.TextBlock(p.Text))
-				}
-			case "file":
-				if data, mime, ok := dataURL(p.URL); ok && strings.HasPrefix(mime, "image/") {
-					blocks = append(blocks, migrate.ImageBlock(data, mime))
-				} else {
-					name := p.Filename
-					if name == "" {
-						name = p.URL
-					}
-					blocks = append(blocks, migrate.TextBlock("[file: "+name+"]"))
-				}
-			}
-		}
-		if len(blocks) == 0 {
-			// Nothing to say: a compaction request, or only ignored text.
-			return
-		}
-		c.tip = c.b.Message(m.id, c.tip, t, migrate.UserMessage(migrate.Array(blocks), ms))
+		c.user(m, t, ms)
 	case "assistant":
 		provider, model := m.info.ProviderID, m.info.ModelID
 		if summary := strings.TrimSpace(string(m.info.Summary)); summary == "true" {
@@ -582,6 +579,7 @@ func (c *converter) message(m *msg) {
 			last := i == len(steps)-1
 			if st.finish != nil {
 				if tk := st.finish.Tokens; tk != nil {
+					c.lastTokens = tk.Input + tk.Cache.Read + tk.Output + tk.Reasoning
 					a.Usage = migrate.Usage{Input: tk.Input, Output: tk.Output + tk.Reasoning, CacheRead: tk.Cache.Read, CacheWrite: tk.Cache.Write, Cost: st.finish.Cost}
 				}
 			} else if last && m.info.Tokens != nil {
@@ -628,6 +626,56 @@ func (c *converter) message(m *msg) {
 			}
 		}
 	}
+}
+
+// user converts a user message. Its parts go to the model in order; runs
+// of parts the user wrote become user messages, runs of synthetic parts
+// (text and files opencode adds: "The following tool was executed by the
+// user" before a shell command, "Called the Read tool with ..." and the
+// file itself for an attachment) custom_message entries
+// "opencode-synthetic" (display false), which enter the context as user
+// messages too but are not something the user typed. Ignored parts are
+// left out, as opencode leaves them out of the model's input.
+func (c *converter) user(m *msg, t time.Time, ms int64) {
+	var blocks [][]byte
+	synthetic, run := false, 0
+	flush := func() {
+		if len(blocks) == 0 {
+			return
+		}
+		key := m.id
+		if run > 0 {
+			key = fmt.Sprintf("%s/%d", m.id, run)
+		}
+		run++
+		if synthetic {
+			c.tip = c.b.CustomMessage(key, c.tip, t, "opencode-synthetic", migrate.Array(blocks), false, nil)
+		} else {
+			c.tip = c.b.Message(key, c.tip, t, migrate.UserMessage(migrate.Array(blocks), ms))
+		}
+		blocks = nil
+	}
+	for _, p := range m.parts {
+		var blk []byte
+		switch p.Type {
+		case "text":
+			if !p.Ignored {
+				blk = migrate.TextBlock(p.Text)
+			}
+		case "file":
+			blk = fileBlock(p.URL, p.Filename)
+		}
+		if blk == nil {
+			continue
+		}
+		if p.Synthetic != synthetic {
+			flush()
+			synthetic = p.Synthetic
+		}
+		blocks = append(blocks, blk)
+	}
+	// Nothing at all: a compaction request, or only ignored text.
+	flush()
 }
 
 // step is the parts of one model call of an assistant message.

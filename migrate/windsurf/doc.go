@@ -13,11 +13,19 @@
 // reads it loosely.
 //
 // Mapping: user and assistant messages become pi user and assistant
-// messages (provider and api "windsurf", the model when a message names
-// one); tool and system messages, which carry no call ids to pair with,
-// become custom_message entries "windsurf-tool" and "windsurf-system"
-// so their text stays in the context; the title is the session name; the
-// cwd is cwd, else workspace, else ImportOptions.Cwd. Timestamps come from
-// the file's createdAt/timestamp fields where present, else from the
-// file's modification time.
+// messages (provider and api "windsurf": the models are reached through
+// Windsurf's service; the model when a message names one, else
+// migrate.UnknownModel); tool and system messages, which carry no call
+// ids to pair with, become custom_message entries "windsurf-tool" and
+// "windsurf-system" so their text stays in the context; the title is the
+// session name; the cwd is cwd, else workspace, else ImportOptions.Cwd.
+//
+// Dates: the session starts at the first date the file holds: its
+// createdAt, timestamp or startTime, else the earliest timestamp or
+// createdAt of a message, else its updatedAt, lastUpdated or
+// lastModified. A message's time is its own date, else the one before it.
+// A file with no date at all takes its modification time, which is when
+// the file was last written (or copied), not when the conversation
+// happened: the session is marked Imported.DateFromFile, and its
+// provenance entry says "dateFrom": "mtime".
 package windsurf

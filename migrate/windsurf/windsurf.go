@@ -134,6 +134,10 @@ type conversation struct {
 	Cwd            string            `json:"cwd"`
 	CreatedAt      json.RawMessage   `json:"createdAt"`
 	Timestamp      json.RawMessage   `json:"timestamp"`
+	StartTime      json.RawMessage   `json:"startTime"`
+	UpdatedAt      json.RawMessage   `json:"updatedAt"`
+	LastUpdated    json.RawMessage   `json:"lastUpdated"`
+	LastModified   json.RawMessage   `json:"lastModified"`
 	Messages       []json.RawMessage `json:"messages"`
 }
 
@@ -164,11 +168,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		sourceID = ref.ID
 	}
 	m := migrate.Meta{SourcePath: ref.Key}
-	if t, ok := firstTime(doc.CreatedAt, doc.Timestamp); ok {
-		m.Start = t
-	} else if st, err := os.Stat(ref.Key); err == nil {
-		m.Start = st.ModTime().UTC().Truncate(time.Millisecond)
-	}
+	m.Start, m.DateFromFile = start(ref.Key, &doc)
 	switch {
 	case doc.Cwd != "":
 		m.Cwd, m.CwdKnown = doc.Cwd, true
@@ -204,7 +204,11 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 				parts = append(parts, append([]byte(nil), v...))
 				return true
 			})
-			a := migrate.Assistant{API: "windsurf", Provider: "windsurf", Model: msg.Model, Content: parts, Timestamp: ms}
+			model := msg.Model
+			if model == "" {
+				model = migrate.UnknownModel
+			}
+			a := migrate.Assistant{API: "windsurf", Provider: "windsurf", Model: model, Content: parts, Timestamp: ms}
 			tip = b.Message(key, tip, clock, a.JSON())
 		default:
 			role := msg.Role
@@ -215,6 +219,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 	}
 	if b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Key, Reason: migrate.SkipEmpty})
 		return conv, nil
 	}
 	if doc.Title != "" {
@@ -222,6 +227,37 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	}
 	conv.Sessions = append(conv.Sessions, b.Finish(m))
 	return conv, nil
+}
+
+// start returns the session's start: the first date the conversation
+// holds (its createdAt, timestamp or startTime; else the earliest date of
+// a message; else its updatedAt, lastUpdated or lastModified, when it was
+// last changed), or, when it holds none, the file's modification time,
+// reported as such.
+func start(path string, doc *conversation) (time.Time, bool) {
+	if t, ok := firstTime(doc.CreatedAt, doc.Timestamp, doc.StartTime); ok {
+		return t, false
+	}
+	var earliest time.Time
+	for _, raw := range doc.Messages {
+		var msg message
+		if json.Unmarshal(raw, &msg) != nil {
+			continue
+		}
+		if t, ok := firstTime(msg.Timestamp, msg.CreatedAt); ok && (earliest.IsZero() || t.Before(earliest)) {
+			earliest = t
+		}
+	}
+	if !earliest.IsZero() {
+		return earliest, false
+	}
+	if t, ok := firstTime(doc.UpdatedAt, doc.LastUpdated, doc.LastModified); ok {
+		return t, false
+	}
+	if st, err := os.Stat(path); err == nil {
+		return st.ModTime().UTC().Truncate(time.Millisecond), true
+	}
+	return time.UnixMilli(0).UTC(), true
 }
 
 func firstTime(vals ...json.RawMessage) (time.Time, bool) {

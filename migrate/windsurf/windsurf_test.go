@@ -3,7 +3,9 @@ package windsurf
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -74,4 +76,65 @@ func TestDamaged(t *testing.T) {
 			t.Errorf("error %v, want damage at %s:3", err, bad)
 		}
 	}
+}
+
+// TestDates imports a copy of testdata/dates, every file's modification
+// time set to one known time: the sessions take the dates their files
+// hold, and only the file without any is dated by its mtime and says so.
+func TestDates(t *testing.T) {
+	src := filepath.Join("testdata", "dates", "cascade")
+	dir := t.TempDir()
+	mtime := time.Date(2026, 5, 6, 7, 8, 9, 123_000_000, time.UTC)
+	files, _ := filepath.Glob(filepath.Join(src, "*.json"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, filepath.Base(f))
+		if err := os.WriteFile(dst, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(dst, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := importtest.Import(t, Source{}, dir, migrate.ImportOptions{})
+	if len(res.Damage) > 0 || len(res.Sessions) != 4 {
+		t.Fatalf("damage %v, %d sessions", res.Damage, len(res.Sessions))
+	}
+	cases := []struct {
+		id       string
+		start    string
+		fromFile bool
+		model    string
+	}{
+		{"1-created", "2026-02-03T10:00:00.000Z", false, "swe-1.5"},
+		{"2-message-dates", "2026-02-03T10:00:00.000Z", false, migrate.UnknownModel},
+		{"3-updated", "2026-02-04T08:30:00.000Z", false, migrate.UnknownModel},
+		{"4-no-date", "2026-05-06T07:08:09.123Z", true, migrate.UnknownModel},
+	}
+	for _, c := range cases {
+		s := res.ByID(t, c.id)
+		if got := s.Start.UTC().Format("2006-01-02T15:04:05.000Z"); got != c.start || s.DateFromFile != c.fromFile {
+			t.Errorf("%s: start %s (from file %v), want %s (%v)", c.id, got, s.DateFromFile, c.start, c.fromFile)
+		}
+		l := importtest.Load(t, s, "")
+		rec, ok := migrate.ReadImportRecord(&l.Entries[1])
+		if !ok || rec.DateFromFile() != c.fromFile {
+			t.Errorf("%s: provenance %s", c.id, l.Entries[1].Raw)
+		}
+		if f := string(s.Bytes("")); !strings.Contains(f, `"provider":"windsurf","model":"`+c.model+`"`) {
+			t.Errorf("%s: model is not %q:\n%s", c.id, c.model, f)
+		}
+	}
+	// Message times: their own, else the one before.
+	f := string(res.ByID(t, "2-message-dates").Bytes(""))
+	if !strings.Contains(f, `"timestamp":"2026-02-03T10:00:30.000Z","message":{"role":"assistant"`) {
+		t.Errorf("message dates:\n%s", f)
+	}
+	if f := string(res.ByID(t, "4-no-date").Bytes("")); !strings.Contains(f, `"dateFrom":"mtime"`) {
+		t.Errorf("no dateFrom in the provenance entry:\n%s", f)
+	}
+	importtest.CheckReimport(t, Source{}, dir, migrate.ImportOptions{}, res)
 }

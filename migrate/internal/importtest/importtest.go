@@ -34,6 +34,7 @@ func Corpus(t testing.TB, parts ...string) string {
 type Result struct {
 	Sessions []*migrate.Imported
 	Damage   []*migrate.Damage
+	Skipped  []*migrate.Skip
 	Refs     []migrate.Ref
 	// Read holds, for each file whose reading the importer reported
 	// through ImportOptions.Progress, the last bytes read and size it
@@ -83,6 +84,7 @@ func Import(t testing.TB, src migrate.Source, path string, opts migrate.ImportOp
 		}
 		res.Sessions = append(res.Sessions, conv.Sessions...)
 		res.Damage = append(res.Damage, conv.Damage...)
+		res.Skipped = append(res.Skipped, conv.Skipped...)
 	}
 	return res
 }

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+// repoPath returns a path inside the repository, from the test's
+// directory (cmd/sessctl).
+func repoPath(parts ...string) string {
+	return filepath.Join(append([]string{"..", ".."}, parts...)...)
+}
+
+// TestImportOpencodeReal imports the store the real opencode 1.18.33
+// wrote (migrate/opencode/testdata/real-1.18.33): every session, the
+// subagent as a child of its parent's file, each file verified and
+// opened with a context, and a second import that changes nothing.
+func TestImportOpencodeReal(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	store, err := filepath.Abs(repoPath("migrate", "opencode", "testdata", "real-1.18.33", "opencode-data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := importJSON(t, exitOK, "opencode", store)
+	if doc.Summary.Sessions != 8 || doc.Summary.New != 8 || doc.Summary.Skipped != 0 || len(doc.Damaged) != 0 {
+		t.Fatalf("summary %+v", doc.Summary)
+	}
+	files := map[string]string{}
+	for _, l := range doc.Sessions {
+		files[l.SourceID] = l.File
+	}
+	children := 0
+	for _, l := range doc.Sessions {
+		if _, errOut, code := runCLI(t, "verify", l.File); code != exitOK {
+			t.Errorf("verify %s: exit %d\n%s", l.File, code, errOut)
+		}
+		s, err := engine.Open(context.Background(), l.File, engine.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, h := len(s.Context().Messages), s.Header()
+		s.Close()
+		if n == 0 {
+			t.Errorf("%s: empty context", l.File)
+		}
+		if l.ParentSession != "" {
+			children++
+			if h.ParentSession != l.ParentSession || !strings.HasSuffix(l.ParentSession, ".jsonl") {
+				t.Errorf("%s: parentSession %q (line %q)", l.SourceID, h.ParentSession, l.ParentSession)
+			}
+		}
+		if l.Cwd != "/home/user/work/app" || !l.CwdFromSource {
+			t.Errorf("%s: cwd %q", l.SourceID, l.Cwd)
+		}
+	}
+	if children != 1 {
+		t.Errorf("%d child sessions, want 1", children)
+	}
+	again := importJSON(t, exitOK, "opencode", store)
+	if again.Summary.Unchanged != 8 {
+		t.Errorf("re-import: %+v", again.Summary)
+	}
+}
+
+// TestImportReportsSkipped: a source session with nothing to import is
+// listed as skipped with its reason, in the table, the summary and the
+// JSON, and the import still succeeds.
+func TestImportReportsSkipped(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	dir := filepath.Join(tmp, "cascade")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"empty.json": `{"conversationId":"empty","cwd":"/w","createdAt":"2026-01-01T00:00:00Z","messages":[]}`,
+		"full.json":  `{"conversationId":"full","cwd":"/w","createdAt":"2026-01-01T00:00:00Z","messages":[{"role":"user","content":"hi"}]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, "import", "windsurf", dir)
+	if code != exitOK || !strings.Contains(out, "windsurf empty                                skipped   no messages  "+filepath.Join(dir, "empty.json")) ||
+		!strings.Contains(out, "1 new, 0 updated, 0 unchanged, 1 skipped (nothing to import)") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	doc := importJSON(t, exitOK, "windsurf", dir)
+	want := []importSkip{{Source: "windsurf", SourceID: "empty", SourcePath: filepath.Join(dir, "empty.json"), Reason: "no messages"}}
+	if diff := cmp.Diff(want, doc.Skipped); diff != "" || doc.Summary.Skipped != 1 {
+		t.Errorf("skipped (-want +got):\n%s\nsummary %+v", diff, doc.Summary)
+	}
+}
+
+// TestImportFileDates: a session whose source holds no date is dated by
+// the source file's mtime, and list and show say so; the others are not
+// marked.
+func TestImportFileDates(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	dir := filepath.Join(tmp, "cascade")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	src := repoPath("migrate", "windsurf", "testdata", "dates", "cascade")
+	for _, name := range []string{"1-created.json", "4-no-date.json"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mtime := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(dir, "4-no-date.json"), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	doc := importJSON(t, exitOK, "windsurf", dir)
+	ids := map[string]string{}
+	for _, l := range doc.Sessions {
+		ids[l.SourceID] = l.ID
+	}
+	out, errOut, code := runCLI(t, "list", "--cwd", "/home/user/app")
+	if code != exitOK {
+		t.Fatalf("list: exit %d\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[3], "the imported session's source records no date: its file's modification time stands in") {
+		t.Fatalf("list:\n%s", out)
+	}
+	for _, l := range lines[1:3] {
+		marked := strings.Contains(l, "* ")
+		if noDate := strings.Contains(l, "No date at all"); marked != noDate {
+			t.Errorf("list row marked %v: %q", marked, l)
+		}
+	}
+	out, _, _ = runCLI(t, "list", "--cwd", "/home/user/app", "--json")
+	var infos []map[string]any
+	if err := json.Unmarshal([]byte(out), &infos); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, in := range infos {
+		if _, marked := in["dateFromFile"]; marked != (in["id"] == ids["4-no-date"]) {
+			t.Errorf("list --json: %v", in)
+		}
+	}
+	for id, want := range map[string]bool{ids["4-no-date"]: true, ids["1-created"]: false} {
+		out, errOut, code := runCLI(t, "show", id)
+		if code != exitOK {
+			t.Fatalf("show: exit %d\n%s", code, errOut)
+		}
+		if got := strings.Contains(out, "Created  2026-05-06 07:08:09\n         (the imported session's source records no date"); got != want {
+			t.Errorf("show %s:\n%s", id, out)
+		}
+	}
+}
+
+// TestImportHistory: --history adds the prompt-only sessions of
+// history.jsonl, marked as such, and is refused for other sources.
+func TestImportHistory(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	home, err := filepath.Abs(repoPath("migrate", "claude", "testdata", "history", "claude-home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := importJSON(t, exitOK, "claude", home)
+	if doc.Summary.Sessions != 1 || doc.Summary.Skipped != 0 {
+		t.Errorf("without --history: %+v", doc.Summary)
+	}
+	doc = importJSON(t, exitCorrupt, "claude", home, "--history")
+	if doc.Summary.Sessions != 3 || doc.Summary.Unchanged != 1 || doc.Summary.New != 2 || doc.Summary.Skipped != 1 || doc.Summary.Damaged != 1 {
+		t.Errorf("with --history: %+v", doc.Summary)
+	}
+	for _, l := range doc.Sessions {
+		if l.SourceID != "c0ffee00-1111-4222-8333-444455556666" {
+			continue
+		}
+		data, err := os.ReadFile(l.File)
+		if err != nil || !strings.Contains(string(data), `"promptOnly":true`) || l.Cwd != "/home/user/app" {
+			t.Errorf("%s: not a prompt-only session in /home/user/app (%v):\n%s", l.File, err, data)
+		}
+		if _, errOut, code := runCLI(t, "verify", l.File); code != exitOK {
+			t.Errorf("verify: %s", errOut)
+		}
+	}
+	if _, errOut, code := runCLI(t, "import", "codex", "--history", home); code != exitUsage || !strings.Contains(errOut, "--history is for claude only") {
+		t.Errorf("--history with codex: exit %d\n%s", code, errOut)
+	}
+}
+
+// copyTree copies a directory of test data into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReimportChangedSource: after a source gains a message, a re-import
+// rewrites only that session, and only by adding to it: every line it
+// had (but the provenance entry, whose digest changes) is still there,
+// byte for byte; the other sessions are left alone.
+func TestReimportChangedSource(t *testing.T) {
+	cases := []struct {
+		source, data string
+		changed      string // the source id of the session that changes
+		sql          string // what changes it
+	}{
+		{"opencode", "migrate/opencode/testdata/real-1.18.33/opencode-data", "",
+			`INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data)
+			 SELECT 'msg_zz_new', session_id, 'user', max(seq) + 1, max(time_created) + 1000, max(time_created) + 1000,
+			        '{"time":{"created":' || (max(time_created) + 1000) || '},"text":"one more question"}' FROM session_message`},
+		{"agsh", "migrate/agsh/testdata/recipe-0.11/agsh-data", "9b2f6a1e-4c3d-4e5f-8a7b-1c2d3e4f5a60",
+			`INSERT INTO messages (session_id, role, content, created_at) VALUES ('9b2f6a1e-4c3d-4e5f-8a7b-1c2d3e4f5a60', 'user',
+			 '<context>
+[Environment context]
+Working directory: /home/user/work/site/docs
+Date: Fri, 17 Apr 2026 10:09:00 +0200
+</context>
+
+one more question', '2026-04-17T08:09:00.000000000+00:00')`},
+	}
+	for _, c := range cases {
+		t.Run(c.source, func(t *testing.T) {
+			tmp := t.TempDir()
+			isolate(t, tmp)
+			store := filepath.Join(tmp, "store")
+			copyTree(t, repoPath(strings.Split(c.data, "/")...), store)
+			first := importJSON(t, exitOK, c.source, store, "--cwd", filepath.Join(tmp, "work"))
+			before := map[string][]byte{}
+			for _, l := range first.Sessions {
+				data, err := os.ReadFile(l.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before[l.SourceID] = data
+			}
+			dbFile := filepath.Join(store, "sessions.db")
+			if c.source == "opencode" {
+				dbFile = filepath.Join(store, "opencode.db")
+			}
+			db, err := sql.Open("sqlite", dbFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(c.sql); err != nil {
+				t.Fatal(err)
+			}
+			if c.changed == "" {
+				if err := db.QueryRow(`SELECT session_id FROM session_message WHERE id = 'msg_zz_new'`).Scan(&c.changed); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			again := importJSON(t, exitOK, c.source, store, "--cwd", filepath.Join(tmp, "work"))
+			if again.Summary.Updated != 1 || again.Summary.Unchanged != len(first.Sessions)-1 {
+				t.Errorf("re-import: %+v", again.Summary)
+			}
+			for _, l := range again.Sessions {
+				after, err := os.ReadFile(l.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l.SourceID != c.changed {
+					if string(after) != string(before[l.SourceID]) {
+						t.Errorf("%s changed", l.SourceID)
+					}
+					continue
+				}
+				old := strings.Split(strings.TrimSuffix(string(before[l.SourceID]), "\n"), "\n")
+				now := strings.Split(strings.TrimSuffix(string(after), "\n"), "\n")
+				if len(now) <= len(old) || now[0] != old[0] {
+					t.Fatalf("%s: %d lines after, %d before", l.SourceID, len(now), len(old))
+				}
+				have := map[string]bool{}
+				for _, line := range now {
+					have[line] = true
+				}
+				for _, line := range old[2:] {
+					if !have[line] {
+						t.Errorf("%s: line lost or changed by the re-import: %s", l.SourceID, line)
+					}
+				}
+				if !strings.Contains(now[len(now)-1], "one more question") {
+					t.Errorf("%s: new message is not the leaf: %s", l.SourceID, now[len(now)-1])
+				}
+			}
+		})
+	}
+}

@@ -75,8 +75,8 @@ func (r *ImportRecord) DateFromFile() bool { return r.DateFrom == DateFromMtime 
 // ReadImportRecord returns the record of e when it is a provenance entry
 // (a custom entry of type ImportType); sessctl writes it as the first
 // entry after the header.
-func ReadImportRecord(e *layout.Entry) (*ImportRecord, bool) {
-	if e == nil || e.Type != layout.TypeCustom {
+func ReadImportRecord(e *jsonl.Entry) (*ImportRecord, bool) {
+	if e == nil || e.Type != jsonl.TypeCustom {
 		return nil, false
 	}
 	if ct, _ := e.StringField("customType"); ct != ImportType {
@@ -84,7 +84,7 @@ func ReadImportRecord(e *layout.Entry) (*ImportRecord, bool) {
 	}
 	data, _ := e.Field("data")
 	str := func(k string) string {
-		s, _ := layout.String(lookup(data, k))
+		s, _ := jsonl.String(lookup(data, k))
 		return s
 	}
 	return &ImportRecord{
@@ -112,7 +112,7 @@ func ReadImportRecordHead(head []byte) (*ImportRecord, bool) {
 	if end < 0 {
 		return nil, false
 	}
-	e, err := layout.ParseEntry(bytes.TrimRight(rest[:end], "\r"))
+	e, err := jsonl.ParseEntry(bytes.TrimRight(rest[:end], "\r"))
 	if err != nil {
 		return nil, false
 	}

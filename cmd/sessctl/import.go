@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
@@ -587,7 +588,7 @@ func importedDateFromFile(path, id string) bool {
 	if len(id) != 36 || id[14] != '8' {
 		return false
 	}
-	f, err := layout.OpenRegular(path)
+	f, err := vfs.OpenRegular(path)
 	if err != nil {
 		return false
 	}
@@ -599,7 +600,7 @@ func importedDateFromFile(path, id string) bool {
 
 // importRecordOf returns the provenance entry's record of a session's
 // entries (the header excluded or not), when it has one.
-func importRecordOf(entries []*layout.Entry) (*migrate.ImportRecord, bool) {
+func importRecordOf(entries []*jsonl.Entry) (*migrate.ImportRecord, bool) {
 	for _, e := range entries {
 		if e.IsHeader() {
 			continue

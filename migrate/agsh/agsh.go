@@ -13,8 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
-
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 )
@@ -214,7 +213,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 					}
 					var details []byte
 					if post != "" {
-						details = layout.NewObject(len(post)+48).String("postCompactionContext", post).Bytes()
+						details = jsonl.NewObject(len(post)+48).String("postCompactionContext", post).Bytes()
 					}
 					tip = b.Compaction(key, tip, clock, summary, 0, details)
 					continue
@@ -238,7 +237,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 				if cwd := envCwd(block); cwd != "" {
 					blockCwd = cwd
 				}
-				data := layout.NewObject(len(block)+16).String("text", block).Bytes()
+				data := jsonl.NewObject(len(block)+16).String("text", block).Bytes()
 				tip = b.Custom(key+"/context", tip, clock, "agsh-context", data)
 			}
 			tip = b.Message(key, tip, clock, migrate.UserMessage(migrate.TextContent(prompt), ms))
@@ -438,7 +437,7 @@ func realSignature(sig *string) string {
 // image as image. A part of another type is kept as its JSON text.
 func resultContent(raw json.RawMessage) []byte {
 	var parts []resultPart
-	if layout.KindOf(bytes.TrimSpace(raw)) != layout.KindArray || json.Unmarshal(raw, &parts) != nil {
+	if jsonl.KindOf(bytes.TrimSpace(raw)) != jsonl.KindArray || json.Unmarshal(raw, &parts) != nil {
 		return migrate.TextContent(migrate.JSONText(raw))
 	}
 	var raws []json.RawMessage

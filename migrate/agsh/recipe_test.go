@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/importtest"
 )
@@ -84,11 +84,11 @@ func TestRecipe011(t *testing.T) {
 			if ct, _ := e.StringField("customType"); ct == "agsh-context" {
 				n++
 			}
-			if e.Type == layout.TypeMessage && strings.Contains(string(e.Raw), `"role":"user"`) &&
+			if e.Type == jsonl.TypeMessage && strings.Contains(string(e.Raw), `"role":"user"`) &&
 				(strings.Contains(string(e.Raw), "[Environment context]") || strings.Contains(string(e.Raw), "<context>")) {
 				t.Errorf("%s: a user message keeps agsh's context block: %s", c.id, e.Raw)
 			}
-			if e.Type == layout.TypeMessage && strings.Contains(string(e.Raw), `"role":"assistant"`) &&
+			if e.Type == jsonl.TypeMessage && strings.Contains(string(e.Raw), `"role":"assistant"`) &&
 				!strings.Contains(string(e.Raw), `"provider":"unknown","model":"unknown"`) {
 				t.Errorf("%s: assistant without the unknown model: %s", c.id, e.Raw)
 			}

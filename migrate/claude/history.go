@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -181,7 +181,7 @@ func (s *store) convertHistory(_ context.Context, ref migrate.Ref) (*migrate.Con
 		}
 		key := "h" + strconv.Itoa(p.line)
 		if strings.HasPrefix(p.h.Display, "/") {
-			tip = b.CustomMessage(key, tip, clock, "claude-command", layout.AppendString(nil, p.h.Display), true, nil)
+			tip = b.CustomMessage(key, tip, clock, "claude-command", jsonl.AppendString(nil, p.h.Display), true, nil)
 			continue
 		}
 		tip = b.Message(key, tip, clock, migrate.UserMessage(historyContent(&p.h), migrate.Millis(clock)))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/importtest"
 )
@@ -43,14 +43,14 @@ func countOf(l *importtest.Loaded) counts {
 	c := counts{Custom: map[string]int{}}
 	for _, e := range l.Entries {
 		switch e.Type {
-		case layout.TypeCompaction:
+		case jsonl.TypeCompaction:
 			c.Compactions++
-		case layout.TypeModelChange:
+		case jsonl.TypeModelChange:
 			c.ModelChanges++
-		case layout.TypeCustomMessage, layout.TypeCustom:
+		case jsonl.TypeCustomMessage, jsonl.TypeCustom:
 			ct, _ := e.StringField("customType")
 			c.Custom[ct]++
-		case layout.TypeMessage:
+		case jsonl.TypeMessage:
 			c.Thinking += strings.Count(string(e.Raw), `{"type":"thinking",`)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 )
@@ -168,20 +168,20 @@ func (c *converter) v2message(m *msg) {
 		// Text opencode adds to the conversation: the model sees it (a
 		// synthetic one as a user message, a system one as a system
 		// message), the user never typed it.
-		c.tip = c.b.CustomMessage(m.id, c.tip, t, "opencode-"+m.v2.typ, layout.AppendString(nil, v.Text), false, nil)
+		c.tip = c.b.CustomMessage(m.id, c.tip, t, "opencode-"+m.v2.typ, jsonl.AppendString(nil, v.Text), false, nil)
 	case "shell":
 		// opencode shows the model "Shell command: <command>\n<output>"
 		// as a user message.
-		details := layout.NewObject(len(v.Command)+len(v.Output)+64).String("callID", v.CallID).
+		details := jsonl.NewObject(len(v.Command)+len(v.Output)+64).String("callID", v.CallID).
 			String("command", v.Command).String("output", v.Output).Bytes()
 		text := "Shell command: " + v.Command + "\n" + v.Output
-		c.tip = c.b.CustomMessage(m.id, c.tip, t, "opencode-shell", layout.AppendString(nil, text), true, details)
+		c.tip = c.b.CustomMessage(m.id, c.tip, t, "opencode-shell", jsonl.AppendString(nil, text), true, details)
 	case "model-switched":
 		if v.Model != nil {
 			c.tip = c.b.ModelChange(m.id, c.tip, t, v.Model.ProviderID, v.Model.ID)
 		}
 	case "agent-switched":
-		data := layout.NewObject(len(v.Agent)+16).String("agent", v.Agent).Bytes()
+		data := jsonl.NewObject(len(v.Agent)+16).String("agent", v.Agent).Bytes()
 		c.tip = c.b.Custom(m.id, c.tip, t, "opencode-agent", data)
 	case "compaction":
 		summary := v.Summary
@@ -190,7 +190,7 @@ func (c *converter) v2message(m *msg) {
 		}
 		var details []byte
 		if v.Reason != "" {
-			details = layout.NewObject(32).String("reason", v.Reason).Bytes()
+			details = jsonl.NewObject(32).String("reason", v.Reason).Bytes()
 		}
 		c.tip = c.b.Compaction(m.id, c.tip, t, summary, c.lastTokens, details)
 	case "assistant":
@@ -198,8 +198,8 @@ func (c *converter) v2message(m *msg) {
 	default:
 		// A type this importer does not know: kept out of the context,
 		// with its data, so nothing is lost.
-		data := layout.NewObject(len(m.v2.data)+64).String("type", m.v2.typ)
-		if out, err := layout.Canonical(nil, m.v2.data); err == nil {
+		data := jsonl.NewObject(len(m.v2.data)+64).String("type", m.v2.typ)
+		if out, err := jsonl.Canonical(nil, m.v2.data); err == nil {
 			data.Raw("data", out)
 		}
 		c.tip = c.b.Custom(m.id, c.tip, t, "opencode-message", data.Bytes())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/sessctl/sessctl/internal/human"
 	"io"
 	"os"
 	"path/filepath"
@@ -94,9 +95,9 @@ func findAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Sessi
 	x, err := st.Find(e.ctx, arg)
 	var amb *agentuse.AmbiguousError
 	if errors.As(err, &amb) {
-		ae := &ambiguousError{prefix: arg}
+		ae := &engine.AmbiguousError{Name: arg}
 		for _, c := range amb.Candidates {
-			ae.candidates = append(ae.candidates, candidate{id: c.ID, path: c.Dir})
+			ae.Candidates = append(ae.Candidates, engine.Candidate{ID: c.ID, Path: c.Dir})
 		}
 		return nil, nil, ae
 	}
@@ -153,9 +154,9 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 		if agent == "" {
 			agent = x.AgentID
 		}
-		agent = oneLine(agent, 24)
+		agent = human.OneLine(agent, 24)
 		if x.Nested {
-			agent = "  " + oneLine(agent, 22)
+			agent = "  " + human.OneLine(agent, 22)
 		}
 		fmt.Fprintf(w, "%-16s  %-9s  %-12s  %-24s  %s\n", created, status, shortAgentUseID(x.ID), agent, x.Model)
 	}
@@ -433,7 +434,7 @@ func writeAgentUsePart(w *bufio.Writer, p *agentuse.PartInfo, lines int) {
 		auBlock(w, "  thinking: ", auStr(auPath(raw, "text")), min(lines, 1))
 	case "tool":
 		st := auPath(raw, "state")
-		fmt.Fprintf(w, "  -> %s %s  %s\n", p.Tool, oneLine(auCompact(auPath(st, "input")), 100), p.Status)
+		fmt.Fprintf(w, "  -> %s %s  %s\n", p.Tool, human.OneLine(auCompact(auPath(st, "input")), 100), p.Status)
 		switch p.Status {
 		case "completed":
 			out := auPath(st, "output")
@@ -449,16 +450,16 @@ func writeAgentUsePart(w *bufio.Writer, p *agentuse.PartInfo, lines int) {
 			auBlock(w, "     error: ", auStr(auPath(st, "error")), lines)
 		}
 	case "log":
-		fmt.Fprintf(w, "  log %s: %s\n", auStr(auPath(raw, "level")), oneLine(auStr(auPath(raw, "message")), 200))
+		fmt.Fprintf(w, "  log %s: %s\n", auStr(auPath(raw, "level")), human.OneLine(auStr(auPath(raw, "message")), 200))
 	case "error":
-		fmt.Fprintf(w, "  error (%s) %s: %s\n", auStr(auPath(raw, "source")), auStr(auPath(raw, "code")), oneLine(auStr(auPath(raw, "message")), 200))
+		fmt.Fprintf(w, "  error (%s) %s: %s\n", auStr(auPath(raw, "source")), auStr(auPath(raw, "code")), human.OneLine(auStr(auPath(raw, "message")), 200))
 	case "compaction":
 		fmt.Fprintf(w, "  == compaction (%s): %s -> %s tokens\n", auStr(auPath(raw, "reason")),
 			auCompact(auPath(raw, "tokensBefore")), auCompact(auPath(raw, "tokensAfter")))
 	case "learning":
 		fmt.Fprintf(w, "  == learning %s (%s): %s\n", auStr(auPath(raw, "status")), auStr(auPath(raw, "source")), auCompact(auPath(raw, "count")))
 	default:
-		fmt.Fprintf(w, "  [%s] %s\n", p.Type, oneLine(auCompact(raw), 100))
+		fmt.Fprintf(w, "  [%s] %s\n", p.Type, human.OneLine(auCompact(raw), 100))
 	}
 }
 
@@ -524,5 +525,5 @@ func auCompact(v []byte) string {
 }
 
 func auErrorMessage(session []byte) string {
-	return oneLine(auStr(auPath(session, "error", "message")), 200)
+	return human.OneLine(auStr(auPath(session, "error", "message")), 200)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/sessctl/sessctl/internal/human"
 	"io"
 	"math"
 	"os"
@@ -335,9 +336,9 @@ func runCompact(e *env, args []string) int {
 	}
 	w := e.stdout
 	if *dryRun {
-		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", quotePath(path))
+		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", human.QuotePath(path))
 	} else {
-		fmt.Fprintf(w, "compacted %s\n", quotePath(path))
+		fmt.Fprintf(w, "compacted %s\n", human.QuotePath(path))
 		fmt.Fprintf(w, "  entry:          %s\n", entryID)
 	}
 	split := ""

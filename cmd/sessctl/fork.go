@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/sessctl/sessctl/internal/human"
 	"os"
 	"path/filepath"
 
@@ -99,7 +100,7 @@ func runFork(e *env, args []string) int {
 		defer src.Close()
 		leaf := ""
 		if *at != "" {
-			if leaf, err = lookupEntry(src, *at); err != nil {
+			if leaf, err = src.ResolveEntry(*at); err != nil {
 				return e.failEntry(err, pos[0])
 			}
 		} else {
@@ -131,7 +132,7 @@ func runFork(e *env, args []string) int {
 		jsonOut(e.stdout, b.Number("entries", float64(n)).Bytes())
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "%s  %s\n", quotePath(id), quotePath(file))
+	fmt.Fprintf(e.stdout, "%s  %s\n", human.QuotePath(id), human.QuotePath(file))
 	return exitOK
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sessctl/sessctl/internal/human"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
@@ -529,7 +529,7 @@ func (r *importRun) printSummary() {
 	if r.dryRun {
 		verb = "would import"
 	}
-	fmt.Fprintf(r.out, "%s %s from %s: %d new, %d updated, %d unchanged", verb, plural(r.sum.Sessions, "session", "sessions"), plural(len(r.stores), "store", "stores"), r.sum.New, r.sum.Updated, r.sum.Unchanged)
+	fmt.Fprintf(r.out, "%s %s from %s: %d new, %d updated, %d unchanged", verb, human.Plural(r.sum.Sessions, "session", "sessions"), human.Plural(len(r.stores), "store", "stores"), r.sum.New, r.sum.Updated, r.sum.Unchanged)
 	if r.sum.Kept > 0 {
 		fmt.Fprintf(r.out, ", %d kept (changed since imported)", r.sum.Kept)
 	}
@@ -573,43 +573,3 @@ func (r *importRun) printJSON() {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(doc)
 }
-
-// importHeadMax is how much of a session file importedDateFromFile reads:
-// the header and the provenance entry are far shorter.
-const importHeadMax = 64 << 10
-
-// importedDateFromFile reports whether the session file at path, whose
-// header id is id, is an import whose source held no date, so that its
-// times are the source file's modification time (its provenance entry
-// says "dateFrom": "mtime"). Only files with an id sessctl import gives
-// (a version 8 UUID; pi's are version 7) are opened, and only their
-// beginning is read.
-func importedDateFromFile(path, id string) bool {
-	if len(id) != 36 || id[14] != '8' {
-		return false
-	}
-	f, err := vfs.OpenRegular(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head, _ := io.ReadAll(io.LimitReader(f, importHeadMax))
-	rec, ok := migrate.ReadImportRecordHead(head)
-	return ok && rec.DateFromFile()
-}
-
-// importRecordOf returns the provenance entry's record of a session's
-// entries (the header excluded or not), when it has one.
-func importRecordOf(entries []*jsonl.Entry) (*migrate.ImportRecord, bool) {
-	for _, e := range entries {
-		if e.IsHeader() {
-			continue
-		}
-		return migrate.ReadImportRecord(e)
-	}
-	return nil, false
-}
-
-// fileDateNote is what list and show say of a date that is the source
-// file's modification time.
-const fileDateNote = "the imported session's source records no date: its file's modification time stands in"

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/sessctl/sessctl/internal/human"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,8 +24,8 @@ func TestQuotePath(t *testing.T) {
 		{`"quoted"`, `"\"quoted\""`},
 	}
 	for _, tc := range cases {
-		if got := quotePath(tc.in); got != tc.want {
-			t.Errorf("quotePath(%q) = %s, want %s", tc.in, got, tc.want)
+		if got := human.QuotePath(tc.in); got != tc.want {
+			t.Errorf("human.QuotePath(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"engine/repair":      {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},
 	"engine/stats":       {"internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate"},
-	"engine/render":      {"engine", "engine/stats", "internal/jsonl", "internal/human", "migrate", "tree"},
+	"engine/render":      {"engine", "engine/agentuse", "engine/stats", "internal/jsonl", "internal/human", "migrate", "tree"},
 	"redact":             {"internal/jsonl"},
 	"internal/human":     {},
 	"internal/workload":  {"internal/jsonl", "layout"},

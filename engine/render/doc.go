@@ -9,6 +9,10 @@
 //		return render.Markdown(w, render.Snapshot(s), s.BranchPath(""), render.Options{Redactor: redact.Rules{}})
 //	}
 //
+// AgentUseTranscript and AgentUseJSON do the same for an AgentUse session
+// (agentuse.Contents): the transcript of 'sessctl show' and the dump of
+// 'sessctl dump --store agentuse'.
+//
 // The documents can be redacted (Options.Redactor; package redact's Rules
 // is one). Redaction fails closed: when a line cannot be masked, the
 // renderer stops with an error matching ErrRedact and never shows the

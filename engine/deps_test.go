@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"engine/repair":      {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},
+	"engine/importer":    {"engine", "layout", "layout/vfs", "migrate"},
 	"engine/stats":       {"internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate"},
 	"engine/render":      {"engine", "engine/agentuse", "engine/stats", "internal/jsonl", "internal/human", "migrate", "tree"},
 	"redact":             {"internal/jsonl"},

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/redact"
 	"io"
@@ -124,12 +126,12 @@ func runExport(e *env, args []string) int {
 		return e.fail(err)
 	}
 	var dst io.Writer = e.stdout
-	var of *outputFile
+	var of *render.OutputFile
 	var held *bytes.Buffer
 	switch {
 	case toFile:
-		if of, err = createOutput(*out, sv.Path, *force); err != nil {
-			return e.fail(err)
+		if of, err = render.CreateOutput(*out, sv.Path, *force); err != nil {
+			return e.fail(forceHint(err))
 		}
 		dst = of
 	case *redact:
@@ -158,11 +160,11 @@ func runExport(e *env, args []string) int {
 	}
 	if of != nil {
 		if err != nil {
-			of.abort()
+			of.Abort()
 			return e.fail(err)
 		}
-		if err := of.commit(); err != nil {
-			return e.fail(err)
+		if err := of.Commit(); err != nil {
+			return e.fail(forceHint(err))
 		}
 		return exitOK
 	}
@@ -175,6 +177,14 @@ func runExport(e *env, args []string) int {
 		}
 	}
 	return exitOK
+}
+
+// forceHint adds to the error for an existing -o FILE how to replace it.
+func forceHint(err error) error {
+	if errors.Is(err, render.ErrOutputExists) {
+		return fmt.Errorf("%w; add --force to replace it", err)
+	}
+	return err
 }
 
 // exportRedactor masks secrets for --redact (a variable so that tests can

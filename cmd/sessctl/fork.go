@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"os"
 	"path/filepath"
@@ -140,7 +141,7 @@ func runFork(e *env, args []string) int {
 // file at path, read from its first lines only; "" when there is none
 // (the fork then fails on the header, or uses sessctl's own directory).
 func headerCwd(path string) string {
-	en, ok := readHeaderLine(path)
+	en, ok := render.ReadHeaderLine(path)
 	if !ok {
 		return ""
 	}

@@ -36,7 +36,9 @@ func TestExportRedactFailsClosed(t *testing.T) {
 	secret := "sk-proj-Abc123Def456Ghi789Jkl0"
 	data := lines(vHeader, vEntry("a", ""),
 		`{"type":"message","id":"b","parentId":"a","timestamp":"2026-03-01T09:00:02.000Z","message":{"role":"user","content":"unmaskable `+secret+`","timestamp":2}}`)
-	noErr(t, os.WriteFile(path, []byte(data), 0o600))
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, format := range []string{"md", "html", "json"} {
 		t.Run(format, func(t *testing.T) {

@@ -146,10 +146,18 @@ func TestVerifyRepairExitCodes(t *testing.T) {
 	good := filepath.Join(dir, "good.jsonl")
 	bad := filepath.Join(dir, "bad.jsonl")
 	newer := filepath.Join(dir, "sub", "newer.jsonl")
-	noErr(t, os.WriteFile(good, []byte(lines(vHeader, vEntry("a", ""))), 0o600))
-	noErr(t, os.WriteFile(bad, []byte(lines(vHeader, vEntry("a", ""), "junk")), 0o600))
-	noErr(t, os.MkdirAll(filepath.Dir(newer), 0o700))
-	noErr(t, os.WriteFile(newer, []byte(lines(`{"type":"session","version":4,"id":"x","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w"}`, vEntry("a", ""))), 0o600))
+	if err := os.WriteFile(good, []byte(lines(vHeader, vEntry("a", ""))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(lines(vHeader, vEntry("a", ""), "junk")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(newer), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(newer, []byte(lines(`{"type":"session","version":4,"id":"x","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w"}`, vEntry("a", ""))), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if kinds, code := verifyKinds(t, good); code != exitOK || len(kinds) != 0 {
 		t.Errorf("verify good: exit %d, %v", code, kinds)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessctl/sessctl/engine"
@@ -142,5 +143,43 @@ func TestSessionIDFromFileName(t *testing.T) {
 		if got := engine.SessionIDFromFileName(name); got != want {
 			t.Errorf("SessionIDFromFileName(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+func TestTrashDir(t *testing.T) {
+	now := time.Date(2026, 3, 1, 9, 0, 0, 123e6, time.UTC)
+	root := t.TempDir()
+	stamp := "2026-03-01T09-00-00-123Z"
+	in := filepath.Join(root, "--p--", "s.jsonl")
+	out := filepath.Join(t.TempDir(), "s.jsonl")
+	for _, tc := range []struct{ root, path, want string }{
+		{root, in, filepath.Join(root, ".trash", stamp, "--p--")},
+		{root, out, filepath.Join(filepath.Dir(out), ".trash", stamp)},
+		{"", in, filepath.Join(root, "--p--", ".trash", stamp)},
+	} {
+		if got := engine.TrashDir(tc.root, tc.path, now); got != tc.want {
+			t.Errorf("TrashDir(%q, %q) = %q, want %q", tc.root, tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestSessionFilesIn(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "sub", "b.jsonl")
+	a := filepath.Join(dir, "a.jsonl")
+	single := filepath.Join(t.TempDir(), "single.txt")
+	for _, f := range []string{a, b, filepath.Join(dir, "notes.txt"), single} {
+		writeStoreFile(t, f, "x")
+	}
+	_ = os.Symlink(a, filepath.Join(dir, "link.jsonl")) // not followed (where links can be made)
+	got, err := engine.SessionFilesIn([]string{single, dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{single, a, b}, got); diff != "" {
+		t.Errorf("SessionFilesIn (-want +got):\n%s", diff)
+	}
+	if _, err := engine.SessionFilesIn([]string{filepath.Join(dir, "missing")}); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("a missing path: %v, want ErrNotFound", err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,15 +75,7 @@ func TestCompactionSettings(t *testing.T) {
 	agentDir := t.TempDir()
 	t.Setenv("PI_CODING_AGENT_DIR", agentDir)
 	cwd := t.TempDir()
-	write := func(path, data string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(path, data string) { testenv.WriteFile(t, path, data) }
 	def := compaction.DefaultSettings()
 	if got, warnings := engine.CompactionSettings(layout.AgentPi, cwd); got != def || len(warnings) != 0 {
 		t.Errorf("no settings files: %+v, %v; want the defaults", got, warnings)

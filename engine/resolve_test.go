@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,8 +12,9 @@ import (
 	"github.com/sessctl/sessctl/engine"
 )
 
-func TestResolveEntry(t *testing.T) {
-	ids := []string{"abcd0001", "abcd0002", "ffff0003"}
+// sessionWithIDs returns a session in memory of one message per id.
+func sessionWithIDs(t *testing.T, ids ...string) *engine.Session {
+	t.Helper()
 	n := 0
 	s := engine.InMemory("/p", engine.Options{NewEntryID: func() string { n++; return ids[n-1] }})
 	for range ids {
@@ -20,6 +22,11 @@ func TestResolveEntry(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return s
+}
+
+func TestResolveEntry(t *testing.T) {
+	s := sessionWithIDs(t, "abcd0001", "abcd0002", "ffff0003")
 	tests := []struct {
 		arg, want, err string
 		is             error
@@ -50,14 +57,7 @@ func TestResolveEntry(t *testing.T) {
 }
 
 func TestResolveEntryPrefix(t *testing.T) {
-	ids := []string{"abcd0001", "abcd0002", "ffff0003"}
-	n := 0
-	s := engine.InMemory("/p", engine.Options{NewEntryID: func() string { n++; return ids[n-1] }})
-	for range ids {
-		if _, err := s.AppendMessage([]byte(`{"role":"user","content":"x","timestamp":1772355600000}`)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := sessionWithIDs(t, "abcd0001", "abcd0002", "ffff0003")
 	tests := []struct {
 		arg, want string
 		is        error
@@ -79,13 +79,7 @@ func TestResolveEntryPrefix(t *testing.T) {
 // writeStoreFile writes a session file with just a header.
 func writeStoreFile(t *testing.T, path, id string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	h := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/p"}` + "\n"
-	if err := os.WriteFile(path, []byte(h), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteFile(t, path, `{"type":"session","version":3,"id":"`+id+`","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/p"}`+"\n")
 }
 
 func TestResolveSession(t *testing.T) {

@@ -319,6 +319,13 @@ func redactMembers(dst, v []byte, keep map[string]bool) []byte {
 	if jsonl.KindOf(v) != jsonl.KindObject {
 		return redactJSON(dst, v, 0)
 	}
+	return redactObject(dst, v, 1, func(key string) bool { return keep[key] })
+}
+
+// redactObject appends the object v with every member's value redacted
+// (at depth), except the members keep names, which are copied as they
+// are. Keys are kept, and so is the order of the members.
+func redactObject(dst, v []byte, depth int, keep func(key string) bool) []byte {
 	dst = append(dst, '{')
 	first := true
 	_ = jsonl.Members(v, func(m *jsonl.Member) bool {
@@ -329,10 +336,10 @@ func redactMembers(dst, v []byte, keep map[string]bool) []byte {
 		dst = append(dst, '"')
 		dst = append(dst, m.Key...)
 		dst = append(dst, '"', ':')
-		if keep[m.KeyString()] {
+		if keep(m.KeyString()) {
 			dst = append(dst, m.Value...)
 		} else {
-			dst = redactJSON(dst, m.Value, 1)
+			dst = redactJSON(dst, m.Value, depth)
 		}
 		return true
 	})
@@ -384,26 +391,7 @@ func redactJSON(dst, v []byte, depth int) []byte {
 	typ, _ := jsonl.Lookup(v, "type")
 	t, _ := jsonl.String(typ)
 	image := t == "image"
-	dst = append(dst, '{')
-	first := true
-	_ = jsonl.Members(v, func(m *jsonl.Member) bool {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		key := m.KeyString()
-		dst = append(dst, '"')
-		dst = append(dst, m.Key...)
-		dst = append(dst, '"')
-		dst = append(dst, ':')
-		if image && key == "data" {
-			dst = append(dst, m.Value...)
-		} else {
-			dst = redactJSON(dst, m.Value, depth+1)
-		}
-		return true
-	})
-	return append(dst, '}')
+	return redactObject(dst, v, depth+1, func(key string) bool { return image && key == "data" })
 }
 
 // ErrNotObject is returned for a line that is not a JSON object.

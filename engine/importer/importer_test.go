@@ -2,15 +2,14 @@ package importer_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/importer"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/sources"
@@ -91,14 +90,15 @@ func TestImporterStatuses(t *testing.T) {
 		t.Errorf("import after the source changed: %s", got)
 	}
 
-	s, err := engine.Open(context.Background(), file, engine.Options{Sync: engine.SyncNone})
+	// pi continues the session: it appends to the imported file.
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"continued in pi","timestamp":1}`)); err != nil {
+	if _, err := f.WriteString(`{"type":"message","id":"p1","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"more","timestamp":1}}` + "\n"); err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
+	f.Close()
 	before, _ := os.ReadFile(file)
 	write("one, edited again")
 	for _, im := range []*importer.Importer{dry, real} {
@@ -116,20 +116,15 @@ func TestImporterStatuses(t *testing.T) {
 // of a store that is not there.
 func TestImporterEvents(t *testing.T) {
 	tmp := t.TempDir()
-	file := filepath.Join(tmp, "claude", "projects", "-w", "s1.jsonl")
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	data := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","cwd":"/w","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}
-{"type":"assistant","uuid":"a1","parentUuid":"u1","sessi
-{"type":"assistant","uuid":"a2","parentUuid":"u1","sessionId":"s1","cwd":"/w","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m","role":"assistant","model":"x","content":[{"type":"text","text":"hello"}]}}
-`
-	if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join(tmp, "claude", "projects", "-w", "s2.jsonl")
+	testenv.WriteFile(t, file, testenv.Lines(
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s2","cwd":"/w","timestamp":"2026-02-01T00:00:00Z","message":{"role":"user","content":"first"}}`,
+		`not a line of Claude Code's`,
+		`{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"s2","cwd":"/w","timestamp":"2026-02-01T00:00:02Z","message":{"role":"user","content":"second"}}`,
+	))
 	im := importer.New(importer.Options{AgentDir: filepath.Join(tmp, "pi")})
 	_, events := run(t, im, "claude", filepath.Join(tmp, "claude"))
-	if diff := cmp.Diff([]string{"damage s1.jsonl", "session new"}, events); diff != "" {
+	if diff := cmp.Diff([]string{"damage s2.jsonl", "session new"}, events); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	_, events = run(t, im, "claude", filepath.Join(tmp, "nowhere"))

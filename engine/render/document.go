@@ -1,8 +1,10 @@
 package render
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
@@ -95,6 +97,19 @@ func newDoc(s *Session, path []*jsonl.Entry, opts Options) (*doc, error) {
 		d.labels[k] = d.red.String(l)
 	}
 	return d, nil
+}
+
+// write renders the branch with one of the document writers, buffered.
+func write(w io.Writer, s *Session, branch []*jsonl.Entry, opts Options, render func(*doc, *bufio.Writer) error) error {
+	d, err := newDoc(s, branch, opts)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if err := render(d, bw); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // view returns an entry of the branch as the document shows it: redacted

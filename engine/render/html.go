@@ -36,15 +36,7 @@ var htmlEsc = html.EscapeString
 // HTML-escaped. The page is streamed: when HTML fails, part of it may
 // have been written.
 func HTML(w io.Writer, s *Session, branch []*jsonl.Entry, opts Options) error {
-	d, err := newDoc(s, branch, opts)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if err := d.html(bw); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return write(w, s, branch, opts, (*doc).html)
 }
 
 func (d *doc) html(w *bufio.Writer) error {

@@ -25,15 +25,7 @@ import (
 // {"role": "compactionSummary", ...}. The document is streamed: when
 // JSON fails, part of it may have been written.
 func JSON(w io.Writer, s *Session, branch []*jsonl.Entry, opts Options) error {
-	d, err := newDoc(s, branch, opts)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if err := d.json(bw); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return write(w, s, branch, opts, (*doc).json)
 }
 
 // json writes the export object indented by two spaces, one message at a

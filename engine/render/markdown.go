@@ -27,15 +27,7 @@ type mdWriter struct {
 // embedded. The document is streamed: when Markdown fails, part of it may
 // have been written.
 func Markdown(w io.Writer, s *Session, branch []*jsonl.Entry, opts Options) error {
-	d, err := newDoc(s, branch, opts)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if err := d.markdown(bw); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return write(w, s, branch, opts, (*doc).markdown)
 }
 
 func (d *doc) markdown(w *bufio.Writer) error {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,18 +18,12 @@ import (
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
-const vHeader = `{"type":"session","version":3,"id":"5e55-v","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w"}`
+const vHeader = testenv.PiHeader
 
-// vEntry is a user message entry; parent "" writes null.
-func vEntry(id, parent string) string {
-	p := "null"
-	if parent != "" {
-		p = fmt.Sprintf("%q", parent)
-	}
-	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"user","content":"text of %s","timestamp":1}}`, id, p, id)
-}
-
-func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+var (
+	vEntry = testenv.PiMessage
+	lines  = testenv.Lines
+)
 
 // verifyKinds verifies path and returns the sorted distinct problem kinds
 // and whether the file passed.
@@ -371,12 +364,9 @@ func TestSalvageCorruptOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	var ids []string
-	for _, e := range s.BranchPath("") {
-		ids = append(ids, e.ID)
-	}
-	if diff := cmp.Diff([]string{"a", "b"}, ids); diff != "" {
+	file := s.SessionFile()
+	s.Close()
+	if diff := cmp.Diff([]string{"a", "b"}, branchIDs(t, file)); diff != "" {
 		t.Errorf("salvaged branch (-want +got):\n%s", diff)
 	}
 }

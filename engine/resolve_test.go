@@ -2,14 +2,15 @@ package engine_test
 
 import (
 	"errors"
-	"github.com/sessctl/sessctl/internal/testenv"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // sessionWithIDs returns a session in memory of one message per id.

@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/redact"
-	"io"
 )
 
 var exportCommand = &command{

@@ -4,16 +4,16 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/sessctl/sessctl/engine/render"
-	"github.com/sessctl/sessctl/internal/human"
-	"github.com/sessctl/sessctl/migrate"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
 )
 
 var listCommand = &command{

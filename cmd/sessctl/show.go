@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
-	"github.com/sessctl/sessctl/engine/render"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 

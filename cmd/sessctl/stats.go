@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/sessctl/sessctl/internal/human"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/sessctl/sessctl/engine/stats"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 

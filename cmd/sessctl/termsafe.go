@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/sessctl/sessctl/internal/human"
 	"io"
+
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 // pathList renders paths for one line of human output: "a, b" (each

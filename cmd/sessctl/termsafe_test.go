@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/sessctl/sessctl/internal/human"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,23 +11,6 @@ import (
 	"strings"
 	"testing"
 )
-
-func TestQuotePath(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"/home/dev/s.jsonl", "/home/dev/s.jsonl"},
-		{"/home/dev/with space/ünï.jsonl", "/home/dev/with space/ünï.jsonl"},
-		{"/tmp/a\nb.jsonl", `"/tmp/a\nb.jsonl"`},
-		{"/tmp/\x1b[31mred.jsonl", `"/tmp/\x1b[31mred.jsonl"`},
-		{"/tmp/c1\u0085.jsonl", `"/tmp/c1\u0085.jsonl"`},
-		{"/tmp/bad\xff.jsonl", `"/tmp/bad\xff.jsonl"`},
-		{`"quoted"`, `"\"quoted\""`},
-	}
-	for _, tc := range cases {
-		if got := human.QuotePath(tc.in); got != tc.want {
-			t.Errorf("human.QuotePath(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-}
 
 // TestTermEscaper checks the escaping of control characters on a
 // terminal, with input split at every byte, and that JSON stays valid.

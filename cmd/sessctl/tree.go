@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+
 	"github.com/sessctl/sessctl/engine/render"
 )
 

@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/sessctl/sessctl/internal/human"
 	"io"
 	"os"
 
 	"github.com/sessctl/sessctl/engine/repair"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var verifyCommand = &command{

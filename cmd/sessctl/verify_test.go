@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/sessctl/sessctl/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sessctl/sessctl/engine/repair"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // Small session files by hand (shared with the libraries' tests).

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/sessctl/sessctl/internal/human"
 	"runtime/debug"
 
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 )

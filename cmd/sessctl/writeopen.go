@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"flag"
-	"github.com/sessctl/sessctl/internal/human"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 // waitFlag adds --wait to a mutating command: how long to wait for another

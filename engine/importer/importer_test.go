@@ -3,7 +3,6 @@ package importer_test
 import (
 	"context"
 	"errors"
-	"github.com/sessctl/sessctl/internal/testenv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine/importer"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/sources"
 )

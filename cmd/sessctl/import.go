@@ -206,25 +206,14 @@ func runImport(e *env, args []string) int {
 	}
 	r.im = importer.New(r.opts)
 
-	type job struct {
-		src  migrate.Source
-		path string
-	}
-	var jobs []job
+	var jobs []sources.Store
+	var looked []string
 	switch {
 	case *all:
 		if fs.NArg() != 0 {
 			return e.usageError("--all takes no SOURCE or PATH")
 		}
-		var looked []string
-		for _, src := range sources.All() {
-			for _, p := range src.Locations(loc) {
-				looked = append(looked, p)
-				if src.Detect(p) {
-					jobs = append(jobs, job{src, p})
-				}
-			}
-		}
+		jobs, looked = sources.Find(loc, sources.All()...)
 		if len(jobs) == 0 {
 			var names []string
 			for _, src := range sources.All() {
@@ -256,17 +245,13 @@ func runImport(e *env, args []string) int {
 			return e.usageError("--history is for claude only (Claude Code's history.jsonl)")
 		}
 		if fs.NArg() == 2 {
-			jobs = append(jobs, job{src, fs.Arg(1)})
+			jobs = append(jobs, sources.Store{Source: src, Path: fs.Arg(1)})
 			break
 		}
-		for _, p := range src.Locations(loc) {
-			if src.Detect(p) {
-				jobs = append(jobs, job{src, p})
-			}
-		}
+		jobs, looked = sources.Find(loc, src)
 		if len(jobs) == 0 {
 			return e.fail(fmt.Errorf("no %s store found (looked in %s): %w", src.Title(),
-				strings.Join(src.Locations(loc), ", "), os.ErrNotExist))
+				strings.Join(looked, ", "), os.ErrNotExist))
 		}
 	}
 
@@ -276,7 +261,7 @@ func runImport(e *env, args []string) int {
 		if err := e.ctx.Err(); err != nil {
 			return e.fail(err)
 		}
-		r.store(j.src, j.path)
+		r.store(j.Source, j.Path)
 	}
 	if r.progress != nil {
 		fmt.Fprint(r.progress, "\r\033[K")

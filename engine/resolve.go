@@ -38,6 +38,7 @@ type AmbiguousError struct {
 	Candidates []Candidate // sorted by path
 }
 
+// Error lists the name and up to ten of the sessions it matches.
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q matches %d sessions:", e.Name, len(e.Candidates))
@@ -201,6 +202,8 @@ type EntryError struct {
 	Ambiguous   bool     // Name is a prefix of every suggestion
 }
 
+// Error says that the entry is ambiguous or not found, with the ids that
+// were maybe meant.
 func (e *EntryError) Error() string {
 	var b strings.Builder
 	if e.Ambiguous {

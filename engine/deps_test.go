@@ -17,7 +17,9 @@ const module = "github.com/sessctl/sessctl"
 // third-party modules it may import: imports point one way,
 // cmd -> engine, engine/agentuse -> compaction/migrate/lock -> tree ->
 // internal/jsonl, layout, layout/vfs. The two stores do not import each
-// other; they share internal/errs. The internal packages sit at the
+// other; they share internal/errs. engine/repair and engine/render sit on
+// engine; render takes its redaction as an interface, so redact needs
+// nothing but the codec. The internal packages sit at the
 // bottom: the JSON codec imports nothing, the shared errors only the
 // codec.
 var allowed = map[string][]string{
@@ -32,6 +34,12 @@ var allowed = map[string][]string{
 	"lock":               {"github.com/gofrs/flock"},
 	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
+	"engine/repair":      {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},
+	"engine/importer":    {"engine", "layout", "layout/vfs", "migrate"},
+	"engine/stats":       {"internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate"},
+	"engine/render":      {"engine", "engine/agentuse", "engine/stats", "internal/jsonl", "internal/human", "layout/vfs", "migrate", "tree"},
+	"redact":             {"internal/jsonl"},
+	"internal/human":     {},
 	"internal/workload":  {"internal/jsonl", "layout"},
 	"cmd/sessctl":        {"*"},
 

@@ -3,10 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/tree"
 )
 
 var branchCommand = &command{
@@ -92,7 +90,7 @@ func runBranch(e *env, args []string) int {
 		return e.fail(err)
 	}
 	defer s.Close()
-	target, err := lookupEntry(s, pos[1])
+	target, err := s.ResolveEntry(pos[1])
 	if err != nil {
 		return e.failEntry(err, pos[0])
 	}
@@ -113,17 +111,12 @@ func runBranch(e *env, args []string) int {
 	case sf.set("summary"):
 		summary = *sf.text
 	case *summarize:
-		var col compaction.BranchCollection
-		if oldKind == jsonl.KindString {
-			s.Index(func(ix *tree.Index) { col = compaction.CollectEntriesForBranchSummary(ix, oldLeaf, target) })
+		sum, _ := sf.summarizer()
+		res, ok, err := s.SummarizeBranch(e.ctx, target, sum, *instructions)
+		if err != nil {
+			return e.fail(fmt.Errorf("%w; nothing was written", err))
 		}
-		if len(col.Entries) > 0 {
-			prep := compaction.PrepareBranchEntries(col.Entries, compaction.BranchBudget(0, 16384))
-			sum, _ := sf.summarizer()
-			res, err := compaction.SummarizeBranch(e.ctx, &prep, sum, *instructions, false)
-			if err != nil {
-				return e.fail(fmt.Errorf("%w; nothing was written", err))
-			}
+		if ok {
 			f := false
 			summary, details, fromHook = res.Summary, res.Details.JSON(), &f
 		}

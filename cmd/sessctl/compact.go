@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,14 +8,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
 )
 
 var compactCommand = &command{
@@ -167,16 +165,7 @@ func (sf *summaryFlags) callerText(stdin io.Reader) (string, bool, error) {
 // output: the command, or the offline one.
 func (sf *summaryFlags) summarizer() (compaction.Summarizer, string) {
 	if sf.set("summary-cmd") {
-		shell, flag := "sh", "-c"
-		if runtime.GOOS == "windows" {
-			shell, flag = "cmd", "/C"
-		}
-		limit := *sf.maxBytes
-		if limit == 0 {
-			limit = -1 // no limit
-		}
-		return &compaction.Command{Path: shell, Args: []string{flag, *sf.cmd}, JSON: *sf.json,
-			Timeout: *sf.timeout, MaxOutput: limit}, "command"
+		return compaction.Shell(*sf.cmd, *sf.json, *sf.timeout, *sf.maxBytes), "command"
 	}
 	return compaction.Offline{}, "offline"
 }
@@ -220,8 +209,10 @@ func runCompact(e *env, args []string) int {
 	}
 	defer s.Close()
 
-	settings := compaction.DefaultSettings()
-	applyPiSettings(e, &settings, storeAgent(*store), s.Cwd())
+	settings, warnings := engine.CompactionSettings(storeAgent(*store), s.Cwd())
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "sessctl: %s: warning: %v\n", e.name, w)
+	}
 	if keep.set {
 		settings.KeepRecentTokens = keep.n
 	}
@@ -230,18 +221,10 @@ func runCompact(e *env, args []string) int {
 	}
 	settings.Reasoning = *reasoning
 
-	messages := 0
-	for _, en := range s.Entries() {
-		if en.Type == jsonl.TypeMessage {
-			messages++
-		}
-	}
-	if messages < 2 {
-		return e.refuse(errors.New("nothing to compact (no messages yet)"), "a session needs at least two messages before it can be compacted")
-	}
-	branch := s.BranchPath("")
-	prep, err := compaction.Prepare(branch, settings)
+	prep, kept, err := s.PrepareCompaction(settings)
 	switch {
+	case errors.Is(err, engine.ErrNoMessages):
+		return e.refuse(err, "a session needs at least two messages before it can be compacted")
 	case errors.Is(err, compaction.ErrAlreadyCompacted):
 		return e.refuse(err, "the last entry is already a compaction; it can be compacted again once more entries follow")
 	case errors.Is(err, compaction.ErrNothingToCompact):
@@ -249,7 +232,7 @@ func runCompact(e *env, args []string) int {
 	case err != nil:
 		return e.fail(err)
 	}
-	keptDesc := describeEntry(branch[prep.FirstKeptIndex])
+	keptDesc := describeEntry(kept)
 
 	var res compaction.Result
 	source := "dry-run"
@@ -273,15 +256,7 @@ func runCompact(e *env, args []string) int {
 
 	entryID := ""
 	if !*dryRun {
-		fromHook := false
-		entryID, err = s.AppendCompaction(engine.Compaction{
-			Summary:          res.Summary,
-			FirstKeptEntryID: res.FirstKeptEntryID,
-			TokensBefore:     res.TokensBefore,
-			Details:          res.Details.JSON(),
-			FromHook:         &fromHook,
-		})
-		if err != nil {
+		if entryID, err = s.AppendCompactionResult(res); err != nil {
 			return e.fail(err)
 		}
 	}
@@ -335,9 +310,9 @@ func runCompact(e *env, args []string) int {
 	}
 	w := e.stdout
 	if *dryRun {
-		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", quotePath(path))
+		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", human.QuotePath(path))
 	} else {
-		fmt.Fprintf(w, "compacted %s\n", quotePath(path))
+		fmt.Fprintf(w, "compacted %s\n", human.QuotePath(path))
 		fmt.Fprintf(w, "  entry:          %s\n", entryID)
 	}
 	split := ""
@@ -395,43 +370,4 @@ func pluralS(n int) string {
 func mustJSON(ss []string) []byte {
 	b, _ := jsonl.Marshal(ss)
 	return b
-}
-
-// applyPiSettings reads compaction.reserveTokens and
-// compaction.keepRecentTokens from the agent's settings.json and, for pi,
-// the project's <cwd>/.pi/settings.json (the project wins), as pi's
-// settings manager does. Unreadable files are reported and skipped.
-func applyPiSettings(e *env, s *compaction.Settings, agent layout.Agent, cwd string) {
-	var files []string
-	if dir, err := layout.AgentDir(agent); err == nil {
-		files = append(files, filepath.Join(dir, "settings.json"))
-	}
-	if agent == layout.AgentPi && cwd != "" {
-		files = append(files, filepath.Join(cwd, ".pi", "settings.json"))
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
-				fmt.Fprintf(e.stderr, "sessctl: %s: warning: %v\n", e.name, err)
-			}
-			continue
-		}
-		var v struct {
-			Compaction struct {
-				ReserveTokens    *float64 `json:"reserveTokens"`
-				KeepRecentTokens *float64 `json:"keepRecentTokens"`
-			} `json:"compaction"`
-		}
-		if err := json.Unmarshal(data, &v); err != nil {
-			fmt.Fprintf(e.stderr, "sessctl: %s: warning: ignoring %s: %v\n", e.name, f, err)
-			continue
-		}
-		if p := v.Compaction.ReserveTokens; p != nil {
-			s.ReserveTokens = int(*p)
-		}
-		if p := v.Compaction.KeepRecentTokens; p != nil {
-			s.KeepRecentTokens = int(*p)
-		}
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
@@ -65,7 +64,11 @@ func runDelete(e *env, args []string) int {
 	if path, err = filepath.Abs(path); err != nil {
 		return e.fail(err)
 	}
-	trash := trashDir(*store, path, time.Now())
+	root, err := storeRoot(*store)
+	if err != nil {
+		root = "" // no store: trash beside the file
+	}
+	trash := engine.TrashDir(root, path, time.Now())
 	opts := engine.Options{Command: "sessctl delete", LockMode: "delete"}
 	ctx := e.ctx
 	if *wait > 0 {
@@ -96,19 +99,4 @@ func runDelete(e *env, args []string) int {
 	}
 	fmt.Fprintln(e.stdout)
 	return exitOK
-}
-
-// trashDir picks where delete moves a session: under the store's .trash
-// when the file is in the store, keeping its folder, otherwise in .trash
-// beside the file; one directory per deletion time.
-func trashDir(store, path string, now time.Time) string {
-	stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
-	if root, err := storeRoot(store); err == nil {
-		if abs, err := filepath.Abs(root); err == nil {
-			if rel, err := filepath.Rel(abs, filepath.Dir(path)); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return filepath.Join(abs, ".trash", stamp, rel)
-			}
-		}
-	}
-	return filepath.Join(filepath.Dir(path), ".trash", stamp)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var demoCommand = &command{
@@ -62,7 +63,7 @@ func runDemo(e *env, args []string) int {
 		if line == "" {
 			continue
 		}
-		fmt.Fprintf(out, "  %s\n", oneLine(line, 110))
+		fmt.Fprintf(out, "  %s\n", human.OneLine(line, 110))
 	}
 
 	step("2. sessctl list --dir " + filepath.Dir(file))
@@ -109,7 +110,7 @@ func runDemo(e *env, args []string) int {
 		if text == "" {
 			text = string(m.Content)
 		}
-		fmt.Fprintf(out, "    %-14s %s\n", m.Role, oneLine(text, 80))
+		fmt.Fprintf(out, "    %-14s %s\n", m.Role, human.OneLine(text, 80))
 	}
 	if *keep {
 		fmt.Fprintf(out, "\nThe store is kept at %s\n", root)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
@@ -99,7 +101,7 @@ func runFork(e *env, args []string) int {
 		defer src.Close()
 		leaf := ""
 		if *at != "" {
-			if leaf, err = lookupEntry(src, *at); err != nil {
+			if leaf, err = src.ResolveEntry(*at); err != nil {
 				return e.failEntry(err, pos[0])
 			}
 		} else {
@@ -131,7 +133,7 @@ func runFork(e *env, args []string) int {
 		jsonOut(e.stdout, b.Number("entries", float64(n)).Bytes())
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "%s  %s\n", quotePath(id), quotePath(file))
+	fmt.Fprintf(e.stdout, "%s  %s\n", human.QuotePath(id), human.QuotePath(file))
 	return exitOK
 }
 
@@ -139,7 +141,7 @@ func runFork(e *env, args []string) int {
 // file at path, read from its first lines only; "" when there is none
 // (the fork then fails on the header, or uses sessctl's own directory).
 func headerCwd(path string) string {
-	en, ok := readHeaderLine(path)
+	en, ok := render.ReadHeaderLine(path)
 	if !ok {
 		return ""
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +13,9 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/engine/importer"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/sources"
 )
@@ -156,8 +155,8 @@ type importRun struct {
 	e        *env
 	dryRun   bool
 	asJSON   bool
-	agentDir string
-	opts     migrate.ImportOptions
+	opts     importer.Options
+	im       *importer.Importer
 	out      *bufio.Writer
 	progress io.Writer // stderr on a terminal, else nil
 	source   string    // the source being imported, for progress
@@ -170,7 +169,6 @@ type importRun struct {
 	sum     importSummary
 	locked  bool
 	failed  bool
-	paths   map[string]string // source + "\x00" + source id -> target file
 }
 
 func runImport(e *env, args []string) int {
@@ -185,46 +183,37 @@ func runImport(e *env, args []string) int {
 	}
 	home, _ := os.UserHomeDir()
 	loc := migrate.Locator{Getenv: os.Getenv, Home: home, GOOS: runtime.GOOS}
-	r := &importRun{e: e, dryRun: *dryRun, asJSON: *asJSON, paths: map[string]string{}}
+	r := &importRun{e: e, dryRun: *dryRun, asJSON: *asJSON}
 	r.sum.DryRun = *dryRun
-	r.opts.Cwd = home
-	r.opts.History = *history
+	r.opts.DryRun = *dryRun
+	r.opts.Import.Cwd = home
+	r.opts.Import.History = *history
 	if *cwd != "" {
 		abs, err := filepath.Abs(*cwd)
 		if err != nil {
 			return e.fail(err)
 		}
-		r.opts.Cwd = abs
+		r.opts.Import.Cwd = abs
 	}
 	agentDir, err := layout.AgentDir(layout.AgentPi)
 	if err != nil {
 		return e.fail(err)
 	}
-	r.agentDir = agentDir
+	r.opts.AgentDir = agentDir
 	if isTerminal(e.stderr) && !*asJSON {
 		r.progress = e.stderr
-		r.opts.Progress = r.readProgress
+		r.opts.Import.Progress = r.readProgress
 	}
+	r.im = importer.New(r.opts)
 
-	type job struct {
-		src  migrate.Source
-		path string
-	}
-	var jobs []job
+	var jobs []sources.Store
+	var looked []string
 	switch {
 	case *all:
 		if fs.NArg() != 0 {
 			return e.usageError("--all takes no SOURCE or PATH")
 		}
-		var looked []string
-		for _, src := range sources.All() {
-			for _, p := range src.Locations(loc) {
-				looked = append(looked, p)
-				if src.Detect(p) {
-					jobs = append(jobs, job{src, p})
-				}
-			}
-		}
+		jobs, looked = sources.Find(loc, sources.All()...)
 		if len(jobs) == 0 {
 			var names []string
 			for _, src := range sources.All() {
@@ -256,17 +245,13 @@ func runImport(e *env, args []string) int {
 			return e.usageError("--history is for claude only (Claude Code's history.jsonl)")
 		}
 		if fs.NArg() == 2 {
-			jobs = append(jobs, job{src, fs.Arg(1)})
+			jobs = append(jobs, sources.Store{Source: src, Path: fs.Arg(1)})
 			break
 		}
-		for _, p := range src.Locations(loc) {
-			if src.Detect(p) {
-				jobs = append(jobs, job{src, p})
-			}
-		}
+		jobs, looked = sources.Find(loc, src)
 		if len(jobs) == 0 {
 			return e.fail(fmt.Errorf("no %s store found (looked in %s): %w", src.Title(),
-				strings.Join(src.Locations(loc), ", "), os.ErrNotExist))
+				strings.Join(looked, ", "), os.ErrNotExist))
 		}
 	}
 
@@ -276,7 +261,7 @@ func runImport(e *env, args []string) int {
 		if err := e.ctx.Err(); err != nil {
 			return e.fail(err)
 		}
-		r.store(j.src, j.path)
+		r.store(j.Source, j.Path)
 	}
 	if r.progress != nil {
 		fmt.Fprint(r.progress, "\r\033[K")
@@ -328,52 +313,16 @@ func (r *importRun) store(src migrate.Source, path string) {
 	}
 	r.stores = append(r.stores, importStore{Source: src.Name(), Path: path})
 	r.source = src.Name()
-	st, err := src.Open(r.e.ctx, path, r.opts)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			r.warn(fmt.Errorf("%s store %s: %w", src.Title(), path, err))
-		} else {
-			r.warn(fmt.Errorf("open %s store %s: %w", src.Title(), path, err))
-		}
-		r.failed = true
-		return
-	}
-	defer func() {
-		if err := st.Close(); err != nil {
-			r.warn(fmt.Errorf("close %s store %s: %w", src.Title(), path, err))
-		}
-	}()
-	for ref, err := range st.Sessions(r.e.ctx) {
-		if err != nil {
-			if !r.damage(err) {
-				r.warn(err)
-				r.failed = true
-			}
-			continue
-		}
-		conv, err := st.Convert(r.e.ctx, ref)
-		if errors.Is(err, vfs.ErrNotRegular) {
-			// A named pipe or device with a session's name: skipped and
-			// reported like a damaged file, never waited on.
-			err = &migrate.Damage{Path: ref.Path, Err: vfs.ErrNotRegular}
-		}
-		if err != nil {
-			if !r.damage(err) {
-				r.warn(fmt.Errorf("import %s session %s from %s: %w", src.Title(), ref.ID, ref.Path, err))
-				r.failed = true
-			}
-			continue
-		}
-		for _, d := range conv.Damage {
-			r.damage(d)
-		}
-		for _, s := range conv.Sessions {
-			r.write(s)
-		}
-		for _, sk := range conv.Skipped {
-			r.skip(src.Name(), sk)
-		}
-	}
+	r.im.Store(r.e.ctx, src, path, importer.Handler{
+		Session: r.write,
+		Skip:    r.skip,
+		Damage:  r.damage,
+		Fail: func(err error) {
+			r.warn(err)
+			r.failed = true
+		},
+		Warn: r.warn,
+	})
 }
 
 // skip reports a source session that gave nothing to import.
@@ -386,19 +335,14 @@ func (r *importRun) skip(source string, sk *migrate.Skip) {
 	}
 }
 
-// damage reports err when it is damaged source data.
-func (r *importRun) damage(err error) bool {
-	var d *migrate.Damage
-	if !errors.As(err, &d) {
-		return false
-	}
+// damage reports damaged source data that was skipped.
+func (r *importRun) damage(d *migrate.Damage) {
 	r.sum.Damaged++
 	r.damaged = append(r.damaged, importDamage{Path: d.Path, Line: d.Line, Position: d.Pos, Error: d.Err.Error()})
 	if !r.asJSON {
 		r.clearProgress()
 		fmt.Fprintf(r.e.stderr, "sessctl: import: damaged source data, skipped: %v\n", d)
 	}
-	return true
 }
 
 func (r *importRun) warn(err error) {
@@ -429,77 +373,27 @@ func (r *importRun) clearProgress() {
 	}
 }
 
-// target returns the file an imported session goes to: the existing file
-// with its id in its working directory's session directory, or a new
-// "<start>_<id>.jsonl".
-func (r *importRun) target(s *migrate.Imported) string {
-	dir := layout.DefaultSessionDir(r.agentDir, s.Cwd)
-	if ents, err := os.ReadDir(dir); err == nil {
-		suffix := "_" + s.ID + ".jsonl"
-		for _, e := range ents {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), suffix) {
-				return filepath.Join(dir, e.Name())
-			}
-		}
-	}
-	return filepath.Join(dir, s.FileName())
-}
-
-// write writes one imported session (or says what it would do).
-func (r *importRun) write(s *migrate.Imported) {
-	path := r.target(s)
-	parent := ""
-	if s.ParentSourceID != "" {
-		parent = r.paths[s.Source+"\x00"+s.ParentSourceID]
-	}
-	data := s.Bytes(parent)
+// write reports one imported session.
+func (r *importRun) write(res importer.Result) {
+	s := res.Session
 	line := importLine{
-		Source: s.Source, SourceID: s.SourceID, SourcePath: s.SourcePath, ID: s.ID, File: path,
-		Entries: s.Entries(), Messages: s.Messages, Cwd: s.Cwd, CwdFromSource: s.CwdKnown, ParentSession: parent,
+		Source: s.Source, SourceID: s.SourceID, SourcePath: s.SourcePath, ID: s.ID, File: res.Path,
+		Entries: s.Entries(), Messages: s.Messages, Cwd: s.Cwd, CwdFromSource: s.CwdKnown, ParentSession: res.Parent,
+		Status: res.Status,
 	}
-	check := func(cur []byte) error {
-		if err := migrate.CheckReplace(cur, s.ID); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
-	}
-	var err error
-	if r.dryRun {
-		cur, rerr := vfs.ReadRegular(path)
-		switch {
-		case errors.Is(rerr, os.ErrNotExist):
-			line.Status = "new"
-		case rerr != nil:
-			err = rerr
-		case bytes.Equal(cur, data):
-			line.Status = "unchanged"
-		default:
-			if err = check(cur); err == nil {
-				line.Status = "updated"
-			}
-		}
-	} else {
-		var res engine.WriteResult
-		res, err = engine.WriteWhole(r.e.ctx, path, data, check, engine.Options{LockMode: "import", Command: "sessctl import"})
-		if err == nil {
-			line.Status = map[engine.WriteResult]string{engine.WriteCreated: "new", engine.WriteReplaced: "updated", engine.WriteUnchanged: "unchanged"}[res]
-		}
-	}
-	switch {
-	case err == nil:
-	case errors.Is(err, migrate.ErrNotImported):
-		line.Status, line.Error = "kept", err.Error()
-		r.warn(fmt.Errorf("kept %v", err))
-	default:
-		line.Status, line.Error = "failed", err.Error()
-		r.warn(err)
-		if errors.Is(err, engine.ErrLocked) {
+	switch res.Status {
+	case importer.StatusKept:
+		line.Error = res.Err.Error()
+		r.warn(fmt.Errorf("kept %v", res.Err))
+	case importer.StatusFailed:
+		line.Error = res.Err.Error()
+		r.warn(res.Err)
+		if errors.Is(res.Err, engine.ErrLocked) {
 			r.locked = true
 		} else {
 			r.failed = true
 		}
 	}
-	r.paths[s.Source+"\x00"+s.SourceID] = path
 	r.sum.Sessions++
 	switch line.Status {
 	case "new":
@@ -529,7 +423,7 @@ func (r *importRun) printSummary() {
 	if r.dryRun {
 		verb = "would import"
 	}
-	fmt.Fprintf(r.out, "%s %s from %s: %d new, %d updated, %d unchanged", verb, plural(r.sum.Sessions, "session", "sessions"), plural(len(r.stores), "store", "stores"), r.sum.New, r.sum.Updated, r.sum.Unchanged)
+	fmt.Fprintf(r.out, "%s %s from %s: %d new, %d updated, %d unchanged", verb, human.Plural(r.sum.Sessions, "session", "sessions"), human.Plural(len(r.stores), "store", "stores"), r.sum.New, r.sum.Updated, r.sum.Unchanged)
 	if r.sum.Kept > 0 {
 		fmt.Fprintf(r.out, ", %d kept (changed since imported)", r.sum.Kept)
 	}
@@ -573,43 +467,3 @@ func (r *importRun) printJSON() {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(doc)
 }
-
-// importHeadMax is how much of a session file importedDateFromFile reads:
-// the header and the provenance entry are far shorter.
-const importHeadMax = 64 << 10
-
-// importedDateFromFile reports whether the session file at path, whose
-// header id is id, is an import whose source held no date, so that its
-// times are the source file's modification time (its provenance entry
-// says "dateFrom": "mtime"). Only files with an id sessctl import gives
-// (a version 8 UUID; pi's are version 7) are opened, and only their
-// beginning is read.
-func importedDateFromFile(path, id string) bool {
-	if len(id) != 36 || id[14] != '8' {
-		return false
-	}
-	f, err := vfs.OpenRegular(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head, _ := io.ReadAll(io.LimitReader(f, importHeadMax))
-	rec, ok := migrate.ReadImportRecordHead(head)
-	return ok && rec.DateFromFile()
-}
-
-// importRecordOf returns the provenance entry's record of a session's
-// entries (the header excluded or not), when it has one.
-func importRecordOf(entries []*jsonl.Entry) (*migrate.ImportRecord, bool) {
-	for _, e := range entries {
-		if e.IsHeader() {
-			continue
-		}
-		return migrate.ReadImportRecord(e)
-	}
-	return nil, false
-}
-
-// fileDateNote is what list and show say of a date that is the source
-// file's modification time.
-const fileDateNote = "the imported session's source records no date: its file's modification time stands in"

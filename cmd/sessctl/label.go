@@ -57,7 +57,7 @@ func runLabel(e *env, args []string) int {
 		return e.fail(err)
 	}
 	defer s.Close()
-	target, err := lookupEntry(s, pos[1])
+	target, err := s.ResolveEntry(pos[1])
 	if err != nil {
 		return e.failEntry(err, pos[0])
 	}

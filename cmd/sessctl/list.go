@@ -7,11 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/migrate"
 )
 
 var listCommand = &command{
@@ -183,14 +185,14 @@ func runList(e *env, args []string) int {
 			title = in.Name
 		}
 		mark := " "
-		if importedDateFromFile(in.Path, in.IDString()) {
+		if migrate.ImportedDateFromFile(in.Path, in.IDString()) {
 			mark, fileDates = "*", true
 		}
 		fmt.Fprintf(w, "%-16s%s %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"), mark,
-			in.MessageCount, shortID(in.IDString()), oneLine(title, 60))
+			in.MessageCount, shortID(in.IDString()), human.OneLine(title, 60))
 	}
 	if fileDates {
-		fmt.Fprintf(w, "* %s\n", fileDateNote)
+		fmt.Fprintf(w, "* %s\n", render.FileDateNote)
 	}
 	return code
 }
@@ -235,7 +237,7 @@ func infosJSON(infos []engine.SessionInfo) [][]byte {
 		out = append(out, heads[bounds[i][0]:bounds[i][1]], rests[i])
 		// An import dated by its source file's mtime says so in one more
 		// member, after pi's.
-		if r := rests[i]; len(r) > 0 && r[len(r)-1] == '}' && importedDateFromFile(infos[i].Path, infos[i].IDString()) {
+		if r := rests[i]; len(r) > 0 && r[len(r)-1] == '}' && migrate.ImportedDateFromFile(infos[i].Path, infos[i].IDString()) {
 			out[len(out)-1] = r[:len(r)-1]
 			out = append(out, []byte(`,"dateFromFile":true}`))
 		}
@@ -251,14 +253,4 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
-}
-
-// oneLine folds whitespace and cuts s to n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -4,15 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
 )
 
 var migrateCommand = &command{
@@ -86,7 +81,7 @@ func runMigrate(e *env, args []string) int {
 	if fs.NArg() == 0 {
 		return e.usageError("expected at least one PATH")
 	}
-	files, err := collectSessionFiles(fs.Args())
+	files, err := engine.SessionFilesIn(fs.Args())
 	if err != nil {
 		return e.fail(err)
 	}
@@ -183,41 +178,4 @@ func writeMigrateJSON(out *bufio.Writer, results []migrateLine, counts map[strin
 	}
 	fmt.Fprintf(out, `],"migrated":%d,"wouldMigrate":%d,"current":%d,"failed":%d}`+"\n",
 		counts["migrated"], counts["would-migrate"], counts["current"], counts["failed"])
-}
-
-// collectSessionFiles expands paths: files as they are, directories
-// recursively to their *.jsonl files (symbolic links are not followed;
-// named pipes and other special files are kept, to be reported as not
-// regular files).
-func collectSessionFiles(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s: %w", p, engine.ErrNotFound)
-			}
-			return nil, err
-		}
-		if !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable parts are skipped
-			}
-			if !d.IsDir() && layout.IsSessionFileName(d.Name()) && d.Type()&fs.ModeSymlink == 0 {
-				found = append(found, q)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(found)
-		out = append(out, found...)
-	}
-	return out, nil
 }

@@ -715,42 +715,6 @@ func TestMutatingCommandsHelp(t *testing.T) {
 	}
 }
 
-func TestLookupEntry(t *testing.T) {
-	ids := []string{"abcd0001", "abcd0002", "ffff0003"}
-	n := 0
-	s := engine.InMemory("/p", engine.Options{NewEntryID: func() string { n++; return ids[n-1] }})
-	for range ids {
-		if _, err := s.AppendMessage(mutMsg("user", `"content":"x"`)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		arg, want, err string
-		code           int
-	}{
-		{arg: "abcd0002", want: "abcd0002"},
-		{arg: "ff", want: "ffff0003"},
-		{arg: "FFFF", want: "ffff0003"},
-		{arg: "abcd", err: `entry "abcd" is ambiguous: it is a prefix of abcd0001, abcd0002`, code: exitUsage},
-		{arg: "abce0001", err: `entry "abce0001" not found; did you mean abcd0001, abcd0002?`, code: exitNotFound},
-		{arg: "fffe0003", err: `entry "fffe0003" not found; did you mean ffff0003?`, code: exitNotFound},
-		{arg: "abdc000", err: `entry "abdc000" not found; did you mean abcd0001, abcd0002?`, code: exitNotFound},
-		{arg: "12345678", err: `entry "12345678" not found`, code: exitNotFound},
-	}
-	for _, tc := range tests {
-		got, err := lookupEntry(s, tc.arg)
-		if tc.err != "" {
-			if err == nil || err.Error() != tc.err || exitCode(err) != tc.code {
-				t.Errorf("lookupEntry(%q) = %v (exit %d), want %q (exit %d)", tc.arg, err, exitCode(err), tc.err, tc.code)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("lookupEntry(%q) = %q, %v, want %q", tc.arg, got, err, tc.want)
-		}
-	}
-}
-
 func TestParseArgs(t *testing.T) {
 	tests := []struct {
 		args []string

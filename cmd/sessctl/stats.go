@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
-	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/sessctl/sessctl/engine/stats"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/layout/vfs"
-	"github.com/sessctl/sessctl/migrate"
 )
 
 var statsCommand = &command{
@@ -93,20 +89,20 @@ func runStats(e *env, args []string) int {
 	}
 	defer sv.close()
 	var branch []*jsonl.Entry
-	if sv.leaf != "" {
+	if sv.Leaf != "" {
 		branch = sv.s.BranchPath("")
 	}
 	rep := statsReport{
-		Path:   sv.path,
-		ID:     sv.id,
-		All:    countScope(sv.entries),
-		Branch: countScope(branch),
+		Path:   sv.Path,
+		ID:     sv.Header.ID,
+		All:    stats.Count(sv.Entries),
+		Branch: stats.Count(branch),
 	}
-	if sv.hasName {
-		rep.Name = &sv.name
+	if sv.HasName {
+		rep.Name = &sv.Name
 	}
-	if sv.leaf != "" {
-		rep.Leaf = &sv.leaf
+	if sv.Leaf != "" {
+		rep.Leaf = &sv.Leaf
 	}
 	w := bufio.NewWriter(e.stdout)
 	if *asJSON {
@@ -126,72 +122,33 @@ func statsAll(e *env, store string, asJSON bool) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	total := newScope()
-	var sessions, skipped int
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil
-		}
-		if err := e.ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".trash" && p != root {
-			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
-		}
-		if d.IsDir() || !layout.IsSessionFileName(d.Name()) {
-			return nil
-		}
-		data, err := vfs.ReadRegular(p)
-		if err != nil {
+	total, err := stats.Dir(e.ctx, root, stats.DirOptions{
+		Skip: func(p string, err error) {
 			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", p, err)
-			skipped++
-			return nil
-		}
-		parsed := jsonl.ParseFile(data)
-		if len(parsed.Entries) == 0 || !parsed.Entries[0].IsHeader() || parsed.Entries[0].IDKind != jsonl.KindString {
-			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: no session header\n", p)
-			skipped++
-			return nil
-		}
-		e.warnVersion(p, parsed.Entries[0])
-		entries, _, merr := migrate.Entries(parsed.Entries)
-		if merr != nil {
-			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", p, merr)
-			skipped++
-			return nil
-		}
-		for i := 1; i < len(entries); i++ {
-			if !entries[i].IsHeader() {
-				total.add(&entries[i])
-			}
-		}
-		sessions++
-		return nil
+		},
+		Header: e.warnVersion,
 	})
 	if err != nil {
-		return e.fail(fmt.Errorf("stats of %s: %w", root, err))
+		return e.fail(err)
 	}
-	total.finish()
+	sessions, skipped := total.Sessions, total.Skipped
 	w := bufio.NewWriter(e.stdout)
 	if asJSON {
 		emitJSON(w, struct {
-			Store    string     `json:"store"`
-			Sessions int        `json:"sessions"`
-			Skipped  int        `json:"skipped"`
-			All      *scopeStat `json:"all"`
-		}{root, sessions, skipped, total})
+			Store    string       `json:"store"`
+			Sessions int          `json:"sessions"`
+			Skipped  int          `json:"skipped"`
+			All      *stats.Scope `json:"all"`
+		}{root, sessions, skipped, total.All})
 	} else {
-		fmt.Fprintf(w, "Store     %s\n", quotePath(root))
+		fmt.Fprintf(w, "Store     %s\n", human.QuotePath(root))
 		fmt.Fprintf(w, "Sessions  %d", sessions)
 		if skipped > 0 {
 			fmt.Fprintf(w, " (%d files skipped)", skipped)
 		}
 		fmt.Fprintf(w, "\n\n")
-		writeScopeTable(w, []string{"ALL"}, []*scopeStat{total})
-		writeModelTable(w, "Per model", total)
+		writeScopeTable(w, []string{"ALL"}, []*stats.Scope{total.All})
+		writeModelTable(w, "Per model", total.All)
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
@@ -208,182 +165,41 @@ func emitJSON(w io.Writer, v any) {
 }
 
 type statsReport struct {
-	Path   string     `json:"path"`
-	ID     string     `json:"id"`
-	Name   *string    `json:"name"`
-	Leaf   *string    `json:"leaf"`
-	All    *scopeStat `json:"all"`
-	Branch *scopeStat `json:"branch"`
-}
-
-// tokenUsage is an assistant message's usage, or a sum of them.
-type tokenUsage struct {
-	Input       int64 `json:"input"`
-	Output      int64 `json:"output"`
-	CacheRead   int64 `json:"cacheRead"`
-	CacheWrite  int64 `json:"cacheWrite"`
-	TotalTokens int64 `json:"totalTokens"`
-	Cost        struct {
-		Input      float64 `json:"input"`
-		Output     float64 `json:"output"`
-		CacheRead  float64 `json:"cacheRead"`
-		CacheWrite float64 `json:"cacheWrite"`
-		Total      float64 `json:"total"`
-	} `json:"cost"`
-}
-
-// readUsage decodes a usage object leniently.
-func readUsage(u rview) tokenUsage {
-	var out tokenUsage
-	n := func(v rview) float64 { f, _ := v.num(); return f }
-	i := func(v rview) int64 { return int64(math.Round(n(v))) }
-	out.Input = i(u.get("input"))
-	out.Output = i(u.get("output"))
-	out.CacheRead = i(u.get("cacheRead"))
-	out.CacheWrite = i(u.get("cacheWrite"))
-	if t := u.get("totalTokens"); t.kind() == jsonl.KindNumber {
-		out.TotalTokens = i(t)
-	} else {
-		out.TotalTokens = out.Input + out.Output + out.CacheRead + out.CacheWrite
-	}
-	c := u.get("cost")
-	out.Cost.Input = n(c.get("input"))
-	out.Cost.Output = n(c.get("output"))
-	out.Cost.CacheRead = n(c.get("cacheRead"))
-	out.Cost.CacheWrite = n(c.get("cacheWrite"))
-	if t := c.get("total"); t.kind() == jsonl.KindNumber {
-		out.Cost.Total = n(t)
-	} else {
-		out.Cost.Total = out.Cost.Input + out.Cost.Output + out.Cost.CacheRead + out.Cost.CacheWrite
-	}
-	return out
-}
-
-func (u *tokenUsage) add(o tokenUsage) {
-	u.Input += o.Input
-	u.Output += o.Output
-	u.CacheRead += o.CacheRead
-	u.CacheWrite += o.CacheWrite
-	u.TotalTokens += o.TotalTokens
-	u.Cost.Input += o.Cost.Input
-	u.Cost.Output += o.Cost.Output
-	u.Cost.CacheRead += o.Cost.CacheRead
-	u.Cost.CacheWrite += o.Cost.CacheWrite
-	u.Cost.Total += o.Cost.Total
-}
-
-// round drops the float noise of long sums (1e-10 dollars).
-func (u *tokenUsage) round() {
-	r := func(f *float64) { *f = math.Round(*f*1e10) / 1e10 }
-	r(&u.Cost.Input)
-	r(&u.Cost.Output)
-	r(&u.Cost.CacheRead)
-	r(&u.Cost.CacheWrite)
-	r(&u.Cost.Total)
-}
-
-type modelStat struct {
-	Model    string     `json:"model"`
-	Provider string     `json:"provider"`
-	ModelID  string     `json:"modelId"`
-	Messages int        `json:"messages"`
-	Usage    tokenUsage `json:"usage"`
-}
-
-type scopeStat struct {
-	Entries  int            `json:"entries"`
-	Types    map[string]int `json:"types"`
-	Messages int            `json:"messages"`
-	Roles    map[string]int `json:"roles"`
-	Usage    tokenUsage     `json:"usage"`
-	Models   []*modelStat   `json:"models"`
-
-	byModel map[string]*modelStat
-}
-
-func newScope() *scopeStat {
-	return &scopeStat{Types: map[string]int{}, Roles: map[string]int{}, Models: []*modelStat{}, byModel: map[string]*modelStat{}}
-}
-
-func countScope(entries []*jsonl.Entry) *scopeStat {
-	s := newScope()
-	for _, en := range entries {
-		s.add(en)
-	}
-	s.finish()
-	return s
-}
-
-func (s *scopeStat) add(en *jsonl.Entry) {
-	s.Entries++
-	s.Types[firstNonEmpty(en.Type, "(none)")]++
-	if en.Type != jsonl.TypeMessage {
-		return
-	}
-	m := msgOf(en)
-	role := firstNonEmpty(m.s("role"), "(none)")
-	s.Messages++
-	s.Roles[role]++
-	if role != "assistant" {
-		return
-	}
-	provider, model := m.s("provider"), m.s("model")
-	name := modelLabel(provider, model)
-	ms := s.byModel[name]
-	if ms == nil {
-		ms = &modelStat{Model: name, Provider: provider, ModelID: model}
-		s.byModel[name] = ms
-		s.Models = append(s.Models, ms)
-	}
-	ms.Messages++
-	if u := m.get("usage"); u.kind() == jsonl.KindObject {
-		us := readUsage(u)
-		ms.Usage.add(us)
-		s.Usage.add(us)
-	}
-}
-
-func (s *scopeStat) finish() {
-	s.Usage.round()
-	for _, m := range s.Models {
-		m.Usage.round()
-	}
-	sort.SliceStable(s.Models, func(i, j int) bool {
-		a, b := s.Models[i], s.Models[j]
-		if a.Usage.TotalTokens != b.Usage.TotalTokens {
-			return a.Usage.TotalTokens > b.Usage.TotalTokens
-		}
-		return a.Model < b.Model
-	})
+	Path   string       `json:"path"`
+	ID     string       `json:"id"`
+	Name   *string      `json:"name"`
+	Leaf   *string      `json:"leaf"`
+	All    *stats.Scope `json:"all"`
+	Branch *stats.Scope `json:"branch"`
 }
 
 func writeStatsText(w io.Writer, r *statsReport) {
-	fmt.Fprintf(w, "Session  %s\n", quotePath(r.ID))
+	fmt.Fprintf(w, "Session  %s\n", human.QuotePath(r.ID))
 	if r.Name != nil {
-		fmt.Fprintf(w, "Name     %s\n", oneLine(*r.Name, 100))
+		fmt.Fprintf(w, "Name     %s\n", human.OneLine(*r.Name, 100))
 	}
-	fmt.Fprintf(w, "File     %s\n", quotePath(r.Path))
+	fmt.Fprintf(w, "File     %s\n", human.QuotePath(r.Path))
 	if r.Leaf != nil {
 		fmt.Fprintf(w, "Leaf     %s\n", *r.Leaf)
 	} else {
 		fmt.Fprintf(w, "Leaf     none\n")
 	}
 	fmt.Fprintln(w)
-	writeScopeTable(w, []string{"FILE", "BRANCH"}, []*scopeStat{r.All, r.Branch})
+	writeScopeTable(w, []string{"FILE", "BRANCH"}, []*stats.Scope{r.All, r.Branch})
 	writeModelTable(w, "Per model, whole file", r.All)
 	writeModelTable(w, "Per model, active branch", r.Branch)
 }
 
 // writeScopeTable prints the counts of one or more scopes side by side.
-func writeScopeTable(w io.Writer, heads []string, scopes []*scopeStat) {
-	row := func(label string, val func(*scopeStat) string) {
+func writeScopeTable(w io.Writer, heads []string, scopes []*stats.Scope) {
+	row := func(label string, val func(*stats.Scope) string) {
 		line := fmt.Sprintf("%-24s", label)
 		for _, s := range scopes {
 			line += fmt.Sprintf("  %12s", val(s))
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
-	row("", func(s *scopeStat) string {
+	row("", func(s *stats.Scope) string {
 		for i, x := range scopes {
 			if x == s {
 				return heads[i]
@@ -391,28 +207,28 @@ func writeScopeTable(w io.Writer, heads []string, scopes []*scopeStat) {
 		}
 		return ""
 	})
-	num := func(f func(*scopeStat) int64) func(*scopeStat) string {
-		return func(s *scopeStat) string { return strconv.FormatInt(f(s), 10) }
+	num := func(f func(*stats.Scope) int64) func(*stats.Scope) string {
+		return func(s *stats.Scope) string { return strconv.FormatInt(f(s), 10) }
 	}
-	row("entries", num(func(s *scopeStat) int64 { return int64(s.Entries) }))
-	for _, t := range unionKeys(scopes, func(s *scopeStat) map[string]int { return s.Types }) {
-		row("  "+t, num(func(s *scopeStat) int64 { return int64(s.Types[t]) }))
+	row("entries", num(func(s *stats.Scope) int64 { return int64(s.Entries) }))
+	for _, t := range unionKeys(scopes, func(s *stats.Scope) map[string]int { return s.Types }) {
+		row("  "+t, num(func(s *stats.Scope) int64 { return int64(s.Types[t]) }))
 	}
-	row("messages", num(func(s *scopeStat) int64 { return int64(s.Messages) }))
-	for _, r := range unionKeys(scopes, func(s *scopeStat) map[string]int { return s.Roles }) {
-		row("  "+r, num(func(s *scopeStat) int64 { return int64(s.Roles[r]) }))
+	row("messages", num(func(s *stats.Scope) int64 { return int64(s.Messages) }))
+	for _, r := range unionKeys(scopes, func(s *stats.Scope) map[string]int { return s.Roles }) {
+		row("  "+r, num(func(s *stats.Scope) int64 { return int64(s.Roles[r]) }))
 	}
-	row("tokens", func(*scopeStat) string { return "" })
-	row("  input", num(func(s *scopeStat) int64 { return s.Usage.Input }))
-	row("  output", num(func(s *scopeStat) int64 { return s.Usage.Output }))
-	row("  cache read", num(func(s *scopeStat) int64 { return s.Usage.CacheRead }))
-	row("  cache write", num(func(s *scopeStat) int64 { return s.Usage.CacheWrite }))
-	row("  total", num(func(s *scopeStat) int64 { return s.Usage.TotalTokens }))
-	row("cost", func(s *scopeStat) string { return fmtCost(s.Usage.Cost.Total) })
+	row("tokens", func(*stats.Scope) string { return "" })
+	row("  input", num(func(s *stats.Scope) int64 { return s.Usage.Input }))
+	row("  output", num(func(s *stats.Scope) int64 { return s.Usage.Output }))
+	row("  cache read", num(func(s *stats.Scope) int64 { return s.Usage.CacheRead }))
+	row("  cache write", num(func(s *stats.Scope) int64 { return s.Usage.CacheWrite }))
+	row("  total", num(func(s *stats.Scope) int64 { return s.Usage.TotalTokens }))
+	row("cost", func(s *stats.Scope) string { return human.Cost(s.Usage.Cost.Total) })
 }
 
 // unionKeys returns the sorted keys of a map over every scope.
-func unionKeys(scopes []*scopeStat, m func(*scopeStat) map[string]int) []string {
+func unionKeys(scopes []*stats.Scope, m func(*stats.Scope) map[string]int) []string {
 	seen := map[string]bool{}
 	var keys []string
 	for _, s := range scopes {
@@ -427,7 +243,7 @@ func unionKeys(scopes []*scopeStat, m func(*scopeStat) map[string]int) []string 
 	return keys
 }
 
-func writeModelTable(w io.Writer, title string, s *scopeStat) {
+func writeModelTable(w io.Writer, title string, s *stats.Scope) {
 	fmt.Fprintf(w, "\n%s:\n", title)
 	if len(s.Models) == 0 {
 		fmt.Fprintln(w, "  no assistant messages")
@@ -435,7 +251,7 @@ func writeModelTable(w io.Writer, title string, s *scopeStat) {
 	}
 	fmt.Fprintf(w, "  %-36s %5s %10s %9s %10s %10s %10s %12s\n", "MODEL", "MSGS", "INPUT", "OUTPUT", "CACHE R", "CACHE W", "TOTAL", "COST")
 	for _, m := range s.Models {
-		fmt.Fprintf(w, "  %-36s %5d %10d %9d %10d %10d %10d %12s\n", cutRunes(m.Model, 36), m.Messages,
-			m.Usage.Input, m.Usage.Output, m.Usage.CacheRead, m.Usage.CacheWrite, m.Usage.TotalTokens, fmtCost(m.Usage.Cost.Total))
+		fmt.Fprintf(w, "  %-36s %5d %10d %9d %10d %10d %10d %12s\n", human.CutRunes(m.Model, 36), m.Messages,
+			m.Usage.Input, m.Usage.Output, m.Usage.CacheRead, m.Usage.CacheWrite, m.Usage.TotalTokens, human.Cost(m.Usage.Cost.Total))
 	}
 }

@@ -12,23 +12,6 @@ import (
 	"testing"
 )
 
-func TestQuotePath(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"/home/dev/s.jsonl", "/home/dev/s.jsonl"},
-		{"/home/dev/with space/ünï.jsonl", "/home/dev/with space/ünï.jsonl"},
-		{"/tmp/a\nb.jsonl", `"/tmp/a\nb.jsonl"`},
-		{"/tmp/\x1b[31mred.jsonl", `"/tmp/\x1b[31mred.jsonl"`},
-		{"/tmp/c1\u0085.jsonl", `"/tmp/c1\u0085.jsonl"`},
-		{"/tmp/bad\xff.jsonl", `"/tmp/bad\xff.jsonl"`},
-		{`"quoted"`, `"\"quoted\""`},
-	}
-	for _, tc := range cases {
-		if got := quotePath(tc.in); got != tc.want {
-			t.Errorf("quotePath(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-}
-
 // TestTermEscaper checks the escaping of control characters on a
 // terminal, with input split at every byte, and that JSON stays valid.
 func TestTermEscaper(t *testing.T) {

@@ -2,25 +2,13 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"math"
 	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/layout/vfs"
-	"github.com/sessctl/sessctl/migrate"
-	"github.com/sessctl/sessctl/tree"
+	"github.com/sessctl/sessctl/engine/repair"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var verifyCommand = &command{
@@ -121,14 +109,12 @@ func runVerify(e *env, args []string) int {
 		}
 	}
 	check := func(path string) {
-		data, err := vfs.ReadRegular(path)
+		rep, err := repair.VerifyFile(path)
 		if err != nil {
 			w.Flush()
-			worse(e.fail(fmt.Errorf("verify %s: %w", path, err)))
+			worse(e.fail(err))
 			return
 		}
-		rep := verifyData(path, data)
-		noteTempFiles(rep, path)
 		if !rep.OK {
 			code = exitCorrupt
 		}
@@ -146,7 +132,7 @@ func runVerify(e *env, args []string) int {
 			return e.fail(err)
 		}
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			files, err := sessionFilesUnder(arg)
+			files, err := repair.SessionFiles(arg)
 			if err != nil {
 				w.Flush()
 				worse(e.fail(err))
@@ -171,314 +157,11 @@ func runVerify(e *env, args []string) int {
 	return code
 }
 
-// sessionFilesUnder lists the *.jsonl files under dir, in lexical order,
-// leaving out the temporary files of atomic writes and the .trash
-// directories below dir.
-func sessionFilesUnder(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".trash" && p != dir {
-			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
-		}
-		if !d.IsDir() && layout.IsSessionFileName(d.Name()) && !vfs.IsTempName(d.Name()) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", dir, err)
-	}
-	return out, nil
-}
-
-// finding is one problem or note of verify, or one change of repair.
-type finding struct {
-	Kind    string `json:"kind"`
-	Line    int    `json:"line,omitempty"`
-	ID      string `json:"id,omitempty"`
-	Message string `json:"message"`
-}
-
-// verifyReport is what verify says about one file.
-type verifyReport struct {
-	Path      string    `json:"path"`
-	OK        bool      `json:"ok"`
-	SessionID *string   `json:"sessionId"`
-	Version   *float64  `json:"version"`
-	Lines     int       `json:"lines"`
-	Entries   int       `json:"entries"`
-	Problems  []finding `json:"problems"`
-	Notes     []finding `json:"notes"`
-}
-
-func (r *verifyReport) problem(kind string, line int, id, format string, a ...any) {
-	r.Problems = append(r.Problems, finding{Kind: kind, Line: line, ID: id, Message: fmt.Sprintf(format, a...)})
-}
-
-func (r *verifyReport) note(kind string, line int, id, format string, a ...any) {
-	r.Notes = append(r.Notes, finding{Kind: kind, Line: line, ID: id, Message: fmt.Sprintf(format, a...)})
-}
-
-// knownTypes are the entry types of format version 3.
-var knownTypes = map[string]bool{jsonl.TypeSession: true, jsonl.TypeMessage: true, jsonl.TypeThinkingLevelChange: true, jsonl.TypeModelChange: true, jsonl.TypeCompaction: true, jsonl.TypeBranchSummary: true, jsonl.TypeCustom: true, jsonl.TypeCustomMessage: true, jsonl.TypeLabel: true, jsonl.TypeSessionInfo: true}
-
-// verifyData checks the bytes of one session file.
-func verifyData(path string, data []byte) *verifyReport {
-	r := &verifyReport{Path: path, Problems: []finding{}, Notes: []finding{}}
-	p := jsonl.ParseFile(data)
-	r.Lines = p.Lines
-
-	// Lines.
-	for _, bad := range p.Malformed {
-		line := data[bad.Offset : bad.Offset+int64(bad.Bytes)]
-		if jsonl.Valid(line) {
-			r.problem("not-object", bad.Line, "", "line %d is JSON but not an object: %s", bad.Line, cutRunes(strings.TrimSpace(string(line)), 40))
-		} else {
-			r.problem("malformed", bad.Line, "", "line %d is not valid JSON: %v", bad.Line, bad.Err)
-		}
-	}
-	switch p.Tail {
-	case jsonl.TailTorn:
-		r.problem("torn-tail", p.Lines, "", "line %d is an unfinished write: %d bytes without a newline at the end of the file", p.Lines, p.Size-p.TailOffset)
-	case jsonl.TailNoNewline:
-		r.problem("no-final-newline", p.Lines, "", "line %d, the last, has no newline; appending to the file would corrupt it", p.Lines)
-	case jsonl.TailWhitespace:
-		r.note("trailing-space", p.Lines, "", "whitespace after the last newline")
-	}
-	if crlf := bytes.Count(data, []byte("\r\n")); crlf > 0 {
-		r.note("crlf", 0, "", "%d lines end in CRLF", crlf)
-	}
-	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != jsonl.TailTorn {
-		r.problem("empty", 0, "", "the file is empty: it has no session header")
-		return r
-	}
-
-	// Header.
-	entries := p.Entries
-	if len(entries) == 0 || !entries[0].IsHeader() {
-		line := 0
-		if len(entries) > 0 {
-			line = entries[0].Line
-		}
-		r.problem("no-header", line, "", "the first JSON object is not a session header; pi would discard the whole file")
-	} else {
-		h := jsonl.ParseHeader(entries[0])
-		if h.IDString {
-			r.SessionID = &h.ID
-		} else {
-			r.problem("bad-header", h.Line, "", "the session header's id is not a string; pi would discard the whole file")
-		}
-		v := migrate.VersionOf(&entries[0])
-		if !math.IsNaN(v) {
-			r.Version = &v
-		}
-		switch {
-		case math.IsNaN(v):
-			r.problem("version", h.Line, "", "the header's version is not a number")
-		case v > jsonl.CurrentVersion:
-			r.problem("version", h.Line, "", "version %v is newer than %d, the newest this sessctl reads", v, jsonl.CurrentVersion)
-		case migrate.Needed(v):
-			r.note("legacy-version", h.Line, "", "version %v: pi and 'sessctl migrate' upgrade it to %d", v, jsonl.CurrentVersion)
-			if m, _, err := migrate.Entries(entries); err != nil {
-				r.problem("malformed", h.Line, "", "the file cannot be migrated: %v", err)
-			} else {
-				entries = m
-			}
-		}
-		if !h.HasCwd {
-			r.note("no-cwd", h.Line, "", "the header has no cwd")
-		}
-		if _, ok := jsonl.ParseDate(h.Timestamp); !ok {
-			r.note("bad-timestamp", h.Line, "", "the header has no valid timestamp")
-		}
-	}
-	var body []*jsonl.Entry
-	seenHeader := false
-	for i := range entries {
-		en := &entries[i]
-		if en.IsHeader() {
-			if seenHeader {
-				r.problem("extra-header", en.Line, "", "line %d is a second session header (pi's duplicate-header bug)", en.Line)
-			}
-			seenHeader = true
-			continue
-		}
-		body = append(body, en)
-	}
-	r.Entries = len(body)
-	verifyTree(r, body)
-	r.OK = len(r.Problems) == 0
-	byLine := func(fs []finding) {
-		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
-	}
-	byLine(r.Problems)
-	byLine(r.Notes)
-	return r
-}
-
-// verifyTree checks ids and parent links as pi's index sees them.
-func verifyTree(r *verifyReport, body []*jsonl.Entry) {
-	last := map[string]*jsonl.Entry{} // key -> the last entry with it (pi's byId)
-	firstLine := map[string]int{}
-	var order []string
-	unknown := map[string][]int{}
-	for _, en := range body {
-		if en.IDKind != jsonl.KindString {
-			what := "has no id"
-			if en.IDKind != jsonl.KindAbsent {
-				what = "has a non-string id " + jsonl.KeyString(en.ID)
-			}
-			r.problem("bad-id", en.Line, "", "the entry on line %d %s", en.Line, what)
-		}
-		k := tree.Key(en)
-		if first, dup := firstLine[k]; dup {
-			if en.IDKind == jsonl.KindString {
-				r.problem("duplicate-id", en.Line, en.ID, "id %q on line %d is already used on line %d", en.ID, en.Line, first)
-			}
-		} else {
-			firstLine[k] = en.Line
-			order = append(order, k)
-		}
-		last[k] = en
-		if !knownTypes[en.Type] {
-			unknown[en.Type] = append(unknown[en.Type], en.Line)
-		}
-		if _, ok := jsonl.ParseDate(en.Timestamp); !ok {
-			r.note("bad-timestamp", en.Line, idOf(en), "the entry on line %d has no valid timestamp", en.Line)
-		}
-	}
-	types := make([]string, 0, len(unknown))
-	for t := range unknown {
-		types = append(types, t)
-	}
-	sort.Strings(types)
-	for _, t := range types {
-		lines := unknown[t]
-		name := strconv.Quote(t)
-		if t == "" {
-			name = "(no type)"
-		}
-		r.note("unknown-type", lines[0], "", "%d entries of unknown type %s, first on line %d (pi keeps them in the tree)", len(lines), name, lines[0])
-	}
-
-	// Parent links, from each id's last entry.
-	parent := map[string]string{}
-	for _, k := range order {
-		en := last[k]
-		switch en.ParentKind {
-		case jsonl.KindNull:
-			continue
-		case jsonl.KindAbsent:
-			r.problem("bad-parent", en.Line, idOf(en), "the entry on line %d has no parentId", en.Line)
-			continue
-		case jsonl.KindString:
-		default:
-			r.problem("bad-parent", en.Line, idOf(en), "the entry on line %d has a parentId that is not a string: %s", en.Line, jsonl.KeyString(en.ParentID))
-			continue
-		}
-		p := en.ParentID
-		switch {
-		case p == k:
-			r.problem("self-parent", en.Line, idOf(en), "the entry on line %d is its own parent", en.Line)
-		case last[p] == nil:
-			r.problem("missing-parent", en.Line, idOf(en), "the parent %q of the entry on line %d does not exist", p, en.Line)
-		default:
-			parent[k] = p
-		}
-	}
-	for _, cyc := range findCycles(order, parent) {
-		ids := make([]string, len(cyc))
-		lines := make([]int, len(cyc))
-		for i, k := range cyc {
-			ids[i] = jsonl.KeyString(k)
-			lines[i] = last[k].Line
-		}
-		first := slicesMinIndex(lines)
-		r.problem("cycle", lines[first], ids[first], "the parent links of %d entries form a loop: %s", len(cyc), strings.Join(ids, " -> "))
-	}
-
-	// Labels and compactions that point nowhere.
-	for _, en := range body {
-		if en.Type == jsonl.TypeLabel {
-			if t, ok := jsonl.String(entryField(en, "targetId")); ok && last[t] == nil {
-				r.note("label-target", en.Line, idOf(en), "the label on line %d names entry %q, which does not exist", en.Line, t)
-			}
-		}
-	}
-}
-
-func slicesMinIndex(a []int) int {
-	m := 0
-	for i := range a {
-		if a[i] < a[m] {
-			m = i
-		}
-	}
-	return m
-}
-
-// idOf returns an entry's id for a finding, "" when it has none.
-func idOf(en *jsonl.Entry) string {
-	if en.IDKind == jsonl.KindAbsent {
-		return ""
-	}
-	return jsonl.KeyString(en.ID)
-}
-
-// findCycles returns the loops of a parent map (each node has at most one
-// parent, so loops are disjoint), each listed child first from the node
-// where the walk that found it entered it.
-func findCycles(order []string, parent map[string]string) [][]string {
-	const (
-		unseen = iota
-		onWalk
-		done
-	)
-	state := make(map[string]uint8, len(order))
-	var cycles [][]string
-	for _, start := range order {
-		if state[start] != unseen {
-			continue
-		}
-		var walk []string
-		pos := map[string]int{}
-		cur := start
-		for {
-			st := state[cur]
-			if st == done {
-				break
-			}
-			if st == onWalk {
-				cycles = append(cycles, append([]string(nil), walk[pos[cur]:]...))
-				break
-			}
-			state[cur] = onWalk
-			pos[cur] = len(walk)
-			walk = append(walk, cur)
-			p, ok := parent[cur]
-			if !ok {
-				break
-			}
-			cur = p
-		}
-		for _, k := range walk {
-			state[k] = done
-		}
-	}
-	return cycles
-}
-
 // maxFindingsShown bounds the findings of one kind in the human output.
 const maxFindingsShown = 10
 
-func writeVerifyText(w io.Writer, r *verifyReport) {
-	facts := plural(r.Entries, "entry", "entries")
+func writeVerifyText(w io.Writer, r *repair.Report) {
+	facts := human.Plural(r.Entries, "entry", "entries")
 	if r.Version != nil {
 		facts = fmt.Sprintf("version %v, %s", *r.Version, facts)
 	}
@@ -490,7 +173,7 @@ func writeVerifyText(w io.Writer, r *verifyReport) {
 	default:
 		fmt.Fprintf(w, "%s: %d problems (%s)\n", r.Path, n, facts)
 	}
-	list := func(prefix string, fs []finding) {
+	list := func(prefix string, fs []repair.Finding) {
 		shown := map[string]int{}
 		hidden := map[string]int{}
 		var kinds []string
@@ -511,24 +194,4 @@ func writeVerifyText(w io.Writer, r *verifyReport) {
 	}
 	list("", r.Problems)
 	list("note: ", r.Notes)
-}
-
-// errVerify is returned when data does not pass verify.
-var errVerify = errors.New("the file does not pass verify")
-
-// noteTempFiles notes the temporary files an interrupted sessctl write of
-// the session left beside it.
-func noteTempFiles(r *verifyReport, path string) {
-	temps, err := engine.TempFiles(path, engine.Options{})
-	if err != nil {
-		return
-	}
-	for _, tmp := range temps {
-		size := int64(0)
-		if st, err := os.Lstat(tmp); err == nil {
-			size = st.Size()
-		}
-		r.note("temp-file", 0, "", "%s (%s) was left by an interrupted sessctl write; the session's next write removes it",
-			filepath.Base(tmp), plural(int(size), "byte", "bytes"))
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
 )
@@ -14,7 +15,7 @@ import (
 func (e *env) warnVersion(path string, header jsonl.Entry) {
 	if v := migrate.VersionOf(&header); v > jsonl.CurrentVersion {
 		fmt.Fprintf(e.stderr, "sessctl: %s: warning: %s is format version %s; this sessctl knows up to %d, entries may be misread\n",
-			e.name, quotePath(path), jsonl.AppendNumber(nil, v), jsonl.CurrentVersion)
+			e.name, human.QuotePath(path), jsonl.AppendNumber(nil, v), jsonl.CurrentVersion)
 	}
 }
 

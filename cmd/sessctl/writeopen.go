@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 // waitFlag adds --wait to a mutating command: how long to wait for another
@@ -18,8 +19,8 @@ func waitFlag(fs *flag.FlagSet) *time.Duration {
 // With wait > 0 it waits that long for the lock. The returned cancel must
 // be called after the session is closed.
 func openForWrite(ctx context.Context, path string, wait time.Duration, o engine.Options) (*engine.Session, error) {
-	o.LockMode = firstNonEmpty(o.LockMode, "write")
-	o.Command = firstNonEmpty(o.Command, "sessctl")
+	o.LockMode = human.Or(o.LockMode, "write")
+	o.Command = human.Or(o.Command, "sessctl")
 	if wait <= 0 {
 		return engine.Open(ctx, path, o)
 	}
@@ -27,11 +28,4 @@ func openForWrite(ctx context.Context, path string, wait time.Duration, o engine
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	return engine.Open(wctx, path, o)
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -13,6 +13,8 @@
 //     signal or another user): each package that needs one has a TestMain
 //     in main_test.go that calls Main with its named children, and the
 //     test starts one with Command.
+//   - PiHeader, PiMessage, Lines and WriteFile make small session files
+//     by hand.
 //   - CrashPlan reads the -crash.* flags and the crash build tag of the
 //     randomized crash workloads (make crash).
 //

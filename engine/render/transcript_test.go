@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"encoding/json"
@@ -9,10 +9,10 @@ import (
 	"github.com/sessctl/sessctl/engine"
 )
 
-// TestShowCutsLongTexts checks that show, without --full, cuts a text
+// TestTranscriptCutsLongTexts checks that a transcript, without full, cuts a text
 // after maxBodyLines lines or maxBodyBytes bytes and says how much it left
-// out, and that --full prints everything.
-func TestShowCutsLongTexts(t *testing.T) {
+// out, and that full prints everything.
+func TestTranscriptCutsLongTexts(t *testing.T) {
 	s, err := engine.Create(t.Context(), "/p", engine.Options{Dir: t.TempDir(), Sync: engine.SyncNone})
 	if err != nil {
 		t.Fatal(err)
@@ -34,27 +34,33 @@ func TestShowCutsLongTexts(t *testing.T) {
 	if _, err := s.AppendCompaction(engine.Compaction{Summary: huge, FirstKeptEntryID: first, TokensBefore: 10}); err != nil {
 		t.Fatal(err)
 	}
-	path := s.SessionFile()
-
-	out, errOut, code := runCLI(t, "show", path)
-	if code != exitOK {
-		t.Fatalf("show: exit %d: %s", code, errOut)
+	snap := Snapshot(s)
+	branch := s.BranchPath("")
+	transcript := func(full bool) string {
+		t.Helper()
+		var b strings.Builder
+		if err := Transcript(&b, snap, branch, full); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
 	}
+
+	out := transcript(false)
 	for _, want := range []string{
 		"    line 199\n    [cut: 7.0 KB more, in 800 lines; --full shows all]\n",
 		"    short answer\n",
 		"\n    [cut: 2.0 MB more, in 1 line; --full shows all]\n",
 	} {
 		if !strings.Contains(out, want) {
-			t.Errorf("show lacks %q", want)
+			t.Errorf("the transcript lacks %q", want)
 		}
 	}
 	if strings.Contains(out, "line 200\n") || len(out) > 2*maxBodyBytes+8<<10 {
-		t.Errorf("show printed %d bytes; the long texts were not cut", len(out))
+		t.Errorf("the transcript has %d bytes; the long texts were not cut", len(out))
 	}
 
-	out, _, code = runCLI(t, "show", "--full", path)
-	if code != exitOK || !strings.Contains(out, "    line 999\n") || !strings.Contains(out, strings.TrimSpace(huge)) || strings.Contains(out, "[cut:") {
-		t.Errorf("show --full: exit %d, %d bytes; want everything, uncut", code, len(out))
+	out = transcript(true)
+	if !strings.Contains(out, "    line 999\n") || !strings.Contains(out, strings.TrimSpace(huge)) || strings.Contains(out, "[cut:") {
+		t.Errorf("full transcript: %d bytes; want everything, uncut", len(out))
 	}
 }

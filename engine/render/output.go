@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"bytes"
@@ -13,24 +13,24 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// An export written with -o goes into a temporary file beside its target
-// and is renamed over it once complete, so a failed or interrupted export
-// never leaves half a file. The target is checked first, and again just
-// before the rename:
+// An export written to a file (CreateOutput) goes into a temporary file
+// beside its target and is renamed over it once complete, so a failed or
+// interrupted export never leaves half a file. The target is checked
+// first, and again just before the rename:
 //
 //   - its directory must exist: nothing is created;
-//   - an existing file is replaced only with --force;
-//   - never, even with --force, a symbolic link, a directory, a device, a
-//     named pipe or a socket, the session being exported (by identity,
-//     whatever its name) or any file whose first line is a session header.
+//   - an existing file is replaced only when asked (replace);
+//   - never, even then, a symbolic link, a directory, a device, a named
+//     pipe or a socket, the session being exported (by identity, whatever
+//     its name) or any file whose first line is a session header.
 
-// errOutputExists is matched by the error for an existing target without
-// --force.
-var errOutputExists = errors.New("already exists")
+// ErrOutputExists is matched by the error for an existing target that
+// was not to be replaced.
+var ErrOutputExists = errors.New("already exists")
 
-// checkOutputTarget returns why path cannot take the export of the session
-// file source, or nil.
-func checkOutputTarget(path, source string, force bool) error {
+// CheckOutput returns why path cannot take the export of the session file
+// source, or nil (see CreateOutput).
+func CheckOutput(path, source string, replace bool) error {
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	switch {
@@ -63,8 +63,8 @@ func checkOutputTarget(path, source string, force bool) error {
 	if isSession {
 		return fmt.Errorf("write %s: it is a session file (its first line is a session header); sessctl never replaces one", path)
 	}
-	if !force {
-		return fmt.Errorf("write %s: the file %w; add --force to replace it", path, errOutputExists)
+	if !replace {
+		return fmt.Errorf("write %s: the file %w", path, ErrOutputExists)
 	}
 	return nil
 }
@@ -112,10 +112,10 @@ func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
 	return ok && en.IsHeader(), nil
 }
 
-// readHeaderLine returns the first entry of the file at path when it is
-// a session header (read from the first lines only, without blocking on a
-// special file).
-func readHeaderLine(path string) (jsonl.Entry, bool) {
+// ReadHeaderLine returns the first entry of the file at path when it is a
+// session header, read from the first 64 KB only (after a byte order
+// mark and blank lines), without blocking on a special file.
+func ReadHeaderLine(path string) (jsonl.Entry, bool) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return jsonl.Entry{}, false
@@ -157,19 +157,23 @@ func firstEntry(r io.Reader) (jsonl.Entry, bool) {
 	return jsonl.Entry{}, false
 }
 
-// outputFile is the temporary file an export streams into.
-type outputFile struct {
-	f      *os.File
-	tmp    string
-	path   string
-	source string
-	force  bool
+// OutputFile is the temporary file an export streams into, renamed over
+// its target by Commit.
+type OutputFile struct {
+	f       *os.File
+	tmp     string
+	path    string
+	source  string
+	replace bool
 }
 
-// createOutput checks path (see checkOutputTarget) and creates the
-// temporary file beside it, mode 0600.
-func createOutput(path, source string, force bool) (*outputFile, error) {
-	if err := checkOutputTarget(path, source, force); err != nil {
+// CreateOutput checks that path may take the export of the session file
+// source (see CheckOutput; replace lets it replace an existing regular
+// file that is not a session) and creates the temporary file beside it,
+// mode 0600. The caller writes the export to it and then calls Commit, or
+// Abort.
+func CreateOutput(path, source string, replace bool) (*OutputFile, error) {
+	if err := CheckOutput(path, source, replace); err != nil {
 		return nil, err
 	}
 	tmp := vfs.TempName(path)
@@ -177,16 +181,17 @@ func createOutput(path, source string, force bool) (*outputFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	return &outputFile{f: f, tmp: tmp, path: path, source: source, force: force}, nil
+	return &OutputFile{f: f, tmp: tmp, path: path, source: source, replace: replace}, nil
 }
 
-func (o *outputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
+// Write writes to the temporary file.
+func (o *OutputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
 
-// commit makes the written file durable and renames it over the target,
+// Commit makes the written file durable and renames it over the target,
 // after checking the target once more.
-func (o *outputFile) commit() error {
-	if err := checkOutputTarget(o.path, o.source, o.force); err != nil {
-		o.abort()
+func (o *OutputFile) Commit() error {
+	if err := CheckOutput(o.path, o.source, o.replace); err != nil {
+		o.Abort()
 		return err
 	}
 	err := o.f.Sync()
@@ -206,8 +211,8 @@ func (o *outputFile) commit() error {
 	return nil
 }
 
-// abort removes the temporary file.
-func (o *outputFile) abort() {
+// Abort removes the temporary file: nothing is written.
+func (o *OutputFile) Abort() {
 	_ = o.f.Close()
 	_ = os.Remove(o.tmp)
 }

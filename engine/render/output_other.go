@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package render
 
 // nonBlock is 0 where opens of special files do not block.
 const nonBlock = 0

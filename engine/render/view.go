@@ -1,0 +1,144 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/jsonl"
+)
+
+// rview is a raw JSON value seen through a few lenient accessors: a
+// missing member, or a member of the wrong kind, reads as empty.
+type rview []byte
+
+func (v rview) get(key string) rview {
+	if jsonl.KindOf(v) != jsonl.KindObject {
+		return nil
+	}
+	b, _ := jsonl.Lookup(v, key)
+	return rview(b)
+}
+
+func (v rview) kind() jsonl.Kind { return jsonl.KindOf(v) }
+
+func (v rview) str() string {
+	s, _ := jsonl.String(v)
+	return s
+}
+
+func (v rview) s(key string) string { return v.get(key).str() }
+
+func (v rview) num() (float64, bool) {
+	if v.kind() != jsonl.KindNumber {
+		return 0, false
+	}
+	return jsonl.Number(v)
+}
+
+func (v rview) isTrue() bool { return len(v) == 4 && string(v) == "true" }
+
+func (v rview) elems() []rview {
+	if v.kind() != jsonl.KindArray {
+		return nil
+	}
+	var out []rview
+	_ = jsonl.Elements(v, func(el []byte) bool {
+		out = append(out, rview(el))
+		return true
+	})
+	return out
+}
+
+// compact returns the value as compact JSON text.
+func (v rview) compact() string {
+	if len(v) == 0 {
+		return ""
+	}
+	b, err := jsonl.Canonical(nil, v)
+	if err != nil {
+		return string(v)
+	}
+	return string(b)
+}
+
+// cblock is one content block of a message.
+type cblock struct {
+	typ      string // text, thinking, toolCall, image, or the block's own type
+	text     string // text, thinking
+	redacted bool   // thinking: redacted by the provider
+	name     string // toolCall
+	callID   string // toolCall
+	args     rview  // toolCall arguments
+	mime     string // image
+	data     string // image, base64
+	raw      rview
+}
+
+// contentBlocks returns the content of a message: a string is one text block.
+func contentBlocks(content rview) []cblock {
+	switch content.kind() {
+	case jsonl.KindString:
+		return []cblock{{typ: "text", text: content.str(), raw: content}}
+	case jsonl.KindArray:
+	default:
+		return nil
+	}
+	var out []cblock
+	for _, el := range content.elems() {
+		b := cblock{typ: el.s("type"), raw: el}
+		switch b.typ {
+		case "text":
+			b.text = el.s("text")
+		case "thinking":
+			b.text = el.s("thinking")
+			b.redacted = el.get("redacted").isTrue()
+		case "toolCall":
+			b.name = el.s("name")
+			b.callID = el.s("id")
+			b.args = el.get("arguments")
+		case "image":
+			b.mime = el.s("mimeType")
+			b.data = el.s("data")
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// textOf joins the text blocks of a content value.
+func contentText(content rview) string {
+	var parts []string
+	for _, b := range contentBlocks(content) {
+		if b.typ == "text" {
+			parts = append(parts, b.text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// message returns the message object of a message entry.
+func msgOf(en *jsonl.Entry) rview {
+	m, _ := en.Field("message")
+	return rview(m)
+}
+
+// fieldOf returns a top-level member of an entry.
+func entryField(en *jsonl.Entry, key string) rview {
+	v, _ := en.Field(key)
+	return rview(v)
+}
+
+// shortTime turns an ISO timestamp into "2006-01-02 15:04:05" (UTC).
+func isoShort(ts string) string {
+	if len(ts) >= 19 && ts[10] == 'T' {
+		return ts[:10] + " " + ts[11:19]
+	}
+	return ts
+}
+
+// imageNote describes an image block: its type and decoded size.
+func imageNote(b cblock) string {
+	n := len(b.data) * 3 / 4
+	return fmt.Sprintf("%s, %s", human.Or(b.mime, "unknown type"), human.Bytes(n))
+}

@@ -1,0 +1,203 @@
+package stats
+
+import (
+	"math"
+	"sort"
+
+	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/jsonl"
+)
+
+// Usage is the token counts and cost of an assistant message, as its
+// "usage" member reports them, or a sum of them. Costs are in dollars as
+// the provider priced them.
+type Usage struct {
+	Input       int64 `json:"input"`
+	Output      int64 `json:"output"`
+	CacheRead   int64 `json:"cacheRead"`
+	CacheWrite  int64 `json:"cacheWrite"`
+	TotalTokens int64 `json:"totalTokens"`
+	Cost        struct {
+		Input      float64 `json:"input"`
+		Output     float64 `json:"output"`
+		CacheRead  float64 `json:"cacheRead"`
+		CacheWrite float64 `json:"cacheWrite"`
+		Total      float64 `json:"total"`
+	} `json:"cost"`
+}
+
+// ReadUsage decodes a usage object leniently: a member that is missing or
+// not a number counts 0. A usage without totalTokens counts input +
+// output + cacheRead + cacheWrite; a cost without a total counts the sum
+// of its parts. Token counts are rounded to whole numbers.
+func ReadUsage(u []byte) Usage {
+	var out Usage
+	n := func(v []byte) float64 {
+		if jsonl.KindOf(v) != jsonl.KindNumber {
+			return 0
+		}
+		f, _ := jsonl.Number(v)
+		return f
+	}
+	i := func(v []byte) int64 { return int64(math.Round(n(v))) }
+	out.Input = i(get(u, "input"))
+	out.Output = i(get(u, "output"))
+	out.CacheRead = i(get(u, "cacheRead"))
+	out.CacheWrite = i(get(u, "cacheWrite"))
+	if t := get(u, "totalTokens"); jsonl.KindOf(t) == jsonl.KindNumber {
+		out.TotalTokens = i(t)
+	} else {
+		out.TotalTokens = out.Input + out.Output + out.CacheRead + out.CacheWrite
+	}
+	c := get(u, "cost")
+	out.Cost.Input = n(get(c, "input"))
+	out.Cost.Output = n(get(c, "output"))
+	out.Cost.CacheRead = n(get(c, "cacheRead"))
+	out.Cost.CacheWrite = n(get(c, "cacheWrite"))
+	if t := get(c, "total"); jsonl.KindOf(t) == jsonl.KindNumber {
+		out.Cost.Total = n(t)
+	} else {
+		out.Cost.Total = out.Cost.Input + out.Cost.Output + out.Cost.CacheRead + out.Cost.CacheWrite
+	}
+	return out
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.Input += o.Input
+	u.Output += o.Output
+	u.CacheRead += o.CacheRead
+	u.CacheWrite += o.CacheWrite
+	u.TotalTokens += o.TotalTokens
+	u.Cost.Input += o.Cost.Input
+	u.Cost.Output += o.Cost.Output
+	u.Cost.CacheRead += o.Cost.CacheRead
+	u.Cost.CacheWrite += o.Cost.CacheWrite
+	u.Cost.Total += o.Cost.Total
+}
+
+// round drops the float noise of long sums (1e-10 dollars).
+func (u *Usage) round() {
+	r := func(f *float64) { *f = math.Round(*f*1e10) / 1e10 }
+	r(&u.Cost.Input)
+	r(&u.Cost.Output)
+	r(&u.Cost.CacheRead)
+	r(&u.Cost.CacheWrite)
+	r(&u.Cost.Total)
+}
+
+// Model is the assistant messages of one model in a Scope: Model is
+// "provider/model" (see ModelName).
+type Model struct {
+	Model    string `json:"model"`
+	Provider string `json:"provider"`
+	ModelID  string `json:"modelId"`
+	Messages int    `json:"messages"`
+	Usage    Usage  `json:"usage"`
+}
+
+// Scope counts a set of entries: by type, messages by role, and the
+// usage of the assistant messages in total and per model. Count makes
+// one; NewScope, Add and Finish make one entry at a time.
+type Scope struct {
+	Entries  int            `json:"entries"`
+	Types    map[string]int `json:"types"`
+	Messages int            `json:"messages"`
+	Roles    map[string]int `json:"roles"`
+	Usage    Usage          `json:"usage"`
+	Models   []*Model       `json:"models"`
+
+	byModel map[string]*Model
+}
+
+// NewScope returns an empty Scope to Add entries to.
+func NewScope() *Scope {
+	return &Scope{Types: map[string]int{}, Roles: map[string]int{}, Models: []*Model{}, byModel: map[string]*Model{}}
+}
+
+// Count returns the Scope of entries.
+func Count(entries []*jsonl.Entry) *Scope {
+	s := NewScope()
+	for _, en := range entries {
+		s.Add(en)
+	}
+	s.Finish()
+	return s
+}
+
+// Add counts one entry; a missing type or role counts as "(none)".
+func (s *Scope) Add(en *jsonl.Entry) {
+	s.Entries++
+	s.Types[human.Or(en.Type, "(none)")]++
+	if en.Type != jsonl.TypeMessage {
+		return
+	}
+	m, _ := en.Field("message")
+	role := human.Or(str(m, "role"), "(none)")
+	s.Messages++
+	s.Roles[role]++
+	if role != "assistant" {
+		return
+	}
+	provider, model := str(m, "provider"), str(m, "model")
+	name := ModelName(provider, model)
+	ms := s.byModel[name]
+	if ms == nil {
+		ms = &Model{Model: name, Provider: provider, ModelID: model}
+		s.byModel[name] = ms
+		s.Models = append(s.Models, ms)
+	}
+	ms.Messages++
+	if u := get(m, "usage"); jsonl.KindOf(u) == jsonl.KindObject {
+		us := ReadUsage(u)
+		ms.Usage.Add(us)
+		s.Usage.Add(us)
+	}
+}
+
+// Finish rounds the sums (float noise of 1e-10 dollars) and sorts the
+// models by total tokens, then by name. Call it once, after the last Add.
+func (s *Scope) Finish() {
+	s.Usage.round()
+	for _, m := range s.Models {
+		m.Usage.round()
+	}
+	sort.SliceStable(s.Models, func(i, j int) bool {
+		a, b := s.Models[i], s.Models[j]
+		if a.Usage.TotalTokens != b.Usage.TotalTokens {
+			return a.Usage.TotalTokens > b.Usage.TotalTokens
+		}
+		return a.Model < b.Model
+	})
+}
+
+// ModelName returns "provider/model" of an assistant message: "unknown"
+// without either, the model alone without a provider, "provider/?"
+// without a model.
+func ModelName(provider, model string) string {
+	switch {
+	case provider == "" && model == "":
+		return "unknown"
+	case provider == "":
+		return model
+	case model == "":
+		return provider + "/?"
+	}
+	return provider + "/" + model
+}
+
+// get returns a member of a raw object; nil when v is not an object or
+// has no such member.
+func get(v []byte, key string) []byte {
+	if jsonl.KindOf(v) != jsonl.KindObject {
+		return nil
+	}
+	b, _ := jsonl.Lookup(v, key)
+	return b
+}
+
+// str returns a string member of a raw object, "" when it is not one.
+func str(v []byte, key string) string {
+	s, _ := jsonl.String(get(v, key))
+	return s
+}

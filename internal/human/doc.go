@@ -1,0 +1,6 @@
+// Package human formats values for people to read in one line of output:
+// counts with their noun, cut and folded text, quoted file names, sizes
+// and dollar amounts. The CLI and the libraries that write reports and
+// transcripts (engine/repair, engine/render) share it, so the same value
+// reads the same everywhere.
+package human

@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"internal/workload":  {"internal/jsonl", "layout"},
+	"search":             {"internal/jsonl", "layout", "modernc.org/sqlite"},
 	"cmd/sessctl":        {"*"},
 
 	// The importers' shared test checks build pi's context (test code only).

@@ -16,7 +16,7 @@
 //		if err != nil {
 //			return err
 //		}
-//		fmt.Println(hit.Session.Path, hit.Entry, hit.Snippet)
+//		fmt.Println(hit.Time, hit.Session.Name, hit.Snippet, hit.ShowArgs())
 //	}
 //
 // # The index

@@ -39,6 +39,7 @@ func TestGrow(t *testing.T) {
 	if searchAll(t, x, Query{Text: "zebra", Stores: stores}); *total != 0 {
 		t.Errorf("an unchanged store indexed %d bytes", *total)
 	}
+	firstID, n := fileDocs(t, x, s1)
 	add := userLine("z1", "x1", "2026-03-01T10:00:00.000Z", "a zebra crossing")
 	appendLines(t, s1, add)
 	if diff := cmp.Diff([]string{"z1 user"}, searchAll(t, x, Query{Text: "zebra", Stores: stores})); diff != "" {
@@ -46,6 +47,10 @@ func TestGrow(t *testing.T) {
 	}
 	if *total != int64(len(add)+1) {
 		t.Errorf("growing by %d bytes indexed %d: not from the previous end", len(add)+1, *total)
+	}
+	// The texts indexed before are kept, not indexed again.
+	if first2, n2 := fileDocs(t, x, s1); first2 != firstID || n2 != n+1 {
+		t.Errorf("after growing by one text: first text id %d, %d texts; before: %d, %d", first2, n2, firstID, n)
 	}
 	// The earlier texts are there once, not twice.
 	if diff := cmp.Diff([]string{"a1 toolCall", "u1 user"}, searchAll(t, x, Query{Text: "flaky", Stores: stores, Cwd: "/home/dev/app"})); diff != "" {
@@ -57,6 +62,25 @@ func TestGrow(t *testing.T) {
 	if err != nil || len(hits) != 1 || hits[0].Session.Name != "Renamed" {
 		t.Errorf("after renaming: %+v, %v", hits, err)
 	}
+}
+
+// fileDocs returns the smallest text id of a file in the index and its
+// number of texts.
+func fileDocs(t *testing.T, x *Index, path string) (int64, int) {
+	t.Helper()
+	for _, s := range x.shards {
+		var first int64
+		var n int
+		err := s.db.QueryRow(`SELECT coalesce(min(d.id), 0), count(*) FROM docs d JOIN files f ON f.id = d.file WHERE f.path = ?`, path).Scan(&first, &n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return first, n
+		}
+	}
+	t.Fatalf("%s is not in the index", path)
+	return 0, 0
 }
 
 func TestGrowTornLine(t *testing.T) {
@@ -212,24 +236,69 @@ func TestDamagedIndex(t *testing.T) {
 }
 
 func TestDamageFoundBySearch(t *testing.T) {
-	// Without Check: a search that meets a damaged file rebuilds it.
+	// Without Check: a search that meets a damaged file rebuilds it,
+	// whether opening, updating or querying finds the damage.
 	root, _, _ := fixtureStore(t)
 	stores := []Store{{Format: FormatJSONL, Root: root}}
-	dir := filepath.Join(t.TempDir(), "index")
-	x, err := Open(context.Background(), Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name   string
+		damage func(path string, data []byte) []byte
+	}{
+		{"header only", func(string, []byte) []byte { return []byte("SQLite format 3\x00" + strings.Repeat("\x00", 200)) }},
+		{"pages overwritten", func(_ string, data []byte) []byte {
+			for off := 4096; off+72 < len(data); off += 4096 {
+				copy(data[off+8:], strings.Repeat("\xff", 64))
+			}
+			return data
+		}},
+		{"second half gone", func(_ string, data []byte) []byte { return data[:len(data)/2] }},
 	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "index")
+			x, err := Open(context.Background(), Options{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			searchAll(t, x, Query{Text: "flaky", Stores: stores})
+			for _, s := range x.shards {
+				s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+			}
+			x.Close()
+			for i := range Shards {
+				p := filepath.Join(dir, fmt.Sprintf("index-%d.db", i))
+				os.Remove(p + "-wal")
+				os.Remove(p + "-shm")
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, tc.damage(p, data), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x = openIndex(t, Options{Dir: dir})
+			if diff := cmp.Diff([]string{"u2 user", "a1 toolCall", "u1 user"}, searchAll(t, x, Query{Text: "flaky", Stores: stores})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDamagedTextIndex(t *testing.T) {
+	// The FTS5 segments damaged, the rest intact: only the query meets
+	// the damage.
+	root, _, _ := fixtureStore(t)
+	stores := []Store{{Format: FormatJSONL, Root: root}}
+	x := openIndex(t, Options{})
+	want := []string{"u2 user", "a1 toolCall", "u1 user"}
 	searchAll(t, x, Query{Text: "flaky", Stores: stores})
-	x.Close()
-	for i := range Shards {
-		p := filepath.Join(dir, fmt.Sprintf("index-%d.db", i))
-		os.Remove(p + "-wal")
-		os.Remove(p + "-shm")
-		os.WriteFile(p, []byte("SQLite format 3\x00"+strings.Repeat("\x00", 200)), 0o600)
+	for _, s := range x.shards {
+		if _, err := s.db.Exec(`UPDATE fts_data SET block = randomblob(length(block)) WHERE id > 10`); err != nil {
+			t.Fatal(err)
+		}
 	}
-	x = openIndex(t, Options{Dir: dir})
-	if diff := cmp.Diff([]string{"u2 user", "a1 toolCall", "u1 user"}, searchAll(t, x, Query{Text: "flaky", Stores: stores})); diff != "" {
+	if diff := cmp.Diff(want, searchAll(t, x, Query{Text: "flaky", Stores: stores})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

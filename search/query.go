@@ -177,39 +177,52 @@ func roots(stores []Store) []string {
 	return out
 }
 
-// query updates the index and asks every shard.
+// query updates the index and asks every shard. A shard found damaged
+// by the query is emptied, and the update and query run once more.
 func (x *Index) query(ctx context.Context, files []found, q Query) ([]candidate, error) {
 	rs := roots(q.Stores)
-	if err := x.update(ctx, files, rs); err != nil {
-		return nil, err
-	}
-	sqlq, args := buildSQL(q, rs)
-	results := make([][]candidate, len(x.shards))
-	errs := make([]error, len(x.shards))
-	var wg sync.WaitGroup
-	for i, s := range x.shards {
-		wg.Go(func() {
-			results[i], errs[i] = queryShard(ctx, s, sqlq, args)
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			if strings.Contains(err.Error(), "fts5:") || strings.Contains(err.Error(), "no such column") {
-				return nil, fmt.Errorf("%w: %v", ErrQuery, err)
-			}
-			return nil, fmt.Errorf("search %s: %w", x.shards[i].path, err)
+	for attempt := 0; ; attempt++ {
+		if err := x.update(ctx, files, rs); err != nil {
+			return nil, err
 		}
+		sqlq, args := buildSQL(q, rs)
+		results := make([][]candidate, len(x.shards))
+		errs := make([]error, len(x.shards))
+		var wg sync.WaitGroup
+		for i, s := range x.shards {
+			wg.Go(func() {
+				results[i], errs[i] = queryShard(ctx, s, sqlq, args)
+			})
+		}
+		wg.Wait()
+		damaged := false
+		for i, err := range errs {
+			switch {
+			case err == nil:
+			case isDamage(err) && attempt == 0:
+				if err := x.reset(ctx, i); err != nil {
+					return nil, err
+				}
+				damaged = true
+			case !isDamage(err) && (strings.Contains(err.Error(), "fts5: syntax") || strings.Contains(err.Error(), "no such column")):
+				return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+			default:
+				return nil, fmt.Errorf("search %s: %w", x.shards[i].path, err)
+			}
+		}
+		if damaged {
+			continue
+		}
+		var all []candidate
+		for _, r := range results {
+			all = append(all, r...)
+		}
+		slices.SortFunc(all, func(a, b candidate) int { return compareCandidates(&a, &b) })
+		if q.Limit > 0 && len(all) > q.Limit+16 {
+			all = all[:q.Limit+16]
+		}
+		return all, nil
 	}
-	var all []candidate
-	for _, r := range results {
-		all = append(all, r...)
-	}
-	slices.SortFunc(all, func(a, b candidate) int { return compareCandidates(&a, &b) })
-	if q.Limit > 0 && len(all) > q.Limit+16 {
-		all = all[:q.Limit+16]
-	}
-	return all, nil
 }
 
 // kindsOf returns the kinds of a role.

@@ -82,7 +82,7 @@ apps=$(RUNS=1 median_rate "$S" gen append --entries 2000 --sync)
 # its own directory. The query has 121 hits, 100 shown.
 SQ='jsonPointer OR goroutineFunction OR resultJson'
 SRG='jsonPointer|goroutineFunction|resultJson'
-[ -d "$B/search-sessions" ] || cp -r "$B/sessions" "$B/search-sessions"
+[ -d "$B/search-sessions" ] || { cp -r "$B/sessions" "$B/search-sessions"; rm -f "$B/search-sessions/.sessctl-list-index"; }
 SS=("$S" search --store "$B/search-sessions" --index-dir "$B/search-index" --limit 100)
 say "== search"
 read -r T[sbuild] R[sbuild] < <(RUNS=1 measure "rm -rf $B/search-index" "${SS[@]}" "$SQ")
@@ -134,13 +134,14 @@ row "list 5,000 sessions ($((sess/1000000)) MB), no index" "${T[listscan]}" "$se
 row "list 5,000 sessions, warm index" "${T[listidx]}" "$sess" "${R[listidx]}" "${T[plist]:-}" "${R[plist]:-}"
 row "migrate v1 file ($((v1/1000000)) MB)" "${T[mig]}" "$v1" "${R[mig]}" "${T[pmig]:-}" "${R[pmig]:-}"
 row "migrate v1 file ($((v1b/1000000)) MB)" "${T[mig500]}" "$v1b" "${R[mig500]}"
-row "search: first index build, 5,000 sessions" "${T[sbuild]}" "$sess" "${R[sbuild]}"
-row "search: warm query, 100 hits shown" "${T[swarm]}" "$sess" "${R[swarm]}"
-row "search: update after 10 sessions grew, + query" "${T[supd]}" "$sess" "${R[supd]}"
-row "rg --json, same files and query" "${T[rg]}" "$sess" "${R[rg]}"
+ssz=$(dirsize "$B/search-sessions")
+row "search: first index build, 5,000 sessions" "${T[sbuild]}" "$ssz" "${R[sbuild]}"
+row "search: warm query, 100 hits shown" "${T[swarm]}" "$ssz" "${R[swarm]}"
+row "search: 10 sessions grew by 1 entry, query" "${T[supd]}" "$ssz" "${R[supd]}"
+row "rg --json, same files and query" "${T[rg]}" "$ssz" "${R[rg]}"
 echo
 echo "append 10,000, no fsync: sessctl $app10 entries/s$([ $have_pi = 1 ] && echo "; pi $papp entries/s (ratio $(ratio "$app10" "$papp"))") (median of $RUNS)"
 echo "append 100,000, no fsync: sessctl $app entries/s"
 echo "append, fsync each:      sessctl $apps entries/s (2,000 entries)"
-echo "search index: $((sidx/1000000)) MB for $((sess/1000000)) MB of sessions; warm query $(ratio "${T[rg]}" "${T[swarm]}" | sed 's/x$//')x faster than rg --json"
+echo "search index: $((sidx/1000000)) MB for $((ssz/1000000)) MB of sessions; warm query $(ratio "${T[rg]}" "${T[swarm]}" | sed 's/x$//')x faster than rg --json"
 echo "peak RSS / file size:  open + context $(awk -v r="${R[ctx]}" -v s="$big" 'BEGIN { printf "%.2f", r * 1024 / s }'), migrate $((v1/1000000)) MB $(awk -v r="${R[mig]}" -v s="$v1" 'BEGIN { printf "%.3f", r * 1024 / s }'), migrate $((v1b/1000000)) MB $(awk -v r="${R[mig500]}" -v s="$v1b" 'BEGIN { printf "%.3f", r * 1024 / s }')"

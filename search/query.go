@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -123,6 +124,10 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 		defer sn.close()
 		if err := sn.check(ctx, q.Text); err != nil {
 			yield(Hit{}, err)
+			return
+		}
+		if len(q.Stores) == 0 {
+			yield(Hit{}, errors.New("search: no store to search"))
 			return
 		}
 		warn := x.warn

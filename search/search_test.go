@@ -243,6 +243,10 @@ func TestBadQuery(t *testing.T) {
 
 func TestMissingStore(t *testing.T) {
 	x := openIndex(t, Options{})
+	// No store: an error, not every file the index happens to hold.
+	if _, err := collect(x, Query{Text: "x"}); err == nil {
+		t.Error("a query without stores gave no error")
+	}
 	_, err := collect(x, Query{Text: "x", Stores: []Store{{Format: FormatJSONL, Root: filepath.Join(t.TempDir(), "nope")}}})
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("got %v, want fs.ErrNotExist", err)

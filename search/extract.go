@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -79,7 +80,7 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 		}
 	}
 	str := func(obj []byte, key string) string {
-		v, _ := jsonl.Lookup(obj, key)
+		v, _ := lookup(obj, key)
 		s, _ := jsonl.String(v)
 		return s
 	}
@@ -89,13 +90,13 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 		if msg == nil {
 			return dst
 		}
-		content, _ := jsonl.Lookup(msg, "content")
+		content, _ := lookup(msg, "content")
 		switch e.Role {
 		case "user":
 			add(KindUser, "", contentText(content))
 		case "assistant":
 			var text, thinking strings.Builder
-			_ = jsonl.Elements(content, func(b []byte) bool {
+			_ = jsonl.ElementsTrusted(content, func(b []byte) bool {
 				if jsonl.KindOf(b) != jsonl.KindObject {
 					return true
 				}
@@ -109,12 +110,12 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 			})
 			add(KindText, "", text.String())
 			add(KindThinking, "", thinking.String())
-			_ = jsonl.Elements(content, func(b []byte) bool {
+			_ = jsonl.ElementsTrusted(content, func(b []byte) bool {
 				if jsonl.KindOf(b) == jsonl.KindObject && str(b, "type") == "toolCall" {
 					name := str(b, "name")
 					var sb strings.Builder
 					sb.WriteString(name)
-					args, _ := jsonl.Lookup(b, "arguments")
+					args, _ := lookup(b, "arguments")
 					flatten(&sb, args)
 					add(KindToolCall, name, sb.String())
 				}
@@ -131,7 +132,7 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 			add(KindCustom, "", contentText(content))
 		}
 	case jsonl.TypeCustomMessage:
-		content, _ := jsonl.Lookup(e.Raw, "content")
+		content, _ := lookup(e.Raw, "content")
 		add(KindCustom, "", contentText(content))
 	case jsonl.TypeCompaction:
 		add(KindCompaction, "", str(e.Raw, "summary"))
@@ -154,12 +155,12 @@ func contentText(content []byte) string {
 		return s
 	case jsonl.KindArray:
 		var sb strings.Builder
-		_ = jsonl.Elements(content, func(b []byte) bool {
+		_ = jsonl.ElementsTrusted(content, func(b []byte) bool {
 			if jsonl.KindOf(b) != jsonl.KindObject {
 				return true
 			}
-			if t, _ := jsonl.Lookup(b, "type"); string(t) == `"text"` {
-				v, _ := jsonl.Lookup(b, "text")
+			if t, _ := lookup(b, "type"); string(t) == `"text"` {
+				v, _ := lookup(b, "text")
 				s, _ := jsonl.String(v)
 				joinTo(&sb, s)
 			}
@@ -186,15 +187,15 @@ func joinTo(sb *strings.Builder, s string) {
 func flatten(sb *strings.Builder, v []byte) {
 	switch jsonl.KindOf(v) {
 	case jsonl.KindObject:
-		_ = jsonl.Members(v, func(m *jsonl.Member) bool {
+		_ = jsonl.MembersTrusted(v, func(key, val []byte) bool {
 			sb.WriteByte('\n')
-			sb.WriteString(m.KeyString())
+			sb.WriteString(keyString(key))
 			sb.WriteByte(':')
-			flatten(sb, m.Value)
+			flatten(sb, val)
 			return true
 		})
 	case jsonl.KindArray:
-		_ = jsonl.Elements(v, func(b []byte) bool {
+		_ = jsonl.ElementsTrusted(v, func(b []byte) bool {
 			flatten(sb, b)
 			return true
 		})
@@ -223,14 +224,14 @@ func agentUseDocs(file fileKind, raw []byte, dst []doc) ([]doc, string, int64) {
 	}
 	str := func(obj []byte, path ...string) string {
 		for _, k := range path {
-			obj, _ = jsonl.Lookup(obj, k)
+			obj, _ = lookup(obj, k)
 		}
 		s, _ := jsonl.String(obj)
 		return s
 	}
 	num := func(obj []byte, path ...string) int64 {
 		for _, k := range path {
-			obj, _ = jsonl.Lookup(obj, k)
+			obj, _ = lookup(obj, k)
 		}
 		f, ok := jsonl.Number(obj)
 		if !ok || f != f {
@@ -260,12 +261,12 @@ func agentUseDocs(file fileKind, raw []byte, dst []doc) ([]doc, string, int64) {
 		add(KindThinking, "", str(obj, "text"))
 	case "tool":
 		tool := str(obj, "tool")
-		state, _ := jsonl.Lookup(obj, "state")
+		state, _ := lookup(obj, "state")
 		var sb strings.Builder
 		sb.WriteString(tool)
-		in, _ := jsonl.Lookup(state, "input")
+		in, _ := lookup(state, "input")
 		flatten(&sb, in)
-		out, _ := jsonl.Lookup(state, "output")
+		out, _ := lookup(state, "output")
 		flatten(&sb, out)
 		if e := str(state, "error"); e != "" {
 			sb.WriteByte('\n')
@@ -288,4 +289,31 @@ func trimWS(b []byte) []byte {
 		j--
 	}
 	return b[i:j]
+}
+
+// The texts are extracted from lines and files already validated (by
+// jsonl.ParseEntry, jsonl.Valid), so members are found without
+// validating them again.
+
+// lookup returns the raw value of the last member named key of a valid
+// object.
+func lookup(obj []byte, key string) ([]byte, bool) {
+	var v []byte
+	found := false
+	_ = jsonl.MembersTrusted(obj, func(k, val []byte) bool {
+		if string(k) == key || bytes.IndexByte(k, '\\') >= 0 && keyString(k) == key {
+			v, found = val, true
+		}
+		return true
+	})
+	return v, found
+}
+
+// keyString decodes a raw key (without its quotes).
+func keyString(k []byte) string {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return string(k)
+	}
+	s, _ := jsonl.String(append(append([]byte{'"'}, k...), '"'))
+	return s
 }

@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"redact":             {"internal/jsonl"},
 	"internal/human":     {},
 	"internal/workload":  {"internal/jsonl", "layout"},
+	"search":             {"internal/jsonl", "layout", "modernc.org/sqlite"},
 	"cmd/sessctl":        {"*"},
 
 	// The importers' shared test checks build pi's context (test code only).

@@ -78,6 +78,29 @@ app10=$(median_rate "$S" gen append --entries 10000)
 app=$(median_rate "$S" gen append --entries 100000)
 apps=$(RUNS=1 median_rate "$S" gen append --entries 2000 --sync)
 
+# search: a copy of sessions/ (the update run appends to it), the index in
+# its own directory. The query has 121 hits, 100 shown.
+SQ='jsonPointer OR goroutineFunction OR resultJson'
+SRG='jsonPointer|goroutineFunction|resultJson'
+[ -d "$B/search-sessions" ] || { cp -r "$B/sessions" "$B/search-sessions"; rm -f "$B/search-sessions/.sessctl-list-index"; }
+SS=("$S" search --store "$B/search-sessions" --index-dir "$B/search-index" --limit 100)
+say "== search"
+read -r T[sbuild] R[sbuild] < <(RUNS=1 measure "rm -rf $B/search-index" "${SS[@]}" "$SQ")
+sidx=$(dirsize "$B/search-index")
+read -r T[swarm] R[swarm] < <(measure : "${SS[@]}" "$SQ")
+# grow10: ten sessions each get one more entry (a user message).
+grow10() {
+  local n=0 f
+  for f in $(ls "$B/search-sessions" | head -10); do
+    n=$((n + 1))
+    printf '{"type":"message","id":"g%07x","parentId":null,"timestamp":"2026-06-01T00:00:00.000Z","message":{"role":"user","content":"grown entry %s","timestamp":0}}\n' "$((RANDOM * 32768 + RANDOM))" "$n" >> "$B/search-sessions/$f"
+  done
+}
+read -r T[supd] R[supd] < <(measure grow10 "${SS[@]}" "$SQ")
+# rg's output goes to a file: with stdout on /dev/null it stops at the
+# first match.
+read -r T[rg] R[rg] < <(measure : sh -c 'rg --json "$1" "$2" > "$3"' rg "$SRG" "$B/search-sessions" "$B/rg.out")
+
 have_pi=0
 if [ -n "${PI_MODULES:-}" ]; then
   have_pi=1
@@ -111,8 +134,14 @@ row "list 5,000 sessions ($((sess/1000000)) MB), no index" "${T[listscan]}" "$se
 row "list 5,000 sessions, warm index" "${T[listidx]}" "$sess" "${R[listidx]}" "${T[plist]:-}" "${R[plist]:-}"
 row "migrate v1 file ($((v1/1000000)) MB)" "${T[mig]}" "$v1" "${R[mig]}" "${T[pmig]:-}" "${R[pmig]:-}"
 row "migrate v1 file ($((v1b/1000000)) MB)" "${T[mig500]}" "$v1b" "${R[mig500]}"
+ssz=$(dirsize "$B/search-sessions")
+row "search: first index build, 5,000 sessions" "${T[sbuild]}" "$ssz" "${R[sbuild]}"
+row "search: warm query, 100 hits shown" "${T[swarm]}" "$ssz" "${R[swarm]}"
+row "search: 10 sessions grew by 1 entry, query" "${T[supd]}" "$ssz" "${R[supd]}"
+row "rg --json, same files and query" "${T[rg]}" "$ssz" "${R[rg]}"
 echo
 echo "append 10,000, no fsync: sessctl $app10 entries/s$([ $have_pi = 1 ] && echo "; pi $papp entries/s (ratio $(ratio "$app10" "$papp"))") (median of $RUNS)"
 echo "append 100,000, no fsync: sessctl $app entries/s"
 echo "append, fsync each:      sessctl $apps entries/s (2,000 entries)"
+echo "search index: $((sidx/1000000)) MB for $((ssz/1000000)) MB of sessions; warm query $(ratio "${T[rg]}" "${T[swarm]}" | sed 's/x$//')x faster than rg --json"
 echo "peak RSS / file size:  open + context $(awk -v r="${R[ctx]}" -v s="$big" 'BEGIN { printf "%.2f", r * 1024 / s }'), migrate $((v1/1000000)) MB $(awk -v r="${R[mig]}" -v s="$v1" 'BEGIN { printf "%.3f", r * 1024 / s }'), migrate $((v1b/1000000)) MB $(awk -v r="${R[mig500]}" -v s="$v1b" 'BEGIN { printf "%.3f", r * 1024 / s }')"

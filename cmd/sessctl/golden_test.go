@@ -186,6 +186,7 @@ func TestGolden(t *testing.T) {
 		{"show.txt", []string{"show", main}},
 		{"show-full.txt", []string{"show", "--full", main}},
 		{"show-leaf.txt", []string{"show", "--leaf", "e0000009", main}},
+		{"show-leaf.txt", []string{"show", main, "--leaf", "e0000009"}}, // the form search prints
 		{"show.jsonl", []string{"show", "--json", main}},
 		{"tree.txt", []string{"tree", main}},
 		{"tree.json", []string{"tree", "--json", main}},

@@ -81,22 +81,23 @@ func runShow(e *env, args []string) int {
 	full := fs.Bool("full", false, "print thinking, tool arguments and tool results in full")
 	asJSON := fs.Bool("json", false, "print the header and the branch's stored lines as JSONL")
 	au := addAgentUseFlags(fs, false)
-	if code := e.parse(showCommand, fs, args); code >= 0 {
+	pos, code := e.parseArgs(showCommand, fs, args)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
 	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	if code := e.emptySession(pos[0]); code >= 0 {
 		return code
 	}
-	if useAgentUse(*store, fs.Arg(0)) {
+	if useAgentUse(*store, pos[0]) {
 		if *leaf != "" {
 			return e.usageError("--leaf does not apply to AgentUse sessions, which have no branches")
 		}
-		return runShowAgentUse(e, *au.project, fs.Arg(0), *full, *asJSON)
+		return runShowAgentUse(e, *au.project, pos[0], *full, *asJSON)
 	}
-	sv, err := openView(e, *store, fs.Arg(0))
+	sv, err := openView(e, *store, pos[0])
 	if err != nil {
 		return e.fail(err)
 	}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSearchGolden checks search's human and JSON output on the fixture
+// sessions (-update rewrites the goldens).
+func TestSearchGolden(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "sessions")
+	buildFixtures(t, dir)
+	idx := filepath.Join(tmp, "index")
+	norm := func(s string) string { return strings.ReplaceAll(s, tmp, "/TMP") }
+	cases := []struct {
+		golden string
+		args   []string
+	}{
+		{"search.txt", []string{"search", "--store", dir, "--index-dir", idx, "parser OR scanner"}},
+		{"search.jsonl", []string{"search", "--store", dir, "--index-dir", idx, "--json", "parser OR scanner"}},
+		{"search-tool.txt", []string{"search", "--store", dir, "--index-dir", idx, "--role", "tool", "--tool", "bash", "scan*"}},
+		{"search-other.txt", []string{"search", "--store", dir, "--index-dir", idx, "--role", "other", "--since", "2026-03-01T09:00:10", "crlf OR bufio OR ci OR cause"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, errOut, code := runCLI(t, tc.args...)
+			if code != exitOK || errOut != "" {
+				t.Fatalf("sessctl %v: exit %d, stderr:\n%s", tc.args, code, errOut)
+			}
+			checkGolden(t, tc.golden, norm(out))
+			// Without the index: the same hits.
+			noIdx := append([]string{"search", "--no-index"}, tc.args[1:]...)
+			out2, errOut, code := runCLI(t, noIdx...)
+			if code != exitOK || errOut != "" {
+				t.Fatalf("sessctl %v: exit %d, stderr:\n%s", noIdx, code, errOut)
+			}
+			if diff := cmp.Diff(out, out2); diff != "" {
+				t.Errorf("--no-index differs (-index +no-index):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSearchShowsHit checks that the command a hit prints shows the
+// branch that ends at the hit's entry.
+func TestSearchShowsHit(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "sessions")
+	buildFixtures(t, dir)
+	out, errOut, code := runCLI(t, "search", "--store", dir, "--index-dir", filepath.Join(tmp, "index"), "--json", "bufio")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) == 0 {
+		t.Fatal("no hits")
+	}
+	for _, l := range lines {
+		var h struct {
+			Entry string
+			Show  []string
+		}
+		if err := json.Unmarshal([]byte(l), &h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Show[0] != "sessctl" {
+			t.Fatalf("show = %v", h.Show)
+		}
+		shown, errOut, code := runCLI(t, h.Show[1:]...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", h.Show, code, errOut)
+		}
+		// The branch ends at the entry: it is the last one shown.
+		msgs := regexpEntryLines(shown)
+		if len(msgs) == 0 || msgs[len(msgs)-1] != h.Entry {
+			t.Errorf("%v shows a branch ending at %v, want %s", h.Show, msgs, h.Entry)
+		}
+	}
+}
+
+var entryRef = regexp.MustCompile(`\[(e[0-9a-f]{7})\]`)
+
+// regexpEntryLines returns the entry ids show prints ("[e0000001]"), in
+// order.
+func regexpEntryLines(s string) []string {
+	var ids []string
+	for _, m := range entryRef.FindAllStringSubmatch(s, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+func TestSearchExitCodes(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "sessions")
+	buildFixtures(t, dir)
+	idx := filepath.Join(tmp, "index")
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string
+		noStdin bool
+	}{
+		{"no hits", []string{"--store", dir, "--index-dir", idx, "zyzzyva"}, exitFailure, "no hits\n", false},
+		{"no hits json", []string{"--store", dir, "--index-dir", idx, "--json", "zyzzyva"}, exitFailure, "", false},
+		{"bad query", []string{"--store", dir, "--index-dir", idx, `"open`}, exitUsage, "sessctl: search: bad search query", false},
+		{"punctuation", []string{"--store", dir, "--index-dir", idx, "bytes.Split"}, exitUsage, "hint: words", false},
+		{"missing store", []string{"--store", filepath.Join(tmp, "nope"), "--index-dir", idx, "x"}, exitNotFound, "not found", false},
+		{"no query", []string{"--store", dir}, exitUsage, "expected a QUERY", false},
+		{"two queries", []string{"--store", dir, "a", "b"}, exitUsage, "quote the query", false},
+		{"bad role", []string{"--role", "robot", "x"}, exitUsage, "--role must be", false},
+		{"bad since", []string{"--since", "yesterday", "x"}, exitUsage, "is not a date", false},
+		{"all and store", []string{"--all", "--store", dir, "x"}, exitUsage, "cannot be combined", false},
+		{"bad limit", []string{"--limit", "-1", "x"}, exitUsage, "--limit", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, append([]string{"search"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(errOut, tc.stderr) || tc.stderr == "" && errOut != "" {
+				t.Errorf("exit %d, stderr %q; want exit %d, stderr with %q", code, errOut, tc.code, tc.stderr)
+			}
+		})
+	}
+}
+
+func TestParseWhen(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		in    string
+		upper bool
+		want  time.Time
+	}{
+		{"2026-03-01", false, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{"2026-03-01", true, time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)},
+		{"2026-03-01T09:30", true, time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)},
+		{"2026-03-01T09:30:15+02:00", false, time.Date(2026, 3, 1, 7, 30, 15, 0, time.UTC)},
+		{"7d", false, now.Add(-7 * 24 * time.Hour)},
+		{"12h", true, now.Add(-12 * time.Hour)},
+		{"2w", false, now.Add(-14 * 24 * time.Hour)},
+	}
+	for _, tc := range cases {
+		got, err := parseWhen(tc.in, now, tc.upper)
+		if err != nil || !got.Equal(tc.want) {
+			t.Errorf("parseWhen(%q, %v) = %v, %v; want %v", tc.in, tc.upper, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "yesterday", "-3d", "2026-13-01"} {
+		if _, err := parseWhen(bad, now, false); err == nil {
+			t.Errorf("parseWhen(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+// Package search finds text in every session of every store: pi and
+// indusagi JSONL session files (and the sessions sessctl imported from
+// other agents) and AgentUse part/message directories. It matches user
+// prompts, assistant text and thinking, tool calls (name and arguments)
+// and tool results, custom messages, compaction and branch summaries,
+// labels and session names, with SQLite FTS5's query syntax (words,
+// "phrases", prefix*, AND/OR/NOT, NEAR).
+//
+//	x, err := search.Open(ctx, search.Options{})
+//	if err != nil {
+//		return err
+//	}
+//	defer x.Close()
+//	q := search.Query{Text: `"flaky migration"`, Stores: []search.Store{{Format: search.FormatJSONL, Root: sessionsDir}}, Limit: 20}
+//	for hit, err := range x.Search(ctx, q) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(hit.Time, hit.Session.Name, hit.Snippet, hit.ShowArgs())
+//	}
+//
+// # The index
+//
+// Searches go through a full-text index kept under the user's cache
+// directory (<cache>/sessctl/search; never inside an agent's store). It
+// is a cache: every search first brings it up to date with the files as
+// they are, so its answers are those of the files, and deleting it is
+// always safe (the next search builds it again). Options.NoIndex
+// searches without one, reading every file.
+//
+// Bringing it up to date costs one stat per file when nothing changed.
+// A session file that only grew (pi and sessctl append) is indexed from
+// where the last indexing stopped, once the last indexed line is found
+// unchanged (its offset and CRC-32 are kept, with the file's size, time
+// and inode); a file that was replaced or shrank is indexed again; a
+// deleted file's texts are removed. AgentUse files are indexed one by
+// one, as they are replaced.
+//
+// The index is SQLite (modernc.org/sqlite, no cgo) with an FTS5 table
+// that stores no text, only the inverted index and, for each text, the
+// file, line offset and length it came from: a hit's snippet is cut from
+// the file's line itself (and a hit whose line has changed since is
+// dropped). The files are split into Shards databases by session, so a
+// first build indexes on several CPUs. The databases are in WAL mode
+// with a busy timeout: searches read while another process indexes, and
+// two indexing processes take turns (each re-reads a file's state inside
+// its write transaction, so no text is indexed twice). A damaged
+// database (SQLite reports corruption, or Check's quick_check fails) is
+// deleted and built again.
+package search

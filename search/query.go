@@ -1,0 +1,592 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
+)
+
+// Query is what to search for and where.
+type Query struct {
+	// Text is an FTS5 query: words (all must occur: "flaky migration"),
+	// "phrases in quotes", prefixes (migr*), AND, OR, NOT and parentheses,
+	// NEAR(a b, 5). Matching ignores case and diacritics.
+	Text string
+	// Stores are the places to search.
+	Stores []Store
+	// Cwd keeps sessions whose working directory is Cwd or below it.
+	Cwd string
+	// Since and Until keep texts written at or after Since and before
+	// Until (zero: no bound). Texts without a time are left out when a
+	// bound is set.
+	Since, Until time.Time
+	// Role keeps one role: RoleUser, RoleAssistant, RoleTool or RoleOther
+	// ("" keeps all).
+	Role string
+	// Tool keeps tool calls and results of the tool with this name.
+	Tool string
+	// Limit is the most hits returned; 0 means all.
+	Limit int
+}
+
+// Session is the session a hit is in.
+type Session struct {
+	// Path is the session file, or the AgentUse session directory.
+	Path   string
+	ID     string
+	Name   string // the session's name ("" when unnamed); AgentUse: the agent's name
+	Cwd    string
+	Format Format
+}
+
+// Hit is one matching text.
+type Hit struct {
+	Session Session
+	// Entry is the id of the entry the text is in (an AgentUse part,
+	// message or session id); "" for entries without an id (version 1
+	// files).
+	Entry string
+	// File is the file the text is in and Offset the byte offset of its
+	// line (0 for AgentUse files, which are whole JSON objects).
+	File   string
+	Offset int64
+	Kind   Kind
+	Role   string
+	Tool   string    // the tool of a tool call or result
+	Time   time.Time // zero when the entry has no time
+	// Snippet is the text around the first match, whitespace folded, and
+	// Matches the byte ranges [start, end) of the matches in it.
+	Snippet string
+	Matches [][2]int
+}
+
+// ShowArgs returns the sessctl command line that shows the hit in its
+// session: the branch that ends at the entry for a JSONL session, the
+// session for an AgentUse one.
+func (h *Hit) ShowArgs() []string {
+	if h.Session.Format == FormatAgentUse || h.Entry == "" {
+		return []string{"sessctl", "show", h.Session.Path}
+	}
+	return []string{"sessctl", "show", "--leaf", h.Entry, h.Session.Path}
+}
+
+// candidate is a matching text found by a query, before its snippet.
+type candidate struct {
+	sess   *Session
+	file   string
+	fkind  fileKind
+	off, n int64
+	part   int
+	kind   Kind
+	tool   string
+	ts     int64
+	entry  string
+}
+
+func compareCandidates(a, b *candidate) int {
+	if c := cmp.Compare(b.ts, a.ts); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.file, b.file); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.off, b.off); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.part, b.part)
+}
+
+// Search returns the texts that match q, newest first (then by file and
+// position), each once. The index is first brought up to date with the
+// stores, so the hits are those of the files as they are now; the index
+// only makes that fast. A query FTS5 does not accept is an error
+// matching ErrQuery; a store whose root is missing one matching
+// fs.ErrNotExist.
+func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
+	return func(yield func(Hit, error) bool) {
+		sn, err := newSnipper(ctx)
+		if err != nil {
+			yield(Hit{}, err)
+			return
+		}
+		defer sn.close()
+		if err := sn.check(ctx, q.Text); err != nil {
+			yield(Hit{}, err)
+			return
+		}
+		if len(q.Stores) == 0 {
+			yield(Hit{}, errors.New("search: no store to search"))
+			return
+		}
+		warn := x.warn
+		files, err := walk(ctx, q.Stores, warn)
+		if err != nil {
+			yield(Hit{}, err)
+			return
+		}
+		var cands []candidate
+		if x.o.NoIndex {
+			cands, err = scan(ctx, sn, files, q, warn)
+		} else {
+			cands, err = x.query(ctx, files, q)
+		}
+		if err != nil {
+			yield(Hit{}, err)
+			return
+		}
+		emitted := 0
+		const chunk = 64
+		for len(cands) > 0 {
+			n := min(chunk, len(cands))
+			if q.Limit > 0 {
+				n = min(n, q.Limit-emitted+8)
+			}
+			hits, err := sn.hits(ctx, q.Text, cands[:n])
+			if err != nil {
+				yield(Hit{}, err)
+				return
+			}
+			cands = cands[n:]
+			for _, h := range hits {
+				if !yield(h, nil) {
+					return
+				}
+				if emitted++; q.Limit > 0 && emitted >= q.Limit {
+					return
+				}
+			}
+		}
+	}
+}
+
+// roots returns the stores' roots, absolute.
+func roots(stores []Store) []string {
+	var out []string
+	for _, s := range stores {
+		if r, err := filepath.Abs(s.Root); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// query updates the index and asks every shard. A shard found damaged
+// by the query is emptied, and the update and query run once more.
+func (x *Index) query(ctx context.Context, files []found, q Query) ([]candidate, error) {
+	rs := roots(q.Stores)
+	for attempt := 0; ; attempt++ {
+		if err := x.update(ctx, files, rs); err != nil {
+			return nil, err
+		}
+		sqlq, args := buildSQL(q, rs)
+		results := make([][]candidate, len(x.shards))
+		errs := make([]error, len(x.shards))
+		var wg sync.WaitGroup
+		for i, s := range x.shards {
+			wg.Go(func() {
+				results[i], errs[i] = queryShard(ctx, s, sqlq, args)
+			})
+		}
+		wg.Wait()
+		damaged := false
+		for i, err := range errs {
+			switch {
+			case err == nil:
+			case isDamage(err) && attempt == 0:
+				if err := x.reset(ctx, i); err != nil {
+					return nil, err
+				}
+				damaged = true
+			case !isDamage(err) && (strings.Contains(err.Error(), "fts5: syntax") || strings.Contains(err.Error(), "no such column")):
+				return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+			default:
+				return nil, fmt.Errorf("search %s: %w", x.shards[i].path, err)
+			}
+		}
+		if damaged {
+			continue
+		}
+		var all []candidate
+		for _, r := range results {
+			all = append(all, r...)
+		}
+		slices.SortFunc(all, func(a, b candidate) int { return compareCandidates(&a, &b) })
+		if q.Limit > 0 && len(all) > q.Limit+16 {
+			all = all[:q.Limit+16]
+		}
+		return all, nil
+	}
+}
+
+// kindsOf returns the kinds of a role.
+func kindsOf(role string) []Kind {
+	var out []Kind
+	for k := KindUser; k <= KindTool; k++ {
+		if k.Role() == role {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// prefixBounds returns the range of strings that start with dir and a
+// separator: [lo, hi).
+func prefixBounds(dir string) (string, string) {
+	sep := string(filepath.Separator)
+	lo := strings.TrimSuffix(dir, sep) + sep
+	return lo, lo[:len(lo)-1] + string(filepath.Separator+1)
+}
+
+func buildSQL(q Query, roots []string) (string, []any) {
+	var sb strings.Builder
+	sb.WriteString(`SELECT f.path, f.kind, d.off, d.len, d.part, d.kind, d.tool, d.ts, d.entry, s.path, s.sid, s.name, s.cwd, s.format
+FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file JOIN sessions s ON s.id = d.session
+WHERE fts MATCH ?`)
+	args := []any{q.Text}
+	if len(roots) > 0 {
+		sb.WriteString(` AND (`)
+		for i, r := range roots {
+			if i > 0 {
+				sb.WriteString(` OR `)
+			}
+			lo, hi := prefixBounds(r)
+			sb.WriteString(`(f.path >= ? AND f.path < ?)`)
+			args = append(args, lo, hi)
+		}
+		sb.WriteString(`)`)
+	}
+	if q.Role != "" {
+		sb.WriteString(` AND d.kind IN (`)
+		for i, k := range kindsOf(q.Role) {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, "%d", k)
+		}
+		sb.WriteString(`)`)
+	}
+	if q.Tool != "" {
+		sb.WriteString(` AND d.tool = ?`)
+		args = append(args, q.Tool)
+	}
+	if !q.Since.IsZero() {
+		sb.WriteString(` AND d.ts >= ?`)
+		args = append(args, q.Since.UnixMilli())
+	}
+	if !q.Until.IsZero() {
+		sb.WriteString(` AND d.ts < ? AND d.ts != 0`)
+		args = append(args, q.Until.UnixMilli())
+	}
+	if q.Cwd != "" {
+		lo, hi := prefixBounds(q.Cwd)
+		sb.WriteString(` AND (s.cwd = ? OR (s.cwd >= ? AND s.cwd < ?))`)
+		args = append(args, filepath.Clean(q.Cwd), lo, hi)
+	}
+	sb.WriteString(` ORDER BY d.ts DESC, f.path, d.off, d.part`)
+	if q.Limit > 0 {
+		fmt.Fprintf(&sb, ` LIMIT %d`, q.Limit+16)
+	}
+	return sb.String(), args
+}
+
+func queryShard(ctx context.Context, s *shard, q string, args []any) ([]candidate, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []candidate
+	sessions := map[string]*Session{}
+	for rows.Next() {
+		var c candidate
+		var sp, sid, name, cwd string
+		var format Format
+		if err := rows.Scan(&c.file, &c.fkind, &c.off, &c.n, &c.part, &c.kind, &c.tool, &c.ts, &c.entry, &sp, &sid, &name, &cwd, &format); err != nil {
+			return nil, err
+		}
+		se := sessions[sp]
+		if se == nil {
+			se = &Session{Path: sp, ID: sid, Name: name, Cwd: cwd, Format: format}
+			sessions[sp] = se
+		}
+		c.sess = se
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// matches reports whether a candidate passes the query's filters other
+// than the text (scan applies them; the index's query does in SQL).
+func (q *Query) matches(c *candidate) bool {
+	if q.Role != "" && c.kind.Role() != q.Role {
+		return false
+	}
+	if q.Tool != "" && c.tool != q.Tool {
+		return false
+	}
+	if !q.Since.IsZero() && c.ts < q.Since.UnixMilli() {
+		return false
+	}
+	if !q.Until.IsZero() && (c.ts >= q.Until.UnixMilli() || c.ts == 0) {
+		return false
+	}
+	if q.Cwd != "" {
+		cwd := filepath.Clean(q.Cwd)
+		lo, _ := prefixBounds(cwd)
+		if c.sess.Cwd != cwd && !strings.HasPrefix(c.sess.Cwd, lo) {
+			return false
+		}
+	}
+	return true
+}
+
+// snipper holds an in-memory FTS5 table with the index's tokenizer. The
+// index stores no text: for the hits shown, the texts are extracted
+// from their files again and matched here, which marks the matches (and
+// drops a hit whose file changed since it was indexed).
+type snipper struct {
+	db   *sql.DB
+	conn *sql.Conn
+}
+
+func newSnipper(ctx context.Context) (*snipper, error) {
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return nil, fmt.Errorf("open snippet table: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open snippet table: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE snip USING fts5(text, tokenize='`+tokenizer+`')`); err != nil {
+		conn.Close()
+		db.Close()
+		return nil, fmt.Errorf("open snippet table: %w", err)
+	}
+	return &snipper{db: db, conn: conn}, nil
+}
+
+func (s *snipper) close() {
+	s.conn.Close()
+	s.db.Close()
+}
+
+// check parses the query.
+func (s *snipper) check(ctx context.Context, query string) error {
+	if strings.TrimSpace(query) == "" {
+		return fmt.Errorf("%w: the query is empty", ErrQuery)
+	}
+	rows, err := s.conn.QueryContext(ctx, `SELECT rowid FROM snip WHERE snip MATCH ?`, query)
+	if err == nil {
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "SQL logic error: ")
+		return fmt.Errorf("%w: %s", ErrQuery, strings.TrimSuffix(msg, " (1)"))
+	}
+	return nil
+}
+
+// match loads texts into the table and returns, for those that match,
+// their text with the matches between \x01 and \x02.
+func (s *snipper) match(ctx context.Context, query string, texts []string) (map[int]string, error) {
+	// The texts are added in a transaction that is rolled back: one
+	// flush of FTS5's terms instead of one per row, and no delete.
+	if _, err := s.conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return nil, fmt.Errorf("search snippet: %w", err)
+	}
+	defer s.conn.ExecContext(context.Background(), `ROLLBACK`)
+	for i, t := range texts {
+		if t == "" {
+			continue
+		}
+		if _, err := s.conn.ExecContext(ctx, `INSERT INTO snip(rowid, text) VALUES(?,?)`, i, t); err != nil {
+			return nil, fmt.Errorf("search snippet: %w", err)
+		}
+	}
+	rows, err := s.conn.QueryContext(ctx, `SELECT rowid, highlight(snip, 0, char(1), char(2)) FROM snip WHERE snip MATCH ?`, query)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	defer rows.Close()
+	out := map[int]string{}
+	for rows.Next() {
+		var i int
+		var h string
+		if err := rows.Scan(&i, &h); err != nil {
+			return nil, err
+		}
+		out[i] = h
+	}
+	return out, rows.Err()
+}
+
+// hits extracts the candidates' texts from their files and makes their
+// snippets. Candidates whose text no longer matches are left out.
+func (s *snipper) hits(ctx context.Context, query string, cands []candidate) ([]Hit, error) {
+	texts := make([]string, len(cands))
+	var fh *os.File
+	var open string
+	defer func() {
+		if fh != nil {
+			fh.Close()
+		}
+	}()
+	var docs []doc
+	for i := range cands {
+		c := &cands[i]
+		if c.file != open {
+			if fh != nil {
+				fh.Close()
+				fh = nil
+			}
+			open = c.file
+			f, err := os.Open(c.file)
+			if err != nil {
+				continue
+			}
+			fh = f
+		}
+		if fh == nil {
+			continue
+		}
+		buf := make([]byte, c.n)
+		if _, err := fh.ReadAt(buf, c.off); err != nil {
+			continue
+		}
+		docs = docs[:0]
+		if c.fkind == fileJSONL {
+			e, err := jsonl.ParseEntry(buf)
+			if err != nil || (c.entry != "" && e.ID != c.entry) {
+				continue
+			}
+			docs = lineDocs(&e, docs)
+		} else {
+			docs, _, _ = agentUseDocs(c.fkind, buf, docs)
+		}
+		if c.part < len(docs) && docs[c.part].kind == c.kind {
+			texts[i] = cleanText(docs[c.part].text)
+		}
+	}
+	marked, err := s.match(ctx, query, texts)
+	if err != nil {
+		return nil, err
+	}
+	var out []Hit
+	for i := range cands {
+		h, ok := marked[i]
+		if !ok {
+			continue
+		}
+		c := &cands[i]
+		hit := Hit{Session: *c.sess, Entry: c.entry, File: c.file, Offset: c.off, Kind: c.kind, Role: c.kind.Role(), Tool: c.tool}
+		if c.ts != 0 {
+			hit.Time = time.UnixMilli(c.ts).UTC()
+		}
+		hit.Snippet, hit.Matches = snippet(h)
+		out = append(out, hit)
+	}
+	return out, nil
+}
+
+// Snippet sizes, in characters: context kept before the first match, and
+// the whole snippet.
+const (
+	snipBefore = 60
+	snipLen    = 200
+)
+
+// snippet cuts the text around the first match (marked \x01...\x02),
+// folds whitespace to single spaces, and returns it with the byte ranges
+// of the matches.
+func snippet(h string) (string, [][2]int) {
+	type r struct {
+		c rune
+		m bool
+	}
+	rs := make([]r, 0, min(len(h), 1<<16))
+	in, space := false, true
+	first := -1
+	for _, c := range h {
+		switch c {
+		case 1:
+			in = true
+			continue
+		case 2:
+			in = false
+			continue
+		}
+		if unicode.IsSpace(c) {
+			if space {
+				continue
+			}
+			c, space = ' ', true
+		} else {
+			space = false
+		}
+		if in && first < 0 {
+			first = len(rs)
+		}
+		rs = append(rs, r{c, in})
+	}
+	for len(rs) > 0 && rs[len(rs)-1].c == ' ' {
+		rs = rs[:len(rs)-1]
+	}
+	if first < 0 {
+		first = 0
+	}
+	start := max(0, first-snipBefore)
+	if start > 0 {
+		// Start at a word.
+		for k := start; k < first && k < start+15; k++ {
+			if rs[k].c == ' ' {
+				start = k + 1
+				break
+			}
+		}
+	}
+	end := min(len(rs), start+snipLen)
+	if end < len(rs) {
+		for k := end; k > first && k > end-15; k-- {
+			if rs[k].c == ' ' {
+				end = k
+				break
+			}
+		}
+	}
+	var sb strings.Builder
+	var ms [][2]int
+	if start > 0 {
+		sb.WriteString("…")
+	}
+	for k := start; k < end; k++ {
+		if rs[k].m && (k == start || !rs[k-1].m) {
+			ms = append(ms, [2]int{sb.Len(), 0})
+		}
+		sb.WriteRune(rs[k].c)
+		if rs[k].m && (k+1 == end || !rs[k+1].m) {
+			ms[len(ms)-1][1] = sb.Len()
+		}
+	}
+	if end < len(rs) {
+		sb.WriteString("…")
+	}
+	return sb.String(), ms
+}

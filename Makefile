@@ -30,8 +30,11 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# The race detector slows the crash and kill tests several times over, and
+# a loaded machine more: a package gets 30 minutes, not go test's default
+# 10, so that a slow run is not reported as a hang.
 race:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # make fuzz: each fuzz target for FUZZTIME; a failing input lands in the
 # package's testdata/fuzz/ and then runs with every go test.

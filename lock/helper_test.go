@@ -85,9 +85,17 @@ func runHelper(role string) int {
 // creates marker with O_EXCL and removes it before releasing: if two
 // holders ever overlapped, one of them would find the marker present.
 func loopCycles(ctx context.Context, path, marker string, n int, opts Options) (contended int, err error) {
+	// The cycles are bounded by time too, so that a loaded machine runs
+	// fewer of them rather than failing: what is checked is that two
+	// holders never overlap, not how fast the lock is. Fewer than minCycles
+	// in the time would mean the lock is stuck.
+	const minCycles = 20
 	deadline := time.Now().Add(60 * time.Second)
 	for done := 0; done < n; {
 		if time.Now().After(deadline) {
+			if done >= min(n, minCycles) {
+				return contended, nil
+			}
 			return contended, fmt.Errorf("only %d of %d cycles in 60s", done, n)
 		}
 		l, err := Acquire(ctx, path, opts)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/tree"
@@ -40,8 +41,40 @@ func (s *Session) ResetLeaf() {
 // and appends a branch_summary entry there, whose fromId is fromID (or
 // "root"). The summary entry becomes the leaf, so the move survives a
 // reload. details nil and fromHook nil leave those members out.
+// AppendBranchSummary does the same without pointers.
 func (s *Session) BranchWithSummary(fromID *string, summary string, details any, fromHook *bool) (string, error) {
-	d, err := marshalOpt(details)
+	b := BranchSummary{Summary: summary, Details: details, Hook: flagOf(fromHook, FlagAbsent)}
+	if fromID != nil {
+		b.FromID = *fromID
+	} else {
+		b.Root = true
+	}
+	return s.AppendBranchSummary(b)
+}
+
+// BranchSummary is a branch_summary entry to append (pi's
+// branchWithSummary arguments).
+type BranchSummary struct {
+	// FromID is the entry the leaf moves to; the entry hangs from it and
+	// its fromId names it.
+	FromID string
+	// Root moves the leaf to null instead (FromID unused): the entry is a
+	// new root and its fromId is "root".
+	Root    bool
+	Summary string
+	// Details is any value (compaction.FileLists for pi's
+	// {readFiles, modifiedFiles}); nil leaves the member out.
+	Details any
+	// Hook is fromHook: FlagAbsent (the zero value) leaves it out.
+	Hook Flag
+}
+
+// AppendBranchSummary moves the leaf to b.FromID (or to null with
+// b.Root) and appends a branch_summary entry there (pi's
+// branchWithSummary). The summary entry becomes the leaf, so the move
+// survives a reload. The entry b.FromID must exist.
+func (s *Session) AppendBranchSummary(b BranchSummary) (string, error) {
+	d, err := marshalOpt(b.Details)
 	if err != nil {
 		return "", fmt.Errorf("branch with summary: %w", err)
 	}
@@ -49,31 +82,46 @@ func (s *Session) BranchWithSummary(fromID *string, summary string, details any,
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
 		from := "root"
-		if fromID != nil {
-			if !s.ix.Has(*fromID) {
-				return nil, entryNotFound(*fromID)
+		if !b.Root {
+			if !s.ix.Has(b.FromID) {
+				return nil, entryNotFound(b.FromID)
 			}
-			from = *fromID
+			from = b.FromID
 		}
-		// The entry hangs from fromID; the leaf stays where it is until
+		// The entry hangs from FromID; the leaf stays where it is until
 		// the entry is written and becomes the leaf.
 		oldLeaf, oldKind := s.ix.Leaf()
-		if fromID != nil {
-			s.ix.SetLeaf(*fromID, KindString)
+		if !b.Root {
+			s.ix.SetLeaf(b.FromID, KindString)
 		} else {
 			s.ix.SetLeaf("", KindNull)
 		}
 		p := s.envelope(jsonl.TypeBranchSummary)
 		s.ix.SetLeaf(oldLeaf, oldKind)
-		p.b.String("fromId", from).String("summary", summary)
+		p.b.String("fromId", from).String("summary", b.Summary)
 		if d != nil {
 			p.b.Raw("details", d)
 		}
-		if fromHook != nil {
-			p.b.Bool("fromHook", *fromHook)
-		}
+		b.Hook.add(&p.b, "fromHook")
 		return p, nil
 	})
+}
+
+// BranchWithSummaryResult moves the leaf to fromID and appends the branch
+// summary res (made by compaction.SummarizeBranch or FinishBranch) as pi's
+// tree navigation does: details {readFiles, modifiedFiles} and fromHook
+// false.
+func (s *Session) BranchWithSummaryResult(fromID string, res compaction.BranchResult) (string, error) {
+	return s.AppendBranchSummary(BranchSummary{FromID: fromID, Summary: res.Summary, Details: res.Details, Hook: FlagFalse})
+}
+
+// AppendCompactionResult appends the compaction res (made by
+// compaction.Compact, Finish or FinishSummary) as pi's compaction does:
+// summary, firstKeptEntryId, tokensBefore, details {readFiles,
+// modifiedFiles} and fromHook false.
+func (s *Session) AppendCompactionResult(res compaction.Result) (string, error) {
+	return s.AppendCompaction(Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+		TokensBefore: res.TokensBefore, Details: res.Details, Hook: FlagFalse})
 }
 
 // NewSessionOptions configure NewSession.

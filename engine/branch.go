@@ -301,3 +301,52 @@ func withParent(e *Entry, parent []byte) (*Entry, error) {
 	ne.Line, ne.Offset = e.Line, e.Offset
 	return &ne, nil
 }
+
+// ChildOptions configure NewChild.
+type ChildOptions struct {
+	// ID is the child's session id; "" draws one.
+	ID string
+	// Cwd is the child's working directory; "" is the parent's.
+	Cwd string
+	// Dir is the child's session directory; "" is the parent's.
+	Dir string
+}
+
+// NewChild starts a new session whose header names this session's file as
+// its parentSession, as a subagent's session: in this session's directory
+// (o.Dir otherwise), with this session's options (clock, ids, durability,
+// filesystem). The child is open for writing with its own writer lock;
+// like Create, its file appears at its first assistant message (or Flush),
+// and closing it before then leaves nothing behind. This session is not
+// changed and may be open read-only. The child of a session in memory is
+// in memory too, without a parentSession.
+func (s *Session) NewChild(ctx context.Context, o ChildOptions) (*Session, error) {
+	s.mu.Lock()
+	opts, cwd, dir, file, persist := s.opts, s.cwd, s.dir, s.file, s.persist
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	opts.ReadOnly, opts.NoLock, opts.Cwd = false, false, ""
+	if o.ID != "" {
+		id := o.ID
+		opts.NewSessionID = func() string { return id }
+	}
+	if o.Cwd != "" {
+		cwd = o.Cwd
+	}
+	if !persist {
+		return InMemory(cwd, opts), nil
+	}
+	opts.Dir = dir
+	if o.Dir != "" {
+		opts.Dir = o.Dir
+	}
+	opts.ParentSession = file
+	s2, err := Create(ctx, cwd, opts)
+	if err != nil {
+		return nil, fmt.Errorf("new child session of %s: %w", file, err)
+	}
+	return s2, nil
+}

@@ -747,6 +747,12 @@ func truthy(v []byte) bool {
 // newest mtime. ok is false when there is none. A nil fsys means
 // vfs.OS().
 func FindMostRecent(fsys vfs.FS, dir string) (path string, ok bool) {
+	return findMostRecent(fsys, dir, false)
+}
+
+// findMostRecent is FindMostRecent, passing over files whose header has a
+// parentSession when skipChildren is set.
+func findMostRecent(fsys vfs.FS, dir string, skipChildren bool) (path string, ok bool) {
 	fsys = orOS(fsys)
 	files, err := sessionFiles(fsys, dir, false)
 	if err != nil {
@@ -756,7 +762,7 @@ func FindMostRecent(fsys vfs.FS, dir string) (path string, ok bool) {
 	var bestTime time.Time
 	for _, n := range files.names {
 		name := filepath.Join(dir, n)
-		if !headerInFirst512(fsys, name) {
+		if h, ok := headerInFirst512(fsys, name); !ok || (skipChildren && h.HasParentSession) {
 			continue
 		}
 		st, err := fsys.Stat(name)
@@ -770,10 +776,10 @@ func FindMostRecent(fsys vfs.FS, dir string) (path string, ok bool) {
 	return best, best != ""
 }
 
-func headerInFirst512(fsys vfs.FS, name string) bool {
+func headerInFirst512(fsys vfs.FS, name string) (jsonl.Header, bool) {
 	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
-		return false
+		return jsonl.Header{}, false
 	}
 	defer f.Close()
 	buf := make([]byte, 512)
@@ -783,18 +789,22 @@ func headerInFirst512(fsys vfs.FS, name string) bool {
 		buf = buf[:i]
 	}
 	e, err := jsonl.ParseEntry(buf)
-	return err == nil && e.IsHeader() && e.IDKind == KindString
+	if err != nil || !e.IsHeader() || e.IDKind != KindString {
+		return jsonl.Header{}, false
+	}
+	return jsonl.ParseHeader(e), true
 }
 
 // ContinueRecent opens the most recent session of cwd's directory (see
 // FindMostRecent) with cwd as its cwd, or creates a new session when there
-// is none (pi's continueRecent).
+// is none (pi's continueRecent). With opts.SkipChildSessions, sessions
+// whose header names a parentSession are passed over.
 func ContinueRecent(ctx context.Context, cwd string, opts Options) (*Session, error) {
 	dir, err := opts.sessionDir(cwd)
 	if err != nil {
 		return nil, err
 	}
-	if path, ok := FindMostRecent(opts.fs(), dir); ok {
+	if path, ok := findMostRecent(opts.fs(), dir, opts.SkipChildSessions); ok {
 		o := opts
 		o.Cwd = cwd
 		o.Dir = dir

@@ -111,16 +111,22 @@ func (s *Session) newState(header []byte) {
 }
 
 // Create starts a new session for cwd in opts.Dir (default: the per-cwd
-// directory under the agent directory, which is created). Nothing is
-// written until the session has an assistant message, as in pi; the
-// writer lock on the future file is taken at once.
+// directory under the agent directory, which is created), a child of
+// opts.ParentSession when it is set. Nothing is written until the session
+// has an assistant message, as in pi; the writer lock on the future file
+// is taken at once, and its lock file is removed again by Close when the
+// file was never written.
 func Create(ctx context.Context, cwd string, opts Options) (*Session, error) {
 	dir, err := opts.sessionDir(cwd)
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	s := &Session{opts: opts, cwd: cwd, dir: dir, persist: true}
-	if err := s.startNew(ctx, opts.sessionID(), nil); err != nil {
+	var parent *string
+	if opts.ParentSession != "" {
+		parent = &opts.ParentSession
+	}
+	if err := s.startNew(ctx, opts.sessionID(), parent); err != nil {
 		return nil, err
 	}
 	return s, nil

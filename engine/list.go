@@ -117,8 +117,11 @@ type ListOptions struct {
 	// FS is the filesystem; nil means vfs.OS().
 	FS vfs.FS
 	// NoIndex reads every file instead of using the list index (see
-	// IndexName); the index is then neither read nor written.
+	// ListIndexPath); the index is then neither read nor written.
 	NoIndex bool
+	// CacheDir is where the list index is kept; "" means
+	// layout.CacheDir(). Without a cache directory there is no index.
+	CacheDir string
 	// Warn, when not nil, is told about each file named like a session
 	// that was left out because it could not be read (permission denied,
 	// a broken or looping symbolic link, a named pipe or other special
@@ -132,6 +135,16 @@ type ListOptions struct {
 
 func (o ListOptions) fs() vfs.FS { return orOS(o.FS) }
 
+// withCache resolves the cache directory once for a listing; without one
+// there is no index.
+func (o ListOptions) withCache() ListOptions {
+	if !o.NoIndex {
+		o.CacheDir = resolveCache(o.CacheDir)
+		o.NoIndex = o.CacheDir == ""
+	}
+	return o
+}
+
 func orOS(fsys vfs.FS) vfs.FS {
 	if fsys == nil {
 		return vfs.OS()
@@ -144,6 +157,7 @@ func orOS(fsys vfs.FS) vfs.FS {
 // sessions (no header as first object) are left out. A missing directory
 // gives an empty list; the default directory is created, as pi does.
 func List(ctx context.Context, cwd string, o ListOptions) ([]SessionInfo, error) {
+	o = o.withCache()
 	dir := o.Dir
 	if dir == "" {
 		opts := Options{AgentDir: o.AgentDir, Agent: o.Agent, FS: o.FS}
@@ -166,6 +180,7 @@ func List(ctx context.Context, cwd string, o ListOptions) ([]SessionInfo, error)
 // <agentDir>/sessions (immediate subdirectories only, symlinks not
 // followed), newest modification first.
 func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
+	o = o.withCache()
 	agent := o.AgentDir
 	if agent == "" {
 		var err error
@@ -206,6 +221,7 @@ func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
 // fs.ErrNotExist; unreadable directories below it are reported to o.Warn
 // and skipped.
 func ListTree(ctx context.Context, root string, o ListOptions) ([]SessionInfo, error) {
+	o = o.withCache()
 	var dirs []dirFiles
 	var warns []error
 	var walk func(dir string) error
@@ -264,7 +280,7 @@ func sessionFilesIndexed(o ListOptions, dir string) (dirFiles, error) {
 	} else {
 		go func() {
 			defer close(done)
-			index = readIndex(fsys, dir)
+			index = readIndex(fsys, o.CacheDir, dir)
 		}()
 	}
 	files, err := sessionFiles(fsys, dir, !o.NoIndex)
@@ -474,7 +490,7 @@ func listFilesWarn(ctx context.Context, o ListOptions, dirs []dirFiles, warns []
 				fresh[name] = indexEntry{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), info: in}
 			}
 			if dirty[di] {
-				writeIndex(fsys, d.dir, fresh, d.names)
+				writeIndex(fsys, o.CacheDir, d.dir, fresh, d.names)
 			}
 		}
 	}

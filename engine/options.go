@@ -89,6 +89,10 @@ type Options struct {
 	// migrates a file.
 	NoBackup bool
 
+	// CacheDir is where sessctl's caches live (the list index a writer
+	// keeps current when it closes a session); "" means layout.CacheDir().
+	CacheDir string
+
 	// FS is the filesystem; nil means vfs.OS().
 	FS vfs.FS
 	// Now is the clock; nil means time.Now.

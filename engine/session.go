@@ -309,6 +309,8 @@ func (s *Session) load(context.Context) error {
 		if ident, err = fsys.Lstat(s.file); err != nil {
 			return fmt.Errorf("open session %s: %w", s.file, err)
 		}
+	} else {
+		ident, _ = fsys.Stat(s.file) // for Refresh; it follows links as the read did
 	}
 	p := jsonl.ParseFile(data)
 	s.recovery.Malformed = len(p.Malformed)
@@ -353,11 +355,10 @@ func (s *Session) load(context.Context) error {
 	s.index(entries)
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
-	if !s.opts.ReadOnly {
-		s.disk = loadedState(data, p, ident)
-		if migrate.Needed(version) {
-			s.disk.migrateFrom = version
-		}
+	// A read-only session keeps the same record, for Refresh.
+	s.disk = loadedState(data, p, ident)
+	if migrate.Needed(version) {
+		s.disk.migrateFrom = version
 	}
 	return nil
 }

@@ -141,7 +141,7 @@ func (s *Session) since(before int) []*Entry {
 	if len(all) <= before {
 		return nil
 	}
-	return append([]*Entry(nil), all[before:]...)
+	return copyEntries(all[before:])
 }
 
 // Follow returns an iterator over the entries appended to the session

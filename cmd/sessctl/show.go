@@ -169,7 +169,7 @@ func openViewPath(ctx context.Context, path string) (*sessionView, error) {
 	sv.id = sv.header.ID
 	sv.name, sv.hasName = s.Name()
 	sv.entries = s.Entries()
-	if id, kind := s.LeafID(); kind == jsonl.KindString {
+	if id, ok := s.LeafID(); ok {
 		sv.leaf = id
 	}
 	sv.labels = map[string]string{}

@@ -62,3 +62,15 @@ func (c Context) Thinking() string {
 	}
 	return string(c.ThinkingLevel)
 }
+
+// LatestCompactionEntry returns the last compaction entry of entries
+// (pi's getLatestCompactionEntry), or false when there is none. pi's
+// agent calls it on a branch (engine.Session.BranchPath("")).
+func LatestCompactionEntry(entries []*jsonl.Entry) (*jsonl.Entry, bool) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Type == jsonl.TypeCompaction {
+			return entries[i], true
+		}
+	}
+	return nil, false
+}

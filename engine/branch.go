@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -349,4 +351,59 @@ func (s *Session) NewChild(ctx context.Context, o ChildOptions) (*Session, error
 		return nil, fmt.Errorf("new child session of %s: %w", file, err)
 	}
 	return s2, nil
+}
+
+// LatestCompactionEntry returns (a copy of) the last compaction entry on
+// the leaf's branch, as pi's agent finds it
+// (getLatestCompactionEntry(getBranch())).
+func (s *Session) LatestCompactionEntry() (*Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := compaction.LatestCompactionEntry(s.ix.LeafBranch())
+	return copyEntry(e), ok
+}
+
+// SetSessionFile switches the session to the file at path (pi's
+// setSessionFile): the current file and its lock are released, and path
+// is opened as Open opens it, with the same options (a write-mode session
+// takes path's writer lock; a missing file starts a new session to be
+// written there). The session keeps its cwd and session directory, as pi
+// keeps them. If path cannot be opened the session is closed and the
+// error returned. A session in memory cannot switch files.
+func (s *Session) SetSessionFile(ctx context.Context, path string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if !s.persist {
+		return fmt.Errorf("set session file %s: the session is in memory", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("set session file %s: %w", path, err)
+	}
+	fail := func(err error) error {
+		_ = s.closeFile()
+		s.closed = true
+		return err
+	}
+	if !s.opts.ReadOnly {
+		if fi, err := s.opts.fs().Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("set session file %s: %w", abs, vfs.ErrSymlink)
+		}
+	}
+	if err := s.switchFile(ctx, abs); err != nil {
+		return fail(err)
+	}
+	cwd, saved := s.cwd, s.opts.Cwd
+	s.opts.Cwd = cwd
+	s.recovery = Recovery{}
+	s.gen++
+	err = s.load(ctx)
+	s.opts.Cwd = saved
+	if err != nil {
+		return fail(err)
+	}
+	return nil
 }

@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"internal/workload":  {"internal/jsonl", "layout"},
 	"cmd/sessctl":        {"*"},
+	"examples/agent":     {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},

@@ -206,3 +206,29 @@ func TestOptionalArgumentForms(t *testing.T) {
 		})
 	}
 }
+
+// TestCustomMessageContent passes message.Content to
+// AppendCustomMessageEntry: a string or blocks, as pi writes them.
+func TestCustomMessageContent(t *testing.T) {
+	for _, tc := range []struct {
+		content message.Content
+		want    string
+	}{
+		{message.Text("CI passed"), `"CI passed"`},
+		{message.Blocks(message.NewText("CI "), message.NewImage("iVBO", "image/png")), `[{"type":"text","text":"CI "},{"type":"image","data":"iVBO","mimeType":"image/png"}]`},
+	} {
+		s := engine.InMemory("/p", fixedOptions())
+		id := must[string](t)(s.AppendCustomMessageEntry("ci", tc.content, true, nil))
+		e, _ := s.Entry(id)
+		if got, _ := e.Field("content"); string(got) != tc.want {
+			t.Errorf("content %s, want %s", got, tc.want)
+		}
+		msgs, err := s.Context().TypedMessages()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := msgs[0].(*message.Custom); !ok || c.CustomType != "ci" || !c.Display {
+			t.Errorf("context message %#v", msgs[0])
+		}
+	}
+}

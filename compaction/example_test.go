@@ -24,12 +24,7 @@ func compact(ctx context.Context, session *engine.Session, summarizer compaction
 	if err != nil {
 		return err // nothing is written
 	}
-	_, err = session.AppendCompaction(engine.Compaction{
-		Summary:          res.Summary,
-		FirstKeptEntryID: res.FirstKeptEntryID,
-		TokensBefore:     res.TokensBefore,
-		Details:          res.Details.JSON(),
-	})
+	_, err = session.AppendCompactionResult(res)
 	return err
 }
 

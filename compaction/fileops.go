@@ -73,11 +73,14 @@ func (f *FileOps) addDetails(details []byte) {
 
 // FileLists are the file lists pi stores in a compaction's or branch
 // summary's details and appends to its summary.
+// They encode (MarshalJSON, and encoding/json through the tags) with
+// pi's keys, readFiles and modifiedFiles, so a FileLists can be passed as
+// the Details of engine.Compaction as it is.
 type FileLists struct {
 	// ReadFiles were read and not modified.
-	ReadFiles []string
+	ReadFiles []string `json:"readFiles"`
 	// ModifiedFiles were edited or written.
-	ModifiedFiles []string
+	ModifiedFiles []string `json:"modifiedFiles"`
 }
 
 // Lists computes the file lists (computeFileLists): modified = edited ∪
@@ -126,7 +129,15 @@ func (l FileLists) Suffix() string {
 // JSON returns the details object pi stores:
 // {"readFiles":[...],"modifiedFiles":[...]}, both keys always present.
 func (l FileLists) JSON() []byte {
-	buf := []byte(`{"readFiles":`)
+	return l.appendJSON(nil)
+}
+
+// MarshalJSON returns JSON(): nil lists are written as [], as pi writes
+// them.
+func (l FileLists) MarshalJSON() ([]byte, error) { return l.JSON(), nil }
+
+func (l FileLists) appendJSON(buf []byte) []byte {
+	buf = append(buf, `{"readFiles":`...)
 	buf = appendStrings(buf, l.ReadFiles)
 	buf = append(buf, `,"modifiedFiles":`...)
 	buf = appendStrings(buf, l.ModifiedFiles)

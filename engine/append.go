@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -167,12 +168,19 @@ func marshalOpt(v any) ([]byte, error) {
 	return jsonl.Marshal(v)
 }
 
-// AppendMessage appends a message entry holding msg (a user, assistant,
-// toolResult, bashExecution or any other message object) and returns its
-// id. The message is stored as given, without validation.
+// AppendMessage appends a message entry holding msg and returns its id:
+// a typed message of package message (*message.User, *message.Assistant,
+// ...), JSON text (json.RawMessage or []byte), or any other value
+// encoding/json encodes to a message object. The message is stored as
+// given, without validation.
 func (s *Session) AppendMessage(msg any) (string, error) {
 	raw, isJSON := jsonText(msg)
-	if !isJSON {
+	if m, ok := msg.(message.Message); ok {
+		var err error
+		if raw, err = message.Encode(m); err != nil {
+			return "", fmt.Errorf("append message: %w", err)
+		}
+	} else if !isJSON {
 		var err error
 		if raw, err = jsonl.Marshal(msg); err != nil {
 			return "", fmt.Errorf("append message: %w", err)
@@ -228,8 +236,50 @@ type Compaction struct {
 	Summary          string
 	FirstKeptEntryID string
 	TokensBefore     float64
-	Details          any   // nil: left out
-	FromHook         *bool // nil: left out
+	// Details is any value (compaction.FileLists for pi's
+	// {readFiles, modifiedFiles}); nil leaves the member out.
+	Details any
+	// Hook is the fromHook member: FlagAbsent (the zero value) leaves it
+	// out, FlagFalse and FlagTrue write false and true.
+	Hook Flag
+	// FromHook, when not nil, is written as fromHook in place of Hook.
+	//
+	// Deprecated: use Hook, which needs no pointer.
+	FromHook *bool
+}
+
+// Flag is an optional boolean member of an entry, with pi's three cases:
+// left out (JavaScript's undefined), false or true.
+type Flag uint8
+
+// The values of a Flag.
+const (
+	FlagAbsent Flag = iota // the member is left out
+	FlagFalse              // "member":false
+	FlagTrue               // "member":true
+)
+
+// FlagOf returns FlagTrue or FlagFalse.
+func FlagOf(b bool) Flag {
+	if b {
+		return FlagTrue
+	}
+	return FlagFalse
+}
+
+// add writes the member when the flag is not absent.
+func (f Flag) add(b *jsonl.ObjectBuilder, key string) {
+	if f != FlagAbsent {
+		b.Bool(key, f == FlagTrue)
+	}
+}
+
+// flagOf is the Flag of a deprecated *bool.
+func flagOf(p *bool, f Flag) Flag {
+	if p != nil {
+		return FlagOf(*p)
+	}
+	return f
 }
 
 // AppendCompaction appends a compaction entry. firstKeptEntryId is not
@@ -247,9 +297,7 @@ func (s *Session) AppendCompaction(c Compaction) (string, error) {
 		if details != nil {
 			p.b.Raw("details", details)
 		}
-		if c.FromHook != nil {
-			p.b.Bool("fromHook", *c.FromHook)
-		}
+		flagOf(c.FromHook, c.Hook).add(&p.b, "fromHook")
 		return p, nil
 	})
 }
@@ -303,7 +351,8 @@ func (s *Session) AppendCustomMessageEntry(customType string, content any, displ
 
 // AppendLabelChange appends a label entry for targetID: a non-empty label
 // sets it, "" or nil clears it (nil leaves the member out, "" writes
-// "label":""). The target must exist.
+// "label":""). The target must exist. SetLabel and ClearLabel need no
+// pointer.
 func (s *Session) AppendLabelChange(targetID string, label *string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -318,6 +367,20 @@ func (s *Session) AppendLabelChange(targetID string, label *string) (string, err
 		}
 		return p, nil
 	})
+}
+
+// SetLabel appends a label entry setting targetID's label (pi's
+// appendLabelChange(targetId, label)). An empty label writes "label":""
+// and clears the label. The target must exist.
+func (s *Session) SetLabel(targetID, label string) (string, error) {
+	return s.AppendLabelChange(targetID, &label)
+}
+
+// ClearLabel appends a label entry without a label, which clears
+// targetID's label (pi's appendLabelChange(targetId, undefined)). The
+// target must exist.
+func (s *Session) ClearLabel(targetID string) (string, error) {
+	return s.AppendLabelChange(targetID, nil)
 }
 
 // AppendSessionInfo appends a session_info entry with the trimmed name.

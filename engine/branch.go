@@ -3,11 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
+	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -40,8 +43,40 @@ func (s *Session) ResetLeaf() {
 // and appends a branch_summary entry there, whose fromId is fromID (or
 // "root"). The summary entry becomes the leaf, so the move survives a
 // reload. details nil and fromHook nil leave those members out.
+// AppendBranchSummary does the same without pointers.
 func (s *Session) BranchWithSummary(fromID *string, summary string, details any, fromHook *bool) (string, error) {
-	d, err := marshalOpt(details)
+	b := BranchSummary{Summary: summary, Details: details, Hook: flagOf(fromHook, FlagAbsent)}
+	if fromID != nil {
+		b.FromID = *fromID
+	} else {
+		b.Root = true
+	}
+	return s.AppendBranchSummary(b)
+}
+
+// BranchSummary is a branch_summary entry to append (pi's
+// branchWithSummary arguments).
+type BranchSummary struct {
+	// FromID is the entry the leaf moves to; the entry hangs from it and
+	// its fromId names it.
+	FromID string
+	// Root moves the leaf to null instead (FromID unused): the entry is a
+	// new root and its fromId is "root".
+	Root    bool
+	Summary string
+	// Details is any value (compaction.FileLists for pi's
+	// {readFiles, modifiedFiles}); nil leaves the member out.
+	Details any
+	// Hook is fromHook: FlagAbsent (the zero value) leaves it out.
+	Hook Flag
+}
+
+// AppendBranchSummary moves the leaf to b.FromID (or to null with
+// b.Root) and appends a branch_summary entry there (pi's
+// branchWithSummary). The summary entry becomes the leaf, so the move
+// survives a reload. The entry b.FromID must exist.
+func (s *Session) AppendBranchSummary(b BranchSummary) (string, error) {
+	d, err := marshalOpt(b.Details)
 	if err != nil {
 		return "", fmt.Errorf("branch with summary: %w", err)
 	}
@@ -49,31 +84,46 @@ func (s *Session) BranchWithSummary(fromID *string, summary string, details any,
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
 		from := "root"
-		if fromID != nil {
-			if !s.ix.Has(*fromID) {
-				return nil, entryNotFound(*fromID)
+		if !b.Root {
+			if !s.ix.Has(b.FromID) {
+				return nil, entryNotFound(b.FromID)
 			}
-			from = *fromID
+			from = b.FromID
 		}
-		// The entry hangs from fromID; the leaf stays where it is until
+		// The entry hangs from FromID; the leaf stays where it is until
 		// the entry is written and becomes the leaf.
 		oldLeaf, oldKind := s.ix.Leaf()
-		if fromID != nil {
-			s.ix.SetLeaf(*fromID, KindString)
+		if !b.Root {
+			s.ix.SetLeaf(b.FromID, KindString)
 		} else {
 			s.ix.SetLeaf("", KindNull)
 		}
 		p := s.envelope(jsonl.TypeBranchSummary)
 		s.ix.SetLeaf(oldLeaf, oldKind)
-		p.b.String("fromId", from).String("summary", summary)
+		p.b.String("fromId", from).String("summary", b.Summary)
 		if d != nil {
 			p.b.Raw("details", d)
 		}
-		if fromHook != nil {
-			p.b.Bool("fromHook", *fromHook)
-		}
+		b.Hook.add(&p.b, "fromHook")
 		return p, nil
 	})
+}
+
+// BranchWithSummaryResult moves the leaf to fromID and appends the branch
+// summary res (made by compaction.SummarizeBranch or FinishBranch) as pi's
+// tree navigation does: details {readFiles, modifiedFiles} and fromHook
+// false.
+func (s *Session) BranchWithSummaryResult(fromID string, res compaction.BranchResult) (string, error) {
+	return s.AppendBranchSummary(BranchSummary{FromID: fromID, Summary: res.Summary, Details: res.Details, Hook: FlagFalse})
+}
+
+// AppendCompactionResult appends the compaction res (made by
+// compaction.Compact, Finish or FinishSummary) as pi's compaction does:
+// summary, firstKeptEntryId, tokensBefore, details {readFiles,
+// modifiedFiles} and fromHook false.
+func (s *Session) AppendCompactionResult(res compaction.Result) (string, error) {
+	return s.AppendCompaction(Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+		TokensBefore: res.TokensBefore, Details: res.Details, Hook: FlagFalse})
 }
 
 // NewSessionOptions configure NewSession.
@@ -252,4 +302,108 @@ func withParent(e *Entry, parent []byte) (*Entry, error) {
 	}
 	ne.Line, ne.Offset = e.Line, e.Offset
 	return &ne, nil
+}
+
+// ChildOptions configure NewChild.
+type ChildOptions struct {
+	// ID is the child's session id; "" draws one.
+	ID string
+	// Cwd is the child's working directory; "" is the parent's.
+	Cwd string
+	// Dir is the child's session directory; "" is the parent's.
+	Dir string
+}
+
+// NewChild starts a new session whose header names this session's file as
+// its parentSession, as a subagent's session: in this session's directory
+// (o.Dir otherwise), with this session's options (clock, ids, durability,
+// filesystem). The child is open for writing with its own writer lock;
+// like Create, its file appears at its first assistant message (or Flush),
+// and closing it before then leaves nothing behind. This session is not
+// changed and may be open read-only. The child of a session in memory is
+// in memory too, without a parentSession.
+func (s *Session) NewChild(ctx context.Context, o ChildOptions) (*Session, error) {
+	s.mu.Lock()
+	opts, cwd, dir, file, persist := s.opts, s.cwd, s.dir, s.file, s.persist
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	opts.ReadOnly, opts.NoLock, opts.Cwd = false, false, ""
+	if o.ID != "" {
+		id := o.ID
+		opts.NewSessionID = func() string { return id }
+	}
+	if o.Cwd != "" {
+		cwd = o.Cwd
+	}
+	if !persist {
+		return InMemory(cwd, opts), nil
+	}
+	opts.Dir = dir
+	if o.Dir != "" {
+		opts.Dir = o.Dir
+	}
+	opts.ParentSession = file
+	s2, err := Create(ctx, cwd, opts)
+	if err != nil {
+		return nil, fmt.Errorf("new child session of %s: %w", file, err)
+	}
+	return s2, nil
+}
+
+// LatestCompactionEntry returns (a copy of) the last compaction entry on
+// the leaf's branch, as pi's agent finds it
+// (getLatestCompactionEntry(getBranch())).
+func (s *Session) LatestCompactionEntry() (*Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := compaction.LatestCompactionEntry(s.ix.LeafBranch())
+	return copyEntry(e), ok
+}
+
+// SetSessionFile switches the session to the file at path (pi's
+// setSessionFile): the current file and its lock are released, and path
+// is opened as Open opens it, with the same options (a write-mode session
+// takes path's writer lock; a missing file starts a new session to be
+// written there). The session keeps its cwd and session directory, as pi
+// keeps them. If path cannot be opened the session is closed and the
+// error returned. A session in memory cannot switch files.
+func (s *Session) SetSessionFile(ctx context.Context, path string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if !s.persist {
+		return fmt.Errorf("set session file %s: the session is in memory", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("set session file %s: %w", path, err)
+	}
+	fail := func(err error) error {
+		_ = s.closeFile()
+		s.closed = true
+		return err
+	}
+	if !s.opts.ReadOnly {
+		if fi, err := s.opts.fs().Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("set session file %s: %w", abs, vfs.ErrSymlink)
+		}
+	}
+	if err := s.switchFile(ctx, abs); err != nil {
+		return fail(err)
+	}
+	cwd, saved := s.cwd, s.opts.Cwd
+	s.opts.Cwd = cwd
+	s.recovery = Recovery{}
+	s.gen++
+	err = s.load(ctx)
+	s.opts.Cwd = saved
+	if err != nil {
+		return fail(err)
+	}
+	return nil
 }

@@ -43,20 +43,6 @@ func (s *Session) PrepareCompaction(settings compaction.Settings) (*compaction.P
 	return prep, branch[prep.FirstKeptIndex], nil
 }
 
-// AppendCompactionResult appends the compaction entry of a finished
-// compaction, with its file lists as details and fromHook false, as pi
-// writes one of its own. It returns the new entry's id.
-func (s *Session) AppendCompactionResult(res compaction.Result) (string, error) {
-	fromHook := false
-	return s.AppendCompaction(Compaction{
-		Summary:          res.Summary,
-		FirstKeptEntryID: res.FirstKeptEntryID,
-		TokensBefore:     res.TokensBefore,
-		Details:          res.Details.JSON(),
-		FromHook:         &fromHook,
-	})
-}
-
 // SummarizeBranch summarises the part of the tree that moving the leaf
 // from the current leaf to target abandons, as pi's tree navigation does
 // (a budget for a 16384-token reserve), with sum and extra instructions.
@@ -64,7 +50,7 @@ func (s *Session) AppendCompactionResult(res compaction.Result) (string, error) 
 // abandoned); the result is then empty.
 func (s *Session) SummarizeBranch(ctx context.Context, target string, sum compaction.Summarizer, instructions string) (res compaction.BranchResult, ok bool, err error) {
 	var col compaction.BranchCollection
-	if oldLeaf, kind := s.LeafID(); kind == jsonl.KindString {
+	if oldLeaf, ok := s.LeafID(); ok {
 		s.Index(func(ix *tree.Index) { col = compaction.CollectEntriesForBranchSummary(ix, oldLeaf, target) })
 	}
 	if len(col.Entries) == 0 {

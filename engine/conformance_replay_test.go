@@ -473,7 +473,7 @@ func checkOpState(t *testing.T, r *replay, label string, op map[string]any) {
 	if s == nil {
 		return
 	}
-	leaf, kind := s.LeafID()
+	leaf, kind := s.LeafIDKind()
 	var got any
 	if kind == jsonl.KindString {
 		got = leaf

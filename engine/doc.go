@@ -17,21 +17,23 @@
 // Ids and the clock are injectable (Options), so written bytes can be
 // compared with pi's.
 //
-// A minimal agent (the package example):
+// Messages are the Go types of package engine/message (raw JSON works
+// too). A minimal agent (the package example):
 //
-//	func agent(ctx context.Context, cwd string, opts engine.Options, reply json.RawMessage) error {
+//	func agent(ctx context.Context, cwd string, opts engine.Options, reply *message.Assistant) error {
 //		s, err := engine.Create(ctx, cwd, opts) // engine.Options{}: pi's store, every append fsynced
 //		if err != nil {
 //			return err
 //		}
 //		defer s.Close()
 //		s.AppendModelChange("anthropic", "claude-sonnet-4-5")
-//		s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1772355600000}`))
+//		s.AppendMessage(message.NewUser("hi", time.Now()))
 //		if _, err := s.AppendMessage(reply); err != nil { // the file appears now (pi's rule)
 //			return err
 //		}
 //		next := s.Context() // what to send to the model next
-//		fmt.Println(len(next.Messages), "messages for", string(next.Model))
+//		model, _ := next.CurrentModel()
+//		fmt.Println(len(next.Messages), "messages for", model.Provider, model.ModelID)
 //		return nil
 //	}
 //

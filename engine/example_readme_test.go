@@ -7,12 +7,14 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
+	"time"
 
+	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 )
 
-func run(ctx context.Context, cwd string) error {
+func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*message.Assistant, error)) error {
 	// A new session in pi's store (~/.pi/agent/sessions/--<cwd>--/),
 	// holding its writer lock until Close. Every append is fsynced.
 	s, err := engine.Create(ctx, cwd, engine.Options{})
@@ -23,12 +25,32 @@ func run(ctx context.Context, cwd string) error {
 
 	s.AppendModelChange("anthropic", "claude-sonnet-4-5")
 	s.AppendThinkingLevelChange("medium")
-	s.AppendMessage(json.RawMessage(`{"role":"user","content":"Why does the build fail?","timestamp":1772355600000}`))
-	// ... call the model with s.Context().Messages, then store the reply:
-	// s.AppendMessage(reply)   (the file appears with the first assistant message, as in pi)
+	question, _ := s.AppendMessage(message.NewUser("Why does the build fail?", time.Now()))
+
+	// What to send: c.TypedMessages(), c.CurrentModel(), c.Thinking().
+	reply, err := callModel(s.Context())
+	if err != nil {
+		return err
+	}
+	// The file appears with the first assistant message, as in pi.
+	if _, err := s.AppendMessage(reply); err != nil {
+		return err
+	}
+
+	// Compact with a summary of your own (or compaction.Compact with a
+	// Summarizer): details {readFiles, modifiedFiles} as pi writes them.
+	if prep, err := compaction.Prepare(s.BranchPath(""), compaction.DefaultSettings()); err == nil {
+		s.AppendCompactionResult(compaction.FinishSummary(prep, "The build fails because ..."))
+	}
 
 	// Go back to an earlier entry, leaving a summary of the abandoned
 	// branch: the move survives a reload.
-	// s.BranchWithSummary(&entryID, "Tried X; it did not help.", nil, nil)
-	return nil
+	s.AppendBranchSummary(engine.BranchSummary{FromID: question, Summary: "Tried X; it did not help."})
+
+	// A subagent's session names this one as its parent.
+	child, err := s.NewChild(ctx, engine.ChildOptions{})
+	if err != nil {
+		return err
+	}
+	return child.Close()
 }

@@ -117,8 +117,11 @@ type ListOptions struct {
 	// FS is the filesystem; nil means vfs.OS().
 	FS vfs.FS
 	// NoIndex reads every file instead of using the list index (see
-	// IndexName); the index is then neither read nor written.
+	// ListIndexPath); the index is then neither read nor written.
 	NoIndex bool
+	// CacheDir is where the list index is kept; "" means
+	// layout.CacheDir(). Without a cache directory there is no index.
+	CacheDir string
 	// Warn, when not nil, is told about each file named like a session
 	// that was left out because it could not be read (permission denied,
 	// a broken or looping symbolic link, a named pipe or other special
@@ -132,6 +135,16 @@ type ListOptions struct {
 
 func (o ListOptions) fs() vfs.FS { return orOS(o.FS) }
 
+// withCache resolves the cache directory once for a listing; without one
+// there is no index.
+func (o ListOptions) withCache() ListOptions {
+	if !o.NoIndex {
+		o.CacheDir = resolveCache(o.CacheDir)
+		o.NoIndex = o.CacheDir == ""
+	}
+	return o
+}
+
 func orOS(fsys vfs.FS) vfs.FS {
 	if fsys == nil {
 		return vfs.OS()
@@ -144,6 +157,7 @@ func orOS(fsys vfs.FS) vfs.FS {
 // sessions (no header as first object) are left out. A missing directory
 // gives an empty list; the default directory is created, as pi does.
 func List(ctx context.Context, cwd string, o ListOptions) ([]SessionInfo, error) {
+	o = o.withCache()
 	dir := o.Dir
 	if dir == "" {
 		opts := Options{AgentDir: o.AgentDir, Agent: o.Agent, FS: o.FS}
@@ -166,6 +180,7 @@ func List(ctx context.Context, cwd string, o ListOptions) ([]SessionInfo, error)
 // <agentDir>/sessions (immediate subdirectories only, symlinks not
 // followed), newest modification first.
 func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
+	o = o.withCache()
 	agent := o.AgentDir
 	if agent == "" {
 		var err error
@@ -206,6 +221,7 @@ func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
 // fs.ErrNotExist; unreadable directories below it are reported to o.Warn
 // and skipped.
 func ListTree(ctx context.Context, root string, o ListOptions) ([]SessionInfo, error) {
+	o = o.withCache()
 	var dirs []dirFiles
 	var warns []error
 	var walk func(dir string) error
@@ -264,7 +280,7 @@ func sessionFilesIndexed(o ListOptions, dir string) (dirFiles, error) {
 	} else {
 		go func() {
 			defer close(done)
-			index = readIndex(fsys, dir)
+			index = readIndex(fsys, o.CacheDir, dir)
 		}()
 	}
 	files, err := sessionFiles(fsys, dir, !o.NoIndex)
@@ -474,7 +490,7 @@ func listFilesWarn(ctx context.Context, o ListOptions, dirs []dirFiles, warns []
 				fresh[name] = indexEntry{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), info: in}
 			}
 			if dirty[di] {
-				writeIndex(fsys, d.dir, fresh, d.names)
+				writeIndex(fsys, o.CacheDir, d.dir, fresh, d.names)
 			}
 		}
 	}
@@ -747,6 +763,12 @@ func truthy(v []byte) bool {
 // newest mtime. ok is false when there is none. A nil fsys means
 // vfs.OS().
 func FindMostRecent(fsys vfs.FS, dir string) (path string, ok bool) {
+	return findMostRecent(fsys, dir, false)
+}
+
+// findMostRecent is FindMostRecent, passing over files whose header has a
+// parentSession when skipChildren is set.
+func findMostRecent(fsys vfs.FS, dir string, skipChildren bool) (path string, ok bool) {
 	fsys = orOS(fsys)
 	files, err := sessionFiles(fsys, dir, false)
 	if err != nil {
@@ -756,7 +778,7 @@ func FindMostRecent(fsys vfs.FS, dir string) (path string, ok bool) {
 	var bestTime time.Time
 	for _, n := range files.names {
 		name := filepath.Join(dir, n)
-		if !headerInFirst512(fsys, name) {
+		if h, ok := headerInFirst512(fsys, name); !ok || (skipChildren && h.HasParentSession) {
 			continue
 		}
 		st, err := fsys.Stat(name)
@@ -770,10 +792,10 @@ func FindMostRecent(fsys vfs.FS, dir string) (path string, ok bool) {
 	return best, best != ""
 }
 
-func headerInFirst512(fsys vfs.FS, name string) bool {
+func headerInFirst512(fsys vfs.FS, name string) (jsonl.Header, bool) {
 	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
-		return false
+		return jsonl.Header{}, false
 	}
 	defer f.Close()
 	buf := make([]byte, 512)
@@ -783,18 +805,22 @@ func headerInFirst512(fsys vfs.FS, name string) bool {
 		buf = buf[:i]
 	}
 	e, err := jsonl.ParseEntry(buf)
-	return err == nil && e.IsHeader() && e.IDKind == KindString
+	if err != nil || !e.IsHeader() || e.IDKind != KindString {
+		return jsonl.Header{}, false
+	}
+	return jsonl.ParseHeader(e), true
 }
 
 // ContinueRecent opens the most recent session of cwd's directory (see
 // FindMostRecent) with cwd as its cwd, or creates a new session when there
-// is none (pi's continueRecent).
+// is none (pi's continueRecent). With opts.SkipChildSessions, sessions
+// whose header names a parentSession are passed over.
 func ContinueRecent(ctx context.Context, cwd string, opts Options) (*Session, error) {
 	dir, err := opts.sessionDir(cwd)
 	if err != nil {
 		return nil, err
 	}
-	if path, ok := FindMostRecent(opts.fs(), dir); ok {
+	if path, ok := findMostRecent(opts.fs(), dir, opts.SkipChildSessions); ok {
 		o := opts
 		o.Cwd = cwd
 		o.Dir = dir

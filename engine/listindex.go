@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"hash/crc32"
@@ -18,9 +19,11 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// The list index caches each session file's SessionInfo in its directory,
-// in a file named IndexName, so that listing thousands of sessions reads
-// one file instead of all of them. It is never the source of truth:
+// The list index caches each session file's SessionInfo, one index file
+// per listed directory under the user cache directory (ListIndexPath), so
+// that listing thousands of sessions reads one file instead of all of
+// them. Nothing is written into the session directory, which belongs to
+// pi. It is never the source of truth:
 //
 //   - an entry is used only while the file's size and modification time
 //     (nanoseconds) are what they were when it was made, and files modified
@@ -29,15 +32,52 @@ import (
 //   - the index is JSON lines, later lines for a name replacing earlier
 //     ones: a writer that closes a session appends its fresh entry, and
 //     listing rewrites the index when it found stale or missing entries;
-//   - a missing, damaged or foreign index is ignored and rebuilt; deleting
-//     it is always safe. It holds message text, so it is created 0600.
+//   - a missing, damaged or foreign index (one whose first line names
+//     another directory) is ignored and rebuilt; deleting it is always
+//     safe, and a cache directory that cannot be made means no index. It
+//     holds message text, so it is created 0600 in a 0700 directory.
 
-// IndexName is the name of the list index file in a session directory.
-// It does not end in ".jsonl", so no session loader mistakes it for a
-// session.
+// IndexName is the name of the list index file that earlier versions kept
+// in each session directory. It is no longer read or written (the index
+// lives under the user cache directory, see ListIndexPath); such a file
+// may be deleted.
+//
+// Deprecated: the list index is at ListIndexPath.
 const IndexName = ".sessctl-list-index"
 
-const indexVersion = `{"sessctlListIndex":2}`
+// ListIndexPath returns the list index file of the session directory dir
+// under cacheDir (layout.CacheDir): <cacheDir>/list-index/<the first 32
+// hex digits of the SHA-256 of dir's absolute path>.
+func ListIndexPath(cacheDir, dir string) string {
+	sum := sha256.Sum256([]byte(absDir(dir)))
+	return filepath.Join(cacheDir, "list-index", hex.EncodeToString(sum[:16]))
+}
+
+func absDir(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return dir
+}
+
+// indexHeader is the first line of dir's index: the format version and
+// the directory, so that an index is never taken for another directory's.
+func indexHeader(dir string) []byte {
+	return jsonl.NewObject(64+len(dir)).Number("sessctlListIndex", 3).String("dir", absDir(dir)).Bytes()
+}
+
+// resolveCache returns the cache directory to use: dir, or
+// layout.CacheDir(), or "" (no index) when there is none.
+func resolveCache(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	d, err := layout.CacheDir()
+	if err != nil {
+		return ""
+	}
+	return d
+}
 
 // racyWindow is how recent a modification time must be for a file not to
 // be cached (see the package comment on the list index).
@@ -52,14 +92,17 @@ type indexEntry struct {
 
 // readIndex loads dir's index; a missing or unusable index gives an empty
 // map.
-func readIndex(fsys vfs.FS, dir string) map[string]indexEntry {
+func readIndex(fsys vfs.FS, cacheDir, dir string) map[string]indexEntry {
 	out := map[string]indexEntry{}
-	data, err := vfs.ReadFile(fsys, filepath.Join(dir, IndexName))
+	if cacheDir == "" {
+		return out
+	}
+	data, err := vfs.ReadFile(fsys, ListIndexPath(cacheDir, dir))
 	if err != nil {
 		return out
 	}
 	nl := bytes.IndexByte(data, '\n')
-	if nl < 0 || string(data[:nl]) != indexVersion {
+	if nl < 0 || !bytes.Equal(data[:nl], indexHeader(dir)) {
 		return out
 	}
 	body := data[nl+1:]
@@ -251,16 +294,22 @@ func cacheable(mtime time.Time, now time.Time) bool {
 // writeIndex replaces dir's index with entries. It is best effort: a cache
 // that cannot be written (read-only store) is simply not kept. It does not
 // fsync: a damaged index after a crash is ignored and rebuilt.
-func writeIndex(fsys vfs.FS, dir string, entries map[string]indexEntry, names []string) {
+func writeIndex(fsys vfs.FS, cacheDir, dir string, entries map[string]indexEntry, names []string) {
+	if cacheDir == "" {
+		return
+	}
 	buf := make([]byte, 0, 1<<16)
-	buf = append(buf, indexVersion...)
+	buf = append(buf, indexHeader(dir)...)
 	buf = append(buf, '\n')
 	for _, n := range names {
 		if ent, ok := entries[n]; ok {
 			buf = encodeIndexLine(buf, n, ent)
 		}
 	}
-	path := filepath.Join(dir, IndexName)
+	path := ListIndexPath(cacheDir, dir)
+	if err := fsys.MkdirAll(filepath.Dir(path), vfs.DirMode); err != nil {
+		return
+	}
 	tmp := vfs.TempName(path)
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
@@ -283,11 +332,9 @@ func writeIndex(fsys vfs.FS, dir string, entries map[string]indexEntry, names []
 	}
 }
 
-// appendIndex adds a fresh entry for one file to dir's index, when the
-// directory has an index: the way a writer keeps the cache current. Best
-// effort.
-func appendIndex(fsys vfs.FS, dir, name string, ent indexEntry) {
-	path := filepath.Join(dir, IndexName)
+// appendIndex adds a fresh entry for one file to the index at path, when
+// it exists: the way a writer keeps the cache current. Best effort.
+func appendIndex(fsys vfs.FS, path, name string, ent indexEntry) {
 	f, err := fsys.OpenFile(path, os.O_WRONLY|os.O_APPEND|vfs.NoFollow, 0)
 	if err != nil {
 		return
@@ -304,9 +351,13 @@ func (s *Session) refreshIndex() {
 	if !s.persist || !s.onDisk || s.file == "" {
 		return
 	}
+	cache := resolveCache(s.opts.CacheDir)
+	if cache == "" {
+		return
+	}
 	fsys := s.opts.fs()
-	dir, name := filepath.Split(s.file)
-	if _, err := fsys.Lstat(filepath.Join(dir, IndexName)); err != nil {
+	path := ListIndexPath(cache, filepath.Dir(s.file))
+	if _, err := fsys.Lstat(path); err != nil {
 		return
 	}
 	st, err := fsys.Stat(s.file)
@@ -324,5 +375,5 @@ func (s *Session) refreshIndex() {
 	if err != nil {
 		return
 	}
-	appendIndex(fsys, dir, name, indexEntry{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), info: info})
+	appendIndex(fsys, path, filepath.Base(s.file), indexEntry{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), info: info})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	generate "github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // makeStore writes n small generated sessions with old mtimes.
@@ -32,6 +33,17 @@ func makeStore(t *testing.T, n int) string {
 	return dir
 }
 
+// indexPath is where listing dir keeps its index: under the user cache
+// directory, which TestMain points at a temporary directory.
+func indexPath(t *testing.T, dir string) string {
+	t.Helper()
+	cache, err := layout.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.ListIndexPath(cache, dir)
+}
+
 func listJSON(t *testing.T, dir string, noIndex bool) any {
 	t.Helper()
 	infos, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir, NoIndex: noIndex})
@@ -44,11 +56,11 @@ func listJSON(t *testing.T, dir string, noIndex bool) any {
 func TestListIndexGivesTheScanResults(t *testing.T) {
 	dir := makeStore(t, 20)
 	scan := listJSON(t, dir, true)
-	if _, err := os.Stat(filepath.Join(dir, engine.IndexName)); err == nil {
+	if _, err := os.Stat(indexPath(t, dir)); err == nil {
 		t.Fatal("NoIndex wrote an index")
 	}
 	first := listJSON(t, dir, false) // builds the index
-	st, err := os.Stat(filepath.Join(dir, engine.IndexName))
+	st, err := os.Stat(indexPath(t, dir))
 	if err != nil {
 		t.Fatalf("listing did not write an index: %v", err)
 	}
@@ -105,12 +117,17 @@ func TestListIndexDamagedOrRacy(t *testing.T) {
 		{"garbage", "not an index\n{{{"},
 		{"empty", ""},
 		{"foreign version", `{"sessctlListIndex":99}` + "\n"},
+		{"old version", `{"sessctlListIndex":2}` + "\n"},
+		{"another directory's", `{"sessctlListIndex":3,"dir":"/elsewhere"}` + "\n" + `{"name":"x.jsonl","size":1,"mtimeNs":"1"}` + "\n"},
 		{"damaged line", `{"sessctlListIndex":1}` + "\n" + `{"name":"x.jsonl","size":1,` + "\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := makeStore(t, 4)
-			if err := os.WriteFile(filepath.Join(dir, engine.IndexName), []byte(c.index), 0o600); err != nil {
+			if err := os.MkdirAll(filepath.Dir(indexPath(t, dir)), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(indexPath(t, dir), []byte(c.index), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(listJSON(t, dir, true), listJSON(t, dir, false)); diff != "" {
@@ -129,8 +146,8 @@ func TestListIndexDamagedOrRacy(t *testing.T) {
 			os.Chtimes(filepath.Join(dir, e.Name()), now, now)
 		}
 		listJSON(t, dir, false)
-		data, _ := os.ReadFile(filepath.Join(dir, engine.IndexName))
-		if len(data) > len(`{"sessctlListIndex":1}`)+1 {
+		data, _ := os.ReadFile(indexPath(t, dir))
+		if strings.Count(string(data), "\n") > 1 {
 			t.Errorf("files modified just now were cached:\n%s", data)
 		}
 	})
@@ -156,7 +173,7 @@ func TestListIndexUpdatedByWrites(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, engine.IndexName))
+	data, err := os.ReadFile(indexPath(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,5 +205,38 @@ func TestWriteInfoNoticesChangedFields(t *testing.T) {
 	var got struct{ AllMessagesText string }
 	if err := json.Unmarshal([]byte(buf.String()), &got); err != nil || got.AllMessagesText == "" || got.AllMessagesText != in.AllMessagesText() {
 		t.Fatalf("allMessagesText lost (%v):\n%s", err, buf.String())
+	}
+}
+
+// TestListWritesNothingIntoTheStore checks that listing (and closing a
+// writer, which refreshes the index) leaves pi's session directory as it
+// was: the index lives under the user cache directory, keyed by the
+// listed directory, and is never required.
+func TestListWritesNothingIntoTheStore(t *testing.T) {
+	dir := makeStore(t, 4)
+	before := dirNames(t, dir)
+	listJSON(t, dir, false)
+	if diff := cmp.Diff(before, dirNames(t, dir)); diff != "" {
+		t.Errorf("listing wrote into the session directory (-before +after):\n%s", diff)
+	}
+	if _, err := os.Stat(indexPath(t, dir)); err != nil {
+		t.Errorf("no index under the cache directory: %v", err)
+	}
+	other := makeStore(t, 2)
+	if indexPath(t, other) == indexPath(t, dir) {
+		t.Error("two directories share an index file")
+	}
+
+	// A cache directory that cannot be made: the listing is the same.
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := engine.List(t.Context(), "", engine.ListOptions{Dir: dir, CacheDir: filepath.Join(blocked, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(listJSON(t, dir, true), infosJSON(t, infos, dir)); diff != "" {
+		t.Errorf("listing without a usable cache differs:\n%s", diff)
 	}
 }

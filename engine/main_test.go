@@ -11,11 +11,29 @@ import (
 // processes (testenv.Command), and removes the workloads the benchmarks
 // generated.
 func TestMain(m *testing.M) {
+	// Caches (the list index) go to a temporary directory, not the
+	// user's; children inherit it.
+	var cache string
+	if os.Getenv("SESSCTL_TEST_CACHE") == "" { // not a child process
+		// pi stays where it was found before the cache moved.
+		if os.Getenv("SESSCTL_PI_MODULES") == "" {
+			os.Setenv("SESSCTL_PI_MODULES", testenv.PiDir())
+		}
+		var err error
+		if cache, err = os.MkdirTemp("", "engine-test-cache"); err != nil {
+			panic(err)
+		}
+		os.Setenv("XDG_CACHE_HOME", cache)
+		os.Setenv("SESSCTL_TEST_CACHE", cache)
+	}
 	code := testenv.Main(m, map[string]func() int{
 		"appender": appender, // kill_test.go
 	})
 	if benchFiles.tmp != "" {
 		os.RemoveAll(benchFiles.tmp)
+	}
+	if cache != "" {
+		os.RemoveAll(cache)
 	}
 	os.Exit(code)
 }

@@ -56,6 +56,17 @@ type Options struct {
 	// session's lock themselves.
 	NoLock bool
 
+	// ParentSession, for Create (and the new session ContinueRecent may
+	// create), is written as the header's parentSession: the session
+	// is a child, such as a subagent's (see also Session.NewChild). ""
+	// leaves it out.
+	ParentSession string
+	// SkipChildSessions makes ContinueRecent pass over sessions whose
+	// header has a parentSession (children, forks, branched sessions), so
+	// an agent does not resume its subagent's session. pi does not skip
+	// them; the default is pi's rule.
+	SkipChildSessions bool
+
 	// Sync is the durability policy for appends. It also sets how often a
 	// session looks for lines other processes appended to its file (pi
 	// takes no lock): before every write under SyncEach; under SyncNone
@@ -77,6 +88,10 @@ type Options struct {
 	// NoBackup skips the <file>.v<N>.bak copy when opening for writing
 	// migrates a file.
 	NoBackup bool
+
+	// CacheDir is where sessctl's caches live (the list index a writer
+	// keeps current when it closes a session); "" means layout.CacheDir().
+	CacheDir string
 
 	// FS is the filesystem; nil means vfs.OS().
 	FS vfs.FS

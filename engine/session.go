@@ -111,16 +111,22 @@ func (s *Session) newState(header []byte) {
 }
 
 // Create starts a new session for cwd in opts.Dir (default: the per-cwd
-// directory under the agent directory, which is created). Nothing is
-// written until the session has an assistant message, as in pi; the
-// writer lock on the future file is taken at once.
+// directory under the agent directory, which is created), a child of
+// opts.ParentSession when it is set. Nothing is written until the session
+// has an assistant message, as in pi; the writer lock on the future file
+// is taken at once, and its lock file is removed again by Close when the
+// file was never written.
 func Create(ctx context.Context, cwd string, opts Options) (*Session, error) {
 	dir, err := opts.sessionDir(cwd)
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	s := &Session{opts: opts, cwd: cwd, dir: dir, persist: true}
-	if err := s.startNew(ctx, opts.sessionID(), nil); err != nil {
+	var parent *string
+	if opts.ParentSession != "" {
+		parent = &opts.ParentSession
+	}
+	if err := s.startNew(ctx, opts.sessionID(), parent); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -303,6 +309,8 @@ func (s *Session) load(context.Context) error {
 		if ident, err = fsys.Lstat(s.file); err != nil {
 			return fmt.Errorf("open session %s: %w", s.file, err)
 		}
+	} else {
+		ident, _ = fsys.Stat(s.file) // for Refresh; it follows links as the read did
 	}
 	p := jsonl.ParseFile(data)
 	s.recovery.Malformed = len(p.Malformed)
@@ -347,11 +355,10 @@ func (s *Session) load(context.Context) error {
 	s.index(entries)
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
-	if !s.opts.ReadOnly {
-		s.disk = loadedState(data, p, ident)
-		if migrate.Needed(version) {
-			s.disk.migrateFrom = version
-		}
+	// A read-only session keeps the same record, for Refresh.
+	s.disk = loadedState(data, p, ident)
+	if migrate.Needed(version) {
+		s.disk.migrateFrom = version
 	}
 	return nil
 }
@@ -444,49 +451,66 @@ func (s *Session) IsPersisted() bool { return s.persist }
 func (s *Session) Header() Header {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return jsonl.ParseHeader(s.header)
+	return jsonl.ParseHeader(*copyEntry(&s.header))
 }
 
 // Entries returns every entry in file order (headers excluded, duplicates
-// included). The entries are shared and must not be modified.
+// included). They are copies: changing them changes nothing in the
+// session (All iterates without holding them all).
 func (s *Session) Entries() []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]*Entry(nil), s.ix.Entries()...)
+	return copyEntries(s.ix.Entries())
 }
 
-// Entry returns the entry with id.
+// Entry returns (a copy of) the entry with id.
 func (s *Session) Entry(id string) (*Entry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ix.Get(id)
+	e, ok := s.ix.Get(id)
+	return copyEntry(e), ok
 }
 
-// LeafID returns the current leaf: an entry id (KindString), null
-// (KindNull: empty session or after ResetLeaf) or undefined (KindAbsent:
-// the last line has no id).
-func (s *Session) LeafID() (string, Kind) {
+// LeafID returns the id of the current leaf entry; ok is false when the
+// leaf is no entry: null (an empty session, or after ResetLeaf) or, in a
+// file whose last line has no id, undefined. LeafIDKind tells those
+// apart, as pi's getLeafId does.
+func (s *Session) LeafID() (id string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, kind := s.ix.Leaf()
+	if kind != KindString {
+		return "", false
+	}
+	return id, true
+}
+
+// LeafIDKind returns the current leaf as pi's getLeafId has it: an entry
+// id (KindString), null (KindNull: empty session or after ResetLeaf) or
+// undefined (KindAbsent: the last line has no id).
+func (s *Session) LeafIDKind() (string, Kind) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ix.Leaf()
 }
 
-// LeafEntry returns the entry the leaf names.
+// LeafEntry returns (a copy of) the entry the leaf names.
 func (s *Session) LeafEntry() (*Entry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ix.LeafEntry()
+	e, ok := s.ix.LeafEntry()
+	return copyEntry(e), ok
 }
 
-// BranchPath returns the root-to-entry path of id, or of the leaf when id
-// is "" (pi's getBranch).
+// BranchPath returns (copies of) the root-to-entry path of id, or of the
+// leaf when id is "" (pi's getBranch). Path iterates over it.
 func (s *Session) BranchPath(id string) []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id == "" {
-		return s.ix.LeafBranch()
+		return copyEntries(s.ix.LeafBranch())
 	}
-	return s.ix.Branch(id)
+	return copyEntries(s.ix.Branch(id))
 }
 
 // Children returns the ids of the entries whose parent is id.
@@ -496,11 +520,11 @@ func (s *Session) Children(id string) []string {
 	return append([]string(nil), s.ix.Children(id)...)
 }
 
-// Tree returns pi's getTree.
+// Tree returns pi's getTree; the nodes hold copies of the entries.
 func (s *Session) Tree() []*tree.Node {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ix.Tree()
+	return copyTree(s.ix.Tree())
 }
 
 // Label returns the label of an entry id.
@@ -525,23 +549,26 @@ func (s *Session) Name() (string, bool) {
 }
 
 // Context builds the model context at the current leaf (pi's
-// buildSessionContext()).
+// buildSessionContext()). Its messages and entries are copies. The
+// context gives the messages as types (Context.TypedMessages), the model
+// (Context.CurrentModel) and the thinking level (Context.Thinking).
 func (s *Session) Context() compaction.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id, kind := s.ix.Leaf()
-	return compaction.Build(s.ix, compaction.Leaf{ID: id, Kind: kind})
+	return copyContext(compaction.Build(s.ix, compaction.Leaf{ID: id, Kind: kind}))
 }
 
 // ContextAt builds the context for an explicit leaf.
 func (s *Session) ContextAt(leaf compaction.Leaf) compaction.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return compaction.Build(s.ix, leaf)
+	return copyContext(compaction.Build(s.ix, leaf))
 }
 
 // Index gives f the session's index under the session's lock, for readers
-// that need several answers at once. f must not keep the index.
+// that need several answers at once without copies. f must not keep the
+// index nor change its entries (their bytes are the session's).
 func (s *Session) Index(f func(ix *tree.Index)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

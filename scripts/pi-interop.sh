@@ -8,8 +8,9 @@
 #   npm install @mariozechner/pi-coding-agent@0.58.3
 # was run. Without FILEs, the script builds sessctl and checks a demo
 # session, generated sessions (with branches, labels, names, compactions
-# and images) and a version 1 file migrated by sessctl (against pi's own
-# migration of the original). Not part of `make test`: it needs Node.
+# and images), the sessions of the example agent (examples/agent) and a
+# version 1 file migrated by sessctl (against pi's own migration of the
+# original). Not part of `make test`: it needs Node.
 set -euo pipefail
 mods=$(cd "$1" && pwd); shift
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +30,10 @@ if [ ${#files[@]} -eq 0 ]; then
   store=$("$S" demo --keep | sed -n 's/^The store is kept at //p')
   demo=$(find "$store" -name '*.jsonl' | head -1)
   cp "$demo" "$work/demo.jsonl"; rm -rf "$store"
-  files=("$work/demo.jsonl" "$work/gen.jsonl" "$work/gen-big.jsonl" "$work/v1.jsonl")
+  # The example agent's sessions (typed messages, compaction, branch
+  # summary, a child session, a resume).
+  mapfile -t example < <(cd "$root" && go run ./examples/agent "$work/example" | grep '\.jsonl$')
+  files=("$work/demo.jsonl" "$work/gen.jsonl" "$work/gen-big.jsonl" "$work/v1.jsonl" "${example[@]}")
 fi
 fail=0
 for f in "${files[@]}"; do

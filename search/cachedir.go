@@ -2,18 +2,18 @@ package search
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/sessctl/sessctl/layout"
 )
 
 // defaultDir is where the index lives when Options.Dir is empty:
-// <user cache dir>/sessctl/search. os.UserCacheDir honours
-// $XDG_CACHE_HOME on Unix. (Package layout is to get a shared cache
-// directory resolver; this is the one place to switch over to it.)
+// <sessctl's cache directory>/search (layout.CacheDir: $XDG_CACHE_HOME
+// when set, the system's user cache directory otherwise).
 func defaultDir() (string, error) {
-	dir, err := os.UserCacheDir()
+	dir, err := layout.CacheDir()
 	if err != nil {
 		return "", fmt.Errorf("find the search index directory: %w", err)
 	}
-	return filepath.Join(dir, "sessctl", "search"), nil
+	return filepath.Join(dir, "search"), nil
 }

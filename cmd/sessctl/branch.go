@@ -94,7 +94,7 @@ func runBranch(e *env, args []string) int {
 	if err != nil {
 		return e.failEntry(err, pos[0])
 	}
-	oldLeaf, oldKind := s.LeafID()
+	oldLeaf, oldKind := s.LeafIDKind()
 	if oldKind == jsonl.KindString && oldLeaf == target {
 		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", target)
 		if *asJSON {

@@ -105,7 +105,7 @@ func runFork(e *env, args []string) int {
 				return e.failEntry(err, pos[0])
 			}
 		} else {
-			id, kind := src.LeafID()
+			id, kind := src.LeafIDKind()
 			if kind != jsonl.KindString {
 				return e.fail(errors.New("the session has no entries to fork"))
 			}
@@ -117,7 +117,7 @@ func runFork(e *env, args []string) int {
 		return e.fail(err)
 	}
 	id, file, h := ns.SessionID(), ns.SessionFile(), ns.Header()
-	leaf, leafKind := ns.LeafID()
+	leaf, leafKind := ns.LeafIDKind()
 	n := len(ns.Entries())
 	if err := ns.Close(); err != nil {
 		return e.fail(err)

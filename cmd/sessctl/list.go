@@ -36,10 +36,11 @@ messageCount, firstMessage, allMessagesText; and "dateFromFile": true for
 an imported session whose source recorded no date, so that its dates are
 its source file's modification time (marked * in the table).
 
-Listing keeps a cache of each directory's session summaries in a file named
-.sessctl-list-index beside the sessions, used only for files whose size
-and modification time are unchanged; it is safe to delete. --no-index
-reads every file.
+Listing keeps a cache of each directory's session summaries under the user
+cache directory ($XDG_CACHE_HOME/sessctl/list-index, or the system's cache
+directory), never in the session directory; it is used only for files
+whose size and modification time are unchanged and is safe to delete.
+--no-index reads every file.
 
 --store says which store, as for the other commands: pi (the default:
 PI_CODING_AGENT_DIR, default ~/.pi/agent), indusagi (INDUSAGI_AGENT_DIR,

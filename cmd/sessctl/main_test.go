@@ -11,8 +11,28 @@ import (
 // binary as the child "sessctl" (testenv.Command) to have it as a real
 // process (signals, pipes, another user), with os.Args[1:] as its
 // arguments.
+//
+// The user cache directory (the list index) is a temporary one, which
+// the children inherit.
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, map[string]func() int{
+	var cache string
+	if os.Getenv("SESSCTL_TEST_CACHE") == "" { // not a child process
+		// pi stays where it was found before the cache moved.
+		if os.Getenv("SESSCTL_PI_MODULES") == "" {
+			os.Setenv("SESSCTL_PI_MODULES", testenv.PiDir())
+		}
+		var err error
+		if cache, err = os.MkdirTemp("", "sessctl-test-cache"); err != nil {
+			panic(err)
+		}
+		os.Setenv("XDG_CACHE_HOME", cache)
+		os.Setenv("SESSCTL_TEST_CACHE", cache)
+	}
+	code := testenv.Main(m, map[string]func() int{
 		"sessctl": func() int { main(); return exitOK },
-	}))
+	})
+	if cache != "" {
+		os.RemoveAll(cache)
+	}
+	os.Exit(code)
 }

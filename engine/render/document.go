@@ -30,7 +30,7 @@ func Snapshot(s *engine.Session) *Session {
 	sv := &Session{Path: s.SessionFile(), Header: s.Header()}
 	sv.Name, sv.HasName = s.Name()
 	sv.Entries = s.Entries()
-	if id, kind := s.LeafID(); kind == jsonl.KindString {
+	if id, ok := s.LeafID(); ok {
 		sv.Leaf = id
 	}
 	sv.Labels = map[string]string{}

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"path/filepath"
+
+	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/tree"
+)
+
+// What a Session hands out shares no memory a caller can change with the
+// session: entries are copies whose Raw is their own. Their strings (ids,
+// timestamps) may point into the bytes the session read, which are never
+// written after they were read, so they stay what they were.
+
+// copyEntry returns a copy of e with its own Raw.
+func copyEntry(e *Entry) *Entry {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Raw = bytes.Clone(e.Raw)
+	return &c
+}
+
+// copyEntries copies entries with two allocations: one for the entries,
+// one for all their bytes.
+func copyEntries(es []*Entry) []*Entry {
+	if es == nil {
+		return nil
+	}
+	n := 0
+	for _, e := range es {
+		n += len(e.Raw)
+	}
+	buf := make([]byte, 0, n)
+	vals := make([]Entry, len(es))
+	out := make([]*Entry, len(es))
+	for i, e := range es {
+		vals[i] = *e
+		start := len(buf)
+		buf = append(buf, e.Raw...)
+		vals[i].Raw = buf[start:len(buf):len(buf)]
+		out[i] = &vals[i]
+	}
+	return out
+}
+
+// copyContext returns c with copies of its messages' bytes and entries (a
+// stored message's bytes are its copied entry's).
+func copyContext(c compaction.Context) compaction.Context {
+	out := compaction.Context{ThinkingLevel: bytes.Clone(c.ThinkingLevel), Model: bytes.Clone(c.Model)}
+	if c.Messages == nil {
+		return out
+	}
+	entries := make([]*Entry, 0, len(c.Messages))
+	for _, m := range c.Messages {
+		if m.Entry != nil {
+			entries = append(entries, m.Entry)
+		}
+	}
+	copies := copyEntries(entries)
+	out.Messages = make([]compaction.Message, len(c.Messages))
+	k := 0
+	for i, m := range c.Messages {
+		nm := compaction.Message{Stored: m.Stored}
+		if m.Entry != nil {
+			nm.Entry = copies[k]
+			k++
+		}
+		if m.Stored && nm.Entry != nil {
+			nm.Raw = nm.Entry.Message()
+		} else {
+			nm.Raw = m.Raw // built for this context; shared with nothing
+		}
+		out.Messages[i] = nm
+	}
+	return out
+}
+
+// copyTree replaces the entries of a freshly built tree by copies.
+func copyTree(roots []*tree.Node) []*tree.Node {
+	tree.Walk(roots, func(n *tree.Node, _ int) bool {
+		n.Entry = copyEntry(n.Entry)
+		return true
+	}, nil)
+	return roots
+}
+
+// All returns an iterator over every entry in file order (headers
+// excluded, duplicates included), as Entries returns them but one copy at
+// a time: nothing holds the whole session. The iteration sees the entries
+// the session held when it started.
+func (s *Session) All() iter.Seq[*Entry] {
+	return func(yield func(*Entry) bool) {
+		s.mu.Lock()
+		es := append([]*Entry(nil), s.ix.Entries()...)
+		s.mu.Unlock()
+		for _, e := range es {
+			if !yield(copyEntry(e)) {
+				return
+			}
+		}
+	}
+}
+
+// Path returns an iterator over the root-to-entry path of id, or of the
+// leaf when id is "" (BranchPath, one copy at a time).
+func (s *Session) Path(id string) iter.Seq[*Entry] {
+	return func(yield func(*Entry) bool) {
+		s.mu.Lock()
+		var es []*Entry
+		if id == "" {
+			es = s.ix.LeafBranch()
+		} else {
+			es = s.ix.Branch(id)
+		}
+		s.mu.Unlock()
+		for _, e := range es {
+			if !yield(copyEntry(e)) {
+				return
+			}
+		}
+	}
+}
+
+// Sessions returns an iterator over the sessions of one directory (o.Dir,
+// default cwd's per-cwd directory), in file name order, reading one file
+// at a time: unlike List, nothing holds the whole listing and nothing is
+// sorted (List sorts by modification, newest first). Files that are not
+// sessions are left out, as pi leaves them out; a file that cannot be
+// read gives its error, and the iteration goes on. A missing directory
+// gives nothing; a directory that cannot be read, or ctx done, gives
+// the error and ends the iteration. The list index is not used.
+func Sessions(ctx context.Context, cwd string, o ListOptions) iter.Seq2[*SessionInfo, error] {
+	return func(yield func(*SessionInfo, error) bool) {
+		dir := o.Dir
+		if dir == "" {
+			opts := Options{AgentDir: o.AgentDir, Agent: o.Agent, FS: o.FS}
+			var err error
+			if dir, err = opts.sessionDir(cwd); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
+		fsys := o.fs()
+		files, err := sessionFiles(fsys, dir, false)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				yield(nil, fmt.Errorf("list %s: %w", dir, err))
+			}
+			return
+		}
+		var buf []byte
+		var b infoBuilder
+		for _, name := range files.names {
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+				return
+			}
+			p := filepath.Join(dir, name)
+			in, err := readInfoBuf(fsys, p, &buf, &b)
+			switch {
+			case errors.Is(err, errNotSession):
+				continue
+			case err != nil:
+				if !yield(nil, fmt.Errorf("list %s: %w", p, err)) {
+					return
+				}
+				continue
+			}
+			if !yield(in, nil) {
+				return
+			}
+		}
+		for _, name := range files.special {
+			if !yield(nil, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: vfs.ErrNotRegular}) {
+				return
+			}
+		}
+	}
+}

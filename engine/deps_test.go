@@ -33,6 +33,9 @@ var allowed = map[string][]string{
 	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"internal/workload":  {"internal/jsonl", "layout"},
+	// Replication to S3-compatible storage: the stores' write paths, the
+	// S3 client and client-side encryption (README "Dependencies").
+	"replica": {"internal/jsonl", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age"},
 	"cmd/sessctl":        {"*"},
 
 	// The importers' shared test checks build pi's context (test code only).

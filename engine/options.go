@@ -78,6 +78,11 @@ type Options struct {
 	// migrates a file.
 	NoBackup bool
 
+	// Replicator, when set, is told of every write to the session's file
+	// and of Close, to ship new lines in the background (see package
+	// replica). nil: nothing leaves the machine.
+	Replicator Replicator
+
 	// FS is the filesystem; nil means vfs.OS().
 	FS vfs.FS
 	// Now is the clock; nil means time.Now.

@@ -35,8 +35,8 @@ var allowed = map[string][]string{
 	"internal/workload":  {"internal/jsonl", "layout"},
 	// Replication to S3-compatible storage: the stores' write paths, the
 	// S3 client and client-side encryption (README "Dependencies").
-	"replica": {"internal/jsonl", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age"},
-	"cmd/sessctl":        {"*"},
+	"replica":     {"internal/jsonl", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age"},
+	"cmd/sessctl": {"*"},
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},

@@ -40,6 +40,21 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			if man == nil && loc == nil {
 				return rep, old, err
 			}
+			if man != nil && (m == modePush || m == modeSync) {
+				// Publish the readable generation above the torn one, and
+				// drop the torn one with the other older generations.
+				nm := *man
+				nm.Gen, nm.Host, nm.Time = nextGen, r.opts.Host, r.opts.now().UTC().Format(time.RFC3339)
+				if err := r.b.putManifest(ctx, &nm); err != nil {
+					return rep, old, err
+				}
+				for _, k := range append([]string{h.key}, h.older...) {
+					r.b.st.requests.Add(1)
+					_ = r.b.remove(ctx, k)
+				}
+				man, nextGen = &nm, nextGen+1
+				h = nil
+			}
 		}
 	}
 	st = r.validState(old, loc, man)
@@ -55,6 +70,23 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		}
 		segCache[i] = d
 		return d, nil
+	}
+
+	// Verify: read every segment; a torn or foreign one is rebuilt from
+	// this machine's copy by the push below.
+	corrupt := false
+	if r.opts.Verify && man != nil {
+		for i := range man.Segments {
+			if _, err := fetch(i); err != nil {
+				if !errors.Is(err, ErrCorruptRemote) {
+					return rep, st, err
+				}
+				corrupt = true
+			}
+		}
+		if corrupt && (loc == nil || m == modePull || m == modeStatus) {
+			return rep, st, fmt.Errorf("verify %s: %w", name, ErrCorruptRemote)
+		}
 	}
 
 	// Pull: the remote's segments the local copy has not merged.
@@ -75,31 +107,51 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			rep.Created, rep.Pulled = true, n
 			st = &sessionState{Path: path, P: fi.Size(), F: len(man.Segments), Q: len(man.Segments)}
 			st.PTail, _ = tailSum(path, st.P)
+			st.noteRemote(man)
 		} else {
 			var lines [][]byte
+			var ferr error
 			for i := st.Q; i < len(man.Segments); i++ {
 				d, err := fetch(i)
 				if err != nil {
-					return rep, st, err
+					ferr = err
+					break
 				}
 				lines = appendLines(lines, d)
 			}
-			res, err := r.merge(ctx, loc.path, lines)
-			if err != nil {
-				return rep, st, err
+			switch {
+			case ferr != nil && errors.Is(ferr, ErrCorruptRemote) && (m == modeSync || corrupt):
+				// The push below rebuilds the remote copy from this one.
+			case ferr != nil:
+				return rep, st, ferr
+			default:
+				res, err := r.merge(ctx, loc.path, lines)
+				if err != nil {
+					return rep, st, err
+				}
+				rep.Pulled, rep.Conflicts = res.appended, res.conflicts
+				if res.appended > 0 {
+					st.F = min(st.F, st.Q)
+				}
+				st.Q = len(man.Segments)
+				st.noteRemote(man)
 			}
-			rep.Pulled, rep.Conflicts = res.appended, res.conflicts
-			if res.appended > 0 {
-				st.F = min(st.F, st.Q)
-			}
-			st.Q = len(man.Segments)
 		}
-		st.noteRemote(man)
 	}
 
 	// Push: the local lines the remote lacks.
 	if (m == modePush || m == modeSync) && loc != nil {
-		n, nm, err := r.pushPi(ctx, name, loc.path, man, nextGen, st, fetch)
+		var n int
+		var nm *Manifest
+		if !corrupt {
+			n, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, fetch)
+		}
+		if corrupt || (err != nil && errors.Is(err, ErrCorruptRemote) && man != nil) {
+			// A torn or foreign segment: publish a new generation built
+			// from the local copy and the remote's readable segments.
+			n, nm, err = r.healPi(ctx, name, loc.path, man, nextGen, st, fetch)
+			rep.Healed = err == nil
+		}
 		if err != nil {
 			return rep, st, err
 		}
@@ -607,5 +659,76 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	st.P = newP
 	st.PTail, _ = tailSum(path, st.P)
 	st.F = len(nm.Segments)
+	return n, nm, nil
+}
+
+// healPi replaces a remote copy that holds an unreadable segment: the new
+// generation's segments are the local file's lines and the lines of the
+// readable remote segments the local file lacks. Lines only the bad
+// segment held come back from the machines that have them: their state
+// no longer matches the remote, so their next push compares in full.
+func (r *Remote) healPi(ctx context.Context, name, path string, man *Manifest, nextGen int64, st *sessionState, fetch func(int) ([]byte, error)) (int, *Manifest, error) {
+	data, err := readFrom(path, 0)
+	if err != nil {
+		return 0, nil, err
+	}
+	have := map[string]bool{}
+	var seg0 []byte
+	n := 0
+	for _, l := range appendLines(nil, data) {
+		e, err := jsonl.ParseEntry(l)
+		if err != nil || (!e.IsHeader() && e.IDKind != jsonl.KindString) {
+			continue
+		}
+		if r.opts.Transform != nil {
+			if l, err = r.opts.Transform(bytes.Clone(l)); err != nil {
+				return 0, nil, fmt.Errorf("push %s: transform: %w", path, err)
+			}
+		}
+		if !e.IsHeader() {
+			have[e.ID] = true
+			n++
+		} else if len(seg0) > 0 {
+			continue
+		}
+		seg0 = append(seg0, l...)
+		seg0 = append(seg0, '\n')
+	}
+	var seg1 []byte
+	for i := range man.Segments {
+		d, err := fetch(i)
+		if err != nil {
+			continue
+		}
+		for _, l := range appendLines(nil, d) {
+			e, err := jsonl.ParseEntry(l)
+			if err != nil || e.IsHeader() || e.IDKind != jsonl.KindString || have[e.ID] {
+				continue
+			}
+			have[e.ID] = true
+			seg1 = append(seg1, l...)
+			seg1 = append(seg1, '\n')
+		}
+	}
+	nm := &Manifest{Format: FormatVersion, Kind: KindPi, Name: name, Gen: nextGen, Host: r.opts.Host,
+		Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
+	for _, seg := range [][]byte{seg0, seg1} {
+		if len(seg) == 0 {
+			continue
+		}
+		obj, sum, size, err := r.b.putData(ctx, seg)
+		if err != nil {
+			return 0, nil, err
+		}
+		lines := bytes.Count(seg, []byte{'\n'})
+		nm.Segments = append(nm.Segments, Segment{Object: obj, SHA256: sum, Size: size, Plain: int64(len(seg)), Lines: lines})
+		nm.Size += int64(len(seg))
+		nm.Lines += lines
+	}
+	if err := r.b.putManifest(ctx, nm); err != nil {
+		return 0, nil, err
+	}
+	*st = sessionState{Path: path, P: int64(len(data)), F: len(nm.Segments), Q: 1}
+	st.PTail, _ = tailSum(path, st.P)
 	return n, nm, nil
 }

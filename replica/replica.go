@@ -59,6 +59,12 @@ type Options struct {
 	Now func() time.Time
 	// FS is the local filesystem; nil means vfs.OS().
 	FS vfs.FS
+	// Verify makes every run read and check every segment of every
+	// session (no shortcut from the last run's state). A push or sync
+	// that finds a torn or foreign segment publishes a new generation
+	// built from the local copy and the readable segments.
+	Verify bool
+
 	// Parallel is how many sessions are transferred at once; 0 means 16.
 	Parallel int
 }
@@ -163,6 +169,10 @@ type SessionReport struct {
 	// moved; Created is true when a pull created the local copy.
 	Pushed, Pulled int
 	Created        bool
+	// Healed is true when the remote copy held an unreadable (torn or
+	// foreign) segment and this run published a new generation built
+	// from the local copy and the readable segments.
+	Healed bool
 	// Conflicts lists entries both sides hold under one id with
 	// different bytes; both versions are kept (see Conflict).
 	Conflicts []Conflict
@@ -314,7 +324,7 @@ func (r *Remote) fastPath(m mode, kind, name string, loc *local, h *head, old *s
 	if loc != nil {
 		rep.Path = loc.path
 	}
-	unchanged := old != nil && loc != nil && h != nil && old.Path == loc.path && old.Gen == h.gen && old.Size == loc.size && old.Mtime == loc.mtime
+	unchanged := !r.opts.Verify && old != nil && loc != nil && h != nil && old.Path == loc.path && old.Gen == h.gen && old.Size == loc.size && old.Mtime == loc.mtime
 	if unchanged {
 		rep.State = "in sync"
 		return rep, true

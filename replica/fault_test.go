@@ -188,7 +188,7 @@ func TestTornAndForeignObjects(t *testing.T) {
 	appendTo(t, pa, "second", 2)
 	a.run(t, "push")
 
-	put("m/pi/notes.txt", "hello")                                  // foreign
+	put("m/pi/notes.txt", "hello")                                    // foreign
 	put("m/pi/"+filepath.Base(pa)+"/0000000009", `{"format":"sessct`) // torn manifest, newest
 	rep := b.run(t, "pull")
 	if len(rep.Warnings) == 0 {

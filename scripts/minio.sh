@@ -58,7 +58,7 @@ start() {
   pid=$!
   for _ in $(seq 1 600); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null &&
-       curl -fsS "http://127.0.0.1:$port/minio/health/live" >/dev/null 2>&1; then
+       curl -fsS "http://127.0.0.1:$port/minio/health/ready" >/dev/null 2>&1; then
       echo "endpoint=http://127.0.0.1:$port pid=$pid dir=$dir"
       echo "AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=$user AWS_SECRET_ACCESS_KEY=$pass AWS_REGION=us-east-1"
       return

@@ -164,12 +164,20 @@ func (s *MinIOServer) Start() error {
 			return fmt.Errorf("minio exited (%v): %s", err, tail(data))
 		default:
 		}
-		resp, err := client.Get(s.URL + "/minio/health/live")
+		// Live and ready is not yet serving requests after a restart:
+		// an anonymous request is refused (403) once it is, and gets
+		// 503 (XMinioServerNotInitialized) before.
+		resp, err := client.Get(s.URL + "/minio/health/ready")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				go func() { <-exited }()
-				return nil
+				if resp, err = client.Get(s.URL + "/"); err == nil {
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusServiceUnavailable {
+						go func() { <-exited }()
+						return nil
+					}
+				}
 			}
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -57,7 +57,10 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			}
 		}
 	}
+	localSame := old != nil && loc != nil && old.Path == loc.path && old.Size == loc.size && old.Mtime == loc.mtime
 	st = r.validState(old, loc, man)
+	pushedBefore := st.Pushed && localSame
+	st.Pushed = false
 	segCache := map[int][]byte{}
 	fetch := func(i int) ([]byte, error) {
 		if d, ok := segCache[i]; ok {
@@ -105,6 +108,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			}
 			loc = &local{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 			rep.Created, rep.Pulled = true, n
+			pushedBefore = true // the local copy is the remote one
 			st = &sessionState{Path: path, P: fi.Size(), F: len(man.Segments), Q: len(man.Segments)}
 			st.PTail, _ = tailSum(path, st.P)
 			st.noteRemote(man)
@@ -170,6 +174,9 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		if man != nil {
 			st.noteRemote(man)
 		}
+		st.Pushed = true
+	} else {
+		st.Pushed = pushedBefore
 	}
 	if loc != nil {
 		if fi, err := os.Lstat(loc.path); err == nil {
@@ -659,6 +666,9 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	st.P = newP
 	st.PTail, _ = tailSum(path, st.P)
 	st.F = len(nm.Segments)
+	if man == nil || st.Q >= len(man.Segments) {
+		st.Q = len(nm.Segments) // the new segment's lines are local ones
+	}
 	return n, nm, nil
 }
 

@@ -325,7 +325,9 @@ func (r *Remote) fastPath(m mode, kind, name string, loc *local, h *head, old *s
 		rep.Path = loc.path
 	}
 	unchanged := !r.opts.Verify && old != nil && loc != nil && h != nil && old.Path == loc.path && old.Gen == h.gen && old.Size == loc.size && old.Mtime == loc.mtime
-	if unchanged {
+	pulled := unchanged && old.Q >= old.Segs
+	pushed := unchanged && old.Pushed
+	if (m == modePull && pulled) || (m == modePush && pushed) || (pulled && pushed) {
 		rep.State = "in sync"
 		return rep, true
 	}
@@ -340,8 +342,8 @@ func (r *Remote) fastPath(m mode, kind, name string, loc *local, h *head, old *s
 	case old == nil || old.Path != loc.path:
 		rep.State = "compare"
 	default:
-		lc := old.Size != loc.size || old.Mtime != loc.mtime
-		rc := old.Gen != h.gen
+		lc := old.Size != loc.size || old.Mtime != loc.mtime || !old.Pushed
+		rc := old.Gen != h.gen || old.Q < old.Segs
 		switch {
 		case lc && rc:
 			rep.State = "push+pull"

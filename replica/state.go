@@ -33,6 +33,10 @@ type sessionState struct {
 	// Q: the remote segments before Q are in the local file.
 	Q int `json:"q"`
 
+	// Pushed: at Size, the local file held nothing the remote lacks
+	// (but held-back sync markers).
+	Pushed bool `json:"pushed,omitempty"`
+
 	// Gen, Segs and Last describe the remote manifest last seen: its
 	// generation, number of segments and last segment, to check that a
 	// newer manifest extends it.

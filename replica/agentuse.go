@@ -294,4 +294,3 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	}
 	return rep, st, nil
 }
-

@@ -111,6 +111,9 @@ func runSync(e *env, args []string) int {
 	if *remote == "" {
 		return e.usageError("--remote s3://BUCKET/PREFIX is required: nothing is uploaded unless configured")
 	}
+	if _, _, err := replica.ParseRemote(*remote); err != nil {
+		return e.usageError("%v", err)
+	}
 	opts := replica.Options{Remote: *remote, S3: replica.EnvS3Config(os.LookupEnv), CwdMap: maps}
 	if err := syncStore(&opts, *store); err != nil {
 		return e.usageError("%v", err)

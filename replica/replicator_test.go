@@ -22,11 +22,8 @@ func TestReplicatorShipsAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 5 {
+	for range 5 {
 		appendPairs(t, s, "burst", 3)
-		if i == 2 {
-			time.Sleep(100 * time.Millisecond) // a second burst, a second segment
-		}
 	}
 	path := s.SessionFile()
 	if err := s.Close(); err != nil {

@@ -46,7 +46,7 @@ func benchDir(b *testing.B) string {
 // cwd folder), as a store to push; it returns the agent dir and the bytes.
 func storeOf(b *testing.B, src string) (string, int64) {
 	b.Helper()
-	agent := filepath.Join(b.TempDir(), "agent")
+	agent := filepath.Join(benchTemp(b), "agent")
 	dst := filepath.Join(agent, "sessions", "--bench--")
 	if err := os.MkdirAll(dst, 0o700); err != nil {
 		b.Fatal(err)
@@ -70,24 +70,53 @@ func storeOf(b *testing.B, src string) (string, int64) {
 func benchMachine(b *testing.B, srv *testenv.MinIOServer, agent string) *machine {
 	b.Helper()
 	m := &machine{agentDir: agent}
-	m.opts = replica.Options{Remote: remoteFor(b, srv), S3: s3conf(srv), AgentDir: agent, StateDir: filepath.Join(b.TempDir(), "state")}
+	m.opts = replica.Options{Remote: remoteFor(b, srv), S3: s3conf(srv), AgentDir: agent, StateDir: filepath.Join(benchTemp(b), "state")}
 	return m
 }
+
+// benchRoot holds what the benchmarks share across benchmarks; TestMain
+// removes it.
+var benchRoot string
+
+// benchTemp returns a new directory below benchRoot.
+func benchTemp(b *testing.B) string {
+	b.Helper()
+	if benchRoot == "" {
+		d, err := os.MkdirTemp("", "sessctl-sync-bench-run-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchRoot = d
+	}
+	d, err := os.MkdirTemp(benchRoot, "b")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+// pushed is the store the initial push benchmark pushed, which the
+// no-change benchmarks reuse (an initial push of 5,000 sessions takes
+// minutes on a loaded machine).
+var pushed *machine
 
 // BenchmarkSyncInitialPush pushes the whole store to an empty remote.
 func BenchmarkSyncInitialPush(b *testing.B) {
 	srv := testenv.MinIO(b)
-	agent, total := storeOf(b, filepath.Join(benchDir(b), "sessions"))
-	b.SetBytes(total)
+	src := filepath.Join(benchDir(b), "sessions")
+	var total int64
 	var reqs int64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
+		var agent string
+		agent, total = storeOf(b, src)
 		m := benchMachine(b, srv, agent)
-		m.opts.Remote += strconv.Itoa(i)
 		b.StartTimer()
 		rep := m.run(b, "push")
 		reqs += rep.Requests
+		pushed = m
 	}
+	b.SetBytes(total)
 	b.ReportMetric(float64(reqs)/float64(b.N), "requests/op")
 }
 
@@ -97,10 +126,13 @@ func BenchmarkSyncStatus(b *testing.B)       { benchNoChange(b, "status") }
 func BenchmarkSyncPushNoChange(b *testing.B) { benchNoChange(b, "push") }
 
 func benchNoChange(b *testing.B, op string) {
-	srv := testenv.MinIO(b)
-	agent, _ := storeOf(b, filepath.Join(benchDir(b), "sessions"))
-	m := benchMachine(b, srv, agent)
-	m.run(b, "push")
+	m := pushed
+	if m == nil {
+		srv := testenv.MinIO(b)
+		agent, _ := storeOf(b, filepath.Join(benchDir(b), "sessions"))
+		m = benchMachine(b, srv, agent)
+		m.run(b, "push")
+	}
 	var reqs, moved int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -8,9 +8,14 @@ import (
 )
 
 // TestMain runs the tests (against a MinIO server shared by them and
-// stopped at the end), or a child the kill tests start.
+// stopped at the end), or a child the kill tests start, and removes what
+// the benchmarks left.
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, map[string]func() int{
+	code := testenv.Main(m, map[string]func() int{
 		"syncer": syncer, // kill_test.go
-	}))
+	})
+	if benchRoot != "" {
+		os.RemoveAll(benchRoot)
+	}
+	os.Exit(code)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,12 +22,17 @@ import (
 	"github.com/sessctl/sessctl/replica"
 )
 
+// buckets counts the buckets made, so that a benchmark run again gets a
+// new one.
+var buckets int
+
 // remoteFor makes a fresh bucket on srv for the test and returns its
 // s3:// URL (with a prefix, as users will have one).
 func remoteFor(t testing.TB, srv *testenv.MinIOServer) string {
 	t.Helper()
 	c := client(t, srv)
-	h := sha256.Sum256([]byte(t.Name()))
+	buckets++
+	h := sha256.Sum256([]byte(t.Name() + "\x00" + strconv.Itoa(buckets)))
 	name := "t-" + hex.EncodeToString(h[:])[:20]
 	if err := c.MakeBucket(context.Background(), name, minio.MakeBucketOptions{}); err != nil {
 		t.Fatalf("make bucket: %v", err)

@@ -52,6 +52,7 @@ CRASHSEED ?= 0
 crash:
 	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ ./engine/agentuse/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
 	SESSCTL_KILLS=200 $(GO) test -run TestKillWhileAppending -count=1 -v -timeout 30m ./engine/
+	SESSCTL_SYNC_KILLS=50 $(GO) test -run TestKillDuringSync -count=1 -v -timeout 30m ./replica/
 
 # make bench: Go benchmarks and whole-process runs on generated workloads
 # (kept in .bench), as a table. With PI_MODULES=<folder where

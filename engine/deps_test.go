@@ -45,6 +45,9 @@ var allowed = map[string][]string{
 	"search":             {"internal/jsonl", "layout", "modernc.org/sqlite"},
 	"cmd/sessctl":        {"*"},
 	"examples/agent":     {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
+	// Replication to S3-compatible storage: the stores' write paths, the
+	// S3 client and client-side encryption (README "Dependencies").
+	"replica": {"internal/jsonl", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age"},
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},

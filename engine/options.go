@@ -92,6 +92,10 @@ type Options struct {
 	// CacheDir is where sessctl's caches live (the list index a writer
 	// keeps current when it closes a session); "" means layout.CacheDir().
 	CacheDir string
+	// Replicator, when set, is told of every write to the session's file
+	// and of Close, to ship new lines in the background (see package
+	// replica). nil: nothing leaves the machine.
+	Replicator Replicator
 
 	// FS is the filesystem; nil means vfs.OS().
 	FS vfs.FS

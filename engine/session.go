@@ -61,6 +61,8 @@ type Session struct {
 
 	lk *lock.Lock // the writer lock; nil without one
 
+	shipped bool // the Replicator was told of a write
+
 	recovery Recovery
 }
 
@@ -399,12 +401,18 @@ func (s *Session) index(entries []Entry) {
 // Close releases the writer lock and the file. It is idempotent.
 func (s *Session) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
-	return s.closeFile()
+	err := s.closeFile()
+	shipped, file := s.shipped, s.file
+	s.mu.Unlock()
+	if shipped {
+		s.opts.Replicator.Closed(file)
+	}
+	return err
 }
 
 // ---- getters ----

@@ -194,6 +194,7 @@ func (s *Session) createFile(line []byte) (err error) {
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
 	s.disk = diskState{prepared: true, loaded: true, ident: st, size: cw.n, end: cw.n, lines: cw.lines}
+	s.replicated()
 	return nil
 }
 
@@ -246,6 +247,7 @@ func (s *Session) writeAppend(buf []byte) error {
 			return s.fail(fmt.Errorf("sync %s: %w", s.file, err))
 		}
 	}
+	s.replicated()
 	return nil
 }
 

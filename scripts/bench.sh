@@ -7,6 +7,7 @@
 #   PI_MODULES   folder with node_modules/@mariozechner/pi-coding-agent
 #   RUNS         whole-process runs per measurement (median; default 5)
 #   GOBENCH      set to 0 to skip the Go benchmarks
+#   SYNCBENCH    set to 0 to skip the sync benchmarks (MinIO)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -34,6 +35,16 @@ if [ "${GOBENCH:-1}" != 0 ]; then
       -bench='^Benchmark(IsCanonical|AppendNoSync|AppendSync|AgentUseAddPart|AgentUseUpdatePart|AcquireRelease)$' \
       -benchtime=2s -count=1 ./internal/jsonl/ ./engine/ ./engine/agentuse/ ./lock/
   } | tee "$B/go-bench.txt" >&2
+fi
+
+# Sync against MinIO on loopback (scripts/minio.sh install builds it; the
+# benchmarks are skipped without it): initial push of sessions/, status
+# and no-change push of it, push after 10 appends to big.jsonl, and the
+# lag of continuous replication at 100 appends/s.
+if [ "${SYNCBENCH:-1}" != 0 ]; then
+  say "== sync benchmarks (MinIO on loopback)"
+  SESSCTL_BENCH_DIR="$B" go test -run='^$' -bench='^BenchmarkSync' -benchtime=1x -count=1 -timeout 2h ./replica/ \
+    | tee "$B/sync-bench.txt" >&2
 fi
 
 # measure PREP CMD...: runs PREP (untimed) then CMD, RUNS times; prints

@@ -26,6 +26,7 @@ const childEnv = "SESSCTL_TEST_CHILD"
 func Main(m *testing.M, children map[string]func() int) int {
 	name := os.Getenv(childEnv)
 	if name == "" {
+		defer stopShared() // the MinIO server the tests shared, if any
 		return m.Run()
 	}
 	child, ok := children[name]

@@ -8,6 +8,10 @@
 //     it fails instead.
 //   - Pi finds pi 0.58.3 and Node for tests that run pi beside sessctl,
 //     skipping without them, failing with SESSCTL_REQUIRE_PI=1.
+//   - MinIO starts the real S3-compatible server the replication tests
+//     run against (one per test binary, stopped when Main's tests end;
+//     NewMinIO gives a test its own, to kill and restart), skipping
+//     without the binary, failing with SESSCTL_REQUIRE_MINIO=1.
 //   - Main and Command are the one way a test runs its own binary as a
 //     child process (a writer to kill, a lock holder, the CLI under a
 //     signal or another user): each package that needs one has a TestMain

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/tree"
+)
+
+// Replicator is told about a write-mode session's file as it grows, so
+// that it can ship the new lines elsewhere (package replica implements it
+// for S3-compatible storage). The engine never waits for the network: a
+// Replicator must return from Appended at once and do its work in the
+// background.
+type Replicator interface {
+	// Appended reports that the session file at path (absolute) holds new
+	// complete lines, synced to stable storage under SyncEach. It is
+	// called with the session's lock held, after every successful write,
+	// and must not block.
+	Appended(path string)
+	// Closed reports that the session writing path was closed after
+	// writing to it. It may wait, for a bounded time, until what was
+	// reported has been shipped; the session's Close returns after it.
+	Closed(path string)
+}
+
+// ErrDuplicateID is returned (wrapped) by AppendLines for a line whose id
+// the session already has.
+var ErrDuplicateID = errors.New("entry id already in the session")
+
+// AppendLines appends complete entry lines byte for byte, as they were
+// read from another copy of the session (replication's merge). Each line
+// must be one JSON object with a string id that is new to the session
+// (else ErrDuplicateID) and not a header; its parentId may name an entry of
+// the session, an earlier line of the call, or be null. All lines are
+// written with one write (synced under SyncEach) and indexed; the leaf
+// moves to the last one, as a reload would put it. The session's file must
+// exist (a new session's file is written by its first append or Flush).
+// Nothing is written when a line is refused.
+func (s *Session) AppendLines(lines [][]byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if s.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	parse := func() ([]Entry, error) {
+		seen := make(map[string]bool, len(lines))
+		es := make([]Entry, 0, len(lines))
+		for i, l := range lines {
+			if bytes.IndexByte(l, '\n') >= 0 {
+				return nil, fmt.Errorf("append lines to %s: line %d holds a newline", s.file, i+1)
+			}
+			e, err := jsonl.ParseEntry(l)
+			if err != nil {
+				return nil, fmt.Errorf("append lines to %s: line %d: %w", s.file, i+1, err)
+			}
+			if e.IsHeader() || e.IDKind != jsonl.KindString {
+				return nil, fmt.Errorf("append lines to %s: line %d is not an entry with a string id", s.file, i+1)
+			}
+			k := tree.Key(&e)
+			if seen[k] || s.ix.Has(k) {
+				return nil, fmt.Errorf("append lines to %s: entry %s: %w", s.file, jsonl.KeyString(e.ID), ErrDuplicateID)
+			}
+			seen[k] = true
+			es = append(es, e)
+		}
+		return es, nil
+	}
+	if _, err := parse(); err != nil {
+		return err
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	if !s.persist || !s.onDisk {
+		return fmt.Errorf("append lines to %s: the session file is not written yet", s.file)
+	}
+	// begin may have read lines another process appended: check again.
+	es, err := parse()
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	buf := make([]byte, 0, n)
+	for _, l := range lines {
+		buf = append(buf, l...)
+		buf = append(buf, '\n')
+	}
+	if err := s.writeAppend(buf); err != nil {
+		return err
+	}
+	for i := range es {
+		e := es[i]
+		// The entry's bytes are the copy in buf, which the session keeps.
+		e.Raw = buf[:len(lines[i])]
+		buf = buf[len(lines[i])+1:]
+		s.ix.Add(s.newEntry(e))
+		if isAssistant(&e) {
+			s.hasAssistant = true
+		}
+	}
+	s.chainOK = ""
+	s.leafMoved = false
+	s.unwritten = s.ix.Len()
+	return nil
+}
+
+// replicated tells the Replicator, if there is one, that the file grew.
+func (s *Session) replicated() {
+	if s.opts.Replicator != nil && s.file != "" {
+		s.opts.Replicator.Appended(s.file)
+		s.shipped = true
+	}
+}

@@ -1,0 +1,96 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+// AppendLines appends other copies' lines byte for byte (member order and
+// spacing kept), moves the leaf to the last, and refuses a line whose id
+// the session has (writing nothing of the call).
+func TestAppendLines(t *testing.T) {
+	dir := t.TempDir()
+	s, err := engine.Create(context.Background(), "/p", engine.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	first, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := [][]byte{
+		[]byte(`{"type":"custom","id":"aaaa0001","parentId":"` + first + `","timestamp":"2026-03-01T09:00:00.000Z","zeta":1,  "customType":"x"}`),
+		[]byte(`{"type":"custom","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-03-01T09:00:01.000Z","customType":"y"}`),
+	}
+	before, _ := os.ReadFile(s.SessionFile())
+	if err := s.AppendLines(lines); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(s.SessionFile())
+	if want := string(before) + string(lines[0]) + "\n" + string(lines[1]) + "\n"; string(after) != want {
+		t.Fatalf("file after AppendLines:\n%s\nwant:\n%s", after, want)
+	}
+	if leaf, _ := s.LeafID(); leaf != "aaaa0002" {
+		t.Errorf("leaf %s, want aaaa0002", leaf)
+	}
+	err = s.AppendLines([][]byte{[]byte(`{"type":"custom","id":"bbbb0001","parentId":null,"timestamp":"t"}`), lines[0]})
+	if !errors.Is(err, engine.ErrDuplicateID) {
+		t.Fatalf("duplicate id: %v, want ErrDuplicateID", err)
+	}
+	if again, _ := os.ReadFile(s.SessionFile()); string(again) != string(after) {
+		t.Error("a refused AppendLines wrote to the file")
+	}
+	if err := s.AppendLines([][]byte{[]byte(`{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}`)}); err == nil || !strings.Contains(err.Error(), "not an entry") {
+		t.Errorf("a header line: %v", err)
+	}
+}
+
+// recorder is an engine.Replicator that records its calls.
+type recorder struct {
+	mu     sync.Mutex
+	calls  []string
+	closed []string
+}
+
+func (r *recorder) Appended(path string) { r.mu.Lock(); r.calls = append(r.calls, path); r.mu.Unlock() }
+func (r *recorder) Closed(path string)   { r.mu.Lock(); r.closed = append(r.closed, path); r.mu.Unlock() }
+
+// The Replicator is told of every write (the file's creation included) and
+// of Close, and of nothing for a session that never wrote.
+func TestReplicatorHook(t *testing.T) {
+	dir := t.TempDir()
+	rec := &recorder{}
+	s, err := engine.Create(context.Background(), "/p", engine.Options{Dir: dir, Replicator: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`)) // kept in memory (pi's rule)
+	if len(rec.calls) != 0 {
+		t.Fatalf("told of %d writes before the file exists", len(rec.calls))
+	}
+	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.AppendSessionInfo("n")
+	path := s.SessionFile()
+	s.Close()
+	if len(rec.calls) != 2 || rec.calls[0] != path || len(rec.closed) != 1 || rec.closed[0] != path {
+		t.Errorf("calls %v, closed %v; want 2 writes and one close of %s", rec.calls, rec.closed, path)
+	}
+	idle := &recorder{}
+	r, err := engine.Open(context.Background(), path, engine.Options{Replicator: idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if len(idle.calls)+len(idle.closed) != 0 {
+		t.Errorf("a session that wrote nothing told the replicator %v %v", idle.calls, idle.closed)
+	}
+}

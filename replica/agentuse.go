@@ -1,0 +1,296 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sessctl/sessctl/engine/agentuse"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// conflictMark is in the name of the copy of a remote file a pull keeps
+// beside a local file both sides changed (AgentUse reads *.json only).
+const conflictMark = ".sync-conflict-"
+
+// skipFile reports the files of a session directory that do not
+// replicate: the lock and its owner record, temporary files, conflict
+// copies.
+func skipFile(name string) bool {
+	return name == layout.AgentUseLockFile || strings.HasPrefix(name, layout.AgentUseLockFile+".") ||
+		strings.HasSuffix(name, ".owner") || vfs.IsTempName(name) || strings.Contains(name, conflictMark)
+}
+
+// scanAgentUse finds AgentUse's project/<hash>/session/<dir>/ directories.
+// A directory's size is the sum of its files' sizes and its mtime a hash
+// of their names, sizes and mtimes: the fast path's fingerprint.
+func (r *Remote) scanAgentUse(ctx context.Context, out map[string]*local, warns *[]Warning) error {
+	fsys := r.opts.fs()
+	root := layout.AgentUseProjectsDir(r.opts.AgentUseDir)
+	projects, err := fsys.ReadDir(root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("list %s: %w", root, err)
+	}
+	for _, p := range projects {
+		if !p.IsDir() {
+			continue
+		}
+		sroot := layout.AgentUseSessionRoot(r.opts.AgentUseDir, p.Name())
+		sessions, err := fsys.ReadDir(sroot)
+		if err != nil {
+			continue
+		}
+		for _, d := range sessions {
+			name := p.Name() + "/" + d.Name()
+			if !d.IsDir() || !validAgentUseName(name) {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			dir := filepath.Join(sroot, d.Name())
+			files, err := r.auFiles(dir)
+			if err != nil {
+				*warns = append(*warns, Warning{Key: dir, Err: err})
+				continue
+			}
+			h := fnv.New64a()
+			var size int64
+			for _, f := range files {
+				fmt.Fprintf(h, "%s\x00%d\x00%d\x00", f.rel, f.size, f.mtime)
+				size += f.size
+			}
+			out[KindAgentUse+"/"+name] = &local{path: dir, size: size, mtime: int64(h.Sum64() >> 1)}
+		}
+	}
+	return nil
+}
+
+type auFile struct {
+	rel         string
+	size, mtime int64
+}
+
+// auFiles lists the files of a session directory that replicate.
+func (r *Remote) auFiles(dir string) ([]auFile, error) {
+	fsys := r.opts.fs()
+	var out []auFile
+	var walk func(d, rel string) error
+	walk = func(d, rel string) error {
+		ents, err := fsys.ReadDir(d)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			name := e.Name()
+			p := filepath.Join(d, name)
+			rp := name
+			if rel != "" {
+				rp = rel + "/" + name
+			}
+			switch {
+			case e.IsDir():
+				if err := walk(p, rp); err != nil {
+					return err
+				}
+			case e.Type().IsRegular() && !skipFile(name):
+				fi, err := e.Info()
+				if err != nil {
+					return err
+				}
+				out = append(out, auFile{rel: rp, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+			}
+		}
+		return nil
+	}
+	err := walk(dir, "")
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out, err
+}
+
+// auSession brings one AgentUse session directory's two sides together.
+// Files are whole objects: a pull writes the remote version of a file the
+// local side did not change since the last sync, keeps the local version
+// of a file both sides changed (the remote one is written beside it as
+// <name>.sync-conflict-<sha8> and reported), and restores missing files;
+// a push uploads the files that changed locally.
+func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local, h *head, old *sessionState) (rep SessionReport, st *sessionState, err error) {
+	rep = SessionReport{Kind: KindAgentUse, Name: name}
+	hash, dirName, _ := strings.Cut(name, "/")
+	var man *Manifest
+	nextGen := int64(1)
+	if h != nil {
+		nextGen = h.gen + 1
+		if man, err = r.b.getManifest(ctx, h); err != nil {
+			if man = r.olderManifest(ctx, h); man == nil {
+				return rep, old, err
+			}
+		}
+	}
+	dir := filepath.Join(layout.AgentUseSessionRoot(r.opts.AgentUseDir, hash), dirName)
+	if loc != nil {
+		dir = loc.path
+	}
+	base := map[string]string{}
+	if old != nil && old.Path == dir {
+		base = old.Files
+	}
+	fsys := r.opts.fs()
+	localSum := map[string]string{}
+	localData := map[string][]byte{}
+	if loc != nil {
+		files, err := r.auFiles(dir)
+		if err != nil {
+			return rep, old, err
+		}
+		for _, f := range files {
+			data, err := fsys.ReadFile(filepath.Join(dir, filepath.FromSlash(f.rel)))
+			if err != nil {
+				return rep, old, err
+			}
+			localSum[f.rel], localData[f.rel] = sha(data), data
+		}
+	}
+	remote := map[string]File{}
+	if man != nil {
+		for _, f := range man.Files {
+			remote[f.Path] = f
+		}
+	}
+	newBase := map[string]string{}
+	for k, v := range base {
+		newBase[k] = v
+	}
+
+	// base[p] is "<local sha256>|<remote object>" as of the last sync.
+	baseLocal := func(p string) string { l, _, _ := strings.Cut(base[p], "|"); return l }
+	baseObj := func(p string) string { _, o, _ := strings.Cut(base[p], "|"); return o }
+	same := func(ls string, f File) bool {
+		return (len(r.opts.Recipients) == 0 && r.opts.Transform == nil && ls == f.SHA256) || (ls == baseLocal(f.Path) && f.SHA256 == baseObj(f.Path))
+	}
+	if (m == modePull || m == modeSync) && man != nil {
+		write := map[string][]byte{}
+		for _, f := range man.Files {
+			ls, have := localSum[f.Path]
+			switch {
+			case have && same(ls, f):
+				newBase[f.Path] = ls + "|" + f.SHA256
+				continue
+			case have && f.SHA256 == baseObj(f.Path):
+				continue // only the local side changed: the push uploads it
+			}
+			plain, err := r.b.getData(ctx, f.Object, f.SHA256, f.Plain)
+			if err != nil {
+				return rep, old, err
+			}
+			if have && ls != baseLocal(f.Path) && sha(plain) != ls {
+				// Both changed: keep the local file, the remote one beside it.
+				write[f.Path+conflictMark+sha(plain)[:8]] = plain
+				rep.Conflicts = append(rep.Conflicts, Conflict{ID: f.Path})
+				continue
+			}
+			write[f.Path] = plain
+			localSum[f.Path], localData[f.Path] = sha(plain), plain
+			newBase[f.Path] = sha(plain) + "|" + f.SHA256
+		}
+		if len(write) > 0 {
+			s, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Dir(dir), Command: "sessctl sync", LockMode: "sync"})
+			if err != nil {
+				return rep, old, err
+			}
+			if err := s.WriteFiles(ctx, dir, write); err != nil {
+				return rep, old, err
+			}
+			rep.Pulled = len(write)
+			rep.Created = loc == nil
+		}
+	}
+
+	if (m == modePush || m == modeSync) && len(localSum) > 0 {
+		nm := &Manifest{Format: FormatVersion, Kind: KindAgentUse, Name: name, Gen: nextGen, Host: r.opts.Host,
+			Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
+		paths := map[string]bool{}
+		for p := range remote {
+			paths[p] = true
+		}
+		for p := range localSum {
+			paths[p] = true
+		}
+		sorted := make([]string, 0, len(paths))
+		for p := range paths {
+			sorted = append(sorted, p)
+		}
+		sort.Strings(sorted)
+		changed := 0
+		for _, p := range sorted {
+			f, inRemote := remote[p]
+			ls, inLocal := localSum[p]
+			if inLocal && (!inRemote || (!same(ls, f) && ls != baseLocal(p))) {
+				data := localData[p]
+				if r.opts.Transform != nil && strings.HasSuffix(p, ".json") {
+					if data, err = r.opts.Transform(data); err != nil {
+						return rep, old, fmt.Errorf("push %s: transform: %w", p, err)
+					}
+				}
+				obj, sum, size, err := r.b.putData(ctx, data)
+				if err != nil {
+					return rep, old, err
+				}
+				f = File{Path: p, Object: obj, SHA256: sum, Size: size, Plain: int64(len(data))}
+				changed++
+				newBase[p] = ls + "|" + sum
+			}
+			nm.Files = append(nm.Files, f)
+			nm.Size += f.Plain
+		}
+		if changed > 0 {
+			if err := r.b.putManifest(ctx, nm); err != nil {
+				return rep, old, err
+			}
+			if h != nil {
+				for _, k := range append([]string{h.key}, h.older...) {
+					r.b.st.requests.Add(1)
+					_ = r.b.remove(ctx, k)
+				}
+			}
+			man = nm
+			rep.Pushed = changed
+		}
+	}
+	st = &sessionState{Path: dir, Files: newBase}
+	if man != nil {
+		st.Gen = man.Gen
+	}
+	// Record the directory as it is now, for the fast path.
+	if files, err := r.auFiles(dir); err == nil {
+		hh := fnv.New64a()
+		for _, f := range files {
+			fmt.Fprintf(hh, "%s\x00%d\x00%d\x00", f.rel, f.size, f.mtime)
+			st.Size += f.size
+		}
+		st.Mtime = int64(hh.Sum64() >> 1)
+		rep.Path = dir
+	}
+	st.Pushed = m == modePush || m == modeSync || (old != nil && old.Pushed && loc != nil && old.Size == loc.size && old.Mtime == loc.mtime)
+	if m == modePush && h != nil && (old == nil || old.Gen != h.gen || old.Q < old.Segs) {
+		st.Q, st.Segs = 0, 1 // remote changes may not be pulled yet
+	}
+	switch {
+	case rep.Pushed > 0 && rep.Pulled > 0:
+		rep.State = "pushed+pulled"
+	case rep.Pushed > 0:
+		rep.State = "pushed"
+	case rep.Pulled > 0:
+		rep.State = "pulled"
+	default:
+		rep.State = "in sync"
+	}
+	return rep, st, nil
+}

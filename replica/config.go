@@ -1,0 +1,137 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// S3Config says how to reach the object store. EnvS3Config fills it from
+// the AWS_* variables every S3 tool reads.
+type S3Config struct {
+	// Endpoint is the URL of a non-AWS endpoint (MinIO, R2, GCS's S3
+	// API), from AWS_ENDPOINT_URL; "" means AWS S3 of Region. Buckets on
+	// such an endpoint are addressed by path (endpoint/bucket/key), which
+	// every S3-compatible server accepts; AWS uses its own default.
+	Endpoint string
+	// AccessKeyID, SecretAccessKey and SessionToken are the credentials
+	// (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).
+	AccessKeyID, SecretAccessKey, SessionToken string
+	// Region is AWS_REGION (else AWS_DEFAULT_REGION); "" means us-east-1.
+	Region string
+	// RequestTimeout bounds each request's wait for a response header
+	// (a stalled connection); 0 means 30 seconds.
+	RequestTimeout time.Duration
+	// MaxRetries is how often a failed request is retried (with backoff)
+	// before the call fails; 0 means 3.
+	MaxRetries int
+}
+
+// EnvS3Config reads the configuration from the environment through
+// lookup (os.LookupEnv in a program): AWS_ENDPOINT_URL (or
+// AWS_ENDPOINT_URL_S3, which takes precedence), AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or
+// AWS_DEFAULT_REGION. Nothing else is read: there is no credentials file
+// of sessctl's own.
+func EnvS3Config(lookup func(string) (string, bool)) S3Config {
+	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
+	c := S3Config{
+		Endpoint:        get("AWS_ENDPOINT_URL"),
+		AccessKeyID:     get("AWS_ACCESS_KEY_ID"),
+		SecretAccessKey: get("AWS_SECRET_ACCESS_KEY"),
+		SessionToken:    get("AWS_SESSION_TOKEN"),
+		Region:          get("AWS_REGION"),
+	}
+	if e := get("AWS_ENDPOINT_URL_S3"); e != "" {
+		c.Endpoint = e
+	}
+	if c.Region == "" {
+		c.Region = get("AWS_DEFAULT_REGION")
+	}
+	return c
+}
+
+// ParseRemote splits s3://bucket/prefix into the bucket and the key
+// prefix, which is "" or ends with "/".
+func ParseRemote(remote string) (bucket, prefix string, err error) {
+	rest, ok := strings.CutPrefix(remote, "s3://")
+	if !ok {
+		return "", "", fmt.Errorf("parse remote %q: %w", remote, ErrBadRemote)
+	}
+	bucket, prefix, _ = strings.Cut(rest, "/")
+	if bucket == "" || strings.ContainsAny(bucket, " \\") {
+		return "", "", fmt.Errorf("parse remote %q: no bucket: %w", remote, ErrBadRemote)
+	}
+	prefix = strings.Trim(prefix, "/")
+	for _, p := range strings.Split(prefix, "/") {
+		if p == "." || p == ".." {
+			return "", "", fmt.Errorf("parse remote %q: %w", remote, ErrBadRemote)
+		}
+	}
+	if prefix != "" {
+		prefix += "/"
+	}
+	return bucket, prefix, nil
+}
+
+// ErrBadRemote is returned for a remote that is not s3://bucket[/prefix].
+var ErrBadRemote = errors.New("the remote must look like s3://bucket/prefix")
+
+// ErrNoCredentials is returned when no access key is configured.
+var ErrNoCredentials = errors.New("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+
+// newClient makes the S3 client.
+func newClient(c S3Config) (*minio.Client, error) {
+	if c.AccessKeyID == "" || c.SecretAccessKey == "" {
+		return nil, ErrNoCredentials
+	}
+	host, secure := "s3.amazonaws.com", true
+	lookup := minio.BucketLookupAuto
+	region := c.Region
+	if region == "" {
+		region = "us-east-1"
+	}
+	if c.Endpoint != "" {
+		u, err := url.Parse(c.Endpoint)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("endpoint %q: not an http(s) URL", c.Endpoint)
+		}
+		host, secure = u.Host, u.Scheme == "https"
+		lookup = minio.BucketLookupPath
+	} else if c.Region != "" && c.Region != "us-east-1" {
+		host = "s3." + c.Region + ".amazonaws.com"
+	}
+	timeout := c.RequestTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	retries := c.MaxRetries
+	if retries <= 0 {
+		retries = 3
+	}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: timeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	return minio.New(host, &minio.Options{
+		Creds:        credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, c.SessionToken),
+		Secure:       secure,
+		Region:       region,
+		BucketLookup: lookup,
+		Transport:    tr,
+		MaxRetries:   retries,
+	})
+}

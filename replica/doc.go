@@ -1,0 +1,42 @@
+// Package replica replicates a sessctl store (pi/indusagi JSONL sessions
+// and AgentUse session directories) to S3-compatible object storage (AWS
+// S3, MinIO, R2, GCS's S3 API), and merges what other machines appended
+// back into it.
+//
+// Open a Remote with Options (the bucket from s3://bucket/prefix, the
+// endpoint and credentials from EnvS3Config, the store's directories),
+// then Push, Pull, Sync (pull, then push) or Status. Nothing leaves the
+// machine unless a Remote is opened and asked to push, or a Replicator is
+// set as engine.Options.Replicator.
+//
+// # Layout
+//
+// The bucket holds immutable objects only: content-addressed data
+// objects (a JSONL session's segments, each the lines one push appended;
+// an AgentUse session's files) and one small manifest per session
+// generation naming them with their SHA-256. A push uploads only what was
+// appended since the last push, and publishes the next generation with a
+// conditional PUT, so two machines never overwrite each other. A store of
+// thousands of sessions is compared with one listing and a record of the
+// last run kept in Options.StateDir. docs/spec/replication.md specifies
+// the layout.
+//
+// # Merge
+//
+// A pull appends the entries the local file lacks under the session's
+// writer lock in one write (engine.Session.AppendLines): parents before
+// children, bytes unchanged, the header kept, nothing local rewritten.
+// The local leaf stays the active one: when the last appended entry is on
+// another branch, a label entry ("sessctl sync: remote tip") on it is
+// appended below the local leaf; such markers are uploaded only when
+// something descends from them. The same id with different bytes is a
+// Conflict: both versions are kept under ids derived from their bytes,
+// and reported. The merge is deterministic and idempotent.
+//
+// # Continuous replication
+//
+// A Replicator (an engine.Replicator) ships the complete lines appended
+// to open sessions in the background, a segment per burst; appends never
+// wait for the network, a server that is down is retried with backoff,
+// and Close flushes with a timeout.
+package replica

@@ -1,0 +1,119 @@
+package replica
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// sessionState is what the last run knew of one session on both sides.
+// It only saves work: without it (a new machine, a lost cache) a run
+// compares the session in full and reaches the same result.
+type sessionState struct {
+	Path  string `json:"path"`            // the local file (pi) or directory (AgentUse)
+	Size  int64  `json:"size"`            // its size when last seen
+	Mtime int64  `json:"mtime,omitempty"` // its mtime (ns) when last seen
+
+	// P: every line of the local file before P is in the remote. PTail
+	// is the sha256 of the (up to 4 KiB of) bytes before P, to see that
+	// the file was not rewritten since.
+	P     int64  `json:"p"`
+	PTail string `json:"ptail,omitempty"`
+	// F: the first remote segment that may hold a line of the local file
+	// after P (lines a pull appended there).
+	F int `json:"f"`
+	// Q: the remote segments before Q are in the local file.
+	Q int `json:"q"`
+
+	// Pushed: at Size, the local file held nothing the remote lacks
+	// (but held-back sync markers).
+	Pushed bool `json:"pushed,omitempty"`
+
+	// Gen, Segs and Last describe the remote manifest last seen: its
+	// generation, number of segments and last segment, to check that a
+	// newer manifest extends it.
+	Gen  int64  `json:"gen"`
+	Segs int    `json:"segs"`
+	Last string `json:"last,omitempty"`
+
+	// Files maps an AgentUse session's files to the sha256 of the content
+	// both sides had at the last sync.
+	Files map[string]string `json:"files,omitempty"`
+}
+
+// stateFile is the local record of one store synced with one remote.
+type stateFile struct {
+	Remote   string                   `json:"remote"`
+	Marker   bool                     `json:"marker,omitempty"` // the layout marker was checked
+	Sessions map[string]*sessionState `json:"sessions"`
+}
+
+// statePath names the state file of a store and remote in dir: a hash of
+// what identifies them, so that two stores or remotes never share one.
+func statePath(dir string, o *Options) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t\x00%t", o.Remote, o.AgentDir, o.AgentUseDir, o.Transform != nil, len(o.Recipients) > 0)
+	return filepath.Join(dir, "sync-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
+}
+
+func loadState(fsys vfs.FS, path, remote string) (*stateFile, error) {
+	st := &stateFile{Remote: remote, Sessions: map[string]*sessionState{}}
+	if path == "" {
+		return st, nil
+	}
+	data, err := fsys.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read sync state %s: %w", path, err)
+	}
+	var in stateFile
+	if json.Unmarshal(data, &in) != nil || in.Remote != remote || in.Sessions == nil {
+		return st, nil // unreadable: start over; it only saves work
+	}
+	return &in, nil
+}
+
+func saveState(fsys vfs.FS, path string, st *stateFile) error {
+	if path == "" {
+		return nil
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := vfs.MkdirAllSync(fsys, filepath.Dir(path), vfs.DirMode); err != nil {
+		return fmt.Errorf("write sync state %s: %w", path, err)
+	}
+	return vfs.WriteFileAtomic(fsys, path, data, vfs.FileMode)
+}
+
+func validPiName(name string) bool {
+	return layout.CheckName(name) == nil && layout.IsSessionFileName(name) && !strings.HasPrefix(name, ".")
+}
+
+func validAgentUseName(name string) bool {
+	hash, dir, ok := strings.Cut(name, "/")
+	return ok && layout.CheckName(hash) == nil && layout.CheckName(dir) == nil && !strings.HasPrefix(hash, ".") && !strings.HasPrefix(dir, ".")
+}
+
+func validRelPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, e := range strings.Split(p, "/") {
+		if layout.CheckName(e) != nil {
+			return false
+		}
+	}
+	return true
+}

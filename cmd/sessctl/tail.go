@@ -2,15 +2,9 @@ package main
 
 import (
 	"bufio"
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
-	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/engine/render"
 )
 
 var tailCommand = &command{
@@ -83,7 +77,7 @@ func runTail(e *env, args []string) int {
 			w.Write(en.Raw)
 			w.WriteByte('\n')
 		} else {
-			writeTailLine(w, en)
+			render.WriteEntryLine(w, en)
 		}
 	}
 	all := s.Entries()
@@ -106,134 +100,4 @@ func runTail(e *env, args []string) int {
 		}
 	}
 	return exitOK
-}
-
-// tailWidth bounds the text of one tail line, in runes.
-const tailWidth = 100
-
-// writeTailLine writes one entry as "[id] hh:mm:ss type ...: text".
-func writeTailLine(w io.Writer, en *engine.Entry) {
-	id := en.ID
-	if en.IDKind != engine.KindString {
-		id = "-"
-	}
-	when := "--:--:--"
-	if ms, ok := jsonl.ParseDate(en.Timestamp); ok {
-		when = time.UnixMilli(int64(ms)).UTC().Format("15:04:05")
-	}
-	fmt.Fprintf(w, "[%s] %s %s\n", id, when, tailText(en))
-}
-
-// tailText describes an entry in one line.
-func tailText(en *engine.Entry) string {
-	str := func(key string) string {
-		s, _ := en.StringField(key)
-		return s
-	}
-	switch en.Type {
-	case jsonl.TypeMessage:
-		m, err := message.Decode(en.Message())
-		if err != nil {
-			return "message (not an object)"
-		}
-		return messageLine(m)
-	case jsonl.TypeModelChange:
-		return "model_change " + str("provider") + "/" + str("modelId")
-	case jsonl.TypeThinkingLevelChange:
-		return "thinking_level_change " + str("thinkingLevel")
-	case jsonl.TypeCompaction:
-		tokens, _ := en.Field("tokensBefore")
-		return "compaction (" + string(tokens) + " tokens, kept from " + str("firstKeptEntryId") + "): " + tailLine(str("summary"))
-	case jsonl.TypeBranchSummary:
-		return "branch_summary from " + str("fromId") + ": " + tailLine(str("summary"))
-	case jsonl.TypeLabel:
-		if l, ok := en.StringField("label"); ok && l != "" {
-			return "label " + str("targetId") + ": " + strconv.Quote(l)
-		}
-		return "label " + str("targetId") + " cleared"
-	case jsonl.TypeSessionInfo:
-		return "session_info: " + tailLine(str("name"))
-	case jsonl.TypeCustom:
-		return "custom " + str("customType")
-	case jsonl.TypeCustomMessage:
-		raw, _ := en.Field("content")
-		text := ""
-		if m, err := message.Decode(customJSON(raw)); err == nil {
-			if c, ok := m.(*message.Custom); ok {
-				text = c.Content.String()
-			}
-		}
-		return "custom_message " + str("customType") + ": " + tailLine(text)
-	}
-	return en.Type
-}
-
-// customJSON wraps a custom_message entry's content as a custom message,
-// to read it with the message types.
-func customJSON(content []byte) []byte {
-	if content == nil {
-		content = []byte(`""`)
-	}
-	return append(append([]byte(`{"role":"custom","content":`), content...), '}')
-}
-
-// messageLine describes a message in one line.
-func messageLine(m message.Message) string {
-	switch m := m.(type) {
-	case *message.User:
-		return "user: " + tailLine(m.Content.String())
-	case *message.Assistant:
-		var text, calls []string
-		for _, b := range m.Content {
-			switch b := b.(type) {
-			case *message.TextContent:
-				text = append(text, b.Text)
-			case *message.ToolCall:
-				calls = append(calls, b.Name)
-			}
-		}
-		s := "assistant " + m.Provider + "/" + m.Model + " (" + string(m.StopReason) + ")"
-		if t := tailLine(strings.Join(text, " ")); t != "" {
-			s += ": " + t
-		}
-		if len(calls) > 0 {
-			s += " -> " + strings.Join(calls, ", ")
-		}
-		if m.ErrorMessage != "" {
-			s += " [error: " + tailLine(m.ErrorMessage) + "]"
-		}
-		return s
-	case *message.ToolResult:
-		s := "toolResult " + m.ToolName
-		if m.IsError {
-			s += " (error)"
-		}
-		return s + ": " + tailLine(message.Blocks(m.Content...).String())
-	case *message.BashExecution:
-		s := "bashExecution $ " + tailLine(m.Command)
-		if m.HasExitCode {
-			s += " (exit " + strconv.FormatInt(m.ExitCode, 10) + ")"
-		}
-		return s
-	case *message.Custom:
-		return "custom " + m.CustomType + ": " + tailLine(m.Content.String())
-	}
-	return m.Role()
-}
-
-// tailLine is the first non-blank line of s, cut to tailWidth runes.
-func tailLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			s = l
-			break
-		}
-	}
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	if r := []rune(s); len(r) > tailWidth {
-		return string(r[:tailWidth]) + "…"
-	}
-	return s
 }

@@ -8,10 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"filippo.io/age"
-
 	"github.com/sessctl/sessctl/internal/human"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/redact"
 	"github.com/sessctl/sessctl/replica"
 )
@@ -116,7 +113,7 @@ func runSync(e *env, args []string) int {
 		return e.usageError("%v", err)
 	}
 	opts := replica.Options{Remote: *remote, S3: replica.EnvS3Config(os.LookupEnv), CwdMap: maps}
-	if err := syncStore(&opts, *store); err != nil {
+	if err := opts.SetStore(*store); err != nil {
 		return e.usageError("%v", err)
 	}
 	if cache, err := os.UserCacheDir(); err == nil {
@@ -126,7 +123,7 @@ func runSync(e *env, args []string) int {
 		opts.Transform = redact.Line
 	}
 	if *identity != "" {
-		if err := loadIdentity(&opts, *identity); err != nil {
+		if err := opts.LoadIdentity(*identity); err != nil {
 			return e.fail(err)
 		}
 	}
@@ -172,53 +169,8 @@ func runSync(e *env, args []string) int {
 	return exitOK
 }
 
-// syncStore points opts at the sessions --store names.
-func syncStore(opts *replica.Options, store string) error {
-	var err error
-	switch store {
-	case "", "pi":
-		opts.AgentDir, err = layout.AgentDir(layout.AgentPi)
-	case "indusagi":
-		opts.AgentDir, err = layout.AgentDir(layout.AgentIndusagi)
-	case "agentuse":
-		opts.AgentUseDir, err = layout.AgentUseDataDir()
-	case "all":
-		if opts.AgentDir, err = layout.AgentDir(layout.AgentPi); err == nil {
-			opts.AgentUseDir, err = layout.AgentUseDataDir()
-		}
-	default:
-		opts.AgentDir = store
-	}
-	return err
-}
-
-// loadIdentity reads an age identity file: its identities decrypt, their
-// recipients encrypt.
-func loadIdentity(opts *replica.Options, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("read age identity %s: %w", path, err)
-	}
-	defer f.Close()
-	ids, err := age.ParseIdentities(f)
-	if err != nil {
-		return fmt.Errorf("read age identity %s: %w", path, err)
-	}
-	for _, id := range ids {
-		x, ok := id.(*age.X25519Identity)
-		if !ok {
-			return fmt.Errorf("read age identity %s: only X25519 identities (age-keygen) are supported", path)
-		}
-		opts.Recipients = append(opts.Recipients, x.Recipient())
-	}
-	opts.Identities = ids
-	return nil
-}
-
 func printSyncText(e *env, verb string, rep *replica.Report) {
-	counts := map[string]int{}
 	for _, s := range rep.Sessions {
-		counts[s.State]++
 		if s.State == "in sync" {
 			continue
 		}
@@ -238,10 +190,8 @@ func printSyncText(e *env, verb string, rep *replica.Report) {
 		fmt.Fprintf(e.stdout, "%-12s %s%s\n", s.State, where, detail)
 	}
 	var parts []string
-	for _, st := range []string{"in sync", "pushed", "pulled", "pushed+pulled", "push", "pull", "push+pull", "new local", "new remote", "compare", "failed"} {
-		if n := counts[st]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, st))
-		}
+	for _, c := range rep.Tally() {
+		parts = append(parts, fmt.Sprintf("%d %s", c.N, c.State))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no sessions")
@@ -260,46 +210,10 @@ func byteSize(n int64) string {
 }
 
 func printSyncJSON(e *env, rep *replica.Report) {
-	type conflict struct {
-		ID     string   `json:"id"`
-		Copies []string `json:"copies"`
-	}
-	type sess struct {
-		Kind      string     `json:"kind"`
-		Name      string     `json:"name"`
-		Path      string     `json:"path"`
-		State     string     `json:"state"`
-		Pushed    int        `json:"pushed"`
-		Pulled    int        `json:"pulled"`
-		Created   bool       `json:"created"`
-		Conflicts []conflict `json:"conflicts"`
-		Error     *string    `json:"error"`
-	}
-	out := struct {
-		Sessions   []sess   `json:"sessions"`
-		Requests   int64    `json:"requests"`
-		Uploaded   int64    `json:"uploaded"`
-		Downloaded int64    `json:"downloaded"`
-		Warnings   []string `json:"warnings"`
-	}{Sessions: []sess{}, Requests: rep.Requests, Uploaded: rep.Uploaded, Downloaded: rep.Downloaded, Warnings: []string{}}
-	for _, s := range rep.Sessions {
-		j := sess{Kind: s.Kind, Name: s.Name, Path: s.Path, State: s.State, Pushed: s.Pushed, Pulled: s.Pulled, Created: s.Created, Conflicts: []conflict{}}
-		for _, c := range s.Conflicts {
-			j.Conflicts = append(j.Conflicts, conflict{ID: c.ID, Copies: c.Copies})
-		}
-		if s.Err != nil {
-			msg := s.Err.Error()
-			j.Error = &msg
-		}
-		out.Sessions = append(out.Sessions, j)
-	}
-	for _, w := range rep.Warnings {
-		out.Warnings = append(out.Warnings, w.Error())
-	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(out)
+	_ = enc.Encode(rep.JSON())
 }
 
 var _ flag.Value = (*cwdMaps)(nil)

@@ -11,9 +11,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
-	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/migrate"
 )
 
 var listCommand = &command{
@@ -166,7 +164,7 @@ func runList(e *env, args []string) int {
 		code = exitFailure
 	}
 	if *asJSON {
-		if err := writeBuffers(e.stdout, infosJSON(infos)); err != nil {
+		if err := writeBuffers(e.stdout, render.ListJSON(infos)); err != nil {
 			return e.fail(err)
 		}
 		return code
@@ -177,24 +175,7 @@ func runList(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "no sessions")
 		return code
 	}
-	fmt.Fprintf(w, "%-16s  %5s  %-8s  %s\n", "MODIFIED", "MSGS", "ID", "NAME / FIRST MESSAGE")
-	fileDates := false
-	for i := range infos {
-		in := &infos[i]
-		title := in.FirstMessage
-		if in.HasName && in.Name != "" {
-			title = in.Name
-		}
-		mark := " "
-		if migrate.ImportedDateFromFile(in.Path, in.IDString()) {
-			mark, fileDates = "*", true
-		}
-		fmt.Fprintf(w, "%-16s%s %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"), mark,
-			in.MessageCount, shortID(in.IDString()), human.OneLine(title, 60))
-	}
-	if fileDates {
-		fmt.Fprintf(w, "* %s\n", render.FileDateNote)
-	}
+	render.List(w, infos)
 	return code
 }
 
@@ -211,47 +192,4 @@ func mustBeDir(what, dir string) error {
 		return fmt.Errorf("%s %s: %w", what, dir, syscall.ENOTDIR)
 	}
 	return nil
-}
-
-// infosJSON returns infos as a JSON array, one element per line, as the
-// pieces to write: the large part of each element is the info's own
-// memory, not a copy.
-func infosJSON(infos []engine.SessionInfo) [][]byte {
-	// Heads go into one buffer, whose growth would move them, so they are
-	// recorded as bounds and sliced once it is complete.
-	var heads []byte
-	bounds := make([][2]int, len(infos))
-	rests := make([][]byte, len(infos))
-	for i := range infos {
-		start := len(heads)
-		if i > 0 {
-			heads = append(heads, ',')
-		} else {
-			heads = append(heads, '[')
-		}
-		heads = append(heads, "\n  "...)
-		heads, rests[i] = engine.AppendInfoJSON(heads, &infos[i])
-		bounds[i] = [2]int{start, len(heads)}
-	}
-	out := make([][]byte, 0, 3*len(infos)+1)
-	for i := range infos {
-		out = append(out, heads[bounds[i][0]:bounds[i][1]], rests[i])
-		// An import dated by its source file's mtime says so in one more
-		// member, after pi's.
-		if r := rests[i]; len(r) > 0 && r[len(r)-1] == '}' && migrate.ImportedDateFromFile(infos[i].Path, infos[i].IDString()) {
-			out[len(out)-1] = r[:len(r)-1]
-			out = append(out, []byte(`,"dateFromFile":true}`))
-		}
-	}
-	if len(infos) == 0 {
-		return append(out, []byte("[]\n"))
-	}
-	return append(out, []byte("\n]\n"))
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }

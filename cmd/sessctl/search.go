@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/search"
 )
@@ -296,7 +297,7 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 	if h.Session.Name != "" {
 		name = " " + strconv.Quote(h.Session.Name)
 	}
-	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(h.Label()), safe(entry), safe(shortID(h.Session.ID)), safe(name), human.QuotePath(h.Session.Cwd))
+	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(h.Label()), safe(entry), safe(render.ShortID(h.Session.ID)), safe(name), human.QuotePath(h.Session.Cwd))
 	w.WriteString("    ")
 	last := 0
 	for _, m := range h.Matches {

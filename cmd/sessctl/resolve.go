@@ -3,11 +3,8 @@ package main
 import (
 	"errors"
 	"flag"
-	"os"
-	"strings"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
 )
 
 // Sessions are named like git objects: by path, by full id, or by a unique
@@ -28,19 +25,7 @@ var errAmbiguous = engine.ErrAmbiguous
 var errEmptySession = errors.New("SESSION is empty: give a file path, a session id or a unique id prefix")
 
 // storeRoot returns the directory a JSONL store keeps its sessions in.
-func storeRoot(store string) (string, error) {
-	switch store {
-	case "", "pi":
-		dir, err := layout.AgentDir(layout.AgentPi)
-		return layout.SessionsDir(dir), err
-	case "indusagi":
-		dir, err := layout.AgentDir(layout.AgentIndusagi)
-		return layout.SessionsDir(dir), err
-	case "agentuse":
-		return "", errors.New("--store agentuse holds AgentUse sessions, not JSONL session files")
-	}
-	return store, nil
-}
+func storeRoot(store string) (string, error) { return engine.StoreDir(store) }
 
 // resolveSession turns a path, an id or a unique id prefix into the path of
 // a JSONL session file.
@@ -48,15 +33,5 @@ func resolveSession(store, arg string) (string, error) {
 	if arg == "" {
 		return "", errEmptySession
 	}
-	if strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") {
-		return engine.ResolveSession("", arg) // a path: no store needed
-	}
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		return arg, nil
-	}
-	root, err := storeRoot(store)
-	if err != nil {
-		return "", err
-	}
-	return engine.ResolveSession(root, arg)
+	return engine.ResolveInStore(store, arg)
 }

@@ -288,22 +288,7 @@ func runCompact(e *env, args []string) int {
 		b.Number("keepRecentTokens", float64(settings.KeepRecentTokens)).
 			Number("reserveTokens", float64(settings.ReserveTokens))
 		if *dryRun {
-			h, p := prep.Requests(*instructions)
-			reqs := []byte{'['}
-			for _, r := range []*compaction.Request{h, p} {
-				if r == nil {
-					continue
-				}
-				if len(reqs) > 1 {
-					reqs = append(reqs, ',')
-				}
-				rb := jsonl.NewObject(len(r.Prompt)+256).String("kind", string(r.Kind)).
-					String("systemPrompt", r.SystemPrompt).String("prompt", r.Prompt).
-					Number("maxTokens", float64(r.MaxTokens)).String("reasoning", r.Reasoning).
-					String("conversationText", r.ConversationText)
-				reqs = append(reqs, rb.Bytes()...)
-			}
-			b.Raw("requests", append(reqs, ']'))
+			b.Raw("requests", prep.RequestsJSON(*instructions))
 		}
 		jsonOut(e.stdout, b.Bytes())
 		return exitOK

@@ -38,15 +38,9 @@ func runContext(e *env, args []string) int {
 	if code := e.parse(contextCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	path, code := e.sessionArg(*store, fs.Args())
+	if code >= 0 {
 		return code
-	}
-	path, err := resolveSession(*store, fs.Arg(0))
-	if err != nil {
-		return e.fail(err)
 	}
 	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
 	if err != nil {

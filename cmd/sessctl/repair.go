@@ -2,11 +2,8 @@ package main
 
 import (
 	"bufio"
-	"fmt"
-	"strings"
 
 	"github.com/sessctl/sessctl/engine/repair"
-	"github.com/sessctl/sessctl/internal/human"
 )
 
 var repairCommand = &command{
@@ -94,15 +91,9 @@ func runRepair(e *env, args []string) int {
 	if code := e.parse(repairCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	path, code := e.sessionArg(*store, fs.Args())
+	if code >= 0 {
 		return code
-	}
-	path, err := resolveSession(*store, fs.Arg(0))
-	if err != nil {
-		return e.fail(err)
 	}
 	res, err := repair.File(path, repair.Options{Output: *out})
 	if err != nil {
@@ -115,33 +106,11 @@ func writeRepairResult(e *env, r *repair.Result, asJSON bool) int {
 	w := bufio.NewWriter(e.stdout)
 	if asJSON {
 		emitJSON(w, r)
-	} else if r.Output == nil {
-		fmt.Fprintf(w, "%s: nothing to repair; nothing written\n", r.Path)
 	} else {
-		fmt.Fprintf(w, "%s -> %s\n", r.Path, *r.Output)
-		for _, c := range r.Changes {
-			if c.Line > 0 {
-				fmt.Fprintf(w, "  line %d: %s\n", c.Line, c.Message)
-			} else {
-				fmt.Fprintf(w, "  %s\n", c.Message)
-			}
-		}
-		fmt.Fprintf(w, "%s kept, %s dropped; the original is unchanged.\n", human.Plural(r.Entries, "entry", "entries"), human.Plural(r.Dropped, "line", "lines"))
-		fmt.Fprintf(w, "Check it and put it in place: sessctl verify %s && mv %s %s\n",
-			shellQuote(*r.Output), shellQuote(*r.Output), shellQuote(r.Path))
+		r.WriteText(w)
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
 	}
 	return exitOK
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+@%=", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

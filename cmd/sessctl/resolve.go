@@ -35,3 +35,20 @@ func resolveSession(store, arg string) (string, error) {
 	}
 	return engine.ResolveInStore(store, arg)
 }
+
+// sessionArg checks that args are one SESSION, not empty, and resolves
+// it in store. It returns the session file, or the exit code to return
+// (-1 to go on).
+func (e *env) sessionArg(store string, args []string) (string, int) {
+	if len(args) != 1 {
+		return "", e.usageError("expected one SESSION")
+	}
+	if code := e.emptySession(args[0]); code >= 0 {
+		return "", code
+	}
+	path, err := resolveSession(store, args[0])
+	if err != nil {
+		return "", e.fail(err)
+	}
+	return path, -1
+}

@@ -329,7 +329,7 @@ func showWord(s string) string {
 	if !human.PlainText(s) {
 		return human.QuotePath(s)
 	}
-	return shellQuote(s)
+	return human.ShellQuote(s)
 }
 
 func writeHitJSON(w *bufio.Writer, h *search.Hit) {

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/sessctl/sessctl/engine/repair"
-	"github.com/sessctl/sessctl/internal/human"
 )
 
 var verifyCommand = &command{
@@ -123,7 +121,7 @@ func runVerify(e *env, args []string) int {
 			enc.SetEscapeHTML(false)
 			_ = enc.Encode(rep)
 		} else {
-			writeVerifyText(w, rep)
+			rep.WriteText(w)
 		}
 	}
 	for _, arg := range fs.Args() {
@@ -155,43 +153,4 @@ func runVerify(e *env, args []string) int {
 		check(path)
 	}
 	return code
-}
-
-// maxFindingsShown bounds the findings of one kind in the human output.
-const maxFindingsShown = 10
-
-func writeVerifyText(w io.Writer, r *repair.Report) {
-	facts := human.Plural(r.Entries, "entry", "entries")
-	if r.Version != nil {
-		facts = fmt.Sprintf("version %v, %s", *r.Version, facts)
-	}
-	switch n := len(r.Problems); n {
-	case 0:
-		fmt.Fprintf(w, "%s: ok (%s)\n", r.Path, facts)
-	case 1:
-		fmt.Fprintf(w, "%s: 1 problem (%s)\n", r.Path, facts)
-	default:
-		fmt.Fprintf(w, "%s: %d problems (%s)\n", r.Path, n, facts)
-	}
-	list := func(prefix string, fs []repair.Finding) {
-		shown := map[string]int{}
-		hidden := map[string]int{}
-		var kinds []string
-		for _, f := range fs {
-			if shown[f.Kind] == maxFindingsShown {
-				if hidden[f.Kind] == 0 {
-					kinds = append(kinds, f.Kind)
-				}
-				hidden[f.Kind]++
-				continue
-			}
-			shown[f.Kind]++
-			fmt.Fprintf(w, "  %s%s: %s\n", prefix, f.Kind, f.Message)
-		}
-		for _, k := range kinds {
-			fmt.Fprintf(w, "  %s%s: ... and %d more\n", prefix, k, hidden[k])
-		}
-	}
-	list("", r.Problems)
-	list("note: ", r.Notes)
 }

@@ -43,15 +43,9 @@ func runWho(e *env, args []string) int {
 	if code := e.parse(whoCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	path, code := e.sessionArg(*store, fs.Args())
+	if code >= 0 {
 		return code
-	}
-	path, err := resolveSession(*store, fs.Arg(0))
-	if err != nil {
-		return e.fail(err)
 	}
 	lp := engine.LockPath(path)
 	st, err := lock.Inspect(lp)

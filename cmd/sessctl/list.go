@@ -17,61 +17,7 @@ import (
 var listCommand = &command{
 	name:    "list",
 	summary: "list sessions, newest first",
-	usage: `
-Usage: sessctl list [--dir DIR | --cwd DIR | --all] [--store pi|indusagi] [--json] [--no-index]
-       sessctl list --store DIR [--json] [--no-index]
-       sessctl list --agentuse [--project DIR] [--subagents] [--json]
-
-Lists the sessions of the current directory's project (pi's list()), or of
-another working directory (--cwd), of an explicit session directory
-(--dir), or of every project (--all, pi's listAll()). Sessions are sorted
-by their last user or assistant message, newest first.
-
-The human table shows the modification time, the number of messages, the
-session id and the name or first message. --json prints pi's SessionInfo
-objects: path, id, cwd, name, parentSessionPath, created, modified,
-messageCount, firstMessage, allMessagesText; and "dateFromFile": true for
-an imported session whose source recorded no date, so that its dates are
-its source file's modification time (marked * in the table).
-
-Listing keeps a cache of each directory's session summaries under the user
-cache directory ($XDG_CACHE_HOME/sessctl/list-index, or the system's cache
-directory), never in the session directory; it is used only for files
-whose size and modification time are unchanged and is safe to delete.
---no-index reads every file.
-
---store says which store, as for the other commands: pi (the default:
-PI_CODING_AGENT_DIR, default ~/.pi/agent), indusagi (INDUSAGI_AGENT_DIR,
-INDUSAGI_CODING_AGENT_DIR, INDUSAGI_DIR, default ~/.indusagi/agent; the
-same as --indusagi), agentuse (the same as --agentuse), or a directory:
-every session file under it is listed, searched recursively as the other
-commands look session ids up there (symbolic links to directories are not
-followed, .trash is left out).
-
-Files named *.jsonl that cannot be read (permission denied, a broken or
-looping symbolic link, a named pipe or other special file) are left out
-and reported on stderr, one line each; the other sessions are listed all
-the same, and list then exits 1. Files that are not sessions (no session
-header) are left out silently, as pi does. A --dir or --store directory
-that does not exist is an error (exit 5).
-
---agentuse lists AgentUse sessions instead: those of the project in DIR
-(default: the working directory), stored in $XDG_DATA_HOME (default
-~/.local/share)/agentuse/project/<hash>/session, as 'agentuse sessions
-list' orders them: newest first, damaged sessions last, subagents only
-with --subagents (indented). The table shows created time, status, id,
-agent and model. --json prints one object per session: id, dir, agentDir,
-agentId, agentName, isSubAgent, model, status, trigger, created, updated
-(ms), parentSessionID, errorCode, children (ids); a session whose
-session.json cannot be read has only id, dir, agentDir and error.
-
-Examples:
-  sessctl list
-  sessctl list --all --json | jq -r '.[].path'
-  sessctl list --dir ./sessions
-  sessctl list --store ~/backup/pi-sessions
-  sessctl list --agentuse --project ~/src/app
-`,
+	usage:   helpText("list"),
 }
 
 func init() { register(listCommand).run = runList }

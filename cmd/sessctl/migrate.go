@@ -13,48 +13,7 @@ import (
 var migrateCommand = &command{
 	name:    "migrate",
 	summary: "upgrade version 1 and 2 session files to version 3",
-	usage: `
-Usage: sessctl migrate [--dry-run] [--no-backup] [--json] [--wait DURATION] PATH...
-
-Upgrades pi/indusagi session files of format version 1 (no entry ids) and
-2 (hookMessage roles) to version 3, as pi does when it opens them, but
-safely: each file is rewritten atomically under its writer lock (temporary
-file, fsync, rename, fsync of the directory), and the original is kept
-byte for byte as <file>.v<N>.bak unless --no-backup is given. Ids made for
-version 1 entries are derived from the session id and the line, so
-migrating two copies gives the same bytes and a second run changes
-nothing. Memory use is bounded by the longest line, not the file size.
-
-PATH is a session file or a directory, searched recursively for *.jsonl
-(symbolic links are not followed; a named pipe or other special file is
-reported as failed, never opened for long).
-Each file's header is read first, without a lock: version 3 files are
-left alone and never locked. A file of a version above 3, or without a
-valid session header, is reported on stderr and left untouched; so is a
-file without any write permission bit (even for root: its owner marked it
-read-only), one you could not write, and one whose owner or group you
-could not keep. A migrated file keeps the original's mode, owner and
-group. migrate goes on with the other files and exits 4 at the end if any
-file failed, or 3 if every failure was a session held by another writer
-(named in the message; --wait D waits up to D for each held session: it
-bounds the wait for the lock, not the migration). Lines that are not JSON
-objects are dropped from the migrated file (pi drops them too) and
-counted; they stay in the backup.
-
-One line per file: path, version before -> after, entries, malformed lines
-dropped, backup. Then a summary line. A progress counter is shown on a
-terminal.
-
---json prints one object:
-  {"files": [{"path", "status": "migrated"|"current"|"would-migrate"|"failed",
-              "from", "to", "entries", "malformed", "backup", "error"}...],
-   "migrated": N, "current": N, "failed": N}
-
-Examples:
-  sessctl migrate --dry-run ~/.pi/agent/sessions
-  sessctl migrate ~/.pi/agent/sessions/--home-me-proj--/old.jsonl
-  sessctl migrate --no-backup --json ./sessions
-`,
+	usage:   helpText("migrate"),
 }
 
 func init() { register(migrateCommand).run = runMigrate }

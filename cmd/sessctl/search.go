@@ -20,67 +20,7 @@ import (
 var searchCommand = &command{
 	name:    "search",
 	summary: "find text in every session: prompts, replies, tool calls and results",
-	usage: `
-Usage: sessctl search [--store pi|indusagi|agentuse|DIR]... [--all] [--cwd DIR]
-                      [--since DATE] [--until DATE] [--role ROLE] [--tool NAME]
-                      [--limit N] [--json] [--no-index] [--reindex] QUERY
-
-Finds QUERY in user prompts, assistant text and thinking, tool calls (the
-tool's name and arguments) and tool results, custom messages, compaction
-and branch summaries, labels and session names, newest first. Each hit
-shows the session (id, name, working directory), the entry, its role and
-time, the text around the first match (matches highlighted on a
-terminal), and the command that shows the hit in its session:
-'sessctl show --leaf ENTRY SESSION' (the branch that ends at the entry),
-or 'sessctl show DIR' for an AgentUse session.
-
-QUERY is SQLite FTS5 syntax. Words must all occur (in any order, case
-and accents ignored); "a phrase" in double quotes; migr* for a prefix;
-AND, OR, NOT and parentheses; NEAR(word other, 10). Quote the whole
-query for the shell: sessctl search '"flaky migration" OR flake*'.
-Punctuation separates words: search for 'bytes.Split' as "bytes Split".
-
---store says where to search (repeat it for several): pi (the default:
-PI_CODING_AGENT_DIR, default ~/.pi/agent), indusagi, agentuse (every
-AgentUse project under $XDG_DATA_HOME/agentuse/project), or a directory,
-searched recursively for session files and AgentUse sessions. --all
-searches pi, indusagi and AgentUse (those that exist).
-
-Filters: --cwd DIR keeps sessions whose working directory is DIR or
-below it; --since and --until keep texts from DATE on and before DATE
-(2026-03-01, 2026-03-01T09:30, RFC 3339 times, or an age such as 7d,
-12h; dates are UTC; a bare --until date counts its whole day); --role
-keeps user, assistant (text and thinking), tool (tool calls and
-results) or other (custom messages, summaries, labels, names); --tool
-NAME keeps calls and results of one tool. --limit N shows the N newest
-hits (default 20; 0: all).
-
---json prints one JSON object per line and hit: session {path, id, name,
-cwd, format}, entry, file, offset (of the line in the file), role, kind
-(user, text, thinking, toolCall, toolResult, bash, custom, compaction,
-branchSummary, label, name, task, error, tool), tool, timestamp,
-snippet, matches (the [start, end) byte offsets of the matches in the
-snippet) and show (the command line that shows the hit).
-
-The search index lives in $XDG_CACHE_HOME/sessctl/search (default
-~/.cache/sessctl/search; --index-dir DIR elsewhere). It is a cache:
-every search first brings it up to date with the session files (new
-lines of grown files are added, changed files indexed again, deleted
-ones removed), and deleting it is always safe. The first search of a
-large store builds it, with progress on a terminal. --reindex builds it
-again from scratch; --no-index reads every file instead and writes
-nothing.
-
-Exit status: 0 when something was found, 1 when nothing was (as grep),
-or when a file could not be read (reported on stderr), 2 for a bad
-query or usage, 5 when a store named with --store does not exist.
-
-Examples:
-  sessctl search 'flaky migration'
-  sessctl search --all --since 7d '"connection refused"'
-  sessctl search --role tool --tool bash 'make test'
-  sessctl search --store ~/backup/sessions --json 'deploy*' | jq -r .show[]
-`,
+	usage:   helpText("search"),
 }
 
 func init() { register(searchCommand).run = runSearch }

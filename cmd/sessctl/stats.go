@@ -14,48 +14,7 @@ import (
 var statsCommand = &command{
 	name:    "stats",
 	summary: "count messages, tokens and cost of a session, per model",
-	usage: `
-Usage: sessctl stats [--json] SESSION
-       sessctl stats --all [--store STORE] [--json]
-
-Counts a session's entries by type, its messages by role, and the tokens
-and cost the assistant messages report in their "usage" (input, output,
-cache read, cache write, total; cost in dollars as the provider priced
-it), in total and per model ("provider/model"). Every number is given
-twice: over every entry in the file (all branches, including abandoned
-ones), and over the active branch (root to leaf). A usage without
-totalTokens counts input + output + cacheRead + cacheWrite; a cost without
-a total counts the sum of its parts.
-
---all adds up every session file under the store (--store pi, indusagi
-or a directory; every *.jsonl file, recursively, but not the deleted
-sessions in its .trash directory), over all entries.
-
---json prints one object:
-
-  {"path": FILE, "id": ID, "name": NAME, "leaf": ID,
-   "all": SCOPE, "branch": SCOPE}
-
-and with --all: {"store": DIR, "sessions": N, "skipped": N, "all": SCOPE}.
-A SCOPE is
-
-  {"entries": N, "types": {TYPE: N}, "messages": N, "roles": {ROLE: N},
-   "usage": USAGE, "models": [{"model": "provider/model", "provider": P,
-   "modelId": M, "messages": N, "usage": USAGE}]}
-
-and a USAGE is {"input", "output", "cacheRead", "cacheWrite",
-"totalTokens", "cost": {"input", "output", "cacheRead", "cacheWrite",
-"total"}}. "name" and "leaf" are null when the session has none; models
-are sorted by total tokens, then by name.
-
-SESSION is a file path, a session id or a unique id prefix (see --store).
-Files are read without a lock and never written.
-
-Examples:
-  sessctl stats 390d8e15
-  sessctl stats --json session.jsonl | jq .branch.usage.cost.total
-  sessctl stats --all
-`,
+	usage:   helpText("stats"),
 }
 
 func init() { register(statsCommand).run = runStats }

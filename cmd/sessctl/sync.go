@@ -16,57 +16,7 @@ import (
 var syncCommand = &command{
 	name:    "sync",
 	summary: "replicate sessions to S3-compatible storage, and merge them back",
-	usage: `
-Usage: sessctl sync push|pull|status --remote s3://BUCKET/PREFIX [--store pi|indusagi|agentuse|all|DIR]
-                    [--cwd-map OLD=NEW]... [--redact] [--age-identity FILE] [--json]
-
-push uploads what the remote lacks: the lines appended to each session
-since the last push (new immutable objects, never whole files) and a new
-manifest per changed session. It never changes a local file.
-
-pull brings the remote's sessions into the store: sessions the store lacks
-are restored in pi's directory for their cwd (--cwd-map OLD=NEW restores a
-session recorded under OLD, or below it, under NEW), and sessions both
-sides appended to are merged by entry id under the session's lock: the
-entries the store lacks are appended, parents before children, each line's
-bytes unchanged. The local leaf stays the active one; when the other
-machine's last entry is on another branch, a label entry "sessctl sync:
-remote tip" on it is appended below the local leaf. The same id with
-different bytes is a conflict: both versions are kept under derived ids
-and reported. Nothing local is ever cut or rewritten.
-
-status compares both sides from one listing and says, per session, what
-push or pull would do. A full sync is pull, then push.
-
-The object store is configured as every S3 tool is: AWS_ACCESS_KEY_ID,
-AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), AWS_REGION, and AWS_ENDPOINT_URL
-for a non-AWS endpoint (MinIO, R2, GCS), which is addressed path-style.
-Nothing is uploaded unless a command is given a --remote.
-
---store picks the sessions: pi (default), indusagi, agentuse (AgentUse
-session directories), all (pi and agentuse), or an agent directory DIR
-(its sessions/ folder). --redact masks likely secrets in every line before
-it is uploaded (the export redaction); the local files keep them.
---age-identity FILE (an age identity file, age-keygen's output) encrypts
-every object to the identity's recipient and decrypts with it, so the
-bucket's operator cannot read transcripts.
-
-What the last run saw is kept under the user cache directory
-(sessctl/sync), so that an unchanged store is compared with one listing;
-without it the sides are compared in full.
-
---json prints {"sessions": [{"kind", "name", "path", "state", "pushed",
-"pulled", "created", "conflicts": [{"id", "copies"}], "error"}],
-"requests", "uploaded", "downloaded", "warnings": [string]}.
-
-Exit status: 0 when every session synced (conflicts are reported, not
-failures), 1 when a session or the remote failed, 2 for a usage mistake.
-
-Examples:
-  AWS_ENDPOINT_URL=http://127.0.0.1:9000 sessctl sync push --remote s3://sessions/me
-  sessctl sync pull --remote s3://sessions/me --cwd-map /Users/me=/home/me
-  sessctl sync status --remote s3://sessions/me --json
-`,
+	usage:   helpText("sync"),
 }
 
 func init() { register(syncCommand).run = runSync }

@@ -10,35 +10,7 @@ import (
 var tailCommand = &command{
 	name:    "tail",
 	summary: "print a session's last entries, and with -f follow it as it grows",
-	usage: `
-Usage: sessctl tail [-f] [-n N] [--json] SESSION
-
-SESSION is a file path, a session id or a unique prefix of one, looked up
-in the store given by --store (default: pi's).
-
-Prints the last N entries of the session file (default 10), in file
-order, one line each:
-
-  [a1b2c3d4] 09:00:02 user: the first line of the message
-  [b2c3d4e5] 09:00:03 assistant anthropic/claude-sonnet-4-5 (toolUse): the text -> read, bash
-  [c3d4e5f6] 09:00:04 toolResult read: the first line of the output
-  [d4e5f6a7] 09:00:05 model_change anthropic/claude-haiku-4-5
-
-Times are the entries' timestamps (UTC). --json prints the stored lines
-instead, byte for byte, as JSONL.
-
-With -f, tail then follows the file as another process (an agent, pi)
-appends to it, printing each new entry when its line is complete, until
-it is interrupted. It reads only what was appended, looking every 200 ms
-(polling: no file notification is needed). The session is opened
-read-only: no lock is taken and nothing is written. A file that is
-replaced is read again; one that is removed ends tail with an error.
-
-Examples:
-  sessctl tail 390d8e15
-  sessctl tail -f -n 0 390d8e15
-  sessctl tail -f --json 390d8e15 | jq -c .message.role
-`,
+	usage:   helpText("tail"),
 }
 
 func init() { register(tailCommand).run = runTail }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var migrateCommand = &command{
@@ -17,16 +15,6 @@ var migrateCommand = &command{
 }
 
 func init() { register(migrateCommand).run = runMigrate }
-
-type migrateLine struct {
-	Path      string
-	Status    string
-	From, To  float64
-	Entries   int
-	Malformed int
-	Backup    string
-	Err       error
-}
 
 func runMigrate(e *env, args []string) int {
 	fs := e.flags(migrateCommand)
@@ -47,44 +35,27 @@ func runMigrate(e *env, args []string) int {
 	out := bufio.NewWriter(e.stdout)
 	defer out.Flush()
 	prog := newProgress(e.stderr, "migrating", len(files))
-	var results []migrateLine
-	counts := map[string]int{}
-	locked := 0
+	rep := &engine.MigrateReport{DryRun: *dry}
 	for i, path := range files {
 		prog.update(i)
 		res, err := engine.MigrateFile(e.ctx, path, engine.MigrateOptions{DryRun: *dry, NoBackup: *noBackup,
 			Wait: *wait > 0, WaitFor: *wait, Command: "sessctl migrate"})
-		l := migrateLine{Path: path, From: res.From, To: float64(res.To), Entries: res.Entries, Malformed: res.Malformed, Backup: res.Backup, Err: err}
-		switch {
-		case err != nil:
-			l.Status = "failed"
-		case !res.Migrated:
-			l.Status = "current"
-		case *dry:
-			l.Status = "would-migrate"
-		default:
-			l.Status = "migrated"
-		}
-		counts[l.Status]++
-		if errors.Is(err, engine.ErrLocked) {
-			locked++
-		}
-		results = append(results, l)
+		l := rep.Add(path, res, err)
 		if !*asJSON {
 			prog.done()
 			printMigrateLine(out, e, l)
 		}
 	}
 	prog.done()
-	failed := counts["failed"]
+	failed := rep.Count(engine.MigrateStatusFailed)
 	if *asJSON {
-		writeMigrateJSON(out, results, counts)
+		out.Write(rep.AppendJSON(nil))
 	} else {
 		fmt.Fprintf(out, "%d files: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
-			len(files), counts["migrated"], counts["would-migrate"], counts["current"], failed)
+			len(files), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
 	}
 	switch {
-	case failed > 0 && failed == locked:
+	case rep.OnlyLocked():
 		return exitLocked // only held sessions failed: a retry may succeed
 	case failed > 0:
 		return exitCorrupt
@@ -92,7 +63,7 @@ func runMigrate(e *env, args []string) int {
 	return exitOK
 }
 
-func printMigrateLine(out *bufio.Writer, e *env, l migrateLine) {
+func printMigrateLine(out *bufio.Writer, e *env, l engine.MigrateLine) {
 	ver := func(v float64) string { return "v" + strconv.FormatFloat(v, 'f', -1, 64) }
 	switch l.Status {
 	case "failed":
@@ -116,25 +87,4 @@ func printMigrateLine(out *bufio.Writer, e *env, l migrateLine) {
 		}
 		fmt.Fprintln(out)
 	}
-}
-
-func writeMigrateJSON(out *bufio.Writer, results []migrateLine, counts map[string]int) {
-	out.WriteString(`{"files":[`)
-	for i, l := range results {
-		if i > 0 {
-			out.WriteString(",")
-		}
-		b := jsonl.NewObject(256).String("path", l.Path).String("status", l.Status).
-			Number("from", l.From).Number("to", l.To).Number("entries", float64(l.Entries)).
-			Number("malformed", float64(l.Malformed))
-		if l.Backup != "" {
-			b.String("backup", l.Backup)
-		}
-		if l.Err != nil {
-			b.String("error", l.Err.Error())
-		}
-		out.Write(b.Bytes())
-	}
-	fmt.Fprintf(out, `],"migrated":%d,"wouldMigrate":%d,"current":%d,"failed":%d}`+"\n",
-		counts["migrated"], counts["would-migrate"], counts["current"], counts["failed"])
 }

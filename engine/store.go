@@ -43,3 +43,21 @@ func ResolveInStore(store, name string) (string, error) {
 	}
 	return ResolveSession(root, name)
 }
+
+// BranchTo returns the branch, root first, that ends at the entry named
+// by a full id or unique prefix (ResolveEntryPrefix), or with name ""
+// the branch of the leaf: nil when the leaf is null or not a string id
+// (a session without entries, a version 1 file).
+func (s *Session) BranchTo(name string) ([]*Entry, error) {
+	if name == "" {
+		if id, ok := s.LeafID(); !ok || id == "" {
+			return nil, nil
+		}
+		return s.BranchPath(""), nil
+	}
+	id, err := s.ResolveEntryPrefix(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.BranchPath(id), nil
+}

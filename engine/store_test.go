@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,4 +52,22 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// TestBranchTo checks the branch to an entry named by a prefix, the
+// branch of the leaf, and none for a session without entries.
+func TestBranchTo(t *testing.T) {
+	s := sessionWithIDs(t, "aaaa1111", "bbbb2222", "cccc3333")
+	if b, err := s.BranchTo("bbbb"); err != nil || len(b) != 2 || b[1].ID != "bbbb2222" {
+		t.Errorf("BranchTo(bbbb) = %d entries, %v", len(b), err)
+	}
+	if b, err := s.BranchTo(""); err != nil || len(b) != 3 {
+		t.Errorf("BranchTo(\"\") = %d entries, %v", len(b), err)
+	}
+	if _, err := s.BranchTo("zz"); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("BranchTo(zz): %v", err)
+	}
+	if b, err := engine.InMemory("/p", engine.Options{}).BranchTo(""); b != nil || err != nil {
+		t.Errorf("no entries: %v, %v", b, err)
+	}
 }

@@ -128,10 +128,7 @@ func runCompact(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(pos[0]); code >= 0 {
+	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
 	if msg := sf.check(); msg != "" {

@@ -24,10 +24,7 @@ func runDump(e *env, args []string) int {
 	if code := e.parse(dumpCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	if code := e.oneSession(fs.Args()); code >= 0 {
 		return code
 	}
 	if useAgentUse(*store, fs.Arg(0)) {

@@ -40,10 +40,7 @@ func resolveSession(store, arg string) (string, error) {
 // it in store. It returns the session file, or the exit code to return
 // (-1 to go on).
 func (e *env) sessionArg(store string, args []string) (string, int) {
-	if len(args) != 1 {
-		return "", e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(args[0]); code >= 0 {
+	if code := e.oneSession(args); code >= 0 {
 		return "", code
 	}
 	path, err := resolveSession(store, args[0])
@@ -51,4 +48,13 @@ func (e *env) sessionArg(store string, args []string) (string, int) {
 		return "", e.fail(err)
 	}
 	return path, -1
+}
+
+// oneSession checks that args are one SESSION, not empty; it returns -1
+// to go on, or the exit code to return.
+func (e *env) oneSession(args []string) int {
+	if len(args) != 1 {
+		return e.usageError("expected one SESSION")
+	}
+	return e.emptySession(args[0])
 }

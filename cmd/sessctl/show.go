@@ -27,10 +27,7 @@ func runShow(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(pos[0]); code >= 0 {
+	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
 	if useAgentUse(*store, pos[0]) {
@@ -95,16 +92,4 @@ func (sv *sessionView) close() { _ = sv.s.Close() }
 
 // branch returns the root-to-leaf path, or the path to the entry named by
 // id (a full id or a unique prefix).
-func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) {
-	if id == "" {
-		if sv.Leaf == "" {
-			return nil, nil
-		}
-		return sv.s.BranchPath(""), nil
-	}
-	full, err := sv.s.ResolveEntryPrefix(id)
-	if err != nil {
-		return nil, err
-	}
-	return sv.s.BranchPath(full), nil
-}
+func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) { return sv.s.BranchTo(id) }

@@ -33,10 +33,7 @@ func runStats(e *env, args []string) int {
 		}
 		return statsAll(e, *store, *asJSON)
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	if code := e.oneSession(fs.Args()); code >= 0 {
 		return code
 	}
 	sv, err := openView(e, *store, fs.Arg(0))

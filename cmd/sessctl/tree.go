@@ -22,10 +22,7 @@ func runTree(e *env, args []string) int {
 	if code := e.parse(treeCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	if code := e.oneSession(fs.Args()); code >= 0 {
 		return code
 	}
 	sv, err := openView(e, *store, fs.Arg(0))

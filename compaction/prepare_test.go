@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -402,5 +403,27 @@ func TestTokensBeforeNaN(t *testing.T) {
 	}
 	if !math.IsNaN(p.TokensBefore) {
 		t.Fatalf("TokensBefore = %v, want NaN", p.TokensBefore)
+	}
+}
+
+// TestRequestsJSON checks the dry-run JSON of the requests: one object
+// per request, with the prompt that carries the custom instructions.
+func TestRequestsJSON(t *testing.T) {
+	var b pathBuilder
+	b.user(10).asst(10, 0)
+	p, err := Prepare(b.path(t), settingsKeep(100000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		Kind, SystemPrompt, Prompt, Reasoning, ConversationText string
+		MaxTokens                                               int
+	}
+	if err := json.Unmarshal(p.RequestsJSON("be brief"), &got); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := p.Requests("be brief")
+	if len(got) != 1 || got[0].Kind != string(h.Kind) || got[0].Prompt != h.Prompt || got[0].MaxTokens != h.MaxTokens || got[0].SystemPrompt != SystemPrompt {
+		t.Errorf("RequestsJSON = %+v", got)
 	}
 }

@@ -231,3 +231,26 @@ func optString(b *jsonl.ObjectBuilder, k, v string) {
 	}
 	b.String(k, v)
 }
+
+// RequestsJSON returns the requests a compaction with these custom
+// instructions sends (Requests), as the JSON array 'sessctl compact
+// --dry-run --json' shows: per request its kind, systemPrompt, prompt,
+// maxTokens, reasoning ("" when unset) and conversationText.
+func (p *Preparation) RequestsJSON(customInstructions string) []byte {
+	h, t := p.Requests(customInstructions)
+	out := []byte{'['}
+	for _, r := range []*Request{h, t} {
+		if r == nil {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		b := jsonl.NewObject(len(r.Prompt)+256).String("kind", string(r.Kind)).
+			String("systemPrompt", r.SystemPrompt).String("prompt", r.Prompt).
+			Number("maxTokens", float64(r.MaxTokens)).String("reasoning", r.Reasoning).
+			String("conversationText", r.ConversationText)
+		out = append(out, b.Bytes()...)
+	}
+	return append(out, ']')
+}

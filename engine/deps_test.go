@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"engine/repair":      {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},
 	"engine/importer":    {"engine", "layout", "layout/vfs", "migrate"},
 	"engine/stats":       {"internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate"},
-	"engine/render":      {"engine", "engine/agentuse", "engine/stats", "internal/jsonl", "internal/human", "layout/vfs", "migrate", "tree"},
+	"engine/render":      {"engine", "engine/agentuse", "engine/message", "engine/stats", "internal/jsonl", "internal/human", "layout/vfs", "migrate", "tree"},
 	"redact":             {"internal/jsonl"},
 	"internal/human":     {},
 	"internal/workload":  {"internal/jsonl", "layout"},

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
-	"github.com/sessctl/sessctl/internal/human"
-	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // AgentUse stores: `sessctl list --agentuse`, and dump (and show) of an
@@ -94,74 +91,15 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
 	if asJSON {
-		w.WriteString("[")
-		for i, x := range list {
-			if i > 0 {
-				w.WriteString(",")
-			}
-			w.WriteString("\n  ")
-			w.Write(agentUseInfoJSON(x))
-		}
-		if len(list) > 0 {
-			w.WriteString("\n")
-		}
-		w.WriteString("]\n")
+		render.AgentUseListJSON(w, list)
 		return exitOK
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(e.stderr, "no AgentUse sessions in %s\n", st.Root())
 		return exitOK
 	}
-	fmt.Fprintf(w, "%-16s  %-9s  %-12s  %-24s  %s\n", "CREATED", "STATUS", "ID", "AGENT", "MODEL")
-	for _, x := range list {
-		created, status, agent := "unknown", x.Status, x.AgentName
-		if x.Err == nil && x.Created > 0 {
-			created = time.UnixMilli(x.Created).Local().Format("2006-01-02 15:04")
-		}
-		if x.Err != nil {
-			status, agent = "damaged", x.AgentDir
-		} else if status == "" {
-			status = "unknown"
-		}
-		if agent == "" {
-			agent = x.AgentID
-		}
-		agent = human.OneLine(agent, 24)
-		if x.Nested {
-			agent = "  " + human.OneLine(agent, 22)
-		}
-		fmt.Fprintf(w, "%-16s  %-9s  %-12s  %-24s  %s\n", created, status, shortAgentUseID(x.ID), agent, x.Model)
-	}
+	render.AgentUseList(w, list)
 	return exitOK
-}
-
-func shortAgentUseID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
-// agentUseInfoJSON is one session of `list --agentuse --json`.
-func agentUseInfoJSON(x *agentuse.Session) []byte {
-	b := jsonl.NewObject(512).String("id", x.ID).String("dir", x.Dir).String("agentDir", x.AgentDir)
-	if x.Err != nil {
-		return b.String("error", x.Err.Error()).Bytes()
-	}
-	b.String("agentId", x.AgentID).String("agentName", x.AgentName).Bool("isSubAgent", x.IsSubAgent).
-		String("model", x.Model).String("status", x.Status).String("trigger", x.Trigger).
-		Number("created", float64(x.Created)).Number("updated", float64(x.Updated))
-	if x.ParentID != "" {
-		b.String("parentSessionID", x.ParentID)
-	} else {
-		b.Null("parentSessionID")
-	}
-	if x.ErrorCode != "" {
-		b.String("errorCode", x.ErrorCode)
-	} else {
-		b.Null("errorCode")
-	}
-	return b.Raw("children", render.AgentUseIDs(x.Children)).Bytes()
 }
 
 // runDumpAgentUse is `sessctl dump --store agentuse SESSION`: everything

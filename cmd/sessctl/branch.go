@@ -10,46 +10,7 @@ import (
 var branchCommand = &command{
 	name:    "branch",
 	summary: "move a session's active leaf to another entry, durably",
-	usage: `
-Usage: sessctl branch SESSION ENTRY [--summary TEXT | --summarize] [--json]
-
-Moves the session's active leaf to ENTRY, so that pi (or any agent using
-the file) continues the conversation from there, on a new branch. pi's
-own branch() only moves the leaf in memory and the move is lost when the
-file is reopened; sessctl makes it durable the way pi's /tree does, by
-appending a branch_summary entry at ENTRY (pi's branchWithSummary). That
-entry becomes the last line, so it is the leaf on every reload, and new
-entries become its children: the conversation continues after ENTRY.
-The old branch stays in the file.
-
-The summary says what the abandoned branch did:
-  (no flag)            an empty summary: the context at the new leaf is
-                       exactly the context at ENTRY (pi adds no message
-                       for an empty branch summary)
-  --summary TEXT       your text, added to the context as a branch summary
-  --summarize          a summary of the abandoned branch (the entries from
-                       the old leaf back to where it meets ENTRY's path),
-                       made as pi's /tree makes one: offline and
-                       deterministic, or with --summary-cmd CMD (see
-                       'sessctl help compact' for how the command is run);
-                       pi's preamble and file lists are added, and
-                       "No content to summarize" is written when the
-                       branch held only tool results or metadata
-
-To redo a user message rather than continue after it, branch at the
-entry before it. Branching to the current leaf does nothing.
-
-ENTRY is an entry id or a unique prefix of one ('sessctl tree SESSION'
-shows them); an unknown ENTRY exits 5 and suggests close ids. The session
-is locked while it is written (exit 3 when another writer has it; see
---wait). Prints the new leaf; --json prints {"session", "from", "to",
-"entryId", "summary"}.
-
-Examples:
-  sessctl branch 7f3a 1a2b3c4d
-  sessctl branch 7f3a 1a2b --summary 'Tried the regex approach; too slow.'
-  sessctl branch 7f3a 1a2b --summarize --summary-cmd 'ollama run llama3.1'
-`,
+	usage:   helpText("branch"),
 }
 
 func init() { register(branchCommand).run = runBranch }

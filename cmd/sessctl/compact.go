@@ -20,64 +20,7 @@ import (
 var compactCommand = &command{
 	name:    "compact",
 	summary: "compact a session: summarise its older part, as pi does",
-	usage: `
-Usage: sessctl compact SESSION [--keep-tokens N] [--reserve-tokens N]
-                       [--summary TEXT | --summary-file F | --summary-cmd CMD]
-                       [--instructions TEXT] [--dry-run] [--json]
-
-Does what pi's /compact does to the session's active branch, with pi's
-rules (pi 0.58.3): it keeps about --keep-tokens estimated tokens of the
-most recent entries verbatim, cutting only where pi would cut (never at a
-tool result; inside a long turn it also summarises the turn's beginning),
-summarises what comes before, and appends a compaction entry under the
-writer lock. The entry has pi's fields: the first kept entry, tokens
-before, the summary with pi's file lists appended, and details
-{readFiles, modifiedFiles}. pi then shows the summary and the kept
-entries as the session's context.
-
-Where the summary comes from:
-  --summary TEXT       your text (the file lists are still appended)
-  --summary-file F     your text from file F ('-' reads standard input)
-  --summary-cmd CMD    a command run with 'sh -c' once per summary
-                       request, with the prompt pi would send on standard
-                       input; its standard output is the summary. Any local
-                       model CLI fits, for example
-                         --summary-cmd 'llm -s "$SESSCTL_SYSTEM_PROMPT"'
-                         --summary-cmd 'ollama run llama3.1'
-                       The command also gets SESSCTL_SUMMARY_KIND (history,
-                       history-update, turn-prefix), SESSCTL_MAX_TOKENS,
-                       SESSCTL_REASONING and SESSCTL_SYSTEM_PROMPT; with
-                       --summary-json it gets the whole request as JSON
-                       instead. A non-zero exit aborts: nothing is written.
-                       A run is killed (with every process it started)
-                       after --summary-timeout (default 10m) or once it
-                       prints more than --summary-max-bytes (default 4M);
-                       both abort with exit 1, nothing written.
-  (none of them)       a deterministic summary built offline from the
-                       conversation: the user's requests, files read and
-                       modified, tool activity. No model needed.
-
-The settings are pi's: --keep-tokens (compaction.keepRecentTokens,
-default 20000) and --reserve-tokens (compaction.reserveTokens, default
-16384, sizes the summary requests) default to the values in
-<agent dir>/settings.json and <session cwd>/.pi/settings.json when set
-there. Like pi, it refuses "already compacted" when the last entry is a
-compaction and "nothing to compact" for sessions with fewer than two
-messages (exit 1).
-
---dry-run changes nothing and runs no summariser: it prints the cut pi
-would make and, with --json, the exact requests. --json prints one
-object: session, entryId (null in a dry run), firstKeptEntryId,
-tokensBefore, isSplitTurn, messagesToSummarize, turnPrefixMessages,
-readFiles, modifiedFiles, summarizer, summary, keepRecentTokens,
-reserveTokens (and requests, in a dry run).
-
-Examples:
-  sessctl compact 7f3a
-  sessctl compact 7f3a --keep-tokens 5000 --dry-run
-  sessctl compact 7f3a --summary-cmd 'ollama run llama3.1' --instructions 'focus on the parser'
-  sessctl compact session.jsonl --summary-file notes.md --json
-`,
+	usage:   helpText("compact"),
 }
 
 func init() { register(compactCommand).run = runCompact }
@@ -185,10 +128,7 @@ func runCompact(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(pos[0]); code >= 0 {
+	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
 	if msg := sf.check(); msg != "" {
@@ -288,22 +228,7 @@ func runCompact(e *env, args []string) int {
 		b.Number("keepRecentTokens", float64(settings.KeepRecentTokens)).
 			Number("reserveTokens", float64(settings.ReserveTokens))
 		if *dryRun {
-			h, p := prep.Requests(*instructions)
-			reqs := []byte{'['}
-			for _, r := range []*compaction.Request{h, p} {
-				if r == nil {
-					continue
-				}
-				if len(reqs) > 1 {
-					reqs = append(reqs, ',')
-				}
-				rb := jsonl.NewObject(len(r.Prompt)+256).String("kind", string(r.Kind)).
-					String("systemPrompt", r.SystemPrompt).String("prompt", r.Prompt).
-					Number("maxTokens", float64(r.MaxTokens)).String("reasoning", r.Reasoning).
-					String("conversationText", r.ConversationText)
-				reqs = append(reqs, rb.Bytes()...)
-			}
-			b.Raw("requests", append(reqs, ']'))
+			b.Raw("requests", prep.RequestsJSON(*instructions))
 		}
 		jsonOut(e.stdout, b.Bytes())
 		return exitOK

@@ -10,23 +10,7 @@ import (
 var contextCommand = &command{
 	name:    "context",
 	summary: "print the model context of a session as JSON",
-	usage: `
-Usage: sessctl context [--leaf ID] SESSION
-
-Prints what pi's buildSessionContext returns for the session: the
-messages sent to the model (the latest compaction summary first, then the
-kept entries, branch summaries and custom messages), the thinking level
-and the model, as {"messages": [...], "thinkingLevel": ..., "model": ...}.
-Stored messages are printed exactly as they are in the file.
-
-By default the context is built at the session's leaf (its last entry);
---leaf builds it at another entry. The file is opened read-only.
-SESSION is a file path, a session id or a unique id prefix (see --store).
-
-Examples:
-  sessctl context session.jsonl | jq '.messages | length'
-  sessctl context --leaf 1a2b3c4d session.jsonl
-`,
+	usage:   helpText("context"),
 }
 
 func init() { register(contextCommand).run = runContext }
@@ -38,15 +22,9 @@ func runContext(e *env, args []string) int {
 	if code := e.parse(contextCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	path, code := e.sessionArg(*store, fs.Args())
+	if code >= 0 {
 		return code
-	}
-	path, err := resolveSession(*store, fs.Arg(0))
-	if err != nil {
-		return e.fail(err)
 	}
 	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
 	if err != nil {

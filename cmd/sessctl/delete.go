@@ -13,34 +13,7 @@ import (
 var deleteCommand = &command{
 	name:    "delete",
 	summary: "move a session to the store's trash",
-	usage: `
-Usage: sessctl delete SESSION [--json]
-
-Moves the session file, with everything sessctl keeps beside it for that
-session (migration backups <file>.v<N>.bak and <file>.v<N>.bak.<k>,
-quarantined torn tails <file>.torn-<ms>, temporary files an interrupted
-write left), into a trash directory: <store>/.trash/<time>/<folder>/ for
-a session in the store (pi's store is <agent dir>/sessions), or
-.trash/<time>/ beside the file for one elsewhere. Nothing is erased: move
-the files back to restore the session. pi does not list sessions in the
-trash. The lock file (<file>.lock) and its owner record are removed.
-
-The session's writer lock is taken while the files move, so a session
-that another sessctl command, or an agent built on sessctl's library, has
-open is refused (exit 3, naming the holder); --wait waits for it. pi
-takes no lock, so a pi process working on the session is NOT detected:
-its next entry would re-create the file at the old path without its
-header (pi's own behaviour; 'sessctl repair' salvages such a file). Quit
-pi, or leave that session, before deleting it.
-
-Prints where the files went; --json prints {"session", "trash",
-"moved": [{"from", "to"}]}.
-
-Examples:
-  sessctl delete 7f3a
-  sessctl delete ~/.pi/agent/sessions/--home-me-proj--/2026-03-01T09-00-00-000Z_7f3a....jsonl
-  sessctl delete --wait 30s 7f3a
-`,
+	usage:   helpText("delete"),
 }
 
 func init() { register(deleteCommand).run = runDelete }

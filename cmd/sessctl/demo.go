@@ -15,18 +15,7 @@ import (
 var demoCommand = &command{
 	name:    "demo",
 	summary: "build a sample session in a temporary store and show it",
-	usage: `
-Usage: sessctl demo [--keep]
-
-Builds a small session through the library in a temporary pi store (a
-model change, a conversation with a tool call, a branch with a summary, a
-label and a name), then shows what the read commands make of it: the file
-itself, 'sessctl list', excerpts of 'sessctl dump' and 'sessctl context'.
-The store is removed afterwards unless --keep is given.
-
-Example:
-  sessctl demo
-`,
+	usage:   helpText("demo"),
 }
 
 func init() { register(demoCommand).run = runDemo }

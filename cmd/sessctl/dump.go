@@ -10,38 +10,7 @@ import (
 var dumpCommand = &command{
 	name:    "dump",
 	summary: "print a session's full state as JSON",
-	usage: `
-Usage: sessctl dump [--context-by-leaf] [--fields LIST] SESSION
-       sessctl dump --store agentuse [--project DIR] SESSION
-
-SESSION is a file path, a session id or a unique prefix of one, looked up
-in the store given by --store (default: pi's).
-
-Prints the state of a session as one JSON object: sessionId,
-sessionFile, sessionDir, cwd, isPersisted, header, leafId, leafEntryId,
-sessionName, entries (as stored), branch (root to leaf ids), tree (pi's
-getTree as {id, type, label?, children}), children, labels, context
-(pi's buildSessionContext) and sessionInfo (the file's listing fields).
-This is the state-object format of the pi conformance corpus. The file is
-opened read-only: nothing is written, no lock is taken, and a version 1 or
-2 file is migrated in memory only.
-
-With --store agentuse (or when SESSION is an AgentUse session directory),
-SESSION is an AgentUse session id or unique prefix in the project of DIR
-(default: the working directory), and the output is one 2-space indented
-JSON object: format ("agentuse"), id, dir, parentSessionID, children
-(ids), session, tools and context (the stored files, null when absent),
-messages ([{id, message, parts}] in AgentUse's message and part order),
-files (relative paths) and problems ([{path, error}]). Damaged files are
-also reported on stderr, and the exit code is then 4.
-
-Examples:
-  sessctl dump 390d8e15
-  sessctl dump ~/.pi/agent/sessions/--home-me-proj--/2026-03-01T09-00-00-123Z_<id>.jsonl
-  sessctl dump --context-by-leaf session.jsonl | jq .contextByLeaf
-  sessctl dump --fields leafId,branch,context big-session.jsonl
-  sessctl dump --store agentuse 01M7ZXJ0
-`,
+	usage:   helpText("dump"),
 }
 
 func init() { register(dumpCommand).run = runDump }
@@ -55,10 +24,7 @@ func runDump(e *env, args []string) int {
 	if code := e.parse(dumpCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	if code := e.oneSession(fs.Args()); code >= 0 {
 		return code
 	}
 	if useAgentUse(*store, fs.Arg(0)) {

@@ -14,78 +14,7 @@ import (
 var exportCommand = &command{
 	name:    "export",
 	summary: "export the active branch as Markdown, JSON or HTML",
-	usage: `
-Usage: sessctl export [--format md|json|html] [--redact] [--leaf ID]
-                      [-o FILE [--force]] SESSION
-
-Writes the active branch of a session (root to leaf, or to --leaf ID, a
-full id or a unique prefix) as a document, on stdout or into FILE. FILE
-is written whole or not at all (a temporary file beside it, mode 0600,
-renamed into place). Its directory must exist. An existing FILE is
-replaced only with --force, and never, even then, when it is a session
-file (the one exported, or any file whose first line is a session
-header), a directory, a symbolic link, a device, a named pipe or a
-socket. The document is streamed, so a large session is not held twice
-(but for --redact without -o).
-
-  md    Markdown: a title and the session's details, then one section per
-        message. Thinking is in a collapsible <details> block, a tool call
-        is its name and its arguments as a JSON block, a tool result is a
-        code block; compaction and branch summaries, custom messages and
-        model or thinking level changes are marked. Images are noted, not
-        embedded.
-  html  One self-contained page: inline CSS, no scripts, nothing loaded
-        from anywhere (a Content-Security-Policy forbids it); images are
-        embedded as data: URIs. Every text is HTML-escaped.
-  json  One object:
-          {"format": "sessctl-export/1", "path": FILE, "header": HEADER,
-           "name": NAME, "leaf": ID, "messages": [ITEM...]}
-        HEADER is the stored header object; NAME and ID are null when
-        absent. Each ITEM is {"id": ENTRY_ID, "type": ENTRY_TYPE,
-        "timestamp": ISO, "label": LABEL (only when labelled), "message":
-        MSG}, one per entry of the branch that carries conversation: a
-        message entry's stored message; a custom_message as {"role":
-        "custom", ...}; a branch_summary as {"role": "branchSummary", ...}
-        (skipped when empty) and a compaction as {"role":
-        "compactionSummary", ...}, the shapes pi's buildSessionContext
-        gives them. Model and thinking level changes, labels, names and
-        custom entries are not messages and are left out.
-
---redact masks likely secrets in the content of the output (message
-text, tool arguments and results, summaries, custom data, the session's
-name, labels). It leaves alone image data and what describes the file:
-its path, the header's id, time, working directory and parent session,
-and the entries' types, ids, parent ids and times. What is masked,
-replaced by [REDACTED]:
-
-  - private keys: "-----BEGIN ... PRIVATE KEY-----" blocks (the body; the
-    BEGIN and END lines stay), to the end of the text when unterminated;
-  - assignments: the value after password, passwd, secret, token, apikey,
-    api_key, api-key, access_key, private_key (any case, with any prefix
-    and one "_word" suffix, so GITHUB_TOKEN and SECRET_KEY count) followed
-    by = or :, quoted or not ("password": "x", token=abc, SECRET_KEY: x);
-  - "Bearer <token>" (the token, when it has a digit or symbol);
-  - API key shapes: sk-... (OpenAI, Anthropic), ghp_/gho_/ghu_/ghs_/ghr_...
-    and github_pat_... (GitHub), xoxa-/xoxb-/xoxp-/xoxo-/xoxr-/xoxs-...
-    (Slack), AKIA/ASIA + 16 (AWS access key ids), AIza + 35 (Google);
-  - long high-entropy tokens: runs of 32 or more of [A-Za-z0-9+/_=-] that
-    mix upper case, lower case and digits with at least 4.5 bits of
-    entropy per character (hex digests, UUIDs and paths are left alone;
-    a path is judged one component at a time).
-
-Redaction is a safety net, not a guarantee: read the export before sharing
-it. It fails closed: when a line cannot be masked, the export fails and
-writes nothing (no FILE; on stdout, a redacted document is held until all
-of it is masked).
-
-The file is opened read-only. SESSION is a file path, a session id or a
-unique id prefix (see --store).
-
-Examples:
-  sessctl export 390d8e15 > session.md
-  sessctl export --format html --redact -o share.html 390d8e15
-  sessctl export --format json session.jsonl | jq '.messages[].message.role'
-`,
+	usage:   helpText("export"),
 }
 
 func init() { register(exportCommand).run = runExport }
@@ -102,10 +31,7 @@ func runExport(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(pos[0]); code >= 0 {
+	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
 	switch *format {

@@ -16,33 +16,7 @@ import (
 var forkCommand = &command{
 	name:    "fork",
 	summary: "copy one branch of a session into a new session",
-	usage: `
-Usage: sessctl fork SESSION [--at ENTRY] [--cwd DIR] [--all] [--json]
-
-Writes a new session file holding the path from the root to ENTRY (default:
-the session's active leaf, its last entry), as pi's /fork and
-createBranchedSession do: the entries keep their ids and bytes, labels on
-the path are re-created at its end, and the new header's parentSession
-names the source file. The source is only read; it needs no lock and is
-never changed. The new file is written at once, even when the path has no
-assistant message yet (pi would wait for one).
-
-The new session goes beside the source, with the source's working
-directory. --cwd DIR gives it another working directory and puts it in
-that directory's session folder of the store (as pi's --fork does).
---all copies every entry of every branch instead (pi's forkFrom).
-
-ENTRY is an entry id or a unique prefix of one ('sessctl tree SESSION'
-shows them). SESSION is a file path, a session id or a unique id prefix
-(see --store). Prints the new session's id and file; --json prints
-{"id", "path", "parentSession", "cwd", "leafId", "entries"}.
-
-Examples:
-  sessctl fork 7f3a                      # the active branch, beside the source
-  sessctl fork 7f3a --at 1a2b3c4d        # only up to entry 1a2b3c4d
-  sessctl fork 7f3a --cwd ~/src/other    # continue the work in another project
-  sessctl fork session.jsonl --all --json
-`,
+	usage:   helpText("fork"),
 }
 
 func init() { register(forkCommand).run = runFork }
@@ -58,10 +32,7 @@ func runFork(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(pos[0]); code >= 0 {
+	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
 	if *all && *at != "" {

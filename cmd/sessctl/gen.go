@@ -14,24 +14,7 @@ var genCommand = &command{
 	name:    "gen",
 	summary: "generate benchmark workloads (hidden)",
 	hidden:  true,
-	usage: `
-Usage: sessctl gen session [--seed N] [--entries N] [--v1] FILE
-       sessctl gen dir [--seed N] [--sessions N] [--size BYTES] DIR
-       sessctl gen append [--entries N] [--sync] DIR
-
-Writes seeded, realistic pi session files for benchmarks: prompts,
-assistant turns with thinking, text, tool calls and usage, tool results of
-1-20 KB, a 100 KB image every thousand entries, branches, labels, names and
-compactions. The same seed gives the same bytes. "append" creates a
-session in DIR through the library and appends N messages (alternating
-user and assistant, about 700 bytes each), with or without an fsync per
-append, and prints the rate.
-
-Examples:
-  sessctl gen session --entries 100000 big.jsonl
-  sessctl gen session --entries 100000 --v1 old.jsonl
-  sessctl gen dir --sessions 5000 --size 50000 ./sessions
-`,
+	usage:   helpText("gen"),
 }
 
 func init() { register(genCommand).run = runGen }

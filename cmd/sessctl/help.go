@@ -1,18 +1,27 @@
 package main
 
+import "embed"
+
+// The usage text of each command is help/NAME.txt: printed by -h and
+// 'sessctl help NAME', trimmed of surrounding blank lines.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// helpText returns the usage text of the command name; a command without
+// one is a build mistake, caught by every test that runs the CLI.
+func helpText(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic("sessctl: no usage text for " + name + ": " + err.Error())
+	}
+	return string(b)
+}
+
 var helpCommand = &command{
 	name:    "help",
 	summary: "show help for sessctl or one command",
-	usage: `
-Usage: sessctl help [COMMAND]
-
-Without a command, lists every command. With one, shows its usage, flags
-and examples.
-
-Examples:
-  sessctl help
-  sessctl help list
-`,
+	usage:   helpText("help"),
 }
 
 func init() { register(helpCommand).run = runHelp }

@@ -23,132 +23,10 @@ import (
 var importCommand = &command{
 	name:    "import",
 	summary: "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode and agsh",
-	usage: `
-Usage: sessctl import SOURCE [PATH] [--dry-run] [--json] [--cwd DIR]
-       sessctl import claude [PATH] --history [...]
-       sessctl import --all [--history] [--dry-run] [--json] [--cwd DIR]
-
-Converts another agent's sessions into pi session files (format version
-3) in pi's store (PI_CODING_AGENT_DIR, default ~/.pi/agent), each under
-its original working directory, so pi and every sessctl command can read
-them. SOURCE is one of:
-
-  claude    Claude Code   ~/.claude (CLAUDE_CONFIG_DIR)
-  codex     Codex         ~/.codex (CODEX_HOME)
-  gemini    Gemini CLI    ~/.gemini (GEMINI_CLI_HOME)
-  cursor    Cursor CLI    ~/.cursor
-  windsurf  Windsurf      WINDSURF_SESSIONS_DIR, else the editor's
-                          globalStorage/codeium.windsurf/cascade
-  opencode  opencode      ~/.local/share/opencode (XDG_DATA_HOME,
-                          OPENCODE_DB)
-  agsh      agsh          ~/.local/share/agsh/sessions.db (XDG_DATA_HOME)
-
-PATH is the store, a part of it, or one session file; without it the
-default location is used. --all imports every store found on this machine.
-Source stores are only read (databases read-only, or from a private copy
-when they are in WAL mode).
-
-Each imported session gets a session id derived from its source id and the
-file name <start time>_<id>.jsonl, so importing again updates the same file
-instead of adding one; a session whose source did not change is left
-untouched. A file that was changed after it was imported (continued in pi,
-for example) is never overwritten: it is reported as "kept". Subagent
-sessions become child sessions whose header names their parent's file.
-The first entry of every imported file is a custom entry "sessctl-import"
-naming the source, its path and its id.
-
-Sessions whose source records no working directory (Gemini CLI when its
-project root cannot be found, agsh, some Windsurf files) are filed under
---cwd DIR, default your home directory.
-
---history (Claude Code only, off by default) also imports the prompts
-~/.claude/history.jsonl keeps of sessions whose transcripts are gone
-(Claude Code deletes transcripts after cleanupPeriodDays): each such
-session becomes a prompt-only session, the prompts in order with their
-pasted text, in its project's directory; its import record says
-"promptOnly": true. Prompts older Claude Code wrote without a session id
-are reported as skipped.
-
-One line per session: source, source id, status (new, updated, unchanged,
-kept, failed; with --dry-run what would happen), entries, and the file.
-A source session that holds nothing to import (no messages) is listed
-as skipped, with the reason and its source file, never left out
-silently. Then a summary line. A damaged source file or line is reported on stderr
-with its path and line, and everything else is imported. Progress is
-shown on a terminal: the sessions done, and how far the source file of a
-large session has been read (Claude Code, Codex, Gemini CLI, Windsurf).
-
-Exit status: 0 when everything was imported; 4 when some source data was
-damaged (and skipped); 3 when a target session was held by another writer;
-1 when a session or store could not be imported; 5 when SOURCE's store
-does not exist. With several, the first of 1, 3, 4 wins.
-
---json prints one object:
-  {"sessions": [{"source", "sourceId", "sourcePath", "id", "file", "status",
-                 "entries", "messages", "cwd", "cwdFromSource",
-                 "parentSession"?, "error"?}...],
-   "skipped": [{"source", "sourceId", "sourcePath", "reason"}...],
-   "damaged": [{"path", "line"?, "position"?, "error"}...],
-   "stores": [{"source", "path"}...],
-   "summary": {"sessions", "new", "updated", "unchanged", "kept", "failed",
-               "skipped", "damaged", "dryRun"}}
-
-Examples:
-  sessctl import --all --dry-run
-  sessctl import claude
-  sessctl import codex ~/.codex/sessions/2026/02/07
-  sessctl import gemini --cwd ~/src/app ~/.gemini/tmp/app
-`,
+	usage:   helpText("import"),
 }
 
 func init() { register(importCommand).run = runImport }
-
-// importLine is one imported session, as printed.
-type importLine struct {
-	Source        string `json:"source"`
-	SourceID      string `json:"sourceId"`
-	SourcePath    string `json:"sourcePath"`
-	ID            string `json:"id"`
-	File          string `json:"file"`
-	Status        string `json:"status"`
-	Entries       int    `json:"entries"`
-	Messages      int    `json:"messages"`
-	Cwd           string `json:"cwd"`
-	CwdFromSource bool   `json:"cwdFromSource"`
-	ParentSession string `json:"parentSession,omitempty"`
-	Error         string `json:"error,omitempty"`
-}
-
-type importDamage struct {
-	Path     string `json:"path"`
-	Line     int    `json:"line,omitempty"`
-	Position string `json:"position,omitempty"`
-	Error    string `json:"error"`
-}
-
-type importSkip struct {
-	Source     string `json:"source"`
-	SourceID   string `json:"sourceId"`
-	SourcePath string `json:"sourcePath"`
-	Reason     string `json:"reason"`
-}
-
-type importStore struct {
-	Source string `json:"source"`
-	Path   string `json:"path"`
-}
-
-type importSummary struct {
-	Sessions  int  `json:"sessions"`
-	New       int  `json:"new"`
-	Updated   int  `json:"updated"`
-	Unchanged int  `json:"unchanged"`
-	Kept      int  `json:"kept"`
-	Failed    int  `json:"failed"`
-	Skipped   int  `json:"skipped"`
-	Damaged   int  `json:"damaged"`
-	DryRun    bool `json:"dryRun"`
-}
 
 // importRun is the state of one 'sessctl import'.
 type importRun struct {
@@ -162,13 +40,9 @@ type importRun struct {
 	source   string    // the source being imported, for progress
 	lastProg time.Time // when progress inside a session was last drawn
 
-	lines   []importLine
-	skipped []importSkip
-	damaged []importDamage
-	stores  []importStore
-	sum     importSummary
-	locked  bool
-	failed  bool
+	rep    *importer.Report
+	locked bool
+	failed bool
 }
 
 func runImport(e *env, args []string) int {
@@ -183,8 +57,7 @@ func runImport(e *env, args []string) int {
 	}
 	home, _ := os.UserHomeDir()
 	loc := migrate.Locator{Getenv: os.Getenv, Home: home, GOOS: runtime.GOOS}
-	r := &importRun{e: e, dryRun: *dryRun, asJSON: *asJSON}
-	r.sum.DryRun = *dryRun
+	r := &importRun{e: e, dryRun: *dryRun, asJSON: *asJSON, rep: importer.NewReport(*dryRun)}
 	r.opts.DryRun = *dryRun
 	r.opts.Import.Cwd = home
 	r.opts.Import.History = *history
@@ -276,7 +149,7 @@ func runImport(e *env, args []string) int {
 		return exitFailure
 	case r.locked:
 		return exitLocked
-	case r.sum.Damaged > 0:
+	case r.rep.Summary.Damaged > 0:
 		return exitCorrupt
 	}
 	return exitOK
@@ -311,7 +184,7 @@ func (r *importRun) store(src migrate.Source, path string) {
 	if err == nil {
 		path = abs
 	}
-	r.stores = append(r.stores, importStore{Source: src.Name(), Path: path})
+	r.rep.AddStore(src.Name(), path)
 	r.source = src.Name()
 	r.im.Store(r.e.ctx, src, path, importer.Handler{
 		Session: r.write,
@@ -327,8 +200,7 @@ func (r *importRun) store(src migrate.Source, path string) {
 
 // skip reports a source session that gave nothing to import.
 func (r *importRun) skip(source string, sk *migrate.Skip) {
-	r.sum.Skipped++
-	r.skipped = append(r.skipped, importSkip{Source: source, SourceID: sk.SourceID, SourcePath: sk.Path, Reason: sk.Reason})
+	r.rep.AddSkip(source, sk)
 	if !r.asJSON {
 		r.clearProgress()
 		fmt.Fprintf(r.out, "%-8s %-36s %-9s %s  %s\n", source, sk.SourceID, "skipped", sk.Reason, sk.Path)
@@ -337,8 +209,7 @@ func (r *importRun) skip(source string, sk *migrate.Skip) {
 
 // damage reports damaged source data that was skipped.
 func (r *importRun) damage(d *migrate.Damage) {
-	r.sum.Damaged++
-	r.damaged = append(r.damaged, importDamage{Path: d.Path, Line: d.Line, Position: d.Pos, Error: d.Err.Error()})
+	r.rep.AddDamage(d)
 	if !r.asJSON {
 		r.clearProgress()
 		fmt.Fprintf(r.e.stderr, "sessctl: import: damaged source data, skipped: %v\n", d)
@@ -364,7 +235,7 @@ func (r *importRun) readProgress(path string, done, total int64) {
 	}
 	r.lastProg = time.Now()
 	fmt.Fprintf(r.progress, "\r\033[Kimporting %s: %d sessions; reading %s %.1f/%.1f MB",
-		r.source, r.sum.Sessions, filepath.Base(path), float64(done)/(1<<20), float64(total)/(1<<20))
+		r.source, r.rep.Summary.Sessions, filepath.Base(path), float64(done)/(1<<20), float64(total)/(1<<20))
 }
 
 func (r *importRun) clearProgress() {
@@ -375,18 +246,11 @@ func (r *importRun) clearProgress() {
 
 // write reports one imported session.
 func (r *importRun) write(res importer.Result) {
-	s := res.Session
-	line := importLine{
-		Source: s.Source, SourceID: s.SourceID, SourcePath: s.SourcePath, ID: s.ID, File: res.Path,
-		Entries: s.Entries(), Messages: s.Messages, Cwd: s.Cwd, CwdFromSource: s.CwdKnown, ParentSession: res.Parent,
-		Status: res.Status,
-	}
+	line := r.rep.AddSession(res)
 	switch res.Status {
 	case importer.StatusKept:
-		line.Error = res.Err.Error()
 		r.warn(fmt.Errorf("kept %v", res.Err))
 	case importer.StatusFailed:
-		line.Error = res.Err.Error()
 		r.warn(res.Err)
 		if errors.Is(res.Err, engine.ErrLocked) {
 			r.locked = true
@@ -394,47 +258,34 @@ func (r *importRun) write(res importer.Result) {
 			r.failed = true
 		}
 	}
-	r.sum.Sessions++
-	switch line.Status {
-	case "new":
-		r.sum.New++
-	case "updated":
-		r.sum.Updated++
-	case "unchanged":
-		r.sum.Unchanged++
-	case "kept":
-		r.sum.Kept++
-	default:
-		r.sum.Failed++
-	}
-	r.lines = append(r.lines, line)
 	if !r.asJSON {
 		r.clearProgress()
 		fmt.Fprintf(r.out, "%-8s %-36s %-9s %5d entries  %s\n", line.Source, line.SourceID, line.Status, line.Entries, line.File)
 		if r.progress != nil {
 			r.out.Flush()
-			fmt.Fprintf(r.progress, "importing %s: %d sessions", s.Source, r.sum.Sessions)
+			fmt.Fprintf(r.progress, "importing %s: %d sessions", line.Source, r.rep.Summary.Sessions)
 		}
 	}
 }
 
 func (r *importRun) printSummary() {
+	sum := &r.rep.Summary
 	verb := "imported"
 	if r.dryRun {
 		verb = "would import"
 	}
-	fmt.Fprintf(r.out, "%s %s from %s: %d new, %d updated, %d unchanged", verb, human.Plural(r.sum.Sessions, "session", "sessions"), human.Plural(len(r.stores), "store", "stores"), r.sum.New, r.sum.Updated, r.sum.Unchanged)
-	if r.sum.Kept > 0 {
-		fmt.Fprintf(r.out, ", %d kept (changed since imported)", r.sum.Kept)
+	fmt.Fprintf(r.out, "%s %s from %s: %d new, %d updated, %d unchanged", verb, human.Plural(sum.Sessions, "session", "sessions"), human.Plural(len(r.rep.Stores), "store", "stores"), sum.New, sum.Updated, sum.Unchanged)
+	if sum.Kept > 0 {
+		fmt.Fprintf(r.out, ", %d kept (changed since imported)", sum.Kept)
 	}
-	if r.sum.Failed > 0 {
-		fmt.Fprintf(r.out, ", %d failed", r.sum.Failed)
+	if sum.Failed > 0 {
+		fmt.Fprintf(r.out, ", %d failed", sum.Failed)
 	}
-	if r.sum.Skipped > 0 {
-		fmt.Fprintf(r.out, ", %d skipped (nothing to import)", r.sum.Skipped)
+	if sum.Skipped > 0 {
+		fmt.Fprintf(r.out, ", %d skipped (nothing to import)", sum.Skipped)
 	}
-	if r.sum.Damaged > 0 {
-		fmt.Fprintf(r.out, "; %d damaged source lines or files skipped", r.sum.Damaged)
+	if sum.Damaged > 0 {
+		fmt.Fprintf(r.out, "; %d damaged source lines or files skipped", sum.Damaged)
 	}
 	if r.dryRun {
 		fmt.Fprint(r.out, " (dry run: nothing written)")
@@ -443,27 +294,8 @@ func (r *importRun) printSummary() {
 }
 
 func (r *importRun) printJSON() {
-	doc := struct {
-		Sessions []importLine   `json:"sessions"`
-		Skipped  []importSkip   `json:"skipped"`
-		Damaged  []importDamage `json:"damaged"`
-		Stores   []importStore  `json:"stores"`
-		Summary  importSummary  `json:"summary"`
-	}{r.lines, r.skipped, r.damaged, r.stores, r.sum}
-	if doc.Sessions == nil {
-		doc.Sessions = []importLine{}
-	}
-	if doc.Skipped == nil {
-		doc.Skipped = []importSkip{}
-	}
-	if doc.Damaged == nil {
-		doc.Damaged = []importDamage{}
-	}
-	if doc.Stores == nil {
-		doc.Stores = []importStore{}
-	}
 	enc := json.NewEncoder(r.out)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(doc)
+	_ = enc.Encode(r.rep)
 }

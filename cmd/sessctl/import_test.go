@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/importer"
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
@@ -26,10 +27,10 @@ func isolate(t *testing.T, dir string) {
 }
 
 type importDoc struct {
-	Sessions []importLine   `json:"sessions"`
-	Skipped  []importSkip   `json:"skipped"`
-	Damaged  []importDamage `json:"damaged"`
-	Summary  importSummary  `json:"summary"`
+	Sessions []importer.ReportSession `json:"sessions"`
+	Skipped  []importer.ReportSkip    `json:"skipped"`
+	Damaged  []importer.ReportDamage  `json:"damaged"`
+	Summary  importer.Summary         `json:"summary"`
 }
 
 func importJSON(t *testing.T, wantCode int, args ...string) importDoc {
@@ -69,7 +70,7 @@ func TestImportCorpus(t *testing.T) {
 		{"agsh", "agsh/handmade-v0.1.0-schema/agsh-data"},
 	}
 	type written struct {
-		line  importLine
+		line  importer.ReportSession
 		mtime time.Time
 	}
 	var files []written
@@ -78,7 +79,7 @@ func TestImportCorpus(t *testing.T) {
 		if len(doc.Sessions) == 0 || doc.Summary.New != len(doc.Sessions) || len(doc.Damaged) > 0 {
 			t.Errorf("%s: %+v", st.path, doc.Summary)
 		}
-		byID := map[string]importLine{}
+		byID := map[string]importer.ReportSession{}
 		for _, l := range doc.Sessions {
 			byID[l.SourceID] = l
 		}

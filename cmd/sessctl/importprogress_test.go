@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/sessctl/sessctl/engine/importer"
 )
 
 // TestImportReadProgress: on a terminal, import shows how far it has read
 // a large session's source file, not only how many sessions are done.
 func TestImportReadProgress(t *testing.T) {
 	var term bytes.Buffer
-	r := &importRun{progress: &term, source: "claude"}
-	r.sum.Sessions = 3
+	r := &importRun{progress: &term, source: "claude", rep: &importer.Report{Summary: importer.Summary{Sessions: 3}}}
 	r.readProgress("/home/me/.claude/projects/-w/big.jsonl", 40<<20, 160<<20)
 	if got, want := term.String(), "importing claude: 3 sessions; reading big.jsonl 40.0/160.0 MB"; !strings.HasSuffix(got, want) {
 		t.Errorf("progress line %q, want it to end in %q", got, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/importer"
 )
 
 // repoPath returns a path inside the repository, from the test's
@@ -97,7 +98,7 @@ func TestImportReportsSkipped(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	doc := importJSON(t, exitOK, "windsurf", dir)
-	want := []importSkip{{Source: "windsurf", SourceID: "empty", SourcePath: filepath.Join(dir, "empty.json"), Reason: "no messages"}}
+	want := []importer.ReportSkip{{Source: "windsurf", SourceID: "empty", SourcePath: filepath.Join(dir, "empty.json"), Reason: "no messages"}}
 	if diff := cmp.Diff(want, doc.Skipped); diff != "" || doc.Summary.Skipped != 1 {
 		t.Errorf("skipped (-want +got):\n%s\nsummary %+v", diff, doc.Summary)
 	}

@@ -8,26 +8,7 @@ import (
 var labelCommand = &command{
 	name:    "label",
 	summary: "set or clear the label of an entry",
-	usage: `
-Usage: sessctl label SESSION ENTRY [TEXT]
-
-Sets the label of ENTRY to TEXT, as pi's /tree label does; without TEXT,
-or with an empty TEXT, clears it. The label is a label entry appended to
-the session (pi's appendLabelChange); labels show in 'sessctl tree' and in
-pi's tree view, whatever branch the entry is on. A TEXT that starts with
-'-' goes after '--'.
-
-ENTRY is an entry id or a unique prefix of one ('sessctl tree SESSION'
-shows them); an unknown ENTRY exits 5 and suggests close ids. The session
-is locked while it is written (exit 3 when another writer has it; see
---wait). Prints nothing; --json prints {"entryId", "targetId", "label"}
-(label null when cleared).
-
-Examples:
-  sessctl label 7f3a 1a2b3c4d 'before the refactor'
-  sessctl label 7f3a 1a2b3c4d            # clear it
-  sessctl label 7f3a 1a2b -- '-wip-'
-`,
+	usage:   helpText("label"),
 }
 
 func init() { register(labelCommand).run = runLabel }

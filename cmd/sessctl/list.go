@@ -11,69 +11,13 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
-	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/migrate"
 )
 
 var listCommand = &command{
 	name:    "list",
 	summary: "list sessions, newest first",
-	usage: `
-Usage: sessctl list [--dir DIR | --cwd DIR | --all] [--store pi|indusagi] [--json] [--no-index]
-       sessctl list --store DIR [--json] [--no-index]
-       sessctl list --agentuse [--project DIR] [--subagents] [--json]
-
-Lists the sessions of the current directory's project (pi's list()), or of
-another working directory (--cwd), of an explicit session directory
-(--dir), or of every project (--all, pi's listAll()). Sessions are sorted
-by their last user or assistant message, newest first.
-
-The human table shows the modification time, the number of messages, the
-session id and the name or first message. --json prints pi's SessionInfo
-objects: path, id, cwd, name, parentSessionPath, created, modified,
-messageCount, firstMessage, allMessagesText; and "dateFromFile": true for
-an imported session whose source recorded no date, so that its dates are
-its source file's modification time (marked * in the table).
-
-Listing keeps a cache of each directory's session summaries under the user
-cache directory ($XDG_CACHE_HOME/sessctl/list-index, or the system's cache
-directory), never in the session directory; it is used only for files
-whose size and modification time are unchanged and is safe to delete.
---no-index reads every file.
-
---store says which store, as for the other commands: pi (the default:
-PI_CODING_AGENT_DIR, default ~/.pi/agent), indusagi (INDUSAGI_AGENT_DIR,
-INDUSAGI_CODING_AGENT_DIR, INDUSAGI_DIR, default ~/.indusagi/agent; the
-same as --indusagi), agentuse (the same as --agentuse), or a directory:
-every session file under it is listed, searched recursively as the other
-commands look session ids up there (symbolic links to directories are not
-followed, .trash is left out).
-
-Files named *.jsonl that cannot be read (permission denied, a broken or
-looping symbolic link, a named pipe or other special file) are left out
-and reported on stderr, one line each; the other sessions are listed all
-the same, and list then exits 1. Files that are not sessions (no session
-header) are left out silently, as pi does. A --dir or --store directory
-that does not exist is an error (exit 5).
-
---agentuse lists AgentUse sessions instead: those of the project in DIR
-(default: the working directory), stored in $XDG_DATA_HOME (default
-~/.local/share)/agentuse/project/<hash>/session, as 'agentuse sessions
-list' orders them: newest first, damaged sessions last, subagents only
-with --subagents (indented). The table shows created time, status, id,
-agent and model. --json prints one object per session: id, dir, agentDir,
-agentId, agentName, isSubAgent, model, status, trigger, created, updated
-(ms), parentSessionID, errorCode, children (ids); a session whose
-session.json cannot be read has only id, dir, agentDir and error.
-
-Examples:
-  sessctl list
-  sessctl list --all --json | jq -r '.[].path'
-  sessctl list --dir ./sessions
-  sessctl list --store ~/backup/pi-sessions
-  sessctl list --agentuse --project ~/src/app
-`,
+	usage:   helpText("list"),
 }
 
 func init() { register(listCommand).run = runList }
@@ -166,7 +110,7 @@ func runList(e *env, args []string) int {
 		code = exitFailure
 	}
 	if *asJSON {
-		if err := writeBuffers(e.stdout, infosJSON(infos)); err != nil {
+		if err := writeBuffers(e.stdout, render.ListJSON(infos)); err != nil {
 			return e.fail(err)
 		}
 		return code
@@ -177,24 +121,7 @@ func runList(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "no sessions")
 		return code
 	}
-	fmt.Fprintf(w, "%-16s  %5s  %-8s  %s\n", "MODIFIED", "MSGS", "ID", "NAME / FIRST MESSAGE")
-	fileDates := false
-	for i := range infos {
-		in := &infos[i]
-		title := in.FirstMessage
-		if in.HasName && in.Name != "" {
-			title = in.Name
-		}
-		mark := " "
-		if migrate.ImportedDateFromFile(in.Path, in.IDString()) {
-			mark, fileDates = "*", true
-		}
-		fmt.Fprintf(w, "%-16s%s %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"), mark,
-			in.MessageCount, shortID(in.IDString()), human.OneLine(title, 60))
-	}
-	if fileDates {
-		fmt.Fprintf(w, "* %s\n", render.FileDateNote)
-	}
+	render.List(w, infos)
 	return code
 }
 
@@ -211,47 +138,4 @@ func mustBeDir(what, dir string) error {
 		return fmt.Errorf("%s %s: %w", what, dir, syscall.ENOTDIR)
 	}
 	return nil
-}
-
-// infosJSON returns infos as a JSON array, one element per line, as the
-// pieces to write: the large part of each element is the info's own
-// memory, not a copy.
-func infosJSON(infos []engine.SessionInfo) [][]byte {
-	// Heads go into one buffer, whose growth would move them, so they are
-	// recorded as bounds and sliced once it is complete.
-	var heads []byte
-	bounds := make([][2]int, len(infos))
-	rests := make([][]byte, len(infos))
-	for i := range infos {
-		start := len(heads)
-		if i > 0 {
-			heads = append(heads, ',')
-		} else {
-			heads = append(heads, '[')
-		}
-		heads = append(heads, "\n  "...)
-		heads, rests[i] = engine.AppendInfoJSON(heads, &infos[i])
-		bounds[i] = [2]int{start, len(heads)}
-	}
-	out := make([][]byte, 0, 3*len(infos)+1)
-	for i := range infos {
-		out = append(out, heads[bounds[i][0]:bounds[i][1]], rests[i])
-		// An import dated by its source file's mtime says so in one more
-		// member, after pi's.
-		if r := rests[i]; len(r) > 0 && r[len(r)-1] == '}' && migrate.ImportedDateFromFile(infos[i].Path, infos[i].IDString()) {
-			out[len(out)-1] = r[:len(r)-1]
-			out = append(out, []byte(`,"dateFromFile":true}`))
-		}
-	}
-	if len(infos) == 0 {
-		return append(out, []byte("[]\n"))
-	}
-	return append(out, []byte("\n]\n"))
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }

@@ -2,72 +2,19 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var migrateCommand = &command{
 	name:    "migrate",
 	summary: "upgrade version 1 and 2 session files to version 3",
-	usage: `
-Usage: sessctl migrate [--dry-run] [--no-backup] [--json] [--wait DURATION] PATH...
-
-Upgrades pi/indusagi session files of format version 1 (no entry ids) and
-2 (hookMessage roles) to version 3, as pi does when it opens them, but
-safely: each file is rewritten atomically under its writer lock (temporary
-file, fsync, rename, fsync of the directory), and the original is kept
-byte for byte as <file>.v<N>.bak unless --no-backup is given. Ids made for
-version 1 entries are derived from the session id and the line, so
-migrating two copies gives the same bytes and a second run changes
-nothing. Memory use is bounded by the longest line, not the file size.
-
-PATH is a session file or a directory, searched recursively for *.jsonl
-(symbolic links are not followed; a named pipe or other special file is
-reported as failed, never opened for long).
-Each file's header is read first, without a lock: version 3 files are
-left alone and never locked. A file of a version above 3, or without a
-valid session header, is reported on stderr and left untouched; so is a
-file without any write permission bit (even for root: its owner marked it
-read-only), one you could not write, and one whose owner or group you
-could not keep. A migrated file keeps the original's mode, owner and
-group. migrate goes on with the other files and exits 4 at the end if any
-file failed, or 3 if every failure was a session held by another writer
-(named in the message; --wait D waits up to D for each held session: it
-bounds the wait for the lock, not the migration). Lines that are not JSON
-objects are dropped from the migrated file (pi drops them too) and
-counted; they stay in the backup.
-
-One line per file: path, version before -> after, entries, malformed lines
-dropped, backup. Then a summary line. A progress counter is shown on a
-terminal.
-
---json prints one object:
-  {"files": [{"path", "status": "migrated"|"current"|"would-migrate"|"failed",
-              "from", "to", "entries", "malformed", "backup", "error"}...],
-   "migrated": N, "current": N, "failed": N}
-
-Examples:
-  sessctl migrate --dry-run ~/.pi/agent/sessions
-  sessctl migrate ~/.pi/agent/sessions/--home-me-proj--/old.jsonl
-  sessctl migrate --no-backup --json ./sessions
-`,
+	usage:   helpText("migrate"),
 }
 
 func init() { register(migrateCommand).run = runMigrate }
-
-type migrateLine struct {
-	Path      string
-	Status    string
-	From, To  float64
-	Entries   int
-	Malformed int
-	Backup    string
-	Err       error
-}
 
 func runMigrate(e *env, args []string) int {
 	fs := e.flags(migrateCommand)
@@ -88,44 +35,27 @@ func runMigrate(e *env, args []string) int {
 	out := bufio.NewWriter(e.stdout)
 	defer out.Flush()
 	prog := newProgress(e.stderr, "migrating", len(files))
-	var results []migrateLine
-	counts := map[string]int{}
-	locked := 0
+	rep := &engine.MigrateReport{DryRun: *dry}
 	for i, path := range files {
 		prog.update(i)
 		res, err := engine.MigrateFile(e.ctx, path, engine.MigrateOptions{DryRun: *dry, NoBackup: *noBackup,
 			Wait: *wait > 0, WaitFor: *wait, Command: "sessctl migrate"})
-		l := migrateLine{Path: path, From: res.From, To: float64(res.To), Entries: res.Entries, Malformed: res.Malformed, Backup: res.Backup, Err: err}
-		switch {
-		case err != nil:
-			l.Status = "failed"
-		case !res.Migrated:
-			l.Status = "current"
-		case *dry:
-			l.Status = "would-migrate"
-		default:
-			l.Status = "migrated"
-		}
-		counts[l.Status]++
-		if errors.Is(err, engine.ErrLocked) {
-			locked++
-		}
-		results = append(results, l)
+		l := rep.Add(path, res, err)
 		if !*asJSON {
 			prog.done()
 			printMigrateLine(out, e, l)
 		}
 	}
 	prog.done()
-	failed := counts["failed"]
+	failed := rep.Count(engine.MigrateStatusFailed)
 	if *asJSON {
-		writeMigrateJSON(out, results, counts)
+		out.Write(rep.AppendJSON(nil))
 	} else {
 		fmt.Fprintf(out, "%d files: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
-			len(files), counts["migrated"], counts["would-migrate"], counts["current"], failed)
+			len(files), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
 	}
 	switch {
-	case failed > 0 && failed == locked:
+	case rep.OnlyLocked():
 		return exitLocked // only held sessions failed: a retry may succeed
 	case failed > 0:
 		return exitCorrupt
@@ -133,7 +63,7 @@ func runMigrate(e *env, args []string) int {
 	return exitOK
 }
 
-func printMigrateLine(out *bufio.Writer, e *env, l migrateLine) {
+func printMigrateLine(out *bufio.Writer, e *env, l engine.MigrateLine) {
 	ver := func(v float64) string { return "v" + strconv.FormatFloat(v, 'f', -1, 64) }
 	switch l.Status {
 	case "failed":
@@ -157,25 +87,4 @@ func printMigrateLine(out *bufio.Writer, e *env, l migrateLine) {
 		}
 		fmt.Fprintln(out)
 	}
-}
-
-func writeMigrateJSON(out *bufio.Writer, results []migrateLine, counts map[string]int) {
-	out.WriteString(`{"files":[`)
-	for i, l := range results {
-		if i > 0 {
-			out.WriteString(",")
-		}
-		b := jsonl.NewObject(256).String("path", l.Path).String("status", l.Status).
-			Number("from", l.From).Number("to", l.To).Number("entries", float64(l.Entries)).
-			Number("malformed", float64(l.Malformed))
-		if l.Backup != "" {
-			b.String("backup", l.Backup)
-		}
-		if l.Err != nil {
-			b.String("error", l.Err.Error())
-		}
-		out.Write(b.Bytes())
-	}
-	fmt.Fprintf(out, `],"migrated":%d,"wouldMigrate":%d,"current":%d,"failed":%d}`+"\n",
-		counts["migrated"], counts["would-migrate"], counts["current"], counts["failed"])
 }

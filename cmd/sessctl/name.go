@@ -10,25 +10,7 @@ import (
 var nameCommand = &command{
 	name:    "name",
 	summary: "show or set a session's display name",
-	usage: `
-Usage: sessctl name SESSION [TEXT]
-
-Without TEXT, prints the session's name: the last non-empty name set in
-the file, as pi shows it in its session list (nothing is printed when the
-session has none). With TEXT, sets the name, as pi's /name does, by
-appending a session_info entry with the trimmed TEXT. pi 0.58.3 cannot
-clear a name (it skips empty names when reading), so an empty TEXT is
-refused.
-
-Setting a name locks the session while it is written (exit 3 when another
-writer has it; see --wait). --json prints {"name"} (null when unnamed),
-plus "entryId" when a name was set.
-
-Examples:
-  sessctl name 7f3a
-  sessctl name 7f3a 'parser rewrite'
-  sessctl name --json 7f3a | jq -r .name
-`,
+	usage:   helpText("name"),
 }
 
 func init() { register(nameCommand).run = runName }

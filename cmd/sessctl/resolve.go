@@ -3,11 +3,8 @@ package main
 import (
 	"errors"
 	"flag"
-	"os"
-	"strings"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
 )
 
 // Sessions are named like git objects: by path, by full id, or by a unique
@@ -28,19 +25,7 @@ var errAmbiguous = engine.ErrAmbiguous
 var errEmptySession = errors.New("SESSION is empty: give a file path, a session id or a unique id prefix")
 
 // storeRoot returns the directory a JSONL store keeps its sessions in.
-func storeRoot(store string) (string, error) {
-	switch store {
-	case "", "pi":
-		dir, err := layout.AgentDir(layout.AgentPi)
-		return layout.SessionsDir(dir), err
-	case "indusagi":
-		dir, err := layout.AgentDir(layout.AgentIndusagi)
-		return layout.SessionsDir(dir), err
-	case "agentuse":
-		return "", errors.New("--store agentuse holds AgentUse sessions, not JSONL session files")
-	}
-	return store, nil
-}
+func storeRoot(store string) (string, error) { return engine.StoreDir(store) }
 
 // resolveSession turns a path, an id or a unique id prefix into the path of
 // a JSONL session file.
@@ -48,15 +33,28 @@ func resolveSession(store, arg string) (string, error) {
 	if arg == "" {
 		return "", errEmptySession
 	}
-	if strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") {
-		return engine.ResolveSession("", arg) // a path: no store needed
+	return engine.ResolveInStore(store, arg)
+}
+
+// sessionArg checks that args are one SESSION, not empty, and resolves
+// it in store. It returns the session file, or the exit code to return
+// (-1 to go on).
+func (e *env) sessionArg(store string, args []string) (string, int) {
+	if code := e.oneSession(args); code >= 0 {
+		return "", code
 	}
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		return arg, nil
-	}
-	root, err := storeRoot(store)
+	path, err := resolveSession(store, args[0])
 	if err != nil {
-		return "", err
+		return "", e.fail(err)
 	}
-	return engine.ResolveSession(root, arg)
+	return path, -1
+}
+
+// oneSession checks that args are one SESSION, not empty; it returns -1
+// to go on, or the exit code to return.
+func (e *env) oneSession(args []string) int {
+	if len(args) != 1 {
+		return e.usageError("expected one SESSION")
+	}
+	return e.emptySession(args[0])
 }

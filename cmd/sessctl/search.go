@@ -6,82 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
 )
 
 var searchCommand = &command{
 	name:    "search",
 	summary: "find text in every session: prompts, replies, tool calls and results",
-	usage: `
-Usage: sessctl search [--store pi|indusagi|agentuse|DIR]... [--all] [--cwd DIR]
-                      [--since DATE] [--until DATE] [--role ROLE] [--tool NAME]
-                      [--limit N] [--json] [--no-index] [--reindex] QUERY
-
-Finds QUERY in user prompts, assistant text and thinking, tool calls (the
-tool's name and arguments) and tool results, custom messages, compaction
-and branch summaries, labels and session names, newest first. Each hit
-shows the session (id, name, working directory), the entry, its role and
-time, the text around the first match (matches highlighted on a
-terminal), and the command that shows the hit in its session:
-'sessctl show --leaf ENTRY SESSION' (the branch that ends at the entry),
-or 'sessctl show DIR' for an AgentUse session.
-
-QUERY is SQLite FTS5 syntax. Words must all occur (in any order, case
-and accents ignored); "a phrase" in double quotes; migr* for a prefix;
-AND, OR, NOT and parentheses; NEAR(word other, 10). Quote the whole
-query for the shell: sessctl search '"flaky migration" OR flake*'.
-Punctuation separates words: search for 'bytes.Split' as "bytes Split".
-
---store says where to search (repeat it for several): pi (the default:
-PI_CODING_AGENT_DIR, default ~/.pi/agent), indusagi, agentuse (every
-AgentUse project under $XDG_DATA_HOME/agentuse/project), or a directory,
-searched recursively for session files and AgentUse sessions. --all
-searches pi, indusagi and AgentUse (those that exist).
-
-Filters: --cwd DIR keeps sessions whose working directory is DIR or
-below it; --since and --until keep texts from DATE on and before DATE
-(2026-03-01, 2026-03-01T09:30, RFC 3339 times, or an age such as 7d,
-12h; dates are UTC; a bare --until date counts its whole day); --role
-keeps user, assistant (text and thinking), tool (tool calls and
-results) or other (custom messages, summaries, labels, names); --tool
-NAME keeps calls and results of one tool. --limit N shows the N newest
-hits (default 20; 0: all).
-
---json prints one JSON object per line and hit: session {path, id, name,
-cwd, format}, entry, file, offset (of the line in the file), role, kind
-(user, text, thinking, toolCall, toolResult, bash, custom, compaction,
-branchSummary, label, name, task, error, tool), tool, timestamp,
-snippet, matches (the [start, end) byte offsets of the matches in the
-snippet) and show (the command line that shows the hit).
-
-The search index lives in $XDG_CACHE_HOME/sessctl/search (default
-~/.cache/sessctl/search; --index-dir DIR elsewhere). It is a cache:
-every search first brings it up to date with the session files (new
-lines of grown files are added, changed files indexed again, deleted
-ones removed), and deleting it is always safe. The first search of a
-large store builds it, with progress on a terminal. --reindex builds it
-again from scratch; --no-index reads every file instead and writes
-nothing.
-
-Exit status: 0 when something was found, 1 when nothing was (as grep),
-or when a file could not be read (reported on stderr), 2 for a bad
-query or usage, 5 when a store named with --store does not exist.
-
-Examples:
-  sessctl search 'flaky migration'
-  sessctl search --all --since 7d '"connection refused"'
-  sessctl search --role tool --tool bash 'make test'
-  sessctl search --store ~/backup/sessions --json 'deploy*' | jq -r .show[]
-`,
+	usage:   helpText("search"),
 }
 
 func init() { register(searchCommand).run = runSearch }
@@ -138,12 +77,12 @@ func runSearch(e *env, args []string) int {
 	now := time.Now().UTC()
 	var err error
 	if *since != "" {
-		if q.Since, err = parseWhen(*since, now, false); err != nil {
+		if q.Since, err = search.ParseTime(*since, now, false); err != nil {
 			return e.usageError("--since: %v", err)
 		}
 	}
 	if *until != "" {
-		if q.Until, err = parseWhen(*until, now, true); err != nil {
+		if q.Until, err = search.ParseTime(*until, now, true); err != nil {
 			return e.usageError("--until: %v", err)
 		}
 	}
@@ -228,20 +167,7 @@ func runSearch(e *env, args []string) int {
 // searchStores turns --store values (or --all) into stores to search.
 func searchStores(names []string, all bool) ([]search.Store, error) {
 	if all {
-		var out []search.Store
-		for _, n := range []string{"pi", "indusagi", "agentuse"} {
-			st, err := namedStore(n)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := os.Stat(st.Root); err == nil {
-				out = append(out, st)
-			}
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("no pi, indusagi or AgentUse store found: %w", fs.ErrNotExist)
-		}
-		return out, nil
+		return search.AllStores()
 	}
 	if len(names) == 0 {
 		names = []string{"pi"}
@@ -250,7 +176,7 @@ func searchStores(names []string, all bool) ([]search.Store, error) {
 	for _, n := range names {
 		switch n {
 		case "pi", "indusagi", "agentuse":
-			st, err := namedStore(n)
+			st, err := search.NamedStore(n)
 			if err != nil {
 				return nil, err
 			}
@@ -262,49 +188,10 @@ func searchStores(names []string, all bool) ([]search.Store, error) {
 			if err := mustBeDir("session store", n); err != nil {
 				return nil, err
 			}
-			// A directory may hold session files and AgentUse sessions.
-			out = append(out, search.Store{Format: search.FormatJSONL, Root: n}, search.Store{Format: search.FormatAgentUse, Root: n})
+			out = append(out, search.DirStores(n)...)
 		}
 	}
 	return out, nil
-}
-
-func namedStore(name string) (search.Store, error) {
-	switch name {
-	case "agentuse":
-		data, err := layout.AgentUseDataDir()
-		return search.Store{Format: search.FormatAgentUse, Root: layout.AgentUseProjectsDir(data)}, err
-	case "indusagi":
-		dir, err := layout.AgentDir(layout.AgentIndusagi)
-		return search.Store{Format: search.FormatJSONL, Root: layout.SessionsDir(dir)}, err
-	}
-	dir, err := layout.AgentDir(layout.AgentPi)
-	return search.Store{Format: search.FormatJSONL, Root: layout.SessionsDir(dir)}, err
-}
-
-// parseWhen parses a --since or --until value: a date (UTC), a date and
-// time, an RFC 3339 time, or an age (7d, 12h, 30m, 2w) before now. A bare
-// date as an upper bound means the end of that day.
-func parseWhen(s string, now time.Time, upper bool) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if n := len(s); n > 1 {
-		unit := map[byte]time.Duration{'w': 7 * 24 * time.Hour, 'd': 24 * time.Hour, 'h': time.Hour, 'm': time.Minute, 's': time.Second}[s[n-1]]
-		if v, err := strconv.ParseFloat(s[:n-1], 64); err == nil && unit != 0 && v >= 0 {
-			return now.Add(-time.Duration(v * float64(unit))), nil
-		}
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		if upper {
-			t = t.AddDate(0, 0, 1)
-		}
-		return t, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a date: use 2026-03-01, 2026-03-01T09:30, an RFC 3339 time or an age such as 7d or 12h", s)
 }
 
 // searchOutput returns where hits go and whether to colour matches: on a
@@ -331,26 +218,6 @@ const (
 	hlOff = "\033[0m"
 )
 
-// hitLabel names what a hit is: "user", "assistant", "thinking",
-// "tool call bash", ...
-func hitLabel(h *search.Hit) string {
-	switch h.Kind {
-	case search.KindText:
-		return "assistant"
-	case search.KindToolCall:
-		return "tool call " + h.Tool
-	case search.KindToolResult:
-		return "tool result " + h.Tool
-	case search.KindTool:
-		return "tool " + h.Tool
-	case search.KindBranchSummary:
-		return "branch summary"
-	case search.KindName:
-		return "session name"
-	}
-	return h.Kind.String()
-}
-
 func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 	when := "-"
 	if !h.Time.IsZero() {
@@ -370,7 +237,7 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 	if h.Session.Name != "" {
 		name = " " + strconv.Quote(h.Session.Name)
 	}
-	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(hitLabel(h)), safe(entry), safe(shortID(h.Session.ID)), safe(name), human.QuotePath(h.Session.Cwd))
+	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(h.Label()), safe(entry), safe(render.ShortID(h.Session.ID)), safe(name), human.QuotePath(h.Session.Cwd))
 	w.WriteString("    ")
 	last := 0
 	for _, m := range h.Matches {
@@ -402,42 +269,11 @@ func showWord(s string) string {
 	if !human.PlainText(s) {
 		return human.QuotePath(s)
 	}
-	return shellQuote(s)
-}
-
-// hitJSON is the --json shape of a hit.
-type hitJSON struct {
-	Session struct {
-		Path   string `json:"path"`
-		ID     string `json:"id"`
-		Name   string `json:"name"`
-		Cwd    string `json:"cwd"`
-		Format string `json:"format"`
-	} `json:"session"`
-	Entry     string   `json:"entry"`
-	File      string   `json:"file"`
-	Offset    int64    `json:"offset"`
-	Role      string   `json:"role"`
-	Kind      string   `json:"kind"`
-	Tool      string   `json:"tool,omitempty"`
-	Timestamp string   `json:"timestamp,omitempty"`
-	Snippet   string   `json:"snippet"`
-	Matches   [][2]int `json:"matches"`
-	Show      []string `json:"show"`
+	return human.ShellQuote(s)
 }
 
 func writeHitJSON(w *bufio.Writer, h *search.Hit) {
-	var j hitJSON
-	j.Session.Path, j.Session.ID, j.Session.Name, j.Session.Cwd, j.Session.Format = h.Session.Path, h.Session.ID, h.Session.Name, h.Session.Cwd, h.Session.Format.String()
-	j.Entry, j.File, j.Offset, j.Role, j.Kind, j.Tool = h.Entry, h.File, h.Offset, h.Role, h.Kind.String(), h.Tool
-	if !h.Time.IsZero() {
-		j.Timestamp = h.Time.Format("2006-01-02T15:04:05.000Z07:00")
-	}
-	j.Snippet, j.Matches, j.Show = h.Snippet, h.Matches, h.ShowArgs()
-	if j.Matches == nil {
-		j.Matches = [][2]int{}
-	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(&j)
+	_ = enc.Encode(h.JSON())
 }

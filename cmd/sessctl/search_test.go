@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -128,33 +127,5 @@ func TestSearchExitCodes(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d, stderr with %q", code, errOut, tc.code, tc.stderr)
 			}
 		})
-	}
-}
-
-func TestParseWhen(t *testing.T) {
-	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	cases := []struct {
-		in    string
-		upper bool
-		want  time.Time
-	}{
-		{"2026-03-01", false, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
-		{"2026-03-01", true, time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)},
-		{"2026-03-01T09:30", true, time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)},
-		{"2026-03-01T09:30:15+02:00", false, time.Date(2026, 3, 1, 7, 30, 15, 0, time.UTC)},
-		{"7d", false, now.Add(-7 * 24 * time.Hour)},
-		{"12h", true, now.Add(-12 * time.Hour)},
-		{"2w", false, now.Add(-14 * 24 * time.Hour)},
-	}
-	for _, tc := range cases {
-		got, err := parseWhen(tc.in, now, tc.upper)
-		if err != nil || !got.Equal(tc.want) {
-			t.Errorf("parseWhen(%q, %v) = %v, %v; want %v", tc.in, tc.upper, got, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"", "yesterday", "-3d", "2026-13-01"} {
-		if _, err := parseWhen(bad, now, false); err == nil {
-			t.Errorf("parseWhen(%q) accepted", bad)
-		}
 	}
 }

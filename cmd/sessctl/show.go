@@ -11,65 +11,7 @@ import (
 var showCommand = &command{
 	name:    "show",
 	summary: "print the active branch of a session as a readable transcript",
-	usage: `
-Usage: sessctl show [--leaf ID] [--full] [--json] SESSION
-       sessctl show --store agentuse [--project DIR] [--full] [--json] SESSION
-
-Prints the active branch of a session, root first, as a transcript: who
-said what, the assistant's text, its tool calls and their results,
-compaction and branch summaries, custom messages, and model and thinking
-level changes as small notes. The active branch ends at the session's leaf
-(its last entry, as pi sees it); --leaf ID shows the branch that ends at
-another entry instead (a unique prefix of the id is enough).
-
-Layout of the human output (times are UTC); notes start with "--",
-summaries with "==", messages with their entry id:
-
-  -- model anthropic/claude-sonnet-4-5 [e0000001]
-
-  [a1b2c3d4] user  2026-03-01 09:00:02  (label: start)
-      the message text
-
-  [b2c3d4e5] assistant  anthropic/claude-sonnet-4-5  2026-03-01 09:00:03  160 tokens $0.000960
-      thinking: the first line of the thinking... (+3 lines)
-      the assistant's text
-      -> bash {"command":"make test"}
-
-  [c3d4e5f6] tool result bash  2026-03-01 09:00:04
-      the first lines of the output
-      ... 37 more lines
-
-  == compaction [d4e5f6a7] 2026-03-01 09:10:00: 45000 tokens summarised, kept from a1b2c3d4
-      the summary
-
-Thinking is folded to one line and tool results to their first lines;
---full prints both, and tool arguments, in full. Any other text (a
-message, a summary) longer than 200 lines or 32 KB is cut there, with a
-note of how much was left out; --full prints it whole. On a terminal,
-control characters in the session are shown escaped (\u001b), and paths
-with a newline or another control character are quoted. Labels are shown next to
-the entry they name, whichever branch the label entry is on.
-
---json prints the stored lines instead, as JSONL: the header line, then
-every entry of the branch, root first, byte for byte as they are in the
-file (a version 1 or 2 file is shown as migrated in memory). The output is
-itself a loadable session file of that one branch.
-
-The file is opened read-only: no lock is taken and nothing is written.
-SESSION is a file path, a session id or a unique id prefix (see --store).
-
-With --store agentuse (or when SESSION is an AgentUse session directory),
-SESSION is an AgentUse session id or unique prefix in the project of DIR
-(default: the working directory). AgentUse sessions are linear, so --leaf
-does not apply; the transcript lists each message's parts, and --json
-prints what 'sessctl dump --store agentuse' prints.
-
-Examples:
-  sessctl show 390d8e15
-  sessctl show --full --leaf 1a2b session.jsonl | less
-  sessctl show --json 390d8e15 > branch.jsonl
-  sessctl show --store agentuse 01M7ZXJ0
-`,
+	usage:   helpText("show"),
 }
 
 func init() { register(showCommand).run = runShow }
@@ -85,10 +27,7 @@ func runShow(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(pos[0]); code >= 0 {
+	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
 	if useAgentUse(*store, pos[0]) {
@@ -153,16 +92,4 @@ func (sv *sessionView) close() { _ = sv.s.Close() }
 
 // branch returns the root-to-leaf path, or the path to the entry named by
 // id (a full id or a unique prefix).
-func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) {
-	if id == "" {
-		if sv.Leaf == "" {
-			return nil, nil
-		}
-		return sv.s.BranchPath(""), nil
-	}
-	full, err := sv.s.ResolveEntryPrefix(id)
-	if err != nil {
-		return nil, err
-	}
-	return sv.s.BranchPath(full), nil
-}
+func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) { return sv.s.BranchTo(id) }

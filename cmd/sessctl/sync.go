@@ -8,10 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"filippo.io/age"
-
 	"github.com/sessctl/sessctl/internal/human"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/redact"
 	"github.com/sessctl/sessctl/replica"
 )
@@ -19,57 +16,7 @@ import (
 var syncCommand = &command{
 	name:    "sync",
 	summary: "replicate sessions to S3-compatible storage, and merge them back",
-	usage: `
-Usage: sessctl sync push|pull|status --remote s3://BUCKET/PREFIX [--store pi|indusagi|agentuse|all|DIR]
-                    [--cwd-map OLD=NEW]... [--redact] [--age-identity FILE] [--json]
-
-push uploads what the remote lacks: the lines appended to each session
-since the last push (new immutable objects, never whole files) and a new
-manifest per changed session. It never changes a local file.
-
-pull brings the remote's sessions into the store: sessions the store lacks
-are restored in pi's directory for their cwd (--cwd-map OLD=NEW restores a
-session recorded under OLD, or below it, under NEW), and sessions both
-sides appended to are merged by entry id under the session's lock: the
-entries the store lacks are appended, parents before children, each line's
-bytes unchanged. The local leaf stays the active one; when the other
-machine's last entry is on another branch, a label entry "sessctl sync:
-remote tip" on it is appended below the local leaf. The same id with
-different bytes is a conflict: both versions are kept under derived ids
-and reported. Nothing local is ever cut or rewritten.
-
-status compares both sides from one listing and says, per session, what
-push or pull would do. A full sync is pull, then push.
-
-The object store is configured as every S3 tool is: AWS_ACCESS_KEY_ID,
-AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), AWS_REGION, and AWS_ENDPOINT_URL
-for a non-AWS endpoint (MinIO, R2, GCS), which is addressed path-style.
-Nothing is uploaded unless a command is given a --remote.
-
---store picks the sessions: pi (default), indusagi, agentuse (AgentUse
-session directories), all (pi and agentuse), or an agent directory DIR
-(its sessions/ folder). --redact masks likely secrets in every line before
-it is uploaded (the export redaction); the local files keep them.
---age-identity FILE (an age identity file, age-keygen's output) encrypts
-every object to the identity's recipient and decrypts with it, so the
-bucket's operator cannot read transcripts.
-
-What the last run saw is kept under the user cache directory
-(sessctl/sync), so that an unchanged store is compared with one listing;
-without it the sides are compared in full.
-
---json prints {"sessions": [{"kind", "name", "path", "state", "pushed",
-"pulled", "created", "conflicts": [{"id", "copies"}], "error"}],
-"requests", "uploaded", "downloaded", "warnings": [string]}.
-
-Exit status: 0 when every session synced (conflicts are reported, not
-failures), 1 when a session or the remote failed, 2 for a usage mistake.
-
-Examples:
-  AWS_ENDPOINT_URL=http://127.0.0.1:9000 sessctl sync push --remote s3://sessions/me
-  sessctl sync pull --remote s3://sessions/me --cwd-map /Users/me=/home/me
-  sessctl sync status --remote s3://sessions/me --json
-`,
+	usage:   helpText("sync"),
 }
 
 func init() { register(syncCommand).run = runSync }
@@ -116,7 +63,7 @@ func runSync(e *env, args []string) int {
 		return e.usageError("%v", err)
 	}
 	opts := replica.Options{Remote: *remote, S3: replica.EnvS3Config(os.LookupEnv), CwdMap: maps}
-	if err := syncStore(&opts, *store); err != nil {
+	if err := opts.SetStore(*store); err != nil {
 		return e.usageError("%v", err)
 	}
 	if cache, err := os.UserCacheDir(); err == nil {
@@ -126,7 +73,7 @@ func runSync(e *env, args []string) int {
 		opts.Transform = redact.Line
 	}
 	if *identity != "" {
-		if err := loadIdentity(&opts, *identity); err != nil {
+		if err := opts.LoadIdentity(*identity); err != nil {
 			return e.fail(err)
 		}
 	}
@@ -172,53 +119,8 @@ func runSync(e *env, args []string) int {
 	return exitOK
 }
 
-// syncStore points opts at the sessions --store names.
-func syncStore(opts *replica.Options, store string) error {
-	var err error
-	switch store {
-	case "", "pi":
-		opts.AgentDir, err = layout.AgentDir(layout.AgentPi)
-	case "indusagi":
-		opts.AgentDir, err = layout.AgentDir(layout.AgentIndusagi)
-	case "agentuse":
-		opts.AgentUseDir, err = layout.AgentUseDataDir()
-	case "all":
-		if opts.AgentDir, err = layout.AgentDir(layout.AgentPi); err == nil {
-			opts.AgentUseDir, err = layout.AgentUseDataDir()
-		}
-	default:
-		opts.AgentDir = store
-	}
-	return err
-}
-
-// loadIdentity reads an age identity file: its identities decrypt, their
-// recipients encrypt.
-func loadIdentity(opts *replica.Options, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("read age identity %s: %w", path, err)
-	}
-	defer f.Close()
-	ids, err := age.ParseIdentities(f)
-	if err != nil {
-		return fmt.Errorf("read age identity %s: %w", path, err)
-	}
-	for _, id := range ids {
-		x, ok := id.(*age.X25519Identity)
-		if !ok {
-			return fmt.Errorf("read age identity %s: only X25519 identities (age-keygen) are supported", path)
-		}
-		opts.Recipients = append(opts.Recipients, x.Recipient())
-	}
-	opts.Identities = ids
-	return nil
-}
-
 func printSyncText(e *env, verb string, rep *replica.Report) {
-	counts := map[string]int{}
 	for _, s := range rep.Sessions {
-		counts[s.State]++
 		if s.State == "in sync" {
 			continue
 		}
@@ -238,10 +140,8 @@ func printSyncText(e *env, verb string, rep *replica.Report) {
 		fmt.Fprintf(e.stdout, "%-12s %s%s\n", s.State, where, detail)
 	}
 	var parts []string
-	for _, st := range []string{"in sync", "pushed", "pulled", "pushed+pulled", "push", "pull", "push+pull", "new local", "new remote", "compare", "failed"} {
-		if n := counts[st]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, st))
-		}
+	for _, c := range rep.Tally() {
+		parts = append(parts, fmt.Sprintf("%d %s", c.N, c.State))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no sessions")
@@ -260,46 +160,10 @@ func byteSize(n int64) string {
 }
 
 func printSyncJSON(e *env, rep *replica.Report) {
-	type conflict struct {
-		ID     string   `json:"id"`
-		Copies []string `json:"copies"`
-	}
-	type sess struct {
-		Kind      string     `json:"kind"`
-		Name      string     `json:"name"`
-		Path      string     `json:"path"`
-		State     string     `json:"state"`
-		Pushed    int        `json:"pushed"`
-		Pulled    int        `json:"pulled"`
-		Created   bool       `json:"created"`
-		Conflicts []conflict `json:"conflicts"`
-		Error     *string    `json:"error"`
-	}
-	out := struct {
-		Sessions   []sess   `json:"sessions"`
-		Requests   int64    `json:"requests"`
-		Uploaded   int64    `json:"uploaded"`
-		Downloaded int64    `json:"downloaded"`
-		Warnings   []string `json:"warnings"`
-	}{Sessions: []sess{}, Requests: rep.Requests, Uploaded: rep.Uploaded, Downloaded: rep.Downloaded, Warnings: []string{}}
-	for _, s := range rep.Sessions {
-		j := sess{Kind: s.Kind, Name: s.Name, Path: s.Path, State: s.State, Pushed: s.Pushed, Pulled: s.Pulled, Created: s.Created, Conflicts: []conflict{}}
-		for _, c := range s.Conflicts {
-			j.Conflicts = append(j.Conflicts, conflict{ID: c.ID, Copies: c.Copies})
-		}
-		if s.Err != nil {
-			msg := s.Err.Error()
-			j.Error = &msg
-		}
-		out.Sessions = append(out.Sessions, j)
-	}
-	for _, w := range rep.Warnings {
-		out.Warnings = append(out.Warnings, w.Error())
-	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(out)
+	_ = enc.Encode(rep.JSON())
 }
 
 var _ flag.Value = (*cwdMaps)(nil)

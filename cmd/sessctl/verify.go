@@ -4,87 +4,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/sessctl/sessctl/engine/repair"
-	"github.com/sessctl/sessctl/internal/human"
 )
 
 var verifyCommand = &command{
 	name:    "verify",
 	summary: "check session files for damage (exit 4 when anything is wrong)",
-	usage: `
-Usage: sessctl verify [--json] SESSION...
-
-Checks session files and reports, with line numbers, everything that makes
-a file differ from what pi writes. Each SESSION is a file path, a session
-id or unique id prefix (see --store), or a directory, which is searched
-recursively for *.jsonl files, leaving out the .trash directories where
-'sessctl delete' puts sessions (name a .trash directory itself to check
-it). Files are read without a lock and never written; 'sessctl repair'
-salvages a damaged file into a new one.
-
-Problems (the exit status is 4 when any file has one):
-
-  empty             the file is empty or holds only whitespace
-  no-header         the first JSON object is not a "session" header
-  bad-header        the header's id is not a string
-  version           the header's version is above 3 (or not a number)
-  extra-header      a second "session" line (pi's duplicate-header bug)
-  malformed         a line that is not valid JSON
-  not-object        a line that is valid JSON but not an object
-  torn-tail         the last line is an unfinished fragment without a
-                    newline (an interrupted write, or one still going on:
-                    pi takes no lock)
-  no-final-newline  the last line is complete but has no newline; pi's
-                    next append would glue onto it and lose both lines
-  bad-id            an entry without a string id
-  duplicate-id      an id used by more than one entry
-  bad-parent        an entry without a parentId member, or with one that
-                    is neither a string nor null
-  missing-parent    a parentId that names no entry
-  self-parent       an entry that is its own parent
-  cycle             entries whose parent links form a loop
-
-Notes (reported, but the file passes):
-
-  legacy-version    version 1 or 2 (pi migrates it on open, sessctl at its
-                    first write; the tree checks run on the migrated
-                    entries)
-  crlf              lines ending in CRLF
-  trailing-space    whitespace after the last newline
-  unknown-type      entries of a type pi does not know
-  no-cwd            a header without a string cwd
-  label-target      a label for an entry that does not exist
-  bad-timestamp     an entry timestamp that does not parse (tree order is
-                    then unspecified)
-  temp-file         a temporary file beside the session that a killed or
-                    crashed sessctl write left (<file>.tmp-<hex>, for one);
-                    the session's next write removes it (unless that
-                    sessctl write is still running)
-
-Duplicate ids, parents and cycles are judged as pi indexes the file: the
-last entry with an id is the one its children hang from.
-
---json prints one object per file, one per line:
-
-  {"path": FILE, "ok": BOOL, "sessionId": ID, "version": N, "lines": N,
-   "entries": N, "problems": [FINDING...], "notes": [FINDING...]}
-
-where "sessionId" and "version" are null without a valid header, "entries"
-counts the JSON object lines other than headers, and a FINDING is
-{"kind": KIND, "line": N, "id": ID, "message": TEXT} ("line" and "id"
-only where they apply; "line" is 1-based).
-
-Exit status: 0 when every file passes, 4 when any has a problem, and the
-usual codes when a SESSION cannot be found (5) or read (1).
-
-Examples:
-  sessctl verify 390d8e15
-  sessctl verify ~/.pi/agent/sessions
-  sessctl verify --json broken.jsonl | jq '.problems[].kind'
-`,
+	usage:   helpText("verify"),
 }
 
 func init() { register(verifyCommand).run = runVerify }
@@ -123,7 +51,7 @@ func runVerify(e *env, args []string) int {
 			enc.SetEscapeHTML(false)
 			_ = enc.Encode(rep)
 		} else {
-			writeVerifyText(w, rep)
+			rep.WriteText(w)
 		}
 	}
 	for _, arg := range fs.Args() {
@@ -155,43 +83,4 @@ func runVerify(e *env, args []string) int {
 		check(path)
 	}
 	return code
-}
-
-// maxFindingsShown bounds the findings of one kind in the human output.
-const maxFindingsShown = 10
-
-func writeVerifyText(w io.Writer, r *repair.Report) {
-	facts := human.Plural(r.Entries, "entry", "entries")
-	if r.Version != nil {
-		facts = fmt.Sprintf("version %v, %s", *r.Version, facts)
-	}
-	switch n := len(r.Problems); n {
-	case 0:
-		fmt.Fprintf(w, "%s: ok (%s)\n", r.Path, facts)
-	case 1:
-		fmt.Fprintf(w, "%s: 1 problem (%s)\n", r.Path, facts)
-	default:
-		fmt.Fprintf(w, "%s: %d problems (%s)\n", r.Path, n, facts)
-	}
-	list := func(prefix string, fs []repair.Finding) {
-		shown := map[string]int{}
-		hidden := map[string]int{}
-		var kinds []string
-		for _, f := range fs {
-			if shown[f.Kind] == maxFindingsShown {
-				if hidden[f.Kind] == 0 {
-					kinds = append(kinds, f.Kind)
-				}
-				hidden[f.Kind]++
-				continue
-			}
-			shown[f.Kind]++
-			fmt.Fprintf(w, "  %s%s: %s\n", prefix, f.Kind, f.Message)
-		}
-		for _, k := range kinds {
-			fmt.Fprintf(w, "  %s%s: ... and %d more\n", prefix, k, hidden[k])
-		}
-	}
-	list("", r.Problems)
-	list("note: ", r.Notes)
 }

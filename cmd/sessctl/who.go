@@ -12,26 +12,7 @@ import (
 var whoCommand = &command{
 	name:    "who",
 	summary: "show which process holds a session's writer lock",
-	usage: `
-Usage: sessctl who [--json] SESSION
-
-Tells whether a session is open for writing, and by whom: the pid, the
-command, the host, the user and since when, from the owner record the
-holder wrote beside the lock (<file>.owner). The kernel lock on
-<file>.lock is the truth; a record whose process is gone or whose start
-time differs (a reused pid) is reported as stale, never trusted. who takes
-the lock only for an instant to test it and writes nothing.
-
---json prints {"session", "lockFile", "locked", "stale", "reason",
-"fallback", "holder": {"pid", "startTime", "bootId", "host", "user",
-"command", "mode", "since"} | null}.
-
-Exit status: 0 whether or not the session is locked.
-
-Examples:
-  sessctl who 390d8e15
-  sessctl who --json ~/.pi/agent/sessions/--home-me-proj--/<file>.jsonl
-`,
+	usage:   helpText("who"),
 }
 
 func init() { register(whoCommand).run = runWho }
@@ -43,15 +24,9 @@ func runWho(e *env, args []string) int {
 	if code := e.parse(whoCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("expected one SESSION")
-	}
-	if code := e.emptySession(fs.Arg(0)); code >= 0 {
+	path, code := e.sessionArg(*store, fs.Args())
+	if code >= 0 {
 		return code
-	}
-	path, err := resolveSession(*store, fs.Arg(0))
-	if err != nil {
-		return e.fail(err)
 	}
 	lp := engine.LockPath(path)
 	st, err := lock.Inspect(lp)

@@ -1,7 +1,9 @@
 // Package render turns a pi session, or one branch of it, into what
 // people read: Transcript is the terminal transcript of 'sessctl show',
 // Tree and TreeJSON the tree of 'sessctl tree', and Markdown, HTML and
-// JSON the documents of 'sessctl export'. Each works on a Session, a
+// JSON the documents of 'sessctl export', EntryLine the one-line entry
+// descriptions of 'sessctl tail', and SessionStatsText and
+// StoreStatsText the tables of 'sessctl stats'. Each works on a Session, a
 // snapshot of an open engine.Session, and a branch (root first, as
 // engine.Session.BranchPath gives it):
 //

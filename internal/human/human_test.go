@@ -41,3 +41,16 @@ func TestShortText(t *testing.T) {
 		}
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"a/b-c.jsonl": "a/b-c.jsonl",
+		"":            "''",
+		"it's here":   `'it'\''s here'`,
+		"$HOME":       "'$HOME'",
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

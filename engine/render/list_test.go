@@ -1,0 +1,52 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+// TestList checks the table and the JSON array of 'sessctl list' for a
+// store of one session, and that no sessions give "[]" and no table.
+func TestList(t *testing.T) {
+	dir := t.TempDir()
+	s, err := engine.Create(t.Context(), "/p", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"hello there","timestamp":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	// pi writes a session file once it has an assistant message.
+	if _, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","timestamp":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	id := s.Header().ID
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := engine.ListTree(t.Context(), dir, engine.ListOptions{NoIndex: true})
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("ListTree: %d infos, %v", len(infos), err)
+	}
+	var b strings.Builder
+	List(&b, infos)
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "MODIFIED") || !strings.Contains(lines[1], "  "+ShortID(id)+"  hello there") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	var arr []map[string]any
+	if err := json.Unmarshal(bytes.Join(ListJSON(infos), nil), &arr); err != nil || len(arr) != 1 || arr[0]["id"] != id {
+		t.Errorf("ListJSON: %v, %v", arr, err)
+	}
+	if got := string(bytes.Join(ListJSON(nil), nil)); got != "[]\n" {
+		t.Errorf("ListJSON(nil) = %q", got)
+	}
+	b.Reset()
+	if List(&b, nil); b.Len() != 0 {
+		t.Errorf("List(nil) wrote %q", b.String())
+	}
+}

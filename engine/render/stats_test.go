@@ -1,0 +1,36 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sessctl/sessctl/engine/stats"
+)
+
+// TestStatsText checks the tables of 'sessctl stats': the file and
+// branch columns side by side, entry types and roles of either, and a
+// model table that says when there is no assistant message.
+func TestStatsText(t *testing.T) {
+	all, branch := stats.NewScope(), stats.NewScope()
+	all.Entries, all.Types = 3, map[string]int{"message": 2, "label": 1}
+	branch.Entries, branch.Types = 1, map[string]int{"message": 1}
+	var b strings.Builder
+	SessionStatsText(&b, &SessionStats{Path: "/s.jsonl", ID: "abc", All: all, Branch: branch})
+	out := b.String()
+	for _, want := range []string{
+		"Session  abc\nFile     /s.jsonl\nLeaf     none\n\n",
+		"\n                                  FILE        BRANCH\n",
+		"\nentries                              3             1\n",
+		"\n  label                              1             0\n",
+		"\nPer model, active branch:\n  no assistant messages\n",
+	} {
+		if !strings.Contains("\n"+out, want) {
+			t.Errorf("stats text lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	StoreStatsText(&b, &StoreStats{Store: "/store", Sessions: 2, Skipped: 1, All: all})
+	if !strings.HasPrefix(b.String(), "Store     /store\nSessions  2 (1 files skipped)\n\n") {
+		t.Errorf("store stats:\n%s", b.String())
+	}
+}

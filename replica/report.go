@@ -1,0 +1,132 @@
+package replica
+
+import (
+	"fmt"
+	"os"
+
+	"filippo.io/age"
+
+	"github.com/sessctl/sessctl/layout"
+)
+
+// SetStore points the options at the sessions a store name stands for:
+// "pi" (or ""), "indusagi", "agentuse", "all" (pi and AgentUse), or else
+// an agent directory whose sessions/ folder is replicated.
+func (o *Options) SetStore(store string) error {
+	var err error
+	switch store {
+	case "", "pi":
+		o.AgentDir, err = layout.AgentDir(layout.AgentPi)
+	case "indusagi":
+		o.AgentDir, err = layout.AgentDir(layout.AgentIndusagi)
+	case "agentuse":
+		o.AgentUseDir, err = layout.AgentUseDataDir()
+	case "all":
+		if o.AgentDir, err = layout.AgentDir(layout.AgentPi); err == nil {
+			o.AgentUseDir, err = layout.AgentUseDataDir()
+		}
+	default:
+		o.AgentDir = store
+	}
+	return err
+}
+
+// LoadIdentity reads an age identity file (age-keygen's output): its
+// identities decrypt, and their recipients encrypt, what the options
+// replicate. Only X25519 identities are supported.
+func (o *Options) LoadIdentity(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read age identity %s: %w", path, err)
+	}
+	defer f.Close()
+	ids, err := age.ParseIdentities(f)
+	if err != nil {
+		return fmt.Errorf("read age identity %s: %w", path, err)
+	}
+	for _, id := range ids {
+		x, ok := id.(*age.X25519Identity)
+		if !ok {
+			return fmt.Errorf("read age identity %s: only X25519 identities (age-keygen) are supported", path)
+		}
+		o.Recipients = append(o.Recipients, x.Recipient())
+	}
+	o.Identities = ids
+	return nil
+}
+
+// States are the values of SessionReport.State, in the order Tally
+// counts them.
+var States = []string{"in sync", "pushed", "pulled", "pushed+pulled", "push", "pull", "push+pull", "new local", "new remote", "compare", "failed"}
+
+// StateCount is how many sessions of a Report are in one state.
+type StateCount struct {
+	State string
+	N     int
+}
+
+// Tally counts the sessions of the report by state, in the order of
+// States, leaving out states no session is in.
+func (r *Report) Tally() []StateCount {
+	counts := map[string]int{}
+	for _, s := range r.Sessions {
+		counts[s.State]++
+	}
+	var out []StateCount
+	for _, st := range States {
+		if n := counts[st]; n > 0 {
+			out = append(out, StateCount{st, n})
+		}
+	}
+	return out
+}
+
+// ReportJSON is the JSON shape of a Report ('sessctl sync --json'):
+// errors as strings, lists never null.
+type ReportJSON struct {
+	Sessions   []SessionJSON `json:"sessions"`
+	Requests   int64         `json:"requests"`
+	Uploaded   int64         `json:"uploaded"`
+	Downloaded int64         `json:"downloaded"`
+	Warnings   []string      `json:"warnings"`
+}
+
+// SessionJSON is the JSON shape of a SessionReport; Error is null when
+// the session did not fail.
+type SessionJSON struct {
+	Kind      string         `json:"kind"`
+	Name      string         `json:"name"`
+	Path      string         `json:"path"`
+	State     string         `json:"state"`
+	Pushed    int            `json:"pushed"`
+	Pulled    int            `json:"pulled"`
+	Created   bool           `json:"created"`
+	Conflicts []ConflictJSON `json:"conflicts"`
+	Error     *string        `json:"error"`
+}
+
+// ConflictJSON is the JSON shape of a Conflict.
+type ConflictJSON struct {
+	ID     string   `json:"id"`
+	Copies []string `json:"copies"`
+}
+
+// JSON returns the report in its JSON shape.
+func (r *Report) JSON() *ReportJSON {
+	out := &ReportJSON{Sessions: []SessionJSON{}, Requests: r.Requests, Uploaded: r.Uploaded, Downloaded: r.Downloaded, Warnings: []string{}}
+	for _, s := range r.Sessions {
+		j := SessionJSON{Kind: s.Kind, Name: s.Name, Path: s.Path, State: s.State, Pushed: s.Pushed, Pulled: s.Pulled, Created: s.Created, Conflicts: []ConflictJSON{}}
+		for _, c := range s.Conflicts {
+			j.Conflicts = append(j.Conflicts, ConflictJSON{ID: c.ID, Copies: c.Copies})
+		}
+		if s.Err != nil {
+			msg := s.Err.Error()
+			j.Error = &msg
+		}
+		out.Sessions = append(out.Sessions, j)
+	}
+	for _, w := range r.Warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	return out
+}

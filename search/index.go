@@ -253,6 +253,10 @@ func (s *shard) init(ctx context.Context) error {
 		conn.ExecContext(ctx, `ROLLBACK`)
 		return err
 	}
+	if err := bumpGeneration(ctx, conn); err != nil {
+		conn.ExecContext(ctx, `ROLLBACK`)
+		return err
+	}
 	if _, err := conn.ExecContext(ctx, `INSERT OR IGNORE INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
 		conn.ExecContext(ctx, `ROLLBACK`)
 		return err

@@ -127,23 +127,11 @@ func (x *Index) plan(ctx context.Context, i int, files []found, roots []string) 
 	p := plan{rows: map[string]fileRow{}}
 	// Only what tells a changed file from an unchanged one is read here;
 	// the rest of a row is read when its file is indexed.
-	rows, err := x.shards[i].db.QueryContext(ctx, `SELECT path, kind, size, mtime, ino, iend FROM files`)
+	rows, err := x.fileRows(ctx, i)
 	if err != nil {
-		return p, fmt.Errorf("read search index %s: %w", x.shards[i].path, err)
+		return p, err
 	}
-	for rows.Next() {
-		var r fileRow
-		var ino int64
-		if err := rows.Scan(&r.path, &r.kind, &r.size, &r.mtime, &ino, &r.end); err != nil {
-			rows.Close()
-			return p, fmt.Errorf("read search index %s: %w", x.shards[i].path, err)
-		}
-		r.ino = uint64(ino)
-		p.rows[r.path] = r
-	}
-	if err := rows.Err(); err != nil {
-		return p, fmt.Errorf("read search index %s: %w", x.shards[i].path, err)
-	}
+	p.rows = rows
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		seen[f.path] = true
@@ -203,6 +191,10 @@ func (x *Index) apply(ctx context.Context, i int, p *plan, progress func(int64))
 		if err := w.flush(ctx); err != nil {
 			conn.ExecContext(context.Background(), `ROLLBACK`)
 			return err
+		}
+		if err := bumpGeneration(ctx, conn); err != nil {
+			conn.ExecContext(context.Background(), `ROLLBACK`)
+			return fmt.Errorf("update search index %s: %w", s.path, err)
 		}
 		if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
 			conn.ExecContext(context.Background(), `ROLLBACK`)

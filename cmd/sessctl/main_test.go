@@ -17,9 +17,13 @@ import (
 func TestMain(m *testing.M) {
 	var cache string
 	if os.Getenv("SESSCTL_TEST_CACHE") == "" { // not a child process
-		// pi stays where it was found before the cache moved.
+		// pi and MinIO stay where they were found before the cache
+		// moved.
 		if os.Getenv("SESSCTL_PI_MODULES") == "" {
 			os.Setenv("SESSCTL_PI_MODULES", testenv.PiDir())
+		}
+		if os.Getenv("SESSCTL_MINIO") == "" {
+			os.Setenv("SESSCTL_MINIO", testenv.MinIOBin())
 		}
 		var err error
 		if cache, err = os.MkdirTemp("", "sessctl-test-cache"); err != nil {

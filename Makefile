@@ -55,11 +55,19 @@ crash:
 	SESSCTL_SYNC_KILLS=50 $(GO) test -run TestKillDuringSync -count=1 -v -timeout 30m ./replica/
 
 # make bench: Go benchmarks and whole-process runs on generated workloads
-# (kept in .bench), as a table. With PI_MODULES=<folder where
-# @mariozechner/pi-coding-agent@0.58.3 is npm-installed>, pi is measured
-# on the same files in the same run.
+# (kept in .bench), as a table of medians of RUNS runs with their spread,
+# ending with the figures that miss their targets. With
+# PI_MODULES=$(scripts/pi-install.sh), pi is measured on the same files in
+# the same run. Sizes and RUNS are environment variables (see
+# scripts/bench.sh); `make bench-smoke` runs the whole script at a small
+# scale in .bench-smoke, to check the script, not to measure.
 bench:
 	scripts/bench.sh
+
+bench-smoke:
+	BENCH_DIR=.bench-smoke RUNS=3 BIG_ENTRIES=3000 SESSIONS=50 SESSION_SIZE=20000 \
+	  V1_ENTRIES=2000 V1BIG_ENTRIES=4000 APPEND_N=1000 APPEND_BIG_N=2000 APPEND_SYNC_N=50 \
+	  SYNCBENCH=0 scripts/bench.sh
 
 tidy-check:
 	$(GO) mod tidy -diff
@@ -67,4 +75,4 @@ tidy-check:
 check: test tidy-check
 
 clean:
-	rm -rf bin .bench
+	rm -rf bin .bench .bench-smoke

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	generate "github.com/sessctl/sessctl/internal/workload"
@@ -96,13 +97,14 @@ func BenchmarkListScan(b *testing.B) { benchList(b, true) }
 func BenchmarkListIndexed(b *testing.B) { benchList(b, false) }
 
 // BenchmarkOpenContext opens the 100,000-entry session read-only and builds
-// its context, as `sessctl context` does.
+// its context, as `sessctl context` does the first time (a full parse: no
+// offset index).
 func BenchmarkOpenContext(b *testing.B) {
 	path, size := bigSession(b)
 	b.ReportAllocs()
 	b.SetBytes(size)
 	for b.Loop() {
-		s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true})
+		s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -139,3 +141,59 @@ func BenchmarkAppendNoSync(b *testing.B) { benchAppend(b, engine.SyncNone) }
 
 // BenchmarkAppendSync appends with an fsync per append (the default).
 func BenchmarkAppendSync(b *testing.B) { benchAppend(b, engine.SyncEach) }
+
+// benchReopen opens the 100,000-entry session read-only again and again
+// with its offset index (made by a first open, outside the timing) in a
+// cache directory of its own, building the context when withContext.
+func benchReopen(b *testing.B, withContext bool) {
+	path, size := bigSession(b)
+	old := time.Now().Add(-time.Hour) // old enough to be indexed
+	if err := os.Chtimes(path, old, old); err != nil {
+		b.Fatal(err)
+	}
+	opts := engine.Options{ReadOnly: true, CacheDir: b.TempDir()}
+	s, err := engine.Open(context.Background(), path, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(engine.OffsetIndexPath(opts.CacheDir, path)); err != nil {
+		b.Fatalf("no offset index: %v", err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(size)
+	for b.Loop() {
+		s, err := engine.Open(context.Background(), path, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if withContext {
+			if c := s.Context(); len(c.Messages) == 0 {
+				b.Fatal("empty context")
+			}
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkReopenIndexed opens the 100,000-entry session (165 MB)
+// read-only with a warm offset index: the file is read, not parsed.
+func BenchmarkReopenIndexed(b *testing.B) { benchReopen(b, false) }
+
+// BenchmarkReopenIndexedContext is BenchmarkReopenIndexed and the context.
+func BenchmarkReopenIndexedContext(b *testing.B) { benchReopen(b, true) }
+
+// BenchmarkOpenFull is BenchmarkReopenIndexed without the index: the
+// read-only open alone, with a full parse.
+func BenchmarkOpenFull(b *testing.B) {
+	path, size := bigSession(b)
+	b.ReportAllocs()
+	b.SetBytes(size)
+	for b.Loop() {
+		s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -40,7 +40,8 @@ type Options struct {
 	// Cwd, for Open, replaces the cwd taken from the header.
 	Cwd string
 
-	// ReadOnly opens without the writer lock and never writes: migration
+	// ReadOnly opens without the writer lock and never writes the session
+	// (only, for a large one, its offset index in CacheDir): migration
 	// happens in memory, a torn tail is left alone, mutating methods fail
 	// with ErrReadOnly.
 	ReadOnly bool
@@ -90,8 +91,14 @@ type Options struct {
 	NoBackup bool
 
 	// CacheDir is where sessctl's caches live (the list index a writer
-	// keeps current when it closes a session); "" means layout.CacheDir().
+	// keeps current when it closes a session, the offset index of large
+	// sessions opened read-only); "" means layout.CacheDir().
 	CacheDir string
+	// NoOffsetIndex makes a read-only open of a large session parse the
+	// whole file without looking for, or keeping, its cached offset index
+	// (see OffsetIndexPath). The index never changes what an open
+	// returns, only how fast it is.
+	NoOffsetIndex bool
 	// Replicator, when set, is told of every write to the session's file
 	// and of Close, to ship new lines in the background (see package
 	// replica). nil: nothing leaves the machine.
@@ -106,6 +113,12 @@ type Options struct {
 	// NewEntryID returns candidate entry ids; candidates already in use
 	// are skipped as pi does. nil means 8 random hex digits.
 	NewEntryID func() string
+
+	// testIndexMin, when positive, replaces offsetIndexMin; testIndexHook
+	// is told how each open that looked for an offset index used it. For
+	// tests (export_test.go).
+	testIndexMin  int64
+	testIndexHook func(indexUse)
 }
 
 func (o Options) fs() vfs.FS { return orOS(o.FS) }

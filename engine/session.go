@@ -293,7 +293,17 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 func (s *Session) load(context.Context) error {
 	fsys := s.opts.fs()
 	s.disk = diskState{}
-	data, err := vfs.ReadFile(fsys, s.file)
+	var (
+		data  []byte
+		ident fs.FileInfo
+		p     *jsonl.Parsed
+		err   error
+	)
+	if s.opts.ReadOnly {
+		data, ident, p, err = s.readIndexed()
+	} else {
+		data, err = vfs.ReadFile(fsys, s.file)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// pi: a fresh session that will be written at this path.
 		s.cwd = s.opts.Cwd
@@ -306,15 +316,14 @@ func (s *Session) load(context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
-	var ident fs.FileInfo
 	if !s.opts.ReadOnly {
 		if ident, err = fsys.Lstat(s.file); err != nil {
 			return fmt.Errorf("open session %s: %w", s.file, err)
 		}
-	} else {
-		ident, _ = fsys.Stat(s.file) // for Refresh; it follows links as the read did
+		p = jsonl.ParseFile(data)
 	}
-	p := jsonl.ParseFile(data)
+	// A read-only session's ident is the Stat readIndexed took, for
+	// Refresh; it follows links as the read did.
 	s.recovery.Malformed = len(p.Malformed)
 	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != jsonl.TailTorn {
 		// An empty (or whitespace-only) file gets a fresh header, as in

@@ -4,13 +4,19 @@
 // Usage: node pi-bench.mjs NODE_MODULES MODE ARGS...
 //   context FILE     SessionManager.open(FILE) + buildSessionContext(), printed
 //   list DIR         SessionManager.list(cwd, DIR), printed
-//   append N DIR     create a session in DIR and append N messages; prints entries/s
-//   open FILE        SessionManager.open(FILE): for a v1 file, pi migrates and
-//                    rewrites it (run it on a copy)
+//   append N DIR     create a session in DIR and appendMessage N messages
+//                    (assistant and user in turn); prints entries/s of the
+//                    loop. pi never fsyncs: each append is a synchronous
+//                    appendFileSync of the JSON.stringify'd line.
+//   open FILE        SessionManager.open(FILE): for a v1 file, pi migrates it
+//                    in memory and rewrites the file (no backup, no fsync;
+//                    run it on a copy)
 //
 // NODE_MODULES is a folder outside the repository where
-// `npm install @mariozechner/pi-coding-agent@0.58.3` was run. The append
-// messages are the ones `sessctl gen append` writes.
+// `npm install @mariozechner/pi-coding-agent@0.58.3` was run (see
+// scripts/pi-install.sh). The append messages are the typed values
+// scripts/benchdriver appends (message.NewAssistant, message.NewUser):
+// the message objects of both files are the same bytes.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 

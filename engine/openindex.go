@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash/crc32"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// The offset index caches, for a large session file, where each of its
+// lines is and what its envelope holds (what the validating parse finds),
+// so that a read-only open of a file that was opened before reads it
+// without parsing it again. One index file per session file, under the
+// user cache directory (OffsetIndexPath); nothing is written next to the
+// session, whose directory belongs to the agent. It is never the source
+// of truth:
+//
+//   - it is used only while the file's size, modification time
+//     (nanoseconds) and inode are what they were when it was made, its
+//     first and last indexed lines still have their checksums, and every
+//     indexed line is still a '{' ... '}' span of the bytes just read;
+//   - a file that only grew (same inode, its old last line unchanged at
+//     its offset, a line starting where the old file ended) reuses the
+//     indexed prefix and parses only what was appended;
+//   - files with malformed lines or without a final newline, and files
+//     modified in the last two seconds, are not indexed; an index that is
+//     missing, damaged (checksum), foreign (another path) or stale is
+//     ignored and the file is parsed in full, as without the index.
+
+// OffsetIndexPath returns the offset index file of the session file at
+// path under cacheDir (layout.CacheDir): <cacheDir>/offset-index/<the
+// first 32 hex digits of the SHA-256 of the file's absolute path>.
+func OffsetIndexPath(cacheDir, path string) string {
+	sum := sha256.Sum256([]byte(absDir(path)))
+	return filepath.Join(cacheDir, "offset-index", hex.EncodeToString(sum[:16]))
+}
+
+// offsetIndexMin is the file size from which a read-only open keeps an
+// offset index: below it the parse costs less than reading the index.
+const offsetIndexMin = 4 << 20
+
+// offsetIndexMagic starts every offset index file (its format version).
+const offsetIndexMagic = "sessctl offset index 1\n"
+
+// offsetIndex is a decoded offset index file.
+type offsetIndex struct {
+	path      string
+	size      int64
+	mtimeNs   int64
+	ino       uint64
+	headCRC   uint32 // checksum of the first indexed line
+	lastCRC   uint32 // checksum of the last indexed line
+	lines     int
+	envelopes []byte // the jsonl envelope record
+}
+
+func lineCRC(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// encodeOffsetIndex encodes the index of the file at path, stat st, parsed
+// as p (clean: no malformed line, a final newline, at least one entry).
+func encodeOffsetIndex(path string, st fs.FileInfo, p *jsonl.Parsed) []byte {
+	buf := make([]byte, 0, 64+len(path)+len(p.Entries)*72)
+	buf = append(buf, offsetIndexMagic...)
+	buf = binary.AppendUvarint(buf, uint64(len(path)))
+	buf = append(buf, path...)
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(p.Size))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(st.ModTime().UnixNano()))
+	buf = binary.LittleEndian.AppendUint64(buf, fileID(st))
+	buf = binary.LittleEndian.AppendUint32(buf, lineCRC(p.Entries[0].Raw))
+	buf = binary.LittleEndian.AppendUint32(buf, lineCRC(p.Entries[len(p.Entries)-1].Raw))
+	buf = binary.AppendUvarint(buf, uint64(p.Lines))
+	buf = jsonl.AppendEnvelopes(buf, p.Entries)
+	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+}
+
+// decodeOffsetIndex decodes an index file; ok is false for a damaged or
+// foreign one.
+func decodeOffsetIndex(b []byte, path string) (ix offsetIndex, ok bool) {
+	if len(b) < len(offsetIndexMagic)+4 || string(b[:len(offsetIndexMagic)]) != offsetIndexMagic {
+		return ix, false
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return ix, false
+	}
+	r := body[len(offsetIndexMagic):]
+	n, k := binary.Uvarint(r)
+	if k <= 0 || n > uint64(len(r)-k) {
+		return ix, false
+	}
+	ix.path = string(r[k : k+int(n)])
+	r = r[k+int(n):]
+	if ix.path != path || len(r) < 32 {
+		return ix, false
+	}
+	ix.size = int64(binary.LittleEndian.Uint64(r))
+	ix.mtimeNs = int64(binary.LittleEndian.Uint64(r[8:]))
+	ix.ino = binary.LittleEndian.Uint64(r[16:])
+	ix.headCRC = binary.LittleEndian.Uint32(r[24:])
+	ix.lastCRC = binary.LittleEndian.Uint32(r[28:])
+	r = r[32:]
+	lines, k := binary.Uvarint(r)
+	if k <= 0 || ix.size <= 0 || lines > uint64(ix.size) {
+		return ix, false
+	}
+	ix.lines = int(lines)
+	ix.envelopes = r[k:]
+	return ix, true
+}
+
+// sameStat reports whether two stats of a path describe the same file
+// with the same size and modification time.
+func sameStat(a, b fs.FileInfo) bool {
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && fileID(a) == fileID(b) && vfs.SameFile(a, b)
+}
+
+// readIndexed reads the file of a read-only session and parses it, with
+// the help of its offset index when one fits (see the comment at the top
+// of this file), and keeps the index current. It returns the bytes, the
+// file's stat (nil when it could not be taken) and the parse.
+func (s *Session) readIndexed() ([]byte, fs.FileInfo, *jsonl.Parsed, error) {
+	fsys := s.opts.fs()
+	before, _ := fsys.Stat(s.file)
+	data, err := vfs.ReadFile(fsys, s.file)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cache := ""
+	minSize := int64(offsetIndexMin)
+	if s.opts.testIndexMin > 0 {
+		minSize = s.opts.testIndexMin
+	}
+	if !s.opts.NoOffsetIndex && before != nil && before.Mode().IsRegular() && before.Size() >= minSize {
+		cache = resolveCache(s.opts.CacheDir)
+	}
+	if cache == "" {
+		return data, before, jsonl.ParseFile(data), nil
+	}
+	after, err := fsys.Stat(s.file)
+	if err != nil || !sameStat(before, after) || int64(len(data)) != after.Size() {
+		// Changed while it was read: no index is trusted or made.
+		return data, after, jsonl.ParseFile(data), nil
+	}
+	ixPath := OffsetIndexPath(cache, s.file)
+	if dir := filepath.Dir(s.file); ixPath == s.file || strings.HasPrefix(ixPath, dir+string(filepath.Separator)) {
+		// A cache directory inside the session's own directory: the
+		// agent's store is never written to.
+		return data, after, jsonl.ParseFile(data), nil
+	}
+	p, use := s.parseWithIndex(fsys, ixPath, data, after)
+	if s.opts.testIndexHook != nil {
+		s.opts.testIndexHook(use)
+	}
+	fresh := use == indexExact
+	if !fresh && cleanParse(p) && cacheable(after.ModTime(), s.opts.now()) {
+		// Best effort, without fsync: a damaged index is ignored.
+		if err := fsys.MkdirAll(filepath.Dir(ixPath), vfs.DirMode); err == nil {
+			_ = vfs.WriteFileAtomicNoSync(fsys, ixPath, encodeOffsetIndex(absDir(s.file), after, p), vfs.FileMode)
+		}
+	}
+	return data, after, p, nil
+}
+
+// cleanParse reports whether a parse may be indexed: entries, no
+// malformed line, and a final newline.
+func cleanParse(p *jsonl.Parsed) bool {
+	return len(p.Entries) > 0 && len(p.Malformed) == 0 && p.Tail == jsonl.TailClean
+}
+
+// indexUse says how an open used the offset index.
+type indexUse int
+
+const (
+	indexUnused indexUse = iota // parsed in full
+	indexExact                  // the index described the file
+	indexPrefix                 // the index described a prefix; the rest was parsed
+)
+
+// parseWithIndex parses data, the file's bytes (stat st), using the index
+// at ixPath where it fits, and says how it used it.
+func (s *Session) parseWithIndex(fsys vfs.FS, ixPath string, data []byte, st fs.FileInfo) (*jsonl.Parsed, indexUse) {
+	b, err := fsys.ReadFile(ixPath)
+	if err != nil {
+		return jsonl.ParseFile(data), indexUnused
+	}
+	ix, ok := decodeOffsetIndex(b, absDir(s.file))
+	size := int64(len(data))
+	if !ok || ix.ino != fileID(st) || ix.size > size || data[ix.size-1] != '\n' {
+		return jsonl.ParseFile(data), indexUnused
+	}
+	same := ix.size == size && ix.mtimeNs == st.ModTime().UnixNano()
+	if !same && (ix.size == size || data[ix.size] != '{') {
+		// Rewritten in place, or grown by something other than lines of
+		// objects: parse it all.
+		return jsonl.ParseFile(data), indexUnused
+	}
+	entries, rest, err := jsonl.DecodeEnvelopes(data[:ix.size], ix.envelopes)
+	if err != nil || len(rest) != 0 || len(entries) == 0 ||
+		lineCRC(entries[0].Raw) != ix.headCRC || lineCRC(entries[len(entries)-1].Raw) != ix.lastCRC {
+		return jsonl.ParseFile(data), indexUnused
+	}
+	if same {
+		return &jsonl.Parsed{Entries: entries, Lines: ix.lines, Tail: jsonl.TailClean, Size: size}, indexExact
+	}
+	// The file grew: parse what was appended.
+	tail := jsonl.ParseFile(data[ix.size:])
+	for i := range tail.Entries {
+		tail.Entries[i].Offset += ix.size
+		tail.Entries[i].Line += ix.lines
+	}
+	for i := range tail.Malformed {
+		tail.Malformed[i].Offset += ix.size
+		tail.Malformed[i].Line += ix.lines
+	}
+	p := &jsonl.Parsed{
+		Entries:   append(entries, tail.Entries...),
+		Malformed: tail.Malformed,
+		Lines:     ix.lines + tail.Lines,
+		Tail:      tail.Tail,
+		Size:      size,
+	}
+	if tail.Tail != jsonl.TailClean {
+		p.TailOffset = tail.TailOffset + ix.size
+	}
+	return p, indexPrefix
+}

@@ -1,0 +1,373 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+	generate "github.com/sessctl/sessctl/internal/workload"
+)
+
+// indexFixture is a generated session file aged past the racy window, and
+// a cache directory of its own.
+type indexFixture struct {
+	t     *testing.T
+	path  string
+	cache string
+	uses  []engine.OffsetIndexUse
+}
+
+func newIndexFixture(t *testing.T, entries int, seed uint64) *indexFixture {
+	t.Helper()
+	dir := t.TempDir()
+	f := &indexFixture{t: t, path: filepath.Join(dir, "s.jsonl"), cache: t.TempDir()}
+	if _, err := generate.WriteFile(f.path, generate.Options{Seed: seed, Entries: entries, ImageEvery: -1}); err != nil {
+		t.Fatal(err)
+	}
+	f.age()
+	return f
+}
+
+// age sets the file's modification time an hour back, so that it may be
+// indexed.
+func (f *indexFixture) age() {
+	f.t.Helper()
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(f.path, old, old); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// open opens the file read-only with the offset index (files of any size
+// are indexed) and returns how the index was used.
+func (f *indexFixture) open() (*engine.Session, engine.OffsetIndexUse) {
+	f.t.Helper()
+	var use engine.OffsetIndexUse = -1
+	opts := engine.WithOffsetIndexTest(engine.Options{ReadOnly: true, CacheDir: f.cache}, 1,
+		func(u engine.OffsetIndexUse) { use = u })
+	s, err := engine.Open(context.Background(), f.path, opts)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.uses = append(f.uses, use)
+	return s, use
+}
+
+// check opens the file with the index and without it and fails unless
+// both sessions are the same; it returns how the index was used.
+func (f *indexFixture) check() engine.OffsetIndexUse {
+	f.t.Helper()
+	s, use := f.open()
+	defer s.Close()
+	ref, err := engine.Open(context.Background(), f.path, engine.Options{ReadOnly: true, NoOffsetIndex: true, CacheDir: f.cache})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer ref.Close()
+	if d := sessionDiff(s, ref); d != "" {
+		f.t.Fatalf("open with the offset index (use %d) differs from a full parse: %s", use, d)
+	}
+	return use
+}
+
+// sessionDiff describes the first difference between two sessions.
+func sessionDiff(a, b *engine.Session) string {
+	ea, eb := a.Entries(), b.Entries()
+	if len(ea) != len(eb) {
+		return fmt.Sprintf("%d entries, want %d", len(ea), len(eb))
+	}
+	for i := range ea {
+		x, y := ea[i], eb[i]
+		if !bytes.Equal(x.Raw, y.Raw) || x.Offset != y.Offset || x.Line != y.Line || x.Type != y.Type ||
+			x.ID != y.ID || x.IDKind != y.IDKind || x.ParentID != y.ParentID || x.ParentKind != y.ParentKind ||
+			x.Timestamp != y.Timestamp || x.Role != y.Role || !bytes.Equal(x.Message(), y.Message()) {
+			return fmt.Sprintf("entry %d: %+v, want %+v", i, *x, *y)
+		}
+	}
+	if a.Header().ID != b.Header().ID {
+		return "header differs"
+	}
+	if a.Recovery() != b.Recovery() {
+		return fmt.Sprintf("recovery %+v, want %+v", a.Recovery(), b.Recovery())
+	}
+	la, ka := a.LeafIDKind()
+	lb, kb := b.LeafIDKind()
+	if la != lb || ka != kb {
+		return fmt.Sprintf("leaf %q, want %q", la, lb)
+	}
+	ca, cb := a.Context(), b.Context()
+	if len(ca.Messages) != len(cb.Messages) {
+		return fmt.Sprintf("context of %d messages, want %d", len(ca.Messages), len(cb.Messages))
+	}
+	return ""
+}
+
+func (f *indexFixture) indexPath() string { return engine.OffsetIndexPath(f.cache, f.path) }
+
+func (f *indexFixture) mustUse(got, want engine.OffsetIndexUse, what string) {
+	f.t.Helper()
+	if got != want {
+		f.t.Fatalf("%s: offset index use %d, want %d", what, got, want)
+	}
+}
+
+func TestOffsetIndexReuse(t *testing.T) {
+	f := newIndexFixture(t, 400, 1)
+	f.mustUse(f.check(), engine.OffsetIndexUnused, "first open")
+	st, err := os.Stat(f.indexPath())
+	if err != nil {
+		t.Fatalf("no offset index after the first open: %v", err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("offset index mode %v, want 0600", st.Mode().Perm())
+	}
+	if dst, err := os.Stat(filepath.Dir(f.indexPath())); err != nil || dst.Mode().Perm() != 0o700 {
+		t.Errorf("offset index directory: %v, %v; want mode 0700", dst, err)
+	}
+	f.mustUse(f.check(), engine.OffsetIndexExact, "second open")
+	f.mustUse(f.check(), engine.OffsetIndexExact, "third open")
+	// Nothing was written next to the session.
+	names, err := os.ReadDir(filepath.Dir(f.path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 {
+		t.Errorf("session directory holds %d files, want only the session", len(names))
+	}
+}
+
+// appendLines appends text to the session file.
+func (f *indexFixture) appendLines(text string) {
+	f.t.Helper()
+	fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := fh.WriteString(text); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func lastID(t *testing.T, path string) string {
+	t.Helper()
+	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id, _ := s.LeafID()
+	return id
+}
+
+func ixUserLine(id, parent, text string) string {
+	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-06-01T00:00:00.000Z","message":{"role":"user","content":%q,"timestamp":0}}`+"\n", id, parent, text)
+}
+
+func TestOffsetIndexGrownFile(t *testing.T) {
+	f := newIndexFixture(t, 300, 2)
+	f.check()
+	leaf := lastID(t, f.path)
+	f.appendLines(ixUserLine("g0000001", leaf, "one more") + ixUserLine("g0000002", "g0000001", "and another"))
+	f.mustUse(f.check(), engine.OffsetIndexPrefix, "open after an append")
+	// The appended file is young: its index is not rewritten, and the
+	// prefix is used again.
+	f.mustUse(f.check(), engine.OffsetIndexPrefix, "second open after an append")
+	f.age()
+	f.mustUse(f.check(), engine.OffsetIndexPrefix, "open once the append is old")
+	f.mustUse(f.check(), engine.OffsetIndexExact, "open after the index was rewritten")
+
+	// Appended bytes that are not a line of an object (a torn line, a
+	// malformed one, blank lines) read as a full parse reads them.
+	for _, tail := range []string{"\n\n" + ixUserLine("g0000003", "g0000002", "after blanks"), "not json\n", `{"type":"message","id":"g00`} {
+		f.age()
+		f.check() // whatever it is, the same as a full parse
+		f.appendLines(tail)
+		f.check()
+	}
+}
+
+func TestOffsetIndexNeverStale(t *testing.T) {
+	data := func(t *testing.T, f *indexFixture) []byte {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cases := map[string]func(t *testing.T, f *indexFixture){
+		// The last line rewritten in place, same size, the modification
+		// time put back.
+		"last line modified, same size and time": func(t *testing.T, f *indexFixture) {
+			st, _ := os.Stat(f.path)
+			fh, err := os.OpenFile(f.path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := data(t, f)
+			i := bytes.LastIndex(b[:len(b)-1], []byte{'\n'}) + 1
+			j := bytes.Index(b[i:], []byte(`"id":"`)) + i + len(`"id":"`)
+			c := b[j] ^ 1
+			if _, err := fh.WriteAt([]byte{c}, int64(j)); err != nil {
+				t.Fatal(err)
+			}
+			fh.Close()
+			os.Chtimes(f.path, st.ModTime(), st.ModTime())
+		},
+		"first line modified, same size and time": func(t *testing.T, f *indexFixture) {
+			st, _ := os.Stat(f.path)
+			b := data(t, f)
+			j := bytes.Index(b, []byte(`"id":"`)) + len(`"id":"`)
+			b[j] ^= 1
+			if err := os.WriteFile(f.path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(f.path, st.ModTime(), st.ModTime())
+		},
+		"a middle line modified": func(t *testing.T, f *indexFixture) {
+			b := data(t, f)
+			j := bytes.Index(b[len(b)/2:], []byte(`"id":"`)) + len(b)/2 + len(`"id":"`)
+			b[j] ^= 1
+			if err := os.WriteFile(f.path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"truncated to a line boundary": func(t *testing.T, f *indexFixture) {
+			b := data(t, f)
+			i := bytes.LastIndex(b[:len(b)-1], []byte{'\n'}) + 1
+			if err := os.Truncate(f.path, int64(i)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"truncated mid-line": func(t *testing.T, f *indexFixture) {
+			if err := os.Truncate(f.path, int64(len(data(t, f))-10)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"truncated then grown back to its size": func(t *testing.T, f *indexFixture) {
+			b := data(t, f)
+			i := bytes.LastIndex(b[:len(b)-1], []byte{'\n'}) + 1
+			if err := os.Truncate(f.path, int64(i)); err != nil {
+				t.Fatal(err)
+			}
+			pad := len(b) - i - 1
+			f.appendLines(fmt.Sprintf(`{"type":"custom","customType":"x","data":%q}`, bytes.Repeat([]byte("y"), pad-len(`{"type":"custom","customType":"x","data":""}`))) + "\n")
+		},
+		"replaced by another file of the same size and time": func(t *testing.T, f *indexFixture) {
+			st, _ := os.Stat(f.path)
+			b := data(t, f)
+			// Same bytes but one id, in a new file renamed over it.
+			j := bytes.Index(b[len(b)/3:], []byte(`"id":"`)) + len(b)/3 + len(`"id":"`)
+			b[j] ^= 1
+			tmp := f.path + ".new"
+			if err := os.WriteFile(tmp, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, f.path); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(f.path, st.ModTime(), st.ModTime())
+		},
+		"replaced by a different session": func(t *testing.T, f *indexFixture) {
+			if _, err := generate.WriteFile(f.path+".new", generate.Options{Seed: 99, Entries: 300, ImageEvery: -1}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(f.path+".new", f.path); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, change := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newIndexFixture(t, 300, 3)
+			f.check()
+			f.mustUse(f.check(), engine.OffsetIndexExact, "before the change")
+			change(t, f)
+			if u := f.check(); u != engine.OffsetIndexUnused {
+				t.Fatalf("after the change the offset index was used (%d)", u)
+			}
+		})
+	}
+}
+
+func TestOffsetIndexDamaged(t *testing.T) {
+	damage := map[string]func([]byte) []byte{
+		"garbage":            func([]byte) []byte { return []byte("garbage\n") },
+		"empty":              func([]byte) []byte { return nil },
+		"cut short":          func(b []byte) []byte { return b[:len(b)/2] },
+		"one byte flipped":   func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b },
+		"header only":        func(b []byte) []byte { return b[:30] },
+		"last 4 bytes wrong": func(b []byte) []byte { b[len(b)-1]++; return b },
+	}
+	for name, f := range damage {
+		t.Run(name, func(t *testing.T) {
+			fx := newIndexFixture(t, 200, 4)
+			fx.check()
+			b, err := os.ReadFile(fx.indexPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(fx.indexPath(), f(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fx.mustUse(fx.check(), engine.OffsetIndexUnused, "damaged index")
+			fx.mustUse(fx.check(), engine.OffsetIndexExact, "rewritten index")
+		})
+	}
+	t.Run("another file's index", func(t *testing.T) {
+		a := newIndexFixture(t, 200, 5)
+		b := newIndexFixture(t, 200, 6)
+		b.cache = a.cache
+		a.check()
+		b.check()
+		idx, err := os.ReadFile(a.indexPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(b.indexPath(), idx, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b.mustUse(b.check(), engine.OffsetIndexUnused, "another file's index")
+	})
+}
+
+func TestOffsetIndexOff(t *testing.T) {
+	f := newIndexFixture(t, 200, 7)
+	s, err := engine.Open(context.Background(), f.path, engine.WithOffsetIndexTest(
+		engine.Options{ReadOnly: true, CacheDir: f.cache, NoOffsetIndex: true}, 1, func(engine.OffsetIndexUse) {
+			t.Error("NoOffsetIndex: the offset index was looked for")
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(f.indexPath()); err == nil {
+		t.Error("NoOffsetIndex: an offset index was written")
+	}
+	// A young file is not indexed.
+	now := time.Now()
+	if err := os.Chtimes(f.path, now, now); err != nil {
+		t.Fatal(err)
+	}
+	f.check()
+	if _, err := os.Stat(f.indexPath()); err == nil {
+		t.Error("a file modified just now was indexed")
+	}
+	// A write-mode open neither reads nor writes it.
+	f.age()
+	w, err := engine.Open(context.Background(), f.path, engine.WithOffsetIndexTest(
+		engine.Options{CacheDir: f.cache}, 1, func(engine.OffsetIndexUse) {
+			t.Error("write-mode open looked for the offset index")
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+}

@@ -1,0 +1,160 @@
+package jsonl
+
+import (
+	"encoding/binary"
+	"errors"
+	"unsafe"
+)
+
+// AppendEnvelopes appends to dst a compact binary record of what ParseFile
+// found in each entry (offset, length and line of its bytes, and the
+// envelope), so that DecodeEnvelopes can rebuild the entries of the same
+// file without parsing it again (engine's cached offset index).
+func AppendEnvelopes(dst []byte, entries []Entry) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(entries)))
+	var prevOff int64
+	prevLine := 0
+	for i := range entries {
+		e := &entries[i]
+		dst = binary.AppendUvarint(dst, uint64(e.Offset-prevOff))
+		dst = binary.AppendUvarint(dst, uint64(len(e.Raw)))
+		dst = binary.AppendUvarint(dst, uint64(e.Line-prevLine))
+		prevOff, prevLine = e.Offset, e.Line
+		dst = append(dst, byte(e.IDKind), byte(e.ParentKind))
+		dst = binary.AppendUvarint(dst, uint64(e.msgStart))
+		dst = binary.AppendUvarint(dst, uint64(e.msgEnd))
+		for _, s := range [...]string{e.Type, e.ID, e.ParentID, e.Timestamp, e.Role} {
+			dst = binary.AppendUvarint(dst, uint64(len(s)))
+			dst = append(dst, s...)
+		}
+	}
+	return dst
+}
+
+var errEnvelopes = errors.New("damaged envelope record")
+
+// DecodeEnvelopes rebuilds the entries AppendEnvelopes recorded, their Raw
+// bytes taken from data, the file the record was made of. rec must not
+// change afterwards: the strings share its memory. The record is checked
+// for consistency with data (each entry's bytes lie inside data, in file
+// order, and are a '{' ... '}' span; the message span lies inside them),
+// not for being data's: the caller checks that data is the file it was
+// made of. It returns the bytes of rec after the record.
+func DecodeEnvelopes(data, rec []byte) ([]Entry, []byte, error) {
+	n, k := binary.Uvarint(rec)
+	if k <= 0 || n > uint64(len(rec)) {
+		return nil, nil, errEnvelopes
+	}
+	rec = rec[k:]
+	uv := func() (uint64, bool) {
+		v, k := binary.Uvarint(rec)
+		if k <= 0 {
+			return 0, false
+		}
+		rec = rec[k:]
+		return v, true
+	}
+	str := func() (string, bool) {
+		l, ok := uv()
+		if !ok || l > uint64(len(rec)) {
+			return "", false
+		}
+		b := rec[:l]
+		rec = rec[l:]
+		if l == 0 {
+			return "", true
+		}
+		return unsafe.String(&b[0], len(b)), true
+	}
+	out := make([]Entry, n)
+	var off int64
+	end := int64(0) // end of the previous entry
+	line := 0
+	for i := range out {
+		dOff, ok1 := uv()
+		size, ok2 := uv()
+		dLine, ok3 := uv()
+		if !ok1 || !ok2 || !ok3 || len(rec) < 2 {
+			return nil, nil, errEnvelopes
+		}
+		off += int64(dOff)
+		line += int(dLine)
+		if off < end || size < 2 || size > uint64(len(data)) || off > int64(len(data))-int64(size) || (i > 0 && dLine == 0) {
+			return nil, nil, errEnvelopes
+		}
+		raw := data[off : off+int64(size) : off+int64(size)]
+		if raw[0] != '{' || raw[len(raw)-1] != '}' {
+			return nil, nil, errEnvelopes
+		}
+		end = off + int64(size)
+		e := &out[i]
+		e.Raw, e.Offset, e.Line = raw, off, line
+		e.IDKind, e.ParentKind = Kind(rec[0]), Kind(rec[1])
+		rec = rec[2:]
+		if e.IDKind > KindObject || e.ParentKind > KindObject {
+			return nil, nil, errEnvelopes
+		}
+		ms, ok1 := uv()
+		me, ok2 := uv()
+		if !ok1 || !ok2 || ms > me || me > uint64(len(raw)) {
+			return nil, nil, errEnvelopes
+		}
+		e.msgStart, e.msgEnd = int32(ms), int32(me)
+		var ok [5]bool
+		var typ, role string
+		typ, ok[0] = str()
+		e.ID, ok[1] = str()
+		e.ParentID, ok[2] = str()
+		e.Timestamp, ok[3] = str()
+		role, ok[4] = str()
+		if ok != [5]bool{true, true, true, true, true} {
+			return nil, nil, errEnvelopes
+		}
+		e.Type, e.Role = internType(typ), internRole(role)
+	}
+	return out, rec, nil
+}
+
+// internType returns the shared constant for a known entry type.
+func internType(t string) string {
+	switch t {
+	case TypeMessage:
+		return TypeMessage
+	case TypeSession:
+		return TypeSession
+	case TypeThinkingLevelChange:
+		return TypeThinkingLevelChange
+	case TypeModelChange:
+		return TypeModelChange
+	case TypeCompaction:
+		return TypeCompaction
+	case TypeBranchSummary:
+		return TypeBranchSummary
+	case TypeCustom:
+		return TypeCustom
+	case TypeCustomMessage:
+		return TypeCustomMessage
+	case TypeLabel:
+		return TypeLabel
+	case TypeSessionInfo:
+		return TypeSessionInfo
+	}
+	return t
+}
+
+// internRole returns the shared string for a common message role.
+func internRole(r string) string {
+	switch r {
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "toolResult":
+		return "toolResult"
+	case "bashExecution":
+		return "bashExecution"
+	case "custom":
+		return "custom"
+	}
+	return r
+}

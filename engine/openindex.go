@@ -71,7 +71,7 @@ func encodeOffsetIndex(path string, st fs.FileInfo, p *jsonl.Parsed) []byte {
 	buf = append(buf, path...)
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(p.Size))
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(st.ModTime().UnixNano()))
-	buf = binary.LittleEndian.AppendUint64(buf, fileID(st))
+	buf = binary.LittleEndian.AppendUint64(buf, vfs.FileID(st))
 	buf = binary.LittleEndian.AppendUint32(buf, lineCRC(p.Entries[0].Raw))
 	buf = binary.LittleEndian.AppendUint32(buf, lineCRC(p.Entries[len(p.Entries)-1].Raw))
 	buf = binary.AppendUvarint(buf, uint64(p.Lines))
@@ -117,7 +117,7 @@ func decodeOffsetIndex(b []byte, path string) (ix offsetIndex, ok bool) {
 // sameStat reports whether two stats of a path describe the same file
 // with the same size and modification time.
 func sameStat(a, b fs.FileInfo) bool {
-	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && fileID(a) == fileID(b) && vfs.SameFile(a, b)
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && vfs.FileID(a) == vfs.FileID(b) && vfs.SameFile(a, b)
 }
 
 // readIndexed reads the file of a read-only session and parses it, with
@@ -191,7 +191,7 @@ func (s *Session) parseWithIndex(fsys vfs.FS, ixPath string, data []byte, st fs.
 	}
 	ix, ok := decodeOffsetIndex(b, absDir(s.file))
 	size := int64(len(data))
-	if !ok || ix.ino != fileID(st) || ix.size > size || data[ix.size-1] != '\n' {
+	if !ok || ix.ino != vfs.FileID(st) || ix.size > size || data[ix.size-1] != '\n' {
 		return jsonl.ParseFile(data), indexUnused
 	}
 	same := ix.size == size && ix.mtimeNs == st.ModTime().UnixNano()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Format is the format of a session store.
@@ -72,7 +73,7 @@ type found struct {
 }
 
 func (f *found) set(fi fs.FileInfo) {
-	f.size, f.mtime, f.ino = fi.Size(), fi.ModTime().UnixNano(), fileID(fi)
+	f.size, f.mtime, f.ino = fi.Size(), fi.ModTime().UnixNano(), vfs.FileID(fi)
 }
 
 // walk lists the files of the stores. A store whose root does not exist

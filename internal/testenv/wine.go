@@ -35,3 +35,15 @@ func SkipOnWindows(t testing.TB, why string) {
 		t.Skipf("POSIX only: %s", why)
 	}
 }
+
+// WineRename names what wine lacks for replacing an open file.
+const WineRename = "SetFileInformationByHandle(FileRenameInfoEx) with FILE_RENAME_FLAG_POSIX_SEMANTICS, so a file open in this process cannot be replaced (MoveFileEx refuses)"
+
+// SkipUnderWineIf skips the test under wine when cond holds (typically:
+// the error a call returned is one wine's missing api explains).
+func SkipUnderWineIf(t testing.TB, cond bool, api string) {
+	t.Helper()
+	if cond {
+		SkipUnderWine(t, api)
+	}
+}

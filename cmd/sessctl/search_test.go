@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -19,16 +18,7 @@ func TestSearchGolden(t *testing.T) {
 	dir := filepath.Join(tmp, "sessions")
 	buildFixtures(t, dir)
 	idx := filepath.Join(tmp, "index")
-	// On Windows the paths have backslashes, escaped in JSON and
-	// shell-quoted in the command lines: the goldens have the Unix form.
-	quoted := regexp.MustCompile("'" + regexp.QuoteMeta(filepath.Join(tmp, "sessions")+`\`) + "([^']*)'")
-	norm := func(s string) string {
-		if runtime.GOOS == "windows" {
-			s = strings.ReplaceAll(s, strings.ReplaceAll(filepath.Join(tmp, "sessions")+`\`, `\`, `\\`), "/TMP/sessions/")
-			s = quoted.ReplaceAllString(s, "/TMP/sessions/$1")
-		}
-		return strings.ReplaceAll(s, tmp, "/TMP")
-	}
+	norm := func(s string) string { return tmpNorm(s, tmp) }
 	cases := []struct {
 		golden string
 		args   []string

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -1026,7 +1027,7 @@ func TestAgentUseArtifacts(t *testing.T) {
 	if ref.OriginalChars != 7 || !strings.HasPrefix(ref.Path, filepath.Base(w.Dir())+"/"+msg+"/artifact/tool-output-tools__bash-") {
 		t.Errorf("ref %+v", ref)
 	}
-	if fi, err := os.Stat(ref.AbsolutePath); err != nil || fi.Size() != ref.Bytes || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(ref.AbsolutePath); err != nil || fi.Size() != ref.Bytes || (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600) {
 		t.Errorf("artifact file: %v, %v", fi, err)
 	}
 	st, err := w.CreateToolOutputStream(msg, "tools__bash", map[string]any{})

@@ -83,10 +83,10 @@ for p in $pkgs; do
 	if (cd "$dir" && "$wine" "$exe" -test.v -test.count=1 -test.timeout=30m ${TESTFLAGS:-}) >"$log" 2>&1; then
 		echo "ok    $p"
 	else
-		echo "FAIL  $p"; grep -v -e '^=== ' -e '^--- PASS' -e '^    --- PASS' "$log" | tail -80 | sed 's/^/      /'; fail=1
+		echo "FAIL  $p"; grep -v -e '^=== ' -e '^--- PASS' -e '^    --- PASS' "$log" | tail -200 | sed 's/^/      /'; fail=1
 	fi
-	# Each skip and its reason (the line after "--- SKIP").
-	grep -A1 -- '--- SKIP' "$log" | grep -v '^--$' | sed 's/^ */      /' || true
+	# Each skip and its reason (printed just before its "--- SKIP").
+	grep -B1 -- '--- SKIP' "$log" | grep -v -e '^--$' -e '^=== ' | sed 's/^ */      /' || true
 	rm -f "$exe"
 done
 exit $fail

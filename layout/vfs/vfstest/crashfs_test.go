@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -803,7 +804,11 @@ func TestCrashFSPaths(t *testing.T) {
 	c := vfstest.NewCrashFS()
 	must(t, c.MkdirAll("a/b", 0o700))
 	mustWriteFile(t, c, "/a/./b/../b/f", "x", true)
-	for _, n := range []string{"/a/b/f", "a/b/f", "//a//b/f", path.Join("/a", "..", "a", "b", "f")} {
+	names := []string{"/a/b/f", "a/b/f", path.Join("/a", "..", "a", "b", "f")}
+	if runtime.GOOS != "windows" { // where it would name the UNC share \\a\b
+		names = append(names, "//a//b/f")
+	}
+	for _, n := range names {
 		if b, err := c.ReadFile(n); err != nil || string(b) != "x" {
 			t.Errorf("ReadFile(%q) = %q, %v", n, b, err)
 		}

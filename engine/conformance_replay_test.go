@@ -379,7 +379,7 @@ func TestPiConformanceScenarios(t *testing.T) {
 					t.Fatalf("%s: %v", label, err)
 				}
 				if want, ok := op["result"].(string); ok && !strings.HasPrefix(want, "<") {
-					if got := strings.ReplaceAll(res, root, "/__ROOT__"); got != want {
+					if got := rootRel(res, root); got != want {
 						t.Errorf("%s: result %q, want %q", label, got, want)
 					}
 				}

@@ -19,6 +19,7 @@ import (
 func isolate(t *testing.T, dir string) {
 	t.Helper()
 	t.Setenv("HOME", dir)
+	t.Setenv("USERPROFILE", dir) // the home directory on Windows
 	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "pi"))
 	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "WINDSURF_SESSIONS_DIR", "OPENCODE_DB", "APPDATA"} {
 		t.Setenv(k, "")

@@ -1,7 +1,9 @@
 # sessctl: build, test and measure.
 #
 #   make demo    build a sample session through the library and show it
-#   make test    gofmt check, go vet, go test -race ./...   (what CI runs)
+#   make test    gofmt check, go vet, cross builds, go test -race ./...   (what CI runs)
+#   make cross   go build and go vet for every GOOS/GOARCH in PLATFORMS
+#   make test-windows   the suite as Windows programs under wine64
 #   make check   test plus go mod tidy check
 #   make fuzz    every fuzz target for FUZZTIME (default 30s) each
 #   make crash   randomized crash-and-reopen workloads and real-process kills
@@ -11,7 +13,7 @@ GO        ?= go
 FUZZTIME  ?= 30s
 BIN       := bin/sessctl
 
-.PHONY: all build demo test fmt-check vet race check tidy-check fuzz crash bench clean
+.PHONY: all build demo test fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
 
 all: build
 
@@ -21,7 +23,7 @@ build:
 demo: build
 	./$(BIN) demo
 
-test: fmt-check vet race
+test: fmt-check vet cross race
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -29,6 +31,23 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+
+# make cross: every platform sessctl supports must build and vet, so that
+# a Unix-only call in a file without a build tag fails here, not for the
+# agent author who links sessctl on Windows or a Mac. Without cgo, as the
+# binaries are shipped.
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64 freebsd/arm64
+cross:
+	@set -e; for p in $(PLATFORMS); do \
+		echo "cross $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+	done
+
+# make test-windows: each package's tests built for windows/amd64 and run
+# under wine64 (installed when missing); see scripts/test-windows.sh.
+test-windows:
+	scripts/test-windows.sh
 
 # The race detector slows the crash and kill tests several times over, and
 # a loaded machine more: a package gets 30 minutes, not go test's default

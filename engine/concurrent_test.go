@@ -114,6 +114,18 @@ func TestWriteReadsLinesAppendedSinceOpen(t *testing.T) {
 	}
 }
 
+// abandonedWait is the TornWait for tests of a line nobody is writing any
+// more. On Linux it is long: /proc shows that no process holds the file
+// open for writing, so an abandoned line must not be waited for at all.
+// Elsewhere nothing shows that, and a line counts as abandoned once it
+// stayed unchanged for TornWait, so it is short.
+func abandonedWait() time.Duration {
+	if runtime.GOOS == "linux" {
+		return time.Hour
+	}
+	return 100 * time.Millisecond
+}
+
 // A last line that another process is still writing is waited for, not
 // cut: when it is complete it is read like any other entry.
 func TestWriteWaitsForALineBeingWritten(t *testing.T) {
@@ -246,8 +258,7 @@ func TestWriteCutsAnAbandonedLine(t *testing.T) {
 				}
 				defer r.Close()
 			}
-			// A long TornWait: an abandoned line must not be waited for.
-			s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone, TornWait: time.Hour})
+			s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone, TornWait: abandonedWait()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,7 +285,7 @@ func TestWriteCutsAnAbandonedLine(t *testing.T) {
 // would otherwise be glued onto it and lost.
 func TestWriteAfterAnotherWriterWasKilledMidLine(t *testing.T) {
 	p := writeSession(t, msgLine("a1", "", `"one"`))
-	s, err := engine.Open(context.Background(), p, engine.Options{TornWait: time.Hour})
+	s, err := engine.Open(context.Background(), p, engine.Options{TornWait: abandonedWait()})
 	if err != nil {
 		t.Fatal(err)
 	}

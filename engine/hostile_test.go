@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
@@ -160,6 +161,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a symlink at the session path is refused for writing", func(t *testing.T) {
+		testenv.SkipOnWindows(t, "symbolic links need a privilege on Windows, and opens have no O_NOFOLLOW")
 		dir := t.TempDir()
 		target := filepath.Join(dir, "elsewhere.jsonl")
 		os.WriteFile(target, []byte(hdr), 0o600)
@@ -175,6 +177,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a symlink at the quarantine path is refused", func(t *testing.T) {
+		testenv.SkipOnWindows(t, "symbolic links need a privilege on Windows, and opens have no O_NOFOLLOW")
 		dir := t.TempDir()
 		p := filepath.Join(dir, "s.jsonl")
 		os.WriteFile(p, []byte(hdr+`{"type":"message","id":"tor`), 0o600)
@@ -203,6 +206,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a read-only filesystem gives a clear error and writes nothing", func(t *testing.T) {
+		testenv.SkipOnWindows(t, "the test's read-only filesystem (EROFS) is a POSIX error")
 		cfs := vfstest.NewCrashFS()
 		ffs := vfstest.NewFaultFS(cfs)
 		ffs.Inject(vfstest.Fault{Op: vfstest.OpCreate, Err: syscall.EROFS, Repeat: true})

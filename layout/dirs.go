@@ -109,21 +109,18 @@ func SessionFileName(t time.Time, id string) string {
 func IsSessionFileName(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 
 // ErrUnsafeName is returned for an id or name that could escape its
-// directory: empty, ".", "..", or containing a path separator or NUL.
+// directory: empty, ".", "..", or containing a path separator or NUL,
+// and on Windows a name that system cannot hold (see CheckNameFor).
 var ErrUnsafeName = errors.New("unsafe name")
 
-// CheckName returns ErrUnsafeName (wrapped, naming the value) when s cannot
-// be used as a single path element.
-func CheckName(s string) error {
-	if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\\\x00") {
-		return &nameError{s}
+type nameError struct{ s, why string }
+
+func (e *nameError) Error() string {
+	if e.why != "" {
+		return "unsafe name " + strconvQuote(e.s) + ": " + e.why
 	}
-	return nil
+	return "unsafe name " + strconvQuote(e.s)
 }
-
-type nameError struct{ s string }
-
-func (e *nameError) Error() string { return "unsafe name " + strconvQuote(e.s) }
 func (e *nameError) Unwrap() error { return ErrUnsafeName }
 
 func strconvQuote(s string) string { return string(jsonl.AppendString(nil, s)) }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -296,9 +297,14 @@ func (l *Lock) Close() error {
 // holder may remove a lock file; that is why there is no function that
 // removes one by path.
 //
+// On Windows, which deletes no file open without delete sharing, the lock
+// file is removed just after it is released and closed instead; a
+// process that opened it in between holds it open without delete sharing
+// (gofrs/flock's open), so the removal then fails and the file stays.
+//
 // removed reports whether the lock file is gone. It stays, without an
-// error, when it is no longer the file this Lock holds, or when the system
-// refuses to remove an open file (Windows); in fallback mode only the
+// error, when it is no longer the file this Lock holds, or when another
+// process has it open (Windows); in fallback mode only the
 // ".excl" file is removed, as by Close. err reports a failure to release.
 // Remove is idempotent, and does nothing after Close.
 func (l *Lock) Remove() (removed bool, err error) {
@@ -313,12 +319,24 @@ func (l *Lock) Remove() (removed bool, err error) {
 	if rerr != nil {
 		rerr = fmt.Errorf("remove owner record: %w", rerr)
 	}
+	ours := false
 	if fi, err := l.fl.Stat(); err == nil {
 		if li, err := os.Lstat(l.path); err == nil && li.Mode().IsRegular() && os.SameFile(fi, li) {
-			removed = os.Remove(l.path) == nil
+			ours = true
+			if runtime.GOOS != "windows" {
+				removed = os.Remove(l.path) == nil
+			}
 		}
 	}
 	uerr := l.fl.Unlock()
+	if ours && runtime.GOOS == "windows" {
+		// Windows deletes no file that is open without delete sharing,
+		// as the lock file is while locked: remove it once unlocked and
+		// closed. A process that opened it meanwhile holds it without
+		// delete sharing too, so the remove then fails and its lock
+		// file stays.
+		removed = os.Remove(l.path) == nil
+	}
 	if err := errors.Join(rerr, uerr); err != nil {
 		return removed, fmt.Errorf("unlock %s: %w", l.path, err)
 	}

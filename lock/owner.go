@@ -100,7 +100,7 @@ func isSymlink(path string) bool {
 // readNoFollow reads a small regular file without following a symbolic
 // link at path and without blocking on a FIFO.
 func readNoFollow(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	f, err := openRead(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && isSymlink(path) {
 			return nil, fmt.Errorf("%s %w", path, errSymlink)
@@ -192,7 +192,7 @@ func writeOwnerFile(path string, data []byte) (err error) {
 	if isSymlink(path) {
 		return fmt.Errorf("write owner record: %s %w", path, errSymlink)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := replaceFile(tmp, path); err != nil {
 		return fmt.Errorf("write owner record: %w", err)
 	}
 	if err := syncDir(filepath.Dir(path)); err != nil {

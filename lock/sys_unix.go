@@ -58,3 +58,12 @@ func syncDir(dir string) error {
 	}
 	return err
 }
+
+// openRead opens path for reading without following a symbolic link and
+// without waiting on a named pipe.
+func openRead(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+}
+
+// replaceFile renames tmp over path, atomically.
+func replaceFile(tmp, path string) error { return os.Rename(tmp, path) }

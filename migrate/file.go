@@ -133,6 +133,9 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 		}
 		res.Backup = bak
 	}
+	// Closed before the rename: Windows without POSIX renames replaces
+	// no file that is open, even by this process.
+	_ = f.Close()
 	if err = fsys.Rename(tmp, path); err != nil {
 		return res, fmt.Errorf("replace %s: %w", path, err)
 	}

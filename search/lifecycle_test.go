@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -304,6 +305,9 @@ func TestDamagedTextIndex(t *testing.T) {
 }
 
 func TestRebuild(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX only: Windows deletes no index file another connection has open (SQLite opens without FILE_SHARE_DELETE), so a rebuild needs the other users of the index closed")
+	}
 	root, _, _ := fixtureStore(t)
 	stores := []Store{{Format: FormatJSONL, Root: root}}
 	dir := filepath.Join(t.TempDir(), "index")

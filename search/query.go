@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -242,11 +243,15 @@ func kindsOf(role string) []Kind {
 }
 
 // prefixBounds returns the range of strings that start with dir and a
-// separator: [lo, hi).
+// separator: [lo, hi). The separator is '/' for a directory in the Unix
+// form (see cleanCwd), else the system's.
 func prefixBounds(dir string) (string, string) {
-	sep := string(filepath.Separator)
-	lo := strings.TrimSuffix(dir, sep) + sep
-	return lo, lo[:len(lo)-1] + string(filepath.Separator+1)
+	sep := byte(filepath.Separator)
+	if strings.HasPrefix(dir, "/") {
+		sep = '/'
+	}
+	lo := strings.TrimSuffix(dir, string(sep)) + string(sep)
+	return lo, lo[:len(lo)-1] + string(sep+1)
 }
 
 func buildSQL(q Query, roots []string) (string, []any) {
@@ -292,7 +297,7 @@ WHERE fts MATCH ?`)
 	if q.Cwd != "" {
 		lo, hi := prefixBounds(q.Cwd)
 		sb.WriteString(` AND (s.cwd = ? OR (s.cwd >= ? AND s.cwd < ?))`)
-		args = append(args, filepath.Clean(q.Cwd), lo, hi)
+		args = append(args, cleanCwd(q.Cwd), lo, hi)
 	}
 	sb.WriteString(` ORDER BY d.ts DESC, f.path, d.off, d.part`)
 	if q.Limit > 0 {
@@ -343,7 +348,7 @@ func (q *Query) matches(c *candidate) bool {
 		return false
 	}
 	if q.Cwd != "" {
-		cwd := filepath.Clean(q.Cwd)
+		cwd := cleanCwd(q.Cwd)
 		lo, _ := prefixBounds(cwd)
 		if c.sess.Cwd != cwd && !strings.HasPrefix(c.sess.Cwd, lo) {
 			return false
@@ -589,4 +594,15 @@ func snippet(h string) (string, [][2]int) {
 		sb.WriteString("…")
 	}
 	return sb.String(), ms
+}
+
+// cleanCwd cleans a working directory to compare it with the ones
+// sessions record. One in the Unix form ("/home/dev/app") keeps it on
+// every system: on Windows filepath.Clean would turn its separators into
+// '\', and a session made on a Unix machine would never match.
+func cleanCwd(cwd string) string {
+	if strings.HasPrefix(cwd, "/") {
+		return path.Clean(cwd)
+	}
+	return filepath.Clean(cwd)
 }

@@ -31,9 +31,6 @@ func TestExportOutputTarget(t *testing.T) {
 	}
 	symlink := func(target, name string) string {
 		t.Helper()
-		if runtime.GOOS == "windows" {
-			t.Skip("symbolic links need privileges on Windows")
-		}
 		p := filepath.Join(out, name)
 		if err := os.Symlink(target, p); err != nil {
 			t.Fatal(err)
@@ -77,6 +74,11 @@ func TestExportOutputTarget(t *testing.T) {
 	tests = append(tests, specialTargets(t, out)...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.name, "a link to") && runtime.GOOS == "windows" {
+				// Skipped here, in the subtest: the target functions run
+				// on the parent test, which a subtest must not skip.
+				t.Skip("symbolic links need privileges on Windows")
+			}
 			target := tc.target()
 			before, beforeErr := readRegular(target)
 			args := []string{"export", "-o", target, main}

@@ -176,7 +176,7 @@ func TestGolden(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "sessions")
 	main := buildFixtures(t, dir)
-	norm := func(s string) string { return strings.ReplaceAll(s, tmp, "/TMP") }
+	norm := func(s string) string { return tmpNorm(s, tmp) }
 
 	cases := []struct {
 		golden string

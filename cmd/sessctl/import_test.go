@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 func isolate(t *testing.T, dir string) {
 	t.Helper()
 	t.Setenv("HOME", dir)
+	t.Setenv("USERPROFILE", dir) // the home directory on Windows
 	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "pi"))
 	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "WINDSURF_SESSIONS_DIR", "OPENCODE_DB", "APPDATA"} {
 		t.Setenv(k, "")
@@ -106,7 +108,7 @@ func TestImportCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fi.Mode().Perm() != 0o600 {
+			if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 				t.Errorf("%s: mode %v", l.File, fi.Mode().Perm())
 			}
 			files = append(files, written{l, fi.ModTime()})
@@ -225,6 +227,10 @@ func TestImportDamaged(t *testing.T) {
 }
 
 func TestImportUsage(t *testing.T) {
+	notFoundMsg := "no such file"
+	if runtime.GOOS == "windows" {
+		notFoundMsg = "nothing: " // the system's words differ (wine: "File not found.")
+	}
 	tmp := t.TempDir()
 	isolate(t, tmp)
 	cases := []struct {
@@ -236,7 +242,7 @@ func TestImportUsage(t *testing.T) {
 		{[]string{"import", "vscode"}, exitUsage, `unknown source "vscode"`},
 		{[]string{"import", "--all", "claude"}, exitUsage, "--all takes no SOURCE"},
 		{[]string{"import", "codex"}, exitNotFound, "no Codex store found"},
-		{[]string{"import", "codex", filepath.Join(tmp, "nothing")}, exitFailure, "no such file"},
+		{[]string{"import", "codex", filepath.Join(tmp, "nothing")}, exitFailure, notFoundMsg},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCLI(t, c.args...)

@@ -17,7 +17,7 @@ func TestSearchGolden(t *testing.T) {
 	dir := filepath.Join(tmp, "sessions")
 	buildFixtures(t, dir)
 	idx := filepath.Join(tmp, "index")
-	norm := func(s string) string { return strings.ReplaceAll(s, tmp, "/TMP") }
+	norm := func(s string) string { return tmpNorm(s, tmp) }
 	cases := []struct {
 		golden string
 		args   []string

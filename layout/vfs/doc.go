@@ -7,7 +7,7 @@
 // migrate's file functions take an FS: a program that embeds sessctl can
 // pass its own implementation, or wrap OS to observe or fail operations,
 // without importing anything internal. It imports only the standard
-// library.
+// library and, on macOS, golang.org/x/sys/unix (F_FULLFSYNC).
 //
 // # Durable writes
 //
@@ -29,6 +29,22 @@
 // the open never waits (OpenRegular, ReadRegular): a named pipe, socket or
 // device named like a session file is refused with ErrNotRegular instead
 // of blocking forever. ReadFile reads a large file in parallel chunks.
+//
+// # Platforms
+//
+// On Windows every file is opened with delete sharing
+// (FILE_SHARE_READ|FILE_SHARE_WRITE|FILE_SHARE_DELETE, as Node and so pi
+// and AgentUse do), so a rewrite can rename over a file that sessctl or
+// pi holds open; when another program holds it open without delete
+// sharing, the rename fails with ErrInUse and nothing is lost (the
+// original is untouched and the temporary file removed). Renames are
+// MoveFileEx with MOVEFILE_REPLACE_EXISTING (os.Rename), file syncs
+// FlushFileBuffers (os.File.Sync), and SyncDir does nothing: Windows has
+// no directory fsync. Modes mean nothing there beyond the read-only
+// attribute (a file created without a write bit); the files are protected
+// by the ACLs of the user's profile directory they live in. On macOS file
+// syncs are F_FULLFSYNC (os.File.Sync does that) and so is SyncDir,
+// falling back to fsync where a filesystem does not support it.
 //
 // Sync policies (when to fsync an append) belong to the stores that use
 // the seam, engine and engine/agentuse; this package only offers the

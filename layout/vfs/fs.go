@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -52,7 +53,8 @@ var _ FS = osFS{}
 
 // OpenFile opens a file for reading through OpenRegular's checks: only a
 // regular file is opened, without ever waiting on a named pipe. Opens for
-// writing are os.OpenFile's.
+// writing are os.OpenFile's, with delete sharing on Windows (see the
+// package documentation).
 func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) == 0 {
 		f, err := openRegular(name, flag)
@@ -61,32 +63,52 @@ func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 		}
 		return f, nil
 	}
-	f, err := os.OpenFile(name, flag, perm)
+	f, err := openFile(name, flag, perm)
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
+// ErrInUse is matched by errors.Is when a file could not be replaced
+// because another program holds it open without allowing that (on
+// Windows, an open without FILE_SHARE_DELETE; the same error code also
+// means access denied). The rename did not happen: the file is as it was.
+var ErrInUse = errors.New("the file is open in another program that does not allow it to be replaced, or access is denied")
+
+type inUseError struct{ err error }
+
+func (e *inUseError) Error() string { return e.err.Error() + " (" + ErrInUse.Error() + ")" }
+func (e *inUseError) Unwrap() []error {
+	return []error{e.err, ErrInUse}
+}
+
+// Rename is os.Rename on POSIX. On Windows it renames with POSIX
+// semantics where the system has them, else with MoveFileEx
+// (MOVEFILE_REPLACE_EXISTING); a failure to replace a file another
+// program holds open matches ErrInUse.
+func (osFS) Rename(o, n string) error {
+	err := rename(o, n)
+	if err != nil && renameInUse(err) {
+		return &inUseError{err}
+	}
+	return err
+}
+
 func (osFS) ReadFile(name string) ([]byte, error)         { return ReadFile(osFS{}, name) }
-func (osFS) Rename(o, n string) error                     { return os.Rename(o, n) }
 func (osFS) Link(o, n string) error                       { return os.Link(o, n) }
 func (osFS) Remove(name string) error                     { return os.Remove(name) }
 func (osFS) MkdirAll(name string, perm fs.FileMode) error { return os.MkdirAll(name, perm) }
 func (osFS) Stat(name string) (fs.FileInfo, error)        { return os.Stat(name) }
 func (osFS) Lstat(name string) (fs.FileInfo, error)       { return os.Lstat(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error)   { return os.ReadDir(name) }
-func (osFS) SyncDir(name string) error {
-	d, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+
+// SyncDir makes name's entries durable: fsync of the directory (on
+// darwin F_FULLFSYNC, see fullSync); nothing on Windows, which has no
+// directory fsync (NTFS journals its metadata, and FlushFileBuffers of a
+// directory handle needs write access a directory opened for reading
+// lacks).
+func (osFS) SyncDir(name string) error { return syncDir(name) }
 
 // SameFile reports whether a and b describe the same file, for the
 // FileInfo values of any FS: os.SameFile for the real filesystem, and the

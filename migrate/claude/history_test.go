@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func TestHistory(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("prompt-only session (-want +got):\n%s", diff)
 	}
-	if f := string(c.Bytes("")); !strings.Contains(f, `"promptOnly":true`) || !strings.Contains(f, `"sourcePath":"`+hist+`"`) {
+	if f := string(c.Bytes("")); !strings.Contains(f, `"promptOnly":true`) || !strings.Contains(f, `"sourcePath":`+string(jsonString(hist))) {
 		t.Errorf("provenance:\n%s", f)
 	}
 	if d := res.ByID(t, "d00dfeed-2222-4333-8444-555566667777"); d.Cwd != "/home/user/other" || !d.PromptOnly {
@@ -98,4 +99,10 @@ func TestHistoryCorpus(t *testing.T) {
 		!strings.HasSuffix(got[0].Text, " you were doing this started any way i closed cmd terminal out by accident miss click ><") {
 		t.Errorf("context %+v", got)
 	}
+}
+
+// jsonString is s as a JSON string (a Windows path's backslashes escaped).
+func jsonString(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
 }

@@ -219,7 +219,7 @@ func TestDatabase(t *testing.T) {
 func TestLocations(t *testing.T) {
 	env := map[string]string{"XDG_DATA_HOME": "/xdg", "OPENCODE_DB": "/db/oc.db"}
 	got := Source{}.Locations(migrate.Locator{Getenv: func(k string) string { return env[k] }, Home: "/h"})
-	if diff := cmp.Diff([]string{"/db/oc.db", "/xdg/opencode"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"/db/oc.db", filepath.Join("/xdg", "opencode")}, got); diff != "" {
 		t.Error(diff)
 	}
 }

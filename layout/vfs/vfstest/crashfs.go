@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -141,9 +142,15 @@ func (n *crashNode) sync() {
 	n.dirtyFrom = math.MaxInt64
 }
 
-// clean turns a path into its elements below the root.
+// clean turns a path into its elements below the root. It cleans with
+// package path, not filepath: on Windows filepath.Clean would take the
+// "//" of "/" + "/data" for the start of a UNC path. A volume name is
+// dropped, so that on Windows "/base" and the "C:\base" that
+// filepath.Abs makes of it are the same directory: a CrashFS has one
+// root.
 func clean(name string) []string {
-	p := filepath.ToSlash(filepath.Clean("/" + filepath.ToSlash(name)))
+	name = name[len(filepath.VolumeName(name)):]
+	p := path.Clean("/" + filepath.ToSlash(name))
 	if p == "/" {
 		return nil
 	}

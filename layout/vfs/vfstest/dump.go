@@ -10,9 +10,10 @@ import (
 )
 
 // Dump returns every file and directory under root as its path relative
-// to root -> its contents ("<dir>" for a directory), read through fsys
-// only, so a test can compare two filesystems (CrashFS after a crash with
-// the expected state, or CrashFS with the real one) with one cmp.Diff.
+// to root, with '/' on every system -> its contents ("<dir>" for a
+// directory), read through fsys only, so a test can compare two
+// filesystems (CrashFS after a crash with the expected state, or CrashFS
+// with the real one) with one cmp.Diff.
 // It fails when a directory cannot be read or its entries are not sorted
 // by name, as os.ReadDir sorts them.
 func Dump(fsys vfs.FS, root string) (map[string]string, error) {
@@ -33,6 +34,7 @@ func Dump(fsys vfs.FS, root string) (map[string]string, error) {
 		for _, e := range ents {
 			p := filepath.Join(dir, e.Name())
 			rel, _ := filepath.Rel(root, p)
+			rel = filepath.ToSlash(rel) // the same keys on every system
 			if e.IsDir() {
 				out[rel] = "<dir>"
 				if err := walk(p); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -571,7 +572,7 @@ func compareFiles(t *testing.T, r *replay) {
 			t.Errorf("%s: scenario did not write %s: %v", r.c.name, name, err)
 			continue
 		}
-		g := strings.ReplaceAll(string(got), r.root, "/__ROOT__")
+		g := unroot(string(got), r.root)
 		e := string(exp)
 		if why, ok := deliberate[r.c.name]; ok {
 			e = withoutRepeats(e)
@@ -623,4 +624,19 @@ func withoutRepeats(s string) string {
 		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// unroot writes the paths under root in a file's JSON lines as pi's
+// recordings hold them: /__ROOT__/..., with '/'. On Windows a path such as
+// parentSession is written JSON-escaped with backslashes, as pi writes
+// it there; it is compared in the recordings' Unix form.
+func unroot(data, root string) string {
+	if runtime.GOOS == "windows" {
+		esc, _ := json.Marshal(root)
+		re := regexp.MustCompile(regexp.QuoteMeta(string(esc[1:len(esc)-1])) + `((?:\\\\[^"\\]+)*)`)
+		data = re.ReplaceAllStringFunc(data, func(m string) string {
+			return "/__ROOT__" + strings.ReplaceAll(m[len(esc)-2:], `\\`, "/")
+		})
+	}
+	return strings.ReplaceAll(data, root, "/__ROOT__")
 }

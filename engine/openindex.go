@@ -136,7 +136,10 @@ func (s *Session) readIndexed() ([]byte, fs.FileInfo, *jsonl.Parsed, error) {
 	if s.opts.testIndexMin > 0 {
 		minSize = s.opts.testIndexMin
 	}
-	if !s.opts.NoOffsetIndex && before != nil && before.Mode().IsRegular() && before.Size() >= minSize {
+	// Without a file identity (Windows' stat has no inode) a file
+	// replaced by another of the same size and time could pass for the
+	// indexed one: no index is used there.
+	if !s.opts.NoOffsetIndex && before != nil && before.Mode().IsRegular() && before.Size() >= minSize && vfs.FileID(before) != 0 {
 		cache = resolveCache(s.opts.CacheDir)
 	}
 	if cache == "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -23,6 +24,14 @@ type indexFixture struct {
 }
 
 func newIndexFixture(t *testing.T, entries int, seed uint64) *indexFixture {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("no offset index on Windows, whose stat has no inode (TestOffsetIndexNoFileID)")
+	}
+	return makeIndexFixture(t, entries, seed)
+}
+
+func makeIndexFixture(t *testing.T, entries int, seed uint64) *indexFixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &indexFixture{t: t, path: filepath.Join(dir, "s.jsonl"), cache: t.TempDir()}
@@ -370,4 +379,22 @@ func TestOffsetIndexOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
+}
+
+// TestOffsetIndexNoFileID checks that where a file's stat carries no
+// identity (Windows), opens neither use nor write an offset index: a
+// replaced file of the same size and time could pass for the indexed one.
+func TestOffsetIndexNoFileID(t *testing.T) {
+	if runtime.GOOS != "windows" {
+		t.Skip("Unix stat has an inode: the other offset index tests cover it")
+	}
+	f := makeIndexFixture(t, 400, 1)
+	for i := range 2 {
+		if use := f.check(); use == engine.OffsetIndexExact || use == engine.OffsetIndexPrefix {
+			t.Errorf("open %d used an offset index (%d)", i+1, use)
+		}
+	}
+	if _, err := os.Stat(f.indexPath()); err == nil {
+		t.Error("an offset index was written without a file identity")
+	}
 }

@@ -97,7 +97,8 @@ type Options struct {
 	// NoOffsetIndex makes a read-only open of a large session parse the
 	// whole file without looking for, or keeping, its cached offset index
 	// (see OffsetIndexPath). The index never changes what an open
-	// returns, only how fast it is.
+	// returns, only how fast it is. It is used only where a file's stat
+	// identifies the file (an inode: not on Windows).
 	NoOffsetIndex bool
 	// Replicator, when set, is told of every write to the session's file
 	// and of Close, to ship new lines in the background (see package

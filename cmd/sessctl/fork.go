@@ -47,7 +47,7 @@ func runFork(e *env, args []string) int {
 	}
 	newCwd := ""
 	if *cwd != "" {
-		if newCwd, err = filepath.Abs(*cwd); err != nil {
+		if newCwd, err = cwdArg(*cwd); err != nil {
 			return e.fail(err)
 		}
 	}

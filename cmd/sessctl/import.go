@@ -62,7 +62,7 @@ func runImport(e *env, args []string) int {
 	r.opts.Import.Cwd = home
 	r.opts.Import.History = *history
 	if *cwd != "" {
-		abs, err := filepath.Abs(*cwd)
+		abs, err := cwdArg(*cwd)
 		if err != nil {
 			return e.fail(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
@@ -97,7 +96,7 @@ func runList(e *env, args []string) int {
 		c := *cwd
 		if c == "" {
 			c, _ = os.Getwd()
-		} else if abs, aerr := filepath.Abs(c); aerr == nil {
+		} else if abs, aerr := cwdArg(c); aerr == nil {
 			c = abs
 		}
 		infos, err = engine.List(e.ctx, c, o)

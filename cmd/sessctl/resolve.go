@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/sessctl/sessctl/engine"
 )
@@ -57,4 +60,15 @@ func (e *env) oneSession(args []string) int {
 		return e.usageError("expected one SESSION")
 	}
 	return e.emptySession(args[0])
+}
+
+// cwdArg makes a --cwd value absolute. A working directory in the Unix
+// form ("/home/dev/app") is kept as written on every system: it names
+// sessions made on a Unix machine (imported or synced), which record it
+// so, and on Windows making it absolute would prefix a drive.
+func cwdArg(dir string) (string, error) {
+	if strings.HasPrefix(dir, "/") {
+		return path.Clean(dir), nil
+	}
+	return filepath.Abs(dir)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -87,7 +86,7 @@ func runSearch(e *env, args []string) int {
 		}
 	}
 	if *cwd != "" {
-		if q.Cwd, err = filepath.Abs(*cwd); err != nil {
+		if q.Cwd, err = cwdArg(*cwd); err != nil {
 			return e.fail(err)
 		}
 	}

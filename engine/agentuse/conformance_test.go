@@ -94,6 +94,12 @@ func TestAgentUseConformanceReader(t *testing.T) {
 		xdg := filepath.Join(dir, name, "xdg-data")
 		for _, p := range corpus.Projects {
 			t.Run(name+"/"+p.Label, func(t *testing.T) {
+				if runtime.GOOS == "windows" && !strings.HasPrefix(p.HashInputKind, "git") {
+					// AgentUse hashes the absolute state root, which on
+					// Windows is a drive path: the recording's folder
+					// name is that of its Unix path.
+					t.Skipf("the project folder of %s is the hash of a Unix path (recorded on Linux)", p.StateRoot)
+				}
 				// The store is found from the state root as AgentUse finds it.
 				git := func(context.Context, string) (string, error) {
 					if strings.HasPrefix(p.HashInputKind, "git") {

@@ -95,7 +95,7 @@ func walk(ctx context.Context, stores []Store, warn func(error)) ([]found, error
 		}
 		switch st.Format {
 		case FormatJSONL:
-			err = walkJSONL(ctx, root, root, &out, warn)
+			err = walkJSONL(ctx, root, &out, warn)
 		case FormatAgentUse:
 			err = walkAgentUse(ctx, root, root, &out, warn)
 		default:
@@ -108,49 +108,37 @@ func walk(ctx context.Context, stores []Store, warn func(error)) ([]found, error
 	return out, nil
 }
 
-func walkJSONL(ctx context.Context, root, dir string, out *[]found, warn func(error)) error {
-	if err := ctx.Err(); err != nil {
+// sessionFile is a session file the walk found, not yet looked at.
+type sessionFile struct {
+	path string
+	link bool // a symbolic link, read as list reads it
+}
+
+// walkJSONL finds the session files below root and stats them all at
+// once, in parallel: a store of many small directories is as quick to
+// compare with the index as one large one.
+func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error)) error {
+	var files []sessionFile
+	if err := listJSONL(ctx, root, root, &files, warn); err != nil {
 		return err
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if dir == root {
-			return fmt.Errorf("search %s: %w", dir, err)
-		}
-		warn(fmt.Errorf("read directory %s: %w", dir, err))
-		return nil
-	}
-	var files []fs.DirEntry
-	for _, d := range ents {
-		switch {
-		case d.IsDir():
-			if d.Name() == ".trash" {
-				continue
-			}
-			if err := walkJSONL(ctx, root, filepath.Join(dir, d.Name()), out, warn); err != nil {
-				return err
-			}
-		case layout.IsSessionFileName(d.Name()) && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0):
-			files = append(files, d)
-		}
 	}
 	res := make([]found, len(files))
 	errs := make([]error, len(files))
 	stat := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			p := filepath.Join(dir, files[i].Name())
+			p := files[i].path
 			var fi fs.FileInfo
 			var err error
-			if files[i].Type()&fs.ModeSymlink != 0 {
-				fi, err = os.Stat(p) // a linked session file is read, as list reads it
+			if files[i].link {
+				fi, err = os.Stat(p)
 			} else {
-				fi, err = files[i].Info()
+				fi, err = os.Lstat(p)
 			}
 			if err == nil && !fi.Mode().IsRegular() {
 				err = errors.New("not a regular file")
 			}
 			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) || files[i].Type()&fs.ModeSymlink != 0 {
+				if !errors.Is(err, fs.ErrNotExist) || files[i].link {
 					errs[i] = fmt.Errorf("stat %s: %w", p, err)
 				}
 				continue
@@ -159,7 +147,7 @@ func walkJSONL(ctx context.Context, root, dir string, out *[]found, warn func(er
 			res[i].set(fi)
 		}
 	}
-	if n := runtime.GOMAXPROCS(0); len(files) >= 512 && n > 1 {
+	if n := runtime.GOMAXPROCS(0); len(files) >= 256 && n > 1 {
 		var wg sync.WaitGroup
 		for k := range n {
 			wg.Go(func() { stat(len(files)*k/n, len(files)*(k+1)/n) })
@@ -173,6 +161,37 @@ func walkJSONL(ctx context.Context, root, dir string, out *[]found, warn func(er
 			warn(errs[i])
 		} else if res[i].path != "" {
 			*out = append(*out, res[i])
+		}
+	}
+	return nil
+}
+
+// listJSONL adds the session files of dir and its subdirectories to
+// files (.trash directories left out, symbolic links to directories not
+// followed).
+func listJSONL(ctx context.Context, root, dir string, files *[]sessionFile, warn func(error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if dir == root {
+			return fmt.Errorf("search %s: %w", dir, err)
+		}
+		warn(fmt.Errorf("read directory %s: %w", dir, err))
+		return nil
+	}
+	for _, d := range ents {
+		switch {
+		case d.IsDir():
+			if d.Name() == ".trash" {
+				continue
+			}
+			if err := listJSONL(ctx, root, filepath.Join(dir, d.Name()), files, warn); err != nil {
+				return err
+			}
+		case layout.IsSessionFileName(d.Name()) && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0):
+			*files = append(*files, sessionFile{path: filepath.Join(dir, d.Name()), link: d.Type()&fs.ModeSymlink != 0})
 		}
 	}
 	return nil

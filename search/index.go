@@ -253,10 +253,6 @@ func (s *shard) init(ctx context.Context) error {
 		conn.ExecContext(ctx, `ROLLBACK`)
 		return err
 	}
-	if err := bumpGeneration(ctx, conn); err != nil {
-		conn.ExecContext(ctx, `ROLLBACK`)
-		return err
-	}
 	if _, err := conn.ExecContext(ctx, `INSERT OR IGNORE INTO meta(k,v) VALUES('schema',?)`, schemaVersion); err != nil {
 		conn.ExecContext(ctx, `ROLLBACK`)
 		return err

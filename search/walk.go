@@ -170,16 +170,9 @@ func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error))
 // files (.trash directories left out, symbolic links to directories not
 // followed).
 func listJSONL(ctx context.Context, root, dir string, files *[]sessionFile, warn func(error)) error {
-	if err := ctx.Err(); err != nil {
+	ents, err := readDir(ctx, root, dir, warn)
+	if err != nil || len(ents) == 0 {
 		return err
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if dir == root {
-			return fmt.Errorf("search %s: %w", dir, err)
-		}
-		warn(fmt.Errorf("read directory %s: %w", dir, err))
-		return nil
 	}
 	for _, d := range ents {
 		switch {
@@ -201,16 +194,9 @@ func listJSONL(ctx context.Context, root, dir string, files *[]sessionFile, warn
 // regular session.json is a session; below a session only subagent/ is
 // searched for sessions; below any other directory every subdirectory is.
 func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func(error)) error {
-	if err := ctx.Err(); err != nil {
+	ents, err := readDir(ctx, root, dir, warn)
+	if err != nil || len(ents) == 0 {
 		return err
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if dir == root {
-			return fmt.Errorf("search %s: %w", dir, err)
-		}
-		warn(fmt.Errorf("read directory %s: %w", dir, err))
-		return nil
 	}
 	isSession := false
 	for _, d := range ents {
@@ -278,4 +264,22 @@ const racy = 2 * time.Second
 
 func isUnder(path, root string) bool {
 	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
+}
+
+// readDir lists dir, a directory of a store whose root is root. A root
+// that cannot be read is an error; a directory below it is reported to
+// warn and left out (no entries, no error).
+func readDir(ctx context.Context, root, dir string, warn func(error)) ([]fs.DirEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if dir == root {
+			return nil, fmt.Errorf("search %s: %w", dir, err)
+		}
+		warn(fmt.Errorf("read directory %s: %w", dir, err))
+		return nil, nil
+	}
+	return ents, nil
 }

@@ -84,18 +84,7 @@ func openRegular(name string, flag int) (*os.File, error) {
 		}
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = ErrNotRegular
-		if st.IsDir() {
-			err = syscall.EISDIR
-		}
-	}
-	if err != nil {
-		_ = f.Close()
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	return f, nil
+	return keepRegular(f, name)
 }
 
 // openFile is the real filesystem's open for writing: with delete

@@ -3,9 +3,7 @@
 package vfs
 
 import (
-	"io/fs"
 	"os"
-	"syscall"
 )
 
 // NoFollow is the open flag that refuses a symlink in the last path
@@ -19,16 +17,5 @@ func openRegular(name string, flag int) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = ErrNotRegular
-		if st.IsDir() {
-			err = syscall.EISDIR
-		}
-	}
-	if err != nil {
-		_ = f.Close()
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	return f, nil
+	return keepRegular(f, name)
 }

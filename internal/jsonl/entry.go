@@ -35,6 +35,11 @@ type Entry struct {
 
 	IDKind     Kind // KindString normally; KindAbsent when the line has no id
 	ParentKind Kind // KindString, KindNull for a root, KindAbsent when missing
+
+	// segLen is the length of the line's text from Offset, without its
+	// newline, as parsed (0 when unknown): what Fill reads back into a
+	// detached entry.
+	segLen int32
 }
 
 // Built describes a line this process has just encoded, so that it can be
@@ -79,11 +84,15 @@ func canonicalRole(msg []byte) string {
 // the entry has none or it is not a JSON object. It costs nothing: the
 // span was found when the line was parsed.
 func (e *Entry) Message() []byte {
-	if e.msgEnd == 0 {
+	if e.msgEnd == 0 || e.Raw == nil {
 		return nil
 	}
 	return e.Raw[e.msgStart:e.msgEnd]
 }
+
+// HasMessage reports whether the entry has a "message" member that is an
+// object, also for a detached entry (whose Message is nil until Fill).
+func (e *Entry) HasMessage() bool { return e.msgEnd != 0 }
 
 // IsHeader reports whether e is a session header line.
 func (e *Entry) IsHeader() bool { return e.Type == TypeSession }
@@ -576,73 +585,88 @@ func ParseFile(data []byte) *Parsed {
 	s, e := jsTrimBounds(data)
 	if s < e {
 		startLine := 1 + bytes.Count(data[:s], []byte{'\n'})
-		chunks := splitChunks(data, s, e)
-		// One slot per line: every worker fills its own range, then the
-		// ranges are closed up. No slice is grown or copied wholesale.
-		firstLine := make([]int, len(chunks)+1)
-		if len(chunks) == 1 {
-			firstLine[1] = bytes.Count(data[s:e], []byte{'\n'}) + 1
-		} else {
-			var wg sync.WaitGroup
-			for i, c := range chunks {
-				wg.Go(func() { firstLine[i+1] = bytes.Count(data[c[0]:c[1]], []byte{'\n'}) })
-			}
-			wg.Wait()
-			firstLine[len(chunks)]++ // the last chunk has no final newline
-		}
-		for i := 1; i <= len(chunks); i++ {
-			firstLine[i] += firstLine[i-1]
-		}
-		slots := make([]Entry, firstLine[len(chunks)])
-		counts := make([]int, len(chunks))
-		bad := make([][]BadLine, len(chunks))
-		run := func(i int) {
-			c := chunks[i]
-			counts[i], bad[i] = parseChunk(data, c[0], c[1], startLine+firstLine[i], slots[firstLine[i]:firstLine[i+1]])
-		}
-		if len(chunks) == 1 {
-			run(0)
-		} else {
-			var wg sync.WaitGroup
-			for i := range chunks {
-				wg.Go(func() { run(i) })
-			}
-			wg.Wait()
-		}
-		n := counts[0]
-		for i := 1; i < len(chunks); i++ {
-			n += copy(slots[n:], slots[firstLine[i]:firstLine[i]+counts[i]])
-		}
-		clear(slots[n:]) // drop references to moved entries
-		p.Entries = slots[:n:n]
-		for _, b := range bad {
-			p.Malformed = append(p.Malformed, b...)
-		}
+		p.Entries, p.Malformed = parseRange(data, s, e, startLine, true)
 	}
 	p.Lines = bytes.Count(data, []byte{'\n'})
+	p.finish(data, 0, s, e)
+	return p
+}
+
+// parseRange parses the lines of data[s:e] (startLine is the number of
+// the first), on every CPU when the range is large. With alias set the
+// entries' Timestamp strings share data's memory.
+func parseRange(data []byte, s, e, startLine int, alias bool) ([]Entry, []BadLine) {
+	chunks := splitChunks(data, s, e)
+	// One slot per line: every worker fills its own range, then the
+	// ranges are closed up. No slice is grown or copied wholesale.
+	firstLine := make([]int, len(chunks)+1)
+	if len(chunks) == 1 {
+		firstLine[1] = bytes.Count(data[s:e], []byte{'\n'}) + 1
+	} else {
+		var wg sync.WaitGroup
+		for i, c := range chunks {
+			wg.Go(func() { firstLine[i+1] = bytes.Count(data[c[0]:c[1]], []byte{'\n'}) })
+		}
+		wg.Wait()
+		firstLine[len(chunks)]++ // the last chunk may have no final newline
+	}
+	for i := 1; i <= len(chunks); i++ {
+		firstLine[i] += firstLine[i-1]
+	}
+	slots := make([]Entry, firstLine[len(chunks)])
+	counts := make([]int, len(chunks))
+	bad := make([][]BadLine, len(chunks))
+	run := func(i int) {
+		c := chunks[i]
+		counts[i], bad[i] = parseChunk(data, c[0], c[1], startLine+firstLine[i], slots[firstLine[i]:firstLine[i+1]], alias)
+	}
+	if len(chunks) == 1 {
+		run(0)
+	} else {
+		var wg sync.WaitGroup
+		for i := range chunks {
+			wg.Go(func() { run(i) })
+		}
+		wg.Wait()
+	}
+	n := counts[0]
+	for i := 1; i < len(chunks); i++ {
+		n += copy(slots[n:], slots[firstLine[i]:firstLine[i]+counts[i]])
+	}
+	clear(slots[n:]) // drop references to moved entries
+	var malformed []BadLine
+	for _, b := range bad {
+		malformed = append(malformed, b...)
+	}
+	return slots[:n:n], malformed
+}
+
+// finish sets the tail of a parse from the file's last bytes: data holds
+// everything after the file's last newline (and may hold more before
+// it), starting at file offset base; [s,e) are the bounds of data's text
+// after JavaScript's trim. p.Lines holds the file's newline count.
+func (p *Parsed) finish(data []byte, base int64, s, e int) {
 	last := bytes.LastIndexByte(data, '\n') + 1
-	switch {
-	case last == len(data):
+	if last == len(data) {
 		p.Tail = TailClean
+		return
+	}
+	p.Lines++
+	p.TailOffset = base + int64(last)
+	rest := data[last:]
+	switch {
+	case len(bytes.TrimSpace(rest)) == 0 || s >= e || e <= last:
+		// Only whitespace (in JavaScript's sense) after the last newline.
+		p.Tail = TailWhitespace
+	case len(p.Entries) > 0 && p.Entries[len(p.Entries)-1].Offset >= p.TailOffset:
+		p.Tail = TailNoNewline
 	default:
-		p.Lines++
-		p.TailOffset = int64(last)
-		rest := data[last:]
-		switch {
-		case len(bytes.TrimSpace(rest)) == 0 || s >= e || e <= last:
-			// Only whitespace (in JavaScript's sense) after the last newline.
-			p.Tail = TailWhitespace
-		case len(p.Entries) > 0 && p.Entries[len(p.Entries)-1].Offset >= int64(last):
-			p.Tail = TailNoNewline
-		default:
-			p.Tail = TailTorn
-			// The torn fragment is not malformed data; it is an unfinished write.
-			if k := len(p.Malformed); k > 0 && p.Malformed[k-1].Offset >= int64(last) {
-				p.Malformed = p.Malformed[:k-1]
-			}
+		p.Tail = TailTorn
+		// The torn fragment is not malformed data; it is an unfinished write.
+		if k := len(p.Malformed); k > 0 && p.Malformed[k-1].Offset >= p.TailOffset {
+			p.Malformed = p.Malformed[:k-1]
 		}
 	}
-	return p
 }
 
 // splitChunks cuts [s,e) into one chunk per CPU at line boundaries.
@@ -675,7 +699,7 @@ func splitChunks(data []byte, s, e int) [][2]int {
 // parseChunk parses the lines of data[s:e] into slots (one per line),
 // packing the object lines at the front. It returns how many there are
 // and the malformed lines. first is the line number of the first line.
-func parseChunk(data []byte, s, e, first int, slots []Entry) (int, []BadLine) {
+func parseChunk(data []byte, s, e, first int, slots []Entry, alias bool) (int, []BadLine) {
 	n := 0
 	var bad []BadLine
 	line := first
@@ -689,12 +713,15 @@ func parseChunk(data []byte, s, e, first int, slots []Entry) (int, []BadLine) {
 		}
 		seg := data[pos:end]
 		if !JSBlank(seg) {
-			ent, err := parseEntry(seg, true, nil)
+			ent, err := parseEntry(seg, alias, nil)
 			if err != nil {
 				bad = append(bad, BadLine{Line: line, Offset: int64(pos), Err: err, Bytes: len(seg)})
 			} else {
 				ent.Line = line
 				ent.Offset = int64(pos)
+				if len(seg) <= math.MaxInt32 {
+					ent.segLen = int32(len(seg))
+				}
 				slots[n] = ent
 				n++
 			}

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"unsafe"
 )
 
@@ -17,7 +18,11 @@ func AppendEnvelopes(dst []byte, entries []Entry) []byte {
 	for i := range entries {
 		e := &entries[i]
 		dst = binary.AppendUvarint(dst, uint64(e.Offset-prevOff))
-		dst = binary.AppendUvarint(dst, uint64(len(e.Raw)))
+		size := len(e.Raw)
+		if e.Detached() {
+			size = int(e.segLen) // a detached entry's line is its bytes (see ParseReader)
+		}
+		dst = binary.AppendUvarint(dst, uint64(size))
 		dst = binary.AppendUvarint(dst, uint64(e.Line-prevLine))
 		prevOff, prevLine = e.Offset, e.Line
 		dst = append(dst, byte(e.IDKind), byte(e.ParentKind))
@@ -41,6 +46,19 @@ var errEnvelopes = errors.New("damaged envelope record")
 // not for being data's: the caller checks that data is the file it was
 // made of. It returns the bytes of rec after the record.
 func DecodeEnvelopes(data, rec []byte) ([]Entry, []byte, error) {
+	return decodeEnvelopes(data, int64(len(data)), rec)
+}
+
+// DecodeDetached is DecodeEnvelopes without the file's bytes: the entries
+// are detached (see ParseReader), each to be given its bytes by Fill,
+// which checks them. size is the file's size; the record is checked for
+// consistency with it (each entry lies inside it, in file order).
+func DecodeDetached(size int64, rec []byte) ([]Entry, []byte, error) {
+	return decodeEnvelopes(nil, size, rec)
+}
+
+// decodeEnvelopes is DecodeEnvelopes, or DecodeDetached when data is nil.
+func decodeEnvelopes(data []byte, fileSize int64, rec []byte) ([]Entry, []byte, error) {
 	n, k := binary.Uvarint(rec)
 	if k <= 0 || n > uint64(len(rec)) {
 		return nil, nil, errEnvelopes
@@ -79,16 +97,20 @@ func DecodeEnvelopes(data, rec []byte) ([]Entry, []byte, error) {
 		}
 		off += int64(dOff)
 		line += int(dLine)
-		if off < end || size < 2 || size > uint64(len(data)) || off > int64(len(data))-int64(size) || (i > 0 && dLine == 0) {
+		if off < end || size < 2 || size > uint64(fileSize) || size > math.MaxInt32 || off > fileSize-int64(size) || (i > 0 && dLine == 0) {
 			return nil, nil, errEnvelopes
 		}
-		raw := data[off : off+int64(size) : off+int64(size)]
-		if raw[0] != '{' || raw[len(raw)-1] != '}' {
-			return nil, nil, errEnvelopes
-		}
-		end = off + int64(size)
 		e := &out[i]
-		e.Raw, e.Offset, e.Line = raw, off, line
+		if data != nil {
+			raw := data[off : off+int64(size) : off+int64(size)]
+			if raw[0] != '{' || raw[len(raw)-1] != '}' {
+				return nil, nil, errEnvelopes
+			}
+			e.Raw = raw
+		}
+		e.segLen = int32(size)
+		end = off + int64(size)
+		e.Offset, e.Line = off, line
 		e.IDKind, e.ParentKind = Kind(rec[0]), Kind(rec[1])
 		rec = rec[2:]
 		if e.IDKind > KindObject || e.ParentKind > KindObject {
@@ -96,7 +118,7 @@ func DecodeEnvelopes(data, rec []byte) ([]Entry, []byte, error) {
 		}
 		ms, ok1 := uv()
 		me, ok2 := uv()
-		if !ok1 || !ok2 || ms > me || me > uint64(len(raw)) {
+		if !ok1 || !ok2 || ms > me || me > size {
 			return nil, nil, errEnvelopes
 		}
 		e.msgStart, e.msgEnd = int32(ms), int32(me)

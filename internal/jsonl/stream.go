@@ -1,0 +1,191 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"unicode/utf8"
+)
+
+// DefaultChunk is the read size of ParseReader when none is given.
+const DefaultChunk = 8 << 20
+
+// ParseReader is ParseFile over the bytes of r, for a file too large to
+// hold: it reads r in pieces of about chunk bytes (DefaultChunk when
+// chunk <= 0) and parses each as it arrives, so that at most a piece
+// (or one line longer than it) is in memory at a time. Its result is
+// ParseFile's for the same bytes (the same entries, offsets, line
+// numbers, malformed lines, line count and tail), except that no entry
+// shares the memory of what was read:
+//
+//   - an entry for which keep returns true gets a copy of its bytes;
+//   - any other is detached: its Raw is nil, and everything else (the
+//     envelope, HasMessage, offset, line) is kept; Fill gives it its
+//     bytes again, read back from the file. Only lines without blank
+//     text around their object are detached, so a detached entry's
+//     Span is exactly its bytes.
+//
+// keep nil keeps every entry. A read error is returned as it is, with
+// what was parsed before it.
+func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error) {
+	if chunk <= 0 {
+		chunk = DefaultChunk
+	}
+	p := &Parsed{}
+	var parts [][]Entry // the entries of each piece, put together at the end
+	buf := make([]byte, 0, chunk)
+	var (
+		base  int64 // file offset of buf[0]
+		line  = 1   // line number of buf[0]
+		start = -1  // where parsing resumes in buf; -1 until the file's leading blank text is passed
+		eof   bool
+	)
+	for !eof {
+		if len(buf) == cap(buf) {
+			// One line (or leading blank text) longer than the room.
+			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+		}
+		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		p.Lines += bytes.Count(buf[len(buf):len(buf)+n], []byte{'\n'})
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			eof = true
+		case err != nil:
+			p.Size = base + int64(len(buf))
+			p.Entries = slices.Concat(parts...)
+			return p, err
+		}
+		if start < 0 {
+			// JavaScript's trim of the whole text: the first line starts
+			// after the leading blank text (a byte-order mark, say).
+			s, e := jsTrimBounds(buf)
+			if s >= e || s > len(buf)-utf8.UTFMax {
+				if !eof {
+					continue // all blank so far, or a character may be cut
+				}
+			}
+			start = s
+		}
+		if eof {
+			break
+		}
+		cut := safeCut(buf, start)
+		if cut <= start {
+			continue // no line is known not to be the last one
+		}
+		parts = p.addRange(parts, buf, base, start, cut, line+bytes.Count(buf[:start], []byte{'\n'}), keep)
+		line += bytes.Count(buf[:cut], []byte{'\n'})
+		base += int64(cut)
+		buf = buf[:copy(buf, buf[cut:])]
+		start = 0
+	}
+	// The last piece: its text ends where JavaScript's trim ends it.
+	p.Size = base + int64(len(buf))
+	s, e := jsTrimBounds(buf)
+	if start < 0 {
+		start = s
+	}
+	if start < e {
+		parts = p.addRange(parts, buf, base, start, e, line+bytes.Count(buf[:start], []byte{'\n'}), keep)
+	}
+	p.Entries = slices.Concat(parts...)
+	p.finish(buf, base, s, e)
+	return p, nil
+}
+
+// safeCut returns the end of the lines of buf[start:] that are followed by
+// a non-blank line, which JavaScript's trim of the whole text cannot
+// change: a line is cut from its trailing blank text only when it is the
+// last non-blank one. It returns start when there is none.
+func safeCut(buf []byte, start int) int {
+	lastNL := bytes.LastIndexByte(buf[start:], '\n')
+	if lastNL < 0 {
+		return start
+	}
+	cut := start + lastNL + 1
+	for _, c := range buf[cut:] {
+		if c < utf8.RuneSelf && !IsJSWhitespace(rune(c)) {
+			return cut // the unfinished line is not blank
+		}
+	}
+	// Keep back the last non-blank complete line and what follows it.
+	end := cut - 1
+	for end > start {
+		ls := bytes.LastIndexByte(buf[start:end], '\n') + 1 + start
+		if !JSBlank(buf[ls:end]) {
+			return ls
+		}
+		end = ls - 1
+	}
+	return cut // only blank lines: they are skipped wherever they are
+}
+
+// addRange parses the lines of buf[s:e] (the first is line number first)
+// and appends their entries to parts, at file offsets base+, copied or
+// detached as keep says, and their malformed lines to p.
+func (p *Parsed) addRange(parts [][]Entry, buf []byte, base int64, s, e, first int, keep func(*Entry) bool) [][]Entry {
+	entries, bad := parseRange(buf, s, e, first, false)
+	for i := range entries {
+		ent := &entries[i]
+		ent.Offset += base
+		// A line with blank text around its object stays attached: a
+		// detached entry's line is exactly its bytes.
+		if keep == nil || keep(ent) || int(ent.segLen) != len(ent.Raw) {
+			ent.Raw = bytes.Clone(ent.Raw)
+		} else {
+			ent.Raw = nil
+		}
+	}
+	for i := range bad {
+		bad[i].Offset += base
+	}
+	p.Malformed = append(p.Malformed, bad...)
+	return append(parts, entries)
+}
+
+// Detached reports whether the entry was parsed without keeping its
+// bytes (see ParseReader): Raw is nil until Fill.
+func (e *Entry) Detached() bool { return e.Raw == nil && e.segLen > 0 }
+
+// Span returns where a detached entry's line lies in its file: the
+// bytes that Fill expects.
+func (e *Entry) Span() (off int64, n int) { return e.Offset, int(e.segLen) }
+
+// ErrChanged is returned by Fill when the bytes given are not the line
+// the entry was parsed from.
+var ErrChanged = errors.New("the line is not the one that was read")
+
+// Fill gives a detached entry its bytes again: line must be the text
+// Span locates, read back from the file. It is parsed again, and the
+// entry keeps it only when its envelope is the one parsed before;
+// otherwise (the file changed since) Fill returns an error wrapping
+// ErrChanged and leaves the entry detached.
+func (e *Entry) Fill(line []byte) error {
+	if !e.Detached() {
+		return nil
+	}
+	if len(line) != int(e.segLen) {
+		return fmt.Errorf("line %d: %w (length %d, not %d)", e.Line, ErrChanged, len(line), e.segLen)
+	}
+	got, err := parseEntry(line, false, nil)
+	if err != nil {
+		return fmt.Errorf("line %d: %w: %v", e.Line, ErrChanged, err)
+	}
+	if !sameEnvelope(&got, e) {
+		return fmt.Errorf("line %d: %w (its envelope differs)", e.Line, ErrChanged)
+	}
+	e.Raw = got.Raw
+	return nil
+}
+
+// sameEnvelope reports whether two parses of a line decoded the same
+// envelope.
+func sameEnvelope(a, b *Entry) bool {
+	return a.Type == b.Type && a.ID == b.ID && a.IDKind == b.IDKind &&
+		a.ParentID == b.ParentID && a.ParentKind == b.ParentKind &&
+		a.Timestamp == b.Timestamp && a.Role == b.Role &&
+		a.msgStart == b.msgStart && a.msgEnd == b.msgEnd
+}

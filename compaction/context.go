@@ -59,13 +59,19 @@ var NullLeaf = Leaf{Kind: jsonl.KindNull}
 //     the path entries before it from its firstKeptEntryId on, then the
 //     entries after it.
 func Build(ix *tree.Index, leaf Leaf) Context {
-	ctx := Context{ThinkingLevel: offLevel}
+	ctx, _ := BuildLoad(ix, leaf, nil)
+	return ctx
+}
+
+// BuildLoad is Build over an index whose entries may be detached (parsed
+// without their bytes): see FromPathLoad.
+func BuildLoad(ix *tree.Index, leaf Leaf, load func(*jsonl.Entry) error) (Context, error) {
 	if leaf.Kind == jsonl.KindNull {
-		return ctx
+		return Context{ThinkingLevel: offLevel}, nil
 	}
 	entries := ix.Entries()
 	if len(entries) == 0 {
-		return ctx
+		return Context{ThinkingLevel: offLevel}, nil
 	}
 	var start *jsonl.Entry
 	if leaf.Kind == jsonl.KindString && leaf.ID != "" {
@@ -74,12 +80,27 @@ func Build(ix *tree.Index, leaf Leaf) Context {
 	if start == nil {
 		start = entries[len(entries)-1]
 	}
-	return FromPath(ix.BranchFrom(start))
+	return FromPathLoad(ix.BranchFrom(start), load)
 }
 
 // FromPath builds the context of a root-to-leaf path (steps 4 and 5 of
 // Build).
 func FromPath(path []*jsonl.Entry) Context {
+	ctx, _ := FromPathLoad(path, nil)
+	return ctx
+}
+
+// FromPathLoad is FromPath over a path whose entries may be detached
+// (parsed without their bytes): it calls load for each detached entry
+// whose bytes the context needs, before it reads them, and no other; the
+// first error load returns ends the build and is returned.
+func FromPathLoad(path []*jsonl.Entry, load func(*jsonl.Entry) error) (Context, error) {
+	need := func(e *jsonl.Entry) error {
+		if load != nil && e.Detached() {
+			return load(e)
+		}
+		return nil
+	}
 	ctx := Context{ThinkingLevel: offLevel}
 	// The settings are the last ones on the path: find them walking back,
 	// so only those few entries are decoded.
@@ -96,12 +117,19 @@ func FromPath(path []*jsonl.Entry) Context {
 				model = e
 			}
 		case jsonl.TypeMessage:
-			if model == nil && e.Message() != nil && e.Role == "assistant" {
+			if model == nil && e.HasMessage() && e.Role == "assistant" {
 				model = e
 			}
 		case jsonl.TypeCompaction:
 			if comp == nil {
 				comp = e
+			}
+		}
+	}
+	for _, e := range []*jsonl.Entry{thinking, model, comp} {
+		if e != nil {
+			if err := need(e); err != nil {
+				return ctx, err
 			}
 		}
 	}
@@ -125,9 +153,11 @@ func FromPath(path []*jsonl.Entry) Context {
 	}
 	if comp == nil {
 		for _, e := range path {
-			ctx.appendEntry(e)
+			if err := ctx.appendLoaded(e, need); err != nil {
+				return ctx, err
+			}
 		}
-		return ctx
+		return ctx, nil
 	}
 	summary, _ := comp.Field("summary")
 	tokens, _ := comp.Field("tokensBefore")
@@ -145,20 +175,34 @@ func FromPath(path []*jsonl.Entry) Context {
 		}
 	}
 	firstKept, hasFirstKept := comp.Field("firstKeptEntryId")
+	isFirstKept := idMatcher(firstKept, hasFirstKept)
 	found := false
 	for i := 0; i < compIdx; i++ {
 		e := path[i]
-		if !found && idEquals(e, firstKept, hasFirstKept) {
+		if !found && isFirstKept(e) {
 			found = true
 		}
 		if found {
-			ctx.appendEntry(e)
+			if err := ctx.appendLoaded(e, need); err != nil {
+				return ctx, err
+			}
 		}
 	}
 	for i := compIdx + 1; i < len(path); i++ {
-		ctx.appendEntry(path[i])
+		if err := ctx.appendLoaded(path[i], need); err != nil {
+			return ctx, err
+		}
 	}
-	return ctx
+	return ctx, nil
+}
+
+// appendLoaded is appendEntry after need has given e its bytes.
+func (ctx *Context) appendLoaded(e *jsonl.Entry, need func(*jsonl.Entry) error) error {
+	if err := need(e); err != nil {
+		return err
+	}
+	ctx.appendEntry(e)
+	return nil
 }
 
 // sameID reports whether two entries have the same id (both absent counts).
@@ -166,20 +210,25 @@ func sameID(a, b *jsonl.Entry) bool {
 	return a.IDKind == b.IDKind && a.ID == b.ID
 }
 
-// idEquals reports whether e's id equals the raw JSON value v (JavaScript
-// ===), where an absent value equals an absent id.
-func idEquals(e *jsonl.Entry, v []byte, present bool) bool {
+// idMatcher returns a test of whether an entry's id equals the raw JSON
+// value v (JavaScript ===), where an absent value equals an absent id;
+// v is decoded once, not for every entry tested.
+func idMatcher(v []byte, present bool) func(e *jsonl.Entry) bool {
 	if !present {
-		return e.IDKind == jsonl.KindAbsent
+		return func(e *jsonl.Entry) bool { return e.IDKind == jsonl.KindAbsent }
 	}
 	switch jsonl.KindOf(v) {
 	case jsonl.KindString:
 		s, _ := jsonl.String(v)
-		return e.IDKind == jsonl.KindString && e.ID == s
+		return func(e *jsonl.Entry) bool { return e.IDKind == jsonl.KindString && e.ID == s }
 	case jsonl.KindNull:
-		return false // an id of null is never stored: the scanner maps it to KindNull
+		// An id of null is never stored: the scanner maps it to KindNull.
+		return func(*jsonl.Entry) bool { return false }
 	}
-	return e.IDKind != jsonl.KindString && e.IDKind != jsonl.KindAbsent && e.ID == "\x00"+string(v)
+	raw := "\x00" + string(v)
+	return func(e *jsonl.Entry) bool {
+		return e.IDKind != jsonl.KindString && e.IDKind != jsonl.KindAbsent && e.ID == raw
+	}
 }
 
 func modelObject(provider, modelID []byte) []byte {

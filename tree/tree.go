@@ -184,7 +184,9 @@ func (ix *Index) Branch(id string) []*jsonl.Entry {
 // not be the indexed copy of its id (pi's context builder starts from the
 // last line).
 func (ix *Index) BranchFrom(e *jsonl.Entry) []*jsonl.Entry {
-	path := make([]*jsonl.Entry, 0, ix.depth(e))
+	// One walk, the slice grown as it goes: a second walk to size it
+	// first costs a map lookup per entry, far more than the growth.
+	var path []*jsonl.Entry
 	var seen map[*jsonl.Entry]bool
 	cur := e
 	for steps := 0; cur != nil; steps++ {

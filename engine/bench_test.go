@@ -104,6 +104,25 @@ func BenchmarkOpenContext(b *testing.B) {
 	b.ReportMetric(float64(100000*b.N)/b.Elapsed().Seconds(), "entries/s")
 }
 
+// BenchmarkReadContext reads the context of the 100,000-entry session
+// with ReadContext, as `sessctl context` does: parsed in pieces, message
+// entries detached, the context's lines read back.
+func BenchmarkReadContext(b *testing.B) {
+	path, size := bigSession(b)
+	b.ReportAllocs()
+	b.SetBytes(size)
+	for b.Loop() {
+		fc, err := engine.ReadContext(context.Background(), path, "", engine.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(fc.Context.Messages) == 0 {
+			b.Fatal("empty context")
+		}
+	}
+	b.ReportMetric(float64(100000*b.N)/b.Elapsed().Seconds(), "entries/s")
+}
+
 // benchOpenFull opens the 100,000-entry session read-only with a full
 // parse (no offset index), and builds its context when withContext.
 func benchOpenFull(b *testing.B, withContext bool) {
@@ -190,6 +209,36 @@ func BenchmarkReopenIndexed(b *testing.B) { benchReopen(b, false) }
 
 // BenchmarkReopenIndexedContext is BenchmarkReopenIndexed and the context.
 func BenchmarkReopenIndexedContext(b *testing.B) { benchReopen(b, true) }
+
+// BenchmarkReadContextIndexed is BenchmarkReadContext with the offset
+// index a first read kept (outside the timing): the index is read, and
+// only the context's lines and the entries that are not messages are
+// read from the file.
+func BenchmarkReadContextIndexed(b *testing.B) {
+	path, size := bigSession(b)
+	old := time.Now().Add(-time.Hour) // old enough to be indexed
+	if err := os.Chtimes(path, old, old); err != nil {
+		b.Fatal(err)
+	}
+	opts := engine.Options{CacheDir: b.TempDir()}
+	if _, err := engine.ReadContext(context.Background(), path, "", opts); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(engine.OffsetIndexPath(opts.CacheDir, path)); err != nil {
+		b.Fatalf("no offset index: %v", err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(size)
+	for b.Loop() {
+		fc, err := engine.ReadContext(context.Background(), path, "", opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(fc.Context.Messages) == 0 {
+			b.Fatal("empty context")
+		}
+	}
+}
 
 // BenchmarkOpenFull is BenchmarkReopenIndexed without the index: the
 // read-only open alone, with a full parse.

@@ -37,6 +37,10 @@
 //		return nil
 //	}
 //
+// A reader that needs only the context of a session file (a viewer, a
+// resumed agent's first request) can call ReadContext instead of Open: it
+// holds the context's lines, not the file's.
+//
 // # Durability
 //
 // An append is one write of the whole line on an O_APPEND descriptor.

@@ -131,18 +131,8 @@ func (s *Session) readIndexed() ([]byte, fs.FileInfo, *jsonl.Parsed, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cache := ""
-	minSize := int64(offsetIndexMin)
-	if s.opts.testIndexMin > 0 {
-		minSize = s.opts.testIndexMin
-	}
-	// Without a file identity (Windows' stat has no inode) a file
-	// replaced by another of the same size and time could pass for the
-	// indexed one: no index is used there.
-	if !s.opts.NoOffsetIndex && before != nil && before.Mode().IsRegular() && before.Size() >= minSize && vfs.FileID(before) != 0 {
-		cache = resolveCache(s.opts.CacheDir)
-	}
-	if cache == "" {
+	ixPath := offsetIndexFile(s.opts, s.file, before)
+	if ixPath == "" {
 		return data, before, jsonl.ParseFile(data), nil
 	}
 	after, err := fsys.Stat(s.file)
@@ -150,24 +140,53 @@ func (s *Session) readIndexed() ([]byte, fs.FileInfo, *jsonl.Parsed, error) {
 		// Changed while it was read: no index is trusted or made.
 		return data, after, jsonl.ParseFile(data), nil
 	}
-	ixPath := OffsetIndexPath(cache, s.file)
-	if dir := filepath.Dir(s.file); ixPath == s.file || strings.HasPrefix(ixPath, dir+string(filepath.Separator)) {
-		// A cache directory inside the session's own directory: the
-		// agent's store is never written to.
-		return data, after, jsonl.ParseFile(data), nil
-	}
 	p, use := s.parseWithIndex(fsys, ixPath, data, after)
 	if s.opts.testIndexHook != nil {
 		s.opts.testIndexHook(use)
 	}
-	fresh := use == indexExact
-	if !fresh && cleanParse(p) && cacheable(after.ModTime(), s.opts.now()) {
-		// Best effort, without fsync: a damaged index is ignored.
-		if err := fsys.MkdirAll(filepath.Dir(ixPath), vfs.DirMode); err == nil {
-			_ = vfs.WriteFileAtomicNoSync(fsys, ixPath, encodeOffsetIndex(absDir(s.file), after, p), vfs.FileMode)
-		}
+	if use != indexExact {
+		keepOffsetIndex(fsys, s.opts, ixPath, s.file, after, p)
 	}
 	return data, after, p, nil
+}
+
+// offsetIndexFile returns the offset index file that a read-only open of
+// the session file at abs (stat st) may use and keep, or "" when none
+// may.
+func offsetIndexFile(opts Options, abs string, st fs.FileInfo) string {
+	minSize := int64(offsetIndexMin)
+	if opts.testIndexMin > 0 {
+		minSize = opts.testIndexMin
+	}
+	// Without a file identity (Windows' stat has no inode) a file
+	// replaced by another of the same size and time could pass for the
+	// indexed one: no index is used there.
+	if opts.NoOffsetIndex || st == nil || !st.Mode().IsRegular() || st.Size() < minSize || vfs.FileID(st) == 0 {
+		return ""
+	}
+	cache := resolveCache(opts.CacheDir)
+	if cache == "" {
+		return ""
+	}
+	ixPath := OffsetIndexPath(cache, abs)
+	if dir := filepath.Dir(abs); ixPath == abs || strings.HasPrefix(ixPath, dir+string(filepath.Separator)) {
+		// A cache directory inside the session's own directory: the
+		// agent's store is never written to.
+		return ""
+	}
+	return ixPath
+}
+
+// keepOffsetIndex writes the index of the file at abs (stat st), parsed
+// as p, to ixPath when the parse may be indexed and the file is not too
+// recent. It is best effort, without fsync: a damaged index is ignored.
+func keepOffsetIndex(fsys vfs.FS, opts Options, ixPath, abs string, st fs.FileInfo, p *jsonl.Parsed) {
+	if !cleanParse(p) || !cacheable(st.ModTime(), opts.now()) {
+		return
+	}
+	if err := fsys.MkdirAll(filepath.Dir(ixPath), vfs.DirMode); err == nil {
+		_ = vfs.WriteFileAtomicNoSync(fsys, ixPath, encodeOffsetIndex(absDir(abs), st, p), vfs.FileMode)
+	}
 }
 
 // cleanParse reports whether a parse may be indexed: entries, no

@@ -203,7 +203,9 @@ func TestOffsetIndexGrownFile(t *testing.T) {
 	}
 }
 
-func TestOffsetIndexNeverStale(t *testing.T) {
+// indexChanges are changes to an indexed file after which its offset
+// index must not be used.
+func indexChanges() map[string]func(t *testing.T, f *indexFixture) {
 	data := func(t *testing.T, f *indexFixture) []byte {
 		b, err := os.ReadFile(f.path)
 		if err != nil {
@@ -211,7 +213,7 @@ func TestOffsetIndexNeverStale(t *testing.T) {
 		}
 		return b
 	}
-	cases := map[string]func(t *testing.T, f *indexFixture){
+	return map[string]func(t *testing.T, f *indexFixture){
 		// The last line rewritten in place, same size, the modification
 		// time put back.
 		"last line modified, same size and time": func(t *testing.T, f *indexFixture) {
@@ -228,6 +230,21 @@ func TestOffsetIndexNeverStale(t *testing.T) {
 				t.Fatal(err)
 			}
 			fh.Close()
+			os.Chtimes(f.path, st.ModTime(), st.ModTime())
+		},
+		// Text inside the last line's message, not its envelope.
+		"last line's message modified, same size and time": func(t *testing.T, f *indexFixture) {
+			st, _ := os.Stat(f.path)
+			b := data(t, f)
+			i := bytes.LastIndex(b[:len(b)-1], []byte{'\n'}) + 1
+			j := bytes.LastIndex(b[i:], []byte(`":"`)) + i + 3
+			if c := b[j] | 0x20; c < 'a' || c > 'z' {
+				t.Fatalf("no letter to change in %q", b[i:])
+			}
+			b[j] ^= 0x20
+			if err := os.WriteFile(f.path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
 			os.Chtimes(f.path, st.ModTime(), st.ModTime())
 		},
 		"first line modified, same size and time": func(t *testing.T, f *indexFixture) {
@@ -293,13 +310,71 @@ func TestOffsetIndexNeverStale(t *testing.T) {
 			}
 		},
 	}
-	for name, change := range cases {
+}
+
+func TestOffsetIndexNeverStale(t *testing.T) {
+	for name, change := range indexChanges() {
 		t.Run(name, func(t *testing.T) {
 			f := newIndexFixture(t, 300, 3)
 			f.check()
 			f.mustUse(f.check(), engine.OffsetIndexExact, "before the change")
 			change(t, f)
 			if u := f.check(); u != engine.OffsetIndexUnused {
+				t.Fatalf("after the change the offset index was used (%d)", u)
+			}
+		})
+	}
+}
+
+// readContext reads the file's context with ReadContext and the offset
+// index, fails unless it is a full parse's, and returns how the index was
+// used.
+func (f *indexFixture) readContext() engine.OffsetIndexUse {
+	f.t.Helper()
+	var use engine.OffsetIndexUse = -1
+	opts := engine.WithOffsetIndexTest(engine.Options{CacheDir: f.cache}, 1, func(u engine.OffsetIndexUse) { use = u })
+	fc, err := engine.ReadContext(context.Background(), f.path, "", opts)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	ref, err := engine.Open(context.Background(), f.path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer ref.Close()
+	var got, want bytes.Buffer
+	if err := engine.WriteContext(&got, fc.Context); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := engine.WriteContext(&want, ref.Context()); err != nil {
+		f.t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		f.t.Fatalf("ReadContext (offset index use %d) differs from a full parse", use)
+	}
+	return use
+}
+
+func TestReadContextOffsetIndex(t *testing.T) {
+	f := newIndexFixture(t, 300, 5)
+	f.mustUse(f.readContext(), engine.OffsetIndexUnused, "first read")
+	if _, err := os.Stat(f.indexPath()); err != nil {
+		t.Fatalf("the first read kept no index: %v", err)
+	}
+	f.mustUse(f.readContext(), engine.OffsetIndexExact, "second read")
+	// An index that Open kept serves ReadContext too, and the reverse.
+	if err := os.Remove(f.indexPath()); err != nil {
+		t.Fatal(err)
+	}
+	f.check()
+	f.mustUse(f.readContext(), engine.OffsetIndexExact, "read after Open")
+	for name, change := range indexChanges() {
+		t.Run(name, func(t *testing.T) {
+			f := newIndexFixture(t, 300, 3)
+			f.readContext()
+			f.mustUse(f.readContext(), engine.OffsetIndexExact, "before the change")
+			change(t, f)
+			if u := f.readContext(); u != engine.OffsetIndexUnused {
 				t.Fatalf("after the change the offset index was used (%d)", u)
 			}
 		})

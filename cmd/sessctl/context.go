@@ -1,11 +1,6 @@
 package main
 
-import (
-	"fmt"
-
-	"github.com/sessctl/sessctl/compaction"
-	"github.com/sessctl/sessctl/engine"
-)
+import "github.com/sessctl/sessctl/engine"
 
 var contextCommand = &command{
 	name:    "context",
@@ -26,22 +21,12 @@ func runContext(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	fc, err := engine.ReadContext(e.ctx, path, *leaf, engine.Options{})
 	if err != nil {
 		return e.fail(err)
 	}
-	defer s.Close()
-	e.warnVersion(s.SessionFile(), s.Header().Entry)
-	var c compaction.Context
-	if *leaf != "" {
-		if _, ok := s.Entry(*leaf); !ok {
-			return e.fail(fmt.Errorf("entry %s: %w", *leaf, engine.ErrNotFound))
-		}
-		c = s.ContextAt(compaction.LeafID(*leaf))
-	} else {
-		c = s.Context()
-	}
-	if err := engine.WriteContext(e.stdout, c); err != nil {
+	e.warnVersion(fc.File, fc.Header.Entry)
+	if err := engine.WriteContext(e.stdout, fc.Context); err != nil {
 		return e.fail(err)
 	}
 	return exitOK

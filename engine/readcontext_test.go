@@ -1,0 +1,260 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/testenv"
+	generate "github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// openContext is the context ReadContext must give: a read-only Open's,
+// as JSON.
+func openContext(t *testing.T, path, leaf string) string {
+	t.Helper()
+	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := s.Context()
+	if leaf != "" {
+		c = s.ContextAt(compaction.LeafID(leaf))
+	}
+	return contextJSON(t, c)
+}
+
+func contextJSON(t *testing.T, c compaction.Context) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := engine.WriteContext(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// readContext returns ReadContext's context as JSON, checking its header
+// and file against a read-only Open's.
+func readContext(t *testing.T, path, leaf string, opts engine.Options) string {
+	t.Helper()
+	fc, err := engine.ReadContext(context.Background(), path, leaf, opts)
+	if err != nil {
+		t.Fatalf("ReadContext(%s, %q): %v", path, leaf, err)
+	}
+	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A file without a header gets a fresh one, with a new id, each time.
+	fromFile := bytes.Contains(data, s.Header().Raw)
+	if fc.File != s.SessionFile() || fromFile && (!bytes.Equal(fc.Header.Raw, s.Header().Raw) || fc.Header.Version != s.Header().Version) {
+		t.Fatalf("ReadContext: file %s header %s, Open: %s %s", fc.File, fc.Header.Raw, s.SessionFile(), s.Header().Raw)
+	}
+	return contextJSON(t, fc.Context)
+}
+
+// openContexts returns a read-only Open's contexts, as JSON, at the
+// file's leaf ("") and at some of its entries.
+func openContexts(t *testing.T, path string) map[string]string {
+	t.Helper()
+	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out := map[string]string{"": contextJSON(t, s.Context())}
+	es := s.Entries()
+	for i := 0; i < len(es); i += max(1, len(es)/12) {
+		if id := es[i].ID; id != "" {
+			out[id] = contextJSON(t, s.ContextAt(compaction.LeafID(id)))
+		}
+	}
+	return out
+}
+
+func TestReadContextMatchesOpen(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i, data := range testenv.CorpusFiles(t, testenv.Suffix(".jsonl"), "pi", "cases") {
+		p := filepath.Join(dir, fmt.Sprintf("corpus-%d.jsonl", i))
+		testenv.WriteFile(t, p, string(data))
+		files = append(files, p)
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		for _, v := range []int{3, 1} {
+			p := filepath.Join(dir, fmt.Sprintf("gen-%d-v%d.jsonl", seed, v))
+			if _, err := generate.WriteFile(p, generate.Options{Seed: seed, Entries: 300, Version: v, ImageEvery: 50, ToolResultMax: 3000}); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, p)
+		}
+	}
+	for _, p := range files {
+		if _, err := engine.Open(context.Background(), p, engine.Options{ReadOnly: true}); err != nil {
+			// A corpus file that does not open: ReadContext gives Open's error.
+			if _, err2 := engine.ReadContext(context.Background(), p, "", engine.Options{}); err2 == nil || err2.Error() != err.Error() {
+				t.Errorf("%s: ReadContext error %v, Open's %v", filepath.Base(p), err2, err)
+			}
+			continue
+		}
+		for leaf, want := range openContexts(t, p) {
+			if diff := cmp.Diff(want, readContext(t, p, leaf, engine.Options{})); diff != "" {
+				t.Errorf("%s at leaf %q: ReadContext differs from Open (-Open +ReadContext):\n%s", filepath.Base(p), leaf, diff)
+			}
+		}
+	}
+}
+
+func TestReadContextUnknownLeaf(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	testenv.WriteFile(t, p, testenv.Lines(`{"type":"session","version":3,"id":"s","cwd":"/w"}`, testenv.PiMessage("a", "")))
+	_, err := engine.ReadContext(context.Background(), p, "nope", engine.Options{})
+	if !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+}
+
+// countingFS counts the bytes read with ReadAt and runs hook before the
+// first ReadAt of each opened file.
+type countingFS struct {
+	vfs.FS
+	readAt int
+	hook   func()
+}
+
+func (c *countingFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	f, err := c.FS.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &countingFile{File: f, fs: c}, nil
+}
+
+type countingFile struct {
+	vfs.File
+	fs     *countingFS
+	hooked bool
+}
+
+func (f *countingFile) ReadAt(b []byte, off int64) (int, error) {
+	if !f.hooked && f.fs.hook != nil {
+		f.hooked = true
+		f.fs.hook()
+	}
+	f.fs.readAt += len(b)
+	return f.File.ReadAt(b, off)
+}
+
+func TestReadContextReadsBackOnlyTheContext(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	if _, err := generate.WriteFile(p, generate.Options{Seed: 7, Entries: 6500, ImageEvery: -1, ToolResultMin: 200, ToolResultMax: 1500}); err != nil {
+		t.Fatal(err)
+	}
+	want := openContext(t, p, "")
+	cfs := &countingFS{FS: vfs.OS()}
+	if got := readContext(t, p, "", engine.Options{FS: cfs}); got != want {
+		t.Fatal("ReadContext differs from Open")
+	}
+	st, _ := os.Stat(p)
+	// The generated session compacts after 5,000 entries: the context is
+	// a small part of the file, and only it is read back.
+	if cfs.readAt == 0 || int64(cfs.readAt) > st.Size()/3 {
+		t.Fatalf("read back %d bytes of a %d-byte file", cfs.readAt, st.Size())
+	}
+}
+
+func TestReadContextFileChangedWhileRead(t *testing.T) {
+	for name, change := range map[string]func(t *testing.T, p string){
+		"rewritten in place": func(t *testing.T, p string) {
+			// pi's writeFileSync: the same inode, new bytes.
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = bytes.ReplaceAll(data, []byte(`"role":"user"`), []byte(`"role":"usr!"`))
+			if err := os.WriteFile(p, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"rewritten in place, same size and time": func(t *testing.T, p string) {
+			// Only the check of each line read back can tell.
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = bytes.ReplaceAll(data, []byte(`"role":"user"`), []byte(`"role":"usr!"`))
+			if err := os.WriteFile(p, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"appended to": func(t *testing.T, p string) {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString(testenv.PiMessage("zz-appended", "") + "\n"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"truncated": func(t *testing.T, p string) {
+			st, _ := os.Stat(p)
+			if err := os.Truncate(p, st.Size()/2); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "s.jsonl")
+			if _, err := generate.WriteFile(p, generate.Options{Seed: 3, Entries: 400, ImageEvery: -1}); err != nil {
+				t.Fatal(err)
+			}
+			changed := false
+			cfs := &countingFS{FS: vfs.OS()}
+			cfs.hook = func() {
+				if !changed {
+					changed = true
+					change(t, p)
+				}
+			}
+			fc, err := engine.ReadContext(context.Background(), p, "", engine.Options{FS: cfs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !changed {
+				t.Fatal("the file was never read back")
+			}
+			// The context is the changed file's, never a mix.
+			if got, want := contextJSON(t, fc.Context), openContext(t, p, ""); got != want {
+				t.Fatalf("context after the change differs from Open's:\n%.300s\nwant\n%.300s", got, want)
+			}
+			if strings.HasPrefix(name, "rewritten") && !strings.Contains(contextJSON(t, fc.Context), "usr!") {
+				t.Fatal("the rewritten bytes are not in the context")
+			}
+		})
+	}
+}

@@ -46,6 +46,9 @@ type diskState struct {
 
 	empty       bool    // an empty (or blank) file: its header is in memory only
 	migrateFrom float64 // a version 1 or 2 file, migrated in memory only
+	// migrated is that migration, with the bytes of the rewrite (nil
+	// once the migration is written, or when it must be made again).
+	migrated *migrate.Memory
 
 	// end is the offset just after the last complete line the session
 	// has accounted for (indexed, skipped or written); tail holds the
@@ -66,7 +69,7 @@ type diskState struct {
 
 // loadedState describes a file just read and parsed.
 func loadedState(data []byte, p *jsonl.Parsed, ident fs.FileInfo) diskState {
-	d := diskState{loaded: true, ident: ident, size: int64(len(data)), end: int64(len(data))}
+	d := diskState{loaded: true, ident: ident, size: p.Size, end: p.Size}
 	d.lines = p.Lines
 	if p.Tail != jsonl.TailClean {
 		d.end = p.TailOffset
@@ -205,9 +208,28 @@ func (s *Session) prepare() error {
 // indexes the result, which holds the entries the session migrated in
 // memory when it was opened (the migration's ids are derived from the
 // session id and the line, not drawn).
+//
+// prepare found the file as it was read, so the bytes of the migration
+// made in memory at the open are written as they are: nothing is read
+// or migrated again. Should another process change the file after all
+// (pi takes no lock), seen just before the rename, nothing is replaced,
+// and the file is migrated from disk (migrate.File) and read back.
 func (s *Session) migrateFile() error {
 	fsys := s.opts.fs()
 	from := s.disk.migrateFrom
+	if m := s.disk.migrated; m != nil {
+		res, err := migrate.WriteFile(context.Background(), s.file, m,
+			migrate.WriteOptions{FS: fsys, NoBackup: s.opts.NoBackup, Read: s.disk.ident})
+		if err == nil {
+			s.recovery.Migrated = res.Migrated
+			s.recovery.FromVersion = from
+			s.recovery.Backup = res.Backup
+			return s.reloadWith(func() error { return s.loadWritten(m) })
+		}
+		if !errors.Is(err, migrate.ErrChanged) {
+			return err
+		}
+	}
 	res, err := migrate.File(context.Background(), s.file, migrate.FileOptions{FS: fsys, NoBackup: s.opts.NoBackup})
 	if err != nil {
 		return err
@@ -224,9 +246,36 @@ func (s *Session) migrateFile() error {
 	return nil
 }
 
+// loadWritten is load for the file migrateFile has just written from m:
+// its lines are m's, at the offsets they have in the new file.
+func (s *Session) loadWritten(m *migrate.Memory) error {
+	s.disk = diskState{}
+	ident, err := s.opts.fs().Lstat(s.file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // the caller reports the file vanished
+		}
+		return fmt.Errorf("open session %s: %w", s.file, err)
+	}
+	entries := make([]Entry, len(m.Entries))
+	var off int64
+	for i, e := range m.Entries {
+		e.Offset, e.Line = off, i+1
+		off += int64(len(e.Raw)) + 1
+		entries[i] = e
+	}
+	p := &jsonl.Parsed{Entries: entries, Lines: len(entries), Tail: jsonl.TailClean, Size: off}
+	return s.loadParsed(nil, p, nil, ident)
+}
+
 // reload reads the whole file again, as a fresh open would, keeping a
 // leaf that Branch or ResetLeaf moved when that entry still exists.
 func (s *Session) reload() error {
+	return s.reloadWith(func() error { return s.load(context.Background()) })
+}
+
+// reloadWith is reload with load reading the file into the session state.
+func (s *Session) reloadWith(load func() error) error {
 	if s.f != nil {
 		_ = s.f.Close()
 		s.f, s.fileID = nil, nil
@@ -237,7 +286,7 @@ func (s *Session) reload() error {
 	}
 	prepared := s.disk.prepared
 	s.gen++
-	if err := s.load(context.Background()); err != nil {
+	if err := load(); err != nil {
 		return s.fail(err)
 	}
 	if !s.disk.loaded {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -316,12 +317,37 @@ func (s *Session) load(context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
+	var canon []bool
 	if !s.opts.ReadOnly {
 		if ident, err = fsys.Lstat(s.file); err != nil {
 			return fmt.Errorf("open session %s: %w", s.file, err)
 		}
-		p = jsonl.ParseFile(data)
+		if firstNeedsMigration(data) {
+			// The migration below needs to know which lines are
+			// canonical: found in the same pass as the parse.
+			p, canon = jsonl.ParseFileCanonical(data)
+		} else {
+			p = jsonl.ParseFile(data)
+		}
 	}
+	return s.loadParsed(data, p, canon, ident)
+}
+
+// firstNeedsMigration reports whether data starts with a session header
+// of a version that is migrated. It only chooses how the file is parsed:
+// a header it misses (after blank lines, say) is migrated all the same.
+func firstNeedsMigration(data []byte) bool {
+	line := data
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		line = data[:i]
+	}
+	e, err := jsonl.ParseEntry(line)
+	return err == nil && e.IsHeader() && migrate.Needed(migrate.VersionOf(&e))
+}
+
+// loadParsed is load after the file was read (data, its Lstat ident) and
+// parsed (p; canon, when not nil, says which entries are canonical).
+func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident fs.FileInfo) error {
 	// A read-only session's ident is the Stat readIndexed took, for
 	// Refresh; it follows links as the read did.
 	s.recovery.Malformed = len(p.Malformed)
@@ -356,11 +382,17 @@ func (s *Session) load(context.Context) error {
 		return &VersionError{Path: s.file, Found: version, Max: CurrentVersion}
 	}
 	entries := p.Entries
+	var mem *migrate.Memory
 	if migrate.Needed(version) {
-		// In memory only, as a read-only open does; the first write
-		// rewrites the file and reads the result back.
-		if entries, _, err = migrate.Entries(entries); err != nil {
+		// In memory only; the first write rewrites the file with the
+		// bytes made here (see migrateFile).
+		m, err := migrate.InMemory(entries, canon)
+		if err != nil {
 			return &CorruptError{Path: s.file, Err: err}
+		}
+		entries = m.Entries
+		if !s.opts.ReadOnly {
+			mem = m
 		}
 	}
 	s.index(entries)
@@ -370,6 +402,7 @@ func (s *Session) load(context.Context) error {
 	s.disk = loadedState(data, p, ident)
 	if migrate.Needed(version) {
 		s.disk.migrateFrom = version
+		s.disk.migrated = mem
 	}
 	return nil
 }

@@ -147,35 +147,11 @@ func (r *runner) fast(dst []byte, e *jsonl.Entry, canon int8) ([]byte, bool) {
 // returns the entries unchanged. Otherwise every line goes through the
 // steps and is re-encoded as pi's rewrite would write it.
 func Entries(entries []jsonl.Entry) ([]jsonl.Entry, Result, error) {
-	var res Result
-	if len(entries) == 0 || !entries[0].IsHeader() {
-		return entries, res, nil
+	m, err := InMemory(entries, nil)
+	if err != nil {
+		return nil, m.Result, err
 	}
-	res.From = VersionOf(&entries[0])
-	res.To = int(res.From)
-	if !Needed(res.From) {
-		return entries, res, nil
-	}
-	run := newRunner(entries[0].ID, res.From)
-	out := make([]jsonl.Entry, len(entries))
-	for i := range entries {
-		b, err := run.apply(nil, &entries[i])
-		if err != nil {
-			return nil, res, err
-		}
-		e, err := jsonl.ParseEntry(b)
-		if err != nil {
-			return nil, res, err
-		}
-		e.Line, e.Offset = entries[i].Line, entries[i].Offset
-		out[i] = e
-		if !e.IsHeader() {
-			res.Entries++
-		}
-	}
-	res.Migrated = true
-	res.To = jsonl.CurrentVersion
-	return out, res, nil
+	return m.Entries, m.Result, nil
 }
 
 // ErrNoHeader is wrapped by Stream when the first object of the input is

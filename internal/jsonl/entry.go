@@ -572,7 +572,21 @@ const parallelThreshold = 4 << 20
 // afterwards. (IDs are copied: as map keys they are compared often, and
 // packed copies keep those comparisons in cache.)
 func ParseFile(data []byte) *Parsed {
+	p, _ := parseFile(data, false)
+	return p
+}
+
+// ParseFileCanonical is ParseFile that also reports, for every entry,
+// whether its line is exactly what Canonical writes for it (see
+// ParseEntryCanonical), found in the same pass over the line. Timestamps
+// are copied, not shared with data.
+func ParseFileCanonical(data []byte) (*Parsed, []bool) {
+	return parseFile(data, true)
+}
+
+func parseFile(data []byte, withCanon bool) (*Parsed, []bool) {
 	p := &Parsed{Size: int64(len(data))}
+	var canon []bool
 	s, e := jsTrimBounds(data)
 	if s < e {
 		startLine := 1 + bytes.Count(data[:s], []byte{'\n'})
@@ -594,11 +608,19 @@ func ParseFile(data []byte) *Parsed {
 			firstLine[i] += firstLine[i-1]
 		}
 		slots := make([]Entry, firstLine[len(chunks)])
+		var canonSlots []bool
+		if withCanon {
+			canonSlots = make([]bool, len(slots))
+		}
 		counts := make([]int, len(chunks))
 		bad := make([][]BadLine, len(chunks))
 		run := func(i int) {
 			c := chunks[i]
-			counts[i], bad[i] = parseChunk(data, c[0], c[1], startLine+firstLine[i], slots[firstLine[i]:firstLine[i+1]])
+			var cs []bool
+			if withCanon {
+				cs = canonSlots[firstLine[i]:firstLine[i+1]]
+			}
+			counts[i], bad[i] = parseChunk(data, c[0], c[1], startLine+firstLine[i], slots[firstLine[i]:firstLine[i+1]], cs)
 		}
 		if len(chunks) == 1 {
 			run(0)
@@ -611,10 +633,16 @@ func ParseFile(data []byte) *Parsed {
 		}
 		n := counts[0]
 		for i := 1; i < len(chunks); i++ {
+			if withCanon {
+				copy(canonSlots[n:], canonSlots[firstLine[i]:firstLine[i]+counts[i]])
+			}
 			n += copy(slots[n:], slots[firstLine[i]:firstLine[i]+counts[i]])
 		}
 		clear(slots[n:]) // drop references to moved entries
 		p.Entries = slots[:n:n]
+		if withCanon {
+			canon = canonSlots[:n:n]
+		}
 		for _, b := range bad {
 			p.Malformed = append(p.Malformed, b...)
 		}
@@ -642,7 +670,7 @@ func ParseFile(data []byte) *Parsed {
 			}
 		}
 	}
-	return p
+	return p, canon
 }
 
 // splitChunks cuts [s,e) into one chunk per CPU at line boundaries.
@@ -675,7 +703,9 @@ func splitChunks(data []byte, s, e int) [][2]int {
 // parseChunk parses the lines of data[s:e] into slots (one per line),
 // packing the object lines at the front. It returns how many there are
 // and the malformed lines. first is the line number of the first line.
-func parseChunk(data []byte, s, e, first int, slots []Entry) (int, []BadLine) {
+// A non-nil canon (as long as slots) receives whether each entry's line
+// is canonical, packed like the entries.
+func parseChunk(data []byte, s, e, first int, slots []Entry, canon []bool) (int, []BadLine) {
 	n := 0
 	var bad []BadLine
 	line := first
@@ -689,7 +719,13 @@ func parseChunk(data []byte, s, e, first int, slots []Entry) (int, []BadLine) {
 		}
 		seg := data[pos:end]
 		if !JSBlank(seg) {
-			ent, err := parseEntry(seg, true, nil)
+			var ent Entry
+			var err error
+			if canon != nil {
+				ent, canon[n], err = ParseEntryCanonical(seg)
+			} else {
+				ent, err = parseEntry(seg, true, nil)
+			}
 			if err != nil {
 				bad = append(bad, BadLine{Line: line, Offset: int64(pos), Err: err, Bytes: len(seg)})
 			} else {

@@ -224,7 +224,7 @@ func (s *Session) migrateFile() error {
 			s.recovery.Migrated = res.Migrated
 			s.recovery.FromVersion = from
 			s.recovery.Backup = res.Backup
-			return s.reloadWith(func() error { return s.loadWritten(m) })
+			return s.loadWritten(m)
 		}
 		if !errors.Is(err, migrate.ErrChanged) {
 			return err
@@ -246,36 +246,40 @@ func (s *Session) migrateFile() error {
 	return nil
 }
 
-// loadWritten is load for the file migrateFile has just written from m:
-// its lines are m's, at the offsets they have in the new file.
+// loadWritten brings the session to the file migrateFile has just
+// written from m. The index holds m's entries already (the open indexed
+// them), so nothing is read or indexed again: the entries get the
+// offsets and line numbers of the new file, which holds them and nothing
+// else.
 func (s *Session) loadWritten(m *migrate.Memory) error {
-	s.disk = diskState{}
 	ident, err := s.opts.fs().Lstat(s.file)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // the caller reports the file vanished
-		}
-		return fmt.Errorf("open session %s: %w", s.file, err)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.fail(fmt.Errorf("write %s: %w", s.file, ErrVanished))
 	}
-	entries := make([]Entry, len(m.Entries))
+	if err != nil {
+		return s.fail(fmt.Errorf("write %s: %w", s.file, err))
+	}
+	if s.f != nil {
+		// A handle of the file that was replaced.
+		_ = s.f.Close()
+		s.f, s.fileID = nil, nil
+	}
 	var off int64
-	for i, e := range m.Entries {
+	for i := range m.Entries {
+		e := &m.Entries[i]
 		e.Offset, e.Line = off, i+1
 		off += int64(len(e.Raw)) + 1
-		entries[i] = e
 	}
-	p := &jsonl.Parsed{Entries: entries, Lines: len(entries), Tail: jsonl.TailClean, Size: off}
-	return s.loadParsed(nil, p, nil, ident)
+	s.header.Offset, s.header.Line = m.Entries[0].Offset, m.Entries[0].Line
+	s.gen++
+	s.recovery.Malformed = 0 // the rewrite kept only the entries
+	s.disk = diskState{loaded: true, ident: ident, size: off, end: off, lines: len(m.Entries), prepared: s.disk.prepared}
+	return nil
 }
 
 // reload reads the whole file again, as a fresh open would, keeping a
 // leaf that Branch or ResetLeaf moved when that entry still exists.
 func (s *Session) reload() error {
-	return s.reloadWith(func() error { return s.load(context.Background()) })
-}
-
-// reloadWith is reload with load reading the file into the session state.
-func (s *Session) reloadWith(load func() error) error {
 	if s.f != nil {
 		_ = s.f.Close()
 		s.f, s.fileID = nil, nil
@@ -286,7 +290,7 @@ func (s *Session) reloadWith(load func() error) error {
 	}
 	prepared := s.disk.prepared
 	s.gen++
-	if err := load(); err != nil {
+	if err := s.load(context.Background()); err != nil {
 		return s.fail(err)
 	}
 	if !s.disk.loaded {

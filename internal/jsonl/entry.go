@@ -587,6 +587,7 @@ func ParseFileCanonical(data []byte) (*Parsed, []bool) {
 func parseFile(data []byte, withCanon bool) (*Parsed, []bool) {
 	p := &Parsed{Size: int64(len(data))}
 	var canon []bool
+	newlines := -1 // in data, when counted below
 	s, e := jsTrimBounds(data)
 	if s < e {
 		startLine := 1 + bytes.Count(data[:s], []byte{'\n'})
@@ -607,6 +608,9 @@ func parseFile(data []byte, withCanon bool) (*Parsed, []bool) {
 		for i := 1; i <= len(chunks); i++ {
 			firstLine[i] += firstLine[i-1]
 		}
+		// The newlines before s, in [s,e) (the lines of the chunks but
+		// the last one's, which has no newline) and after e.
+		newlines = startLine - 1 + firstLine[len(chunks)] - 1 + bytes.Count(data[e:], []byte{'\n'})
 		slots := make([]Entry, firstLine[len(chunks)])
 		var canonSlots []bool
 		if withCanon {
@@ -647,7 +651,10 @@ func parseFile(data []byte, withCanon bool) (*Parsed, []bool) {
 			p.Malformed = append(p.Malformed, b...)
 		}
 	}
-	p.Lines = bytes.Count(data, []byte{'\n'})
+	if newlines < 0 {
+		newlines = bytes.Count(data, []byte{'\n'})
+	}
+	p.Lines = newlines
 	last := bytes.LastIndexByte(data, '\n') + 1
 	switch {
 	case last == len(data):

@@ -62,13 +62,18 @@ func TestFlushWritesTheMigrationOfTheOpen(t *testing.T) {
 			if err != nil || !want.Migrated {
 				t.Fatalf("reference migration: %+v, %v", want, err)
 			}
-			s, err := engine.Open(context.Background(), p, engine.Options{})
+			ffs := vfstest.NewFaultFS(vfs.OS())
+			s, err := engine.Open(context.Background(), p, engine.Options{FS: ffs})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
+			reads := ffs.Calls(vfstest.OpRead)
 			if err := s.Flush(); err != nil {
 				t.Fatal(err)
+			}
+			if n := ffs.Calls(vfstest.OpRead) - reads; n != 0 {
+				t.Errorf("the flush read %d times: the file was migrated again, not written from memory", n)
 			}
 			got, _ := os.ReadFile(p)
 			if wantBytes, _ := os.ReadFile(ref); !bytes.Equal(got, wantBytes) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"sync"
@@ -303,7 +304,7 @@ func (s *Session) load(context.Context) error {
 	if s.opts.ReadOnly {
 		data, ident, p, err = s.readIndexed()
 	} else {
-		data, err = vfs.ReadFile(fsys, s.file)
+		data, err = vfs.ReadFileRoom(fsys, s.file, migrationRoom)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// pi: a fresh session that will be written at this path.
@@ -345,6 +346,19 @@ func firstNeedsMigration(data []byte) bool {
 	return err == nil && e.IsHeader() && migrate.Needed(migrate.VersionOf(&e))
 }
 
+// migrationRoom is the room a write-mode open reads a file with: room
+// for its migration in place (see migrate.InPlace) when it starts with a
+// header of a version that is migrated, none otherwise. A version 1 line
+// grows by its id and parentId, 38 bytes: a quarter of the file is room
+// for lines of 152 bytes and more; a file it does not fit is migrated
+// into a new buffer.
+func migrationRoom(head []byte, size int64) int {
+	if !firstNeedsMigration(head) || size > math.MaxInt/2 {
+		return 0
+	}
+	return int(size/4) + 64<<10
+}
+
 // loadParsed is load after the file was read (data, its Lstat ident) and
 // parsed (p; canon, when not nil, says which entries are canonical).
 func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident fs.FileInfo) error {
@@ -382,11 +396,25 @@ func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident f
 		return &VersionError{Path: s.file, Found: version, Max: CurrentVersion}
 	}
 	entries := p.Entries
+	// A read-only session keeps the same record, for Refresh.
+	disk := loadedState(data, p, ident)
 	var mem *migrate.Memory
 	if migrate.Needed(version) {
 		// In memory only; the first write rewrites the file with the
-		// bytes made here (see migrateFile).
-		m, err := migrate.InMemory(entries, canon)
+		// bytes made here (see migrateFile). A write-mode session builds
+		// them in the memory of the bytes read, when they have room.
+		disk.tail = bytes.Clone(disk.tail)
+		var (
+			m       *migrate.Memory
+			inPlace bool
+			err     error
+		)
+		if canon != nil && !s.opts.ReadOnly {
+			m, inPlace, err = migrate.InPlace(data, entries, canon)
+		}
+		if err == nil && !inPlace {
+			m, err = migrate.InMemory(entries, canon)
+		}
 		if err != nil {
 			return &CorruptError{Path: s.file, Err: err}
 		}
@@ -398,8 +426,7 @@ func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident f
 	s.index(entries)
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
-	// A read-only session keeps the same record, for Refresh.
-	s.disk = loadedState(data, p, ident)
+	s.disk = disk
 	if migrate.Needed(version) {
 		s.disk.migrateFrom = version
 		s.disk.migrated = mem

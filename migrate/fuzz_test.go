@@ -128,6 +128,15 @@ func FuzzMigrate(f *testing.F) {
 				t.Fatalf("in memory (canon known %v)\n%q\nstreamed\n%q", c.canon != nil, got, out.Bytes())
 			}
 		}
+		buf := append(make([]byte, 0, 2*len(data)+4096), data...)
+		pb, cb := jsonl.ParseFileCanonical(buf)
+		if m, ok, err := migrate.InPlace(buf, pb.Entries, cb); err != nil {
+			t.Fatalf("migration in place failed where the stream succeeded: %v", err)
+		} else if ok && !bytes.Equal(bytes.Join(m.Data, nil), out.Bytes()) {
+			t.Fatalf("in place\n%q\nstreamed\n%q", bytes.Join(m.Data, nil), out.Bytes())
+		} else if !ok && !bytes.Equal(buf, data) {
+			t.Fatalf("a refused migration in place changed the bytes")
+		}
 		if res.From >= 2 {
 			return // ids were the input's; nothing promises a valid tree
 		}

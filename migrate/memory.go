@@ -201,3 +201,164 @@ func migrateRange(entries []jsonl.Entry, canon []bool, a, b int, from float64, o
 	}
 	return buf, n, nil
 }
+
+// InPlace is InMemory that builds the migrated file in the memory of the
+// file's own bytes instead of a copy: data is the whole file as read,
+// with room to grow (its capacity), and entries and canon its parse by
+// jsonl.ParseFileCanonical (whose entries share only Raw with data). Both
+// are consumed: afterwards data's memory holds the migrated file (the one
+// piece of Memory.Data) and entries the migrated lines. The lines are
+// moved last to first, each to where the new file has it, which needs
+// nothing but one pass of copying and no second buffer of the file's
+// size.
+//
+// ok is false, and data and entries are left as they were, when that
+// cannot be done: the migrated file does not fit in data's capacity, a
+// line would land on bytes still to be moved (lines dropped before it
+// shrank the file), or the entries are not data's. The caller then
+// migrates with InMemory. A line the steps cannot parse gives an error
+// (and leaves data and entries alone too).
+func InPlace(data []byte, entries []jsonl.Entry, canon []bool) (m *Memory, ok bool, err error) {
+	m = &Memory{Entries: entries}
+	res := &m.Result
+	if len(entries) == 0 || !entries[0].IsHeader() {
+		return m, true, nil
+	}
+	res.From = VersionOf(&entries[0])
+	res.To = int(res.From)
+	if !Needed(res.From) {
+		return m, true, nil
+	}
+	if canon == nil || len(canon) != len(entries) {
+		return nil, false, nil
+	}
+	run := newRunner(entries[0].ID, res.From)
+	v1 := run.v1()
+	// First pass, in order: where each line is, what it becomes. Lines
+	// the fast path does not take are migrated here, into side.
+	n := len(entries)
+	src := make([]int, n)    // offset of the line's Raw in data
+	size := make([]int, n)   // length of the migrated line
+	parent := make([]int, n) // v1 fast lines: the parent's index, -1 for null
+	ids := make([]string, n) // v1: the id of each entry but the headers
+	inSide := make([]int, n) // offset in side + 1; 0 for fast lines
+	var side []byte
+	var sideEntries []jsonl.Entry
+	last := -1 // the last entry that is not a header
+	for i := range entries {
+		e := &entries[i]
+		start := jsonl.SkipWS(data, int(e.Offset))
+		if e.Offset < 0 || start+len(e.Raw) > len(data) || len(e.Raw) == 0 || &data[start] != &e.Raw[0] {
+			return nil, false, nil
+		}
+		src[i] = start
+		c := int8(-1)
+		if canon[i] {
+			c = 1
+		}
+		switch {
+		case run.fastOK(e, c) && v1:
+			size[i] = len(e.Raw) - 1 + idsLen(len(e.Raw), last >= 0)
+			parent[i] = last
+			ids[i] = run.st.EntryID(run.index)
+			run.st.prevID, run.st.hasPrev = ids[i], true
+		case run.fastOK(e, c):
+			size[i] = len(e.Raw)
+		default:
+			rec, err := ParseRecord(e.Raw)
+			if err != nil {
+				return nil, false, fmt.Errorf("line %d: %w", e.Line, err)
+			}
+			for _, s := range run.steps {
+				s.Apply(run.st, run.index, rec)
+			}
+			from := len(side)
+			side = rec.AppendJSON(side)
+			ne, err := jsonl.ParseEntry(side[from:])
+			if err != nil {
+				return nil, false, fmt.Errorf("line %d: %w", e.Line, err)
+			}
+			ne.Line, ne.Offset = e.Line, e.Offset
+			if v1 && !ne.IsHeader() {
+				ids[i] = ne.ID // EntryID(i), as for every line
+			}
+			sideEntries = append(sideEntries, ne)
+			inSide[i] = from + 1
+			size[i] = len(side) - from
+		}
+		run.index++
+		if !e.IsHeader() {
+			last = i
+			res.Entries++
+		}
+	}
+	// Where the lines go, and whether every line lands after the bytes
+	// of the fast lines before it, which are moved later.
+	dst := make([]int, n)
+	at, srcEnd := 0, 0
+	for i := range entries {
+		if at < srcEnd {
+			return nil, false, nil
+		}
+		dst[i] = at
+		at += size[i] + 1
+		if inSide[i] == 0 {
+			srcEnd = src[i] + len(entries[i].Raw)
+		}
+	}
+	if at > cap(data) {
+		return nil, false, nil
+	}
+	// Second pass, last line first: move.
+	buf := data[:at]
+	var suffix [64]byte
+	for i := n - 1; i >= 0; i-- {
+		d, raw := dst[i], entries[i].Raw
+		switch {
+		case inSide[i] > 0:
+			copy(buf[d:d+size[i]], side[inSide[i]-1:])
+		case v1:
+			copy(buf[d:], buf[src[i]:src[i]+len(raw)-1])
+			p := ""
+			if parent[i] >= 0 {
+				p = ids[parent[i]]
+			}
+			copy(buf[d+len(raw)-1:], appendIDs(suffix[:0], len(raw), ids[i], p, parent[i] >= 0))
+		default:
+			copy(buf[d:], buf[src[i]:src[i]+len(raw)])
+		}
+		buf[d+size[i]] = '\n'
+	}
+	k := 0
+	for i := range entries {
+		e := &entries[i]
+		switch {
+		case inSide[i] > 0:
+			*e = sideEntries[k]
+			k++
+		case v1:
+			e.ID, e.IDKind = ids[i], jsonl.KindString
+			e.ParentID, e.ParentKind = "", jsonl.KindNull
+			if parent[i] >= 0 {
+				e.ParentID, e.ParentKind = ids[parent[i]], jsonl.KindString
+			}
+		}
+		e.Raw = buf[dst[i] : dst[i]+size[i] : dst[i]+size[i]]
+	}
+	m.Data = [][]byte{buf}
+	res.Migrated = true
+	res.To = jsonl.CurrentVersion
+	return m, true, nil
+}
+
+// idsLen is the length of what appendIDs appends for 8-digit ids.
+func idsLen(rawLen int, hasParent bool) int {
+	n := len(`"id":"12345678","parentId":null}`)
+	if rawLen > 2 {
+		n++
+	}
+	if hasParent {
+		n += len(`"12345678"`) - len("null")
+	}
+	return n
+}

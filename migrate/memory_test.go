@@ -66,7 +66,7 @@ func memoryFile(seed uint64, n, version int) []byte {
 // checkInMemory asserts that InMemory gives the bytes Stream writes for
 // data, with and without knowing which lines are canonical, and entries
 // that are those lines parsed, at the positions of the lines read.
-func checkInMemory(t *testing.T, data []byte) {
+func checkInMemory(t *testing.T, data []byte, mustFit bool) {
 	t.Helper()
 	var want bytes.Buffer
 	sres, err := migrate.Stream(context.Background(), bytes.NewReader(data), &want)
@@ -92,13 +92,59 @@ func checkInMemory(t *testing.T, data []byte) {
 		if m.Size() != int64(want.Len()) || m.Result != sres {
 			t.Errorf("size %d, result %+v; streamed %d bytes, %+v", m.Size(), m.Result, want.Len(), sres)
 		}
-		out := jsonl.ParseFile(want.Bytes())
+		checkEntries(t, m.Entries, read.Entries, want.Bytes())
+	}
+	// In place, with room to grow: the same bytes and entries. Without
+	// room, nothing is touched and the caller is told to use InMemory.
+	for _, room := range []int{0, len(data)/4 + 4096} {
+		buf := append(make([]byte, 0, len(data)+room), data...)
+		p, canon := jsonl.ParseFileCanonical(buf)
+		m, ok, err := migrate.InPlace(buf, p.Entries, canon)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			// A file that drops lines (malformed, blank, a CR) may move a
+			// line onto bytes still to be moved: refused, like no room.
+			if room > 0 && mustFit {
+				t.Fatalf("no migration in place with %d bytes of room", room)
+			}
+			if !bytes.Equal(buf, data) || len(p.Entries) != len(pc0(data).Entries) || !sameRaw(p.Entries, pc0(data).Entries) {
+				t.Fatal("a refused migration in place changed the bytes or the entries")
+			}
+			continue
+		}
+		if room == 0 && m.Size() > int64(len(data)) {
+			t.Fatal("migrated in place without room")
+		}
+		if got := bytes.Join(m.Data, nil); len(m.Data) != 1 || !bytes.Equal(got, want.Bytes()) {
+			k := 0
+			for k < min(len(got), want.Len()) && got[k] == want.Bytes()[k] {
+				k++
+			}
+			t.Fatalf("in place (room %d) differs from the stream at byte %d of %d/%d: %q, streamed %q", room, k, len(got), want.Len(),
+				got[max(0, k-80):min(len(got), k+80)], want.Bytes()[max(0, k-80):min(want.Len(), k+80)])
+		}
+		if m.Result != sres {
+			t.Errorf("in place: result %+v, streamed %+v", m.Result, sres)
+		}
+		checkEntries(t, m.Entries, read.Entries, want.Bytes())
+	}
+}
+
+// checkEntries asserts that migrated entries are the lines of the
+// migrated file out, parsed, at the positions of the lines read.
+func checkEntries(t *testing.T, entries, read []jsonl.Entry, out []byte) {
+	t.Helper()
+	{
+		m := struct{ Entries []jsonl.Entry }{entries}
+		out := jsonl.ParseFile(out)
 		if len(m.Entries) != len(out.Entries) {
 			t.Fatalf("%d entries in memory, %d streamed", len(m.Entries), len(out.Entries))
 		}
 		for i, e := range m.Entries {
 			o := out.Entries[i]
-			o.Offset, o.Line = read.Entries[i].Offset, read.Entries[i].Line
+			o.Offset, o.Line = read[i].Offset, read[i].Line
 			if e.Type != o.Type || e.ID != o.ID || e.IDKind != o.IDKind || e.ParentID != o.ParentID ||
 				e.ParentKind != o.ParentKind || e.Timestamp != o.Timestamp || e.Role != o.Role ||
 				!bytes.Equal(e.Message(), o.Message()) || e.Offset != o.Offset || e.Line != o.Line {
@@ -114,12 +160,12 @@ func TestInMemoryWritesWhatStreamWrites(t *testing.T) {
 		if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || !migrate.Needed(migrate.VersionOf(&p.Entries[0])) {
 			continue
 		}
-		checkInMemory(t, []byte(s))
+		checkInMemory(t, []byte(s), false)
 	}
 	for _, v := range []int{0, 1, 2} {
 		for seed := range uint64(4) {
 			data := memoryFile(seed, 300, v)
-			t.Run(fmt.Sprintf("v%d-seed%d", v, seed), func(t *testing.T) { checkInMemory(t, data) })
+			t.Run(fmt.Sprintf("v%d-seed%d", v, seed), func(t *testing.T) { checkInMemory(t, data, false) })
 		}
 	}
 }
@@ -132,14 +178,28 @@ func TestInMemoryInRangesWritesWhatStreamWrites(t *testing.T) {
 		restore := migrate.SplitInMemory(0, parts)
 		for _, v := range []int{0, 2} {
 			for seed := range uint64(3) {
-				checkInMemory(t, memoryFile(seed+10, 200, v))
+				checkInMemory(t, memoryFile(seed+10, 200, v), false)
 			}
 		}
 		var w bytes.Buffer
 		if _, err := workload.Write(&w, workload.Options{Seed: 5, Entries: 500, Version: 1}); err != nil {
 			t.Fatal(err)
 		}
-		checkInMemory(t, w.Bytes())
+		checkInMemory(t, w.Bytes(), true)
 		restore()
 	}
+}
+
+func pc0(data []byte) *jsonl.Parsed {
+	p, _ := jsonl.ParseFileCanonical(data)
+	return p
+}
+
+func sameRaw(a, b []jsonl.Entry) bool {
+	for i := range a {
+		if !bytes.Equal(a[i].Raw, b[i].Raw) || a[i].ID != b[i].ID || a[i].IDKind != b[i].IDKind {
+			return false
+		}
+	}
+	return true
 }

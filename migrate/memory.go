@@ -247,9 +247,12 @@ func InPlace(data []byte, entries []jsonl.Entry, canon []bool) (m *Memory, ok bo
 	last := -1 // the last entry that is not a header
 	for i := range entries {
 		e := &entries[i]
-		start := jsonl.SkipWS(data, int(e.Offset))
-		if e.Offset < 0 || start+len(e.Raw) > len(data) || len(e.Raw) == 0 || &data[start] != &e.Raw[0] {
+		if e.Offset < 0 || e.Offset >= int64(len(data)) || len(e.Raw) == 0 {
 			return nil, false, nil
+		}
+		start := jsonl.SkipWS(data, int(e.Offset))
+		if start+len(e.Raw) > len(data) || &data[start] != &e.Raw[0] {
+			return nil, false, nil // not a line of data
 		}
 		src[i] = start
 		c := int8(-1)

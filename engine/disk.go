@@ -46,6 +46,9 @@ type diskState struct {
 
 	empty       bool    // an empty (or blank) file: its header is in memory only
 	migrateFrom float64 // a version 1 or 2 file, migrated in memory only
+	// migrated is that migration, with the bytes of the rewrite (nil
+	// once the migration is written, or when it must be made again).
+	migrated *migrate.Memory
 
 	// end is the offset just after the last complete line the session
 	// has accounted for (indexed, skipped or written); tail holds the
@@ -66,7 +69,7 @@ type diskState struct {
 
 // loadedState describes a file just read and parsed.
 func loadedState(data []byte, p *jsonl.Parsed, ident fs.FileInfo) diskState {
-	d := diskState{loaded: true, ident: ident, size: int64(len(data)), end: int64(len(data))}
+	d := diskState{loaded: true, ident: ident, size: p.Size, end: p.Size}
 	d.lines = p.Lines
 	if p.Tail != jsonl.TailClean {
 		d.end = p.TailOffset
@@ -205,9 +208,28 @@ func (s *Session) prepare() error {
 // indexes the result, which holds the entries the session migrated in
 // memory when it was opened (the migration's ids are derived from the
 // session id and the line, not drawn).
+//
+// prepare found the file as it was read, so the bytes of the migration
+// made in memory at the open are written as they are: nothing is read
+// or migrated again. Should another process change the file after all
+// (pi takes no lock), seen just before the rename, nothing is replaced,
+// and the file is migrated from disk (migrate.File) and read back.
 func (s *Session) migrateFile() error {
 	fsys := s.opts.fs()
 	from := s.disk.migrateFrom
+	if m := s.disk.migrated; m != nil {
+		res, err := migrate.WriteFile(context.Background(), s.file, m,
+			migrate.WriteOptions{FS: fsys, NoBackup: s.opts.NoBackup, Read: s.disk.ident})
+		if err == nil {
+			s.recovery.Migrated = res.Migrated
+			s.recovery.FromVersion = from
+			s.recovery.Backup = res.Backup
+			return s.loadWritten(m)
+		}
+		if !errors.Is(err, migrate.ErrChanged) {
+			return err
+		}
+	}
 	res, err := migrate.File(context.Background(), s.file, migrate.FileOptions{FS: fsys, NoBackup: s.opts.NoBackup})
 	if err != nil {
 		return err
@@ -221,6 +243,37 @@ func (s *Session) migrateFile() error {
 	if s.disk.migrateFrom != 0 {
 		return fmt.Errorf("migrate %s: the file is still version %s after its migration", s.file, jsonl.AppendNumber(nil, s.disk.migrateFrom))
 	}
+	return nil
+}
+
+// loadWritten brings the session to the file migrateFile has just
+// written from m. The index holds m's entries already (the open indexed
+// them), so nothing is read or indexed again: the entries get the
+// offsets and line numbers of the new file, which holds them and nothing
+// else.
+func (s *Session) loadWritten(m *migrate.Memory) error {
+	ident, err := s.opts.fs().Lstat(s.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.fail(fmt.Errorf("write %s: %w", s.file, ErrVanished))
+	}
+	if err != nil {
+		return s.fail(fmt.Errorf("write %s: %w", s.file, err))
+	}
+	if s.f != nil {
+		// A handle of the file that was replaced.
+		_ = s.f.Close()
+		s.f, s.fileID = nil, nil
+	}
+	var off int64
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		e.Offset, e.Line = off, i+1
+		off += int64(len(e.Raw)) + 1
+	}
+	s.header.Offset, s.header.Line = m.Entries[0].Offset, m.Entries[0].Line
+	s.gen++
+	s.recovery.Malformed = 0 // the rewrite kept only the entries
+	s.disk = diskState{loaded: true, ident: ident, size: off, end: off, lines: len(m.Entries), prepared: s.disk.prepared}
 	return nil
 }
 

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"sync"
@@ -302,7 +304,7 @@ func (s *Session) load(context.Context) error {
 	if s.opts.ReadOnly {
 		data, ident, p, err = s.readIndexed()
 	} else {
-		data, err = vfs.ReadFile(fsys, s.file)
+		data, err = vfs.ReadFileRoom(fsys, s.file, migrationRoom)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// pi: a fresh session that will be written at this path.
@@ -316,12 +318,50 @@ func (s *Session) load(context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
+	var canon []bool
 	if !s.opts.ReadOnly {
 		if ident, err = fsys.Lstat(s.file); err != nil {
 			return fmt.Errorf("open session %s: %w", s.file, err)
 		}
-		p = jsonl.ParseFile(data)
+		if firstNeedsMigration(data) {
+			// The migration below needs to know which lines are
+			// canonical: found in the same pass as the parse.
+			p, canon = jsonl.ParseFileCanonical(data)
+		} else {
+			p = jsonl.ParseFile(data)
+		}
 	}
+	return s.loadParsed(data, p, canon, ident)
+}
+
+// firstNeedsMigration reports whether data starts with a session header
+// of a version that is migrated. It only chooses how the file is parsed:
+// a header it misses (after blank lines, say) is migrated all the same.
+func firstNeedsMigration(data []byte) bool {
+	line := data
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		line = data[:i]
+	}
+	e, err := jsonl.ParseEntry(line)
+	return err == nil && e.IsHeader() && migrate.Needed(migrate.VersionOf(&e))
+}
+
+// migrationRoom is the room a write-mode open reads a file with: room
+// for its migration in place (see migrate.InPlace) when it starts with a
+// header of a version that is migrated, none otherwise. A version 1 line
+// grows by its id and parentId, 38 bytes: a quarter of the file is room
+// for lines of 152 bytes and more; a file it does not fit is migrated
+// into a new buffer.
+func migrationRoom(head []byte, size int64) int {
+	if !firstNeedsMigration(head) || size > math.MaxInt/2 {
+		return 0
+	}
+	return int(size/4) + 64<<10
+}
+
+// loadParsed is load after the file was read (data, its Lstat ident) and
+// parsed (p; canon, when not nil, says which entries are canonical).
+func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident fs.FileInfo) error {
 	// A read-only session's ident is the Stat readIndexed took, for
 	// Refresh; it follows links as the read did.
 	s.recovery.Malformed = len(p.Malformed)
@@ -356,20 +396,40 @@ func (s *Session) load(context.Context) error {
 		return &VersionError{Path: s.file, Found: version, Max: CurrentVersion}
 	}
 	entries := p.Entries
+	// A read-only session keeps the same record, for Refresh.
+	disk := loadedState(data, p, ident)
+	var mem *migrate.Memory
 	if migrate.Needed(version) {
-		// In memory only, as a read-only open does; the first write
-		// rewrites the file and reads the result back.
-		if entries, _, err = migrate.Entries(entries); err != nil {
+		// In memory only; the first write rewrites the file with the
+		// bytes made here (see migrateFile). A write-mode session builds
+		// them in the memory of the bytes read, when they have room.
+		disk.tail = bytes.Clone(disk.tail)
+		var (
+			m       *migrate.Memory
+			inPlace bool
+			err     error
+		)
+		if canon != nil && !s.opts.ReadOnly {
+			m, inPlace, err = migrate.InPlace(data, entries, canon)
+		}
+		if err == nil && !inPlace {
+			m, err = migrate.InMemory(entries, canon)
+		}
+		if err != nil {
 			return &CorruptError{Path: s.file, Err: err}
+		}
+		entries = m.Entries
+		if !s.opts.ReadOnly {
+			mem = m
 		}
 	}
 	s.index(entries)
 	s.onDisk = true
 	s.unwritten = s.ix.Len()
-	// A read-only session keeps the same record, for Refresh.
-	s.disk = loadedState(data, p, ident)
+	s.disk = disk
 	if migrate.Needed(version) {
 		s.disk.migrateFrom = version
+		s.disk.migrated = mem
 	}
 	return nil
 }

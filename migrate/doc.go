@@ -17,6 +17,10 @@
 //
 // Entries migrates in memory (a read-only open); Stream and File rewrite a
 // file one line at a time, with memory bounded by the longest line.
+// InMemory and InPlace migrate in memory and also give the bytes File
+// would write, which WriteFile writes with File's crash-safe replacement:
+// a write-mode open migrates once, and its first write writes the result
+// without reading the file again.
 //
 // Importers bring other agents' sessions into version 3 files, one
 // subpackage per source (claude, codex, gemini, cursor, windsurf,

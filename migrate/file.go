@@ -76,73 +76,190 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 		return res, err
 	}
 
-	var out writeTarget
-	var tmp string
-	var tf vfs.File
-	if !opts.DryRun {
-		tmp = vfs.TempName(path)
-		tf, err = fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
-		if err != nil {
-			return res, fmt.Errorf("create temporary file for %s: %w", path, err)
-		}
-		defer func() {
-			if tf != nil {
-				_ = tf.Close()
-			}
-			if err != nil || !res.Migrated {
-				_ = fsys.Remove(tmp)
-			}
-		}()
-		out = tf
-	} else {
-		out = discard{}
-	}
-	r, err := Stream(ctx, io.NewSectionReader(f, 0, math.MaxInt64), out)
-	res.Result = r
-	if err != nil {
-		if errors.Is(err, ErrNoHeader) {
-			return res, &errs.CorruptError{Path: path, Err: err}
-		}
-		return res, fmt.Errorf("migrate %s: %w", path, err)
-	}
-	if r.From > jsonl.CurrentVersion {
-		return res, &errs.VersionError{Path: path, Found: r.From, Max: jsonl.CurrentVersion}
-	}
-	if !r.Migrated || opts.DryRun {
-		if opts.DryRun && r.Migrated && !opts.NoBackup {
+	src := io.NewSectionReader(f, 0, math.MaxInt64)
+	if opts.DryRun {
+		r, err := Stream(ctx, src, discard{})
+		res.Result = r
+		if err = streamErr(path, r, err); err == nil && r.Migrated && !opts.NoBackup {
 			res.Backup = BackupPath(path, r.From)
 		}
-		return res, nil
-	}
-	if err = vfs.KeepAttrs(tf, path, orig); err != nil {
 		return res, err
 	}
-	if err = tf.Sync(); err != nil {
-		return res, fmt.Errorf("sync %s: %w", tmp, err)
-	}
-	if err = tf.Close(); err != nil {
-		tf = nil
-		return res, fmt.Errorf("close %s: %w", tmp, err)
-	}
-	tf = nil
-	if !opts.NoBackup {
-		bak, lerr := linkBackup(fsys, path, r.From)
-		if lerr != nil {
-			err = lerr
-			return res, err
-		}
-		res.Backup = bak
-	}
+	rw := rewrite{fsys: fsys, path: path, orig: orig, from: v, noBackup: opts.NoBackup}
 	// Closed before the rename: Windows without POSIX renames replaces
 	// no file that is open, even by this process.
-	_ = f.Close()
+	rw.ready = func() error { return f.Close() }
+	res.Backup, err = rw.run(func(w io.Writer) (bool, error) {
+		r, err := Stream(ctx, src, w)
+		res.Result = r
+		return r.Migrated, streamErr(path, r, err)
+	})
+	return res, err
+}
+
+// streamErr is the error File reports for what Stream returned.
+func streamErr(path string, r Result, err error) error {
+	switch {
+	case errors.Is(err, ErrNoHeader):
+		return &errs.CorruptError{Path: path, Err: err}
+	case err != nil:
+		return fmt.Errorf("migrate %s: %w", path, err)
+	case r.From > jsonl.CurrentVersion:
+		return &errs.VersionError{Path: path, Found: r.From, Max: jsonl.CurrentVersion}
+	}
+	return nil
+}
+
+// ErrChanged is wrapped by WriteFile when the file is no longer the one
+// whose lines were migrated: another process (pi takes no lock) wrote to
+// it or replaced it. Nothing was replaced; migrate it again.
+var ErrChanged = errors.New("the file changed since it was read")
+
+// WriteOptions configure WriteFile.
+type WriteOptions struct {
+	// FS is the filesystem; nil means vfs.OS().
+	FS vfs.FS
+	// NoBackup skips keeping the original as <file>.v<N>.bak.
+	NoBackup bool
+	// Read is the Lstat of the file taken when its lines were read (after
+	// reading them). Nothing is replaced unless path still names that
+	// file with that size and modification time, which is checked first
+	// and again just before the rename.
+	Read fs.FileInfo
+}
+
+// WriteFile replaces the session file at path with m, the migration in
+// memory (InMemory) of all its lines, with File's steps: a temporary file
+// beside it (given the original's mode, owner and group) is written and
+// synced, the original kept as <file>.v<N>.bak (a hard link), the
+// temporary file renamed over the original and the directory synced. A
+// crash at any point leaves either the original or the complete new file
+// at path. The bytes are those File would write: the file is not read
+// again.
+//
+// When the file is not the one opts.Read describes, at the start or just
+// before the rename, nothing is replaced (the temporary file and the
+// backup just made are removed) and the error wraps ErrChanged. A file
+// that may not be rewritten is refused as by File. The caller holds the
+// session's writer lock.
+func WriteFile(ctx context.Context, path string, m *Memory, opts WriteOptions) (res FileResult, err error) {
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	res.Path = path
+	res.Result = m.Result
+	if !m.Result.Migrated {
+		return res, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	orig, err := vfs.CheckReplace(fsys, path)
+	if err != nil {
+		return res, err
+	}
+	unchanged := func(st fs.FileInfo) error {
+		if st == nil || opts.Read == nil || !vfs.SameFile(st, opts.Read) || st.Size() != opts.Read.Size() ||
+			!st.ModTime().Equal(opts.Read.ModTime()) {
+			return fmt.Errorf("migrate %s: %w", path, ErrChanged)
+		}
+		return nil
+	}
+	if err := unchanged(orig); err != nil {
+		return res, err
+	}
+	rw := rewrite{fsys: fsys, path: path, orig: orig, from: m.Result.From, noBackup: opts.NoBackup}
+	rw.ready = func() error {
+		st, err := fsys.Lstat(path)
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w: %w", path, ErrChanged, err)
+		}
+		return unchanged(st)
+	}
+	res.Backup, err = rw.run(func(w io.Writer) (bool, error) {
+		for _, d := range m.Data {
+			if _, err := w.Write(d); err != nil {
+				return false, fmt.Errorf("migrate %s: write temporary file: %w", path, err)
+			}
+		}
+		return true, nil
+	})
+	return res, err
+}
+
+// rewrite is the crash-safe replacement of a session file by a migrated
+// version, shared by File and WriteFile.
+type rewrite struct {
+	fsys     vfs.FS
+	path     string
+	orig     fs.FileInfo // the original's Lstat, from vfs.CheckReplace
+	from     float64     // its version, which names the backup
+	noBackup bool
+	// ready, when not nil, is called just before the rename; an error
+	// cancels it, and the backup just made is removed.
+	ready func() error
+}
+
+// run creates a temporary file beside the original and has fill write the
+// new version into it; fill reporting false means there is nothing to
+// replace. The temporary file gets the original's mode, owner and group
+// and is synced, the original is linked to its backup name, ready is
+// asked, the temporary file is renamed over the original and the
+// directory synced. A failure before the rename removes the temporary
+// file and leaves the original at path. It returns the backup's path.
+func (rw rewrite) run(fill func(w io.Writer) (bool, error)) (backup string, err error) {
+	fsys, path := rw.fsys, rw.path
+	tmp := vfs.TempName(path)
+	tf, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
+	if err != nil {
+		return "", fmt.Errorf("create temporary file for %s: %w", path, err)
+	}
+	replaced := false
+	defer func() {
+		if tf != nil {
+			_ = tf.Close()
+		}
+		if !replaced {
+			_ = fsys.Remove(tmp)
+		}
+	}()
+	ok, err := fill(tf)
+	if err != nil || !ok {
+		return "", err
+	}
+	if err = vfs.KeepAttrs(tf, path, rw.orig); err != nil {
+		return "", err
+	}
+	if err = tf.Sync(); err != nil {
+		return "", fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	err = tf.Close()
+	tf = nil
+	if err != nil {
+		return "", fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if !rw.noBackup {
+		if backup, err = linkBackup(fsys, path, rw.from); err != nil {
+			return "", err
+		}
+	}
+	if rw.ready != nil {
+		if err = rw.ready(); err != nil {
+			if backup != "" {
+				_ = fsys.Remove(backup)
+			}
+			return "", err
+		}
+	}
 	if err = fsys.Rename(tmp, path); err != nil {
-		return res, fmt.Errorf("replace %s: %w", path, err)
+		return backup, fmt.Errorf("replace %s: %w", path, err)
 	}
+	replaced = true
 	if err = fsys.SyncDir(filepath.Dir(path)); err != nil {
-		return res, fmt.Errorf("sync directory of %s: %w", path, err)
+		return backup, fmt.Errorf("sync directory of %s: %w", path, err)
 	}
-	return res, nil
+	return backup, nil
 }
 
 // FileVersion returns the version of the session file at path from its
@@ -190,8 +307,6 @@ func linkBackup(fsys vfs.FS, path string, v float64) (string, error) {
 		name = base + "." + strconv.Itoa(i)
 	}
 }
-
-type writeTarget interface{ Write([]byte) (int, error) }
 
 type discard struct{}
 

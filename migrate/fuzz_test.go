@@ -113,6 +113,30 @@ func FuzzMigrate(f *testing.F) {
 				t.Fatalf("line %d: in memory %s, streamed %s", i+1, mem[i].Raw, p.Entries[i].Raw)
 			}
 		}
+		// The bytes a write-mode open's migration writes are the
+		// stream's, parsed with or without the canonical check.
+		pc, canon := jsonl.ParseFileCanonical(data)
+		for _, c := range []struct {
+			entries []jsonl.Entry
+			canon   []bool
+		}{{jsonl.ParseFile(data).Entries, nil}, {pc.Entries, canon}} {
+			m, err := migrate.InMemory(c.entries, c.canon)
+			if err != nil {
+				t.Fatalf("in-memory migration failed where the stream succeeded: %v", err)
+			}
+			if got := bytes.Join(m.Data, nil); !bytes.Equal(got, out.Bytes()) {
+				t.Fatalf("in memory (canon known %v)\n%q\nstreamed\n%q", c.canon != nil, got, out.Bytes())
+			}
+		}
+		buf := append(make([]byte, 0, 2*len(data)+4096), data...)
+		pb, cb := jsonl.ParseFileCanonical(buf)
+		if m, ok, err := migrate.InPlace(buf, pb.Entries, cb); err != nil {
+			t.Fatalf("migration in place failed where the stream succeeded: %v", err)
+		} else if ok && !bytes.Equal(bytes.Join(m.Data, nil), out.Bytes()) {
+			t.Fatalf("in place\n%q\nstreamed\n%q", bytes.Join(m.Data, nil), out.Bytes())
+		} else if !ok && !bytes.Equal(buf, data) {
+			t.Fatalf("a refused migration in place changed the bytes")
+		}
 		if res.From >= 2 {
 			return // ids were the input's; nothing promises a valid tree
 		}

@@ -110,36 +110,50 @@ func (r *runner) applyKnown(dst []byte, e *jsonl.Entry, canon int8) ([]byte, err
 // or not at all (v2), already written as JSON.stringify writes it. The
 // result is byte for byte what the general path gives.
 func (r *runner) fast(dst []byte, e *jsonl.Entry, canon int8) ([]byte, bool) {
-	if e.IsHeader() || e.Type == jsonl.TypeCompaction || e.Role == "hookMessage" ||
-		(e.Type == jsonl.TypeMessage && e.Message() == nil) {
+	if !r.fastOK(e, canon) {
 		return dst, false
 	}
-	v1 := len(r.steps) > 0 && r.steps[0].From == 1
-	if v1 && (e.IDKind != jsonl.KindAbsent || e.ParentKind != jsonl.KindAbsent) {
-		return dst, false // the step overwrites in place: general path
-	}
-	if canon < 0 || canon == 0 && !jsonl.IsCanonical(e.Raw) {
-		return dst, false
-	}
-	if !v1 {
+	if !r.v1() {
 		return append(dst, e.Raw...), true // v2 -> v3 changes nothing here
 	}
 	id := r.st.EntryID(r.index)
 	dst = append(dst, e.Raw[:len(e.Raw)-1]...)
-	if len(e.Raw) > 2 {
+	dst = appendIDs(dst, len(e.Raw), id, r.st.prevID, r.st.hasPrev)
+	r.st.prevID, r.st.hasPrev = id, true
+	return dst, true
+}
+
+// v1 reports whether the steps start at version 1 (ids are assigned).
+func (r *runner) v1() bool { return len(r.steps) > 0 && r.steps[0].From == 1 }
+
+// fastOK reports whether fast handles e.
+func (r *runner) fastOK(e *jsonl.Entry, canon int8) bool {
+	if e.IsHeader() || e.Type == jsonl.TypeCompaction || e.Role == "hookMessage" ||
+		(e.Type == jsonl.TypeMessage && e.Message() == nil) {
+		return false
+	}
+	if r.v1() && (e.IDKind != jsonl.KindAbsent || e.ParentKind != jsonl.KindAbsent) {
+		return false // the step overwrites in place: general path
+	}
+	return canon > 0 || canon == 0 && jsonl.IsCanonical(e.Raw)
+}
+
+// appendIDs appends what the v1 fast path puts in place of the closing
+// brace of a line of rawLen bytes: the id and parentId members and the
+// brace.
+func appendIDs(dst []byte, rawLen int, id, parent string, hasParent bool) []byte {
+	if rawLen > 2 {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"id":"`...)
 	dst = append(dst, id...) // 8 hex digits: nothing to escape
 	dst = append(dst, `","parentId":`...)
-	if r.st.hasPrev {
-		dst = jsonl.AppendString(dst, r.st.prevID)
+	if hasParent {
+		dst = jsonl.AppendString(dst, parent)
 	} else {
 		dst = append(dst, "null"...)
 	}
-	dst = append(dst, '}')
-	r.st.prevID, r.st.hasPrev = id, true
-	return dst, true
+	return append(dst, '}')
 }
 
 // Entries migrates the parsed lines of a file in memory, as pi does on
@@ -147,35 +161,11 @@ func (r *runner) fast(dst []byte, e *jsonl.Entry, canon int8) ([]byte, bool) {
 // returns the entries unchanged. Otherwise every line goes through the
 // steps and is re-encoded as pi's rewrite would write it.
 func Entries(entries []jsonl.Entry) ([]jsonl.Entry, Result, error) {
-	var res Result
-	if len(entries) == 0 || !entries[0].IsHeader() {
-		return entries, res, nil
+	m, err := InMemory(entries, nil)
+	if err != nil {
+		return nil, m.Result, err
 	}
-	res.From = VersionOf(&entries[0])
-	res.To = int(res.From)
-	if !Needed(res.From) {
-		return entries, res, nil
-	}
-	run := newRunner(entries[0].ID, res.From)
-	out := make([]jsonl.Entry, len(entries))
-	for i := range entries {
-		b, err := run.apply(nil, &entries[i])
-		if err != nil {
-			return nil, res, err
-		}
-		e, err := jsonl.ParseEntry(b)
-		if err != nil {
-			return nil, res, err
-		}
-		e.Line, e.Offset = entries[i].Line, entries[i].Offset
-		out[i] = e
-		if !e.IsHeader() {
-			res.Entries++
-		}
-	}
-	res.Migrated = true
-	res.To = jsonl.CurrentVersion
-	return out, res, nil
+	return m.Entries, m.Result, nil
 }
 
 // ErrNoHeader is wrapped by Stream when the first object of the input is

@@ -581,21 +581,42 @@ const parallelThreshold = 4 << 20
 // afterwards. (IDs are copied: as map keys they are compared often, and
 // packed copies keep those comparisons in cache.)
 func ParseFile(data []byte) *Parsed {
-	p := &Parsed{Size: int64(len(data))}
-	s, e := jsTrimBounds(data)
-	if s < e {
-		startLine := 1 + bytes.Count(data[:s], []byte{'\n'})
-		p.Entries, p.Malformed = parseRange(data, s, e, startLine, true)
-	}
-	p.Lines = bytes.Count(data, []byte{'\n'})
-	p.finish(data, 0, s, e)
+	p, _ := parseFile(data, false)
 	return p
 }
 
+// ParseFileCanonical is ParseFile that also reports, for every entry,
+// whether its line is exactly what Canonical writes for it (see
+// ParseEntryCanonical), found in the same pass over the line. Timestamps
+// are copied, not shared with data.
+func ParseFileCanonical(data []byte) (*Parsed, []bool) {
+	return parseFile(data, true)
+}
+
+func parseFile(data []byte, withCanon bool) (*Parsed, []bool) {
+	p := &Parsed{Size: int64(len(data))}
+	var canon []bool
+	s, e := jsTrimBounds(data)
+	if s < e {
+		startLine := 1 + bytes.Count(data[:s], []byte{'\n'})
+		var inRange int
+		p.Entries, p.Malformed, canon, inRange = parseRange(data, s, e, startLine, true, withCanon)
+		// The newlines before s, in [s,e) and after e: no second count.
+		p.Lines = startLine - 1 + inRange + bytes.Count(data[e:], []byte{'\n'})
+	} else {
+		p.Lines = bytes.Count(data, []byte{'\n'})
+	}
+	p.finish(data, 0, s, e)
+	return p, canon
+}
+
 // parseRange parses the lines of data[s:e] (startLine is the number of
-// the first), on every CPU when the range is large. With alias set the
-// entries' Timestamp strings share data's memory.
-func parseRange(data []byte, s, e, startLine int, alias bool) ([]Entry, []BadLine) {
+// the first), on every CPU when the range is large, and returns the
+// entries, the malformed lines, whether each entry's line is canonical
+// (withCanon), and the number of newlines in the range. With alias set
+// the entries' Timestamp strings share data's memory (withCanon copies
+// them).
+func parseRange(data []byte, s, e, startLine int, alias, withCanon bool) ([]Entry, []BadLine, []bool, int) {
 	chunks := splitChunks(data, s, e)
 	// One slot per line: every worker fills its own range, then the
 	// ranges are closed up. No slice is grown or copied wholesale.
@@ -608,17 +629,25 @@ func parseRange(data []byte, s, e, startLine int, alias bool) ([]Entry, []BadLin
 			wg.Go(func() { firstLine[i+1] = bytes.Count(data[c[0]:c[1]], []byte{'\n'}) })
 		}
 		wg.Wait()
-		firstLine[len(chunks)]++ // the last chunk may have no final newline
+		firstLine[len(chunks)]++ // as if the last chunk's last line had a newline
 	}
 	for i := 1; i <= len(chunks); i++ {
 		firstLine[i] += firstLine[i-1]
 	}
 	slots := make([]Entry, firstLine[len(chunks)])
+	var canonSlots []bool
+	if withCanon {
+		canonSlots = make([]bool, len(slots))
+	}
 	counts := make([]int, len(chunks))
 	bad := make([][]BadLine, len(chunks))
 	run := func(i int) {
 		c := chunks[i]
-		counts[i], bad[i] = parseChunk(data, c[0], c[1], startLine+firstLine[i], slots[firstLine[i]:firstLine[i+1]], alias)
+		var cs []bool
+		if withCanon {
+			cs = canonSlots[firstLine[i]:firstLine[i+1]]
+		}
+		counts[i], bad[i] = parseChunk(data, c[0], c[1], startLine+firstLine[i], slots[firstLine[i]:firstLine[i+1]], cs, alias)
 	}
 	if len(chunks) == 1 {
 		run(0)
@@ -631,14 +660,21 @@ func parseRange(data []byte, s, e, startLine int, alias bool) ([]Entry, []BadLin
 	}
 	n := counts[0]
 	for i := 1; i < len(chunks); i++ {
+		if withCanon {
+			copy(canonSlots[n:], canonSlots[firstLine[i]:firstLine[i]+counts[i]])
+		}
 		n += copy(slots[n:], slots[firstLine[i]:firstLine[i]+counts[i]])
 	}
 	clear(slots[n:]) // drop references to moved entries
+	var canon []bool
+	if withCanon {
+		canon = canonSlots[:n:n]
+	}
 	var malformed []BadLine
 	for _, b := range bad {
 		malformed = append(malformed, b...)
 	}
-	return slots[:n:n], malformed
+	return slots[:n:n], malformed, canon, firstLine[len(chunks)] - 1
 }
 
 // finish sets the tail of a parse from the file's last bytes: data holds
@@ -699,7 +735,9 @@ func splitChunks(data []byte, s, e int) [][2]int {
 // parseChunk parses the lines of data[s:e] into slots (one per line),
 // packing the object lines at the front. It returns how many there are
 // and the malformed lines. first is the line number of the first line.
-func parseChunk(data []byte, s, e, first int, slots []Entry, alias bool) (int, []BadLine) {
+// A non-nil canon (as long as slots) receives whether each entry's line
+// is canonical, packed like the entries.
+func parseChunk(data []byte, s, e, first int, slots []Entry, canon []bool, alias bool) (int, []BadLine) {
 	n := 0
 	var bad []BadLine
 	line := first
@@ -713,7 +751,13 @@ func parseChunk(data []byte, s, e, first int, slots []Entry, alias bool) (int, [
 		}
 		seg := data[pos:end]
 		if !JSBlank(seg) {
-			ent, err := parseEntry(seg, alias, nil)
+			var ent Entry
+			var err error
+			if canon != nil {
+				ent, canon[n], err = ParseEntryCanonical(seg)
+			} else {
+				ent, err = parseEntry(seg, alias, nil)
+			}
 			if err != nil {
 				bad = append(bad, BadLine{Line: line, Offset: int64(pos), Err: err, Bytes: len(seg)})
 			} else {

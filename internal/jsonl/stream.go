@@ -127,7 +127,7 @@ func safeCut(buf []byte, start int) int {
 // and appends their entries to parts, at file offsets base+, copied or
 // detached as keep says, and their malformed lines to p.
 func (p *Parsed) addRange(parts [][]Entry, buf []byte, base int64, s, e, first int, keep func(*Entry) bool) [][]Entry {
-	entries, bad := parseRange(buf, s, e, first, false)
+	entries, bad, _, _ := parseRange(buf, s, e, first, false, false)
 	for i := range entries {
 		ent := &entries[i]
 		ent.Offset += base

@@ -19,8 +19,28 @@ const parallelReadMin = 8 << 20
 // megabytes. A file that changes size meanwhile is read again the
 // ordinary way.
 func ReadFile(fsys FS, name string) ([]byte, error) {
+	return ReadFileRoom(fsys, name, nil)
+}
+
+// headSize is how much of a file ReadFileRoom shows its room function.
+const headSize = 4 << 10
+
+// ReadFileRoom is ReadFile with room to grow: room, when not nil, is
+// shown the file's first bytes (up to 4 KiB) and its size, and the bytes
+// returned have that much capacity beyond their length, so that the
+// caller can rewrite them in place into something longer (the capacity
+// is only address space until it is written). On filesystems other than
+// the real one the bytes are copied into a buffer with that room.
+func ReadFileRoom(fsys FS, name string, room func(head []byte, size int64) int) ([]byte, error) {
 	if _, ok := fsys.(osFS); !ok {
-		return fsys.ReadFile(name)
+		data, err := fsys.ReadFile(name)
+		if err != nil || room == nil {
+			return data, err
+		}
+		if r := room(data[:min(len(data), headSize)], int64(len(data))); r > cap(data)-len(data) {
+			data = append(make([]byte, 0, len(data)+r), data...)
+		}
+		return data, nil
 	}
 	f, err := openRegular(name, os.O_RDONLY)
 	if err != nil {
@@ -32,12 +52,18 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	size := st.Size()
+	extra := 0
+	if room != nil && size > 0 {
+		head := make([]byte, min(size, headSize))
+		n, _ := f.ReadAt(head, 0)
+		extra = max(0, room(head[:n], size))
+	}
 	n := runtime.GOMAXPROCS(0)
 	if size < parallelReadMin || n < 2 {
-		return readSized(f, size)
+		return readSized(f, size, extra)
 	}
 	n = min(n, 8)
-	buf := make([]byte, size)
+	buf := make([]byte, size, size+int64(extra))
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for k := range n {
@@ -51,7 +77,7 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 		if err != nil {
 			// Shorter than it was (a concurrent truncation) or unreadable:
 			// fall back to one sequential read of whatever is there now.
-			return readSized(io.NewSectionReader(f, 0, 1<<62), size)
+			return readSized(io.NewSectionReader(f, 0, 1<<62), size, extra)
 		}
 	}
 	// Appends that landed after the Stat are read too, so the result never
@@ -60,16 +86,20 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(buf, rest...), nil
+	if len(rest) > 0 {
+		buf = append(buf, rest...)
+	}
+	return buf, nil
 }
 
 // readSized reads r to its end into a buffer sized for size bytes (the
-// file's size when it was opened; it may have grown or shrunk since).
-func readSized(r io.Reader, size int64) ([]byte, error) {
+// file's size when it was opened; it may have grown or shrunk since) and
+// extra more.
+func readSized(r io.Reader, size int64, extra int) ([]byte, error) {
 	if size < 0 || int64(int(size)) != size {
 		size = 0
 	}
-	data := make([]byte, 0, int(size)+512)
+	data := make([]byte, 0, int(size)+512+extra)
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]

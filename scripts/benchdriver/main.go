@@ -30,6 +30,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/tree"
 )
 
 func main() {
@@ -73,7 +74,11 @@ func run(args []string) error {
 			s.Close()
 			return err
 		}
-		n := len(s.Entries())
+		// Counted on the index: Entries returns deep copies (each
+		// entry's bytes too, a second copy of the file), while pi's
+		// getEntries, which pi-bench.mjs counts, returns its objects.
+		var n int
+		s.Index(func(ix *tree.Index) { n = ix.Len() })
 		if err := s.Close(); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // DefaultChunk is the read size of ParseReader when none is given.
@@ -37,35 +38,33 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 	var parts [][]Entry // the entries of each piece, put together at the end
 	buf := make([]byte, 0, chunk)
 	var (
-		base  int64 // file offset of buf[0]
-		line  = 1   // line number of buf[0]
-		start = -1  // where parsing resumes in buf; -1 until the file's leading blank text is passed
+		spare []byte // the next piece, read while this one is parsed
+		base  int64  // file offset of buf[0]
+		line  = 1    // line number of buf[0]
+		start = -1   // where parsing resumes in buf; -1 until the file's leading blank text is passed
 		eof   bool
 	)
-	for !eof {
-		if len(buf) == cap(buf) {
-			// One line (or leading blank text) longer than the room.
-			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
-		}
-		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-		p.Lines += bytes.Count(buf[len(buf):len(buf)+n], []byte{'\n'})
-		buf = buf[:len(buf)+n]
+	res := readInto(r, buf)
+	for {
+		p.Lines += bytes.Count(buf[len(buf):len(buf)+res.n], []byte{'\n'})
+		buf = buf[:len(buf)+res.n]
 		switch {
-		case err == io.EOF || err == io.ErrUnexpectedEOF:
+		case res.err == io.EOF || res.err == io.ErrUnexpectedEOF:
 			eof = true
-		case err != nil:
+		case res.err != nil:
 			p.Size = base + int64(len(buf))
 			p.Entries = slices.Concat(parts...)
-			return p, err
+			return p, res.err
 		}
 		if start < 0 {
 			// JavaScript's trim of the whole text: the first line starts
 			// after the leading blank text (a byte-order mark, say).
 			s, e := jsTrimBounds(buf)
-			if s >= e || s > len(buf)-utf8.UTFMax {
-				if !eof {
-					continue // all blank so far, or a character may be cut
-				}
+			if (s >= e || s > len(buf)-utf8.UTFMax) && !eof {
+				// All blank so far, or a character may be cut.
+				buf = withRoom(buf)
+				res = readInto(r, buf)
+				continue
 			}
 			start = s
 		}
@@ -74,12 +73,24 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 		}
 		cut := safeCut(buf, start)
 		if cut <= start {
-			continue // no line is known not to be the last one
+			// No line is known not to be the last one.
+			buf = withRoom(buf)
+			res = readInto(r, buf)
+			continue
 		}
+		// The rest starts the next piece, whose reading goes on while
+		// this one is parsed.
+		if cap(spare) < cap(buf) {
+			spare = make([]byte, 0, cap(buf))
+		}
+		spare = append(spare[:0], buf[cut:]...)
+		done := make(chan readResult, 1)
+		go func(b []byte) { done <- readInto(r, b) }(spare)
 		parts = p.addRange(parts, buf, base, start, cut, line+bytes.Count(buf[:start], []byte{'\n'}), keep)
 		line += bytes.Count(buf[:cut], []byte{'\n'})
 		base += int64(cut)
-		buf = buf[:copy(buf, buf[cut:])]
+		res = <-done
+		buf, spare = spare, buf
 		start = 0
 	}
 	// The last piece: its text ends where JavaScript's trim ends it.
@@ -94,6 +105,28 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 	p.Entries = slices.Concat(parts...)
 	p.finish(buf, base, s, e)
 	return p, nil
+}
+
+// readResult is what a read into a buffer's room gave.
+type readResult struct {
+	n   int
+	err error
+}
+
+// readInto reads from r into the room of b (b[len(b):cap(b)]) until it is
+// full or r ends.
+func readInto(r io.Reader, b []byte) readResult {
+	n, err := io.ReadFull(r, b[len(b):cap(b)])
+	return readResult{n, err}
+}
+
+// withRoom returns b, grown when it is full: one line (or leading blank
+// text) is longer than the room.
+func withRoom(b []byte) []byte {
+	if len(b) < cap(b) {
+		return b
+	}
+	return append(b, make([]byte, cap(b))...)[:len(b)]
 }
 
 // safeCut returns the end of the lines of buf[start:] that are followed by
@@ -127,7 +160,21 @@ func safeCut(buf []byte, start int) int {
 // and appends their entries to parts, at file offsets base+, copied or
 // detached as keep says, and their malformed lines to p.
 func (p *Parsed) addRange(parts [][]Entry, buf []byte, base int64, s, e, first int, keep func(*Entry) bool) [][]Entry {
-	entries, bad, _, _ := parseRange(buf, s, e, first, false, false)
+	entries, bad, _, _ := parseRange(buf, s, e, first, true, false)
+	// The timestamps share buf's memory: one copy of them all, not one
+	// allocation per entry.
+	size := 0
+	for i := range entries {
+		size += len(entries[i].Timestamp)
+	}
+	arena := make([]byte, 0, size)
+	for i := range entries {
+		if ts := entries[i].Timestamp; ts != "" {
+			at := len(arena)
+			arena = append(arena, ts...)
+			entries[i].Timestamp = unsafe.String(&arena[at], len(ts))
+		}
+	}
 	for i := range entries {
 		ent := &entries[i]
 		ent.Offset += base

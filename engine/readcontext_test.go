@@ -180,33 +180,30 @@ func TestReadContextReadsBackOnlyTheContext(t *testing.T) {
 	}
 }
 
+// rewriteRoles rewrites the file at p in place (pi's writeFileSync: the
+// same inode, new bytes, the same size), renaming the user role.
+func rewriteRoles(t *testing.T, p string) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`"role":"user"`), []byte(`"role":"usr!"`))
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestReadContextFileChangedWhileRead(t *testing.T) {
 	for name, change := range map[string]func(t *testing.T, p string){
-		"rewritten in place": func(t *testing.T, p string) {
-			// pi's writeFileSync: the same inode, new bytes.
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data = bytes.ReplaceAll(data, []byte(`"role":"user"`), []byte(`"role":"usr!"`))
-			if err := os.WriteFile(p, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		},
+		"rewritten in place": rewriteRoles,
 		"rewritten in place, same size and time": func(t *testing.T, p string) {
 			// Only the check of each line read back can tell.
 			st, err := os.Stat(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data = bytes.ReplaceAll(data, []byte(`"role":"user"`), []byte(`"role":"usr!"`))
-			if err := os.WriteFile(p, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			rewriteRoles(t, p)
 			if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
 				t.Fatal(err)
 			}

@@ -150,6 +150,15 @@ func canonString(b []byte, i int) (int, bool) {
 func canonStringEsc(b []byte, i int) (end int, esc, ok bool) {
 	i++
 	for {
+		if esc && useAVX2 && len(b) >= 32 {
+			// After the first escape, 32-byte blocks up to the next
+			// quote, byte >= 0x80 or \u escape; it fails only where
+			// the string is not canonical.
+			if i = scanStringAVX2(b, i, true); i < 0 {
+				return 0, esc, false
+			}
+			goto stop
+		}
 		// nextSpecialOrHigh's loop, inlined, as in skipString.
 		for i+16 <= len(b) {
 			w, v := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])

@@ -4,8 +4,8 @@ package jsonl
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects scanStringAVX2 for the rest of a string after its first
-// escape.
+// useAVX2 selects scanStringAVX2 for the rest of a string after an
+// escape (skipString: its first; canonStringEsc: each).
 var useAVX2 = cpu.X86.HasAVX2
 
 // scanStringAVX2 scans the body of a JSON string from b[i], a byte that is

@@ -44,3 +44,16 @@ func BenchmarkCanonical(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseFileCanonical is BenchmarkParseFile that also checks each
+// line's canonical form, as opening a v1 or v2 session for writing does.
+func BenchmarkParseFileCanonical(b *testing.B) {
+	data := benchSession(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if p, _ := jsonl.ParseFileCanonical(data); len(p.Entries) == 0 {
+			b.Fatal("no entries")
+		}
+	}
+}

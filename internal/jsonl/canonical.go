@@ -149,7 +149,20 @@ func canonString(b []byte, i int) (int, bool) {
 // holds an escape.
 func canonStringEsc(b []byte, i int) (end int, esc, ok bool) {
 	i++
+	afterEsc := false
 	for {
+		if afterEsc && useAVX2 && len(b) >= 32 {
+			// After an escape, 32-byte blocks up to the next quote,
+			// byte >= 0x80 or \u escape; it fails only where the
+			// string is not canonical. After a byte >= 0x80 the word
+			// scan goes on: in text that is not ASCII the next one is
+			// a few bytes away.
+			if i = scanStringAVX2(b, i, true); i < 0 {
+				return 0, esc, false
+			}
+			afterEsc = false
+			goto stop
+		}
 		// nextSpecialOrHigh's loop, inlined, as in skipString.
 		for i+16 <= len(b) {
 			w, v := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])
@@ -179,6 +192,7 @@ func canonStringEsc(b []byte, i int) (end int, esc, ok bool) {
 			if i+1 >= len(b) {
 				return 0, esc, false
 			}
+			afterEsc = true
 			switch b[i+1] {
 			case '"', '\\', 'b', 'f', 'n', 'r', 't':
 				i += 2

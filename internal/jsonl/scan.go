@@ -140,6 +140,13 @@ func skipString(b []byte, i int) (end int, esc bool, err error) {
 		case c == '"':
 			return i + 1, esc, nil
 		case c == '\\':
+			if useAVX2 && !esc && len(b) >= 32 {
+				// The rest of the string in 32-byte blocks, escapes
+				// and all; on an error this byte scan finds it.
+				if q := scanStringAVX2(b, i, false); q >= 0 {
+					return q + 1, true, nil
+				}
+			}
 			esc = true
 			if i+1 >= len(b) {
 				return 0, esc, syntaxErr(i, "unterminated escape")

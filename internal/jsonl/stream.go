@@ -46,7 +46,6 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 	)
 	res := readInto(r, buf)
 	for {
-		p.Lines += bytes.Count(buf[len(buf):len(buf)+res.n], []byte{'\n'})
 		buf = buf[:len(buf)+res.n]
 		switch {
 		case res.err == io.EOF || res.err == io.ErrUnexpectedEOF:
@@ -86,8 +85,12 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 		spare = append(spare[:0], buf[cut:]...)
 		done := make(chan readResult, 1)
 		go func(b []byte) { done <- readInto(r, b) }(spare)
-		parts = p.addRange(parts, buf, base, start, cut, line+bytes.Count(buf[:start], []byte{'\n'}), keep)
-		line += bytes.Count(buf[:cut], []byte{'\n'})
+		// The parse counts the newlines of its range: no other pass.
+		lead := bytes.Count(buf[:start], []byte{'\n'}) // leading blank text, before the first piece only
+		var newlines int
+		parts, newlines = p.addRange(parts, buf, base, start, cut, line+lead, keep)
+		line += lead + newlines
+		p.Lines += lead + newlines
 		base += int64(cut)
 		res = <-done
 		buf, spare = spare, buf
@@ -100,8 +103,9 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 		start = s
 	}
 	if start < e {
-		parts = p.addRange(parts, buf, base, start, e, line+bytes.Count(buf[:start], []byte{'\n'}), keep)
+		parts, _ = p.addRange(parts, buf, base, start, e, line+bytes.Count(buf[:start], []byte{'\n'}), keep)
 	}
+	p.Lines += bytes.Count(buf, []byte{'\n'})
 	p.Entries = slices.Concat(parts...)
 	p.finish(buf, base, s, e)
 	return p, nil
@@ -158,9 +162,10 @@ func safeCut(buf []byte, start int) int {
 
 // addRange parses the lines of buf[s:e] (the first is line number first)
 // and appends their entries to parts, at file offsets base+, copied or
-// detached as keep says, and their malformed lines to p.
-func (p *Parsed) addRange(parts [][]Entry, buf []byte, base int64, s, e, first int, keep func(*Entry) bool) [][]Entry {
-	entries, bad, _, _ := parseRange(buf, s, e, first, true, false)
+// detached as keep says, and their malformed lines to p. It also returns
+// the number of newlines in buf[s:e].
+func (p *Parsed) addRange(parts [][]Entry, buf []byte, base int64, s, e, first int, keep func(*Entry) bool) ([][]Entry, int) {
+	entries, bad, _, newlines := parseRange(buf, s, e, first, true, false)
 	// The timestamps share buf's memory: one copy of them all, not one
 	// allocation per entry.
 	size := 0
@@ -190,7 +195,7 @@ func (p *Parsed) addRange(parts [][]Entry, buf []byte, base int64, s, e, first i
 		bad[i].Offset += base
 	}
 	p.Malformed = append(p.Malformed, bad...)
-	return append(parts, entries)
+	return append(parts, entries), newlines
 }
 
 // Detached reports whether the entry was parsed without keeping its

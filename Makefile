@@ -95,4 +95,4 @@ tidy-check:
 check: test tidy-check
 
 clean:
-	rm -rf bin .bench .bench-smoke
+	rm -rf bin .bench .bench-smoke .bench-cache .bench-smoke-cache

@@ -34,9 +34,11 @@ APPEND_BIG_N=${APPEND_BIG_N:-100000}
 APPEND_SYNC_N=${APPEND_SYNC_N:-2000}
 mkdir -p "$B"
 B=$(cd "$B" && pwd)
-# sessctl's caches (list index, offset index) live in the bench folder,
-# not in the user's cache directory.
-export XDG_CACHE_HOME="$B/cache"
+# sessctl's caches (list index, offset index) live beside the bench
+# folder, not in the user's cache directory; not inside it either: an
+# offset index is never kept inside a session's own directory (the
+# agent's store), so a cache under $B would never be used.
+export XDG_CACHE_HOME="$B-cache"
 S="$B/sessctl"
 D="$B/benchdriver"
 go build -o "$S" ./cmd/sessctl
@@ -45,7 +47,7 @@ go build -o "$D" scripts/benchdriver/main.go
 say() { printf '%s\n' "$*" >&2; }
 sizes="$BIG_ENTRIES $SESSIONS $SESSION_SIZE $V1_ENTRIES $V1BIG_ENTRIES"
 if [ "$(cat "$B/sizes" 2>/dev/null)" != "$sizes" ]; then
-  rm -rf "$B/big.jsonl" "$B/sessions" "$B/v1.jsonl" "$B/v1-500.jsonl" "$B/search-sessions" "$B/search-index" "$B/cache"
+  rm -rf "$B/big.jsonl" "$B/sessions" "$B/v1.jsonl" "$B/v1-500.jsonl" "$B/search-sessions" "$B/search-index" "$XDG_CACHE_HOME"
   echo "$sizes" > "$B/sizes"
 fi
 [ -f "$B/big.jsonl" ] || { say "generating big.jsonl ($BIG_ENTRIES entries)"; "$S" gen session --entries "$BIG_ENTRIES" --seed 1 "$B/big.jsonl" >/dev/null; }

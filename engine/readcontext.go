@@ -41,8 +41,10 @@ type FileContext struct {
 // When the file changes while it is read (pi appends without a lock), it
 // is read again; a file that needs migrating, is not a regular file or
 // does not parse as a session (ReadContext then returns the error Open
-// would) is read whole, by Open. Of opts, FS and the read-only options
-// apply; ReadContext never writes.
+// would) is read whole, by Open. Of opts, FS, CacheDir and
+// NoOffsetIndex apply (and Cwd, for a file that does not exist: Open's
+// fresh session); ReadContext never writes the session file, only the
+// offset index in the cache directory.
 func ReadContext(ctx context.Context, path, leaf string, opts Options) (*FileContext, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -110,10 +110,16 @@ func BenchmarkOpenContext(b *testing.B) {
 // offset index).
 func BenchmarkReadContext(b *testing.B) {
 	path, size := bigSession(b)
+	loopReadContext(b, path, size, engine.Options{NoOffsetIndex: true})
+	b.ReportMetric(float64(100000*b.N)/b.Elapsed().Seconds(), "entries/s")
+}
+
+// loopReadContext is the timed loop of the ReadContext benchmarks.
+func loopReadContext(b *testing.B, path string, size int64, opts engine.Options) {
 	b.ReportAllocs()
 	b.SetBytes(size)
 	for b.Loop() {
-		fc, err := engine.ReadContext(context.Background(), path, "", engine.Options{NoOffsetIndex: true})
+		fc, err := engine.ReadContext(context.Background(), path, "", opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -121,17 +127,22 @@ func BenchmarkReadContext(b *testing.B) {
 			b.Fatal("empty context")
 		}
 	}
-	b.ReportMetric(float64(100000*b.N)/b.Elapsed().Seconds(), "entries/s")
 }
 
 // benchOpenFull opens the 100,000-entry session read-only with a full
 // parse (no offset index), and builds its context when withContext.
 func benchOpenFull(b *testing.B, withContext bool) {
 	path, size := bigSession(b)
+	loopOpen(b, path, size, engine.Options{ReadOnly: true, NoOffsetIndex: true}, withContext)
+}
+
+// loopOpen is the timed loop of the Open benchmarks: Open with opts,
+// the context when withContext, Close.
+func loopOpen(b *testing.B, path string, size int64, opts engine.Options, withContext bool) {
 	b.ReportAllocs()
 	b.SetBytes(size)
 	for b.Loop() {
-		s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+		s, err := engine.Open(context.Background(), path, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -174,34 +185,33 @@ func BenchmarkAppendSync(b *testing.B) { benchAppend(b, engine.SyncEach) }
 // with its offset index (made by a first open, outside the timing) in a
 // cache directory of its own, building the context when withContext.
 func benchReopen(b *testing.B, withContext bool) {
+	opts := engine.Options{ReadOnly: true, CacheDir: b.TempDir()}
+	path, size := indexedBigSession(b, opts.CacheDir, func(path string) error {
+		s, err := engine.Open(context.Background(), path, opts)
+		if err == nil {
+			s.Close()
+		}
+		return err
+	})
+	loopOpen(b, path, size, opts, withContext)
+}
+
+// indexedBigSession returns the 100,000-entry session, aged so that it
+// may be indexed, after first (a first read, outside the timing) kept its
+// offset index in cacheDir.
+func indexedBigSession(b *testing.B, cacheDir string, first func(path string) error) (string, int64) {
 	path, size := bigSession(b)
 	old := time.Now().Add(-time.Hour) // old enough to be indexed
 	if err := os.Chtimes(path, old, old); err != nil {
 		b.Fatal(err)
 	}
-	opts := engine.Options{ReadOnly: true, CacheDir: b.TempDir()}
-	s, err := engine.Open(context.Background(), path, opts)
-	if err != nil {
+	if err := first(path); err != nil {
 		b.Fatal(err)
 	}
-	s.Close()
-	if _, err := os.Stat(engine.OffsetIndexPath(opts.CacheDir, path)); err != nil {
+	if _, err := os.Stat(engine.OffsetIndexPath(cacheDir, path)); err != nil {
 		b.Fatalf("no offset index: %v", err)
 	}
-	b.ReportAllocs()
-	b.SetBytes(size)
-	for b.Loop() {
-		s, err := engine.Open(context.Background(), path, opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if withContext {
-			if c := s.Context(); len(c.Messages) == 0 {
-				b.Fatal("empty context")
-			}
-		}
-		s.Close()
-	}
+	return path, size
 }
 
 // BenchmarkReopenIndexed opens the 100,000-entry session (165 MB)
@@ -216,29 +226,12 @@ func BenchmarkReopenIndexedContext(b *testing.B) { benchReopen(b, true) }
 // only the context's lines and the entries that are not messages are
 // read from the file.
 func BenchmarkReadContextIndexed(b *testing.B) {
-	path, size := bigSession(b)
-	old := time.Now().Add(-time.Hour) // old enough to be indexed
-	if err := os.Chtimes(path, old, old); err != nil {
-		b.Fatal(err)
-	}
 	opts := engine.Options{CacheDir: b.TempDir()}
-	if _, err := engine.ReadContext(context.Background(), path, "", opts); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := os.Stat(engine.OffsetIndexPath(opts.CacheDir, path)); err != nil {
-		b.Fatalf("no offset index: %v", err)
-	}
-	b.ReportAllocs()
-	b.SetBytes(size)
-	for b.Loop() {
-		fc, err := engine.ReadContext(context.Background(), path, "", opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(fc.Context.Messages) == 0 {
-			b.Fatal("empty context")
-		}
-	}
+	path, size := indexedBigSession(b, opts.CacheDir, func(path string) error {
+		_, err := engine.ReadContext(context.Background(), path, "", opts)
+		return err
+	})
+	loopReadContext(b, path, size, opts)
 }
 
 // BenchmarkOpenFull is BenchmarkReopenIndexed without the index: the

@@ -109,7 +109,11 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 		p = detachedFromIndex(fsys, f, ixPath, abs, before)
 		indexed = p != nil
 		if opts.testIndexHook != nil {
-			opts.testIndexHook(map[bool]indexUse{false: indexUnused, true: indexExact}[indexed])
+			use := indexUnused
+			if indexed {
+				use = indexExact
+			}
+			opts.testIndexHook(use)
 		}
 	}
 	if p == nil {
@@ -137,7 +141,7 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 	if err != nil {
 		return nil, errWholeFile
 	}
-	if !sameVersion(before, after) || p.Size != after.Size() {
+	if !sameStat(before, after) || p.Size != after.Size() {
 		return nil, errReadAgain
 	}
 	if ixPath != "" && !indexed && readBack(f, &p.Entries[len(p.Entries)-1]) == nil {
@@ -197,10 +201,4 @@ func detachedFromIndex(fsys vfs.FS, f vfs.File, ixPath, abs string, st fs.FileIn
 		return nil
 	}
 	return p
-}
-
-// sameVersion reports whether two stats of one open file show the same
-// size and modification time.
-func sameVersion(a, b fs.FileInfo) bool {
-	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }

@@ -28,13 +28,12 @@ func newProgress(w io.Writer, label string, total int) *progress {
 	return p
 }
 
+// isTerminal reports whether w is a terminal: a file the terminal
+// driver answers for (isTTY), not merely a character device, which
+// /dev/null is too.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTTY(f)
 }
 
 // update shows done of total.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"unicode/utf8"
 )
@@ -600,7 +601,8 @@ func parseFile(data []byte, withCanon bool) (*Parsed, []bool) {
 	if s < e {
 		startLine := 1 + bytes.Count(data[:s], []byte{'\n'})
 		var inRange int
-		p.Entries, p.Malformed, canon, inRange = parseRange(data, s, e, startLine, true, withCanon)
+		p.Entries, p.Malformed, canon, inRange = parseRange(nil, data, s, e, startLine, true, withCanon)
+		p.Entries = p.Entries[:len(p.Entries):len(p.Entries)]
 		// The newlines before s, in [s,e) and after e: no second count.
 		p.Lines = startLine - 1 + inRange + bytes.Count(data[e:], []byte{'\n'})
 	} else {
@@ -611,12 +613,13 @@ func parseFile(data []byte, withCanon bool) (*Parsed, []bool) {
 }
 
 // parseRange parses the lines of data[s:e] (startLine is the number of
-// the first), on every CPU when the range is large, and returns the
-// entries, the malformed lines, whether each entry's line is canonical
-// (withCanon), and the number of newlines in the range. With alias set
-// the entries' Timestamp strings share data's memory (withCanon copies
-// them).
-func parseRange(data []byte, s, e, startLine int, alias, withCanon bool) ([]Entry, []BadLine, []bool, int) {
+// the first), on every CPU when the range is large, and returns dst with
+// the entries appended (written in place when dst has the room: no slice
+// is copied), the malformed lines, whether each entry's line is
+// canonical (withCanon), and the number of newlines in the range. With
+// alias set the entries' Timestamp strings share data's memory
+// (withCanon copies them).
+func parseRange(dst []Entry, data []byte, s, e, startLine int, alias, withCanon bool) ([]Entry, []BadLine, []bool, int) {
 	chunks := splitChunks(data, s, e)
 	// One slot per line: every worker fills its own range, then the
 	// ranges are closed up. No slice is grown or copied wholesale.
@@ -634,7 +637,9 @@ func parseRange(data []byte, s, e, startLine int, alias, withCanon bool) ([]Entr
 	for i := 1; i <= len(chunks); i++ {
 		firstLine[i] += firstLine[i-1]
 	}
-	slots := make([]Entry, firstLine[len(chunks)])
+	base := len(dst)
+	dst = slices.Grow(dst, firstLine[len(chunks)])
+	slots := dst[base : base+firstLine[len(chunks)]]
 	var canonSlots []bool
 	if withCanon {
 		canonSlots = make([]bool, len(slots))
@@ -674,7 +679,7 @@ func parseRange(data []byte, s, e, startLine int, alias, withCanon bool) ([]Entr
 	for _, b := range bad {
 		malformed = append(malformed, b...)
 	}
-	return slots[:n:n], malformed, canon, firstLine[len(chunks)] - 1
+	return dst[:base+n], malformed, canon, firstLine[len(chunks)] - 1
 }
 
 // finish sets the tail of a parse from the file's last bytes: data holds

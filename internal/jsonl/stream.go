@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"unicode/utf8"
 	"unsafe"
@@ -35,7 +36,7 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 		chunk = DefaultChunk
 	}
 	p := &Parsed{}
-	var parts [][]Entry // the entries of each piece, put together at the end
+	size := sizeOf(r)
 	buf := make([]byte, 0, chunk)
 	var (
 		spare []byte // the next piece, read while this one is parsed
@@ -52,7 +53,6 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 			eof = true
 		case res.err != nil:
 			p.Size = base + int64(len(buf))
-			p.Entries = slices.Concat(parts...)
 			return p, res.err
 		}
 		if start < 0 {
@@ -87,8 +87,15 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 		go func(b []byte) { done <- readInto(r, b) }(spare)
 		// The parse counts the newlines of its range: no other pass.
 		lead := bytes.Count(buf[:start], []byte{'\n'}) // leading blank text, before the first piece only
-		var newlines int
-		parts, newlines = p.addRange(parts, buf, base, start, cut, line+lead, keep)
+		newlines := p.addRange(buf, base, start, cut, line+lead, keep)
+		if base == 0 && size > 0 {
+			// The entries of the whole file, guessed from the first
+			// piece's: room for them all at once, not grown step by step.
+			want := int(float64(len(p.Entries)) * float64(size) / float64(cut) * 1.05)
+			if more := want - len(p.Entries); more > 0 {
+				p.Entries = slices.Grow(p.Entries, more)
+			}
+		}
 		line += lead + newlines
 		p.Lines += lead + newlines
 		base += int64(cut)
@@ -103,10 +110,9 @@ func ParseReader(r io.Reader, chunk int, keep func(*Entry) bool) (*Parsed, error
 		start = s
 	}
 	if start < e {
-		parts, _ = p.addRange(parts, buf, base, start, e, line+bytes.Count(buf[:start], []byte{'\n'}), keep)
+		p.addRange(buf, base, start, e, line+bytes.Count(buf[:start], []byte{'\n'}), keep)
 	}
 	p.Lines += bytes.Count(buf, []byte{'\n'})
-	p.Entries = slices.Concat(parts...)
 	p.finish(buf, base, s, e)
 	return p, nil
 }
@@ -161,11 +167,15 @@ func safeCut(buf []byte, start int) int {
 }
 
 // addRange parses the lines of buf[s:e] (the first is line number first)
-// and appends their entries to parts, at file offsets base+, copied or
-// detached as keep says, and their malformed lines to p. It also returns
-// the number of newlines in buf[s:e].
-func (p *Parsed) addRange(parts [][]Entry, buf []byte, base int64, s, e, first int, keep func(*Entry) bool) ([][]Entry, int) {
-	entries, bad, _, newlines := parseRange(buf, s, e, first, true, false)
+// and appends their entries to p, at file offsets base+, copied or
+// detached as keep says, and their malformed lines. It returns the
+// number of newlines in buf[s:e].
+func (p *Parsed) addRange(buf []byte, base int64, s, e, first int, keep func(*Entry) bool) int {
+	from := len(p.Entries)
+	var bad []BadLine
+	var newlines int
+	p.Entries, bad, _, newlines = parseRange(p.Entries, buf, s, e, first, true, false)
+	entries := p.Entries[from:]
 	// The timestamps share buf's memory: one copy of them all, not one
 	// allocation per entry.
 	size := 0
@@ -195,7 +205,18 @@ func (p *Parsed) addRange(parts [][]Entry, buf []byte, base int64, s, e, first i
 		bad[i].Offset += base
 	}
 	p.Malformed = append(p.Malformed, bad...)
-	return append(parts, entries), newlines
+	return newlines
+}
+
+// sizeOf returns the size of r when it is a file that can tell (it has
+// Stat), or 0.
+func sizeOf(r io.Reader) int64 {
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return 0
 }
 
 // Detached reports whether the entry was parsed without keeping its

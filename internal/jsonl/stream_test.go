@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -71,13 +73,51 @@ var streamFiles = []string{
 	strings.Repeat("\n \ufeff", 50) + "{\"type\":\"session\",\"id\":\"s\"}\n",
 }
 
-// parseStream runs ParseReader over data with a reader that returns
-// one byte at a time when slow is set.
-func parseStream(t *testing.T, data []byte, chunk int, slow bool, keep func(*jsonl.Entry) bool) *jsonl.Parsed {
+// statReader is a reader that tells a size, right or wrong, by Stat, as
+// a file does: ParseReader makes room for the entries it expects from
+// it.
+type statReader struct {
+	io.Reader
+	size int64
+}
+
+func (r statReader) Stat() (fs.FileInfo, error) { return sizeInfo(r.size), nil }
+
+// sizeInfo is the FileInfo of a regular file of its size.
+type sizeInfo int64
+
+func (s sizeInfo) Name() string       { return "f" }
+func (s sizeInfo) Size() int64        { return int64(s) }
+func (s sizeInfo) Mode() fs.FileMode  { return 0o600 }
+func (s sizeInfo) ModTime() time.Time { return time.Time{} }
+func (s sizeInfo) IsDir() bool        { return false }
+func (s sizeInfo) Sys() any           { return nil }
+
+// readerKind is how parseStream hands data to ParseReader.
+type readerKind int
+
+const (
+	plainReader readerKind = iota
+	oneByteReader
+	sizedReader    // a reader with Stat, telling data's size
+	wrongSizeSmall // telling a size far too small
+	wrongSizeLarge // telling a size far too large
+)
+
+// parseStream runs ParseReader over data with a reader of the kind
+// asked for.
+func parseStream(t *testing.T, data []byte, chunk int, kind readerKind, keep func(*jsonl.Entry) bool) *jsonl.Parsed {
 	t.Helper()
 	var r io.Reader = bytes.NewReader(data)
-	if slow {
+	switch kind {
+	case oneByteReader:
 		r = iotest.OneByteReader(r)
+	case sizedReader:
+		r = statReader{r, int64(len(data))}
+	case wrongSizeSmall:
+		r = statReader{r, 1}
+	case wrongSizeLarge:
+		r = statReader{r, 10*int64(len(data)) + 1000}
 	}
 	p, err := jsonl.ParseReader(r, chunk, keep)
 	if err != nil {
@@ -89,14 +129,14 @@ func parseStream(t *testing.T, data []byte, chunk int, slow bool, keep func(*jso
 // checkStream checks that ParseReader gives ParseFile's result for data,
 // with entries kept, and with every entry detached and filled again from
 // data.
-func checkStream(t *testing.T, data []byte, chunk int, slow bool) {
+func checkStream(t *testing.T, data []byte, chunk int, kind readerKind) {
 	t.Helper()
 	want := viewOf(jsonl.ParseFile(data))
-	got := parseStream(t, data, chunk, slow, nil)
+	got := parseStream(t, data, chunk, kind, nil)
 	if diff := cmp.Diff(want, viewOf(got)); diff != "" {
 		t.Fatalf("chunk %d: ParseReader differs from ParseFile (-want +got):\n%s", chunk, diff)
 	}
-	det := parseStream(t, data, chunk, slow, func(*jsonl.Entry) bool { return false })
+	det := parseStream(t, data, chunk, kind, func(*jsonl.Entry) bool { return false })
 	for i := range det.Entries {
 		e := &det.Entries[i]
 		off, n := e.Span()
@@ -127,17 +167,20 @@ func TestParseReaderMatchesParseFile(t *testing.T) {
 	for i, f := range files {
 		for _, chunk := range []int{1, 2, 3, 5, 8, 13, 64, 4096} {
 			t.Run(fmt.Sprintf("file%d/chunk%d", i, chunk), func(t *testing.T) {
-				checkStream(t, []byte(f), chunk, false)
+				checkStream(t, []byte(f), chunk, plainReader)
 			})
 		}
-		t.Run(fmt.Sprintf("file%d/onebyte", i), func(t *testing.T) { checkStream(t, []byte(f), 16, true) })
+		t.Run(fmt.Sprintf("file%d/onebyte", i), func(t *testing.T) { checkStream(t, []byte(f), 16, oneByteReader) })
+		for _, kind := range []readerKind{sizedReader, wrongSizeSmall, wrongSizeLarge} {
+			t.Run(fmt.Sprintf("file%d/sized%d", i, kind), func(t *testing.T) { checkStream(t, []byte(f), 5, kind) })
+		}
 	}
 }
 
 func TestParseReaderCorpus(t *testing.T) {
 	for _, data := range testenv.CorpusFiles(t, testenv.Suffix(".jsonl"), "pi", "cases") {
 		for _, chunk := range []int{7, 1000, 0} {
-			checkStream(t, data, chunk, false)
+			checkStream(t, data, chunk, sizedReader)
 		}
 	}
 }
@@ -152,12 +195,14 @@ func TestParseReaderLarge(t *testing.T) {
 			b.WriteString("garbage\n\n")
 		}
 	}
-	checkStream(t, []byte(b.String()), 5<<20, false)
+	for _, kind := range []readerKind{plainReader, sizedReader, wrongSizeSmall} {
+		checkStream(t, []byte(b.String()), 5<<20, kind)
+	}
 }
 
 func TestParseReaderKeep(t *testing.T) {
 	data := []byte(strings.Join(fuzzLines[:4], "\n") + "\n")
-	p := parseStream(t, data, 9, false, func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage })
+	p := parseStream(t, data, 9, plainReader, func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage })
 	for _, e := range p.Entries {
 		if got, want := e.Detached(), e.Type == jsonl.TypeMessage; got != want {
 			t.Errorf("line %d (type %q): Detached %v, want %v", e.Line, e.Type, got, want)
@@ -183,7 +228,7 @@ func TestFillRefusesOtherBytes(t *testing.T) {
 	}
 	for name, line := range cases {
 		t.Run(name, func(t *testing.T) {
-			p := parseStream(t, data, 0, false, func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage })
+			p := parseStream(t, data, 0, plainReader, func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage })
 			e := &p.Entries[1]
 			if err := e.Fill([]byte(line)); !errors.Is(err, jsonl.ErrChanged) {
 				t.Fatalf("Fill(%s) = %v, want ErrChanged", line, err)
@@ -218,13 +263,16 @@ func TestParseReaderReadError(t *testing.T) {
 	}
 }
 
-// FuzzParseReader checks that ParseReader, at any piece size, gives
+// FuzzParseReader checks that ParseReader, at any piece size and with
+// any reader, gives
 // ParseFile's result, and that detached entries fill back to it.
 func FuzzParseReader(f *testing.F) {
 	for _, s := range append(append([]string{}, streamFiles...), fuzzFiles...) {
 		f.Add([]byte(s), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
-		checkStream(t, data, int(chunk%64)+1, false)
+		// The high bits pick the reader: plain, one byte at a time, or
+		// telling a size, right or too small.
+		checkStream(t, data, int(chunk%64)+1, readerKind(chunk/64))
 	})
 }

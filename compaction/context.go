@@ -65,7 +65,7 @@ func Build(ix *tree.Index, leaf Leaf) Context {
 
 // BuildLoad is Build over an index whose entries may be detached (parsed
 // without their bytes): see FromPathLoad.
-func BuildLoad(ix *tree.Index, leaf Leaf, load func(*jsonl.Entry) error) (Context, error) {
+func BuildLoad(ix *tree.Index, leaf Leaf, load func([]*jsonl.Entry) error) (Context, error) {
 	if leaf.Kind == jsonl.KindNull {
 		return Context{ThinkingLevel: offLevel}, nil
 	}
@@ -91,15 +91,27 @@ func FromPath(path []*jsonl.Entry) Context {
 }
 
 // FromPathLoad is FromPath over a path whose entries may be detached
-// (parsed without their bytes): it calls load for each detached entry
-// whose bytes the context needs, before it reads them, and no other; the
-// first error load returns ends the build and is returned.
-func FromPathLoad(path []*jsonl.Entry, load func(*jsonl.Entry) error) (Context, error) {
-	need := func(e *jsonl.Entry) error {
-		if load != nil && e.Detached() {
-			return load(e)
+// (parsed without their bytes): it calls load with the detached entries
+// whose bytes the context needs, before it reads them, and no other: at
+// most twice, first with the few entries that hold the settings and the
+// last compaction, then with the entries whose messages the context
+// holds, in path order. The first error load returns ends the build and
+// is returned.
+func FromPathLoad(path []*jsonl.Entry, load func([]*jsonl.Entry) error) (Context, error) {
+	need := func(es ...*jsonl.Entry) error {
+		if load == nil {
+			return nil
 		}
-		return nil
+		var detached []*jsonl.Entry
+		for _, e := range es {
+			if e != nil && e.Detached() {
+				detached = append(detached, e)
+			}
+		}
+		if len(detached) == 0 {
+			return nil
+		}
+		return load(detached)
 	}
 	ctx := Context{ThinkingLevel: offLevel}
 	// The settings are the last ones on the path: find them walking back,
@@ -126,12 +138,8 @@ func FromPathLoad(path []*jsonl.Entry, load func(*jsonl.Entry) error) (Context, 
 			}
 		}
 	}
-	for _, e := range []*jsonl.Entry{thinking, model, comp} {
-		if e != nil {
-			if err := need(e); err != nil {
-				return ctx, err
-			}
-		}
+	if err := need(thinking, model, comp); err != nil {
+		return ctx, err
 	}
 	if thinking != nil {
 		if v, ok := thinking.Field("thinkingLevel"); ok {
@@ -152,12 +160,7 @@ func FromPathLoad(path []*jsonl.Entry, load func(*jsonl.Entry) error) (Context, 
 		}
 	}
 	if comp == nil {
-		for _, e := range path {
-			if err := ctx.appendLoaded(e, need); err != nil {
-				return ctx, err
-			}
-		}
-		return ctx, nil
+		return ctx, ctx.appendAll(path, need)
 	}
 	summary, _ := comp.Field("summary")
 	tokens, _ := comp.Field("tokensBefore")
@@ -176,32 +179,27 @@ func FromPathLoad(path []*jsonl.Entry, load func(*jsonl.Entry) error) (Context, 
 	}
 	firstKept, hasFirstKept := comp.Field("firstKeptEntryId")
 	isFirstKept := idMatcher(firstKept, hasFirstKept)
-	found := false
+	kept := compIdx
 	for i := 0; i < compIdx; i++ {
-		e := path[i]
-		if !found && isFirstKept(e) {
-			found = true
-		}
-		if found {
-			if err := ctx.appendLoaded(e, need); err != nil {
-				return ctx, err
-			}
+		if isFirstKept(path[i]) {
+			kept = i
+			break
 		}
 	}
-	for i := compIdx + 1; i < len(path); i++ {
-		if err := ctx.appendLoaded(path[i], need); err != nil {
-			return ctx, err
-		}
-	}
-	return ctx, nil
+	// The kept entries before the compaction, then those after it.
+	after := path[compIdx+1:]
+	return ctx, ctx.appendAll(append(path[kept:compIdx:compIdx], after...), need)
 }
 
-// appendLoaded is appendEntry after need has given e its bytes.
-func (ctx *Context) appendLoaded(e *jsonl.Entry, need func(*jsonl.Entry) error) error {
-	if err := need(e); err != nil {
+// appendAll appends the entries es (appendEntry) after need has given
+// them their bytes.
+func (ctx *Context) appendAll(es []*jsonl.Entry, need func(...*jsonl.Entry) error) error {
+	if err := need(es...); err != nil {
 		return err
 	}
-	ctx.appendEntry(e)
+	for _, e := range es {
+		ctx.appendEntry(e)
+	}
 	return nil
 }
 

@@ -181,11 +181,26 @@ func offsetIndexFile(opts Options, abs string, st fs.FileInfo) string {
 // as p, to ixPath when the parse may be indexed and the file is not too
 // recent. It is best effort, without fsync: a damaged index is ignored.
 func keepOffsetIndex(fsys vfs.FS, opts Options, ixPath, abs string, st fs.FileInfo, p *jsonl.Parsed) {
+	writeOffsetIndex(fsys, ixPath, offsetIndexOf(opts, abs, st, p))
+}
+
+// offsetIndexOf returns the offset index keepOffsetIndex writes, or nil
+// when the parse may not be indexed or the file is too recent.
+func offsetIndexOf(opts Options, abs string, st fs.FileInfo, p *jsonl.Parsed) []byte {
 	if !cleanParse(p) || !cacheable(st.ModTime(), opts.now()) {
+		return nil
+	}
+	return encodeOffsetIndex(absDir(abs), st, p)
+}
+
+// writeOffsetIndex writes the encoded index b (none when nil) to ixPath,
+// as keepOffsetIndex does.
+func writeOffsetIndex(fsys vfs.FS, ixPath string, b []byte) {
+	if b == nil {
 		return
 	}
 	if err := fsys.MkdirAll(filepath.Dir(ixPath), vfs.DirMode); err == nil {
-		_ = vfs.WriteFileAtomicNoSync(fsys, ixPath, encodeOffsetIndex(absDir(abs), st, p), vfs.FileMode)
+		_ = vfs.WriteFileAtomicNoSync(fsys, ixPath, b, vfs.FileMode)
 	}
 }
 

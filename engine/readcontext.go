@@ -1,12 +1,17 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -123,7 +128,26 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 			return nil, errWholeFile
 		}
 	}
+	// The offset index of a file parsed here is made while the tree is
+	// built (both only read the entries), and written while the
+	// context's lines are read back; an index is kept only of a file
+	// that did not change while it was parsed.
+	var encoded, written sync.WaitGroup
+	defer written.Wait()
+	if ixPath != "" && !indexed {
+		mid, err := f.Stat()
+		if err == nil && sameStat(before, mid) && p.Size == mid.Size() && readBack(f, &p.Entries[len(p.Entries)-1]) == nil {
+			// (The index needs the last line's checksum.)
+			encoded.Add(1)
+			written.Go(func() {
+				b := offsetIndexOf(opts, abs, mid, p)
+				encoded.Done()
+				writeOffsetIndex(fsys, ixPath, b)
+			})
+		}
+	}
 	ix := tree.Build(p.Entries[1:]) // later header lines are skipped, as in pi
+	encoded.Wait()
 	target := compaction.Leaf{}
 	if leaf != "" {
 		if !ix.Has(leaf) {
@@ -133,7 +157,7 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 	} else {
 		target.ID, target.Kind = ix.Leaf()
 	}
-	c, err := compaction.BuildLoad(ix, target, func(e *jsonl.Entry) error { return readBack(f, e) })
+	c, err := compaction.BuildLoad(ix, target, func(es []*jsonl.Entry) error { return readBackAll(f, es) })
 	if err != nil {
 		return nil, errReadAgain // changed, or cut short, since it was parsed
 	}
@@ -143,10 +167,6 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 	}
 	if !sameStat(before, after) || p.Size != after.Size() {
 		return nil, errReadAgain
-	}
-	if ixPath != "" && !indexed && readBack(f, &p.Entries[len(p.Entries)-1]) == nil {
-		// The index needs the last line's checksum.
-		keepOffsetIndex(fsys, opts, ixPath, abs, after, p)
 	}
 	return &FileContext{File: abs, Header: jsonl.ParseHeader(p.Entries[0]), Context: c}, nil
 }
@@ -163,6 +183,69 @@ func readBack(f vfs.File, e *jsonl.Entry) error {
 		return err
 	}
 	return e.Fill(b)
+}
+
+// Read-back runs: the lines of a context are read in runs of nearby
+// lines, one read each, rather than one read per line.
+const (
+	readBackGap = 64 << 10 // at most this many unneeded bytes between two lines of a run
+	readBackRun = 2 << 20  // a run ends after this many bytes (more runs, for more CPUs)
+)
+
+// readBackAll is readBack for the entries es, in runs of nearby lines,
+// each read at once (see readBackGap) and checked on every CPU. It
+// returns the first error found.
+func readBackAll(f vfs.File, es []*jsonl.Entry) error {
+	byOffset := slices.Clone(es)
+	slices.SortFunc(byOffset, func(a, b *jsonl.Entry) int { return cmp.Compare(a.Offset, b.Offset) })
+	var runs [][]*jsonl.Entry
+	for i := 0; i < len(byOffset); {
+		start, _ := byOffset[i].Span()
+		j := i + 1
+		for ; j < len(byOffset); j++ {
+			prevOff, prevLen := byOffset[j-1].Span()
+			off, n := byOffset[j].Span()
+			if off-(prevOff+int64(prevLen)) > readBackGap || off+int64(n)-start > readBackRun {
+				break
+			}
+		}
+		runs = append(runs, byOffset[i:j])
+		i = j
+	}
+	var (
+		next atomic.Int64
+		errs = make([]error, len(runs))
+		wg   sync.WaitGroup
+	)
+	work := func() {
+		for k := int(next.Add(1)) - 1; k < len(runs); k = int(next.Add(1)) - 1 {
+			errs[k] = readRun(f, runs[k])
+		}
+	}
+	for range min(runtime.GOMAXPROCS(0), len(runs)) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// readRun gives the detached entries run (in file order, each after the
+// one before) their bytes, from one read of the span that holds them.
+func readRun(f vfs.File, run []*jsonl.Entry) error {
+	first, _ := run[0].Span()
+	lastOff, lastLen := run[len(run)-1].Span()
+	buf := make([]byte, lastOff+int64(lastLen)-first)
+	if _, err := f.ReadAt(buf, first); err != nil {
+		return err
+	}
+	for _, e := range run {
+		off, n := e.Span()
+		if err := e.Fill(buf[off-first : off-first+int64(n) : off-first+int64(n)]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // detachedFromIndex returns the entries of the file f (at abs, stat st)

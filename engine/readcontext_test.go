@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -132,10 +133,13 @@ func TestReadContextUnknownLeaf(t *testing.T) {
 }
 
 // countingFS counts the bytes read with ReadAt and runs hook before the
-// first ReadAt of each opened file.
+// first ReadAt of each opened file. Its files allow parallel ReadAt
+// calls, as io.ReaderAt's do.
 type countingFS struct {
 	vfs.FS
+	mu     sync.Mutex
 	readAt int
+	reads  int // ReadAt calls
 	hook   func()
 }
 
@@ -154,11 +158,14 @@ type countingFile struct {
 }
 
 func (f *countingFile) ReadAt(b []byte, off int64) (int, error) {
+	f.fs.mu.Lock()
 	if !f.hooked && f.fs.hook != nil {
 		f.hooked = true
 		f.fs.hook()
 	}
 	f.fs.readAt += len(b)
+	f.fs.reads++
+	f.fs.mu.Unlock()
 	return f.File.ReadAt(b, off)
 }
 
@@ -177,6 +184,45 @@ func TestReadContextReadsBackOnlyTheContext(t *testing.T) {
 	// a small part of the file, and only it is read back.
 	if cfs.readAt == 0 || int64(cfs.readAt) > st.Size()/3 {
 		t.Fatalf("read back %d bytes of a %d-byte file", cfs.readAt, st.Size())
+	}
+}
+
+// TestReadContextReadsBackInRuns checks a context whose lines lie apart
+// (each followed by an abandoned branch of 100 KB) and add up to more
+// than one run of read-back: it is Open's, the branches between its
+// lines are not read, and nearby lines are read together.
+func TestReadContextReadsBackInRuns(t *testing.T) {
+	lines := []string{`{"type":"session","version":3,"id":"s","cwd":"/w"}`}
+	message := func(id, parent string, size int) string {
+		return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"user","content":%q,"timestamp":1}}`,
+			id, parent, strings.Repeat("y", size))
+	}
+	context := 0
+	for i := 1; i <= 60; i++ {
+		parent := fmt.Sprintf("a%d", i-1)
+		if i%3 == 0 {
+			// An abandoned branch beside the context's next line.
+			lines = append(lines, message(fmt.Sprintf("b%d", i), parent, 100<<10))
+		}
+		l := message(fmt.Sprintf("a%d", i), parent, 50<<10)
+		context += len(l)
+		lines = append(lines, l)
+	}
+	lines[1] = strings.Replace(lines[1], `"parentId":"a0"`, `"parentId":null`, 1)
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	testenv.WriteFile(t, p, testenv.Lines(lines...))
+	want := openContext(t, p, "")
+	cfs := &countingFS{FS: vfs.OS()}
+	if got := readContext(t, p, "", engine.Options{FS: cfs, NoOffsetIndex: true}); got != want {
+		t.Fatal("ReadContext differs from Open")
+	}
+	// The context's lines, and none of the 20 branches between them
+	// (2 MB), in one read per run of nearby lines, not one per line.
+	if cfs.readAt < context || cfs.readAt > context+100<<10 {
+		t.Errorf("read back %d bytes for a context of %d", cfs.readAt, context)
+	}
+	if cfs.reads < 20 || cfs.reads > 30 {
+		t.Errorf("read back in %d reads, want one per run of lines (about 20)", cfs.reads)
 	}
 }
 

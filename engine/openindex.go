@@ -11,6 +11,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // The offset index caches, for a large session file, where each of its
@@ -46,7 +47,7 @@ func OffsetIndexPath(cacheDir, path string) string {
 const offsetIndexMin = 4 << 20
 
 // offsetIndexMagic starts every offset index file (its format version).
-const offsetIndexMagic = "sessctl offset index 1\n"
+const offsetIndexMagic = "sessctl offset index 2\n"
 
 // offsetIndex is a decoded offset index file.
 type offsetIndex struct {
@@ -57,8 +58,16 @@ type offsetIndex struct {
 	headCRC   uint32 // checksum of the first indexed line
 	lastCRC   uint32 // checksum of the last indexed line
 	lines     int
-	envelopes []byte // the jsonl envelope record
+	envelopes [][]byte // the jsonl envelope record, in parts (DecodeEnvelopeParts)
+	parents   []byte   // the entries' tree.ParentPositions (appendParents)
 }
+
+// envelopeParts is the number of parts of the envelope record, decoded
+// concurrently, of an index of at least envelopePartMin entries a part.
+const (
+	envelopeParts   = 4
+	envelopePartMin = 64
+)
 
 func lineCRC(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
@@ -75,8 +84,55 @@ func encodeOffsetIndex(path string, st fs.FileInfo, p *jsonl.Parsed) []byte {
 	buf = binary.LittleEndian.AppendUint32(buf, lineCRC(p.Entries[0].Raw))
 	buf = binary.LittleEndian.AppendUint32(buf, lineCRC(p.Entries[len(p.Entries)-1].Raw))
 	buf = binary.AppendUvarint(buf, uint64(p.Lines))
-	buf = jsonl.AppendEnvelopes(buf, p.Entries)
+	parts := max(1, min(envelopeParts, len(p.Entries)/envelopePartMin))
+	buf = binary.AppendUvarint(buf, uint64(parts))
+	for i := range parts {
+		lo, hi := len(p.Entries)*i/parts, len(p.Entries)*(i+1)/parts
+		buf = appendSized(buf, func(b []byte) []byte { return jsonl.AppendEnvelopes(b, p.Entries[lo:hi]) })
+	}
+	buf = appendSized(buf, func(b []byte) []byte { return appendParents(b, tree.ParentPositions(p.Entries)) })
 	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+}
+
+// appendSized appends what add appends to dst, after its length (a
+// uvarint).
+func appendSized(dst []byte, add func([]byte) []byte) []byte {
+	b := add(nil)
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
+// appendParents appends the parent positions of the entries (-1 for
+// none), each as the distance back to it: a varint, one byte for the
+// usual entry whose parent is the line before.
+func appendParents(dst []byte, parents []int32) []byte {
+	for i, p := range parents {
+		dst = binary.AppendVarint(dst, int64(i)-int64(p))
+	}
+	return dst
+}
+
+// decodeParents decodes the parent positions of n entries that
+// appendParents wrote; ok is false unless rec holds exactly n positions,
+// each -1 or an entry's.
+func decodeParents(rec []byte, n int) (parents []int32, ok bool) {
+	if len(rec) < n {
+		return nil, false // at least a byte each
+	}
+	parents = make([]int32, n)
+	for i := range parents {
+		d, k := binary.Varint(rec)
+		if k <= 0 {
+			return nil, false
+		}
+		rec = rec[k:]
+		p := int64(i) - d
+		if p < -1 || p >= int64(n) {
+			return nil, false
+		}
+		parents[i] = int32(p)
+	}
+	return parents, len(rec) == 0
 }
 
 // decodeOffsetIndex decodes an index file; ok is false for a damaged or
@@ -110,7 +166,30 @@ func decodeOffsetIndex(b []byte, path string) (ix offsetIndex, ok bool) {
 		return ix, false
 	}
 	ix.lines = int(lines)
-	ix.envelopes = r[k:]
+	r = r[k:]
+	parts, k := binary.Uvarint(r)
+	if k <= 0 || parts == 0 || parts > uint64(len(r)) {
+		return ix, false
+	}
+	r = r[k:]
+	sized := func() ([]byte, bool) {
+		n, k := binary.Uvarint(r)
+		if k <= 0 || n > uint64(len(r)-k) {
+			return nil, false
+		}
+		b := r[k : k+int(n)]
+		r = r[k+int(n):]
+		return b, true
+	}
+	ix.envelopes = make([][]byte, parts)
+	for i := range ix.envelopes {
+		if ix.envelopes[i], ok = sized(); !ok {
+			return ix, false
+		}
+	}
+	if ix.parents, ok = sized(); !ok || len(r) != 0 {
+		return ix, false
+	}
 	return ix, true
 }
 
@@ -237,8 +316,8 @@ func (s *Session) parseWithIndex(fsys vfs.FS, ixPath string, data []byte, st fs.
 		// objects: parse it all.
 		return jsonl.ParseFile(data), indexUnused
 	}
-	entries, rest, err := jsonl.DecodeEnvelopes(data[:ix.size], ix.envelopes)
-	if err != nil || len(rest) != 0 || len(entries) == 0 ||
+	entries, err := jsonl.DecodeEnvelopeParts(data[:ix.size], ix.envelopes)
+	if err != nil || len(entries) == 0 ||
 		lineCRC(entries[0].Raw) != ix.headCRC || lineCRC(entries[len(entries)-1].Raw) != ix.lastCRC {
 		return jsonl.ParseFile(data), indexUnused
 	}

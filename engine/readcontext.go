@@ -109,9 +109,10 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 	}
 	ixPath := offsetIndexFile(opts, abs, before)
 	var p *jsonl.Parsed
+	var parents []int32 // the index's tree.ParentPositions of p.Entries
 	indexed := false
 	if ixPath != "" {
-		p = detachedFromIndex(fsys, f, ixPath, abs, before)
+		p, parents = detachedFromIndex(fsys, f, ixPath, abs, before)
 		indexed = p != nil
 		if opts.testIndexHook != nil {
 			use := indexUnused
@@ -146,20 +147,28 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 			})
 		}
 	}
-	ix := tree.Build(p.Entries[1:]) // later header lines are skipped, as in pi
-	encoded.Wait()
-	target := compaction.Leaf{}
-	if leaf != "" {
-		if !ix.Has(leaf) {
-			return nil, fmt.Errorf("entry %s: %w", leaf, ErrNotFound)
+	// From the index, the branch is walked by position, without the map
+	// of ids; otherwise (or when the positions do not fit) with the tree.
+	c, err := contextByPosition(f, p, parents, leaf)
+	if errors.Is(err, errNoPositions) {
+		ix := tree.Build(p.Entries[1:]) // later header lines are skipped, as in pi
+		encoded.Wait()
+		target := compaction.Leaf{}
+		if leaf != "" {
+			if !ix.Has(leaf) {
+				return nil, fmt.Errorf("entry %s: %w", leaf, ErrNotFound)
+			}
+			target = compaction.LeafID(leaf)
+		} else {
+			target.ID, target.Kind = ix.Leaf()
 		}
-		target = compaction.LeafID(leaf)
-	} else {
-		target.ID, target.Kind = ix.Leaf()
+		c, err = compaction.BuildLoad(ix, target, func(es []*jsonl.Entry) error { return readBackAll(f, es) })
+		if err != nil {
+			err = errReadAgain // changed, or cut short, since it was parsed
+		}
 	}
-	c, err := compaction.BuildLoad(ix, target, func(es []*jsonl.Entry) error { return readBackAll(f, es) })
 	if err != nil {
-		return nil, errReadAgain // changed, or cut short, since it was parsed
+		return nil, err
 	}
 	after, err := f.Stat()
 	if err != nil {
@@ -169,6 +178,50 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 		return nil, errReadAgain
 	}
 	return &FileContext{File: abs, Header: jsonl.ParseHeader(p.Entries[0]), Context: c}, nil
+}
+
+// errNoPositions says that contextByPosition cannot walk the branch: no
+// parent positions, or positions that do not fit the entries.
+var errNoPositions = errors.New("no parent positions")
+
+// contextByPosition builds the context at leaf ("": the last entry) of
+// the file f parsed as p, as compaction.BuildLoad over tree.Build would,
+// without a map of ids: parents are the entries' tree.ParentPositions
+// (from the offset index), the branch is walked by position
+// (tree.BranchAt, which checks each step) and the leaf asked for looked
+// for entry by entry. The context's lines are read back (readBackAll).
+// It returns errNoPositions when parents is nil or does not fit, an
+// error wrapping ErrNotFound for a leaf that names no entry, and
+// errReadAgain when a line read back is not the one parsed.
+func contextByPosition(f vfs.File, p *jsonl.Parsed, parents []int32, leaf string) (compaction.Context, error) {
+	if parents == nil {
+		return compaction.Context{}, errNoPositions
+	}
+	start := -1
+	if leaf != "" {
+		if start = tree.LastWithKey(p.Entries, leaf); start < 0 {
+			return compaction.Context{}, fmt.Errorf("entry %s: %w", leaf, ErrNotFound)
+		}
+	} else {
+		// The leaf is the last entry (headers aside), whatever its id.
+		for i := len(p.Entries) - 1; i > 0 && start < 0; i-- {
+			if !p.Entries[i].IsHeader() {
+				start = i
+			}
+		}
+	}
+	var path []*jsonl.Entry
+	if start >= 0 {
+		var ok bool
+		if path, ok = tree.BranchAt(p.Entries, parents, start); !ok {
+			return compaction.Context{}, errNoPositions
+		}
+	}
+	c, err := compaction.FromPathLoad(path, func(es []*jsonl.Entry) error { return readBackAll(f, es) })
+	if err != nil {
+		return c, errReadAgain // changed, or cut short, since it was parsed
+	}
+	return c, nil
 }
 
 // readBack gives a detached entry its bytes, read from f and checked to
@@ -254,34 +307,41 @@ func readRun(f vfs.File, run []*jsonl.Entry) error {
 // the index's checksums); nil when there is no index, or it does not
 // describe the file exactly. The index is trusted for the lines it does
 // not read back while the file's size, modification time and identity
-// are the indexed ones; each line read later is checked again.
-func detachedFromIndex(fsys vfs.FS, f vfs.File, ixPath, abs string, st fs.FileInfo) *jsonl.Parsed {
+// are the indexed ones; each line read later is checked again. It
+// returns the entries' parent positions (tree.ParentPositions) too.
+func detachedFromIndex(fsys vfs.FS, f vfs.File, ixPath, abs string, st fs.FileInfo) (*jsonl.Parsed, []int32) {
 	b, err := fsys.ReadFile(ixPath)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	ix, ok := decodeOffsetIndex(b, absDir(abs))
 	if !ok || ix.ino != vfs.FileID(st) || ix.size != st.Size() || ix.mtimeNs != st.ModTime().UnixNano() {
-		return nil
+		return nil, nil
 	}
-	entries, rest, err := jsonl.DecodeDetached(ix.size, ix.envelopes)
-	if err != nil || len(rest) != 0 || len(entries) == 0 {
-		return nil
+	entries, err := jsonl.DecodeDetachedParts(ix.size, ix.envelopes)
+	if err != nil || len(entries) == 0 {
+		return nil, nil
+	}
+	parents, ok := decodeParents(ix.parents, len(entries))
+	if !ok {
+		return nil, nil
 	}
 	last := len(entries) - 1
+	var back []*jsonl.Entry
 	for i := range entries {
 		if e := &entries[i]; i == 0 || i == last || e.Type != jsonl.TypeMessage {
-			if readBack(f, e) != nil {
-				return nil
-			}
+			back = append(back, e)
 		}
 	}
+	if readBackAll(f, back) != nil {
+		return nil, nil
+	}
 	if lineCRC(entries[0].Raw) != ix.headCRC || lineCRC(entries[last].Raw) != ix.lastCRC {
-		return nil
+		return nil, nil
 	}
 	p := &jsonl.Parsed{Entries: entries, Lines: ix.lines, Tail: jsonl.TailClean, Size: ix.size}
 	if checkHeader(abs, p) != nil || migrate.Needed(migrate.VersionOf(&p.Entries[0])) {
-		return nil
+		return nil, nil
 	}
-	return p
+	return p, parents
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -120,6 +121,57 @@ func TestReadContextMatchesOpen(t *testing.T) {
 				t.Errorf("%s at leaf %q: ReadContext differs from Open (-Open +ReadContext):\n%s", filepath.Base(p), leaf, diff)
 			}
 		}
+	}
+}
+
+// TestReadContextIndexedMatchesOpen is TestReadContextMatchesOpen with
+// the offset index: a first read keeps it, and the later ones read the
+// context from it (no map of ids: the branch is walked by position, the
+// leaf looked for entry by entry), at the leaf and at other entries.
+func TestReadContextIndexedMatchesOpen(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i, data := range testenv.CorpusFiles(t, testenv.Suffix(".jsonl"), "pi", "cases") {
+		p := filepath.Join(dir, fmt.Sprintf("corpus-%d.jsonl", i))
+		testenv.WriteFile(t, p, string(data))
+		files = append(files, p)
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		p := filepath.Join(dir, fmt.Sprintf("gen-%d.jsonl", seed))
+		if _, err := generate.WriteFile(p, generate.Options{Seed: seed, Entries: 300, ImageEvery: 50, ToolResultMax: 3000}); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	old := time.Now().Add(-time.Hour) // old enough to be indexed
+	indexed := 0
+	for _, p := range files {
+		if _, err := engine.Open(context.Background(), p, engine.Options{ReadOnly: true, NoOffsetIndex: true}); err != nil {
+			continue // TestReadContextMatchesOpen checks the error
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+		var use engine.OffsetIndexUse = -1
+		opts := engine.WithOffsetIndexTest(engine.Options{CacheDir: t.TempDir()}, 1, func(u engine.OffsetIndexUse) { use = u })
+		readContext(t, p, "", opts) // keeps the index, when the file may be indexed
+		for leaf, want := range openContexts(t, p) {
+			if diff := cmp.Diff(want, readContext(t, p, leaf, opts)); diff != "" {
+				t.Errorf("%s at leaf %q: ReadContext with the offset index (use %d) differs from Open (-Open +ReadContext):\n%s",
+					filepath.Base(p), leaf, use, diff)
+			}
+		}
+		if use == engine.OffsetIndexExact {
+			indexed++
+			if _, err := engine.ReadContext(context.Background(), p, "nope", opts); !errors.Is(err, engine.ErrNotFound) {
+				t.Errorf("%s: unknown leaf with the offset index: err = %v, want ErrNotFound", filepath.Base(p), err)
+			}
+		} else if strings.HasPrefix(filepath.Base(p), "gen-") {
+			t.Errorf("%s: the offset index was not used (%d)", filepath.Base(p), use)
+		}
+	}
+	if indexed < len(files)/2 {
+		t.Errorf("the offset index served %d of %d files", indexed, len(files))
 	}
 }
 

@@ -2,6 +2,7 @@ package tree_test
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,7 +164,46 @@ func FuzzBuild(f *testing.F) {
 		}
 		_ = ix.Labels()
 		_, _ = ix.Name()
+		checkPositions(t, ix, entries, ids)
 	})
+}
+
+// checkPositions checks that the walks without a map (ParentPositions,
+// LastWithKey, BranchAt) give the index's answers: Get for every id, and
+// BranchFrom from every entry.
+func checkPositions(t *testing.T, ix *tree.Index, entries []jsonl.Entry, ids []string) {
+	t.Helper()
+	for _, id := range append(ids, "absent id") {
+		want, ok := ix.Get(id)
+		i := tree.LastWithKey(entries, id)
+		if ok != (i >= 0) || ok && want != &entries[i] {
+			t.Fatalf("LastWithKey(%q) = %d, Get found %v", id, i, ok)
+		}
+	}
+	parents := tree.ParentPositions(entries)
+	for i := range entries {
+		if entries[i].IsHeader() {
+			continue
+		}
+		want := ix.BranchFrom(&entries[i])
+		got, ok := tree.BranchAt(entries, parents, i)
+		if !ok || !slices.Equal(got, want) {
+			t.Fatalf("BranchAt(%d) = %d entries (ok %v), BranchFrom %d", i, len(got), ok, len(want))
+		}
+	}
+	if len(entries) > 1 {
+		// A position that does not fit is refused, not followed.
+		bad := slices.Clone(parents)
+		for i := range bad {
+			if !entries[i].IsHeader() {
+				bad[i] = int32(len(entries))
+				if _, ok := tree.BranchAt(entries, bad, i); ok {
+					t.Fatalf("BranchAt followed a position past the entries")
+				}
+				break
+			}
+		}
+	}
 }
 
 // checkBranch checks a root-to-entry path: it ends at the entry, holds no

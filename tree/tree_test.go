@@ -192,3 +192,32 @@ func TestLoop(t *testing.T) {
 		})
 	}
 }
+
+// TestBranchAtRefusesWrongPositions gives BranchAt parent positions that
+// do not fit the entries: a position whose entry has another key than
+// the parent id, a header, one past the end. Each is refused.
+func TestBranchAtRefusesWrongPositions(t *testing.T) {
+	entries := slicesOf(build(t, "a<-", "b<a", "c<b").Entries())
+	all := append([]jsonl.Entry{{Type: jsonl.TypeSession}}, entries...) // a header first
+	parents := tree.ParentPositions(all)
+	if want := []int32{-1, -1, 1, 2}; fmt.Sprint(parents) != fmt.Sprint(want) {
+		t.Fatalf("ParentPositions = %v, want %v", parents, want)
+	}
+	if path, ok := tree.BranchAt(all, parents, 3); !ok || fmt.Sprint(ids(path)) != "[a b c]" {
+		t.Fatalf("BranchAt = %v, %v", ids(path), ok)
+	}
+	for _, bad := range []int32{1, 0, 4} {
+		p := []int32{-1, -1, 1, bad} // c's parent b is at 2
+		if _, ok := tree.BranchAt(all, p, 3); ok {
+			t.Errorf("BranchAt followed position %d for c's parent", bad)
+		}
+	}
+}
+
+func slicesOf(es []*jsonl.Entry) []jsonl.Entry {
+	out := make([]jsonl.Entry, len(es))
+	for i, e := range es {
+		out[i] = *e
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package tree
+
+import (
+	"slices"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
+)
+
+// ParentPositions returns, for each of entries, the position in entries
+// of the entry Build(entries).BranchFrom steps to from it (the last
+// entry, headers aside, whose key is its parent key), or -1 where that
+// walk ends (no parent, an empty parent id, a parent no entry has, or a
+// header, which no walk reaches). With it, BranchAt walks a branch
+// without the index's map: the engine's offset index keeps it, so that
+// reading a context from the index builds no map of ids.
+func ParentPositions(entries []jsonl.Entry) []int32 {
+	byID := make(map[string]int32, len(entries))
+	for i := range entries {
+		if !entries[i].IsHeader() {
+			byID[Key(&entries[i])] = int32(i)
+		}
+	}
+	parents := make([]int32, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		parents[i] = -1
+		if e.IsHeader() {
+			continue
+		}
+		if p, ok := ParentKey(e); ok && p != "" {
+			if next, ok := byID[p]; ok {
+				parents[i] = next
+			}
+		}
+	}
+	return parents
+}
+
+// LastWithKey returns the position in entries of the last entry, headers
+// aside, whose key is key (the entry Build(entries).Get(key) returns),
+// or -1 when there is none.
+func LastWithKey(entries []jsonl.Entry, key string) int {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := &entries[i]; !e.IsHeader() && Key(e) == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// BranchAt returns Build(entries).BranchFrom(&entries[start]), the path
+// from the root to entries[start], given parents, the entries'
+// ParentPositions, without a map: one array step per entry. It checks
+// each step (the parent's key is the entry's parent key) and returns
+// false when parents does not fit entries.
+func BranchAt(entries []jsonl.Entry, parents []int32, start int) ([]*jsonl.Entry, bool) {
+	if len(parents) != len(entries) || start < 0 || start >= len(entries) {
+		return nil, false
+	}
+	// Count the steps first (the positions alone, a small array), so the
+	// path is made once, at its size, and filled from its end.
+	n := 0
+	for cur := start; cur >= 0 && n <= len(entries); n++ {
+		if cur >= len(entries) {
+			return nil, false
+		}
+		cur = int(parents[cur])
+	}
+	if n > len(entries) {
+		return branchAtCycle(entries, parents, start)
+	}
+	path := make([]*jsonl.Entry, n)
+	cur := start
+	for i := n - 1; i >= 0; i-- {
+		e := &entries[cur]
+		path[i] = e
+		if i == 0 {
+			break
+		}
+		next := int(parents[cur])
+		if p, ok := ParentKey(e); !ok || p == "" || entries[next].IsHeader() || Key(&entries[next]) != p {
+			return nil, false
+		}
+		cur = next
+	}
+	return path, true
+}
+
+// branchAtCycle is BranchAt on a walk that comes back to an entry:
+// BranchFrom's answer, the path up to the first repeated entry.
+func branchAtCycle(entries []jsonl.Entry, parents []int32, start int) ([]*jsonl.Entry, bool) {
+	var path []*jsonl.Entry
+	seen := make([]bool, len(entries))
+	for cur := start; cur >= 0 && !seen[cur]; {
+		seen[cur] = true
+		e := &entries[cur]
+		path = append(path, e)
+		next := int(parents[cur])
+		if next < 0 {
+			break
+		}
+		if p, ok := ParentKey(e); !ok || p == "" || entries[next].IsHeader() || Key(&entries[next]) != p {
+			return nil, false
+		}
+		cur = next
+	}
+	slices.Reverse(path)
+	return path, true
+}

@@ -175,6 +175,33 @@ func TestReadContextIndexedMatchesOpen(t *testing.T) {
 	}
 }
 
+// TestReadContextIndexedRepeatedIDs reads contexts from the offset index
+// of a file whose ids repeat and whose parents loop: the leaf asked for
+// is the last entry with its id, and each branch is the tree's, as Open
+// gives them.
+func TestReadContextIndexedRepeatedIDs(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	testenv.WriteFile(t, p, testenv.Lines(`{"type":"session","version":3,"id":"s","cwd":"/w"}`,
+		testenv.PiMessage("a", ""), testenv.PiMessage("b", "a"), testenv.PiMessage("c", "b"),
+		testenv.PiMessage("b", "c"), // b again, under c: a loop b -> c -> b
+		testenv.PiMessage("d", "a"), testenv.PiMessage("a", "d"), testenv.PiMessage("e", "a")))
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	var use engine.OffsetIndexUse = -1
+	opts := engine.WithOffsetIndexTest(engine.Options{CacheDir: t.TempDir()}, 1, func(u engine.OffsetIndexUse) { use = u })
+	readContext(t, p, "", opts) // keeps the index
+	for _, leaf := range []string{"", "a", "b", "c", "d", "e"} {
+		if diff := cmp.Diff(openContext(t, p, leaf), readContext(t, p, leaf, opts)); diff != "" {
+			t.Errorf("leaf %q: ReadContext with the offset index differs from Open (-Open +ReadContext):\n%s", leaf, diff)
+		}
+		if use != engine.OffsetIndexExact {
+			t.Fatalf("leaf %q: the offset index was not used (%d)", leaf, use)
+		}
+	}
+}
+
 func TestReadContextUnknownLeaf(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	testenv.WriteFile(t, p, testenv.Lines(`{"type":"session","version":3,"id":"s","cwd":"/w"}`, testenv.PiMessage("a", "")))

@@ -59,3 +59,27 @@ func TestEnvelopeParts(t *testing.T) {
 		t.Fatal("a part with bytes after its record decoded")
 	}
 }
+
+// BenchmarkDecodeDetachedParts decodes the envelope record of 100,000
+// message entries in four parts, as a reopen from the offset index does.
+func BenchmarkDecodeDetachedParts(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n")
+	for i := range 100000 {
+		fmt.Fprintf(&sb, `{"type":"message","id":"%08x","parentId":"%08x","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":"%s"}}`+"\n",
+			i*7919, (i-1)*7919, strings.Repeat("x", i%1500))
+	}
+	data := []byte(sb.String())
+	p := ParseFile(data)
+	var parts [][]byte
+	for i := range 4 {
+		lo, hi := len(p.Entries)*i/4, len(p.Entries)*(i+1)/4
+		parts = append(parts, AppendEnvelopes(nil, p.Entries[lo:hi]))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeDetachedParts(int64(len(data)), parts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

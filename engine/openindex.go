@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -73,7 +74,9 @@ func lineCRC(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // encodeOffsetIndex encodes the index of the file at path, stat st, parsed
 // as p (clean: no malformed line, a final newline, at least one entry).
-func encodeOffsetIndex(path string, st fs.FileInfo, p *jsonl.Parsed) []byte {
+// parents gives p's tree.ParentPositions; it is called once the
+// envelopes are encoded, so that a caller can find them meanwhile.
+func encodeOffsetIndex(path string, st fs.FileInfo, p *jsonl.Parsed, parents func() []int32) []byte {
 	buf := make([]byte, 0, 64+len(path)+len(p.Entries)*72)
 	buf = append(buf, offsetIndexMagic...)
 	buf = binary.AppendUvarint(buf, uint64(len(path)))
@@ -86,18 +89,24 @@ func encodeOffsetIndex(path string, st fs.FileInfo, p *jsonl.Parsed) []byte {
 	buf = binary.AppendUvarint(buf, uint64(p.Lines))
 	parts := max(1, min(envelopeParts, len(p.Entries)/envelopePartMin))
 	buf = binary.AppendUvarint(buf, uint64(parts))
+	// The parts are encoded on every CPU, as they are decoded.
+	encoded := make([][]byte, parts)
+	var wg sync.WaitGroup
 	for i := range parts {
 		lo, hi := len(p.Entries)*i/parts, len(p.Entries)*(i+1)/parts
-		buf = appendSized(buf, func(b []byte) []byte { return jsonl.AppendEnvelopes(b, p.Entries[lo:hi]) })
+		wg.Go(func() { encoded[i] = jsonl.AppendEnvelopes(make([]byte, 0, (hi-lo)*72), p.Entries[lo:hi]) })
 	}
-	buf = appendSized(buf, func(b []byte) []byte { return appendParents(b, tree.ParentPositions(p.Entries)) })
+	wg.Wait()
+	for _, b := range encoded {
+		buf = appendSized(buf, b)
+	}
+	ps := parents()
+	buf = appendSized(buf, appendParents(make([]byte, 0, len(ps)+16), ps))
 	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
 }
 
-// appendSized appends what add appends to dst, after its length (a
-// uvarint).
-func appendSized(dst []byte, add func([]byte) []byte) []byte {
-	b := add(nil)
+// appendSized appends b to dst after its length (a uvarint).
+func appendSized(dst, b []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(b)))
 	return append(dst, b...)
 }
@@ -260,16 +269,16 @@ func offsetIndexFile(opts Options, abs string, st fs.FileInfo) string {
 // as p, to ixPath when the parse may be indexed and the file is not too
 // recent. It is best effort, without fsync: a damaged index is ignored.
 func keepOffsetIndex(fsys vfs.FS, opts Options, ixPath, abs string, st fs.FileInfo, p *jsonl.Parsed) {
-	writeOffsetIndex(fsys, ixPath, offsetIndexOf(opts, abs, st, p))
+	writeOffsetIndex(fsys, ixPath, offsetIndexOf(opts, abs, st, p, func() []int32 { return tree.ParentPositions(p.Entries) }))
 }
 
 // offsetIndexOf returns the offset index keepOffsetIndex writes, or nil
 // when the parse may not be indexed or the file is too recent.
-func offsetIndexOf(opts Options, abs string, st fs.FileInfo, p *jsonl.Parsed) []byte {
+func offsetIndexOf(opts Options, abs string, st fs.FileInfo, p *jsonl.Parsed, parents func() []int32) []byte {
 	if !cleanParse(p) || !cacheable(st.ModTime(), opts.now()) {
 		return nil
 	}
-	return encodeOffsetIndex(absDir(abs), st, p)
+	return encodeOffsetIndex(absDir(abs), st, p, parents)
 }
 
 // writeOffsetIndex writes the encoded index b (none when nil) to ixPath,

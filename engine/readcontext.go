@@ -129,43 +129,34 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 			return nil, errWholeFile
 		}
 	}
-	// The offset index of a file parsed here is made while the tree is
-	// built (both only read the entries), and written while the
-	// context's lines are read back; an index is kept only of a file
-	// that did not change while it was parsed.
-	var encoded, written sync.WaitGroup
+	// The branch is walked by the entries' parent positions, without a
+	// map of ids (tree.BranchAt). Those of a file parsed here are found
+	// while its offset index is encoded beside (both only read the
+	// entries; an index is kept only of a file that did not change while
+	// it was parsed), and the index is written while the context's lines
+	// are read back.
+	var written sync.WaitGroup
 	defer written.Wait()
-	if ixPath != "" && !indexed {
-		mid, err := f.Stat()
-		if err == nil && sameStat(before, mid) && p.Size == mid.Size() && readBack(f, &p.Entries[len(p.Entries)-1]) == nil {
-			// (The index needs the last line's checksum.)
+	if parents == nil {
+		var found, encoded sync.WaitGroup
+		found.Add(1)
+		if mid, err := f.Stat(); ixPath != "" && err == nil && sameStat(before, mid) && p.Size == mid.Size() &&
+			readBack(f, &p.Entries[len(p.Entries)-1]) == nil { // (the index needs the last line's checksum)
 			encoded.Add(1)
 			written.Go(func() {
-				b := offsetIndexOf(opts, abs, mid, p)
+				b := offsetIndexOf(opts, abs, mid, p, func() []int32 { found.Wait(); return parents })
 				encoded.Done()
 				writeOffsetIndex(fsys, ixPath, b)
 			})
 		}
+		parents = tree.ParentPositions(p.Entries)
+		found.Done()
+		encoded.Wait()
 	}
-	// From the index, the branch is walked by position, without the map
-	// of ids; otherwise (or when the positions do not fit) with the tree.
 	c, err := contextByPosition(f, p, parents, leaf)
 	if errors.Is(err, errNoPositions) {
-		ix := tree.Build(p.Entries[1:]) // later header lines are skipped, as in pi
-		encoded.Wait()
-		target := compaction.Leaf{}
-		if leaf != "" {
-			if !ix.Has(leaf) {
-				return nil, fmt.Errorf("entry %s: %w", leaf, ErrNotFound)
-			}
-			target = compaction.LeafID(leaf)
-		} else {
-			target.ID, target.Kind = ix.Leaf()
-		}
-		c, err = compaction.BuildLoad(ix, target, func(es []*jsonl.Entry) error { return readBackAll(f, es) })
-		if err != nil {
-			err = errReadAgain // changed, or cut short, since it was parsed
-		}
+		// The index's positions do not fit its entries.
+		c, err = contextByPosition(f, p, tree.ParentPositions(p.Entries), leaf)
 	}
 	if err != nil {
 		return nil, err

@@ -15,11 +15,16 @@ import (
 // reading a context from the index builds no map of ids.
 func ParentPositions(entries []jsonl.Entry) []int32 {
 	byID := make(map[string]int32, len(entries))
+	keyed := 0
 	for i := range entries {
 		if !entries[i].IsHeader() {
 			byID[Key(&entries[i])] = int32(i)
+			keyed++
 		}
 	}
+	// Where no key repeats, an entry whose parent is the entry before it
+	// (most are) needs no lookup: that entry is the only one with the key.
+	unique := len(byID) == keyed
 	parents := make([]int32, len(entries))
 	for i := range entries {
 		e := &entries[i]
@@ -27,10 +32,14 @@ func ParentPositions(entries []jsonl.Entry) []int32 {
 		if e.IsHeader() {
 			continue
 		}
-		if p, ok := ParentKey(e); ok && p != "" {
-			if next, ok := byID[p]; ok {
-				parents[i] = next
-			}
+		p, ok := ParentKey(e)
+		if !ok || p == "" {
+			continue
+		}
+		if prev := &entries[max(i-1, 0)]; unique && i > 0 && !prev.IsHeader() && Key(prev) == p {
+			parents[i] = int32(i - 1)
+		} else if next, ok := byID[p]; ok {
+			parents[i] = next
 		}
 	}
 	return parents

@@ -127,7 +127,9 @@ run() {
   read -r T[$k] T0[$k] T1[$k] R[$k] RX[$k] < <(measure "$@")
 }
 noix() { rm -rf "$XDG_CACHE_HOME/sessctl/offset-index"; }
-v1copy() { rm -f "$B/work.jsonl"*; cp "$1" "$B/work.jsonl"; }
+# v1copy FILE: a fresh copy of FILE to migrate, written out (sync) so
+# that no run's fsync waits on the writeback of an earlier run's files.
+v1copy() { rm -f "$B/work.jsonl"*; cp "$1" "$B/work.jsonl"; sync; }
 
 say "== whole-process runs (median of $RUNS)"
 # open + context, cold: no offset index (as pi, which has none); then

@@ -25,10 +25,17 @@ type indexFixture struct {
 
 func newIndexFixture(t *testing.T, entries int, seed uint64) *indexFixture {
 	t.Helper()
+	skipWithoutOffsetIndex(t)
+	return makeIndexFixture(t, entries, seed)
+}
+
+// skipWithoutOffsetIndex skips a test of the offset index where none is
+// kept.
+func skipWithoutOffsetIndex(t *testing.T) {
+	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("no offset index on Windows, whose stat has no inode (TestOffsetIndexNoFileID)")
 	}
-	return makeIndexFixture(t, entries, seed)
 }
 
 func makeIndexFixture(t *testing.T, entries int, seed uint64) *indexFixture {

@@ -129,6 +129,7 @@ func TestReadContextMatchesOpen(t *testing.T) {
 // context from it (no map of ids: the branch is walked by position, the
 // leaf looked for entry by entry), at the leaf and at other entries.
 func TestReadContextIndexedMatchesOpen(t *testing.T) {
+	skipWithoutOffsetIndex(t)
 	dir := t.TempDir()
 	var files []string
 	for i, data := range testenv.CorpusFiles(t, testenv.Suffix(".jsonl"), "pi", "cases") {
@@ -180,6 +181,7 @@ func TestReadContextIndexedMatchesOpen(t *testing.T) {
 // is the last entry with its id, and each branch is the tree's, as Open
 // gives them.
 func TestReadContextIndexedRepeatedIDs(t *testing.T) {
+	skipWithoutOffsetIndex(t)
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	testenv.WriteFile(t, p, testenv.Lines(`{"type":"session","version":3,"id":"s","cwd":"/w"}`,
 		testenv.PiMessage("a", ""), testenv.PiMessage("b", "a"), testenv.PiMessage("c", "b"),

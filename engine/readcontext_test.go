@@ -91,7 +91,11 @@ func openContexts(t *testing.T, path string) map[string]string {
 	return out
 }
 
-func TestReadContextMatchesOpen(t *testing.T) {
+// contextFiles writes the pi corpus's session files and generated
+// sessions of each format version asked for into a new directory, and
+// returns their paths.
+func contextFiles(t *testing.T, versions ...int) []string {
+	t.Helper()
 	dir := t.TempDir()
 	var files []string
 	for i, data := range testenv.CorpusFiles(t, testenv.Suffix(".jsonl"), "pi", "cases") {
@@ -100,7 +104,7 @@ func TestReadContextMatchesOpen(t *testing.T) {
 		files = append(files, p)
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		for _, v := range []int{3, 1} {
+		for _, v := range versions {
 			p := filepath.Join(dir, fmt.Sprintf("gen-%d-v%d.jsonl", seed, v))
 			if _, err := generate.WriteFile(p, generate.Options{Seed: seed, Entries: 300, Version: v, ImageEvery: 50, ToolResultMax: 3000}); err != nil {
 				t.Fatal(err)
@@ -108,6 +112,11 @@ func TestReadContextMatchesOpen(t *testing.T) {
 			files = append(files, p)
 		}
 	}
+	return files
+}
+
+func TestReadContextMatchesOpen(t *testing.T) {
+	files := contextFiles(t, 3, 1)
 	for _, p := range files {
 		if _, err := engine.Open(context.Background(), p, engine.Options{ReadOnly: true}); err != nil {
 			// A corpus file that does not open: ReadContext gives Open's error.
@@ -130,20 +139,7 @@ func TestReadContextMatchesOpen(t *testing.T) {
 // leaf looked for entry by entry), at the leaf and at other entries.
 func TestReadContextIndexedMatchesOpen(t *testing.T) {
 	skipWithoutOffsetIndex(t)
-	dir := t.TempDir()
-	var files []string
-	for i, data := range testenv.CorpusFiles(t, testenv.Suffix(".jsonl"), "pi", "cases") {
-		p := filepath.Join(dir, fmt.Sprintf("corpus-%d.jsonl", i))
-		testenv.WriteFile(t, p, string(data))
-		files = append(files, p)
-	}
-	for seed := uint64(1); seed <= 3; seed++ {
-		p := filepath.Join(dir, fmt.Sprintf("gen-%d.jsonl", seed))
-		if _, err := generate.WriteFile(p, generate.Options{Seed: seed, Entries: 300, ImageEvery: 50, ToolResultMax: 3000}); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, p)
-	}
+	files := contextFiles(t, 3)
 	old := time.Now().Add(-time.Hour) // old enough to be indexed
 	indexed := 0
 	for _, p := range files {

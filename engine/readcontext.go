@@ -140,14 +140,17 @@ func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
 	if parents == nil {
 		var found, encoded sync.WaitGroup
 		found.Add(1)
-		if mid, err := f.Stat(); ixPath != "" && err == nil && sameStat(before, mid) && p.Size == mid.Size() &&
-			readBack(f, &p.Entries[len(p.Entries)-1]) == nil { // (the index needs the last line's checksum)
-			encoded.Add(1)
-			written.Go(func() {
-				b := offsetIndexOf(opts, abs, mid, p, func() []int32 { found.Wait(); return parents })
-				encoded.Done()
-				writeOffsetIndex(fsys, ixPath, b)
-			})
+		if ixPath != "" {
+			mid, err := f.Stat()
+			// (The index needs the last line's checksum.)
+			if err == nil && sameStat(before, mid) && p.Size == mid.Size() && readBack(f, &p.Entries[len(p.Entries)-1]) == nil {
+				encoded.Add(1)
+				written.Go(func() {
+					b := offsetIndexOf(opts, abs, mid, p, func() []int32 { found.Wait(); return parents })
+					encoded.Done()
+					writeOffsetIndex(fsys, ixPath, b)
+				})
+			}
 		}
 		parents = tree.ParentPositions(p.Entries)
 		found.Done()
@@ -178,7 +181,8 @@ var errNoPositions = errors.New("no parent positions")
 // contextByPosition builds the context at leaf ("": the last entry) of
 // the file f parsed as p, as compaction.BuildLoad over tree.Build would,
 // without a map of ids: parents are the entries' tree.ParentPositions
-// (from the offset index), the branch is walked by position
+// (from the offset index, or found after the parse), the branch is
+// walked by position
 // (tree.BranchAt, which checks each step) and the leaf asked for looked
 // for entry by entry. The context's lines are read back (readBackAll).
 // It returns errNoPositions when parents is nil or does not fit, an

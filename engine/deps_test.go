@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"compaction":         {"internal/jsonl", "tree", "engine/message"},
 	"engine/message":     {"internal/jsonl"},
 	"migrate":            {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
-	"lock":               {"github.com/gofrs/flock"},
+	"lock":               {"layout/vfs", "github.com/gofrs/flock"},
 	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "engine/message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"engine/repair":      {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // tryExcl makes one attempt in fallback mode: create path+".excl" with
@@ -67,7 +69,7 @@ func createdExcl(f *os.File, path string, me self, opts Options, o Owner, data [
 		err = cerr
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(excl))
+		err = vfs.OS().SyncDir(filepath.Dir(excl))
 	}
 	if err != nil {
 		os.Remove(excl)

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Owner is the record a holder writes beside the lock file after taking it.
@@ -195,7 +197,7 @@ func writeOwnerFile(path string, data []byte) (err error) {
 	if err := replaceFile(tmp, path); err != nil {
 		return fmt.Errorf("write owner record: %w", err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := vfs.OS().SyncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("write owner record: sync directory %s: %w", filepath.Dir(path), err)
 	}
 	return nil

@@ -46,19 +46,6 @@ func isNoLock(err error) bool {
 		errors.Is(err, syscall.ENOTSUP)
 }
 
-// syncDir makes a rename or unlink in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // openRead opens path for reading without following a symbolic link and
 // without waiting on a named pipe.
 func openRead(path string) (*os.File, error) {

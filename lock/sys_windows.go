@@ -47,10 +47,6 @@ func isNoLock(err error) bool {
 	return errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.EWINDOWS)
 }
 
-// syncDir is a no-op: Windows cannot open a directory for syncing through
-// package os, and NTFS journals renames.
-func syncDir(string) error { return nil }
-
 // openRead opens path for reading with delete sharing, so that a holder
 // can remove or replace an owner record or fallback file while another
 // process reads it (os.Open would make that fail with a sharing

@@ -54,8 +54,28 @@ func BackupPath(path string, v float64) string {
 // caller, a link or special file) is refused before anything is written;
 // a dry run reports the same refusal.
 //
+// Another process may append to the file meanwhile (pi takes no lock):
+// just before the rename, the file must still be the one read, holding
+// exactly the bytes streamed. Otherwise nothing is replaced and the file
+// is migrated again, up to fileAttempts times in all, after which the
+// error wraps ErrChanged.
+//
 // The caller holds the session's writer lock.
-func File(ctx context.Context, path string, opts FileOptions) (res FileResult, err error) {
+func File(ctx context.Context, path string, opts FileOptions) (FileResult, error) {
+	for attempt := 1; ; attempt++ {
+		res, err := fileOnce(ctx, path, opts)
+		if !errors.Is(err, ErrChanged) || attempt == fileAttempts {
+			return res, err
+		}
+	}
+}
+
+// fileAttempts is how many times File migrates a file that keeps
+// changing under it before it gives up.
+const fileAttempts = 3
+
+// fileOnce is one attempt of File.
+func fileOnce(ctx context.Context, path string, opts FileOptions) (res FileResult, err error) {
 	fsys := opts.FS
 	if fsys == nil {
 		fsys = vfs.OS()
@@ -76,7 +96,7 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 		return res, err
 	}
 
-	src := io.NewSectionReader(f, 0, math.MaxInt64)
+	src := &countingReader{r: io.NewSectionReader(f, 0, math.MaxInt64)}
 	if opts.DryRun {
 		r, err := Stream(ctx, src, discard{})
 		res.Result = r
@@ -86,9 +106,24 @@ func File(ctx context.Context, path string, opts FileOptions) (res FileResult, e
 		return res, err
 	}
 	rw := rewrite{fsys: fsys, path: path, orig: orig, from: v, noBackup: opts.NoBackup}
-	// Closed before the rename: Windows without POSIX renames replaces
-	// no file that is open, even by this process.
-	rw.ready = func() error { return f.Close() }
+	rw.ready = func() error {
+		// Closed before the rename: Windows without POSIX renames
+		// replaces no file that is open, even by this process.
+		if err := f.Close(); err != nil {
+			return err
+		}
+		// Stream read to the end: a file that grew since (a line
+		// appended, or the rest of one it found torn) or was replaced
+		// holds bytes the new version lacks.
+		st, err := fsys.Lstat(path)
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w: %w", path, ErrChanged, err)
+		}
+		if !vfs.SameFile(st, orig) || st.Size() != src.n {
+			return fmt.Errorf("migrate %s: %w", path, ErrChanged)
+		}
+		return nil
+	}
 	res.Backup, err = rw.run(func(w io.Writer) (bool, error) {
 		r, err := Stream(ctx, src, w)
 		res.Result = r
@@ -110,9 +145,10 @@ func streamErr(path string, r Result, err error) error {
 	return nil
 }
 
-// ErrChanged is wrapped by WriteFile when the file is no longer the one
-// whose lines were migrated: another process (pi takes no lock) wrote to
-// it or replaced it. Nothing was replaced; migrate it again.
+// ErrChanged is wrapped by WriteFile, and by File after its last
+// attempt, when the file is no longer the one whose lines were migrated:
+// another process (pi takes no lock) wrote to it or replaced it. Nothing
+// was replaced; migrate it again.
 var ErrChanged = errors.New("the file changed since it was read")
 
 // WriteOptions configure WriteFile.
@@ -306,6 +342,18 @@ func linkBackup(fsys vfs.FS, path string, v float64) (string, error) {
 		}
 		name = base + "." + strconv.Itoa(i)
 	}
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 type discard struct{}

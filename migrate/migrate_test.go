@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -109,6 +110,62 @@ func TestFileMigratesKeepsBackupAndIsIdempotent(t *testing.T) {
 	again, _ := os.ReadFile(path)
 	if !bytes.Equal(got, again) {
 		t.Error("second run changed the file")
+	}
+}
+
+// TestFileKeepsLinesAppendedMeanwhile appends a line, as pi does without
+// a lock, after File has streamed the file and before it renames: the
+// line must not be lost. File migrates the file again, and the result
+// holds the line; a file that changes at every attempt is left alone,
+// with the error ErrChanged.
+func TestFileKeepsLinesAppendedMeanwhile(t *testing.T) {
+	const piLine = `{"type":"message","timestamp":"2025-11-20T10:00:06.000Z","message":{"role":"user","content":"from pi","timestamp":6}}` + "\n"
+	for _, appends := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("appended %d times", appends), func(t *testing.T) {
+			path := writeTemp(t, "s.jsonl", v1File)
+			ffs := vfstest.NewFaultFS(vfs.OS())
+			done := 0
+			// The backup is linked after the stream, just before the rename.
+			ffs.SetHook(func(op vfstest.Op, _ string) error {
+				if op == vfstest.OpLink && done < appends {
+					done++
+					f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					_, err = f.WriteString(piLine)
+					return err
+				}
+				return nil
+			})
+			res, err := migrate.File(context.Background(), path, migrate.FileOptions{FS: ffs})
+			got, _ := os.ReadFile(path)
+			temps, _ := filepath.Glob(path + vfs.TempSuffix + "*")
+			baks, _ := filepath.Glob(path + ".v1.bak*")
+			if len(temps) != 0 {
+				t.Errorf("temporary files left: %v", temps)
+			}
+			if appends == 3 { // every attempt saw the file change
+				if !errors.Is(err, migrate.ErrChanged) {
+					t.Fatalf("err = %v, want ErrChanged", err)
+				}
+				if want := v1File + strings.Repeat(piLine, 3); string(got) != want || len(baks) != 0 {
+					t.Errorf("the file was touched (backups %v):\n%s", baks, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTree(t, got)
+			if n := strings.Count(string(got), "from pi"); n != appends || res.Entries != 5+appends {
+				t.Errorf("the migrated file holds %d of the %d lines appended (%d entries):\n%s", n, appends, res.Entries, got)
+			}
+			if bak, err := os.ReadFile(res.Backup); err != nil || string(bak) != v1File+strings.Repeat(piLine, appends) || len(baks) != 1 {
+				t.Errorf("backups %v; %s: %q, %v", baks, res.Backup, bak, err)
+			}
+		})
 	}
 }
 

@@ -662,3 +662,27 @@ func Marshal(v any) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// AppendMarshal appends Marshal(v) to dst.
+func AppendMarshal(dst []byte, v any) ([]byte, error) {
+	var raw []byte
+	switch x := v.(type) {
+	case json.RawMessage:
+		raw = x
+	case []byte:
+		raw = x
+	case string:
+		return AppendString(dst, x), nil
+	default:
+		var err error
+		raw, err = json.Marshal(v)
+		if err != nil {
+			return dst, fmt.Errorf("encode value: %w", err)
+		}
+	}
+	out, err := Canonical(dst, raw)
+	if err != nil {
+		return dst, fmt.Errorf("encode value: %w", err)
+	}
+	return out, nil
+}

@@ -197,7 +197,7 @@ func (f *Fields) base() *Fields { return f }
 
 // blocksField is an array of blocks (required: pi always writes it).
 func blocksField[T any](key string, p func(*T) *[]Block) field[T] {
-	return field[T]{key: key, required: true,
+	return field[T]{key: key, member: memberOf(key), required: true,
 		zero: func(m *T) bool { return *p(m) == nil },
 		enc: func(dst []byte, m *T, canon bool) ([]byte, error) {
 			return appendBlocks(dst, *p(m), canon)
@@ -278,7 +278,7 @@ func (c Content) String() string {
 }
 
 func contentField[T any](key string, p func(*T) *Content) field[T] {
-	return field[T]{key: key, required: true,
+	return field[T]{key: key, member: memberOf(key), required: true,
 		zero: func(m *T) bool {
 			c := p(m)
 			return c.Blocks == nil && c.Text == ""

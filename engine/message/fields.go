@@ -65,6 +65,7 @@ func (f *Fields) decoded() bool { return f.order != nil }
 // functions take the object, so that encoding allocates nothing for them.
 type field[T any] struct {
 	key      string
+	member   string // `,"key":`, the member's start after another
 	required bool
 	zero     func(m *T) bool
 	enc      func(dst []byte, m *T, canon bool) ([]byte, error)
@@ -83,35 +84,31 @@ type field[T any] struct {
 func encodeObject[T any](dst []byte, m *T, fs []field[T], f *Fields, canon bool) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, '{')
-	n := 0
-	member := func(k string) {
-		if n > 0 {
-			dst = append(dst, ',')
+	var err error
+	if f.order == nil && len(f.extra) == 0 {
+		// Constructed, without kept members (the usual case): the fields
+		// that are set or required, in pi's order.
+		for i := range fs {
+			if fs[i].required || !fs[i].zero(m) {
+				dst = appendMember(dst, start, fs[i].member)
+				if dst, err = fs[i].enc(dst, m, canon); err != nil {
+					return dst, err
+				}
+			}
 		}
-		n++
-		dst = jsonl.AppendString(dst, k)
-		dst = append(dst, ':')
-	}
-	extra := func(k string, v []byte) {
-		member(k)
-		c, err := jsonl.Canonical(dst, v)
-		if err != nil { // kept values were valid when read; SetExtra takes the caller's word
-			c = append(dst, "null"...)
-		}
-		dst = c
+		return append(dst, '}'), nil
 	}
 	var done uint64
 	again := false // the object must go through Canonical
 	for _, k := range f.order {
 		again = again || reordered(k, canon)
 		if v, ok := f.extra[k]; ok {
-			extra(k, v)
+			dst = appendExtra(dst, start, k, v)
 			continue
 		}
 		for i := range fs {
 			if fs[i].key == k {
-				member(k)
-				var err error
+				dst = appendMember(dst, start, fs[i].member)
 				if dst, err = fs[i].enc(dst, m, canon); err != nil {
 					return dst, err
 				}
@@ -125,14 +122,11 @@ func encodeObject[T any](dst []byte, m *T, fs []field[T], f *Fields, canon bool)
 		if done&(1<<i) != 0 {
 			continue
 		}
-		if len(f.extra) > 0 {
-			if _, ok := f.extra[fs[i].key]; ok {
-				continue
-			}
+		if _, ok := f.extra[fs[i].key]; ok {
+			continue
 		}
 		if (fs[i].required && !decoded) || !fs[i].zero(m) {
-			member(fs[i].key)
-			var err error
+			dst = appendMember(dst, start, fs[i].member)
 			if dst, err = fs[i].enc(dst, m, canon); err != nil {
 				return dst, err
 			}
@@ -141,7 +135,7 @@ func encodeObject[T any](dst []byte, m *T, fs []field[T], f *Fields, canon bool)
 	for _, k := range f.added {
 		again = again || reordered(k, canon)
 		if v, ok := f.extra[k]; ok {
-			extra(k, v)
+			dst = appendExtra(dst, start, k, v)
 		}
 	}
 	dst = append(dst, '}')
@@ -153,6 +147,35 @@ func encodeObject[T any](dst []byte, m *T, fs []field[T], f *Fields, canon bool)
 		}
 	}
 	return dst, nil
+}
+
+// memberOf returns `,"key":`, a member's start after another.
+func memberOf(key string) string {
+	return "," + string(jsonl.AppendString(nil, key)) + ":"
+}
+
+// appendMember starts a member of the object that starts at dst[start]
+// with member (`,"key":`), without the comma when it is the first.
+func appendMember(dst []byte, start int, member string) []byte {
+	if len(dst) == start+1 {
+		return append(dst, member[1:]...)
+	}
+	return append(dst, member...)
+}
+
+// appendExtra appends a kept member, its value encoded as
+// JSON.stringify would.
+func appendExtra(dst []byte, start int, k string, v []byte) []byte {
+	if len(dst) > start+1 {
+		dst = append(dst, ',')
+	}
+	dst = jsonl.AppendString(dst, k)
+	dst = append(dst, ':')
+	c, err := jsonl.Canonical(dst, v)
+	if err != nil { // kept values were valid when read; SetExtra takes the caller's word
+		c = append(dst, "null"...)
+	}
+	return c
 }
 
 // reordered reports whether an object with the key k must go through
@@ -219,7 +242,7 @@ func decodeObject[T any](obj []byte, m *T, fs []field[T], f *Fields) error {
 
 // constField is the "role" or "type" member, whose value is the type's.
 func constField[T any](key, value string) field[T] {
-	return field[T]{key: key, required: true,
+	return field[T]{key: key, member: memberOf(key), required: true,
 		zero: func(*T) bool { return false },
 		enc: func(dst []byte, _ *T, _ bool) ([]byte, error) {
 			return jsonl.AppendString(dst, value), nil
@@ -231,7 +254,7 @@ func constField[T any](key, value string) field[T] {
 }
 
 func strField[T any](key string, required bool, p func(*T) *string) field[T] {
-	return field[T]{key: key, required: required,
+	return field[T]{key: key, member: memberOf(key), required: required,
 		zero: func(m *T) bool { return *p(m) == "" },
 		enc: func(dst []byte, m *T, _ bool) ([]byte, error) {
 			return jsonl.AppendString(dst, *p(m)), nil
@@ -255,7 +278,7 @@ func decodeString(v []byte) (string, bool) {
 }
 
 func boolField[T any](key string, required bool, p func(*T) *bool) field[T] {
-	return field[T]{key: key, required: required,
+	return field[T]{key: key, member: memberOf(key), required: required,
 		zero: func(m *T) bool { return !*p(m) },
 		enc: func(dst []byte, m *T, _ bool) ([]byte, error) {
 			if *p(m) {
@@ -277,7 +300,7 @@ func boolField[T any](key string, required bool, p func(*T) *bool) field[T] {
 }
 
 func floatField[T any](key string, required bool, p func(*T) *float64) field[T] {
-	return field[T]{key: key, required: required,
+	return field[T]{key: key, member: memberOf(key), required: required,
 		zero: func(m *T) bool { return *p(m) == 0 },
 		enc: func(dst []byte, m *T, _ bool) ([]byte, error) {
 			return jsonl.AppendNumber(dst, *p(m)), nil
@@ -293,7 +316,7 @@ func floatField[T any](key string, required bool, p func(*T) *float64) field[T] 
 }
 
 func intField[T any](key string, required bool, p func(*T) *int64) field[T] {
-	return field[T]{key: key, required: required,
+	return field[T]{key: key, member: memberOf(key), required: required,
 		zero: func(m *T) bool { return *p(m) == 0 },
 		enc: func(dst []byte, m *T, _ bool) ([]byte, error) {
 			return appendInt(dst, *p(m)), nil
@@ -329,7 +352,7 @@ func decodeInt(v []byte) (int64, bool) {
 // encoded with JSON.stringify's rules (jsonl.Marshal); nil is absent, or
 // ifNil when the member is required.
 func anyField[T any](key string, required bool, ifNil string, p func(*T) *any) field[T] {
-	return field[T]{key: key, required: required,
+	return field[T]{key: key, member: memberOf(key), required: required,
 		zero: func(m *T) bool { return *p(m) == nil },
 		enc: func(dst []byte, m *T, _ bool) ([]byte, error) {
 			v := *p(m)
@@ -351,7 +374,7 @@ func anyField[T any](key string, required bool, ifNil string, p func(*T) *any) f
 // objField is a nested object member (required), whose own fields are fs
 // and kept members base(o).
 func objField[T, O any](key string, p func(*T) *O, fs []field[O], base func(*O) *Fields) field[T] {
-	return field[T]{key: key, required: true,
+	return field[T]{key: key, member: memberOf(key), required: true,
 		zero: func(m *T) bool {
 			o := p(m)
 			f := base(o)

@@ -304,7 +304,7 @@ var (
 
 // exitCodeField is bashExecution's exitCode: written when HasExitCode,
 // which decoding sets when the member is an integer.
-var exitCodeField = field[BashExecution]{key: "exitCode",
+var exitCodeField = field[BashExecution]{key: "exitCode", member: memberOf("exitCode"),
 	zero: func(m *BashExecution) bool { return !m.HasExitCode },
 	enc: func(dst []byte, m *BashExecution, _ bool) ([]byte, error) {
 		return appendInt(dst, m.ExitCode), nil

@@ -1,12 +1,14 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -663,7 +665,10 @@ func Marshal(v any) ([]byte, error) {
 	return out, nil
 }
 
-// AppendMarshal appends Marshal(v) to dst.
+// AppendMarshal appends Marshal(v) to dst. A value encoding/json encodes
+// is encoded into a reused buffer, without HTML escaping (Canonical
+// undoes it anyway), and canonicalised from there into dst: no allocation
+// of its own beyond encoding/json's.
 func AppendMarshal(dst []byte, v any) ([]byte, error) {
 	var raw []byte
 	switch x := v.(type) {
@@ -674,15 +679,39 @@ func AppendMarshal(dst []byte, v any) ([]byte, error) {
 	case string:
 		return AppendString(dst, x), nil
 	default:
-		var err error
-		raw, err = json.Marshal(v)
-		if err != nil {
+		e := marshalers.Get().(*marshaler)
+		defer e.put()
+		if err := e.enc.Encode(v); err != nil {
 			return dst, fmt.Errorf("encode value: %w", err)
 		}
+		raw = e.buf.Bytes()
 	}
 	out, err := Canonical(dst, raw)
 	if err != nil {
 		return dst, fmt.Errorf("encode value: %w", err)
 	}
 	return out, nil
+}
+
+// marshaler is a json.Encoder without HTML escaping and its buffer, kept
+// in marshalers between uses.
+type marshaler struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var marshalers = sync.Pool{New: func() any {
+	e := new(marshaler)
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+// put returns e to the pool, unless its buffer grew large.
+func (e *marshaler) put() {
+	if e.buf.Cap() > 64<<10 {
+		return
+	}
+	e.buf.Reset()
+	marshalers.Put(e)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // checkAppendJSON checks that AppendJSON writes after a prefix what the
@@ -237,6 +238,14 @@ func FuzzAppendJSON(f *testing.F) {
 		if err == nil {
 			f.Add(b, "origin", []byte(`{"a":1.0}`), uint8(0))
 		}
+	}
+	for _, data := range testenv.CorpusFiles(f, testenv.Suffix(".jsonl"), "pi", "cases") {
+		jsonl.EachEntry(data, func(e *jsonl.Entry, _ *jsonl.MessageMembers) bool {
+			if m := e.Message(); m != nil {
+				f.Add(bytes.Clone(m), "usage", []byte(`{"x":[1.0]}`), uint8(1))
+			}
+			return true
+		})
 	}
 	f.Add([]byte(`{"role":"user","content":"a","timestamp":1,"7":0,"1":0}`), "\xff", []byte(`[1e2]`), uint8(1))
 	f.Add([]byte(`{"timestamp":1,"content":[{"type":"text","text":"\ud800"}],"role":"user"}`), "2", []byte(`"\u0041"`), uint8(2))

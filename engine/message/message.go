@@ -374,11 +374,13 @@ func Encode(m Message) ([]byte, error) {
 	return b, nil
 }
 
-// AppendJSON appends the message to dst as jsonl.Canonical writes
-// Encode(m), in one pass and without allocating for the encoding itself:
-// the form of a message in an entry line, which is how
-// engine.Session.AppendMessage writes it. On error, dst is returned as
-// given (its spare capacity may have been written).
+// AppendJSON appends the message to dst as an entry line holds it:
+// Encode(m) as JSON.stringify(JSON.parse(...)) writes it (the same bytes,
+// except where keys that are not UTF-8 meet), in one pass. This is what
+// engine.Session.AppendMessage writes. It allocates nothing for
+// the members of the message types (values such as tool-call arguments go
+// through encoding/json when they are not JSON text). On error, dst is
+// returned as given (its spare capacity may have been written).
 func AppendJSON(dst []byte, m Message) ([]byte, error) {
 	out, err := m.appendJSON(dst, true)
 	if err != nil {

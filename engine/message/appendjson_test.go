@@ -3,6 +3,7 @@ package message_test
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,10 +87,7 @@ func deep(n int) json.RawMessage {
 
 // changes are what a caller does to the kept members of an object; each
 // is applied to one object of a message at a time.
-var changes = []struct {
-	name string
-	do   func(f *message.Fields)
-}{
+var changes = []change{
 	{"none", func(*message.Fields) {}},
 	{"set new", func(f *message.Fields) { f.SetExtra("origin", json.RawMessage(` {"b" : 1.0, "a":"\u003c\/"} `)) }},
 	{"set a field's key", func(f *message.Fields) { f.SetExtra("timestamp", json.RawMessage(`1E3`)) }},
@@ -102,7 +100,6 @@ var changes = []struct {
 		f.SetExtra("\xfe", json.RawMessage(`2`))
 	}},
 	{"set an escaped key", func(f *message.Fields) { f.SetExtra("a\"\n\u2028é", json.RawMessage(`"\ud800"`)) }},
-	{"set deep", func(f *message.Fields) { f.SetExtra("deep", deep(300)) }},
 	{"delete first", func(f *message.Fields) {
 		if k := f.Keys(); len(k) > 0 {
 			f.DeleteExtra(k[0])
@@ -119,6 +116,17 @@ var changes = []struct {
 		f.DeleteExtra("x")
 	}},
 }
+
+// change is something a caller does to the kept members of an object.
+type change struct {
+	name string
+	do   func(f *message.Fields)
+}
+
+// deepChange sets a member nested deeper than Canonical normalises
+// (costly under the race detector, so not one of changes, which every
+// corpus message goes through).
+var deepChange = change{"set deep", func(f *message.Fields) { f.SetExtra("deep", deep(300)) }}
 
 // constructed returns messages of every type built in Go, with every
 // optional member set in some and zero fields in others.
@@ -167,7 +175,7 @@ func constructed() []message.Message {
 // their objects.
 func TestAppendJSONConstructed(t *testing.T) {
 	for i := range constructed() {
-		for _, c := range changes {
+		for _, c := range append(slices.Clip(changes), deepChange) {
 			for k := 0; ; k++ {
 				m := constructed()[i] // a fresh copy for every change
 				fs := fieldsOf(m)

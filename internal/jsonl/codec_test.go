@@ -227,7 +227,7 @@ func TestShortDecimalIsShortestDigits(t *testing.T) {
 			t.Fatalf("appendShortDecimal(%v) = %q, strconv gives %q", f, got, want)
 		}
 	}
-	for range 40000 {
+	for range 20000 {
 		check(math.Float64frombits(rng.Uint64() >> 1)) // positive, any exponent
 		digits := 1 + rng.IntN(17)
 		m := rng.Int64N(int64(math.Pow10(digits)))

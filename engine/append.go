@@ -220,8 +220,10 @@ func (s *Session) appendTyped(m message.Message) (string, error) {
 			return nil, fmt.Errorf("append message: %w", err)
 		}
 		// Shrinks slowly, so that a run of small messages after large ones
-		// still leaves the large ones room.
-		s.msgRoom = max(p.meta.MsgEnd-p.meta.MsgStart, s.msgRoom-s.msgRoom/8)
+		// still leaves the large ones room; at most a line block, so that
+		// one huge message does not make the next ones ask for its size (a
+		// larger line grows out of the block as it is encoded).
+		s.msgRoom = min(lineSlab, max(p.meta.MsgEnd-p.meta.MsgStart, s.msgRoom-s.msgRoom/8))
 		return p, nil
 	})
 }

@@ -73,6 +73,19 @@ func (p *pending) message(raw []byte) error {
 	return nil
 }
 
+// typedMessage adds the "message" member, encoding m straight into the
+// line in the form message.AppendJSON gives (that of p.message(Encode(m))),
+// and records where the value is.
+func (p *pending) typedMessage(m message.Message) error {
+	start := p.b.Len() + len(`,"message":`) // a message always follows other members
+	err := p.b.Append("message", func(dst []byte) ([]byte, error) { return message.AppendJSON(dst, m) })
+	if err != nil {
+		return err
+	}
+	p.meta.MsgStart, p.meta.MsgEnd = start, p.b.Len()
+	return nil
+}
+
 // commit appends the finished line.
 func (s *Session) commit(p *pending) (string, error) {
 	return s.appendLine(s.keepLine(p.b.Bytes()), p.meta)
@@ -174,13 +187,11 @@ func marshalOpt(v any) ([]byte, error) {
 // encoding/json encodes to a message object. The message is stored as
 // given, without validation.
 func (s *Session) AppendMessage(msg any) (string, error) {
-	raw, isJSON := jsonText(msg)
 	if m, ok := msg.(message.Message); ok {
-		var err error
-		if raw, err = message.Encode(m); err != nil {
-			return "", fmt.Errorf("append message: %w", err)
-		}
-	} else if !isJSON {
+		return s.appendTyped(m)
+	}
+	raw, isJSON := jsonText(msg)
+	if !isJSON {
 		var err error
 		if raw, err = jsonl.Marshal(msg); err != nil {
 			return "", fmt.Errorf("append message: %w", err)
@@ -193,6 +204,26 @@ func (s *Session) AppendMessage(msg any) (string, error) {
 		if err := p.message(raw); err != nil {
 			return nil, fmt.Errorf("append message: %w", err)
 		}
+		return p, nil
+	})
+}
+
+// appendTyped is AppendMessage of a typed message, encoded straight into
+// the line: the size of the line is not known before, so it asks for room
+// for about the size of the recent messages.
+func (s *Session) appendTyped(m message.Message) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.write(func() (*pending, error) {
+		p := s.envelopeFor(jsonl.TypeMessage, s.msgRoom)
+		if err := p.typedMessage(m); err != nil {
+			return nil, fmt.Errorf("append message: %w", err)
+		}
+		// Shrinks slowly, so that a run of small messages after large ones
+		// still leaves the large ones room; at most a line block, so that
+		// one huge message does not make the next ones ask for its size (a
+		// larger line grows out of the block as it is encoded).
+		s.msgRoom = min(lineSlab, max(p.meta.MsgEnd-p.meta.MsgStart, s.msgRoom-s.msgRoom/8))
 		return p, nil
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	generate "github.com/sessctl/sessctl/internal/workload"
 )
 
@@ -157,7 +158,18 @@ func loopOpen(b *testing.B, path string, size int64, opts engine.Options, withCo
 
 var benchMsg = json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"The build fails because codec.go uses utf16 without importing it; add the import and rerun the tests."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1200,"output":80,"cacheRead":0,"cacheWrite":0,"totalTokens":1280,"cost":{"input":0.0036,"output":0.0012,"cacheRead":0,"cacheWrite":0,"total":0.0048}},"stopReason":"stop","timestamp":1772355600000}`)
 
-func benchAppend(b *testing.B, sync engine.SyncPolicy) {
+// benchTyped is benchMsg built as a typed message.
+var benchTyped = message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5",
+	[]message.Block{message.NewText("The build fails because codec.go uses utf16 without importing it; add the import and rerun the tests.")},
+	message.NewUsage(1200, 80, 0, 0, message.Cost{Input: 0.0036, Output: 0.0012, Total: 0.0048}), message.StopStop, time.UnixMilli(1772355600000))
+
+func benchAppend(b *testing.B, sync engine.SyncPolicy) { benchAppendOf(b, sync, benchMsg) }
+
+// BenchmarkAppendTypedNoSync appends benchMsg as a typed message, encoded
+// into its line, without fsync.
+func BenchmarkAppendTypedNoSync(b *testing.B) { benchAppendOf(b, engine.SyncNone, benchTyped) }
+
+func benchAppendOf(b *testing.B, sync engine.SyncPolicy, msg any) {
 	dir := b.TempDir()
 	s, err := engine.Create(context.Background(), "/home/dev/project", engine.Options{Dir: dir, Sync: sync})
 	if err != nil {
@@ -167,7 +179,7 @@ func benchAppend(b *testing.B, sync engine.SyncPolicy) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchMsg) + 100))
 	for b.Loop() {
-		if _, err := s.AppendMessage(benchMsg); err != nil {
+		if _, err := s.AppendMessage(msg); err != nil {
 			b.Fatal(err)
 		}
 	}

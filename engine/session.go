@@ -57,6 +57,7 @@ type Session struct {
 	rng        *rand.ChaCha8 // draws entry ids; seeded once per session
 	slab       []Entry       // storage for appended entries
 	lines      []byte        // storage for the bytes of appended lines
+	msgRoom    int           // room to ask for a typed message: about the recent ones' size
 	lastMs     int64         // the millisecond lastTs formats
 	lastTs     string
 	closed     bool

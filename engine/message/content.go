@@ -14,7 +14,8 @@ import (
 type Block interface {
 	// BlockType returns the block's "type" member.
 	BlockType() string
-	appendJSON(dst []byte) ([]byte, error)
+	// appendJSON appends Encode's bytes, with canon AppendJSON's.
+	appendJSON(dst []byte, canon bool) ([]byte, error)
 }
 
 // TextContent is pi-ai's text block: {type:"text", text, textSignature?}.
@@ -94,67 +95,67 @@ func (b *UnknownBlock) BlockType() string {
 	return s
 }
 
-func typeField(t string) field {
-	return field{key: "type", required: true,
-		enc: func(dst []byte) ([]byte, error) { return jsonl.AppendString(dst, t), nil },
-		dec: func(v []byte) bool {
-			s, ok := jsonl.String(v)
-			return ok && s == t && exact(v, jsonl.AppendString(nil, s))
-		}}
+// The field tables of the block types, in pi's order.
+var (
+	textFields = []field[TextContent]{
+		constField[TextContent]("type", "text"),
+		strField("text", true, func(b *TextContent) *string { return &b.Text }),
+		strField("textSignature", false, func(b *TextContent) *string { return &b.TextSignature }),
+	}
+	imageFields = []field[ImageContent]{
+		constField[ImageContent]("type", "image"),
+		strField("data", true, func(b *ImageContent) *string { return &b.Data }),
+		strField("mimeType", true, func(b *ImageContent) *string { return &b.MimeType }),
+	}
+	thinkingFields = []field[ThinkingContent]{
+		constField[ThinkingContent]("type", "thinking"),
+		strField("thinking", true, func(b *ThinkingContent) *string { return &b.Thinking }),
+		strField("thinkingSignature", false, func(b *ThinkingContent) *string { return &b.ThinkingSignature }),
+		boolField("redacted", false, func(b *ThinkingContent) *bool { return &b.Redacted }),
+	}
+	toolCallFields = []field[ToolCall]{
+		constField[ToolCall]("type", "toolCall"),
+		strField("id", true, func(b *ToolCall) *string { return &b.ID }),
+		strField("name", true, func(b *ToolCall) *string { return &b.Name }),
+		anyField("arguments", true, "{}", func(b *ToolCall) *any { return &b.Arguments }),
+		strField("thoughtSignature", false, func(b *ToolCall) *string { return &b.ThoughtSignature }),
+	}
+)
+
+func (b *TextContent) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, b, textFields, &b.Fields, canon)
 }
 
-func (b *TextContent) fields() []field {
-	return []field{typeField("text"), strField("text", &b.Text, true), strField("textSignature", &b.TextSignature, false)}
+func (b *ImageContent) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, b, imageFields, &b.Fields, canon)
 }
 
-func (b *ImageContent) fields() []field {
-	return []field{typeField("image"), strField("data", &b.Data, true), strField("mimeType", &b.MimeType, true)}
+func (b *ThinkingContent) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, b, thinkingFields, &b.Fields, canon)
 }
 
-func (b *ThinkingContent) fields() []field {
-	return []field{typeField("thinking"), strField("thinking", &b.Thinking, true),
-		strField("thinkingSignature", &b.ThinkingSignature, false), boolField("redacted", &b.Redacted, false)}
+func (b *ToolCall) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, b, toolCallFields, &b.Fields, canon)
 }
 
-func (b *ToolCall) fields() []field {
-	return []field{typeField("toolCall"), strField("id", &b.ID, true), strField("name", &b.Name, true),
-		anyField("arguments", &b.Arguments, true, "{}"), strField("thoughtSignature", &b.ThoughtSignature, false)}
-}
-
-func (b *TextContent) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, b.fields(), &b.Fields)
-}
-
-func (b *ImageContent) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, b.fields(), &b.Fields)
-}
-
-func (b *ThinkingContent) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, b.fields(), &b.Fields)
-}
-
-func (b *ToolCall) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, b.fields(), &b.Fields)
-}
-
-func (b *UnknownBlock) appendJSON(dst []byte) ([]byte, error) {
+func (b *UnknownBlock) appendJSON(dst []byte, _ bool) ([]byte, error) {
 	return jsonl.Canonical(dst, b.Raw)
 }
 
 // MarshalJSON returns the block as JSON.stringify writes it.
-func (b *TextContent) MarshalJSON() ([]byte, error) { return b.appendJSON(nil) }
+func (b *TextContent) MarshalJSON() ([]byte, error) { return b.appendJSON(nil, false) }
 
 // MarshalJSON returns the block as JSON.stringify writes it.
-func (b *ImageContent) MarshalJSON() ([]byte, error) { return b.appendJSON(nil) }
+func (b *ImageContent) MarshalJSON() ([]byte, error) { return b.appendJSON(nil, false) }
 
 // MarshalJSON returns the block as JSON.stringify writes it.
-func (b *ThinkingContent) MarshalJSON() ([]byte, error) { return b.appendJSON(nil) }
+func (b *ThinkingContent) MarshalJSON() ([]byte, error) { return b.appendJSON(nil, false) }
 
 // MarshalJSON returns the block as JSON.stringify writes it.
-func (b *ToolCall) MarshalJSON() ([]byte, error) { return b.appendJSON(nil) }
+func (b *ToolCall) MarshalJSON() ([]byte, error) { return b.appendJSON(nil, false) }
 
 // MarshalJSON returns the block's JSON.
-func (b *UnknownBlock) MarshalJSON() ([]byte, error) { return b.appendJSON(nil) }
+func (b *UnknownBlock) MarshalJSON() ([]byte, error) { return b.appendJSON(nil, false) }
 
 // DecodeBlock decodes one content block. A block of an unknown type, or
 // one that is not an object, is an *UnknownBlock.
@@ -162,44 +163,55 @@ func DecodeBlock(raw []byte) Block {
 	if jsonl.KindOf(raw) == jsonl.KindObject {
 		v, _ := jsonl.Lookup(raw, "type")
 		t, _ := jsonl.String(v)
-		var b interface {
-			Block
-			fields() []field
-			base() *Fields
-		}
+		var b Block
 		switch t {
 		case "text":
-			b = &TextContent{}
+			b = decodeBlockAs(raw, textFields, (*TextContent).base)
 		case "image":
-			b = &ImageContent{}
+			b = decodeBlockAs(raw, imageFields, (*ImageContent).base)
 		case "thinking":
-			b = &ThinkingContent{}
+			b = decodeBlockAs(raw, thinkingFields, (*ThinkingContent).base)
 		case "toolCall":
-			b = &ToolCall{}
+			b = decodeBlockAs(raw, toolCallFields, (*ToolCall).base)
 		}
-		if b != nil && decodeObject(raw, b.fields(), b.base()) == nil {
+		if b != nil {
 			return b
 		}
 	}
 	return &UnknownBlock{Raw: slices.Clone(raw)}
 }
 
+// decodeBlockAs decodes raw as a block of type T, or returns nil.
+func decodeBlockAs[T any, PT interface {
+	*T
+	Block
+}](raw []byte, fs []field[T], base func(PT) *Fields) Block {
+	b := PT(new(T))
+	if decodeObject(raw, (*T)(b), fs, base(b)) != nil {
+		return nil
+	}
+	return b
+}
+
 func (f *Fields) base() *Fields { return f }
 
 // blocksField is an array of blocks (required: pi always writes it).
-func blocksField(key string, p *[]Block) field {
-	return field{key: key, required: true, zero: *p == nil,
-		enc: func(dst []byte) ([]byte, error) { return appendBlocks(dst, *p) },
-		dec: func(v []byte) bool {
+func blocksField[T any](key string, p func(*T) *[]Block) field[T] {
+	return field[T]{key: key, member: memberOf(key), required: true,
+		zero: func(m *T) bool { return *p(m) == nil },
+		enc: func(dst []byte, m *T, canon bool) ([]byte, error) {
+			return appendBlocks(dst, *p(m), canon)
+		},
+		dec: func(m *T, v []byte) bool {
 			bs, ok := decodeBlocks(v)
 			if ok {
-				*p = bs
+				*p(m) = bs
 			}
 			return ok
 		}}
 }
 
-func appendBlocks(dst []byte, bs []Block) ([]byte, error) {
+func appendBlocks(dst []byte, bs []Block, canon bool) ([]byte, error) {
 	dst = append(dst, '[')
 	for i, b := range bs {
 		if i > 0 {
@@ -210,7 +222,7 @@ func appendBlocks(dst []byte, bs []Block) ([]byte, error) {
 			continue
 		}
 		var err error
-		if dst, err = b.appendJSON(dst); err != nil {
+		if dst, err = b.appendJSON(dst, canon); err != nil {
 			return dst, fmt.Errorf("encode %s block: %w", b.BlockType(), err)
 		}
 	}
@@ -265,25 +277,29 @@ func (c Content) String() string {
 	return string(s)
 }
 
-func contentField(key string, p *Content) field {
-	return field{key: key, required: true, zero: p.Blocks == nil && p.Text == "",
-		enc: func(dst []byte) ([]byte, error) {
-			if p.IsString() {
-				return jsonl.AppendString(dst, p.Text), nil
-			}
-			return appendBlocks(dst, p.Blocks)
+func contentField[T any](key string, p func(*T) *Content) field[T] {
+	return field[T]{key: key, member: memberOf(key), required: true,
+		zero: func(m *T) bool {
+			c := p(m)
+			return c.Blocks == nil && c.Text == ""
 		},
-		dec: func(v []byte) bool {
-			if s, ok := jsonl.String(v); ok {
-				if !exact(v, jsonl.AppendString(nil, s)) {
-					return false
+		enc: func(dst []byte, m *T, canon bool) ([]byte, error) {
+			if c := p(m); !c.IsString() {
+				return appendBlocks(dst, c.Blocks, canon)
+			}
+			return jsonl.AppendString(dst, p(m).Text), nil
+		},
+		dec: func(m *T, v []byte) bool {
+			if jsonl.KindOf(v) == jsonl.KindString {
+				s, ok := decodeString(v)
+				if ok {
+					*p(m) = Content{Text: s}
 				}
-				*p = Content{Text: s}
-				return true
+				return ok
 			}
 			bs, ok := decodeBlocks(v)
 			if ok {
-				*p = Content{Blocks: bs}
+				*p(m) = Content{Blocks: bs}
 			}
 			return ok
 		}}
@@ -295,5 +311,5 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	if c.IsString() {
 		return jsonl.AppendString(nil, c.Text), nil
 	}
-	return appendBlocks(nil, c.Blocks)
+	return appendBlocks(nil, c.Blocks, false)
 }

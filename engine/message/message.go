@@ -16,7 +16,8 @@ type Message interface {
 	// Role returns the message's "role".
 	Role() string
 	json.Marshaler
-	appendJSON(dst []byte) ([]byte, error)
+	// appendJSON appends Encode's bytes, with canon AppendJSON's.
+	appendJSON(dst []byte, canon bool) ([]byte, error)
 }
 
 // The roles of the message types.
@@ -226,140 +227,166 @@ func (m *Unknown) Role() string {
 	return s
 }
 
-func roleField(r string) field {
-	f := typeField(r)
-	f.key = "role"
-	return f
-}
-
-func (m *User) fields() []field {
-	return []field{roleField(RoleUser), contentField("content", &m.Content), intField("timestamp", &m.Timestamp, true)}
-}
-
-func (m *Assistant) fields() []field {
-	stop := (*string)(&m.StopReason)
-	return []field{roleField(RoleAssistant), blocksField("content", &m.Content),
-		strField("api", &m.API, true), strField("provider", &m.Provider, true), strField("model", &m.Model, true),
-		objField("usage", &m.Usage, &m.Usage.Fields, m.Usage.fields),
-		strField("stopReason", stop, true), strField("errorMessage", &m.ErrorMessage, false),
-		intField("timestamp", &m.Timestamp, true)}
-}
-
-func (u *Usage) fields() []field {
-	return []field{intField("input", &u.Input, true), intField("output", &u.Output, true),
-		intField("cacheRead", &u.CacheRead, true), intField("cacheWrite", &u.CacheWrite, true),
-		intField("totalTokens", &u.TotalTokens, true),
-		objField("cost", &u.Cost, &u.Cost.Fields, u.Cost.fields)}
-}
-
-func (c *Cost) fields() []field {
-	return []field{floatField("input", &c.Input, true), floatField("output", &c.Output, true),
-		floatField("cacheRead", &c.CacheRead, true), floatField("cacheWrite", &c.CacheWrite, true),
-		floatField("total", &c.Total, true)}
-}
-
-func (m *ToolResult) fields() []field {
-	return []field{roleField(RoleToolResult), strField("toolCallId", &m.ToolCallID, true), strField("toolName", &m.ToolName, true),
-		blocksField("content", &m.Content), anyField("details", &m.Details, false, ""),
-		boolField("isError", &m.IsError, true), intField("timestamp", &m.Timestamp, true)}
-}
-
-func (m *BashExecution) fields() []field {
-	exit := intField("exitCode", &m.ExitCode, false)
-	exit.zero = !m.HasExitCode
-	dec := exit.dec
-	exit.dec = func(v []byte) bool {
-		m.HasExitCode = dec(v)
-		return m.HasExitCode
+// The field tables of the message types, in pi's order.
+var (
+	userFields = []field[User]{
+		constField[User]("role", RoleUser),
+		contentField("content", func(m *User) *Content { return &m.Content }),
+		intField("timestamp", true, func(m *User) *int64 { return &m.Timestamp }),
 	}
-	return []field{roleField(RoleBashExecution), strField("command", &m.Command, true), strField("output", &m.Output, true),
-		exit, boolField("cancelled", &m.Cancelled, true), boolField("truncated", &m.Truncated, true),
-		strField("fullOutputPath", &m.FullOutputPath, false), intField("timestamp", &m.Timestamp, true),
-		boolField("excludeFromContext", &m.ExcludeFromContext, false)}
-}
-
-func (m *Custom) fields() []field {
-	return []field{roleField(RoleCustom), strField("customType", &m.CustomType, true), contentField("content", &m.Content),
-		boolField("display", &m.Display, true), anyField("details", &m.Details, false, ""),
-		intField("timestamp", &m.Timestamp, true)}
-}
-
-func (m *BranchSummary) fields() []field {
-	return []field{roleField(RoleBranchSummary), strField("summary", &m.Summary, true), strField("fromId", &m.FromID, true),
-		intField("timestamp", &m.Timestamp, true)}
-}
-
-func (m *CompactionSummary) fields() []field {
-	return []field{roleField(RoleCompactionSummary), strField("summary", &m.Summary, true),
-		floatField("tokensBefore", &m.TokensBefore, true), intField("timestamp", &m.Timestamp, true)}
-}
-
-// objField is a nested object member.
-func objField(key string, _ any, f *Fields, fields func() []field) field {
-	fs := fields()
-	zero := !f.decoded() && len(f.extra) == 0
-	for _, x := range fs {
-		zero = zero && x.zero
+	assistantFields = []field[Assistant]{
+		constField[Assistant]("role", RoleAssistant),
+		blocksField("content", func(m *Assistant) *[]Block { return &m.Content }),
+		strField("api", true, func(m *Assistant) *string { return &m.API }),
+		strField("provider", true, func(m *Assistant) *string { return &m.Provider }),
+		strField("model", true, func(m *Assistant) *string { return &m.Model }),
+		objField("usage", func(m *Assistant) *Usage { return &m.Usage }, usageFields, (*Usage).base),
+		strField("stopReason", true, func(m *Assistant) *string { return (*string)(&m.StopReason) }),
+		strField("errorMessage", false, func(m *Assistant) *string { return &m.ErrorMessage }),
+		intField("timestamp", true, func(m *Assistant) *int64 { return &m.Timestamp }),
 	}
-	return field{key: key, required: true, zero: zero,
-		enc: func(dst []byte) ([]byte, error) { return encodeObject(dst, fs, f) },
-		dec: func(v []byte) bool { return decodeObject(v, fs, f) == nil }}
-}
+	usageFields = []field[Usage]{
+		intField("input", true, func(u *Usage) *int64 { return &u.Input }),
+		intField("output", true, func(u *Usage) *int64 { return &u.Output }),
+		intField("cacheRead", true, func(u *Usage) *int64 { return &u.CacheRead }),
+		intField("cacheWrite", true, func(u *Usage) *int64 { return &u.CacheWrite }),
+		intField("totalTokens", true, func(u *Usage) *int64 { return &u.TotalTokens }),
+		objField("cost", func(u *Usage) *Cost { return &u.Cost }, costFields, (*Cost).base),
+	}
+	costFields = []field[Cost]{
+		floatField("input", true, func(c *Cost) *float64 { return &c.Input }),
+		floatField("output", true, func(c *Cost) *float64 { return &c.Output }),
+		floatField("cacheRead", true, func(c *Cost) *float64 { return &c.CacheRead }),
+		floatField("cacheWrite", true, func(c *Cost) *float64 { return &c.CacheWrite }),
+		floatField("total", true, func(c *Cost) *float64 { return &c.Total }),
+	}
+	toolResultFields = []field[ToolResult]{
+		constField[ToolResult]("role", RoleToolResult),
+		strField("toolCallId", true, func(m *ToolResult) *string { return &m.ToolCallID }),
+		strField("toolName", true, func(m *ToolResult) *string { return &m.ToolName }),
+		blocksField("content", func(m *ToolResult) *[]Block { return &m.Content }),
+		anyField("details", false, "", func(m *ToolResult) *any { return &m.Details }),
+		boolField("isError", true, func(m *ToolResult) *bool { return &m.IsError }),
+		intField("timestamp", true, func(m *ToolResult) *int64 { return &m.Timestamp }),
+	}
+	bashExecutionFields = []field[BashExecution]{
+		constField[BashExecution]("role", RoleBashExecution),
+		strField("command", true, func(m *BashExecution) *string { return &m.Command }),
+		strField("output", true, func(m *BashExecution) *string { return &m.Output }),
+		exitCodeField,
+		boolField("cancelled", true, func(m *BashExecution) *bool { return &m.Cancelled }),
+		boolField("truncated", true, func(m *BashExecution) *bool { return &m.Truncated }),
+		strField("fullOutputPath", false, func(m *BashExecution) *string { return &m.FullOutputPath }),
+		intField("timestamp", true, func(m *BashExecution) *int64 { return &m.Timestamp }),
+		boolField("excludeFromContext", false, func(m *BashExecution) *bool { return &m.ExcludeFromContext }),
+	}
+	customFields = []field[Custom]{
+		constField[Custom]("role", RoleCustom),
+		strField("customType", true, func(m *Custom) *string { return &m.CustomType }),
+		contentField("content", func(m *Custom) *Content { return &m.Content }),
+		boolField("display", true, func(m *Custom) *bool { return &m.Display }),
+		anyField("details", false, "", func(m *Custom) *any { return &m.Details }),
+		intField("timestamp", true, func(m *Custom) *int64 { return &m.Timestamp }),
+	}
+	branchSummaryFields = []field[BranchSummary]{
+		constField[BranchSummary]("role", RoleBranchSummary),
+		strField("summary", true, func(m *BranchSummary) *string { return &m.Summary }),
+		strField("fromId", true, func(m *BranchSummary) *string { return &m.FromID }),
+		intField("timestamp", true, func(m *BranchSummary) *int64 { return &m.Timestamp }),
+	}
+	compactionSummaryFields = []field[CompactionSummary]{
+		constField[CompactionSummary]("role", RoleCompactionSummary),
+		strField("summary", true, func(m *CompactionSummary) *string { return &m.Summary }),
+		floatField("tokensBefore", true, func(m *CompactionSummary) *float64 { return &m.TokensBefore }),
+		intField("timestamp", true, func(m *CompactionSummary) *int64 { return &m.Timestamp }),
+	}
+)
 
-func (m *User) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, m.fields(), &m.Fields)
+// exitCodeField is bashExecution's exitCode: written when HasExitCode,
+// which decoding sets when the member is an integer.
+var exitCodeField = field[BashExecution]{key: "exitCode", member: memberOf("exitCode"),
+	zero: func(m *BashExecution) bool { return !m.HasExitCode },
+	enc: func(dst []byte, m *BashExecution, _ bool) ([]byte, error) {
+		return appendInt(dst, m.ExitCode), nil
+	},
+	dec: func(m *BashExecution, v []byte) bool {
+		x, ok := decodeInt(v)
+		if ok {
+			m.ExitCode = x
+		}
+		m.HasExitCode = ok
+		return ok
+	}}
+
+func (m *User) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, m, userFields, &m.Fields, canon)
 }
-func (m *Assistant) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, m.fields(), &m.Fields)
+func (m *Assistant) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, m, assistantFields, &m.Fields, canon)
 }
-func (m *ToolResult) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, m.fields(), &m.Fields)
+func (m *ToolResult) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, m, toolResultFields, &m.Fields, canon)
 }
-func (m *BashExecution) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, m.fields(), &m.Fields)
+func (m *BashExecution) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, m, bashExecutionFields, &m.Fields, canon)
 }
-func (m *Custom) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, m.fields(), &m.Fields)
+func (m *Custom) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, m, customFields, &m.Fields, canon)
 }
-func (m *BranchSummary) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, m.fields(), &m.Fields)
+func (m *BranchSummary) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, m, branchSummaryFields, &m.Fields, canon)
 }
-func (m *CompactionSummary) appendJSON(dst []byte) ([]byte, error) {
-	return encodeObject(dst, m.fields(), &m.Fields)
+func (m *CompactionSummary) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, m, compactionSummaryFields, &m.Fields, canon)
 }
-func (m *Unknown) appendJSON(dst []byte) ([]byte, error) { return jsonl.Canonical(dst, m.Raw) }
+func (m *Unknown) appendJSON(dst []byte, _ bool) ([]byte, error) { return jsonl.Canonical(dst, m.Raw) }
 
 // MarshalJSON returns Encode(m).
-func (m *User) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m *User) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // MarshalJSON returns Encode(m).
-func (m *Assistant) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m *Assistant) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // MarshalJSON returns Encode(m).
-func (m *ToolResult) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m *ToolResult) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // MarshalJSON returns Encode(m).
-func (m *BashExecution) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m *BashExecution) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // MarshalJSON returns Encode(m).
-func (m *Custom) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m *Custom) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // MarshalJSON returns Encode(m).
-func (m *BranchSummary) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m *BranchSummary) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // MarshalJSON returns Encode(m).
-func (m *CompactionSummary) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m *CompactionSummary) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // MarshalJSON returns Encode(m).
-func (m *Unknown) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
+func (m *Unknown) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // Encode returns the bytes JSON.stringify writes for the message.
 func Encode(m Message) ([]byte, error) {
-	b, err := m.appendJSON(nil)
+	b, err := m.appendJSON(nil, false)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s message: %w", m.Role(), err)
 	}
 	return b, nil
+}
+
+// AppendJSON appends the message to dst as an entry line holds it:
+// Encode(m) as JSON.stringify(JSON.parse(...)) writes it (the same bytes,
+// except where keys that are not UTF-8 meet), in one pass. This is what
+// engine.Session.AppendMessage writes. It allocates nothing for
+// the members of the message types (values such as tool-call arguments go
+// through encoding/json when they are not JSON text). On error, dst is
+// returned as given (its spare capacity may have been written).
+func AppendJSON(dst []byte, m Message) ([]byte, error) {
+	out, err := m.appendJSON(dst, true)
+	if err != nil {
+		return dst, fmt.Errorf("encode %s message: %w", m.Role(), err)
+	}
+	return out, nil
 }
 
 // Decode decodes a message object. A role this package does not know (or
@@ -370,30 +397,32 @@ func Decode(raw []byte) (Message, error) {
 	}
 	v, _ := jsonl.Lookup(raw, "role")
 	role, _ := jsonl.String(v)
-	var m interface {
-		Message
-		fields() []field
-		base() *Fields
-	}
 	switch role {
 	case RoleUser:
-		m = &User{}
+		return decodeAs(raw, userFields, (*User).base)
 	case RoleAssistant:
-		m = &Assistant{}
+		return decodeAs(raw, assistantFields, (*Assistant).base)
 	case RoleToolResult:
-		m = &ToolResult{}
+		return decodeAs(raw, toolResultFields, (*ToolResult).base)
 	case RoleBashExecution:
-		m = &BashExecution{}
+		return decodeAs(raw, bashExecutionFields, (*BashExecution).base)
 	case RoleCustom:
-		m = &Custom{}
+		return decodeAs(raw, customFields, (*Custom).base)
 	case RoleBranchSummary:
-		m = &BranchSummary{}
+		return decodeAs(raw, branchSummaryFields, (*BranchSummary).base)
 	case RoleCompactionSummary:
-		m = &CompactionSummary{}
-	default:
-		return &Unknown{Raw: slices.Clone(raw)}, nil
+		return decodeAs(raw, compactionSummaryFields, (*CompactionSummary).base)
 	}
-	if err := decodeObject(raw, m.fields(), m.base()); err != nil {
+	return &Unknown{Raw: slices.Clone(raw)}, nil
+}
+
+// decodeAs decodes raw into a new message of type T.
+func decodeAs[T any, PT interface {
+	*T
+	Message
+}](raw []byte, fs []field[T], base func(PT) *Fields) (Message, error) {
+	m := PT(new(T))
+	if err := decodeObject(raw, (*T)(m), fs, base(m)); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -1,12 +1,14 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -157,6 +159,15 @@ func AppendNumber(dst []byte, f float64) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
+	if out, ok := appendShortDecimal(dst, f); ok {
+		return out
+	}
+	return appendShortest(dst, f)
+}
+
+// appendShortest is AppendNumber of a positive finite f, from its
+// shortest round-trip digits.
+func appendShortest(dst []byte, f float64) []byte {
 	// Shortest round-trip digits and decimal exponent: value = 0.d1d2... * 10^n.
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d.ddde±xx
@@ -206,6 +217,57 @@ func AppendNumber(dst []byte, f float64) []byte {
 		dst = strconv.AppendInt(dst, int64(n-1), 10)
 	}
 	return dst
+}
+
+// pow10 holds the powers of ten a double holds exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// appendShortDecimal appends a positive f that is m/10^k for an integer m
+// of at most 15 digits, the smallest such k, from 1e-6 up (the values of
+// costs and token counts), without the shortest-digits search: m/10^k is
+// then the shortest decimal that reads back as f (with at most 15 digits,
+// a step of one in m is more than four units in the last place of f, so
+// no other decimal of k places reads back as f, and none of fewer places
+// does, k being the smallest), which Number::toString writes without an
+// exponent from 1e-6 to 1e21. It reports false for any other value.
+func appendShortDecimal(dst []byte, f float64) ([]byte, bool) {
+	if f < 1e-6 || f >= 1e15 {
+		return dst, false
+	}
+	for k := 0; k <= 21; k++ {
+		p := pow10[k]
+		m := math.Round(f * p)
+		if m >= 1e15 {
+			return dst, false
+		}
+		if m/p != f { // both exact, the quotient correctly rounded: m/10^k reads as f
+			continue
+		}
+		start := len(dst)
+		dst = strconv.AppendUint(dst, uint64(m), 10)
+		if k == 0 {
+			return dst, true
+		}
+		digits := len(dst) - start
+		if digits <= k { // 0.000ddd: room for "0." and the zeros
+			zeros := k - digits + 2
+			dst = append(dst, make([]byte, zeros)...)
+			copy(dst[start+zeros:], dst[start:start+digits])
+			dst[start], dst[start+1] = '0', '.'
+			for i := start + 2; i < start+zeros; i++ {
+				dst[i] = '0'
+			}
+			return dst, true
+		}
+		// ddd.ddd
+		dst = append(dst, 0)
+		point := len(dst) - 1 - k
+		copy(dst[point+1:], dst[point:len(dst)-1])
+		dst[point] = '.'
+		return dst, true
+	}
+	return dst, false
 }
 
 // Canonical appends to dst the bytes JSON.stringify(JSON.parse(raw)) would
@@ -661,4 +723,55 @@ func Marshal(v any) ([]byte, error) {
 		return nil, fmt.Errorf("encode value: %w", err)
 	}
 	return out, nil
+}
+
+// AppendMarshal appends Marshal(v) to dst. A value encoding/json encodes
+// is encoded into a reused buffer, without HTML escaping (Canonical
+// undoes it anyway), and canonicalised from there into dst: no allocation
+// of its own beyond encoding/json's.
+func AppendMarshal(dst []byte, v any) ([]byte, error) {
+	var raw []byte
+	switch x := v.(type) {
+	case json.RawMessage:
+		raw = x
+	case []byte:
+		raw = x
+	case string:
+		return AppendString(dst, x), nil
+	default:
+		e := marshalers.Get().(*marshaler)
+		defer e.put()
+		if err := e.enc.Encode(v); err != nil {
+			return dst, fmt.Errorf("encode value: %w", err)
+		}
+		raw = e.buf.Bytes()
+	}
+	out, err := Canonical(dst, raw)
+	if err != nil {
+		return dst, fmt.Errorf("encode value: %w", err)
+	}
+	return out, nil
+}
+
+// marshaler is a json.Encoder without HTML escaping and its buffer, kept
+// in marshalers between uses.
+type marshaler struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var marshalers = sync.Pool{New: func() any {
+	e := new(marshaler)
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+// put returns e to the pool, unless its buffer grew large.
+func (e *marshaler) put() {
+	if e.buf.Cap() > 64<<10 {
+		return
+	}
+	e.buf.Reset()
+	marshalers.Put(e)
 }

@@ -3,6 +3,8 @@ package jsonl
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +203,47 @@ func TestAppendEscapedTokenIsCanonicalBody(t *testing.T) {
 	}
 	if got := AppendEscapedToken([]byte("x"), []byte(`5`)); string(got) != "x" {
 		t.Errorf("a number token appended %q", got)
+	}
+}
+
+// TestShortDecimalIsShortestDigits compares AppendNumber's short path
+// with the shortest-digits formatting it skips (and with strconv's), on
+// random doubles, on decimals of up to 17 digits at every scale it takes,
+// their neighbours, and values around its bounds.
+func TestShortDecimalIsShortestDigits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	short := 0
+	check := func(f float64) {
+		t.Helper()
+		got, ok := appendShortDecimal(nil, f)
+		if !ok {
+			return
+		}
+		short++
+		if want := string(appendShortest(nil, f)); string(got) != want {
+			t.Fatalf("appendShortDecimal(%v) = %q, the shortest digits give %q", f, got, want)
+		}
+		if want := strconv.FormatFloat(f, 'f', -1, 64); string(got) != want {
+			t.Fatalf("appendShortDecimal(%v) = %q, strconv gives %q", f, got, want)
+		}
+	}
+	for range 20000 {
+		check(math.Float64frombits(rng.Uint64() >> 1)) // positive, any exponent
+		digits := 1 + rng.IntN(17)
+		m := rng.Int64N(int64(math.Pow10(digits)))
+		for k := 0; k <= 22; k++ {
+			f := float64(m) / math.Pow10(k)
+			check(f)
+			check(math.Nextafter(f, 0))
+			check(math.Nextafter(f, 2*f+1))
+		}
+	}
+	for _, f := range []float64{1e-6, 1e-7, 0.0000015, 1e15 - 1, 1e15, 999999999999999.9, 0.1 + 0.2, 1.0 / 3, 0.03612, 0.0027, 0.04122, 12040, 1234.5} {
+		check(f)
+		check(math.Nextafter(f, 0))
+		check(math.Nextafter(f, 2))
+	}
+	if short < 100000 {
+		t.Fatalf("only %d values took the short path", short)
 	}
 }

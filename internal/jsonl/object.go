@@ -69,6 +69,19 @@ func (b *ObjectBuilder) Canonical(k string, v []byte) error {
 	return nil
 }
 
+// Append adds a member whose value enc appends to the bytes it is given:
+// canonical JSON, as Raw takes, written straight into the object. When
+// enc fails, the builder must not be used again.
+func (b *ObjectBuilder) Append(k string, enc func(dst []byte) ([]byte, error)) error {
+	b.key(k)
+	out, err := enc(b.buf)
+	if err != nil {
+		return err
+	}
+	b.buf = out
+	return nil
+}
+
 // Grow makes room for n more bytes.
 func (b *ObjectBuilder) Grow(n int) {
 	if cap(b.buf)-len(b.buf) < n {

@@ -16,40 +16,11 @@ const rawReadInto = true
 // regular file ignores; should a read still answer EAGAIN, the flag is
 // cleared and the read made again.
 func readIntoRaw(name string, buf []byte) ([]byte, int64, time.Time, error) {
-	fail := func(op string, err error) ([]byte, int64, time.Time, error) {
-		return buf, 0, time.Time{}, &fs.PathError{Op: op, Path: name, Err: err}
-	}
-	var fd int
-	for {
-		var err error
-		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return fail("open", err)
-		}
-		break
+	fd, st, err := openRegularFd(name, syscall.O_RDONLY)
+	if err != nil {
+		return buf, 0, time.Time{}, err
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	for {
-		err := syscall.Fstat(fd, &st)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return fail("stat", err)
-		}
-		break
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-	case syscall.S_IFDIR:
-		return fail("open", syscall.EISDIR)
-	default:
-		return fail("open", ErrNotRegular)
-	}
 	cleared := false
 	data, err := readUpTo(func(p []byte) (int, error) {
 		for {
@@ -72,7 +43,7 @@ func readIntoRaw(name string, buf []byte) ([]byte, int64, time.Time, error) {
 		}
 	}, buf, st.Size)
 	if err != nil {
-		return fail("read", err)
+		return buf, 0, time.Time{}, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	return data, st.Size, time.Unix(st.Mtim.Unix()), nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -407,47 +407,45 @@ func listFilesWarn(ctx context.Context, o ListOptions, dirs []dirFiles, warns []
 			slot++
 		}
 	}
+	// Workers take the next job from a shared counter; only progress
+	// reports, which must come one at a time, take a lock.
 	var mu sync.Mutex
-	next := 0
+	var next atomic.Int64
+	var canceled atomic.Bool
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	var wg sync.WaitGroup
-	var ctxErr error
 	for range workers {
 		wg.Go(func() {
 			var buf []byte // reused: infos copy what they keep
 			var b infoBuilder
 			for {
-				mu.Lock()
-				if next >= len(jobs) || ctxErr != nil {
-					mu.Unlock()
+				k := int(next.Add(1) - 1)
+				if k >= len(jobs) {
 					return
 				}
-				if err := ctx.Err(); err != nil {
-					ctxErr = err
-					mu.Unlock()
+				if ctx.Err() != nil {
+					canceled.Store(true)
 					return
 				}
-				j := jobs[next]
-				next++
-				mu.Unlock()
+				j := jobs[k]
 				info, err := readInfoBuf(fsys, filepath.Join(j.dir, j.name), &buf, &b)
 				if err == nil {
 					infos[j.slot] = info
 				} else if !errors.Is(err, errNotSession) {
 					readErrs[j.slot] = err
 				}
-				mu.Lock()
-				done++
 				if o.Progress != nil {
+					mu.Lock()
+					done++
 					o.Progress(done, total)
+					mu.Unlock()
 				}
-				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	if ctxErr != nil {
-		return nil, ctxErr
+	if canceled.Load() {
+		return nil, ctx.Err()
 	}
 	if o.Warn != nil {
 		for _, err := range warns {
@@ -531,34 +529,14 @@ func ReadInfo(fsys vfs.FS, path string) (*SessionInfo, error) {
 // readInfoBuf is ReadInfo reading into *buf, which it grows and keeps for
 // the next file.
 func readInfoBuf(fsys vfs.FS, path string, buf *[]byte, b *infoBuilder) (*SessionInfo, error) {
-	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	data := (*buf)[:0]
-	if int64(cap(data)) < st.Size()+512 {
-		data = make([]byte, 0, st.Size()+4096)
-	}
-	// Read the size stat gave (the size the list index keys on): a line
-	// appended since is not needed, and stopping there saves the read
-	// that would find the end.
-	for int64(len(data)) < st.Size() {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF || (err == nil && n == 0) {
-			break // shrunk since
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	// Read up to the size stat gave (the size the list index keys on): a
+	// line appended since is not needed.
+	data, size, mtime, err := vfs.ReadInto(fsys, path, *buf)
 	*buf = data
-	return b.build(path, data, st.ModTime(), st.Size())
+	if err != nil {
+		return nil, err
+	}
+	return b.build(path, data, mtime, size)
 }
 
 // InfoFromBytes computes a SessionInfo from a file's bytes, mtime and

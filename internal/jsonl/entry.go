@@ -170,13 +170,23 @@ const (
 // JSON whitespace (a CR from CRLF, spaces). ok is false when the line is not
 // a single valid JSON object; err says why.
 func ParseEntry(line []byte) (e Entry, err error) {
-	return parseEntry(line, false, nil)
+	return parseEntry(line, copyStrings, nil)
 }
 
-// parseEntry is ParseEntry. With alias set, the timestamp shares line's
-// memory instead of being copied (see ParseFile), so line must never change
-// while the entry lives. A non-nil mm receives the message's members.
-func parseEntry(line []byte, alias bool, mm *MessageMembers) (e Entry, err error) {
+// aliasing says which of an entry's decoded strings may share the memory
+// of its line instead of being copied (a string with escapes is always a
+// copy). The line must then never change while the strings are used.
+type aliasing uint8
+
+const (
+	copyStrings    aliasing = iota // every string is a copy
+	aliasTimestamp                 // Timestamp shares the line (ParseFile)
+	aliasStrings                   // ID, ParentID and Timestamp do (EachEntry)
+)
+
+// parseEntry is ParseEntry, with the strings that alias says share line's
+// memory. A non-nil mm receives the message's members.
+func parseEntry(line []byte, alias aliasing, mm *MessageMembers) (e Entry, err error) {
 	s := SkipWS(line, 0)
 	end := len(line)
 	for end > s && isWS(line[end-1]) {
@@ -198,10 +208,10 @@ func parseEntry(line []byte, alias bool, mm *MessageMembers) (e Entry, err error
 
 // walk validates e.Raw, one object, and decodes the envelope members; for
 // a "message" member that is an object it also finds the role, in the same
-// pass. Later duplicates of a key win, as in JSON.parse. With alias set,
-// the timestamp shares e.Raw's memory where it needs no unescaping. A
+// pass. Later duplicates of a key win, as in JSON.parse. The strings
+// alias names share e.Raw's memory where they need no unescaping. A
 // non-nil mm receives the members of the message (see MessageMembers).
-func (e *Entry) walk(alias bool, mm *MessageMembers) error {
+func (e *Entry) walk(alias aliasing, mm *MessageMembers) error {
 	if mm != nil {
 		mm.reset()
 	}
@@ -249,11 +259,11 @@ func (e *Entry) walk(alias bool, mm *MessageMembers) error {
 				case "type":
 					e.Type = typeName(v)
 				case "id":
-					e.ID, e.IDKind = envelopeKey(v)
+					e.ID, e.IDKind = envelopeKeyAlias(v, alias == aliasStrings)
 				case "parentId":
-					e.ParentID, e.ParentKind = envelopeKey(v)
+					e.ParentID, e.ParentKind = envelopeKeyAlias(v, alias == aliasStrings)
 				case "timestamp":
-					e.Timestamp, _ = stringValue(v, alias)
+					e.Timestamp, _ = stringValue(v, alias != copyStrings)
 				case "message":
 					e.msgStart, e.msgEnd, e.Role = 0, 0, ""
 					if mm != nil {
@@ -463,8 +473,11 @@ func textBlock(b []byte, i int, mm *MessageMembers) (int, error) {
 		case '}':
 			if string(typ) == `"text"` {
 				mm.Texts = append(mm.Texts, text)
-			} else if t, ok := String(typ); ok && t == "text" {
-				mm.Texts = append(mm.Texts, text)
+			} else if bytes.IndexByte(typ, '\\') >= 0 {
+				// Only an escaped spelling of "text" is still text.
+				if t, ok := String(typ); ok && t == "text" {
+					mm.Texts = append(mm.Texts, text)
+				}
 			}
 			return i + 1, nil
 		default:
@@ -523,11 +536,15 @@ func typeName(v []byte) string {
 	return t
 }
 
-func envelopeKey(v []byte) (string, Kind) {
+func envelopeKey(v []byte) (string, Kind) { return envelopeKeyAlias(v, false) }
+
+// envelopeKeyAlias is envelopeKey; with alias, a string id without
+// escapes shares v's memory.
+func envelopeKeyAlias(v []byte, alias bool) (string, Kind) {
 	k := KindOf(v)
 	switch k {
 	case KindString:
-		s, _ := String(v)
+		s, _ := stringValue(v, alias)
 		return s, k
 	case KindNull:
 		return "", k
@@ -761,7 +778,11 @@ func parseChunk(data []byte, s, e, first int, slots []Entry, canon []bool, alias
 			if canon != nil {
 				ent, canon[n], err = ParseEntryCanonical(seg)
 			} else {
-				ent, err = parseEntry(seg, alias, nil)
+				mode := copyStrings
+				if alias {
+					mode = aliasTimestamp
+				}
+				ent, err = parseEntry(seg, mode, nil)
 			}
 			if err != nil {
 				bad = append(bad, BadLine{Line: line, Offset: int64(pos), Err: err, Bytes: len(seg)})
@@ -842,7 +863,7 @@ func EachEntry(data []byte, fn func(e *Entry, m *MessageMembers) bool) {
 		seg := data[pos:stop]
 		if !JSBlank(seg) {
 			var err error
-			if e, err = parseEntry(seg, false, &m); err == nil {
+			if e, err = parseEntry(seg, aliasStrings, &m); err == nil {
 				e.Offset = int64(pos)
 				if !fn(&e, &m) {
 					return

@@ -243,7 +243,7 @@ func (e *Entry) Fill(line []byte) error {
 	if len(line) != int(e.segLen) {
 		return fmt.Errorf("line %d: %w (length %d, not %d)", e.Line, ErrChanged, len(line), e.segLen)
 	}
-	got, err := parseEntry(line, false, nil)
+	got, err := parseEntry(line, copyStrings, nil)
 	if err != nil {
 		return fmt.Errorf("line %d: %w: %v", e.Line, ErrChanged, err)
 	}

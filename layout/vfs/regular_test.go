@@ -79,6 +79,10 @@ func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
 			defer f.Close()
 			return io.ReadAll(f)
 		}},
+		{"ReadInto", func(p string) ([]byte, error) {
+			data, _, _, err := vfs.ReadInto(fsys, p, nil)
+			return data, err
+		}},
 	}
 	cases := []struct {
 		path string

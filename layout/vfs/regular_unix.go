@@ -20,6 +20,25 @@ const NoFollow = syscall.O_NOFOLLOW
 // those than on reading. Session files are regular files, read with
 // blocking calls.
 func openRegular(name string, flag int) (*os.File, error) {
+	fd, _, err := openRegularFd(name, flag)
+	if err != nil {
+		return nil, err
+	}
+	if flag&syscall.O_NONBLOCK == 0 {
+		// Of no effect on a regular file on most filesystems, but reads
+		// must block as asked wherever it might matter.
+		if err := clearNonblock(fd, flag); err != nil {
+			_ = syscall.Close(fd)
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// openRegularFd opens name with flag and O_NONBLOCK (left set), and
+// returns its descriptor and fstat when it is a regular file; anything
+// else is closed again and refused with an error naming it.
+func openRegularFd(name string, flag int) (int, *syscall.Stat_t, error) {
 	var fd int
 	for {
 		var err error
@@ -28,13 +47,13 @@ func openRegular(name string, flag int) (*os.File, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+			return -1, nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
 		break
 	}
-	fail := func(err error) (*os.File, error) {
+	fail := func(err error) (int, *syscall.Stat_t, error) {
 		_ = syscall.Close(fd)
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return -1, nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	var st syscall.Stat_t
 	for {
@@ -54,12 +73,5 @@ func openRegular(name string, flag int) (*os.File, error) {
 	default:
 		return fail(ErrNotRegular)
 	}
-	if flag&syscall.O_NONBLOCK == 0 {
-		// Of no effect on a regular file on most filesystems, but reads
-		// must block as asked wherever it might matter.
-		if err := clearNonblock(fd, flag); err != nil {
-			return fail(err)
-		}
-	}
-	return os.NewFile(uintptr(fd), name), nil
+	return fd, &st, nil
 }

@@ -1,0 +1,49 @@
+package vfs
+
+import (
+	"io"
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+const rawReadInto = true
+
+// readIntoRaw is ReadInto on the real filesystem, with system calls and
+// no *os.File: the file is opened without waiting (O_NONBLOCK, so that a
+// named pipe does not block), checked to be regular by the fstat that
+// gives its size and time, and read with the flag still set, which a
+// regular file ignores; should a read still answer EAGAIN, the flag is
+// cleared and the read made again.
+func readIntoRaw(name string, buf []byte) ([]byte, int64, time.Time, error) {
+	fd, st, err := openRegularFd(name, syscall.O_RDONLY)
+	if err != nil {
+		return buf, 0, time.Time{}, err
+	}
+	defer syscall.Close(fd)
+	cleared := false
+	data, err := readUpTo(func(p []byte) (int, error) {
+		for {
+			n, err := syscall.Read(fd, p)
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN && !cleared:
+				if err := clearNonblock(fd, syscall.O_RDONLY); err != nil {
+					return 0, err
+				}
+				cleared = true
+				continue
+			case err != nil:
+				return 0, err
+			case n == 0:
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+	}, buf, st.Size)
+	if err != nil {
+		return buf, 0, time.Time{}, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return data, st.Size, time.Unix(st.Mtim.Unix()), nil
+}

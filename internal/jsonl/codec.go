@@ -1,14 +1,12 @@
 package jsonl
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -702,33 +700,11 @@ func normDecimal(v []byte) (neg bool, digits string, exp int) {
 // Marshal returns the JSON.stringify bytes of v. json.RawMessage and []byte
 // values are taken as JSON text; anything else goes through encoding/json
 // first. The result is always canonical (see Canonical).
-func Marshal(v any) ([]byte, error) {
-	var raw []byte
-	switch x := v.(type) {
-	case json.RawMessage:
-		raw = x
-	case []byte:
-		raw = x
-	case string:
-		return AppendString(nil, x), nil
-	default:
-		var err error
-		raw, err = json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("encode value: %w", err)
-		}
-	}
-	out, err := Canonical(nil, raw)
-	if err != nil {
-		return nil, fmt.Errorf("encode value: %w", err)
-	}
-	return out, nil
-}
+func Marshal(v any) ([]byte, error) { return AppendMarshal(nil, v) }
 
-// AppendMarshal appends Marshal(v) to dst. A value encoding/json encodes
-// is encoded into a reused buffer, without HTML escaping (Canonical
-// undoes it anyway), and canonicalised from there into dst: no allocation
-// of its own beyond encoding/json's.
+// AppendMarshal appends Marshal(v) to dst: JSON text and strings straight
+// into dst, any other value through encoding/json and then Canonical
+// (which also undoes encoding/json's escaping of <, > and &).
 func AppendMarshal(dst []byte, v any) ([]byte, error) {
 	var raw []byte
 	switch x := v.(type) {
@@ -739,39 +715,14 @@ func AppendMarshal(dst []byte, v any) ([]byte, error) {
 	case string:
 		return AppendString(dst, x), nil
 	default:
-		e := marshalers.Get().(*marshaler)
-		defer e.put()
-		if err := e.enc.Encode(v); err != nil {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
 			return dst, fmt.Errorf("encode value: %w", err)
 		}
-		raw = e.buf.Bytes()
 	}
 	out, err := Canonical(dst, raw)
 	if err != nil {
 		return dst, fmt.Errorf("encode value: %w", err)
 	}
 	return out, nil
-}
-
-// marshaler is a json.Encoder without HTML escaping and its buffer, kept
-// in marshalers between uses.
-type marshaler struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-var marshalers = sync.Pool{New: func() any {
-	e := new(marshaler)
-	e.enc = json.NewEncoder(&e.buf)
-	e.enc.SetEscapeHTML(false)
-	return e
-}}
-
-// put returns e to the pool, unless its buffer grew large.
-func (e *marshaler) put() {
-	if e.buf.Cap() > 64<<10 {
-		return
-	}
-	e.buf.Reset()
-	marshalers.Put(e)
 }

@@ -15,11 +15,12 @@ type upper struct{}
 
 func (upper) MarshalJSON() ([]byte, error) { return []byte(`{"b" : "<\u0041>", "a":1.0E2}`), nil }
 
-// TestAppendMarshalIsMarshal checks that AppendMarshal appends what
-// Marshal returns, for JSON text and values encoding/json encodes (with
-// HTML characters, U+2028, bytes that are not UTF-8, its own
-// MarshalJSON), and fails where Marshal fails, leaving dst as it was.
-func TestAppendMarshalIsMarshal(t *testing.T) {
+// TestAppendMarshal checks that AppendMarshal appends JSON.stringify's
+// bytes after what dst holds, for JSON text and values encoding/json
+// encodes (with HTML characters, U+2028, bytes that are not UTF-8, its
+// own MarshalJSON), that Marshal returns the same bytes, and that both
+// fail alike, AppendMarshal leaving dst as it was.
+func TestAppendMarshal(t *testing.T) {
 	type args struct {
 		Path string  `json:"path"`
 		Old  string  `json:"oldText"`
@@ -27,26 +28,34 @@ func TestAppendMarshalIsMarshal(t *testing.T) {
 		U    upper   `json:"u"`
 		M    map[string]any
 	}
-	values := []any{
-		args{Path: "a.go", Old: "<&>\u2028\u2029\xff\x00\"\\", N: 1e21, M: map[string]any{"z": 1.5, "a": []any{nil, true, "é"}}},
-		map[string]string{"<": ">"},
-		upper{}, &upper{}, []int{1, 2}, 0.1, -0.0, "plain <string>\xff", nil,
-		json.RawMessage(` {"b":1.0,"a":"\u003c"} `), []byte(`[1e2]`),
+	cases := []struct {
+		v    any
+		want string
+	}{
+		{args{Path: "a.go", Old: "<&>\u2028\xff\x00\"\\", N: 1e21, M: map[string]any{"z": 1.5, "a": []any{nil, true, "é"}}},
+			"{\"path\":\"a.go\",\"oldText\":\"<&>\u2028\ufffd\\u0000\\\"\\\\\",\"n\":1e+21,\"u\":{\"b\":\"<A>\",\"a\":100},\"M\":{\"a\":[null,true,\"é\"],\"z\":1.5}}"},
+		{map[string]string{"<": ">"}, `{"<":">"}`},
+		{upper{}, `{"b":"<A>","a":100}`},
+		{&upper{}, `{"b":"<A>","a":100}`},
+		{[]int{1, 2}, `[1,2]`},
+		{0.1, `0.1`},
+		{-0.0, `0`},
+		{"plain <string>\xff", "\"plain <string>\ufffd\""},
+		{nil, `null`},
+		{json.RawMessage(` {"b":1.0,"a":"\u003c"} `), `{"b":1,"a":"<"}`},
+		{[]byte(`[1e2]`), `[100]`},
 	}
-	for i, v := range values {
-		want, err := jsonl.Marshal(v)
+	for i, c := range cases {
+		prefix := []byte(`{"k":`)
+		got, err := jsonl.AppendMarshal(bytes.Clone(prefix), c.v)
 		if err != nil {
-			t.Fatalf("#%d: Marshal: %v", i, err)
+			t.Fatalf("#%d: AppendMarshal: %v", i, err)
 		}
-		for range 2 { // the second time with a reused encoder
-			prefix := []byte(`{"k":`)
-			got, err := jsonl.AppendMarshal(bytes.Clone(prefix), v)
-			if err != nil {
-				t.Fatalf("#%d: AppendMarshal: %v", i, err)
-			}
-			if !bytes.Equal(got, append(prefix, want...)) {
-				t.Errorf("#%d: AppendMarshal appended %s, Marshal returned %s", i, got[len(prefix):], want)
-			}
+		if want := string(prefix) + c.want; string(got) != want {
+			t.Errorf("#%d: AppendMarshal = %s, want %s", i, got, want)
+		}
+		if m, err := jsonl.Marshal(c.v); err != nil || string(m) != c.want {
+			t.Errorf("#%d: Marshal = %s, %v; want %s", i, m, err, c.want)
 		}
 	}
 	for i, v := range []any{math.NaN(), make(chan int), json.RawMessage(`{`), func() {}} {

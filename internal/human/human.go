@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -35,14 +36,47 @@ func CutRunes(s string, n int) string {
 }
 
 // OneLine folds whitespace and cuts s to n runes, marking the cut with
-// "…".
+// "…". It reads s only up to the rune after the n-th: a listing shows 60
+// runes of first messages that run to kilobytes.
 func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
+	var b strings.Builder
+	count := 0 // runes in b; a byte that is not UTF-8 counts as one
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		// A field starts at i: a space before it, then its runes.
+		if count > 0 {
+			if count == n {
+				return cutLast(b.String(), n)
+			}
+			b.WriteByte(' ')
+			count++
+		}
+		for i < len(s) {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			if count == n {
+				return cutLast(b.String(), n)
+			}
+			b.WriteString(s[i : i+size])
+			count++
+			i += size
+		}
 	}
-	return s
+	return b.String()
+}
+
+// cutLast is OneLine's cut of folded text that goes on after its n
+// runes: the first n-1 of them (bytes that are not UTF-8 as U+FFFD) and
+// "…".
+func cutLast(folded string, n int) string {
+	r := []rune(folded)
+	return string(r[:max(n-1, 0)]) + "…"
 }
 
 // QuotePath returns p as it can go into one line of output: unchanged

@@ -1,6 +1,11 @@
 package human
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestQuotePath(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -51,6 +56,38 @@ func TestShellQuote(t *testing.T) {
 	} {
 		if got := ShellQuote(in); got != want {
 			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// oneLineWhole is OneLine as it was written first, folding all of s
+// before cutting it: the oracle for TestOneLineReadsOnlyWhatItShows.
+func oneLineWhole(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// TestOneLineReadsOnlyWhatItShows checks OneLine, which stops reading
+// after the runes it shows, against folding the whole text first, on
+// texts of words, ASCII and Unicode spaces, multi-byte runes and bytes
+// that are not UTF-8, cut at every width around their length.
+func TestOneLineReadsOnlyWhatItShows(t *testing.T) {
+	pieces := []string{"a", "bc", "ünï", "日本", " ", "  ", "\n", "\t", "\u00a0", "\u2028", "\u3000", "\xff", "\xe6\x97", "…", "\x85"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		for n := 1; n <= utf8.RuneCountInString(s)+2; n++ {
+			if got, want := OneLine(s, n), oneLineWhole(s, n); got != want {
+				t.Fatalf("OneLine(%q, %d) = %q, want %q", s, n, got, want)
+			}
 		}
 	}
 }

@@ -210,32 +210,44 @@ func sameStat(a, b fs.FileInfo) bool {
 
 // readIndexed reads the file of a read-only session and parses it, with
 // the help of its offset index when one fits (see the comment at the top
-// of this file), and keeps the index current. It returns the bytes, the
-// file's stat (nil when it could not be taken) and the parse.
-func (s *Session) readIndexed() ([]byte, fs.FileInfo, *jsonl.Parsed, error) {
+// of this file). It returns the bytes, the file's stat (nil when it could
+// not be taken), the parse, and keep, which writes the index when it
+// must be made again (nil when not): called once the session has indexed
+// the parse, it takes the entries' parent positions from the session's
+// index instead of a second map of ids.
+func (s *Session) readIndexed() (data []byte, st fs.FileInfo, p *jsonl.Parsed, keep func(), err error) {
 	fsys := s.opts.fs()
 	before, _ := fsys.Stat(s.file)
-	data, err := vfs.ReadFile(fsys, s.file)
+	data, err = vfs.ReadFile(fsys, s.file)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	ixPath := offsetIndexFile(s.opts, s.file, before)
 	if ixPath == "" {
-		return data, before, jsonl.ParseFile(data), nil
+		return data, before, jsonl.ParseFile(data), nil, nil
 	}
 	after, err := fsys.Stat(s.file)
 	if err != nil || !sameStat(before, after) || int64(len(data)) != after.Size() {
 		// Changed while it was read: no index is trusted or made.
-		return data, after, jsonl.ParseFile(data), nil
+		return data, after, jsonl.ParseFile(data), nil, nil
 	}
 	p, use := s.parseWithIndex(fsys, ixPath, data, after)
 	if s.opts.testIndexHook != nil {
 		s.opts.testIndexHook(use)
 	}
 	if use != indexExact {
-		keepOffsetIndex(fsys, s.opts, ixPath, s.file, after, p)
+		keep = func() {
+			keepOffsetIndex(fsys, s.opts, ixPath, s.file, after, p, func() []int32 {
+				if parents, ok := s.ix.ParentPositions(p.Entries); ok {
+					return parents
+				}
+				// The session indexed other entries (a version 1 or 2
+				// file, migrated in memory) or none.
+				return tree.ParentPositions(p.Entries)
+			})
+		}
 	}
-	return data, after, p, nil
+	return data, after, p, keep, nil
 }
 
 // offsetIndexFile returns the offset index file that a read-only open of
@@ -266,10 +278,11 @@ func offsetIndexFile(opts Options, abs string, st fs.FileInfo) string {
 }
 
 // keepOffsetIndex writes the index of the file at abs (stat st), parsed
-// as p, to ixPath when the parse may be indexed and the file is not too
-// recent. It is best effort, without fsync: a damaged index is ignored.
-func keepOffsetIndex(fsys vfs.FS, opts Options, ixPath, abs string, st fs.FileInfo, p *jsonl.Parsed) {
-	writeOffsetIndex(fsys, ixPath, offsetIndexOf(opts, abs, st, p, func() []int32 { return tree.ParentPositions(p.Entries) }))
+// as p, whose entries' parent positions parents gives, to ixPath when the
+// parse may be indexed and the file is not too recent. It is best
+// effort, without fsync: a damaged index is ignored.
+func keepOffsetIndex(fsys vfs.FS, opts Options, ixPath, abs string, st fs.FileInfo, p *jsonl.Parsed, parents func() []int32) {
+	writeOffsetIndex(fsys, ixPath, offsetIndexOf(opts, abs, st, p, parents))
 }
 
 // offsetIndexOf returns the offset index keepOffsetIndex writes, or nil

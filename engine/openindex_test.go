@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -371,16 +372,41 @@ func (f *indexFixture) readContext() engine.OffsetIndexUse {
 
 func TestReadContextOffsetIndex(t *testing.T) {
 	f := newIndexFixture(t, 300, 5)
+	// A branch off an early entry, and an id used again: parents that are
+	// not the line before, found through the map of ids.
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var early struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(bytes.SplitN(data, []byte("\n"), 4)[2], &early); err != nil || early.ID == "" {
+		t.Fatalf("no id on the third line: %v", err)
+	}
+	f.appendLines(ixUserLine("b0000001", early.ID, "a branch off an early entry") +
+		ixUserLine("b0000002", "b0000001", "on the branch") + ixUserLine(early.ID, "b0000002", "an id used again"))
+	f.age()
 	f.mustUse(f.readContext(), engine.OffsetIndexUnused, "first read")
-	if _, err := os.Stat(f.indexPath()); err != nil {
+	fromRead, err := os.ReadFile(f.indexPath())
+	if err != nil {
 		t.Fatalf("the first read kept no index: %v", err)
 	}
 	f.mustUse(f.readContext(), engine.OffsetIndexExact, "second read")
 	// An index that Open kept serves ReadContext too, and the reverse.
+	// Open takes the parent positions from the session's own tree, the
+	// read from a map of its own: the two indexes are the same bytes.
 	if err := os.Remove(f.indexPath()); err != nil {
 		t.Fatal(err)
 	}
 	f.check()
+	fromOpen, err := os.ReadFile(f.indexPath())
+	if err != nil {
+		t.Fatalf("Open kept no index: %v", err)
+	}
+	if !bytes.Equal(fromOpen, fromRead) {
+		t.Errorf("the index Open kept (%d bytes) differs from the one ReadContext kept (%d bytes)", len(fromOpen), len(fromRead))
+	}
 	f.mustUse(f.readContext(), engine.OffsetIndexExact, "read after Open")
 	neverStale(t, (*indexFixture).readContext)
 }

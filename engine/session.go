@@ -300,10 +300,11 @@ func (s *Session) load(context.Context) error {
 		data  []byte
 		ident fs.FileInfo
 		p     *jsonl.Parsed
+		keep  func() // writes the offset index, once the session has indexed p
 		err   error
 	)
 	if s.opts.ReadOnly {
-		data, ident, p, err = s.readIndexed()
+		data, ident, p, keep, err = s.readIndexed()
 	} else {
 		data, err = vfs.ReadFileRoom(fsys, s.file, migrationRoom)
 	}
@@ -332,7 +333,13 @@ func (s *Session) load(context.Context) error {
 			p = jsonl.ParseFile(data)
 		}
 	}
-	return s.loadParsed(data, p, canon, ident)
+	if err := s.loadParsed(data, p, canon, ident); err != nil {
+		return err
+	}
+	if keep != nil {
+		keep()
+	}
+	return nil
 }
 
 // firstNeedsMigration reports whether data starts with a session header

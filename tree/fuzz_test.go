@@ -181,6 +181,16 @@ func checkPositions(t *testing.T, ix *tree.Index, entries []jsonl.Entry, ids []s
 		}
 	}
 	parents := tree.ParentPositions(entries)
+	// The index built from entries answers the same from its own map, and
+	// refuses entries it was not built from.
+	if got, ok := ix.ParentPositions(entries); !ok || !slices.Equal(got, parents) {
+		t.Fatalf("Index.ParentPositions = %v (ok %v), ParentPositions %v", got, ok, parents)
+	}
+	if slices.ContainsFunc(entries, func(e jsonl.Entry) bool { return !e.IsHeader() }) {
+		if _, ok := ix.ParentPositions(slices.Clone(entries)); ok {
+			t.Fatal("Index.ParentPositions answered for entries it was not built from")
+		}
+	}
 	for i := range entries {
 		if entries[i].IsHeader() {
 			continue

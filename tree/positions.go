@@ -22,9 +22,50 @@ func ParentPositions(entries []jsonl.Entry) []int32 {
 			keyed++
 		}
 	}
-	// Where no key repeats, an entry whose parent is the entry before it
-	// (most are) needs no lookup: that entry is the only one with the key.
-	unique := len(byID) == keyed
+	return parentPositions(entries, len(byID) == keyed, func(key string) (int32, bool) {
+		pos, ok := byID[key]
+		return pos, ok
+	})
+}
+
+// ParentPositions is ParentPositions(entries) answered from the index's
+// own map, when the index holds exactly the entries of entries that are
+// not headers, in order (it was built from entries, or from entries
+// after a first header, and nothing was added since): a session that
+// has built its index needs no second map of ids. ok is false, and
+// nothing is returned, when the index holds other entries or is nil.
+func (ix *Index) ParentPositions(entries []jsonl.Entry) (parents []int32, ok bool) {
+	if ix == nil {
+		return nil, false
+	}
+	at := make([]int32, len(ix.entries)) // the position in entries of each entry of the index
+	k := 0
+	for i := range entries {
+		if entries[i].IsHeader() {
+			continue
+		}
+		if k == len(ix.entries) || ix.entries[k] != &entries[i] {
+			return nil, false
+		}
+		at[k] = int32(i)
+		k++
+	}
+	if k != len(ix.entries) {
+		return nil, false
+	}
+	return parentPositions(entries, !ix.dups, func(key string) (int32, bool) {
+		pos, ok := ix.byID[key]
+		if !ok {
+			return 0, false
+		}
+		return at[pos], true
+	}), true
+}
+
+// parentPositions is ParentPositions with the entries' map of ids given
+// as lookup (the position of the last entry, headers aside, with a key);
+// unique says no key repeats.
+func parentPositions(entries []jsonl.Entry, unique bool, lookup func(key string) (int32, bool)) []int32 {
 	parents := make([]int32, len(entries))
 	for i := range entries {
 		e := &entries[i]
@@ -36,9 +77,12 @@ func ParentPositions(entries []jsonl.Entry) []int32 {
 		if !ok || p == "" {
 			continue
 		}
+		// Where no key repeats, an entry whose parent is the entry before
+		// it (most are) needs no lookup: that entry is the only one with
+		// the key.
 		if prev := &entries[max(i-1, 0)]; unique && i > 0 && !prev.IsHeader() && Key(prev) == p {
 			parents[i] = int32(i - 1)
-		} else if next, ok := byID[p]; ok {
+		} else if next, ok := lookup(p); ok {
 			parents[i] = next
 		}
 	}

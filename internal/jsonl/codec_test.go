@@ -247,3 +247,61 @@ func TestShortDecimalIsShortestDigits(t *testing.T) {
 		t.Fatalf("only %d values took the short path", short)
 	}
 }
+
+// numberRef is Number's old definition, strconv.ParseFloat with
+// infinities out of range: the reference smallInteger's shortcut must
+// agree with to the bit.
+func numberRef(v []byte) float64 {
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		if len(v) > 0 && v[0] == '-' {
+			return math.Inf(-1)
+		}
+		return math.Inf(1)
+	}
+	return f
+}
+
+func TestNumberShortIntegers(t *testing.T) {
+	cases := []string{
+		"0", "-0", "7", "-7", "1767225636467", "-1767225636467",
+		"999999999999999", "-999999999999999", // 15 digits: the shortcut
+		"9999999999999999", "12345678901234567890", // longer: ParseFloat
+		"1.5", "1e3", "-1E-3", "0.0", "-0.0", "10", "100000000000000",
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 2000 {
+		n := r.Int64N(1e15)
+		if r.IntN(2) == 0 {
+			n = -n
+		}
+		cases = append(cases, strconv.FormatInt(n, 10))
+	}
+	for _, c := range cases {
+		got, ok := Number([]byte(c))
+		if want := numberRef([]byte(c)); !ok || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("Number(%s) = %v, %v; want %v (bits %x, %x)", c, got, ok, want, math.Float64bits(got), math.Float64bits(want))
+		}
+	}
+	// Text the shortcut must leave to ParseFloat, or refuse.
+	for _, c := range []string{"-", "", "12a", "1-2", "--1"} {
+		if f, ok := smallInteger([]byte(c)); ok {
+			t.Errorf("smallInteger(%q) = %v, true; want false", c, f)
+		}
+	}
+}
+
+func FuzzNumber(f *testing.F) {
+	for _, s := range []string{"0", "-0", "1767225636467", "1e3", "-999999999999999", "1234567890123456"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if KindOf([]byte(s)) != KindNumber {
+			return
+		}
+		got, _ := Number([]byte(s))
+		if want := numberRef([]byte(s)); math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+			t.Errorf("Number(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

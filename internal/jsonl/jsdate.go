@@ -242,6 +242,9 @@ func Number(v []byte) (float64, bool) {
 	if KindOf(v) != KindNumber {
 		return 0, false
 	}
+	if f, ok := smallInteger(v); ok {
+		return f, true
+	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil {
 		// Out of range literals are infinities in JavaScript.
@@ -249,6 +252,33 @@ func Number(v []byte) (float64, bool) {
 			return math.Inf(-1), true
 		}
 		return math.Inf(1), true
+	}
+	return f, true
+}
+
+// smallInteger is Number for an integer of 1 to 15 digits with an optional
+// minus sign, the form of every millisecond timestamp: such a value is
+// exact in a float64, so it needs no decimal conversion. ok is false for
+// any other text, which ParseFloat then reads.
+func smallInteger(v []byte) (float64, bool) {
+	neg := len(v) > 0 && v[0] == '-'
+	d := v
+	if neg {
+		d = v[1:]
+	}
+	if len(d) == 0 || len(d) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f // -0 stays negative zero, as ParseFloat reads it
 	}
 	return f, true
 }

@@ -118,6 +118,13 @@ func nextStop(b []byte, i int, high uint64) int {
 func skipString(b []byte, i int) (end int, esc bool, err error) {
 	i++ // opening quote
 	for {
+		if useAVX2 && i+32 <= len(b) {
+			// Whole blocks of 32 bytes first; the loop below goes on
+			// from where they stop.
+			if i = nextSpecialAVX2(b, i); i+32 <= len(b) {
+				goto stop
+			}
+		}
 		// nextSpecial's loop, inlined: the scan restarts after every
 		// escape, and text averages one escape per few dozen bytes.
 		for i+16 <= len(b) {

@@ -25,3 +25,11 @@ var useAVX2 = cpu.X86.HasAVX2
 //
 //go:noescape
 func scanStringAVX2(b []byte, i int, canon bool) int
+
+// nextSpecialAVX2 returns the index of the first '"', '\\' or control
+// byte at or after b[i] found in whole 32-byte blocks, or, when those
+// blocks hold none, the index of the first block that would run past the
+// end of b (a scan of the rest must go on from there).
+//
+//go:noescape
+func nextSpecialAVX2(b []byte, i int) int

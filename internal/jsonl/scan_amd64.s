@@ -235,3 +235,42 @@ fail:
 fail0:
 	MOVQ $-1, ret+40(FP)
 	RET
+
+// func nextSpecialAVX2(b []byte, i int) int
+//
+// The index of the first '"', '\\' or control byte at or after b[i] in
+// the whole 32-byte blocks from i, or the index of the first block that
+// would run past the end of b when they hold none.
+TEXT ·nextSpecialAVX2(SB), NOSPLIT, $0-40
+	MOVQ    b_base+0(FP), SI
+	MOVQ    b_len+8(FP), DX
+	MOVQ    i+24(FP), DI
+	VMOVDQU quoteC<>(SB), Y8
+	VMOVDQU slashC<>(SB), Y9
+	VMOVDQU ctlC<>(SB), Y10
+
+plain:
+	LEAQ      32(DI), AX
+	CMPQ      AX, DX
+	JA        done
+	VMOVDQU   (SI)(DI*1), Y0
+	VPCMPEQB  Y0, Y8, Y1
+	VPCMPEQB  Y0, Y9, Y2
+	VPMINUB   Y0, Y10, Y3
+	VPCMPEQB  Y0, Y3, Y3
+	VPOR      Y1, Y2, Y1
+	VPOR      Y1, Y3, Y1
+	VPMOVMSKB Y1, AX
+	TESTL     AX, AX
+	JNZ       stop
+	ADDQ      $32, DI
+	JMP       plain
+
+stop:
+	BSFL AX, CX
+	ADDQ CX, DI
+
+done:
+	MOVQ DI, ret+32(FP)
+	VZEROUPPER
+	RET

@@ -194,6 +194,47 @@ func TestScanStringAVX2BlockEdges(t *testing.T) {
 	}
 }
 
+// TestNextSpecialAVX2 compares the block scan with nextSpecial: a special
+// byte ('"', '\\', a control byte, next to bytes >= 0x80 and DEL, which are
+// not) at every offset from the start, in buffers cut at every length
+// around it: the scan must return the special byte's index or, when the
+// whole blocks hold none, the first block that runs past the end, from
+// where nextSpecial finds what it finds from the start.
+func TestNextSpecialAVX2(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2")
+	}
+	filler := []byte("ab\x80\xff\x7f\xc3\xa9 ~")
+	for _, sp := range []byte{'"', '\\', 0, '\n', 0x1f} {
+		for start := 0; start < 3; start++ {
+			for pos := start; pos < 110; pos++ {
+				b := make([]byte, 0, 160)
+				for len(b) < pos {
+					b = append(b, filler[len(b)%len(filler)])
+				}
+				b = append(b, sp)
+				for len(b) < 150 {
+					b = append(b, '"')
+				}
+				for n := start; n <= len(b); n++ {
+					c := b[:n]
+					if start+32 > n {
+						continue // the caller's condition
+					}
+					got := nextSpecialAVX2(c, start)
+					want := nextSpecial(c, start)
+					if got == want && want < n {
+						continue // found
+					}
+					if got < start || got > want || (got-start)%32 != 0 || got+32 <= n || nextSpecial(c, got) != want {
+						t.Fatalf("nextSpecialAVX2(%q, %d) = %d: neither %d nor the first block past the end", c, start, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // FuzzScanStringAVX2 compares the assembly string scan with a byte loop.
 func FuzzScanStringAVX2(f *testing.F) {
 	f.Add([]byte(`"abc\n\"\\\u00e9def"`), uint8(1))

@@ -7,3 +7,6 @@ const useAVX2 = false
 
 // scanStringAVX2 is never called without the assembly.
 func scanStringAVX2(b []byte, i int, canon bool) int { return -1 }
+
+// nextSpecialAVX2 is never called without the assembly.
+func nextSpecialAVX2(b []byte, i int) int { return i }

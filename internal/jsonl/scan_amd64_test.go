@@ -7,13 +7,16 @@ import (
 	"testing"
 )
 
-// refScanString is scanStringAVX2's contract written as a byte loop: the
-// index of the quote closing the string whose body continues at b[i], or
-// -1 when the body is invalid before it or unterminated.
-func refScanString(b []byte, i int) int {
+// refScan is scanStringAVX2's contract written as a byte loop. Without
+// canon: the index of the quote closing the string whose body continues
+// at b[i], or -1 when the body is invalid before it or unterminated. With
+// canon: the index of the closing quote, of a byte >= 0x80 or of the
+// backslash of a \u escape, whichever comes first, or -1 when the body is
+// not canonical before it (\/ is not) or has none of them.
+func refScan(b []byte, i int, canon bool) int {
 	for i < len(b) {
 		switch c := b[i]; {
-		case c == '"':
+		case c == '"' || (canon && c >= 0x80):
 			return i
 		case c < 0x20:
 			return -1
@@ -22,9 +25,17 @@ func refScanString(b []byte, i int) int {
 				return -1
 			}
 			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case '/':
+				if canon {
+					return -1
+				}
 				i += 2
 			case 'u':
+				if canon {
+					return i
+				}
 				if i+6 > len(b) {
 					return -1
 				}
@@ -44,46 +55,16 @@ func refScanString(b []byte, i int) int {
 	return -1
 }
 
-// refScanCanon is scanStringAVX2's contract with canon: the index of the
-// closing quote, of a byte >= 0x80 or of the backslash of a \u escape,
-// whichever comes first, or -1 when the body is not canonical before it
-// or has none of them.
-func refScanCanon(b []byte, i int) int {
-	for i < len(b) {
-		switch c := b[i]; {
-		case c == '"' || c >= 0x80:
-			return i
-		case c < 0x20:
-			return -1
-		case c == '\\':
-			if i+1 >= len(b) {
-				return -1
-			}
-			switch b[i+1] {
-			case '"', '\\', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				return i
-			default:
-				return -1
-			}
-		default:
-			i++
-		}
-	}
-	return -1
-}
-
-// checkScan compares scanStringAVX2 with refScanString at b[i], and
+// checkScan compares scanStringAVX2 with refScan at b[i], and
 // skipString with and without the assembly at the string that opens at
 // b[i-1] (when that byte is a quote).
 func checkScan(t *testing.T, b []byte, i int) {
 	t.Helper()
 	if len(b) >= 32 {
-		if got, want := scanStringAVX2(b, i, false), refScanString(b, i); got != want {
+		if got, want := scanStringAVX2(b, i, false), refScan(b, i, false); got != want {
 			t.Fatalf("scanStringAVX2(%q, %d, false) = %d, want %d", b, i, got, want)
 		}
-		if got, want := scanStringAVX2(b, i, true), refScanCanon(b, i); got != want {
+		if got, want := scanStringAVX2(b, i, true), refScan(b, i, true); got != want {
 			t.Fatalf("scanStringAVX2(%q, %d, true) = %d, want %d", b, i, got, want)
 		}
 	}

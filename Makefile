@@ -1,8 +1,8 @@
 # sessctl: build, test and measure.
 #
 #   make demo    build a sample session through the library and show it
-#   make test    gofmt check, go vet, cross builds, go test -race ./...   (what CI runs)
-#   make cross   go build and go vet for every GOOS/GOARCH in PLATFORMS
+#   make test    gofmt check, go vet, go test -race ./... with a summary of skips
+#   make cross   go build and go vet for every GOOS/GOARCH in PLATFORMS (CI runs it after test)
 #   make test-windows   the suite as Windows programs under wine64
 #   make check   test plus go mod tidy check
 #   make fuzz    every fuzz target for FUZZTIME (default 30s) each
@@ -10,6 +10,7 @@
 #   make bench   Go benchmarks plus whole-process runs, printed as a table
 
 GO        ?= go
+SHELL     := bash
 FUZZTIME  ?= 30s
 BIN       := bin/sessctl
 
@@ -23,7 +24,7 @@ build:
 demo: build
 	./$(BIN) demo
 
-test: fmt-check vet cross race
+test: fmt-check vet race
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -52,8 +53,12 @@ test-windows:
 # The race detector slows the crash and kill tests several times over, and
 # a loaded machine more: a package gets 30 minutes, not go test's default
 # 10, so that a slow run is not reported as a hang.
+#
+# The output is go test -json digested by internal/testsum: a line per
+# package as it ends, the output of failed tests, and at the end one line
+# per kind of skipped test saying how to enable it.
 race:
-	$(GO) test -race -count=1 -timeout 30m ./...
+	@set -o pipefail; $(GO) test -race -count=1 -timeout 30m -json ./... | $(GO) run ./internal/testsum
 
 # make fuzz: each fuzz target for FUZZTIME; a failing input lands in the
 # package's testdata/fuzz/ and then runs with every go test.

@@ -53,6 +53,8 @@ var allowed = map[string][]string{
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},
 	// What tests share: corpora, pi, child processes, crash plans (test code only).
 	"internal/testenv": {},
+	// make test's summary of go test -json: progress, failures, skips.
+	"internal/testsum": {},
 	// Writes the bcryptprimitives.dll wine before 9.0 lacks (make test-windows).
 	"scripts/wineprng": {},
 }

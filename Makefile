@@ -4,6 +4,7 @@
 #   make test    gofmt check, go vet, go test -race ./... with a summary of skips
 #   make cross   go build and go vet for every GOOS/GOARCH in PLATFORMS (CI runs it after test)
 #   make test-windows   the suite as Windows programs under wine64
+#   make lint    staticcheck (pinned; installed into the cache when missing)
 #   make check   test plus go mod tidy check
 #   make fuzz    every fuzz target for FUZZTIME (default 30s) each
 #   make crash   randomized crash-and-reopen workloads and real-process kills
@@ -14,7 +15,7 @@ SHELL     := bash
 FUZZTIME  ?= 30s
 BIN       := bin/sessctl
 
-.PHONY: all build demo test fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
+.PHONY: all build demo test lint fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
 
 all: build
 
@@ -93,6 +94,9 @@ bench-smoke:
 	BENCH_DIR=.bench-smoke RUNS=3 BIG_ENTRIES=3000 SESSIONS=50 SESSION_SIZE=20000 \
 	  V1_ENTRIES=2000 V1BIG_ENTRIES=4000 APPEND_N=1000 APPEND_BIG_N=2000 APPEND_SYNC_N=50 \
 	  SYNCBENCH=0 scripts/bench.sh
+
+lint:
+	scripts/lint.sh
 
 tidy-check:
 	$(GO) mod tidy -diff

@@ -82,13 +82,9 @@ func newRunner(sessionID string, version float64) *runner {
 	return r
 }
 
-// apply migrates one parsed line and appends its new JSON bytes to dst.
-func (r *runner) apply(dst []byte, e *jsonl.Entry) ([]byte, error) {
-	return r.applyKnown(dst, e, 0)
-}
-
-// applyKnown is apply when whether e.Raw is canonical may be known
-// already (canon 1 or -1; 0: not known).
+// applyKnown migrates one parsed line and appends its new JSON bytes to
+// dst; whether e.Raw is canonical may be known already (canon 1 or -1; 0:
+// not known).
 func (r *runner) applyKnown(dst []byte, e *jsonl.Entry, canon int8) ([]byte, error) {
 	if out, ok := r.fast(dst, e, canon); ok {
 		r.index++

@@ -21,3 +21,6 @@ func importClaude(ctx context.Context, agentDir, path string) error {
 	})
 	return failed
 }
+
+// importClaude is compiled, not called.
+var _ = importClaude

@@ -39,7 +39,9 @@ func TestAppendMarshal(t *testing.T) {
 		{&upper{}, `{"b":"<A>","a":100}`},
 		{[]int{1, 2}, `[1,2]`},
 		{0.1, `0.1`},
-		{-0.0, `0`},
+		// JavaScript's negative zero: JSON.stringify(-0) is "0". (A -0.0
+		// literal is +0 in Go.)
+		{math.Copysign(0, -1), `0`},
 		{"plain <string>\xff", "\"plain <string>\ufffd\""},
 		{nil, `null`},
 		{json.RawMessage(` {"b":1.0,"a":"\u003c"} `), `{"b":1,"a":"<"}`},

@@ -197,6 +197,9 @@ func TestWriteFileAtomicAsAnotherUser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helper as uid %d: %v\n%s", uid, err, out)
 	}
+	if n := strings.Count(string(out), "RESULT "); n != len(names) {
+		t.Errorf("the helper reported %d files, want %d (%v):\n%s", n, len(names), names, out)
+	}
 	for _, f := range files {
 		p := filepath.Join(dir, f.name+".jsonl")
 		want := fmt.Sprintf("RESULT %s %s", f.name, f.wantResult)

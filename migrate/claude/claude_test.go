@@ -125,41 +125,6 @@ func sidechain(want bool) func(map[string]any) bool {
 
 func all(map[string]any) bool { return true }
 
-func sideRootIs(root string, file string, t *testing.T) func(map[string]any) bool {
-	// The records of the sidechain that starts at root.
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		var r map[string]any
-		if json.Unmarshal([]byte(line), &r) != nil || r["isSidechain"] != true {
-			continue
-		}
-		u, _ := r["uuid"].(string)
-		p, _ := r["parentUuid"].(string)
-		parent[u] = p
-	}
-	return func(r map[string]any) bool {
-		if r["isSidechain"] != true {
-			return false
-		}
-		u, _ := r["uuid"].(string)
-		for range len(parent) + 1 {
-			p := parent[u]
-			if p == "" {
-				break
-			}
-			if _, ok := parent[p]; !ok {
-				break
-			}
-			u = p
-		}
-		return u == root
-	}
-}
-
 // TestCorpus imports every Claude Code case of the foreign corpus and
 // checks each imported session against an independent reading of its
 // source: every message in the context in order with its role, tool

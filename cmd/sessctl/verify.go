@@ -60,13 +60,20 @@ func runVerify(e *env, args []string) int {
 			return e.fail(err)
 		}
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			files, err := repair.SessionFiles(arg)
+			files, skipped, err := repair.SessionFiles(arg)
 			if err != nil {
 				w.Flush()
 				worse(e.fail(err))
 				continue
 			}
-			if len(files) == 0 {
+			// What could not be read was not verified: not ok (exit 1,
+			// unless damage was found).
+			for _, err := range skipped {
+				w.Flush()
+				fmt.Fprintf(e.stderr, "sessctl: verify: skipped %v\n", err)
+				worse(exitFailure)
+			}
+			if len(files) == 0 && len(skipped) == 0 {
 				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", arg)
 			}
 			for _, f := range files {

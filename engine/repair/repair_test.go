@@ -275,9 +275,9 @@ func TestVerifyCorpus(t *testing.T) {
 		// two are damage, the others only notes.
 		"malformed-lines/input.jsonl": {"malformed"},
 	}
-	files, err := repair.SessionFiles(dir)
-	if err != nil {
-		t.Fatal(err)
+	files, skipped, err := repair.SessionFiles(dir)
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("scan %s: %v, skipped %v", dir, err, skipped)
 	}
 	if len(files) < 50 {
 		t.Fatalf("found only %d corpus files under %s", len(files), dir)

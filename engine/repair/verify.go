@@ -24,28 +24,30 @@ import (
 // SessionFiles lists the *.jsonl files under dir, in lexical order,
 // leaving out the temporary files of atomic writes and the .trash
 // directories below dir (where deleted sessions are kept). Pass a .trash
-// directory itself to list it.
-func SessionFiles(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// directory itself to list it. The directories below dir that could not
+// be read are returned in skipped (each error names its directory): the
+// list may miss files there.
+func SessionFiles(dir string) (files []string, skipped []error, err error) {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
 				return err
 			}
+			skipped = append(skipped, err)
 			return nil
 		}
 		if d.IsDir() && d.Name() == ".trash" && p != dir {
 			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
 		}
 		if !d.IsDir() && layout.IsSessionFileName(d.Name()) && !vfs.IsTempName(d.Name()) {
-			out = append(out, p)
+			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("scan %s: %w", dir, err)
 	}
-	return out, nil
+	return files, skipped, nil
 }
 
 // Finding is one problem or note of Verify, or one change of Repair.

@@ -15,14 +15,19 @@ import (
 
 // DirTotal is the Scope of every session file under a directory.
 type DirTotal struct {
-	Sessions int    // the files counted
-	Skipped  int    // the files that could not be read, or are not sessions
-	All      *Scope // every entry of the files counted (migrated to version 3)
+	Sessions int // the files counted
+	Skipped  int // the files that could not be read, or are not sessions
+	// Unread counts the directories and files that could not be read
+	// (the files among them are in Skipped too): the total may miss
+	// sessions.
+	Unread int
+	All    *Scope // every entry of the files counted (migrated to version 3)
 }
 
 // DirOptions configure Dir. The zero value counts quietly.
 type DirOptions struct {
-	// Skip, when set, is told of each file Dir leaves out, and why.
+	// Skip, when set, is told of each file Dir leaves out and each
+	// directory it could not read, and why.
 	Skip func(path string, err error)
 	// Header, when set, is given the header line of each file Dir
 	// counts, before its entries (to warn of a newer format version, say).
@@ -36,7 +41,8 @@ var errNoHeader = errors.New("no session header")
 // recursively, leaving out the .trash directories below root (where
 // deleted sessions are kept). Files are read without a lock; a file that
 // cannot be read, has no session header with a string id, or cannot be
-// migrated is skipped. Subdirectories that cannot be read are passed over.
+// migrated is skipped, and so is a directory below root that cannot be
+// read: each is told to opts.Skip.
 func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 	total := &DirTotal{All: NewScope()}
 	skip := func(p string, err error) {
@@ -49,6 +55,10 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 		if err != nil {
 			if p == root {
 				return err
+			}
+			total.Unread++
+			if opts.Skip != nil {
+				opts.Skip(p, err)
 			}
 			return nil
 		}
@@ -63,6 +73,7 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 		}
 		data, err := vfs.ReadRegular(p)
 		if err != nil {
+			total.Unread++
 			skip(p, err)
 			return nil
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -108,28 +109,30 @@ func walk(ctx context.Context, stores []Store, warn func(error)) ([]found, error
 	return out, nil
 }
 
-// sessionFile is a session file the walk found, not yet looked at.
-type sessionFile struct {
-	path string
-	link bool // a symbolic link, read as list reads it
-}
-
-// walkJSONL finds the session files below root and stats them all at
-// once, in parallel: a store of many small directories is as quick to
-// compare with the index as one large one.
+// walkJSONL finds the session files below root, as engine.StoreFiles
+// does for every command that walks a store, and stats them all at once,
+// in parallel: a store of many small directories is as quick to compare
+// with the index as one large one. What the walk left out is reported to
+// warn.
 func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error)) error {
-	var files []sessionFile
-	if err := listJSONL(ctx, root, root, &files, warn); err != nil {
-		return err
+	files, skipped, err := engine.StoreFiles(ctx, nil, root)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("search %s: %w", root, err)
+	}
+	for _, err := range skipped {
+		warn(err)
 	}
 	res := make([]found, len(files))
 	errs := make([]error, len(files))
 	stat := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			p := files[i].path
+			p := files[i].Path
 			var fi fs.FileInfo
 			var err error
-			if files[i].link {
+			if files[i].Link {
 				fi, err = os.Stat(p)
 			} else {
 				fi, err = os.Lstat(p)
@@ -138,7 +141,7 @@ func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error))
 				err = errors.New("not a regular file")
 			}
 			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) || files[i].link {
+				if !errors.Is(err, fs.ErrNotExist) || files[i].Link {
 					errs[i] = fmt.Errorf("stat %s: %w", p, err)
 				}
 				continue
@@ -161,30 +164,6 @@ func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error))
 			warn(errs[i])
 		} else if res[i].path != "" {
 			*out = append(*out, res[i])
-		}
-	}
-	return nil
-}
-
-// listJSONL adds the session files of dir and its subdirectories to
-// files (.trash directories left out, symbolic links to directories not
-// followed).
-func listJSONL(ctx context.Context, root, dir string, files *[]sessionFile, warn func(error)) error {
-	ents, err := readDir(ctx, root, dir, warn)
-	if err != nil || len(ents) == 0 {
-		return err
-	}
-	for _, d := range ents {
-		switch {
-		case d.IsDir():
-			if d.Name() == ".trash" {
-				continue
-			}
-			if err := listJSONL(ctx, root, filepath.Join(dir, d.Name()), files, warn); err != nil {
-				return err
-			}
-		case layout.IsSessionFileName(d.Name()) && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0):
-			*files = append(*files, sessionFile{path: filepath.Join(dir, d.Name()), link: d.Type()&fs.ModeSymlink != 0})
 		}
 	}
 	return nil

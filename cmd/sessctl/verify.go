@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/repair"
 )
 
@@ -60,7 +61,7 @@ func runVerify(e *env, args []string) int {
 			return e.fail(err)
 		}
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			files, skipped, err := repair.SessionFiles(arg)
+			files, skipped, err := engine.StoreFiles(e.ctx, nil, arg)
 			if err != nil {
 				w.Flush()
 				worse(e.fail(err))
@@ -77,7 +78,7 @@ func runVerify(e *env, args []string) int {
 				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", arg)
 			}
 			for _, f := range files {
-				check(f)
+				check(f.Path)
 			}
 			continue
 		}

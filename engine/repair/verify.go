@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,40 +14,10 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
 )
-
-// SessionFiles lists the *.jsonl files under dir, in lexical order,
-// leaving out the temporary files of atomic writes and the .trash
-// directories below dir (where deleted sessions are kept). Pass a .trash
-// directory itself to list it. The directories below dir that could not
-// be read are returned in skipped (each error names its directory): the
-// list may miss files there.
-func SessionFiles(dir string) (files []string, skipped []error, err error) {
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			skipped = append(skipped, err)
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".trash" && p != dir {
-			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
-		}
-		if !d.IsDir() && layout.IsSessionFileName(d.Name()) && !vfs.IsTempName(d.Name()) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("scan %s: %w", dir, err)
-	}
-	return files, skipped, nil
-}
 
 // Finding is one problem or note of Verify, or one change of Repair.
 // Kind is one of the kinds listed in the package documentation; Line is

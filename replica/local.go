@@ -61,7 +61,7 @@ func (r *Remote) scanLocal(ctx context.Context) (out map[string]*local, warns, s
 		}
 	}
 	if r.opts.AgentUseDir != "" {
-		if err := r.scanAgentUse(ctx, out, &warns); err != nil {
+		if err := r.scanAgentUse(ctx, out, &warns, &skipped); err != nil {
 			return nil, nil, nil, err
 		}
 	}

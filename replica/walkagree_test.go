@@ -225,3 +225,71 @@ func TestStoreWalksAgree(t *testing.T) {
 		t.Errorf("resolving cccc: %q, %v", p, err)
 	}
 }
+
+// TestAgentUseSyncSkips: a push replicates every file of an AgentUse
+// session directory but says what it passes over, instead of pushing the
+// session without it: a message directory that is a symbolic link, a
+// session.json that is a named pipe, and the directories of an over-deep
+// subagent chain; the rest of each session is still synced.
+func TestAgentUseSyncSkips(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	root := filepath.Join(data, "agentuse", "project", "46978ea82b244f74", "session")
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	session := func(dir, id string) {
+		write(filepath.Join(dir, "session.json"), `{"id":"`+id+`","agent":{"id":"ag","name":"ag"},"time":{"created":1,"updated":1}}`)
+		write(filepath.Join(dir, "msg_1", "message.json"), `{"id":"msg_1","time":{"created":1}}`)
+		write(filepath.Join(dir, "msg_1", "part", "prt_1.json"), `{"id":"prt_1","type":"text","text":"x"}`)
+	}
+	a := filepath.Join(root, "01M7ZXJ0KC9S183XADC88B6A01-ag")
+	session(a, "01M7ZXJ0KC9S183XADC88B6A01")
+	linked := filepath.Join(a, "msg_2")
+	moved := filepath.Join(t.TempDir(), "msg_2")
+	write(filepath.Join(moved, "message.json"), `{"id":"msg_2","time":{"created":2}}`)
+	if err := os.Symlink(moved, linked); err != nil {
+		t.Fatal(err)
+	}
+	b := filepath.Join(root, "01M7ZXJ0KC9S183XADC88B6B01-ag")
+	session(b, "01M7ZXJ0KC9S183XADC88B6B01")
+	pipe := filepath.Join(b, "session.json")
+	if err := os.Remove(pipe); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	c := filepath.Join(root, "01M7ZXJ0KC9S183XADC88B6C01-ag")
+	session(c, "01M7ZXJ0KC9S183XADC88B6C01")
+	deep := testenv.DeepChain(t, c, func(i int) string { return "subagent/" + strings.Repeat("s", 200) }, nil)
+
+	r, err := replica.Open(replica.Options{Remote: "s3://bucket/prefix", AgentUseDir: data,
+		S3: replica.S3Config{Endpoint: "http://127.0.0.1:9", AccessKeyID: "k", SecretAccessKey: "s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, skipped, err := replica.ScanLocal(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{a, b, c}, got); diff != "" {
+		t.Errorf("sessions synced (-want +got):\n%s", diff)
+	}
+	var keys []string
+	for _, w := range skipped {
+		keys = append(keys, w.Key)
+	}
+	want := []string{linked, pipe, deep}
+	slices.Sort(keys)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s\n%v", diff, skipped)
+	}
+}

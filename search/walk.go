@@ -172,6 +172,10 @@ func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error))
 // walkAgentUse follows AgentUse's discovery: a directory holding a
 // regular session.json is a session; below a session only subagent/ is
 // searched for sessions; below any other directory every subdirectory is.
+// What it passes over is reported to warn, each naming its path: a
+// directory that cannot be read, and in a session a symbolic link (never
+// followed: a message directory that is one is not searched) or a named
+// pipe or other special file, where a file or directory is expected.
 func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func(error)) error {
 	ents, err := readDir(ctx, root, dir, warn)
 	if err != nil || len(ents) == 0 {
@@ -179,8 +183,12 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 	}
 	isSession := false
 	for _, d := range ents {
-		if d.Name() == layout.AgentUseSessionFile && d.Type().IsRegular() {
-			isSession = true
+		if d.Name() == layout.AgentUseSessionFile {
+			if d.Type().IsRegular() {
+				isSession = true
+			} else if !d.IsDir() {
+				warnNotFollowed(filepath.Join(dir, d.Name()), d, warn)
+			}
 		}
 	}
 	if !isSession {
@@ -196,8 +204,11 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 	add := func(p string, kind fileKind) {
 		fi, err := os.Lstat(p)
 		if err != nil || !fi.Mode().IsRegular() {
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			switch {
+			case err != nil && !errors.Is(err, fs.ErrNotExist):
 				warn(fmt.Errorf("stat %s: %w", p, err))
+			case err == nil:
+				warnNotFollowed(p, fs.FileInfoToDirEntry(fi), warn)
 			}
 			return
 		}
@@ -207,10 +218,13 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 	}
 	add(filepath.Join(dir, layout.AgentUseSessionFile), fileAUSession)
 	for _, d := range ents {
+		sub := filepath.Join(dir, d.Name())
 		if !d.IsDir() {
+			if !d.Type().IsRegular() {
+				warnNotFollowed(sub, d, warn)
+			}
 			continue
 		}
-		sub := filepath.Join(dir, d.Name())
 		if d.Name() == layout.AgentUseSubagentDir {
 			if err := walkAgentUse(ctx, root, sub, out, warn); err != nil {
 				return err
@@ -219,20 +233,50 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 		}
 		// A message directory: message.json and part/*.json.
 		add(filepath.Join(sub, layout.AgentUseMessageFile), fileAUMessage)
-		parts, err := os.ReadDir(filepath.Join(sub, layout.AgentUsePartDir))
+		pdir := filepath.Join(sub, layout.AgentUsePartDir)
+		parts, err := os.ReadDir(pdir)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				warn(fmt.Errorf("read directory %s: %w", filepath.Join(sub, layout.AgentUsePartDir), err))
+				warn(fmt.Errorf("read directory %s: %w", pdir, unwrapPath(err, pdir)))
 			}
 			continue
 		}
 		for _, p := range parts {
-			if p.Type().IsRegular() && layout.IsAgentUseDataFile(p.Name()) {
-				add(filepath.Join(sub, layout.AgentUsePartDir, p.Name()), fileAUPart)
+			if !layout.IsAgentUseDataFile(p.Name()) {
+				continue
+			}
+			if p.Type().IsRegular() {
+				add(filepath.Join(pdir, p.Name()), fileAUPart)
+			} else if !p.IsDir() {
+				warnNotFollowed(filepath.Join(pdir, p.Name()), p, warn)
 			}
 		}
 	}
 	return nil
+}
+
+// warnNotFollowed reports a symbolic link or special file of an AgentUse
+// session that is passed over.
+func warnNotFollowed(path string, d fs.DirEntry, warn func(error)) {
+	why := vfs.ErrNotRegular
+	if d.Type()&fs.ModeSymlink != 0 {
+		why = errSymlink
+	}
+	warn(&fs.PathError{Op: "open", Path: path, Err: why})
+}
+
+// errSymlink is why a symbolic link in an AgentUse session is passed
+// over: readers never follow one.
+var errSymlink = errors.New("a symbolic link, not followed")
+
+// unwrapPath returns the cause of an *fs.PathError about path, so that
+// the path is named once.
+func unwrapPath(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return pe.Err
+	}
+	return err
 }
 
 // racy is how recent a modification time must be for a file to be
@@ -257,7 +301,7 @@ func readDir(ctx context.Context, root, dir string, warn func(error)) ([]fs.DirE
 		if dir == root {
 			return nil, fmt.Errorf("search %s: %w", dir, err)
 		}
-		warn(fmt.Errorf("read directory %s: %w", dir, err))
+		warn(fmt.Errorf("read directory %s: %w", dir, unwrapPath(err, dir)))
 		return nil, nil
 	}
 	return ents, nil

@@ -17,8 +17,9 @@ const module = "github.com/sessctl/sessctl"
 // third-party modules it may import: imports point one way,
 // cmd -> engine, engine/agentuse -> compaction/migrate/lock -> tree ->
 // internal/jsonl, layout, layout/vfs. The two stores do not import each
-// other; they share internal/errs. engine/repair and engine/render sit on
-// engine; render takes its redaction as an interface, so redact needs
+// other; they share internal/errs. engine/repair, engine/stats and
+// engine/render sit on engine, and search walks stores with engine's
+// walk; render takes its redaction as an interface, so redact needs
 // nothing but the codec. The internal packages sit at the
 // bottom: the JSON codec imports nothing but golang.org/x/sys/cpu (to
 // pick its AVX2 string scan), the shared errors only the codec.
@@ -37,12 +38,12 @@ var allowed = map[string][]string{
 	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"engine/repair":      {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},
 	"engine/importer":    {"engine", "layout", "layout/vfs", "migrate"},
-	"engine/stats":       {"internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate"},
+	"engine/stats":       {"engine", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
 	"engine/render":      {"engine", "engine/agentuse", "engine/message", "engine/stats", "internal/jsonl", "internal/human", "layout/vfs", "migrate", "tree"},
 	"redact":             {"internal/jsonl"},
 	"internal/human":     {},
 	"internal/workload":  {"internal/jsonl", "layout"},
-	"search":             {"internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite"},
+	"search":             {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite"},
 	"cmd/sessctl":        {"*"},
 	"examples/agent":     {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage: the stores' write paths, the

@@ -205,7 +205,7 @@ func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
 		}
 		files, err := sessionFilesIndexed(o, filepath.Join(root, d.Name()))
 		if err != nil {
-			warns = append(warns, fmt.Errorf("list %s: %w", filepath.Join(root, d.Name()), err))
+			warns = append(warns, readDirError(filepath.Join(root, d.Name()), err))
 			continue
 		}
 		dirs = append(dirs, files)
@@ -215,43 +215,28 @@ func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
 
 // ListTree returns the sessions of root and of every directory below it,
 // newest modification first: a store laid out any way, listed as the CLI
-// looks session ids up in it. Symbolic links to directories are not
-// followed, and directories named ".trash" (where 'sessctl delete' moves
-// sessions) are left out. A missing root is an error matching
-// fs.ErrNotExist; unreadable directories below it are reported to o.Warn
-// and skipped.
+// looks session ids up in it. The files are those StoreFiles finds: .trash
+// directories are left out and symbolic links to directories are not
+// followed. A missing root is an error matching fs.ErrNotExist;
+// unreadable directories below it are reported to o.Warn and skipped.
 func ListTree(ctx context.Context, root string, o ListOptions) ([]SessionInfo, error) {
 	o = o.withCache()
-	var dirs []dirFiles
-	var warns []error
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		if err := ctx.Err(); err != nil {
-			return err
+	dirs, skipped, err := walkStore(ctx, root, func(dir string) (dirFiles, error) {
+		return sessionFilesIndexed(o, dir)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
 		}
-		files, err := sessionFilesIndexed(o, dir)
-		if err != nil {
-			if dir == root {
-				return fmt.Errorf("list %s: %w", root, err)
-			}
-			warns = append(warns, fmt.Errorf("list %s: %w", dir, err))
-			return nil
-		}
-		if len(files.names) > 0 || len(files.special) > 0 {
-			dirs = append(dirs, files)
-		}
-		for _, sub := range files.subdirs {
-			if sub == ".trash" {
-				continue
-			}
-			if err := walk(filepath.Join(dir, sub)); err != nil {
-				return err
-			}
-		}
-		return nil
+		return nil, fmt.Errorf("list %s: %w", root, err)
 	}
-	if err := walk(root); err != nil {
-		return nil, err
+	// The special files are reported with the files that could not be
+	// read, in path order.
+	var warns []error
+	for _, err := range skipped {
+		if !errors.Is(err, vfs.ErrNotRegular) {
+			warns = append(warns, err)
+		}
 	}
 	return listFilesWarn(ctx, o, dirs, warns)
 }
@@ -264,6 +249,7 @@ type dirFiles struct {
 	// the name is a symbolic link, whose own times say nothing of its
 	// target: those are always read, never cached.
 	stats   []fs.FileInfo
+	links   []bool // names that are symbolic links
 	index   map[string]indexEntry
 	special []string // *.jsonl names that are named pipes, sockets or devices
 	subdirs []string // directories, not symbolic links to them
@@ -318,6 +304,10 @@ func sessionFiles(fsys vfs.FS, dir string, withStats bool) (dirFiles, error) {
 	}
 	out.names = make([]string, len(files))
 	out.stats = make([]fs.FileInfo, len(files))
+	out.links = make([]bool, len(files))
+	for i, f := range files {
+		out.links[i] = f.Type()&fs.ModeSymlink != 0
+	}
 	if !withStats {
 		for i, f := range files {
 			out.names[i] = f.Name()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +14,6 @@ import (
 	"syscall"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
 )
@@ -115,51 +115,65 @@ func ResolveSession(dir, name string) (string, error) {
 	case len(prefix) > 1:
 		return "", &AmbiguousError{name, prefix}
 	}
-	if n := len(unreadable); n > 0 {
+	if len(unreadable) > 0 {
 		// It may be in what could not be read: say so, not "not found".
-		what := "1 directory"
-		if n > 1 {
-			what = strconv.Itoa(n) + " directories"
+		dirs, files := 0, 0
+		first := unreadable[0] // a directory when there is one
+		for _, err := range unreadable {
+			if errors.Is(err, vfs.ErrNotRegular) {
+				files++
+			} else {
+				if dirs == 0 {
+					first = err
+				}
+				dirs++
+			}
 		}
+		var parts []string
+		if dirs > 0 {
+			parts = append(parts, plural(dirs, "directory", "directories"))
+		}
+		if files > 0 {
+			parts = append(parts, plural(files, "file", "files"))
+		}
+		what := strings.Join(parts, " and ")
 		return "", fmt.Errorf("session %q in %s: not among the sessions that could be read (%s could not be read): %w",
-			name, dir, what, unreadable[0])
+			name, dir, what, first)
 	}
 	return "", fmt.Errorf("session %q in %s: %w", name, dir, ErrNotFound)
 }
 
-// storeCandidates lists every *.jsonl file under root with its session
-// id: from the file name when it has pi's "<ts>_<id>.jsonl" form,
-// otherwise from its header line. Subdirectories that cannot be read are
-// skipped and returned.
+// storeCandidates lists the session files of the store at root (see
+// StoreFiles) with their session ids: from the file name when it has pi's
+// "<ts>_<id>.jsonl" form, otherwise from its header line. What StoreFiles
+// left out (directories that could not be read, special files) is
+// returned as unreadable.
 func storeCandidates(root string) (out []Candidate, unreadable []error, err error) {
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			unreadable = append(unreadable, err)
-			return nil
+	files, unreadable, err := StoreFiles(context.Background(), nil, root)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("session store %s: %w", root, ErrNotFound)
 		}
-		if d.IsDir() && d.Name() == ".trash" {
-			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
-		}
-		if d.IsDir() || !layout.IsSessionFileName(d.Name()) {
-			return nil
-		}
-		id := SessionIDFromFileName(d.Name())
+		return nil, nil, err
+	}
+	for _, f := range files {
+		id := SessionIDFromFileName(filepath.Base(f.Path))
 		if id == "" {
-			id = headerID(p)
+			id = headerID(f.Path)
 		}
 		if id != "" {
-			out = append(out, Candidate{ID: id, Path: p})
+			out = append(out, Candidate{ID: id, Path: f.Path})
 		}
-		return nil
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("session store %s: %w", root, ErrNotFound)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, unreadable, err
+	return out, unreadable, nil
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // SessionIDFromFileName returns the id part of a file name of pi's

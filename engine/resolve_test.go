@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -166,15 +167,21 @@ func TestSessionFilesIn(t *testing.T) {
 	for _, f := range []string{a, b, filepath.Join(dir, "notes.txt"), single} {
 		writeStoreFile(t, f, "x")
 	}
-	_ = os.Symlink(a, filepath.Join(dir, "link.jsonl")) // not followed (where links can be made)
-	got, err := engine.SessionFilesIn([]string{single, dir})
-	if err != nil {
-		t.Fatal(err)
+	want := []string{single, a, b}
+	// A link is listed (as a link: migrating it is refused, see
+	// MigrateFile), never followed into a directory.
+	if os.Symlink(a, filepath.Join(dir, "link.jsonl")) == nil {
+		want = []string{single, a, filepath.Join(dir, "link.jsonl"), b}
 	}
-	if diff := cmp.Diff([]string{single, a, b}, got); diff != "" {
+	_ = os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "linkdir"))
+	got, skipped, err := engine.SessionFilesIn(context.Background(), []string{single, dir})
+	if err != nil || len(skipped) != 0 {
+		t.Fatal(err, skipped)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SessionFilesIn (-want +got):\n%s", diff)
 	}
-	if _, err := engine.SessionFilesIn([]string{filepath.Join(dir, "missing")}); !errors.Is(err, engine.ErrNotFound) {
+	if _, _, err := engine.SessionFilesIn(context.Background(), []string{filepath.Join(dir, "missing")}); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("a missing path: %v, want ErrNotFound", err)
 	}
 }

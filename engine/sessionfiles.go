@@ -1,51 +1,151 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
+// StoreFile is a session file of a store, as StoreFiles found it.
+type StoreFile struct {
+	// Path is root joined with the file's place below it.
+	Path string
+	// Link is set when the name is a symbolic link. The walk does not
+	// follow it; readers may read through it (pi lists such files), but
+	// writers refuse it (vfs.ErrSymlink).
+	Link bool
+}
+
+// StoreFiles walks the directory tree at root, a session store or any
+// directory of session files, and returns its session files and what it
+// had to leave out. It is the one place that decides what belongs to a
+// store: listing a tree, id lookup, verify, stats, migrate, search and
+// sync all walk a store through it, so they agree on its files.
+//
+//   - A session file is a name ending in ".jsonl" that is a regular file
+//     or a symbolic link. sessctl's own files beside a session never end
+//     so, and are never session files: migration backups
+//     (<file>.v<N>.bak), quarantined torn tails (<file>.torn-<ms>),
+//     temporary files (<name>.tmp-<hex>), the lock (<file>.lock) and its
+//     owner record (<file>.owner).
+//   - Directories named ".trash" below root, where deleted sessions are
+//     kept, are left out (name a .trash directory as root to walk it).
+//     Symbolic links to directories are not followed.
+//   - A name ending in ".jsonl" that is a named pipe, socket or device
+//     is left out and reported in skipped (an *fs.PathError matching
+//     vfs.ErrNotRegular), and so is each directory below root that could
+//     not be read (the error of reading it, naming it). Opening a named
+//     pipe would wait for a writer forever.
+//
+// Files are sorted by path; skipped is in the order of the walk. root
+// itself must be a directory that can be read: otherwise its error is
+// returned (matching fs.ErrNotExist when it is missing). A nil fsys means
+// vfs.OS().
+func StoreFiles(ctx context.Context, fsys vfs.FS, root string) (files []StoreFile, skipped []error, err error) {
+	fsys = orOS(fsys)
+	dirs, skipped, err := walkStore(ctx, root, func(dir string) (dirFiles, error) {
+		return sessionFiles(fsys, dir, false)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, d := range dirs {
+		for i, name := range d.names {
+			files = append(files, StoreFile{Path: filepath.Join(d.dir, name), Link: d.links[i]})
+		}
+	}
+	slices.SortFunc(files, func(a, b StoreFile) int { return strings.Compare(a.Path, b.Path) })
+	return files, skipped, nil
+}
+
+// walkStore is StoreFiles' walk: read lists one directory (sessionFiles,
+// or the listing's sessionFilesIndexed, which also reads its list
+// index). It returns the directories that hold session files or special
+// files, and as skipped the directories below root that could not be
+// read and the special files, in the order of the walk.
+func walkStore(ctx context.Context, root string, read func(dir string) (dirFiles, error)) (dirs []dirFiles, skipped []error, err error) {
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		files, err := read(dir)
+		if err != nil {
+			if dir == root {
+				return err
+			}
+			skipped = append(skipped, readDirError(dir, err))
+			return nil
+		}
+		if len(files.names) > 0 || len(files.special) > 0 {
+			dirs = append(dirs, files)
+		}
+		for _, name := range files.special {
+			skipped = append(skipped, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: vfs.ErrNotRegular})
+		}
+		for _, sub := range files.subdirs {
+			if sub == trashDirName {
+				continue
+			}
+			if err := walk(filepath.Join(dir, sub)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(root); err != nil {
+		return nil, nil, err
+	}
+	return dirs, skipped, nil
+}
+
+// readDirError is the error of a directory below a store's root that could
+// not be read: an *fs.PathError naming it once.
+func readDirError(dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == dir {
+		err = pe.Err
+	}
+	return &fs.PathError{Op: "read directory", Path: dir, Err: err}
+}
+
+// trashDirName is the directory 'sessctl delete' moves sessions into
+// (see TrashDir); store walks leave it out.
+const trashDirName = ".trash"
+
 // SessionFilesIn expands paths as 'sessctl migrate' does: a file as it
-// is, a directory recursively to its *.jsonl files in lexical order
-// (symbolic links are not followed, unreadable parts are skipped; named
-// pipes and other special files are kept, so that MigrateFile reports them
-// as not regular files). A path that does not exist fails with
-// ErrNotFound.
-func SessionFilesIn(paths []string) ([]string, error) {
-	var out []string
+// is (whatever its type: the command that reads it says what is wrong
+// with it), a directory to its session files as StoreFiles finds them.
+// skipped lists what StoreFiles left out of the directories. A path that
+// does not exist fails with ErrNotFound.
+func SessionFilesIn(ctx context.Context, paths []string) (files []string, skipped []error, err error) {
+	fsys := vfs.OS()
 	for _, p := range paths {
-		st, err := os.Stat(p)
+		st, err := fsys.Stat(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s: %w", p, ErrNotFound)
+				return nil, nil, fmt.Errorf("%s: %w", p, ErrNotFound)
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		if !st.IsDir() {
-			out = append(out, p)
+			files = append(files, p)
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable parts are skipped
-			}
-			if !d.IsDir() && layout.IsSessionFileName(d.Name()) && d.Type()&fs.ModeSymlink == 0 {
-				found = append(found, q)
-			}
-			return nil
-		})
+		found, skip, err := StoreFiles(ctx, fsys, p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		sort.Strings(found)
-		out = append(out, found...)
+		for _, f := range found {
+			files = append(files, f.Path)
+		}
+		skipped = append(skipped, skip...)
 	}
-	return out, nil
+	return files, skipped, nil
 }

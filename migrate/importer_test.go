@@ -212,3 +212,27 @@ func TestDamageError(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeRefusesInvalidUTF8: DecodeLine and DecodeJSON refuse bytes
+// that are not UTF-8 (encoding/json would read them as U+FFFD), naming
+// the first; escapes, even of lone surrogates, and real U+FFFD pass.
+func TestDecodeRefusesInvalidUTF8(t *testing.T) {
+	var v map[string]any
+	for _, bad := range []string{"{\"t\":\"a\xffb\"}", "{\"t\":\"\xed\xa0\x80\"}", "{\"t\":\"\xe2\x82\"}"} {
+		err := DecodeLine([]byte(bad), &v)
+		if !errors.Is(err, ErrInvalidUTF8) || !strings.Contains(err.Error(), "byte ") {
+			t.Errorf("DecodeLine(%q): %v, want ErrInvalidUTF8 naming the byte", bad, err)
+		}
+		if err := DecodeJSON([]byte(bad), &v); !errors.Is(err, ErrInvalidUTF8) {
+			t.Errorf("DecodeJSON(%q): %v, want ErrInvalidUTF8", bad, err)
+		}
+	}
+	if err := CheckUTF8([]byte("{\"t\":\"ab\xff\"}")); err == nil || !strings.Contains(err.Error(), "byte 8 (0xff)") {
+		t.Errorf("CheckUTF8: %v, want byte 8 (0xff)", err)
+	}
+	for _, good := range []string{`{"t":"\ud800"}`, "{\"t\":\"\uFFFD é 日本\"}"} {
+		if err := DecodeLine([]byte(good), &v); err != nil {
+			t.Errorf("DecodeLine(%q): %v", good, err)
+		}
+	}
+}

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
@@ -250,13 +253,47 @@ func EachLine(r io.Reader, fn func(n int, line []byte) bool) error {
 }
 
 // DecodeLine unmarshals one JSON object line into v and reports an error
-// naming what is wrong when the line is not a JSON object.
+// naming what is wrong when the line is not a JSON object, or is not
+// valid UTF-8 (see CheckUTF8): such a line is damaged source data, to be
+// reported and skipped, never imported with its bytes replaced.
 func DecodeLine(line []byte, v any) error {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
 		return errNotObject
 	}
-	return json.Unmarshal(line, v)
+	return DecodeJSON(line, v)
+}
+
+// DecodeJSON unmarshals a JSON value read from a source (a file, a row, a
+// message of a document) into v, refusing data that is not valid UTF-8
+// (see CheckUTF8). Importers decode every unit they report as damaged
+// when it does not decode through it.
+func DecodeJSON(data []byte, v any) error {
+	if err := CheckUTF8(data); err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// ErrInvalidUTF8 is matched by the error of CheckUTF8.
+var ErrInvalidUTF8 = errors.New("not valid UTF-8")
+
+// CheckUTF8 returns an error naming the offset of the first byte of data
+// that is not part of valid UTF-8 (matching ErrInvalidUTF8), nil when
+// data is valid. encoding/json would read such bytes as U+FFFD, changing
+// the text without a word; importers report them as damage instead.
+func CheckUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return fmt.Errorf("byte %d (0x%02x) is %w; it would be read as U+FFFD", i, data[i], ErrInvalidUTF8)
+		}
+		i += n
+	}
+	return nil
 }
 
 var errNotObject = jsonError("not a JSON object")

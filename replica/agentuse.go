@@ -30,8 +30,11 @@ func skipFile(name string) bool {
 
 // scanAgentUse finds AgentUse's project/<hash>/session/<dir>/ directories.
 // A directory's size is the sum of its files' sizes and its mtime a hash
-// of their names, sizes and mtimes: the fast path's fingerprint.
-func (r *Remote) scanAgentUse(ctx context.Context, out map[string]*local, warns *[]Warning) error {
+// of their names, sizes and mtimes: the fast path's fingerprint. What is
+// not replicated is added to skipped: a directory that cannot be read
+// (with what it holds; the rest of its session is), and symbolic links
+// and special files, which are never followed or read.
+func (r *Remote) scanAgentUse(ctx context.Context, out map[string]*local, warns, skipped *[]Warning) error {
 	fsys := r.opts.fs()
 	root := layout.AgentUseProjectsDir(r.opts.AgentUseDir)
 	projects, err := fsys.ReadDir(root)
@@ -45,10 +48,17 @@ func (r *Remote) scanAgentUse(ctx context.Context, out map[string]*local, warns 
 		sroot := layout.AgentUseSessionRoot(r.opts.AgentUseDir, p.Name())
 		sessions, err := fsys.ReadDir(sroot)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				*skipped = append(*skipped, Warning{Key: sroot, Err: fmt.Errorf("directory could not be read: %w", unwrapPath(err, sroot))})
+			}
 			continue
 		}
 		for _, d := range sessions {
 			name := p.Name() + "/" + d.Name()
+			if d.Type()&fs.ModeSymlink != 0 {
+				*skipped = append(*skipped, Warning{Key: filepath.Join(sroot, d.Name()), Err: errors.New("a symbolic link: not synced")})
+				continue
+			}
 			if !d.IsDir() || !validAgentUseName(name) {
 				continue
 			}
@@ -56,11 +66,12 @@ func (r *Remote) scanAgentUse(ctx context.Context, out map[string]*local, warns 
 				return err
 			}
 			dir := filepath.Join(sroot, d.Name())
-			files, err := r.auFiles(dir)
+			files, skip, err := r.auFiles(dir)
 			if err != nil {
-				*warns = append(*warns, Warning{Key: dir, Err: err})
+				*skipped = append(*skipped, Warning{Key: dir, Err: err})
 				continue
 			}
+			*skipped = append(*skipped, skip...)
 			h := fnv.New64a()
 			var size int64
 			for _, f := range files {
@@ -78,15 +89,24 @@ type auFile struct {
 	size, mtime int64
 }
 
-// auFiles lists the files of a session directory that replicate.
-func (r *Remote) auFiles(dir string) ([]auFile, error) {
+// auFiles lists the files of a session directory that replicate, and what
+// is passed over below it: directories that cannot be read, symbolic
+// links (never followed: a message directory that is one is not synced)
+// and named pipes or other special files. An error reading dir itself is
+// returned.
+func (r *Remote) auFiles(dir string) ([]auFile, []Warning, error) {
 	fsys := r.opts.fs()
 	var out []auFile
+	var skipped []Warning
 	var walk func(d, rel string) error
 	walk = func(d, rel string) error {
 		ents, err := fsys.ReadDir(d)
 		if err != nil {
-			return err
+			if rel == "" {
+				return err
+			}
+			skipped = append(skipped, Warning{Key: d, Err: fmt.Errorf("directory could not be read: %w", unwrapPath(err, d))})
+			return nil
 		}
 		for _, e := range ents {
 			name := e.Name()
@@ -100,7 +120,11 @@ func (r *Remote) auFiles(dir string) ([]auFile, error) {
 				if err := walk(p, rp); err != nil {
 					return err
 				}
-			case e.Type().IsRegular() && !skipFile(name):
+			case e.Type()&fs.ModeSymlink != 0:
+				skipped = append(skipped, Warning{Key: p, Err: errors.New("a symbolic link: not synced")})
+			case !e.Type().IsRegular():
+				skipped = append(skipped, Warning{Key: p, Err: fmt.Errorf("not synced: %w", vfs.ErrNotRegular)})
+			case !skipFile(name):
 				fi, err := e.Info()
 				if err != nil {
 					return err
@@ -112,7 +136,17 @@ func (r *Remote) auFiles(dir string) ([]auFile, error) {
 	}
 	err := walk(dir, "")
 	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
-	return out, err
+	return out, skipped, err
+}
+
+// unwrapPath returns the cause of an *fs.PathError about path, so that
+// the path is named once.
+func unwrapPath(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return pe.Err
+	}
+	return err
 }
 
 // auSession brings one AgentUse session directory's two sides together.
@@ -146,7 +180,7 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	localSum := map[string]string{}
 	localData := map[string][]byte{}
 	if loc != nil {
-		files, err := r.auFiles(dir)
+		files, _, err := r.auFiles(dir) // what is skipped was reported by the scan
 		if err != nil {
 			return rep, old, err
 		}
@@ -269,7 +303,7 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 		st.Gen = man.Gen
 	}
 	// Record the directory as it is now, for the fast path.
-	if files, err := r.auFiles(dir); err == nil {
+	if files, _, err := r.auFiles(dir); err == nil {
 		hh := fnv.New64a()
 		for _, f := range files {
 			fmt.Fprintf(hh, "%s\x00%d\x00%d\x00", f.rel, f.size, f.mtime)

@@ -10,58 +10,75 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// scanLocal finds the sessions of the store: pi's sessions/<cwd dir>/*.jsonl
-// and AgentUse's project/<hash>/session/<dir>/.
-func (r *Remote) scanLocal(ctx context.Context) (map[string]*local, []Warning, error) {
-	out := map[string]*local{}
-	var warns []Warning
+// scanLocal finds the sessions of the store: pi's session files below
+// sessions/, as engine.StoreFiles finds them for every command that walks
+// a store, and AgentUse's project/<hash>/session/<dir>/. skipped lists
+// what could not be read or is not replicated (each names its path).
+func (r *Remote) scanLocal(ctx context.Context) (out map[string]*local, warns, skipped []Warning, err error) {
+	out = map[string]*local{}
 	fsys := r.opts.fs()
 	if r.opts.AgentDir != "" {
 		root := layout.SessionsDir(r.opts.AgentDir)
-		dirs, err := fsys.ReadDir(root)
+		files, unread, err := engine.StoreFiles(ctx, fsys, root)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("list %s: %w", root, err)
+			return nil, nil, nil, fmt.Errorf("list %s: %w", root, err)
 		}
-		for _, d := range dirs {
-			if !d.IsDir() {
+		for _, err := range unread {
+			skipped = append(skipped, walkWarning(err))
+		}
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, nil, err
+			}
+			name := filepath.Base(f.Path)
+			if f.Link {
+				skipped = append(skipped, Warning{Key: f.Path, Err: errors.New("a symbolic link: not synced (sync the file it points to)")})
 				continue
 			}
-			dir := filepath.Join(root, d.Name())
-			files, err := fsys.ReadDir(dir)
+			if !validPiName(name) {
+				skipped = append(skipped, Warning{Key: f.Path, Err: errors.New("this name cannot be synced")})
+				continue
+			}
+			fi, err := fsys.Lstat(f.Path)
 			if err != nil {
-				warns = append(warns, Warning{Key: dir, Err: err})
+				skipped = append(skipped, Warning{Key: f.Path, Err: err})
 				continue
 			}
-			for _, f := range files {
-				name := f.Name()
-				if !f.Type().IsRegular() || !validPiName(name) {
-					continue
-				}
-				if err := ctx.Err(); err != nil {
-					return nil, nil, err
-				}
-				fi, err := f.Info()
-				if err != nil {
-					continue
-				}
-				id := KindPi + "/" + name
-				if prev, dup := out[id]; dup {
-					warns = append(warns, Warning{Key: filepath.Join(dir, name), Err: fmt.Errorf("another file has this name (%s); only that one is synced", prev.path)})
-					continue
-				}
-				out[id] = &local{path: filepath.Join(dir, name), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+			if !fi.Mode().IsRegular() {
+				continue // replaced since the walk
 			}
+			id := KindPi + "/" + name
+			if prev, dup := out[id]; dup {
+				warns = append(warns, Warning{Key: f.Path, Err: fmt.Errorf("another file has this name (%s); only that one is synced", prev.path)})
+				continue
+			}
+			out[id] = &local{path: f.Path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 		}
 	}
 	if r.opts.AgentUseDir != "" {
-		if err := r.scanAgentUse(ctx, out, &warns); err != nil {
-			return nil, nil, err
+		if err := r.scanAgentUse(ctx, out, &warns, &skipped); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	return out, warns, nil
+	return out, warns, skipped, nil
+}
+
+// walkWarning is a Warning for what a walk of the store left out: a
+// directory that could not be read, or a file that is not a regular one.
+func walkWarning(err error) Warning {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return Warning{Err: err}
+	}
+	if errors.Is(err, vfs.ErrNotRegular) {
+		return Warning{Key: pe.Path, Err: fmt.Errorf("not synced: %w", pe.Err)}
+	}
+	return Warning{Key: pe.Path, Err: fmt.Errorf("directory could not be read: %w", pe.Err)}
 }
 
 // markerKey is the object that says which layout the prefix holds.

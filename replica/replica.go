@@ -152,6 +152,11 @@ type Report struct {
 	Uploaded, Downloaded int64
 	// Warnings are objects and sessions the run went past.
 	Warnings []Warning
+	// Skipped are the local files and directories the run could not read
+	// or does not replicate (symbolic links, named pipes and other
+	// special files, names that cannot be object keys): what they hold
+	// was not synced.
+	Skipped []Warning
 }
 
 // SessionReport is one session's part of a run.
@@ -249,11 +254,12 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 		return nil, err
 	}
 	rep.Warnings = append(rep.Warnings, warns...)
-	locals, lwarns, err := r.scanLocal(ctx)
+	locals, lwarns, skipped, err := r.scanLocal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	rep.Warnings = append(rep.Warnings, lwarns...)
+	rep.Skipped = append(rep.Skipped, skipped...)
 
 	ids := map[string]bool{}
 	for id := range heads {

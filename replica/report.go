@@ -89,6 +89,7 @@ type ReportJSON struct {
 	Uploaded   int64         `json:"uploaded"`
 	Downloaded int64         `json:"downloaded"`
 	Warnings   []string      `json:"warnings"`
+	Skipped    []string      `json:"skipped"`
 }
 
 // SessionJSON is the JSON shape of a SessionReport; Error is null when
@@ -113,7 +114,7 @@ type ConflictJSON struct {
 
 // JSON returns the report in its JSON shape.
 func (r *Report) JSON() *ReportJSON {
-	out := &ReportJSON{Sessions: []SessionJSON{}, Requests: r.Requests, Uploaded: r.Uploaded, Downloaded: r.Downloaded, Warnings: []string{}}
+	out := &ReportJSON{Sessions: []SessionJSON{}, Requests: r.Requests, Uploaded: r.Uploaded, Downloaded: r.Downloaded, Warnings: []string{}, Skipped: []string{}}
 	for _, s := range r.Sessions {
 		j := SessionJSON{Kind: s.Kind, Name: s.Name, Path: s.Path, State: s.State, Pushed: s.Pushed, Pulled: s.Pulled, Created: s.Created, Conflicts: []ConflictJSON{}}
 		for _, c := range s.Conflicts {
@@ -127,6 +128,9 @@ func (r *Report) JSON() *ReportJSON {
 	}
 	for _, w := range r.Warnings {
 		out.Warnings = append(out.Warnings, w.Error())
+	}
+	for _, w := range r.Skipped {
+		out.Skipped = append(out.Skipped, w.Error())
 	}
 	return out
 }

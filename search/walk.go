@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -108,28 +109,30 @@ func walk(ctx context.Context, stores []Store, warn func(error)) ([]found, error
 	return out, nil
 }
 
-// sessionFile is a session file the walk found, not yet looked at.
-type sessionFile struct {
-	path string
-	link bool // a symbolic link, read as list reads it
-}
-
-// walkJSONL finds the session files below root and stats them all at
-// once, in parallel: a store of many small directories is as quick to
-// compare with the index as one large one.
+// walkJSONL finds the session files below root, as engine.StoreFiles
+// does for every command that walks a store, and stats them all at once,
+// in parallel: a store of many small directories is as quick to compare
+// with the index as one large one. What the walk left out is reported to
+// warn.
 func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error)) error {
-	var files []sessionFile
-	if err := listJSONL(ctx, root, root, &files, warn); err != nil {
-		return err
+	files, skipped, err := engine.StoreFiles(ctx, nil, root)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("search %s: %w", root, err)
+	}
+	for _, err := range skipped {
+		warn(err)
 	}
 	res := make([]found, len(files))
 	errs := make([]error, len(files))
 	stat := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			p := files[i].path
+			p := files[i].Path
 			var fi fs.FileInfo
 			var err error
-			if files[i].link {
+			if files[i].Link {
 				fi, err = os.Stat(p)
 			} else {
 				fi, err = os.Lstat(p)
@@ -138,7 +141,7 @@ func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error))
 				err = errors.New("not a regular file")
 			}
 			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) || files[i].link {
+				if !errors.Is(err, fs.ErrNotExist) || files[i].Link {
 					errs[i] = fmt.Errorf("stat %s: %w", p, err)
 				}
 				continue
@@ -166,33 +169,13 @@ func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error))
 	return nil
 }
 
-// listJSONL adds the session files of dir and its subdirectories to
-// files (.trash directories left out, symbolic links to directories not
-// followed).
-func listJSONL(ctx context.Context, root, dir string, files *[]sessionFile, warn func(error)) error {
-	ents, err := readDir(ctx, root, dir, warn)
-	if err != nil || len(ents) == 0 {
-		return err
-	}
-	for _, d := range ents {
-		switch {
-		case d.IsDir():
-			if d.Name() == ".trash" {
-				continue
-			}
-			if err := listJSONL(ctx, root, filepath.Join(dir, d.Name()), files, warn); err != nil {
-				return err
-			}
-		case layout.IsSessionFileName(d.Name()) && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0):
-			*files = append(*files, sessionFile{path: filepath.Join(dir, d.Name()), link: d.Type()&fs.ModeSymlink != 0})
-		}
-	}
-	return nil
-}
-
 // walkAgentUse follows AgentUse's discovery: a directory holding a
 // regular session.json is a session; below a session only subagent/ is
 // searched for sessions; below any other directory every subdirectory is.
+// What it passes over is reported to warn, each naming its path: a
+// directory that cannot be read, and in a session a symbolic link (never
+// followed: a message directory that is one is not searched) or a named
+// pipe or other special file, where a file or directory is expected.
 func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func(error)) error {
 	ents, err := readDir(ctx, root, dir, warn)
 	if err != nil || len(ents) == 0 {
@@ -200,8 +183,12 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 	}
 	isSession := false
 	for _, d := range ents {
-		if d.Name() == layout.AgentUseSessionFile && d.Type().IsRegular() {
-			isSession = true
+		if d.Name() == layout.AgentUseSessionFile {
+			if d.Type().IsRegular() {
+				isSession = true
+			} else if !d.IsDir() {
+				warnNotFollowed(filepath.Join(dir, d.Name()), d, warn)
+			}
 		}
 	}
 	if !isSession {
@@ -217,8 +204,11 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 	add := func(p string, kind fileKind) {
 		fi, err := os.Lstat(p)
 		if err != nil || !fi.Mode().IsRegular() {
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			switch {
+			case err != nil && !errors.Is(err, fs.ErrNotExist):
 				warn(fmt.Errorf("stat %s: %w", p, err))
+			case err == nil:
+				warnNotFollowed(p, fs.FileInfoToDirEntry(fi), warn)
 			}
 			return
 		}
@@ -228,10 +218,13 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 	}
 	add(filepath.Join(dir, layout.AgentUseSessionFile), fileAUSession)
 	for _, d := range ents {
+		sub := filepath.Join(dir, d.Name())
 		if !d.IsDir() {
+			if !d.Type().IsRegular() {
+				warnNotFollowed(sub, d, warn)
+			}
 			continue
 		}
-		sub := filepath.Join(dir, d.Name())
 		if d.Name() == layout.AgentUseSubagentDir {
 			if err := walkAgentUse(ctx, root, sub, out, warn); err != nil {
 				return err
@@ -240,20 +233,50 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 		}
 		// A message directory: message.json and part/*.json.
 		add(filepath.Join(sub, layout.AgentUseMessageFile), fileAUMessage)
-		parts, err := os.ReadDir(filepath.Join(sub, layout.AgentUsePartDir))
+		pdir := filepath.Join(sub, layout.AgentUsePartDir)
+		parts, err := os.ReadDir(pdir)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				warn(fmt.Errorf("read directory %s: %w", filepath.Join(sub, layout.AgentUsePartDir), err))
+				warn(fmt.Errorf("read directory %s: %w", pdir, unwrapPath(err, pdir)))
 			}
 			continue
 		}
 		for _, p := range parts {
-			if p.Type().IsRegular() && layout.IsAgentUseDataFile(p.Name()) {
-				add(filepath.Join(sub, layout.AgentUsePartDir, p.Name()), fileAUPart)
+			if !layout.IsAgentUseDataFile(p.Name()) {
+				continue
+			}
+			if p.Type().IsRegular() {
+				add(filepath.Join(pdir, p.Name()), fileAUPart)
+			} else if !p.IsDir() {
+				warnNotFollowed(filepath.Join(pdir, p.Name()), p, warn)
 			}
 		}
 	}
 	return nil
+}
+
+// warnNotFollowed reports a symbolic link or special file of an AgentUse
+// session that is passed over.
+func warnNotFollowed(path string, d fs.DirEntry, warn func(error)) {
+	why := vfs.ErrNotRegular
+	if d.Type()&fs.ModeSymlink != 0 {
+		why = errSymlink
+	}
+	warn(&fs.PathError{Op: "open", Path: path, Err: why})
+}
+
+// errSymlink is why a symbolic link in an AgentUse session is passed
+// over: readers never follow one.
+var errSymlink = errors.New("a symbolic link, not followed")
+
+// unwrapPath returns the cause of an *fs.PathError about path, so that
+// the path is named once.
+func unwrapPath(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return pe.Err
+	}
+	return err
 }
 
 // racy is how recent a modification time must be for a file to be
@@ -278,7 +301,7 @@ func readDir(ctx context.Context, root, dir string, warn func(error)) ([]fs.DirE
 		if dir == root {
 			return nil, fmt.Errorf("search %s: %w", dir, err)
 		}
-		warn(fmt.Errorf("read directory %s: %w", dir, err))
+		warn(fmt.Errorf("read directory %s: %w", dir, unwrapPath(err, dir)))
 		return nil, nil
 	}
 	return ents, nil

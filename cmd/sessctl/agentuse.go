@@ -84,7 +84,11 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	list, err := st.List(e.ctx, agentuse.ListOptions{Subagents: *f.subagents})
+	code := exitOK
+	list, err := st.List(e.ctx, agentuse.ListOptions{Subagents: *f.subagents, Warn: func(err error) {
+		fmt.Fprintf(e.stderr, "sessctl: list: skipped %v\n", err)
+		code = exitFailure // the list may miss sessions
+	}})
 	if err != nil {
 		return e.fail(err)
 	}
@@ -92,14 +96,14 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 	defer w.Flush()
 	if asJSON {
 		render.AgentUseListJSON(w, list)
-		return exitOK
+		return code
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(e.stderr, "no AgentUse sessions in %s\n", st.Root())
-		return exitOK
+		return code
 	}
 	render.AgentUseList(w, list)
-	return exitOK
+	return code
 }
 
 // runDumpAgentUse is `sessctl dump --store agentuse SESSION`: everything
@@ -151,14 +155,21 @@ func readAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Conte
 	return st, c, exitOK
 }
 
-// reportAgentUseProblems writes one line per damaged file to stderr and
-// returns exit code 4 when there was any.
+// reportAgentUseProblems writes one line per damaged file and per file or
+// directory that was not read to stderr, and returns exit code 4 when a
+// file was damaged, else 1 when something was not read.
 func reportAgentUseProblems(e *env, c *agentuse.Contents) int {
 	for _, p := range c.Problems {
 		fmt.Fprintf(e.stderr, "sessctl: %s: damaged file skipped: %v\n", e.name, p)
 	}
-	if len(c.Problems) > 0 {
+	for _, err := range c.Skipped {
+		fmt.Fprintf(e.stderr, "sessctl: %s: skipped %v\n", e.name, err)
+	}
+	switch {
+	case len(c.Problems) > 0:
 		return exitCorrupt
+	case len(c.Skipped) > 0:
+		return exitFailure
 	}
 	return exitOK
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/migrate"
 )
 
 var migrateCommand = &command{
@@ -28,7 +31,7 @@ func runMigrate(e *env, args []string) int {
 	if fs.NArg() == 0 {
 		return e.usageError("expected at least one PATH")
 	}
-	files, err := engine.SessionFilesIn(fs.Args())
+	files, skipped, err := engine.SessionFilesIn(e.ctx, fs.Args())
 	if err != nil {
 		return e.fail(err)
 	}
@@ -36,6 +39,14 @@ func runMigrate(e *env, args []string) int {
 	defer out.Flush()
 	prog := newProgress(e.stderr, "migrating", len(files))
 	rep := &engine.MigrateReport{DryRun: *dry}
+	// What the walk of a directory left out (a directory it could not
+	// read, a named pipe) is a file that was not migrated.
+	for _, err := range skipped {
+		l := rep.Add(skippedPath(err), migrate.FileResult{}, err)
+		if !*asJSON {
+			printMigrateLine(out, e, l)
+		}
+	}
 	for i, path := range files {
 		prog.update(i)
 		res, err := engine.MigrateFile(e.ctx, path, engine.MigrateOptions{DryRun: *dry, NoBackup: *noBackup,
@@ -52,7 +63,7 @@ func runMigrate(e *env, args []string) int {
 		out.Write(rep.AppendJSON(nil))
 	} else {
 		fmt.Fprintf(out, "%d files: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
-			len(files), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
+			len(rep.Files), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
 	}
 	switch {
 	case rep.OnlyLocked():
@@ -87,4 +98,13 @@ func printMigrateLine(out *bufio.Writer, e *env, l engine.MigrateLine) {
 		}
 		fmt.Fprintln(out)
 	}
+}
+
+// skippedPath is the path an error of a store walk names.
+func skippedPath(err error) string {
+	var pe *iofs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path
+	}
+	return ""
 }

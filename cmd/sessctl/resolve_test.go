@@ -69,7 +69,7 @@ func TestResolveUnreadable(t *testing.T) {
 	}{
 		{[]string{"show", "--store", store, "dddd"}, exitOK, ""},
 		{[]string{"show", filepath.Join(private, "b.jsonl")}, exitFailure, "b.jsonl: permission denied"},
-		{[]string{"show", "--store", store, "eeee"}, exitFailure, "not among the sessions that could be read (1 directory could not be read): open " + private + ": permission denied"},
+		{[]string{"show", "--store", store, "eeee"}, exitFailure, "not among the sessions that could be read (1 directory could not be read): read directory " + private + ": permission denied"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runAsNobody(c.args...)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/engine/stats"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -93,6 +94,11 @@ func statsAll(e *env, store string, asJSON bool) int {
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
+	}
+	if total.Unread > 0 {
+		// The totals may miss what could not be read.
+		fmt.Fprintf(e.stderr, "sessctl: stats: the totals leave out what could not be read (%s)\n", human.Plural(total.Unread, "directory or file", "directories or files"))
+		return exitFailure
 	}
 	return exitOK
 }

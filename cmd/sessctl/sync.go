@@ -107,6 +107,9 @@ func runSync(e *env, args []string) int {
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(e.stderr, "sessctl: sync: warning: %v\n", w)
 	}
+	for _, w := range rep.Skipped {
+		fmt.Fprintf(e.stderr, "sessctl: sync: skipped %v\n", w)
+	}
 	if *asJSON {
 		printSyncJSON(e, rep)
 	} else {
@@ -115,6 +118,9 @@ func runSync(e *env, args []string) int {
 	if failed > 0 {
 		fmt.Fprintf(e.stderr, "hint: %d %s failed; run again to retry them (what succeeded is kept)\n", failed, human.Plural(failed, "session", "sessions"))
 		return exitFailure
+	}
+	if len(rep.Skipped) > 0 {
+		return exitFailure // not everything was synced
 	}
 	return exitOK
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/repair"
 )
 
@@ -60,17 +61,24 @@ func runVerify(e *env, args []string) int {
 			return e.fail(err)
 		}
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			files, err := repair.SessionFiles(arg)
+			files, skipped, err := engine.StoreFiles(e.ctx, nil, arg)
 			if err != nil {
 				w.Flush()
 				worse(e.fail(err))
 				continue
 			}
-			if len(files) == 0 {
+			// What could not be read was not verified: not ok (exit 1,
+			// unless damage was found).
+			for _, err := range skipped {
+				w.Flush()
+				fmt.Fprintf(e.stderr, "sessctl: verify: skipped %v\n", err)
+				worse(exitFailure)
+			}
+			if len(files) == 0 && len(skipped) == 0 {
 				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", arg)
 			}
 			for _, f := range files {
-				check(f)
+				check(f.Path)
 			}
 			continue
 		}

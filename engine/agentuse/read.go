@@ -13,6 +13,7 @@ import (
 	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Reading follows AgentUse's readers (spec section 7): a directory that
@@ -51,6 +52,13 @@ type Session struct {
 	// lists it) and its messages can still be read.
 	Err error
 
+	// Skipped lists what discovery could not read below this session's
+	// subagent/ directory, where no session nested deeper holds it: a
+	// directory that could not be read, a session.json that is not a
+	// regular file. Each error names the path. The sessions there are
+	// missing from Children.
+	Skipped []error
+
 	// Children are the child sessions in AgentUse's listChildSessions
 	// order: sessions inside this one's subagent/ directory whose
 	// parentSessionID is this session's id, by time.created, then
@@ -66,10 +74,33 @@ func (x *Session) TopLevel() bool { return !x.Nested && !x.IsSubAgent }
 // Sessions discovers every session of the store, in directory order (names
 // sorted) with parents before their nested children, and links each to its
 // children. A missing store has no sessions. A session.json that cannot be
-// parsed yields a session with Err set; other I/O errors are returned.
+// parsed yields a session with Err set. A directory below the root that
+// cannot be read, and a session.json that is not a regular file (a named
+// pipe, a symbolic link: the directory is then not a session), are passed
+// over, so that one bad directory costs its own sessions only: the
+// innermost session around each lists it in Skipped, and List reports
+// every one of them (ListOptions.Warn). An error reading the root is
+// returned.
 func (s *Store) Sessions(ctx context.Context) ([]*Session, error) {
-	var out []*Session
+	out, _, err := s.discover(ctx)
+	return out, err
+}
+
+// errSymlink is why a symbolic link in a store is passed over: readers
+// never follow one.
+var errSymlink = errors.New("a symbolic link, not followed")
+
+// discover is Sessions; it also returns everything it passed over, each
+// error naming its path.
+func (s *Store) discover(ctx context.Context) (out []*Session, skipped []error, err error) {
 	var stack []*Session
+	skip := func(err error) {
+		skipped = append(skipped, err)
+		if len(stack) > 0 {
+			x := stack[len(stack)-1]
+			x.Skipped = append(x.Skipped, err)
+		}
+	}
 	var walk func(dir, rel string, nested bool) error
 	walk = func(dir, rel string, nested bool) error {
 		if err := ctx.Err(); err != nil {
@@ -77,15 +108,26 @@ func (s *Store) Sessions(ctx context.Context) ([]*Session, error) {
 		}
 		ents, err := s.fs().ReadDir(dir)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
+			if dir == s.root {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return fmt.Errorf("list sessions: %w", err)
 			}
-			return fmt.Errorf("list sessions: %w", err)
+			skip(readDirError(dir, err))
+			return nil
 		}
 		isSession := false
 		for _, e := range ents {
-			if e.Name() == layout.AgentUseSessionFile && e.Type().IsRegular() {
-				isSession = true
+			if e.Name() == layout.AgentUseSessionFile {
+				switch {
+				case e.Type().IsRegular():
+					isSession = true
+				case e.Type()&fs.ModeSymlink != 0:
+					skip(&fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: errSymlink})
+				case !e.IsDir():
+					skip(&fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: vfs.ErrNotRegular})
+				}
 				break
 			}
 		}
@@ -111,24 +153,39 @@ func (s *Store) Sessions(ctx context.Context) ([]*Session, error) {
 		}
 		out = append(out, x)
 		for _, e := range ents {
-			if e.Name() == layout.AgentUseSubagentDir && e.IsDir() {
-				stack = append(stack, x)
-				err := walk(filepath.Join(dir, e.Name()), joinRel(rel, e.Name()), true)
-				stack = stack[:len(stack)-1]
-				if err != nil {
-					return err
-				}
+			if e.Name() != layout.AgentUseSubagentDir {
+				continue
+			}
+			stack = append(stack, x)
+			if e.IsDir() {
+				err = walk(filepath.Join(dir, e.Name()), joinRel(rel, e.Name()), true)
+			} else if e.Type()&fs.ModeSymlink != 0 {
+				skip(&fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: errSymlink})
+			}
+			stack = stack[:len(stack)-1]
+			if err != nil {
+				return err
 			}
 		}
 		return nil
 	}
 	if err := walk(s.root, "", false); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, x := range out {
 		slices.SortStableFunc(x.Children, compareChildren)
 	}
-	return out, nil
+	return out, skipped, nil
+}
+
+// readDirError is the error of a directory that could not be read: an
+// *fs.PathError naming it once.
+func readDirError(dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == dir {
+		err = pe.Err
+	}
+	return &fs.PathError{Op: "read directory", Path: dir, Err: err}
 }
 
 func joinRel(rel, name string) string {
@@ -205,15 +262,25 @@ func int64Of(v []byte) int64 {
 type ListOptions struct {
 	// Subagents includes every session, not only the top-level ones.
 	Subagents bool
+	// Warn, when not nil, is told of everything Sessions passed over (a
+	// directory that could not be read, a session.json that is not a
+	// regular file), each error naming its path, in the order found,
+	// after the listing and from the calling goroutine.
+	Warn func(err error)
 }
 
 // List returns the sessions in AgentUse's list order: by time.created,
 // newest first, sessions whose session.json is unreadable last; top-level
 // sessions only unless o.Subagents is set. Ties keep directory order.
 func (s *Store) List(ctx context.Context, o ListOptions) ([]*Session, error) {
-	all, err := s.Sessions(ctx)
+	all, skipped, err := s.discover(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if o.Warn != nil {
+		for _, err := range skipped {
+			o.Warn(err)
+		}
 	}
 	var out []*Session
 	for _, x := range all {
@@ -271,7 +338,7 @@ func (s *Store) Find(ctx context.Context, idOrPrefix string) (*Session, error) {
 	if idOrPrefix == "" {
 		return nil, fmt.Errorf("find session: empty id: %w", ErrNotFound)
 	}
-	all, err := s.Sessions(ctx)
+	all, skipped, err := s.discover(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +362,11 @@ func (s *Store) Find(ctx context.Context, idOrPrefix string) (*Session, error) {
 		return prefix[0], nil
 	case len(prefix) > 1:
 		return nil, &AmbiguousError{Prefix: idOrPrefix, Candidates: prefix}
+	}
+	if len(skipped) > 0 {
+		// It may be in what could not be read: say so, not "not found".
+		return nil, fmt.Errorf("session %s in %s: not among the sessions that could be read (%d passed over): %w",
+			jsonl.KeyString(idOrPrefix), s.root, len(skipped), skipped[0])
 	}
 	return nil, errs.NotFound("session " + jsonl.KeyString(idOrPrefix) + " in " + s.root)
 }
@@ -346,22 +418,32 @@ type Contents struct {
 	// subagent/, relative, '/'-separated, sorted.
 	Files []string
 	// Problems lists the files that could not be parsed (each a
-	// *CorruptError naming its path, matching ErrCorrupt); everything
-	// else was read.
+	// *CorruptError naming its path, matching ErrCorrupt).
 	Problems []*CorruptError
+	// Skipped lists what was not read, each error naming its path: a
+	// file or directory that could not be read, a symbolic link (never
+	// followed: a message directory that is a link is not read), a named
+	// pipe or other special file, and the session's own Skipped. With
+	// Problems, it is everything of the session directory that is not in
+	// Messages, Tools and Context.
+	Skipped []error
 }
 
 // Read reads the messages, parts and snapshots of a session. Damaged
-// files are reported in Problems and skipped; the rest of the session
-// still reads. Other I/O errors are returned.
+// files are reported in Problems, and what cannot be read in Skipped; the
+// rest of the session still reads. An error reading the session
+// directory itself is returned.
 func (s *Store) Read(ctx context.Context, x *Session) (*Contents, error) {
 	c := &Contents{Session: x}
 	if x.Err != nil {
 		var ce *CorruptError
 		if errors.As(x.Err, &ce) {
 			c.Problems = append(c.Problems, ce)
+		} else {
+			c.Skipped = append(c.Skipped, x.Err)
 		}
 	}
+	c.Skipped = append(c.Skipped, x.Skipped...)
 	fsys := s.fs()
 	ents, err := fsys.ReadDir(x.Dir)
 	if err != nil {
@@ -387,7 +469,8 @@ func (s *Store) Read(ctx context.Context, x *Session) (*Contents, error) {
 			file := filepath.Join(x.Dir, name)
 			raw, err := fsys.ReadFile(file)
 			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", file, err)
+				c.Skipped = append(c.Skipped, fmt.Errorf("read %s: %w", file, err))
+				continue
 			}
 			if _, err := parseAUObject(file, raw); err != nil {
 				c.Problems = append(c.Problems, err.(*CorruptError))
@@ -401,26 +484,50 @@ func (s *Store) Read(ctx context.Context, x *Session) (*Contents, error) {
 		}
 	}
 	slices.SortStableFunc(c.Messages, compareMessages)
-	files, err := s.files(x.Dir)
+	files, skipped, err := s.files(x.Dir)
 	if err != nil {
 		return nil, err
 	}
 	c.Files = files
+	c.Skipped = dedupePaths(append(c.Skipped, skipped...))
 	return c, nil
 }
 
+// dedupePaths keeps the first error about each path.
+func dedupePaths(errs []error) []error {
+	seen := map[string]bool{}
+	out := errs[:0]
+	for _, err := range errs {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			if seen[pe.Path] {
+				continue
+			}
+			seen[pe.Path] = true
+		}
+		out = append(out, err)
+	}
+	return out
+}
+
 // readMessage reads <dir>/message.json and <dir>/part/*.json. A directory
-// without message.json is not a message (nil).
+// without message.json is not a message (nil). What cannot be read is
+// added to c.Skipped (a directory or a file that is not a regular one is
+// reported by files).
 func (s *Store) readMessage(ctx context.Context, c *Contents, dir string) (*Message, error) {
 	fsys := s.fs()
 	file := filepath.Join(dir, layout.AgentUseMessageFile)
 	fi, err := fsys.Lstat(file)
 	if err != nil || !fi.Mode().IsRegular() {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			c.Skipped = append(c.Skipped, err)
+		}
 		return nil, nil
 	}
 	raw, err := fsys.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
+		c.Skipped = append(c.Skipped, fmt.Errorf("read %s: %w", file, err))
+		return nil, nil
 	}
 	m := &Message{ID: filepath.Base(dir), Dir: dir, Raw: raw}
 	if o, err := parseAUObject(file, raw); err != nil {
@@ -445,10 +552,7 @@ func (s *Store) readMessage(ctx context.Context, c *Contents, dir string) (*Mess
 		}
 	}
 	pdir := filepath.Join(dir, layout.AgentUsePartDir)
-	ents, err := fsys.ReadDir(pdir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read parts %s: %w", pdir, err)
-	}
+	ents, _ := fsys.ReadDir(pdir) // a part directory that cannot be read is reported by files
 	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -461,9 +565,10 @@ func (s *Store) readMessage(ctx context.Context, c *Contents, dir string) (*Mess
 			var ce *CorruptError
 			if errors.As(err, &ce) {
 				c.Problems = append(c.Problems, ce)
-				continue
+			} else {
+				c.Skipped = append(c.Skipped, err)
 			}
-			return nil, err
+			continue
 		}
 		m.Parts = append(m.Parts, p)
 	}
@@ -572,33 +677,46 @@ func compareMessages(a, b *Message) int {
 	return localeCompare(a.ID, b.ID)
 }
 
-// files lists the files of a session directory, excluding subagent/.
-func (s *Store) files(dir string) ([]string, error) {
-	var out []string
+// files lists the files of a session directory, excluding subagent/, and
+// what it passes over below it: directories that could not be read,
+// symbolic links (listed, never followed) and special files (listed).
+// An error reading dir itself is returned.
+func (s *Store) files(dir string) (out []string, skipped []error, err error) {
 	var walk func(d, rel string) error
 	walk = func(d, rel string) error {
 		ents, err := s.fs().ReadDir(d)
 		if err != nil {
-			return fmt.Errorf("list %s: %w", d, err)
+			if rel == "" {
+				return fmt.Errorf("list %s: %w", d, err)
+			}
+			skipped = append(skipped, readDirError(d, err))
+			return nil
 		}
 		for _, e := range ents {
+			p := filepath.Join(d, e.Name())
 			switch {
 			case rel == "" && e.Name() == layout.AgentUseSubagentDir && e.IsDir():
 			case e.IsDir():
-				if err := walk(filepath.Join(d, e.Name()), joinRel(rel, e.Name())); err != nil {
+				if err := walk(p, joinRel(rel, e.Name())); err != nil {
 					return err
 				}
 			default:
+				switch {
+				case e.Type()&fs.ModeSymlink != 0:
+					skipped = append(skipped, &fs.PathError{Op: "open", Path: p, Err: errSymlink})
+				case !e.Type().IsRegular():
+					skipped = append(skipped, &fs.PathError{Op: "open", Path: p, Err: vfs.ErrNotRegular})
+				}
 				out = append(out, joinRel(rel, e.Name()))
 			}
 		}
 		return nil
 	}
 	if err := walk(dir, ""); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	slices.Sort(out)
-	return out, nil
+	return out, skipped, nil
 }
 
 // localeCompare approximates JavaScript's String.prototype.localeCompare

@@ -2,8 +2,10 @@ package render
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -33,7 +35,8 @@ func AgentUseIDs(xs []*agentuse.Session) []byte {
 //	 "context": <context.json>|null,
 //	 "messages": [{"id", "message": <message.json>|null,
 //	               "parts": [<part files in AgentUse's order>]}],
-//	 "files": [relative paths], "problems": [{"path", "error"}]}
+//	 "files": [relative paths], "problems": [{"path", "error"}],
+//	 "skipped": [{"path", "error"}]}
 //
 // Stored files appear as parsed JSON values (null when unreadable), in
 // AgentUse's message and part order.
@@ -82,6 +85,19 @@ func AgentUseJSON(w io.Writer, c *agentuse.Contents) error {
 		probs = append(probs, jsonl.NewObject(256).String("path", p.Path).String("error", p.Err.Error()).Bytes()...)
 	}
 	b.Raw("problems", append(probs, ']'))
+	skipped := []byte{'['}
+	for i, err := range c.Skipped {
+		if i > 0 {
+			skipped = append(skipped, ',')
+		}
+		path := ""
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			path = pe.Path
+		}
+		skipped = append(skipped, jsonl.NewObject(256).String("path", path).String("error", err.Error()).Bytes()...)
+	}
+	b.Raw("skipped", append(skipped, ']'))
 	out, err := jsonl.Indent(nil, b.Bytes())
 	if err != nil {
 		return err

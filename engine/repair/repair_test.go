@@ -275,9 +275,13 @@ func TestVerifyCorpus(t *testing.T) {
 		// two are damage, the others only notes.
 		"malformed-lines/input.jsonl": {"malformed"},
 	}
-	files, err := repair.SessionFiles(dir)
-	if err != nil {
-		t.Fatal(err)
+	found, skipped, err := engine.StoreFiles(context.Background(), nil, dir)
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("walk %s: %v, skipped %v", dir, err, skipped)
+	}
+	var files []string
+	for _, f := range found {
+		files = append(files, f.Path)
 	}
 	if len(files) < 50 {
 		t.Fatalf("found only %d corpus files under %s", len(files), dir)

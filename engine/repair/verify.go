@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,38 +14,10 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
 )
-
-// SessionFiles lists the *.jsonl files under dir, in lexical order,
-// leaving out the temporary files of atomic writes and the .trash
-// directories below dir (where deleted sessions are kept). Pass a .trash
-// directory itself to list it.
-func SessionFiles(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".trash" && p != dir {
-			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
-		}
-		if !d.IsDir() && layout.IsSessionFileName(d.Name()) && !vfs.IsTempName(d.Name()) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", dir, err)
-	}
-	return out, nil
-}
 
 // Finding is one problem or note of Verify, or one change of Repair.
 // Kind is one of the kinds listed in the package documentation; Line is

@@ -5,79 +5,100 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 )
 
 // DirTotal is the Scope of every session file under a directory.
 type DirTotal struct {
-	Sessions int    // the files counted
-	Skipped  int    // the files that could not be read, or are not sessions
-	All      *Scope // every entry of the files counted (migrated to version 3)
+	Sessions int // the files counted
+	// Skipped counts the files left out: those that could not be read,
+	// have no session header or cannot be migrated.
+	Skipped int
+	// Unread counts the directories and files that could not be read
+	// (the files among them are in Skipped too): the total may miss
+	// sessions.
+	Unread int
+	All    *Scope // every entry of the files counted (migrated to version 3)
 }
 
 // DirOptions configure Dir. The zero value counts quietly.
 type DirOptions struct {
-	// Skip, when set, is told of each file Dir leaves out, and why.
+	// Skip, when set, is told of each file Dir leaves out and each
+	// directory it could not read, and why.
 	Skip func(path string, err error)
 	// Header, when set, is given the header line of each file Dir
 	// counts, before its entries (to warn of a newer format version, say).
 	Header func(path string, header jsonl.Entry)
+	// FS is the filesystem; nil means vfs.OS().
+	FS vfs.FS
 }
 
 // errNoHeader is why Dir leaves out a file without a session header.
 var errNoHeader = errors.New("no session header")
 
-// Dir adds up every session file under root: every *.jsonl file,
-// recursively, leaving out the .trash directories below root (where
-// deleted sessions are kept). Files are read without a lock; a file that
-// cannot be read, has no session header with a string id, or cannot be
-// migrated is skipped. Subdirectories that cannot be read are passed over.
+// Dir adds up every session file of the store at root, as
+// engine.StoreFiles finds them (the .trash directories below root, where
+// deleted sessions are kept, are left out). Files are read without a
+// lock; a file that cannot be read, has no session header with a string
+// id, or cannot be migrated is skipped, and so is each directory below
+// root that cannot be read: each is told to opts.Skip.
 func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 	total := &DirTotal{All: NewScope()}
 	skip := func(p string, err error) {
 		if opts.Skip != nil {
 			opts.Skip(p, err)
 		}
-		total.Skipped++
 	}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	files, unread, err := engine.StoreFiles(ctx, fsys, root)
+	if err != nil {
+		return nil, fmt.Errorf("stats of %s: %w", root, err)
+	}
+	for _, err := range unread {
+		p := ""
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			p = pe.Path
 		}
+		if errors.Is(err, vfs.ErrNotRegular) {
+			total.Skipped++
+		}
+		total.Unread++
+		skip(p, err)
+	}
+	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, fmt.Errorf("stats of %s: %w", root, err)
 		}
-		if d.IsDir() && d.Name() == ".trash" && p != root {
-			return filepath.SkipDir // sessions moved aside by 'sessctl delete'
-		}
-		if d.IsDir() || !layout.IsSessionFileName(d.Name()) {
-			return nil
-		}
-		data, err := vfs.ReadRegular(p)
+		p := f.Path
+		data, err := fsys.ReadFile(p)
 		if err != nil {
+			total.Skipped++
+			total.Unread++
 			skip(p, err)
-			return nil
+			continue
 		}
 		parsed := jsonl.ParseFile(data)
 		if len(parsed.Entries) == 0 || !parsed.Entries[0].IsHeader() || parsed.Entries[0].IDKind != jsonl.KindString {
+			total.Skipped++
 			skip(p, errNoHeader)
-			return nil
+			continue
 		}
 		if opts.Header != nil {
 			opts.Header(p, parsed.Entries[0])
 		}
 		entries, _, merr := migrate.Entries(parsed.Entries)
 		if merr != nil {
+			total.Skipped++
 			skip(p, merr)
-			return nil
+			continue
 		}
 		for i := 1; i < len(entries); i++ {
 			if !entries[i].IsHeader() {
@@ -85,10 +106,6 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 			}
 		}
 		total.Sessions++
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("stats of %s: %w", root, err)
 	}
 	total.All.Finish()
 	return total, nil

@@ -204,6 +204,10 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 		isFirst := first
 		first = false
+		if err := migrate.CheckUTF8([]byte(content)); err != nil {
+			damaged(err) // never imported with its bytes replaced
+			continue
+		}
 		switch role {
 		case "user":
 			if isFirst {

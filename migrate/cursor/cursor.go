@@ -147,7 +147,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	if herr != nil {
 		raw = []byte(metaHex)
 	}
-	if err := json.Unmarshal(raw, &md); err != nil {
+	if err := migrate.DecodeJSON(raw, &md); err != nil {
 		return nil, &migrate.Damage{Path: ref.Key, Pos: "meta row 0", Err: err}
 	}
 
@@ -191,7 +191,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	c := &converter{b: migrate.NewBuilder("cursor", sourceID), clock: start, model: model, tools: map[string]string{}}
 	for i, b := range blobs {
 		var msg message
-		if err := json.Unmarshal(b, &msg); err != nil {
+		if err := migrate.DecodeJSON(b, &msg); err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Pos: fmt.Sprintf("message %d", i+1), Err: err})
 			continue
 		}

@@ -410,7 +410,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		md = doc.meta
 		for i, raw := range doc.Messages {
 			var m message
-			if err := json.Unmarshal(raw, &m); err != nil || m.ID == "" {
+			if err := migrate.DecodeJSON(raw, &m); err != nil || m.ID == "" {
 				if err == nil {
 					err = fmt.Errorf("message without id")
 				}

@@ -278,7 +278,7 @@ func (s *store) jsonSessions() []error {
 			return nil
 		}
 		var info session
-		if err := json.Unmarshal(data, &info); err != nil {
+		if err := migrate.DecodeJSON(data, &info); err != nil {
 			errs = append(errs, &migrate.Damage{Path: p, Err: err})
 			return nil
 		}
@@ -428,7 +428,7 @@ func (s *store) dbMessages(ctx context.Context, db *sqlitedb.DB, sessionID strin
 			return nil, err
 		}
 		m := &msg{id: id}
-		if err := json.Unmarshal([]byte(data), &m.info); err != nil {
+		if err := migrate.DecodeJSON([]byte(data), &m.info); err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: db.Path, Pos: "message " + id, Err: err})
 			continue
 		}
@@ -456,7 +456,7 @@ func (s *store) dbMessages(ctx context.Context, db *sqlitedb.DB, sessionID strin
 			continue
 		}
 		var p part
-		if err := json.Unmarshal([]byte(data.String), &p); err != nil {
+		if err := migrate.DecodeJSON([]byte(data.String), &p); err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: db.Path, Pos: "part " + id, Err: err})
 			continue
 		}
@@ -479,7 +479,7 @@ func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg
 			ID string `json:"id"`
 		}
 		m := &msg{}
-		if err := json.Unmarshal(data, &m.info); err != nil {
+		if err := migrate.DecodeJSON(data, &m.info); err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: f, Err: err})
 			continue
 		}
@@ -494,7 +494,7 @@ func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg
 			pdata, err := srcfs.ReadFile(pf)
 			var p part
 			if err == nil {
-				err = json.Unmarshal(pdata, &p)
+				err = migrate.DecodeJSON(pdata, &p)
 			}
 			if err != nil {
 				conv.Damage = append(conv.Damage, &migrate.Damage{Path: pf, Err: err})

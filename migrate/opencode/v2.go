@@ -121,7 +121,7 @@ func (s *store) v2Messages(ctx context.Context, db *sqlitedb.DB, sessionID strin
 		}
 		r.data = []byte(data)
 		m := &msg{id: r.id, v2: &r}
-		if err := json.Unmarshal(r.data, &m.v2m); err != nil {
+		if err := migrate.DecodeJSON(r.data, &m.v2m); err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: db.Path, Pos: "session_message " + r.id, Err: err})
 			continue
 		}

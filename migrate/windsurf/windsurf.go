@@ -185,7 +185,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			return nil, ctx.Err()
 		}
 		var msg message
-		if err := json.Unmarshal(raw, &msg); err != nil {
+		if err := migrate.DecodeJSON(raw, &msg); err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Pos: fmt.Sprintf("message %d", i+1), Err: err})
 			continue
 		}

@@ -1,6 +1,7 @@
 package windsurf
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,30 @@ func TestDamaged(t *testing.T) {
 		if !ok || d.Path != bad || d.Line != 3 {
 			t.Errorf("error %v, want damage at %s:3", err, bad)
 		}
+	}
+}
+
+// TestInvalidUTF8: a message holding bytes that are not UTF-8 is damaged
+// (reported with its file and position), never imported with them
+// replaced by U+FFFD; the other messages are imported.
+func TestInvalidUTF8(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.json")
+	doc := "{\"conversationId\": \"s\", \"cwd\": \"/w\", \"messages\": [\n" +
+		"  {\"role\": \"user\", \"content\": \"first\", \"timestamp\": 1770112800000},\n" +
+		"  {\"role\": \"assistant\", \"content\": \"bad \xff here\", \"timestamp\": 1770112801000},\n" +
+		"  {\"role\": \"assistant\", \"content\": \"third\", \"timestamp\": 1770112802000}\n]}\n"
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := importtest.Import(t, Source{}, dir, migrate.ImportOptions{})
+	if len(res.Damage) != 1 || res.Damage[0].Path != file || res.Damage[0].Pos != "message 2" || !errors.Is(res.Damage[0], migrate.ErrInvalidUTF8) {
+		t.Fatalf("damage %v, want %s message 2, not valid UTF-8", res.Damage, file)
+	}
+	got := importtest.Load(t, res.ByID(t, "s"), "").Messages()
+	want := []importtest.Msg{{Role: "user", Text: "first"}, {Role: "assistant", Text: "third"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("context (-want +got):\n%s", diff)
 	}
 }
 

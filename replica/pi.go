@@ -114,6 +114,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			st.noteRemote(man)
 		} else {
 			var lines [][]byte
+			var hdr []byte // the remote header, when segment 0 is merged
 			var ferr error
 			for i := st.Q; i < len(man.Segments); i++ {
 				d, err := fetch(i)
@@ -122,6 +123,12 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 					break
 				}
 				lines = appendLines(lines, d)
+				if i == 0 {
+					if len(lines) == 0 || headerID(lines[0]) == "" {
+						return rep, st, fmt.Errorf("pull %s: the remote copy does not start with a session header", name)
+					}
+					hdr = lines[0]
+				}
 			}
 			switch {
 			case ferr != nil && errors.Is(ferr, ErrCorruptRemote) && (m == modeSync || corrupt):
@@ -129,7 +136,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			case ferr != nil:
 				return rep, st, ferr
 			default:
-				res, err := r.merge(ctx, loc.path, lines)
+				res, err := r.merge(ctx, name, loc.path, hdr, lines)
 				if err != nil {
 					return rep, st, err
 				}
@@ -321,6 +328,9 @@ func (r *Remote) createLocal(ctx context.Context, name string, man *Manifest, fe
 	if err != nil || !hdr.IsHeader() {
 		return "", 0, fmt.Errorf("restore %s: the remote copy does not start with a session header: %w", name, ErrCorruptRemote)
 	}
+	if err := sameSession("restore", name, headerID(data[:nl]), ""); err != nil {
+		return "", 0, err
+	}
 	cwd, _ := hdr.StringField("cwd")
 	if mapped := r.opts.mapCwd(cwd); mapped != cwd {
 		nh, err := setMember(data[:nl], "cwd", string(jsonl.AppendString(nil, mapped)))
@@ -340,7 +350,7 @@ func (r *Remote) createLocal(ctx context.Context, name string, man *Manifest, fe
 	if errors.Is(err, fs.ErrExist) {
 		// Written meanwhile (another sync): merge into it instead.
 		lines := appendLines(nil, data[nl+1:])
-		res, err := r.merge(ctx, path, lines)
+		res, err := r.merge(ctx, name, path, data[:nl], lines)
 		return path, res.appended, err
 	}
 	if err != nil {
@@ -403,13 +413,20 @@ type mergeResult struct {
 
 // merge appends to the session at path, under its writer lock, the
 // remote lines it lacks (see the package documentation for the rule).
-func (r *Remote) merge(ctx context.Context, path string, remote [][]byte) (mergeResult, error) {
+// hdr is the remote copy's header line when the lines start at its
+// beginning (nil otherwise): a copy of another session is refused.
+func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remote [][]byte) (mergeResult, error) {
 	var res mergeResult
 	s, err := engine.Open(ctx, path, engine.Options{Command: "sessctl sync", LockMode: "sync"})
 	if err != nil {
 		return res, err
 	}
 	defer s.Close()
+	if hdr != nil {
+		if err := sameSession("pull", name, headerID(hdr), s.SessionID()); err != nil {
+			return res, err
+		}
+	}
 	localLeaf, _ := s.LeafID()
 	var add [][]byte
 	batch := map[string]int{} // id -> index in add
@@ -543,6 +560,16 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	offs[len(lines)] = off
 	end := off
 
+	// A file compared from its start: its header must be the session the
+	// name says, and the remote copy's (checked below) the same.
+	localID := ""
+	if st.P == 0 && len(lines) > 0 {
+		if localID = headerID(lines[0]); localID != "" {
+			if id, ok := nameID(name); ok && id != localID {
+				return 0, nil, fmt.Errorf("push %s: the header has session id %q, the file name %q: %w", path, localID, id, ErrSessionMismatch)
+			}
+		}
+	}
 	// The remote lines that may be among them.
 	remote := map[string][]byte{}
 	if man != nil {
@@ -554,6 +581,12 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			d, err := fetch(i)
 			if err != nil {
 				return 0, nil, err
+			}
+			if i == 0 && localID != "" {
+				first, _, _ := bytes.Cut(d, []byte{'\n'})
+				if err := sameSession("push", name, headerID(first), localID); err != nil {
+					return 0, nil, err
+				}
 			}
 			for _, l := range appendLines(nil, d) {
 				if e, err := jsonl.ParseEntry(l); err == nil && e.IDKind == jsonl.KindString && !e.IsHeader() {
@@ -709,6 +742,16 @@ func (r *Remote) healPi(ctx context.Context, name, path string, man *Manifest, n
 		d, err := fetch(i)
 		if err != nil {
 			continue
+		}
+		if i == 0 {
+			// Never rebuild another session's copy from this file.
+			first, _, _ := bytes.Cut(d, []byte{'\n'})
+			if rid := headerID(first); rid != "" {
+				local, _, _ := bytes.Cut(seg0, []byte{'\n'})
+				if err := sameSession("push", name, rid, headerID(local)); err != nil {
+					return 0, nil, err
+				}
+			}
 		}
 		for _, l := range appendLines(nil, d) {
 			e, err := jsonl.ParseEntry(l)

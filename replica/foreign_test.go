@@ -196,3 +196,83 @@ func TestRemoteCopyOfAnotherSession(t *testing.T) {
 		}
 	})
 }
+
+// A remote copy holding lines that are not complete entry lines (not
+// JSON, not an object, no id, a second header, a last line without its
+// newline, in the middle of the copy and at its end; checksums correct):
+// a restore and a merge take the complete entry lines only, report the
+// others by object and line, and leave a file that pi can append to.
+func TestPullTakesCompleteEntryLinesOnly(t *testing.T) {
+	srv := testenv.MinIO(t)
+	remote := remoteFor(t, srv)
+	a := newMachine(t, srv, remote)
+	px := a.newSession(t, "/lines/proj", 1)
+	a.run(t, "push")
+	name := filepath.Base(px)
+	own, err := os.ReadFile(px)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hdr := entries(t, px)
+	entry := func(id string) string {
+		return `{"type":"custom","customType":"note","data":{"n":"` + id + `"},"id":"` + id + `","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}`
+	}
+	seg1 := []byte("not json\n" + "[1,2]\n" + `{"type":"custom","customType":"no id"}` + "\n" + hdr + "\n" + entry("e1000001") + "\n" + entry("e2000002"))
+	seg2 := []byte(entry("e3000003") + "\n" + entry("e4000004"))
+	putCopy(t, srv, remote, name, 2, own, seg1, seg2)
+	obj := func(seg []byte) string { h := sha256.Sum256(seg); return "d/" + hex.EncodeToString(h[:]) }
+	want := []replica.RefusedLine{
+		{Object: obj(seg1), Line: 1}, {Object: obj(seg1), Line: 2}, {Object: obj(seg1), Line: 3},
+		{Object: obj(seg1), Line: 4}, {Object: obj(seg1), Line: 6}, {Object: obj(seg2), Line: 2},
+	}
+	check := func(t *testing.T, rep *replica.Report, path string) {
+		t.Helper()
+		got := rep.Sessions[0].Refused
+		if len(got) != len(want) {
+			t.Errorf("refused %v, want %d lines", got, len(want))
+		}
+		for i := range min(len(got), len(want)) {
+			if got[i].Object != want[i].Object || got[i].Line != want[i].Line || got[i].Reason == "" {
+				t.Errorf("refused[%d] = %v, want line %d of %s", i, got[i], want[i].Line, want[i].Object)
+			}
+		}
+		if j := rep.JSON(); len(j.Sessions[0].Refused) != len(got) {
+			t.Errorf("the JSON report lists %d refused lines, the report %d", len(j.Sessions[0].Refused), len(got))
+		}
+		data, _ := os.ReadFile(path)
+		if !bytes.HasSuffix(data, []byte("\n")) {
+			t.Errorf("%s does not end with a newline", path)
+		}
+		// pi appends with no care for what the file ends with.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(entry("p1000001") + "\n")
+		f.Close()
+		es, _ := entries(t, path) // fails on a line that is not an object
+		for _, id := range []string{"e1000001", "e3000003", "p1000001"} {
+			if _, ok := es[id]; !ok {
+				t.Errorf("%s lacks entry %s", path, id)
+			}
+		}
+		for _, id := range []string{"e2000002", "e4000004"} {
+			if _, ok := es[id]; ok {
+				t.Errorf("%s holds %s, a line without its newline", path, id)
+			}
+		}
+		data, _ = os.ReadFile(path)
+		if n := bytes.Count(data, []byte(`"type":"session"`)); n != 1 {
+			t.Errorf("%s holds %d headers", path, n)
+		}
+	}
+	t.Run("restore", func(t *testing.T) {
+		b := newMachine(t, srv, remote)
+		rep := b.run(t, "pull")
+		check(t, rep, sessionFiles(t, b.agentDir)[name])
+	})
+	t.Run("merge", func(t *testing.T) {
+		rep := a.run(t, "pull")
+		check(t, rep, px)
+	})
+}

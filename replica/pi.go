@@ -95,13 +95,11 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	// Pull: the remote's segments the local copy has not merged.
 	if (m == modePull || m == modeSync) && man != nil && (loc == nil || st.Q < len(man.Segments)) {
 		if loc == nil {
-			path, n, err := r.createLocal(ctx, name, man, fetch)
+			path, n, refused, err := r.createLocal(ctx, name, man, fetch)
 			if err != nil {
 				return rep, st, err
 			}
-			if path == "" {
-				return rep, st, nil // refused (reported as a warning in err)
-			}
+			rep.Refused = refused
 			fi, err := os.Lstat(path)
 			if err != nil {
 				return rep, st, err
@@ -115,6 +113,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		} else {
 			var lines [][]byte
 			var hdr []byte // the remote header, when segment 0 is merged
+			var refused []RefusedLine
 			var ferr error
 			for i := st.Q; i < len(man.Segments); i++ {
 				d, err := fetch(i)
@@ -122,13 +121,15 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 					ferr = err
 					break
 				}
-				lines = appendLines(lines, d)
+				h, ls, ref := segmentLines(man.Segments[i].Object, d, i == 0)
 				if i == 0 {
-					if len(lines) == 0 || headerID(lines[0]) == "" {
-						return rep, st, fmt.Errorf("pull %s: the remote copy does not start with a session header", name)
+					if h == nil {
+						return rep, st, fmt.Errorf("pull %s: the remote copy does not start with a complete session header line", name)
 					}
-					hdr = lines[0]
+					hdr = h
 				}
+				lines = append(lines, ls...)
+				refused = append(refused, ref...)
 			}
 			switch {
 			case ferr != nil && errors.Is(ferr, ErrCorruptRemote) && (m == modeSync || corrupt):
@@ -140,7 +141,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 				if err != nil {
 					return rep, st, err
 				}
-				rep.Pulled, rep.Conflicts = res.appended, res.conflicts
+				rep.Pulled, rep.Conflicts, rep.Refused = res.appended, res.conflicts, refused
 				if res.appended > 0 {
 					st.F = min(st.F, st.Q)
 				}
@@ -308,55 +309,63 @@ func readFrom(path string, off int64) ([]byte, error) {
 }
 
 // createLocal writes a session the store does not have from all its
-// segments, into pi's directory for its (mapped) cwd. It returns the
-// path and the number of entry lines; "" when the remote copy cannot
-// be restored (no header).
-func (r *Remote) createLocal(ctx context.Context, name string, man *Manifest, fetch func(int) ([]byte, error)) (string, int, error) {
-	var data []byte
+// segments, into pi's directory for its (mapped) cwd: the header and the
+// complete entry lines (see segmentLines; the others are returned as
+// refused). It returns the path and the number of entry lines written.
+func (r *Remote) createLocal(ctx context.Context, name string, man *Manifest, fetch func(int) ([]byte, error)) (path string, n int, refused []RefusedLine, err error) {
+	var hdr []byte
+	var lines [][]byte
 	for i := range man.Segments {
 		d, err := fetch(i)
 		if err != nil {
-			return "", 0, err
+			return "", 0, nil, err
 		}
-		data = append(data, d...)
+		h, ls, ref := segmentLines(man.Segments[i].Object, d, i == 0)
+		if i == 0 {
+			if h == nil {
+				return "", 0, nil, fmt.Errorf("restore %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
+			}
+			hdr = h
+		}
+		lines = append(lines, ls...)
+		refused = append(refused, ref...)
 	}
-	nl := bytes.IndexByte(data, '\n')
-	if nl < 0 {
-		return "", 0, fmt.Errorf("restore %s: the remote copy has no complete header line: %w", name, ErrCorruptRemote)
+	if err := sameSession("restore", name, headerID(hdr), ""); err != nil {
+		return "", 0, nil, err
 	}
-	hdr, err := jsonl.ParseEntry(data[:nl])
-	if err != nil || !hdr.IsHeader() {
-		return "", 0, fmt.Errorf("restore %s: the remote copy does not start with a session header: %w", name, ErrCorruptRemote)
-	}
-	if err := sameSession("restore", name, headerID(data[:nl]), ""); err != nil {
-		return "", 0, err
-	}
-	cwd, _ := hdr.StringField("cwd")
+	e, _ := jsonl.ParseEntry(hdr)
+	cwd, _ := e.StringField("cwd")
 	if mapped := r.opts.mapCwd(cwd); mapped != cwd {
-		nh, err := setMember(data[:nl], "cwd", string(jsonl.AppendString(nil, mapped)))
-		if err != nil {
-			return "", 0, fmt.Errorf("restore %s: %w", name, err)
+		if hdr, err = setMember(hdr, "cwd", string(jsonl.AppendString(nil, mapped))); err != nil {
+			return "", 0, nil, fmt.Errorf("restore %s: %w", name, err)
 		}
-		data = append(nh, data[nl:]...)
 		cwd = mapped
 	}
 	if cwd == "" {
-		return "", 0, fmt.Errorf("restore %s: the header names no cwd: %w", name, ErrCorruptRemote)
+		return "", 0, nil, fmt.Errorf("restore %s: the header names no cwd: %w", name, ErrCorruptRemote)
 	}
-	path := filepath.Join(layout.DefaultSessionDir(r.opts.AgentDir, cwd), name)
+	size := len(hdr) + 1
+	for _, l := range lines {
+		size += len(l) + 1
+	}
+	data := make([]byte, 0, size)
+	data = append(append(data, hdr...), '\n')
+	for _, l := range lines {
+		data = append(append(data, l...), '\n')
+	}
+	path = filepath.Join(layout.DefaultSessionDir(r.opts.AgentDir, cwd), name)
 	_, err = engine.WriteWhole(ctx, path, data, func([]byte) error {
 		return fmt.Errorf("restore %s: %w", path, fs.ErrExist)
 	}, engine.Options{Command: "sessctl sync", LockMode: "sync"})
 	if errors.Is(err, fs.ErrExist) {
 		// Written meanwhile (another sync): merge into it instead.
-		lines := appendLines(nil, data[nl+1:])
-		res, err := r.merge(ctx, name, path, data[:nl], lines)
-		return path, res.appended, err
+		res, err := r.merge(ctx, name, path, hdr, lines)
+		return path, res.appended, refused, err
 	}
 	if err != nil {
-		return "", 0, err
+		return "", 0, nil, err
 	}
-	return path, bytes.Count(data, []byte{'\n'}) - 1, nil
+	return path, len(lines), refused, nil
 }
 
 // setMember replaces the value of a top-level member of obj.
@@ -588,8 +597,11 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 					return 0, nil, err
 				}
 			}
-			for _, l := range appendLines(nil, d) {
-				if e, err := jsonl.ParseEntry(l); err == nil && e.IDKind == jsonl.KindString && !e.IsHeader() {
+			// Only complete entry lines are in the remote copy: a pull
+			// takes no other (segmentLines).
+			_, ls, _ := segmentLines(man.Segments[i].Object, d, i == 0)
+			for _, l := range ls {
+				if e, err := jsonl.ParseEntry(l); err == nil {
 					remote[e.ID] = l
 				}
 			}
@@ -753,9 +765,10 @@ func (r *Remote) healPi(ctx context.Context, name, path string, man *Manifest, n
 				}
 			}
 		}
-		for _, l := range appendLines(nil, d) {
+		_, ls, _ := segmentLines(man.Segments[i].Object, d, i == 0)
+		for _, l := range ls {
 			e, err := jsonl.ParseEntry(l)
-			if err != nil || e.IsHeader() || e.IDKind != jsonl.KindString || have[e.ID] {
+			if err != nil || have[e.ID] {
 				continue
 			}
 			have[e.ID] = true

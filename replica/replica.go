@@ -176,6 +176,9 @@ type SessionReport struct {
 	// Conflicts lists entries both sides hold under one id with
 	// different bytes; both versions are kept (see Conflict).
 	Conflicts []Conflict
+	// Refused lists the lines of the remote copy a pull left out of the
+	// local file because they are not complete entry lines.
+	Refused []RefusedLine
 	// Err is why the session failed; the run went on with the others.
 	Err error
 }

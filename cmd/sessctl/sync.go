@@ -94,7 +94,7 @@ func runSync(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	failed := 0
+	failed, refused := 0, 0
 	for _, s := range rep.Sessions {
 		if s.Err != nil {
 			failed++
@@ -102,6 +102,10 @@ func runSync(e *env, args []string) int {
 		}
 		for _, c := range s.Conflicts {
 			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: entry %s differs on the two sides; both kept (as %s)\n", s.Kind, s.Name, c.ID, strings.Join(c.Copies, ", "))
+		}
+		for _, l := range s.Refused {
+			refused++
+			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: refused remote %s\n", s.Kind, s.Name, l)
 		}
 	}
 	for _, w := range rep.Warnings {
@@ -112,9 +116,15 @@ func runSync(e *env, args []string) int {
 	} else {
 		printSyncText(e, verb, rep)
 	}
+	if refused > 0 {
+		fmt.Fprintf(e.stderr, "hint: %s left out of the local files, not being complete entry lines; the remote copies are unchanged\n", human.Plural(refused, "remote line was", "remote lines were"))
+	}
 	if failed > 0 {
 		fmt.Fprintf(e.stderr, "hint: %d %s failed; run again to retry them (what succeeded is kept)\n", failed, human.Plural(failed, "session", "sessions"))
 		return exitFailure
+	}
+	if refused > 0 {
+		return exitCorrupt
 	}
 	return exitOK
 }

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +17,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/replica"
 )
 
 // sync refuses to run without a remote (nothing is uploaded unless
@@ -77,5 +83,93 @@ func TestSyncCommand(t *testing.T) {
 	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", b)
 	if code != exitOK || !strings.Contains(out, "1 in sync") {
 		t.Fatalf("status after pull: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// syncServer points the AWS_* variables and the cache at a fresh bucket
+// of the real server, and returns a client and the bucket.
+func syncServer(t *testing.T, bucket string) *minio.Client {
+	t.Helper()
+	srv := testenv.MinIO(t)
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	c, err := minio.New(srv.Addr, &minio.Options{Creds: credentials.NewStaticV4(srv.User, srv.Password, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sync pull of a remote copy holding lines that are not complete entry
+// lines (checksums correct) restores the complete entry lines only, says
+// on stderr which it refused and exits 4; the file ends with a newline.
+func TestSyncPullRefusesIncompleteLines(t *testing.T) {
+	c := syncServer(t, "cli-refuse")
+	ctx := context.Background()
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	s, err := engine.Create(ctx, "/cli/refuse", engine.Options{AgentDir: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	path := s.SessionFile()
+	s.Close()
+	remote := "s3://cli-refuse/me"
+	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", a); code != exitOK {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	// Another writer publishes a generation whose new segment holds a
+	// line that is not JSON and ends in a line without its newline.
+	own, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := []byte("not json\n" + `{"type":"custom","customType":"n","data":{},"id":"e1000001","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}` + "\n" +
+		`{"type":"custom","customType":"n","data":{},"id":"e2000002","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}`)
+	m := replica.Manifest{Format: replica.FormatVersion, Kind: replica.KindPi, Name: filepath.Base(path), Gen: 2}
+	for _, d := range [][]byte{own, seg} {
+		h := sha256.Sum256(d)
+		sum := hex.EncodeToString(h[:])
+		if _, err := c.PutObject(ctx, "cli-refuse", "me/d/"+sum, bytes.NewReader(d), int64(len(d)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		m.Segments = append(m.Segments, replica.Segment{Object: "d/" + sum, SHA256: sum, Size: int64(len(d)), Plain: int64(len(d))})
+		m.Size += int64(len(d))
+	}
+	data, _ := json.Marshal(m)
+	if _, err := c.PutObject(ctx, "cli-refuse", fmt.Sprintf("me/m/pi/%s/%010d", m.Name, 2), bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(seg)
+	obj := "d/" + hex.EncodeToString(h[:])
+	out, errOut, code := runCLI(t, "sync", "pull", "--remote", remote, "--store", b, "--json")
+	if code != exitCorrupt || !strings.Contains(errOut, "refused remote line 1 of "+obj) || !strings.Contains(errOut, "refused remote line 3 of "+obj) || !strings.Contains(errOut, "hint: 2 remote lines were left out") {
+		t.Errorf("pull: exit %d, want %d\n%s", code, exitCorrupt, errOut)
+	}
+	var rep struct {
+		Sessions []struct {
+			Refused []struct {
+				Object string
+				Line   int
+				Reason string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Sessions) != 1 || len(rep.Sessions[0].Refused) != 2 || rep.Sessions[0].Refused[1].Line != 3 || rep.Sessions[0].Refused[1].Object != obj {
+		t.Errorf("pull --json: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(filepath.Join(b, "sessions", filepath.Base(filepath.Dir(path)), m.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := string(own) + `{"type":"custom","customType":"n","data":{},"id":"e1000001","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}` + "\n"; string(got) != want {
+		t.Errorf("restored:\n%s\nwant:\n%s", got, want)
 	}
 }

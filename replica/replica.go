@@ -163,7 +163,9 @@ type SessionReport struct {
 	// "pull", "push+pull", "new local", "new remote", "compare" (no
 	// record of the last sync: the sides are compared in full). After a
 	// Push or Pull it is "pushed", "pulled", "pushed+pulled", "in sync"
-	// or "failed".
+	// or "failed", or, as Status says, "new local" after a Pull of a
+	// session the remote has no copy of and "new remote" after a Push of
+	// one the store lacks.
 	State string
 	// Pushed and Pulled count the lines (JSONL) or files (AgentUse)
 	// moved; Created is true when a pull created the local copy.
@@ -386,8 +388,15 @@ func (r *Remote) session(ctx context.Context, m mode, kind, name string, loc *lo
 		if loc != nil && rep.Path == "" {
 			rep.Path = loc.path
 		}
-		if err != nil {
+		// A session only one side has and the run could not move says
+		// so in the words Status uses.
+		switch {
+		case err != nil:
 			rep.State, rep.Err = "failed", err
+		case m == modePull && loc != nil && (h == nil || rep.State == ""):
+			rep.State = "new local"
+		case m == modePush && loc == nil && h != nil:
+			rep.State = "new remote"
 		}
 		return rep, st
 	}

@@ -131,8 +131,8 @@ func runSync(e *env, args []string) int {
 
 func printSyncText(e *env, verb string, rep *replica.Report) {
 	for _, s := range rep.Sessions {
-		if s.State == "in sync" {
-			continue
+		if s.State == "in sync" || verb != "status" && (s.State == "new local" || s.State == "new remote") {
+			continue // nothing moved (counted below)
 		}
 		detail := ""
 		switch {

@@ -84,6 +84,32 @@ func TestSyncCommand(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "1 in sync") {
 		t.Fatalf("status after pull: exit %d\n%s%s", code, out, errOut)
 	}
+	// A session only the store has: pull --json says what status says.
+	s, err = engine.Create(context.Background(), "/cli/only-here", engine.Options{AgentDir: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.Close()
+	words := map[string]map[string]string{}
+	for _, verb := range []string{"status", "pull"} {
+		out, errOut, code = runCLI(t, "sync", verb, "--remote", remote, "--store", b, "--json")
+		var rep struct {
+			Sessions []struct{ Name, State string }
+		}
+		if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil {
+			t.Fatalf("%s --json: exit %d\n%s%s", verb, code, out, errOut)
+		}
+		words[verb] = map[string]string{}
+		for _, x := range rep.Sessions {
+			words[verb][x.Name] = x.State
+		}
+	}
+	name := filepath.Base(s.SessionFile())
+	if words["status"][name] != "new local" || words["pull"][name] != "new local" {
+		t.Errorf("a session only the store has: status says %q, pull --json %q; want \"new local\"", words["status"][name], words["pull"][name])
+	}
 }
 
 // syncServer points the AWS_* variables and the cache at a fresh bucket

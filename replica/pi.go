@@ -705,15 +705,29 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	nm.Segments = append(nm.Segments, Segment{Object: obj, SHA256: sum, Size: size, Plain: int64(len(seg)), Lines: bytes.Count(seg, []byte{'\n'})})
 	nm.Size += int64(len(seg))
 	nm.Lines += bytes.Count(seg, []byte{'\n'})
-	if err := r.b.putManifest(ctx, nm); err != nil {
+	next := *st
+	next.Pending = nil
+	next.P = newP
+	next.PTail, _ = tailSum(path, next.P)
+	next.F = len(nm.Segments)
+	if man == nil || st.Q >= len(man.Segments) {
+		next.Q = len(nm.Segments) // the new segment's lines are local ones
+	}
+	if sent, err := r.b.publish(ctx, nm); err != nil {
+		if sent != nil && !errors.Is(err, errRace) {
+			// The manifest may have arrived: remember what this push
+			// would have left, for the next run to check (settle).
+			p := next
+			p.noteRemote(nm)
+			p.Path, p.Size, p.Mtime, p.Pushed = path, end, 0, true
+			if fi, err := r.opts.fs().Lstat(path); err == nil && fi.Size() == end {
+				p.Mtime = fi.ModTime().UnixNano()
+			}
+			st.pending(sent, p)
+		}
 		return 0, nil, err
 	}
-	st.P = newP
-	st.PTail, _ = tailSum(path, st.P)
-	st.F = len(nm.Segments)
-	if man == nil || st.Q >= len(man.Segments) {
-		st.Q = len(nm.Segments) // the new segment's lines are local ones
-	}
+	*st = next
 	return n, nm, nil
 }
 

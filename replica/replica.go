@@ -280,6 +280,7 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 	for i, id := range order {
 		kind, name, _ := strings.Cut(id, "/")
 		loc, h, old := locals[id], heads[id], st.Sessions[id]
+		old = r.settle(ctx, old, h)
 		if fast, ok := r.fastPath(m, kind, name, loc, h, old); ok {
 			reports[i], states[i] = fast, old
 			continue

@@ -120,7 +120,7 @@ func runSync(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "hint: %s left out of the local files, not being complete entry lines; the remote copies are unchanged\n", human.Plural(refused, "remote line was", "remote lines were"))
 	}
 	if failed > 0 {
-		fmt.Fprintf(e.stderr, "hint: %d %s failed; run again to retry them (what succeeded is kept)\n", failed, human.Plural(failed, "session", "sessions"))
+		fmt.Fprintf(e.stderr, "hint: %s failed; run again to retry them (what succeeded is kept)\n", human.Plural(failed, "session", "sessions"))
 		return exitFailure
 	}
 	if refused > 0 {

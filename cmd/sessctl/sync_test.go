@@ -199,3 +199,23 @@ func TestSyncPullRefusesIncompleteLines(t *testing.T) {
 		t.Errorf("restored:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A session that fails is counted once in the hint ("1 session failed").
+func TestSyncFailedHint(t *testing.T) {
+	syncServer(t, "cli-failed")
+	a := filepath.Join(t.TempDir(), "a")
+	dir := filepath.Join(a, "sessions", "--cli-failed--")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A header that is not the session its file name says: never pushed.
+	name := "2026-03-01T09-00-00-000Z_0e9e0e9e-0000-4000-8000-000000000001.jsonl"
+	hdr := `{"type":"session","version":3,"id":"0e9e0e9e-0000-4000-8000-000000000002","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/cli/failed"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(hdr), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "sync", "push", "--remote", "s3://cli-failed/me", "--store", a)
+	if code != exitFailure || !strings.Contains(errOut, "hint: 1 session failed;") {
+		t.Errorf("push: exit %d, want %d\n%s", code, exitFailure, errOut)
+	}
+}

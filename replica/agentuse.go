@@ -192,8 +192,9 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			}
 			if have && ls != baseLocal(f.Path) && sha(plain) != ls {
 				// Both changed: keep the local file, the remote one beside it.
-				write[f.Path+conflictMark+sha(plain)[:8]] = plain
-				rep.Conflicts = append(rep.Conflicts, Conflict{ID: f.Path})
+				cp := f.Path + conflictMark + sha(plain)[:8]
+				write[cp] = plain
+				rep.Conflicts = append(rep.Conflicts, Conflict{ID: f.Path, Copies: []string{cp}})
 				continue
 			}
 			write[f.Path] = plain

@@ -276,3 +276,33 @@ func TestPullTakesCompleteEntryLinesOnly(t *testing.T) {
 		check(t, rep, px)
 	})
 }
+
+// A remote copy that holds one id twice with different bytes is a
+// conflict too: both versions are kept, under the ids the report names.
+func TestPullKeepsBothVersionsOfARemoteDuplicate(t *testing.T) {
+	srv := testenv.MinIO(t)
+	remote := remoteFor(t, srv)
+	a := newMachine(t, srv, remote)
+	px := a.newSession(t, "/dup/proj", 1)
+	a.run(t, "push")
+	own, err := os.ReadFile(px)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := `{"type":"custom","customType":"note","data":{"v":%q},"id":"d0d0d0d0","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}` + "\n"
+	putCopy(t, srv, remote, filepath.Base(px), 2, own, []byte(fmt.Sprintf(entry, "one")+fmt.Sprintf(entry, "two")))
+	rep := a.run(t, "pull")
+	cs := rep.Sessions[0].Conflicts
+	if len(cs) != 1 || cs[0].ID != "d0d0d0d0" || len(cs[0].Copies) != 2 {
+		t.Fatalf("conflicts: %+v", cs)
+	}
+	es, _ := entries(t, px)
+	for _, c := range []struct{ id, v string }{{"d0d0d0d0", "one"}, {cs[0].Copies[0], "one"}, {cs[0].Copies[1], "two"}} {
+		if !strings.Contains(es[c.id], `"v":"`+c.v+`"`) {
+			t.Errorf("entry %s: %q, want version %s", c.id, es[c.id], c.v)
+		}
+	}
+	if rep := a.run(t, "sync"); len(rep.Sessions[0].Conflicts) != 0 {
+		t.Errorf("a second pull: conflicts %+v", rep.Sessions[0].Conflicts)
+	}
+}

@@ -447,36 +447,41 @@ func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remot
 		return ok
 	}
 	parents := map[string]string{}
+	// conflict keeps both versions of entry e (kept, the line that
+	// holds its id, and line) under ids derived from their bytes.
+	conflict := func(e *jsonl.Entry, kept, line []byte) {
+		c := Conflict{ID: e.ID}
+		for _, v := range [][]byte{kept, line} {
+			id := conflictID(e.ID, v)
+			c.Copies = append(c.Copies, id)
+			if has(id) {
+				continue
+			}
+			cp, err := setMember(v, "id", string(jsonl.AppendString(nil, id)))
+			if err != nil {
+				continue
+			}
+			batch[id] = len(add)
+			add = append(add, cp)
+			parents[id] = e.ParentID
+		}
+		res.conflicts = append(res.conflicts, c)
+	}
 	for _, line := range remote {
 		e, err := jsonl.ParseEntry(line)
 		if err != nil || e.IsHeader() || e.IDKind != jsonl.KindString {
 			continue
 		}
 		if ex, ok := s.Entry(e.ID); ok {
-			if r.same(ex.Raw, line) {
-				continue
+			if !r.same(ex.Raw, line) {
+				conflict(&e, ex.Raw, line)
 			}
-			c := Conflict{ID: e.ID}
-			for _, v := range [][]byte{ex.Raw, line} {
-				id := conflictID(e.ID, v)
-				c.Copies = append(c.Copies, id)
-				if has(id) {
-					continue
-				}
-				cp, err := setMember(v, "id", string(jsonl.AppendString(nil, id)))
-				if err != nil {
-					continue
-				}
-				batch[id] = len(add)
-				add = append(add, cp)
-				parents[id] = e.ParentID
-			}
-			res.conflicts = append(res.conflicts, c)
 			continue
 		}
 		if i, ok := batch[e.ID]; ok {
+			// The remote copy holds the id twice, with other bytes.
 			if !bytes.Equal(add[i], line) {
-				res.conflicts = append(res.conflicts, Conflict{ID: e.ID})
+				conflict(&e, add[i], line)
 			}
 			continue
 		}

@@ -185,10 +185,12 @@ type SessionReport struct {
 	Err error
 }
 
-// Conflict is an entry id both sides hold with different bytes. The
-// local line keeps the id; each version is also appended under a new
-// id derived from it and its bytes (Copies), so both survive on every
-// machine.
+// Conflict is an entry id both sides hold with different bytes (or a
+// remote copy holds twice). The line that had the id first keeps it;
+// each version is also appended under a new id derived from it and its
+// bytes (Copies), so both survive on every machine. For an AgentUse
+// session, ID is the path of a file both sides changed, and Copies the
+// path the remote version was written under beside the local one.
 type Conflict struct {
 	ID     string
 	Copies []string

@@ -101,6 +101,10 @@ func runSync(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %v\n", s.Kind, s.Name, s.Err)
 		}
 		for _, c := range s.Conflicts {
+			if s.Kind == replica.KindAgentUse {
+				fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: file %s differs on the two sides; the local one is kept, the remote one written beside it as %s\n", s.Kind, s.Name, c.ID, strings.Join(c.Copies, ", "))
+				continue
+			}
 			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: entry %s differs on the two sides; both kept (as %s)\n", s.Kind, s.Name, c.ID, strings.Join(c.Copies, ", "))
 		}
 		for _, l := range s.Refused {

@@ -226,8 +226,9 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			}
 			if have && ls != baseLocal(f.Path) && sha(plain) != ls {
 				// Both changed: keep the local file, the remote one beside it.
-				write[f.Path+conflictMark+sha(plain)[:8]] = plain
-				rep.Conflicts = append(rep.Conflicts, Conflict{ID: f.Path})
+				cp := f.Path + conflictMark + sha(plain)[:8]
+				write[cp] = plain
+				rep.Conflicts = append(rep.Conflicts, Conflict{ID: f.Path, Copies: []string{cp}})
 				continue
 			}
 			write[f.Path] = plain
@@ -247,6 +248,8 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 		}
 	}
 
+	var lost error      // the manifest was sent and no reply seen
+	var lostSent []byte // its bytes
 	if (m == modePush || m == modeSync) && len(localSum) > 0 {
 		nm := &Manifest{Format: FormatVersion, Kind: KindAgentUse, Name: name, Gen: nextGen, Host: r.opts.Host,
 			Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
@@ -285,10 +288,15 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			nm.Size += f.Plain
 		}
 		if changed > 0 {
-			if err := r.b.putManifest(ctx, nm); err != nil {
+			sent, err := r.b.publish(ctx, nm)
+			switch {
+			case err != nil && (sent == nil || errors.Is(err, errRace)):
 				return rep, old, err
-			}
-			if h != nil {
+			case err != nil:
+				// The manifest may have arrived: remember the state this
+				// push would have left, for the next run to check (settle).
+				lost, lostSent = err, sent
+			case h != nil:
 				for _, k := range append([]string{h.key}, h.older...) {
 					r.b.st.requests.Add(1)
 					_ = r.b.remove(ctx, k)
@@ -315,6 +323,16 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	st.Pushed = m == modePush || m == modeSync || (old != nil && old.Pushed && loc != nil && old.Size == loc.size && old.Mtime == loc.mtime)
 	if m == modePush && h != nil && (old == nil || old.Gen != h.gen || old.Q < old.Segs) {
 		st.Q, st.Segs = 0, 1 // remote changes may not be pulled yet
+	}
+	if lost != nil {
+		c := &sessionState{}
+		if old != nil {
+			cc := *old
+			c = &cc
+		}
+		c.pending(lostSent, *st)
+		rep.Pushed = 0
+		return rep, c, lost
 	}
 	switch {
 	case rep.Pushed > 0 && rep.Pulled > 0:

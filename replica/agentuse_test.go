@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -94,5 +95,53 @@ func TestAgentUseRoundTrip(t *testing.T) {
 		if rep := m.run(t, "sync"); moved(rep) != 0 {
 			t.Errorf("a further sync moved %d bytes", moved(rep))
 		}
+	}
+}
+
+// A file both machines changed is a conflict: the local version stays,
+// the remote one is written beside it, and the report names that copy.
+func TestAgentUseConflictNamesTheCopy(t *testing.T) {
+	srv := testenv.MinIO(t)
+	remote := remoteFor(t, srv)
+	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+	for _, m := range []*machine{a, b} {
+		m.opts.AgentDir = ""
+		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
+	}
+	ctx := context.Background()
+	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
+	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "coder", Name: "coder"}, Model: "p:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirA := w.Dir()
+	w.Close()
+	a.run(t, "sync")
+	b.run(t, "sync")
+	dirB := filepath.Join(b.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session", filepath.Base(dirA))
+	// Both change session.json.
+	for _, x := range []struct{ dir, v string }{{dirA, "a"}, {dirB, "b"}} {
+		p := filepath.Join(x.dir, "session.json")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, append(data, []byte(" "+x.v)...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.run(t, "sync")
+	rep := b.run(t, "sync")
+	cs := rep.Sessions[0].Conflicts
+	if len(cs) != 1 || cs[0].ID != "session.json" || len(cs[0].Copies) != 1 {
+		t.Fatalf("conflicts: %+v", cs)
+	}
+	data, err := os.ReadFile(filepath.Join(dirB, filepath.FromSlash(cs[0].Copies[0])))
+	if err != nil || !strings.HasSuffix(string(data), " a") {
+		t.Errorf("the copy the report names: %q, %v", data, err)
 	}
 }

@@ -31,7 +31,9 @@
 // appended below the local leaf; such markers are uploaded only when
 // something descends from them. The same id with different bytes is a
 // Conflict: both versions are kept under ids derived from their bytes,
-// and reported. The merge is deterministic and idempotent.
+// and reported. The merge is deterministic and idempotent. A restore or
+// merge takes complete entry lines only; any other line of the remote
+// copy is left out and listed in SessionReport.Refused.
 //
 // # Continuous replication
 //

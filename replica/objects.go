@@ -248,15 +248,22 @@ func validObject(obj string) bool {
 // putManifest publishes m as generation m.Gen; errRace when that
 // generation exists already.
 func (b *bucket) putManifest(ctx context.Context, m *Manifest) error {
+	_, err := b.publish(ctx, m)
+	return err
+}
+
+// publish is putManifest, also returning the bytes sent (nil when none
+// were): when the reply is lost they may be on the remote all the same.
+func (b *bucket) publish(ctx context.Context, m *Manifest) ([]byte, error) {
 	data, err := json.Marshal(m)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stored, err := b.seal(data)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return b.put(ctx, b.manifestKey(m.Kind, m.Name, m.Gen), stored, true)
+	return stored, b.put(ctx, b.manifestKey(m.Kind, m.Name, m.Gen), stored, true)
 }
 
 // getManifest reads the manifest of h and checks that it describes h.

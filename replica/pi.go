@@ -95,13 +95,11 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	// Pull: the remote's segments the local copy has not merged.
 	if (m == modePull || m == modeSync) && man != nil && (loc == nil || st.Q < len(man.Segments)) {
 		if loc == nil {
-			path, n, err := r.createLocal(ctx, name, man, fetch)
+			path, n, refused, err := r.createLocal(ctx, name, man, fetch)
 			if err != nil {
 				return rep, st, err
 			}
-			if path == "" {
-				return rep, st, nil // refused (reported as a warning in err)
-			}
+			rep.Refused = refused
 			fi, err := os.Lstat(path)
 			if err != nil {
 				return rep, st, err
@@ -114,6 +112,8 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			st.noteRemote(man)
 		} else {
 			var lines [][]byte
+			var hdr []byte // the remote header, when segment 0 is merged
+			var refused []RefusedLine
 			var ferr error
 			for i := st.Q; i < len(man.Segments); i++ {
 				d, err := fetch(i)
@@ -121,7 +121,15 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 					ferr = err
 					break
 				}
-				lines = appendLines(lines, d)
+				h, ls, ref := segmentLines(man.Segments[i].Object, d, i == 0)
+				if i == 0 {
+					if h == nil {
+						return rep, st, fmt.Errorf("pull %s: the remote copy does not start with a complete session header line", name)
+					}
+					hdr = h
+				}
+				lines = append(lines, ls...)
+				refused = append(refused, ref...)
 			}
 			switch {
 			case ferr != nil && errors.Is(ferr, ErrCorruptRemote) && (m == modeSync || corrupt):
@@ -129,11 +137,11 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			case ferr != nil:
 				return rep, st, ferr
 			default:
-				res, err := r.merge(ctx, loc.path, lines)
+				res, err := r.merge(ctx, name, loc.path, hdr, lines)
 				if err != nil {
 					return rep, st, err
 				}
-				rep.Pulled, rep.Conflicts = res.appended, res.conflicts
+				rep.Pulled, rep.Conflicts, rep.Refused = res.appended, res.conflicts, refused
 				if res.appended > 0 {
 					st.F = min(st.F, st.Q)
 				}
@@ -301,52 +309,63 @@ func readFrom(path string, off int64) ([]byte, error) {
 }
 
 // createLocal writes a session the store does not have from all its
-// segments, into pi's directory for its (mapped) cwd. It returns the
-// path and the number of entry lines; "" when the remote copy cannot
-// be restored (no header).
-func (r *Remote) createLocal(ctx context.Context, name string, man *Manifest, fetch func(int) ([]byte, error)) (string, int, error) {
-	var data []byte
+// segments, into pi's directory for its (mapped) cwd: the header and the
+// complete entry lines (see segmentLines; the others are returned as
+// refused). It returns the path and the number of entry lines written.
+func (r *Remote) createLocal(ctx context.Context, name string, man *Manifest, fetch func(int) ([]byte, error)) (path string, n int, refused []RefusedLine, err error) {
+	var hdr []byte
+	var lines [][]byte
 	for i := range man.Segments {
 		d, err := fetch(i)
 		if err != nil {
-			return "", 0, err
+			return "", 0, nil, err
 		}
-		data = append(data, d...)
+		h, ls, ref := segmentLines(man.Segments[i].Object, d, i == 0)
+		if i == 0 {
+			if h == nil {
+				return "", 0, nil, fmt.Errorf("restore %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
+			}
+			hdr = h
+		}
+		lines = append(lines, ls...)
+		refused = append(refused, ref...)
 	}
-	nl := bytes.IndexByte(data, '\n')
-	if nl < 0 {
-		return "", 0, fmt.Errorf("restore %s: the remote copy has no complete header line: %w", name, ErrCorruptRemote)
+	if err := sameSession("restore", name, headerID(hdr), ""); err != nil {
+		return "", 0, nil, err
 	}
-	hdr, err := jsonl.ParseEntry(data[:nl])
-	if err != nil || !hdr.IsHeader() {
-		return "", 0, fmt.Errorf("restore %s: the remote copy does not start with a session header: %w", name, ErrCorruptRemote)
-	}
-	cwd, _ := hdr.StringField("cwd")
+	e, _ := jsonl.ParseEntry(hdr)
+	cwd, _ := e.StringField("cwd")
 	if mapped := r.opts.mapCwd(cwd); mapped != cwd {
-		nh, err := setMember(data[:nl], "cwd", string(jsonl.AppendString(nil, mapped)))
-		if err != nil {
-			return "", 0, fmt.Errorf("restore %s: %w", name, err)
+		if hdr, err = setMember(hdr, "cwd", string(jsonl.AppendString(nil, mapped))); err != nil {
+			return "", 0, nil, fmt.Errorf("restore %s: %w", name, err)
 		}
-		data = append(nh, data[nl:]...)
 		cwd = mapped
 	}
 	if cwd == "" {
-		return "", 0, fmt.Errorf("restore %s: the header names no cwd: %w", name, ErrCorruptRemote)
+		return "", 0, nil, fmt.Errorf("restore %s: the header names no cwd: %w", name, ErrCorruptRemote)
 	}
-	path := filepath.Join(layout.DefaultSessionDir(r.opts.AgentDir, cwd), name)
+	size := len(hdr) + 1
+	for _, l := range lines {
+		size += len(l) + 1
+	}
+	data := make([]byte, 0, size)
+	data = append(append(data, hdr...), '\n')
+	for _, l := range lines {
+		data = append(append(data, l...), '\n')
+	}
+	path = filepath.Join(layout.DefaultSessionDir(r.opts.AgentDir, cwd), name)
 	_, err = engine.WriteWhole(ctx, path, data, func([]byte) error {
 		return fmt.Errorf("restore %s: %w", path, fs.ErrExist)
 	}, engine.Options{Command: "sessctl sync", LockMode: "sync"})
 	if errors.Is(err, fs.ErrExist) {
 		// Written meanwhile (another sync): merge into it instead.
-		lines := appendLines(nil, data[nl+1:])
-		res, err := r.merge(ctx, path, lines)
-		return path, res.appended, err
+		res, err := r.merge(ctx, name, path, hdr, lines)
+		return path, res.appended, refused, err
 	}
 	if err != nil {
-		return "", 0, err
+		return "", 0, nil, err
 	}
-	return path, bytes.Count(data, []byte{'\n'}) - 1, nil
+	return path, len(lines), refused, nil
 }
 
 // setMember replaces the value of a top-level member of obj.
@@ -403,13 +422,20 @@ type mergeResult struct {
 
 // merge appends to the session at path, under its writer lock, the
 // remote lines it lacks (see the package documentation for the rule).
-func (r *Remote) merge(ctx context.Context, path string, remote [][]byte) (mergeResult, error) {
+// hdr is the remote copy's header line when the lines start at its
+// beginning (nil otherwise): a copy of another session is refused.
+func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remote [][]byte) (mergeResult, error) {
 	var res mergeResult
 	s, err := engine.Open(ctx, path, engine.Options{Command: "sessctl sync", LockMode: "sync"})
 	if err != nil {
 		return res, err
 	}
 	defer s.Close()
+	if hdr != nil {
+		if err := sameSession("pull", name, headerID(hdr), s.SessionID()); err != nil {
+			return res, err
+		}
+	}
 	localLeaf, _ := s.LeafID()
 	var add [][]byte
 	batch := map[string]int{} // id -> index in add
@@ -421,36 +447,41 @@ func (r *Remote) merge(ctx context.Context, path string, remote [][]byte) (merge
 		return ok
 	}
 	parents := map[string]string{}
+	// conflict keeps both versions of entry e (kept, the line that
+	// holds its id, and line) under ids derived from their bytes.
+	conflict := func(e *jsonl.Entry, kept, line []byte) {
+		c := Conflict{ID: e.ID}
+		for _, v := range [][]byte{kept, line} {
+			id := conflictID(e.ID, v)
+			c.Copies = append(c.Copies, id)
+			if has(id) {
+				continue
+			}
+			cp, err := setMember(v, "id", string(jsonl.AppendString(nil, id)))
+			if err != nil {
+				continue
+			}
+			batch[id] = len(add)
+			add = append(add, cp)
+			parents[id] = e.ParentID
+		}
+		res.conflicts = append(res.conflicts, c)
+	}
 	for _, line := range remote {
 		e, err := jsonl.ParseEntry(line)
 		if err != nil || e.IsHeader() || e.IDKind != jsonl.KindString {
 			continue
 		}
 		if ex, ok := s.Entry(e.ID); ok {
-			if r.same(ex.Raw, line) {
-				continue
+			if !r.same(ex.Raw, line) {
+				conflict(&e, ex.Raw, line)
 			}
-			c := Conflict{ID: e.ID}
-			for _, v := range [][]byte{ex.Raw, line} {
-				id := conflictID(e.ID, v)
-				c.Copies = append(c.Copies, id)
-				if has(id) {
-					continue
-				}
-				cp, err := setMember(v, "id", string(jsonl.AppendString(nil, id)))
-				if err != nil {
-					continue
-				}
-				batch[id] = len(add)
-				add = append(add, cp)
-				parents[id] = e.ParentID
-			}
-			res.conflicts = append(res.conflicts, c)
 			continue
 		}
 		if i, ok := batch[e.ID]; ok {
+			// The remote copy holds the id twice, with other bytes.
 			if !bytes.Equal(add[i], line) {
-				res.conflicts = append(res.conflicts, Conflict{ID: e.ID})
+				conflict(&e, add[i], line)
 			}
 			continue
 		}
@@ -543,6 +574,16 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	offs[len(lines)] = off
 	end := off
 
+	// A file compared from its start: its header must be the session the
+	// name says, and the remote copy's (checked below) the same.
+	localID := ""
+	if st.P == 0 && len(lines) > 0 {
+		if localID = headerID(lines[0]); localID != "" {
+			if id, ok := nameID(name); ok && id != localID {
+				return 0, nil, fmt.Errorf("push %s: the header has session id %q, the file name %q: %w", path, localID, id, ErrSessionMismatch)
+			}
+		}
+	}
 	// The remote lines that may be among them.
 	remote := map[string][]byte{}
 	if man != nil {
@@ -555,8 +596,17 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			if err != nil {
 				return 0, nil, err
 			}
-			for _, l := range appendLines(nil, d) {
-				if e, err := jsonl.ParseEntry(l); err == nil && e.IDKind == jsonl.KindString && !e.IsHeader() {
+			if i == 0 && localID != "" {
+				first, _, _ := bytes.Cut(d, []byte{'\n'})
+				if err := sameSession("push", name, headerID(first), localID); err != nil {
+					return 0, nil, err
+				}
+			}
+			// Only complete entry lines are in the remote copy: a pull
+			// takes no other (segmentLines).
+			_, ls, _ := segmentLines(man.Segments[i].Object, d, i == 0)
+			for _, l := range ls {
+				if e, err := jsonl.ParseEntry(l); err == nil {
 					remote[e.ID] = l
 				}
 			}
@@ -660,15 +710,29 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	nm.Segments = append(nm.Segments, Segment{Object: obj, SHA256: sum, Size: size, Plain: int64(len(seg)), Lines: bytes.Count(seg, []byte{'\n'})})
 	nm.Size += int64(len(seg))
 	nm.Lines += bytes.Count(seg, []byte{'\n'})
-	if err := r.b.putManifest(ctx, nm); err != nil {
+	next := *st
+	next.Pending = nil
+	next.P = newP
+	next.PTail, _ = tailSum(path, next.P)
+	next.F = len(nm.Segments)
+	if man == nil || st.Q >= len(man.Segments) {
+		next.Q = len(nm.Segments) // the new segment's lines are local ones
+	}
+	if sent, err := r.b.publish(ctx, nm); err != nil {
+		if sent != nil && !errors.Is(err, errRace) {
+			// The manifest may have arrived: remember what this push
+			// would have left, for the next run to check (settle).
+			p := next
+			p.noteRemote(nm)
+			p.Path, p.Size, p.Mtime, p.Pushed = path, end, 0, true
+			if fi, err := r.opts.fs().Lstat(path); err == nil && fi.Size() == end {
+				p.Mtime = fi.ModTime().UnixNano()
+			}
+			st.pending(sent, p)
+		}
 		return 0, nil, err
 	}
-	st.P = newP
-	st.PTail, _ = tailSum(path, st.P)
-	st.F = len(nm.Segments)
-	if man == nil || st.Q >= len(man.Segments) {
-		st.Q = len(nm.Segments) // the new segment's lines are local ones
-	}
+	*st = next
 	return n, nm, nil
 }
 
@@ -710,9 +774,20 @@ func (r *Remote) healPi(ctx context.Context, name, path string, man *Manifest, n
 		if err != nil {
 			continue
 		}
-		for _, l := range appendLines(nil, d) {
+		if i == 0 {
+			// Never rebuild another session's copy from this file.
+			first, _, _ := bytes.Cut(d, []byte{'\n'})
+			if rid := headerID(first); rid != "" {
+				local, _, _ := bytes.Cut(seg0, []byte{'\n'})
+				if err := sameSession("push", name, rid, headerID(local)); err != nil {
+					return 0, nil, err
+				}
+			}
+		}
+		_, ls, _ := segmentLines(man.Segments[i].Object, d, i == 0)
+		for _, l := range ls {
 			e, err := jsonl.ParseEntry(l)
-			if err != nil || e.IsHeader() || e.IDKind != jsonl.KindString || have[e.ID] {
+			if err != nil || have[e.ID] {
 				continue
 			}
 			have[e.ID] = true

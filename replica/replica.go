@@ -168,7 +168,9 @@ type SessionReport struct {
 	// "pull", "push+pull", "new local", "new remote", "compare" (no
 	// record of the last sync: the sides are compared in full). After a
 	// Push or Pull it is "pushed", "pulled", "pushed+pulled", "in sync"
-	// or "failed".
+	// or "failed", or, as Status says, "new local" after a Pull of a
+	// session the remote has no copy of and "new remote" after a Push of
+	// one the store lacks.
 	State string
 	// Pushed and Pulled count the lines (JSONL) or files (AgentUse)
 	// moved; Created is true when a pull created the local copy.
@@ -181,14 +183,19 @@ type SessionReport struct {
 	// Conflicts lists entries both sides hold under one id with
 	// different bytes; both versions are kept (see Conflict).
 	Conflicts []Conflict
+	// Refused lists the lines of the remote copy a pull left out of the
+	// local file because they are not complete entry lines.
+	Refused []RefusedLine
 	// Err is why the session failed; the run went on with the others.
 	Err error
 }
 
-// Conflict is an entry id both sides hold with different bytes. The
-// local line keeps the id; each version is also appended under a new
-// id derived from it and its bytes (Copies), so both survive on every
-// machine.
+// Conflict is an entry id both sides hold with different bytes (or a
+// remote copy holds twice). The line that had the id first keeps it;
+// each version is also appended under a new id derived from it and its
+// bytes (Copies), so both survive on every machine. For an AgentUse
+// session, ID is the path of a file both sides changed, and Copies the
+// path the remote version was written under beside the local one.
 type Conflict struct {
 	ID     string
 	Copies []string
@@ -281,6 +288,7 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 	for i, id := range order {
 		kind, name, _ := strings.Cut(id, "/")
 		loc, h, old := locals[id], heads[id], st.Sessions[id]
+		old = r.settle(ctx, old, h)
 		if fast, ok := r.fastPath(m, kind, name, loc, h, old); ok {
 			reports[i], states[i] = fast, old
 			continue
@@ -389,8 +397,15 @@ func (r *Remote) session(ctx context.Context, m mode, kind, name string, loc *lo
 		if loc != nil && rep.Path == "" {
 			rep.Path = loc.path
 		}
-		if err != nil {
+		// A session only one side has and the run could not move says
+		// so in the words Status uses.
+		switch {
+		case err != nil:
 			rep.State, rep.Err = "failed", err
+		case m == modePull && loc != nil && (h == nil || rep.State == ""):
+			rep.State = "new local"
+		case m == modePush && loc == nil && h != nil:
+			rep.State = "new remote"
 		}
 		return rep, st
 	}

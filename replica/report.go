@@ -103,6 +103,7 @@ type SessionJSON struct {
 	Pulled    int            `json:"pulled"`
 	Created   bool           `json:"created"`
 	Conflicts []ConflictJSON `json:"conflicts"`
+	Refused   []RefusedJSON  `json:"refused"`
 	Error     *string        `json:"error"`
 }
 
@@ -112,13 +113,23 @@ type ConflictJSON struct {
 	Copies []string `json:"copies"`
 }
 
+// RefusedJSON is the JSON shape of a RefusedLine.
+type RefusedJSON struct {
+	Object string `json:"object"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
 // JSON returns the report in its JSON shape.
 func (r *Report) JSON() *ReportJSON {
 	out := &ReportJSON{Sessions: []SessionJSON{}, Requests: r.Requests, Uploaded: r.Uploaded, Downloaded: r.Downloaded, Warnings: []string{}, Skipped: []string{}}
 	for _, s := range r.Sessions {
-		j := SessionJSON{Kind: s.Kind, Name: s.Name, Path: s.Path, State: s.State, Pushed: s.Pushed, Pulled: s.Pulled, Created: s.Created, Conflicts: []ConflictJSON{}}
+		j := SessionJSON{Kind: s.Kind, Name: s.Name, Path: s.Path, State: s.State, Pushed: s.Pushed, Pulled: s.Pulled, Created: s.Created, Conflicts: []ConflictJSON{}, Refused: []RefusedJSON{}}
 		for _, c := range s.Conflicts {
 			j.Conflicts = append(j.Conflicts, ConflictJSON{ID: c.ID, Copies: c.Copies})
+		}
+		for _, l := range s.Refused {
+			j.Refused = append(j.Refused, RefusedJSON{Object: l.Object, Line: l.Line, Reason: l.Reason})
 		}
 		if s.Err != nil {
 			msg := s.Err.Error()

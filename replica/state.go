@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -47,6 +48,50 @@ type sessionState struct {
 	// Files maps an AgentUse session's files to the sha256 of the content
 	// both sides had at the last sync.
 	Files map[string]string `json:"files,omitempty"`
+
+	// Pending is set when a push sent a manifest and saw no reply: the
+	// manifest may be on the remote all the same (see settle).
+	Pending *pendingPush `json:"pending,omitempty"`
+}
+
+// pendingPush is a manifest a push sent without seeing the reply: the
+// sha256 and size of its bytes as sent, and the state the push would
+// have left had it seen the reply (its generation in State.Gen).
+type pendingPush struct {
+	SHA256 string       `json:"sha256"`
+	Size   int64        `json:"size"`
+	State  sessionState `json:"state"`
+}
+
+// pending records, in st, a push whose manifest (sent, the bytes sent)
+// got no reply; next is the state it would have left.
+func (st *sessionState) pending(sent []byte, next sessionState) {
+	next.Pending = nil
+	st.Pending = &pendingPush{SHA256: sha(sent), Size: int64(len(sent)), State: next}
+}
+
+// settle decides on old's pending push, if it has one, once the remote's
+// newest manifest h is known: when h is that generation and holds the
+// bytes the push sent, the push did publish it, and the state it would
+// have left is the state; otherwise the push is forgotten (a race lost,
+// or a newer generation: the next run compares the sides). It returns
+// old without a pending push.
+func (r *Remote) settle(ctx context.Context, old *sessionState, h *head) *sessionState {
+	if old == nil || old.Pending == nil {
+		return old
+	}
+	p := old.Pending
+	c := *old
+	c.Pending = nil
+	if h == nil || h.gen != p.State.Gen || h.size != p.Size {
+		return &c
+	}
+	stored, err := r.b.get(ctx, h.key)
+	if err != nil || sha(stored) != p.SHA256 {
+		return &c
+	}
+	s := p.State
+	return &s
 }
 
 // stateFile is the local record of one store synced with one remote.

@@ -94,14 +94,22 @@ func runSync(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	failed := 0
+	failed, refused := 0, 0
 	for _, s := range rep.Sessions {
 		if s.Err != nil {
 			failed++
 			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %v\n", s.Kind, s.Name, s.Err)
 		}
 		for _, c := range s.Conflicts {
+			if s.Kind == replica.KindAgentUse {
+				fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: file %s differs on the two sides; the local one is kept, the remote one written beside it as %s\n", s.Kind, s.Name, c.ID, strings.Join(c.Copies, ", "))
+				continue
+			}
 			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: entry %s differs on the two sides; both kept (as %s)\n", s.Kind, s.Name, c.ID, strings.Join(c.Copies, ", "))
+		}
+		for _, l := range s.Refused {
+			refused++
+			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: refused remote %s\n", s.Kind, s.Name, l)
 		}
 	}
 	for _, w := range rep.Warnings {
@@ -115,20 +123,26 @@ func runSync(e *env, args []string) int {
 	} else {
 		printSyncText(e, verb, rep)
 	}
+	if refused > 0 {
+		fmt.Fprintf(e.stderr, "hint: %s left out of the local files, not being complete entry lines; the remote copies are unchanged\n", human.Plural(refused, "remote line was", "remote lines were"))
+	}
 	if failed > 0 {
-		fmt.Fprintf(e.stderr, "hint: %d %s failed; run again to retry them (what succeeded is kept)\n", failed, human.Plural(failed, "session", "sessions"))
+		fmt.Fprintf(e.stderr, "hint: %s failed; run again to retry them (what succeeded is kept)\n", human.Plural(failed, "session", "sessions"))
 		return exitFailure
 	}
 	if len(rep.Skipped) > 0 {
 		return exitFailure // not everything was synced
+	}
+	if refused > 0 {
+		return exitCorrupt
 	}
 	return exitOK
 }
 
 func printSyncText(e *env, verb string, rep *replica.Report) {
 	for _, s := range rep.Sessions {
-		if s.State == "in sync" {
-			continue
+		if s.State == "in sync" || verb != "status" && (s.State == "new local" || s.State == "new remote") {
+			continue // nothing moved (counted below)
 		}
 		detail := ""
 		switch {

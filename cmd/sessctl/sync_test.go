@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +17,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/replica"
 )
 
 // sync refuses to run without a remote (nothing is uploaded unless
@@ -77,5 +83,139 @@ func TestSyncCommand(t *testing.T) {
 	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", b)
 	if code != exitOK || !strings.Contains(out, "1 in sync") {
 		t.Fatalf("status after pull: exit %d\n%s%s", code, out, errOut)
+	}
+	// A session only the store has: pull --json says what status says.
+	s, err = engine.Create(context.Background(), "/cli/only-here", engine.Options{AgentDir: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.Close()
+	words := map[string]map[string]string{}
+	for _, verb := range []string{"status", "pull"} {
+		out, errOut, code = runCLI(t, "sync", verb, "--remote", remote, "--store", b, "--json")
+		var rep struct {
+			Sessions []struct{ Name, State string }
+		}
+		if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil {
+			t.Fatalf("%s --json: exit %d\n%s%s", verb, code, out, errOut)
+		}
+		words[verb] = map[string]string{}
+		for _, x := range rep.Sessions {
+			words[verb][x.Name] = x.State
+		}
+	}
+	name := filepath.Base(s.SessionFile())
+	if words["status"][name] != "new local" || words["pull"][name] != "new local" {
+		t.Errorf("a session only the store has: status says %q, pull --json %q; want \"new local\"", words["status"][name], words["pull"][name])
+	}
+}
+
+// syncServer points the AWS_* variables and the cache at a fresh bucket
+// of the real server, and returns a client and the bucket.
+func syncServer(t *testing.T, bucket string) *minio.Client {
+	t.Helper()
+	srv := testenv.MinIO(t)
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	c, err := minio.New(srv.Addr, &minio.Options{Creds: credentials.NewStaticV4(srv.User, srv.Password, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sync pull of a remote copy holding lines that are not complete entry
+// lines (checksums correct) restores the complete entry lines only, says
+// on stderr which it refused and exits 4; the file ends with a newline.
+func TestSyncPullRefusesIncompleteLines(t *testing.T) {
+	c := syncServer(t, "cli-refuse")
+	ctx := context.Background()
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	s, err := engine.Create(ctx, "/cli/refuse", engine.Options{AgentDir: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	path := s.SessionFile()
+	s.Close()
+	remote := "s3://cli-refuse/me"
+	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", a); code != exitOK {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	// Another writer publishes a generation whose new segment holds a
+	// line that is not JSON and ends in a line without its newline.
+	own, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := []byte("not json\n" + `{"type":"custom","customType":"n","data":{},"id":"e1000001","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}` + "\n" +
+		`{"type":"custom","customType":"n","data":{},"id":"e2000002","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}`)
+	m := replica.Manifest{Format: replica.FormatVersion, Kind: replica.KindPi, Name: filepath.Base(path), Gen: 2}
+	for _, d := range [][]byte{own, seg} {
+		h := sha256.Sum256(d)
+		sum := hex.EncodeToString(h[:])
+		if _, err := c.PutObject(ctx, "cli-refuse", "me/d/"+sum, bytes.NewReader(d), int64(len(d)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		m.Segments = append(m.Segments, replica.Segment{Object: "d/" + sum, SHA256: sum, Size: int64(len(d)), Plain: int64(len(d))})
+		m.Size += int64(len(d))
+	}
+	data, _ := json.Marshal(m)
+	if _, err := c.PutObject(ctx, "cli-refuse", fmt.Sprintf("me/m/pi/%s/%010d", m.Name, 2), bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(seg)
+	obj := "d/" + hex.EncodeToString(h[:])
+	out, errOut, code := runCLI(t, "sync", "pull", "--remote", remote, "--store", b, "--json")
+	if code != exitCorrupt || !strings.Contains(errOut, "refused remote line 1 of "+obj) || !strings.Contains(errOut, "refused remote line 3 of "+obj) || !strings.Contains(errOut, "hint: 2 remote lines were left out") {
+		t.Errorf("pull: exit %d, want %d\n%s", code, exitCorrupt, errOut)
+	}
+	var rep struct {
+		Sessions []struct {
+			Refused []struct {
+				Object string
+				Line   int
+				Reason string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Sessions) != 1 || len(rep.Sessions[0].Refused) != 2 || rep.Sessions[0].Refused[1].Line != 3 || rep.Sessions[0].Refused[1].Object != obj {
+		t.Errorf("pull --json: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(filepath.Join(b, "sessions", filepath.Base(filepath.Dir(path)), m.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := string(own) + `{"type":"custom","customType":"n","data":{},"id":"e1000001","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}` + "\n"; string(got) != want {
+		t.Errorf("restored:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A session that fails is counted once in the hint ("1 session failed").
+func TestSyncFailedHint(t *testing.T) {
+	syncServer(t, "cli-failed")
+	a := filepath.Join(t.TempDir(), "a")
+	dir := filepath.Join(a, "sessions", "--cli-failed--")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A header that is not the session its file name says: never pushed.
+	name := "2026-03-01T09-00-00-000Z_0e9e0e9e-0000-4000-8000-000000000001.jsonl"
+	hdr := `{"type":"session","version":3,"id":"0e9e0e9e-0000-4000-8000-000000000002","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/cli/failed"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(hdr), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "sync", "push", "--remote", "s3://cli-failed/me", "--store", a)
+	if code != exitFailure || !strings.Contains(errOut, "hint: 1 session failed;") {
+		t.Errorf("push: exit %d, want %d\n%s", code, exitFailure, errOut)
 	}
 }

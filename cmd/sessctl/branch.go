@@ -23,10 +23,10 @@ func runBranch(e *env, args []string) int {
 	sf := addSummaryFlags(fs)
 	instructions := fs.String("instructions", "", "extra instructions `TEXT` for --summarize")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(branchCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(branchCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if len(pos) != 2 {
 		return e.usageError("expected SESSION and ENTRY")
 	}

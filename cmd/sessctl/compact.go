@@ -124,10 +124,10 @@ func runCompact(e *env, args []string) int {
 	reasoning := fs.Bool("reasoning", false, "the summarising model can reason: history requests ask for reasoning \"high\", as pi does")
 	dryRun := fs.Bool("dry-run", false, "show what would be done; write nothing, run no summariser")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(compactCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(compactCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}

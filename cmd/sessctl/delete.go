@@ -23,10 +23,10 @@ func runDelete(e *env, args []string) int {
 	store := storeFlag(fs)
 	wait := waitFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(deleteCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(deleteCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
 	}

@@ -27,10 +27,10 @@ func runExport(e *env, args []string) int {
 	leaf := fs.String("leaf", "", "export the branch ending at entry `ID` (or a unique prefix) instead of the leaf")
 	out := fs.String("o", "", "write to `FILE` instead of stdout (its directory must exist)")
 	force := fs.Bool("force", false, "let -o replace an existing file (never a session file, a link or a special file)")
-	pos, code := e.parseArgs(exportCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(exportCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}

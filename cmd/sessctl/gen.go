@@ -20,13 +20,6 @@ var genCommand = &command{
 func init() { register(genCommand).run = runGen }
 
 func runGen(e *env, args []string) int {
-	if len(args) == 0 {
-		return e.usageError("expected 'session', 'dir' or 'append'")
-	}
-	kind, args := args[0], args[1:]
-	if kind == "-h" || kind == "--help" || kind == "-help" {
-		kind, args = "session", []string{"-h"}
-	}
 	fs := e.flags(genCommand)
 	seed := fs.Uint64("seed", 1, "random seed")
 	entries := fs.Int("entries", 100000, "entries in the session")
@@ -37,10 +30,13 @@ func runGen(e *env, args []string) int {
 	if code := e.parse(genCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() == 0 {
+		return e.usageError("expected 'session', 'dir' or 'append'")
+	}
+	if fs.NArg() != 2 {
 		return e.usageError("expected one output path")
 	}
-	out := fs.Arg(0)
+	kind, out := fs.Arg(0), fs.Arg(1)
 	switch kind {
 	case "session":
 		o := workload.Options{Seed: *seed, Entries: *entries}

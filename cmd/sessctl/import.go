@@ -52,7 +52,7 @@ func runImport(e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON")
 	cwd := fs.String("cwd", "", "working directory for sessions whose source records none (default: your home directory)")
 	history := fs.Bool("history", false, "claude: also import the prompts of history.jsonl whose transcripts are gone")
-	if code := e.parse(importCommand, fs, interleave(args)); code >= 0 {
+	if code := e.parse(importCommand, fs, args); code >= 0 {
 		return code
 	}
 	home, _ := os.UserHomeDir()
@@ -153,29 +153,6 @@ func runImport(e *env, args []string) int {
 		return exitCorrupt
 	}
 	return exitOK
-}
-
-// interleave moves flags after positional arguments to the front, so
-// "import claude --dry-run" works like "import --dry-run claude".
-func interleave(args []string) []string {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			pos = append(pos, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "-") && a != "-":
-			flags = append(flags, a)
-			if (a == "--cwd" || a == "-cwd") && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
-		default:
-			pos = append(pos, a)
-		}
-	}
-	return append(flags, pos...)
 }
 
 // store imports every session of one store.

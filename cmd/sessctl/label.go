@@ -18,10 +18,10 @@ func runLabel(e *env, args []string) int {
 	store := storeFlag(fs)
 	wait := waitFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(labelCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(labelCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if len(pos) < 2 || len(pos) > 3 {
 		return e.usageError("expected SESSION, ENTRY and an optional TEXT")
 	}

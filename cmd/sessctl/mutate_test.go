@@ -715,25 +715,44 @@ func TestMutatingCommandsHelp(t *testing.T) {
 	}
 }
 
-func TestParseArgs(t *testing.T) {
+// TestParseInterspersed checks the one parser of every command: flags
+// before, between and after positional arguments, a value flag that
+// takes the next argument even when it starts with '-', bool flags that
+// take none, "--" ending the flags and a lone "-" as a positional.
+func TestParseInterspersed(t *testing.T) {
 	tests := []struct {
 		args []string
 		pos  []string
 		at   string
+		all  bool
 	}{
-		{[]string{"S", "--at", "x"}, []string{"S"}, "x"},
-		{[]string{"--at", "x", "S", "T"}, []string{"S", "T"}, "x"},
-		{[]string{"S", "--", "-t"}, []string{"S", "-t"}, ""},
-		{[]string{"--", "-S"}, []string{"-S"}, ""},
-		{[]string{"S", "-", "--at=y"}, []string{"S", "-"}, "y"},
+		{[]string{"S", "--at", "x"}, []string{"S"}, "x", false},
+		{[]string{"--at", "x", "S", "T"}, []string{"S", "T"}, "x", false},
+		{[]string{"S", "--all", "T"}, []string{"S", "T"}, "", true},
+		{[]string{"S", "--at=-y", "--all=false", "T"}, []string{"S", "T"}, "-y", false},
+		{[]string{"S", "-at", "-z"}, []string{"S"}, "-z", false},
+		{[]string{"S", "--at", "--", "T"}, []string{"S", "T"}, "--", false},
+		{[]string{"S", "--", "-t", "--all"}, []string{"S", "-t", "--all"}, "", false},
+		{[]string{"--", "-S"}, []string{"-S"}, "", false},
+		{[]string{"S", "-", "--at=y"}, []string{"S", "-"}, "y", false},
+		{[]string{"S", "--at", "x", "--", "--at", "y"}, []string{"S", "--at", "y"}, "x", false},
 	}
 	for _, tc := range tests {
 		e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, name: "fork"}
 		fs := e.flags(forkCommand)
 		at := fs.String("at", "", "")
-		pos, code := e.parseArgs(forkCommand, fs, tc.args)
-		if code >= 0 || !cmp.Equal(pos, tc.pos) || *at != tc.at {
-			t.Errorf("parseArgs(%q) = %q, %d, at %q", tc.args, pos, code, *at)
+		all := fs.Bool("all", false, "")
+		code := e.parse(forkCommand, fs, tc.args)
+		if pos := fs.Args(); code >= 0 || !cmp.Equal(pos, tc.pos) || *at != tc.at || *all != tc.all {
+			t.Errorf("parse(%q) = %q, %d, at %q, all %v; want %q, at %q, all %v", tc.args, pos, code, *at, *all, tc.pos, tc.at, tc.all)
+		}
+	}
+	for _, args := range [][]string{{"S", "--at"}, {"S", "--nosuch", "x"}, {"S", "---at", "x"}} {
+		e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, name: "fork"}
+		fs := e.flags(forkCommand)
+		fs.String("at", "", "")
+		if code := e.parse(forkCommand, fs, args); code != exitUsage {
+			t.Errorf("parse(%q) = %d, want the usage exit code %d", args, code, exitUsage)
 		}
 	}
 }

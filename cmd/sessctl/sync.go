@@ -43,9 +43,6 @@ func runSync(e *env, args []string) int {
 	redactFlag := fs.Bool("redact", false, "mask likely secrets in what is uploaded")
 	identity := fs.String("age-identity", "", "encrypt to and decrypt with the age identity in `FILE`")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		args = append(args[1:], args[0]) // the verb may come first
-	}
 	if code := e.parse(syncCommand, fs, args); code >= 0 {
 		return code
 	}

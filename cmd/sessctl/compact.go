@@ -172,6 +172,14 @@ func runCompact(e *env, args []string) int {
 	case err != nil:
 		return e.fail(err)
 	}
+	if len(prep.MessagesToSummarize) == 0 && len(prep.TurnPrefixMessages) == 0 {
+		// pi would write a compaction of nothing: a placeholder summary
+		// in the model context, and a previous compaction's kept
+		// messages lost. A dry run says so too.
+		return e.refuse(fmt.Errorf("nothing to compact: keeping about %d tokens, the cut falls at %s (%s) and no message comes before it",
+			settings.KeepRecentTokens, prep.FirstKeptEntryID, describeEntry(kept)),
+			"lower --keep-tokens to summarise more, or compact once the session is longer")
+	}
 	keptDesc := describeEntry(kept)
 
 	var res compaction.Result

@@ -397,6 +397,7 @@ func TestCompactWorkedExamples(t *testing.T) {
 			result{"e1", 0, true, 0, 1, []string{}, []string{}}},
 		{"E3", "500", chain(u(100), a(100, 0, ""), u(1), a(6, 0, "read a.ts"), tr(1000), a(13, 0, "edit a.ts"), tr(1), a(10, 0, "write b.ts"), tr(500), a(100, 0, "")),
 			result{"e9", 0, true, 2, 7, []string{}, []string{"a.ts", "b.ts"}}},
+		// pi would compact nothing here; sessctl refuses (see below).
 		{"E5", "1000", chain(u(100), a(10, 0, ""), u(1), a(6, 0, "read f.ts"), tr(2000)),
 			result{"e0", 2000, false, 0, 0, []string{}, []string{}}},
 		{"E6", "300", chain(u(1000), a(1006, 0, "read old.ts"), u(100), a(100, 50200, ""), c1, u(1000), a(1005, 0, "edit m1.ts"), u(200), a(100, 3100, "")),
@@ -407,6 +408,19 @@ func TestCompactWorkedExamples(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSession(t, t.TempDir(), tc.lines)
+			if tc.want.MessagesToSummarize == 0 && tc.want.TurnPrefixMessages == 0 {
+				// A compaction of nothing is refused, for a dry run too,
+				// naming pi's cut; the file is left as it was.
+				before := mustRead(t, path)
+				for _, dry := range []string{"--dry-run=false", "--dry-run"} {
+					_, errOut, code := mutRun(t, "", "compact", path, "--keep-tokens", tc.keep, "--summary", "S", dry)
+					want := "sessctl: compact: nothing to compact: keeping about " + tc.keep + " tokens, the cut falls at " + tc.want.FirstKeptEntryID + " ("
+					if code != exitFailure || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "\nhint: lower --keep-tokens") || mustRead(t, path) != before {
+						t.Errorf("%s: exit %d, stderr %q; want exit %d and %q, the file unchanged", dry, code, errOut, exitFailure, want)
+					}
+				}
+				return
+			}
 			out, errOut, code := mutRun(t, "", "compact", path, "--keep-tokens", tc.keep, "--summary", "S", "--json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
@@ -571,6 +585,20 @@ func TestCompactCommand(t *testing.T) {
 		holdLock(t, src)
 		if _, errOut, code := mutRun(t, "", "compact", src); code != exitLocked || !strings.Contains(errOut, ".lock: ") {
 			t.Fatalf("exit %d, %s", code, errOut)
+		}
+	})
+	t.Run("nothing before the cut with the default settings", func(t *testing.T) {
+		// The whole session fits in the 20000 tokens pi keeps: a
+		// compaction would summarise no message and put a placeholder
+		// summary into the model context.
+		src, ids := mutSession(t, cwd)
+		before := mustRead(t, src)
+		for _, args := range [][]string{{"compact", src}, {"compact", src, "--dry-run", "--json"}} {
+			out, errOut, code := mutRun(t, "", args...)
+			want := "sessctl: compact: nothing to compact: keeping about 20000 tokens, the cut falls at " + ids[0] + " (user message) and no message comes before it\nhint: "
+			if code != exitFailure || !strings.HasPrefix(errOut, want) || out != "" || mustRead(t, src) != before {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q, the file unchanged", args[2:], code, out, errOut, exitFailure, want)
+			}
 		}
 	})
 	t.Run("too small", func(t *testing.T) {

@@ -629,6 +629,8 @@ func TestLabelNameDelete(t *testing.T) {
 		wantCode int
 		wantOut  string
 		check    func(t *testing.T, s *engine.Session)
+		// unchanged: the command must leave the file byte for byte
+		unchanged bool
 	}{
 		{name: "set a label", args: []string{"label", srcID, ids[3], "before tests"},
 			check: func(t *testing.T, s *engine.Session) {
@@ -639,12 +641,22 @@ func TestLabelNameDelete(t *testing.T) {
 		{name: "label JSON", args: []string{"label", "--json", srcID, ids[2][:6], "-x-", "--"}, wantCode: exitUsage},
 		{name: "label text after --", args: []string{"label", "--json", srcID, ids[2][:6], "--", "-x-"},
 			wantOut: `"targetId":"` + ids[2] + `","label":"-x-"}`},
-		{name: "clear a label", args: []string{"label", srcID, ids[3]},
+		{name: "show a label", args: []string{"label", srcID, ids[3]}, wantOut: "before tests\n", unchanged: true},
+		{name: "show a label as JSON", args: []string{"label", srcID, ids[3][:5], "--json"},
+			wantOut: `{"targetId":"` + ids[3] + `","label":"before tests"}`, unchanged: true},
+		{name: "show a missing label", args: []string{"label", srcID, ids[4], "--json"},
+			wantOut: `{"targetId":"` + ids[4] + `","label":null}`, unchanged: true},
+		{name: "an empty label is refused", args: []string{"label", srcID, ids[3], ""}, wantCode: exitUsage, unchanged: true},
+		{name: "--clear with a text is refused", args: []string{"label", srcID, ids[3], "x", "--clear"}, wantCode: exitUsage, unchanged: true},
+		{name: "clear a label", args: []string{"label", srcID, ids[3], "--clear", "--json"},
+			wantOut: `"targetId":"` + ids[3] + `","label":null}`,
 			check: func(t *testing.T, s *engine.Session) {
 				if l, ok := s.Label(ids[3]); ok {
 					t.Errorf("label still %q", l)
 				}
 			}},
+		{name: "clear a label that is not there", args: []string{"label", srcID, ids[3], "--clear", "--json"},
+			wantOut: `{"entryId":null,"targetId":"` + ids[3] + `","label":null}`, unchanged: true},
 		{name: "label an unknown entry", args: []string{"label", srcID, "zzzzzzzz", "x"}, wantCode: exitNotFound},
 		{name: "no name yet", args: []string{"name", "--json", srcID}, wantOut: `{"name":null}`},
 		{name: "set the name", args: []string{"name", srcID, "  parser work  "},
@@ -658,9 +670,13 @@ func TestLabelNameDelete(t *testing.T) {
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
+			before := mustRead(t, src)
 			out, errOut, code := mutRun(t, "", st.args...)
 			if code != st.wantCode {
 				t.Fatalf("exit %d, want %d: %s", code, st.wantCode, errOut)
+			}
+			if st.unchanged && mustRead(t, src) != before {
+				t.Errorf("the session changed:\n%s", mustRead(t, src)[len(before):])
 			}
 			if st.wantOut != "" && !strings.HasSuffix(out, st.wantOut+"\n") && out != st.wantOut {
 				t.Errorf("stdout %q, want %q", out, st.wantOut)

@@ -222,9 +222,12 @@ func TestBranchCommand(t *testing.T) {
 		wantErr  string
 		summary  string // the summary written; "*" checks the preamble
 		extra    bool   // the context gains a branchSummary message
+		plain    bool   // no summary: a sessctl-branch custom entry moves the leaf
 	}{
-		{name: "empty summary keeps the context of the entry", target: 4,
+		{name: "no summary: a plain branch keeps the context of the entry", target: 4, plain: true,
 			args: func(src string, ids []string) []string { return []string{"branch", src, ids[4]} }},
+		{name: "an empty --summary is refused", wantCode: exitUsage, wantErr: "--summary is empty",
+			args: func(src string, ids []string) []string { return []string{"branch", src, ids[4], "--summary", ""} }},
 		{name: "caller summary", target: 4, summary: "tried tests first", extra: true,
 			args: func(src string, ids []string) []string {
 				return []string{"branch", src, ids[4][:4], "--summary", "tried tests first"}
@@ -257,18 +260,39 @@ func TestBranchCommand(t *testing.T) {
 				}
 				return
 			}
-			var got struct{ From, To, EntryID, Summary string }
+			var got struct {
+				From, To, EntryID string
+				Summary           *string
+			}
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
-			if got.From != ids[8] || got.To != ids[tc.target] {
-				t.Errorf("output = %+v", got)
+			if got.From != ids[8] || got.To != ids[tc.target] || (got.Summary == nil) != tc.plain {
+				t.Errorf("output = %s", out)
 			}
 			s := reload(t, src)
 			leaf, _ := s.LeafID()
 			e, _ := s.Entry(leaf)
-			if leaf != got.EntryID || e.Type != jsonl.TypeBranchSummary || e.ParentID != ids[tc.target] {
-				t.Fatalf("leaf %s (%s, parent %s), want a branch summary %s under %s", leaf, e.Type, e.ParentID, got.EntryID, ids[tc.target])
+			wantType := jsonl.TypeBranchSummary
+			if tc.plain {
+				wantType = jsonl.TypeCustom
+			}
+			if leaf != got.EntryID || e.Type != wantType || e.ParentID != ids[tc.target] {
+				t.Fatalf("leaf %s (%s, parent %s), want a %s %s under %s", leaf, e.Type, e.ParentID, wantType, got.EntryID, ids[tc.target])
+			}
+			if n := strings.Count(mustRead(t, src), "\n") - strings.Count(before, "\n"); n != 1 {
+				t.Errorf("%d lines appended, want 1", n)
+			}
+			if tc.plain {
+				if ct, _ := e.StringField("customType"); ct != "sessctl-branch" {
+					t.Errorf("customType %q", ct)
+				}
+				if d, _ := e.Field("data"); string(d) != `{"from":"`+ids[8]+`"}` {
+					t.Errorf("data %s", d)
+				}
+				if strings.Contains(string(e.Raw), "summary") {
+					t.Errorf("a plain branch wrote a summary: %s", e.Raw)
+				}
 			}
 			summary, _ := e.StringField("summary")
 			switch tc.summary {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -61,7 +62,7 @@ func runBranch(e *env, args []string) int {
 	}
 	oldLeaf, oldKind := s.LeafIDKind()
 	if oldKind == jsonl.KindString && oldLeaf == target {
-		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", target)
+		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", human.QuotePath(target))
 		if *asJSON {
 			jsonOut(e.stdout, jsonl.NewObject(128).String("session", s.SessionFile()).String("from", oldLeaf).
 				String("to", target).Null("entryId").Null("summary").Bytes())
@@ -116,9 +117,9 @@ func runBranch(e *env, args []string) int {
 		return exitOK
 	}
 	if hasSummary {
-		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (branch summary, %d characters)\n", target, id, len([]rune(summary)))
+		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (branch summary, %d characters)\n", human.QuotePath(target), id, len([]rune(summary)))
 	} else {
-		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (no summary)\n", target, id)
+		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (no summary)\n", human.QuotePath(target), id)
 	}
 	return exitOK
 }

@@ -177,7 +177,7 @@ func runCompact(e *env, args []string) int {
 		// in the model context, and a previous compaction's kept
 		// messages lost. A dry run says so too.
 		return e.refuse(fmt.Errorf("nothing to compact: keeping about %d tokens, the cut falls at %s (%s) and no message comes before it",
-			settings.KeepRecentTokens, prep.FirstKeptEntryID, describeEntry(kept)),
+			settings.KeepRecentTokens, human.QuotePath(prep.FirstKeptEntryID), describeEntry(kept)),
 			"lower --keep-tokens to summarise more, or compact once the session is longer")
 	}
 	keptDesc := describeEntry(kept)
@@ -252,7 +252,7 @@ func runCompact(e *env, args []string) int {
 	if prep.IsSplitTurn {
 		split = ", inside a turn"
 	}
-	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", prep.FirstKeptEntryID, keptDesc, split)
+	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", human.QuotePath(prep.FirstKeptEntryID), keptDesc, split)
 	fmt.Fprintf(w, "  tokens before:  %s\n", fmtTokens(prep.TokensBefore))
 	fmt.Fprintf(w, "  summarised:     %d message%s", len(prep.MessagesToSummarize), pluralS(len(prep.MessagesToSummarize)))
 	if len(prep.TurnPrefixMessages) > 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -66,7 +67,7 @@ func runDelete(e *env, args []string) int {
 			Raw("moved", append(list, ']')).Bytes())
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "moved %s to %s", filepath.Base(path), trash)
+	fmt.Fprintf(e.stdout, "moved %s to %s", human.QuotePath(filepath.Base(path)), human.QuotePath(trash))
 	if n := len(moved) - 1; n > 0 {
 		fmt.Fprintf(e.stdout, " (with %d backup file%s)", n, pluralS(n))
 	}

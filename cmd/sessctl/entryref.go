@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/sessctl/sessctl/internal/human"
 	"io"
 	"strings"
 )
@@ -13,7 +14,7 @@ import (
 // failEntry reports an entry lookup error with a hint that fits it.
 func (e *env) failEntry(err error, sessionArg string) int {
 	fmt.Fprintf(e.stderr, "sessctl: %s: %v\n", e.name, err)
-	fmt.Fprintf(e.stderr, "hint: 'sessctl tree %s' shows the entry ids\n", sessionArg)
+	fmt.Fprintf(e.stderr, "hint: 'sessctl tree %s' shows the entry ids\n", human.ShellQuote(sessionArg))
 	return exitCode(err)
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/redact"
 )
 
@@ -37,7 +38,7 @@ func runExport(e *env, args []string) int {
 	switch *format {
 	case "md", "markdown", "json", "html":
 	default:
-		return e.usageError("unknown format %q: use md, json or html", *format)
+		return e.usageError("unknown format %s: use md, json or html", human.Quote(*format))
 	}
 	toFile := *out != "" && *out != "-"
 	if *force && !toFile {

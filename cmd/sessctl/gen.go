@@ -7,6 +7,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/workload"
 )
 
@@ -47,13 +48,13 @@ func runGen(e *env, args []string) int {
 		if err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stdout, "%s: %d entries, %d bytes\n", out, *entries, n)
+		fmt.Fprintf(e.stdout, "%s: %d entries, %d bytes\n", human.QuotePath(out), *entries, n)
 	case "dir":
 		n, err := workload.Dir(filepath.Clean(out), *sessions, *size, *seed)
 		if err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stdout, "%s: %d sessions, %d bytes\n", out, *sessions, n)
+		fmt.Fprintf(e.stdout, "%s: %d sessions, %d bytes\n", human.QuotePath(out), *sessions, n)
 	case "append":
 		policy := engine.SyncNone
 		if *syncEach {
@@ -65,7 +66,7 @@ func runGen(e *env, args []string) int {
 		}
 		fmt.Fprintf(e.stdout, "%d entries in %v: %.0f entries/s\n", n, d.Round(time.Millisecond), float64(n)/d.Seconds())
 	default:
-		return e.usageError("unknown workload %q", kind)
+		return e.usageError("unknown workload %s", human.Quote(kind))
 	}
 	return exitOK
 }

@@ -1,6 +1,10 @@
 package main
 
-import "embed"
+import (
+	"embed"
+
+	"github.com/sessctl/sessctl/internal/human"
+)
 
 // The usage text of each command is help/NAME.txt: printed by -h and
 // 'sessctl help NAME', trimmed of surrounding blank lines.
@@ -41,7 +45,7 @@ func runHelp(e *env, args []string) int {
 	}
 	c, ok := commands[fs.Arg(0)]
 	if !ok {
-		return e.usageError("unknown command %q", fs.Arg(0))
+		return e.usageError("unknown command %s", human.Quote(fs.Arg(0)))
 	}
 	// Each command prints its own flags on -h.
 	return c.run(&env{ctx: e.ctx, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr, name: c.name}, []string{"-h"})

@@ -73,8 +73,8 @@ func runImport(e *env, args []string) int {
 		return e.fail(err)
 	}
 	r.opts.AgentDir = agentDir
-	if isTerminal(e.stderr) && !*asJSON {
-		r.progress = e.stderr
+	if t := terminal(e.stderr); t != nil && !*asJSON {
+		r.progress = t
 		r.opts.Import.Progress = r.readProgress
 	}
 	r.im = importer.New(r.opts)
@@ -99,7 +99,7 @@ func runImport(e *env, args []string) int {
 				return exitOK
 			}
 			fmt.Fprintf(e.stdout, "No sessions to import: none of %s keeps a store on this machine.\nLooked in:\n  %s\n",
-				strings.Join(names, ", "), strings.Join(looked, "\n  "))
+				strings.Join(names, ", "), strings.Join(quotePaths(looked), "\n  "))
 			return exitOK
 		}
 	default:
@@ -112,7 +112,7 @@ func runImport(e *env, args []string) int {
 			for _, s := range sources.All() {
 				names = append(names, s.Name())
 			}
-			return e.usageError("unknown source %q (one of %s)", fs.Arg(0), strings.Join(names, ", "))
+			return e.usageError("unknown source %s (one of %s)", human.Quote(fs.Arg(0)), strings.Join(names, ", "))
 		}
 		if *history && src.Name() != "claude" {
 			return e.usageError("--history is for claude only (Claude Code's history.jsonl)")
@@ -180,7 +180,7 @@ func (r *importRun) skip(source string, sk *migrate.Skip) {
 	r.rep.AddSkip(source, sk)
 	if !r.asJSON {
 		r.clearProgress()
-		fmt.Fprintf(r.out, "%-8s %-36s %-9s %s  %s\n", source, sk.SourceID, "skipped", sk.Reason, sk.Path)
+		fmt.Fprintf(r.out, "%-8s %-36s %-9s %s  %s\n", source, human.QuotePath(sk.SourceID), "skipped", sk.Reason, human.QuotePath(sk.Path))
 	}
 }
 
@@ -212,7 +212,7 @@ func (r *importRun) readProgress(path string, done, total int64) {
 	}
 	r.lastProg = time.Now()
 	fmt.Fprintf(r.progress, "\r\033[Kimporting %s: %d sessions; reading %s %.1f/%.1f MB",
-		r.source, r.rep.Summary.Sessions, filepath.Base(path), float64(done)/(1<<20), float64(total)/(1<<20))
+		r.source, r.rep.Summary.Sessions, human.QuotePath(filepath.Base(path)), float64(done)/(1<<20), float64(total)/(1<<20))
 }
 
 func (r *importRun) clearProgress() {
@@ -237,7 +237,7 @@ func (r *importRun) write(res importer.Result) {
 	}
 	if !r.asJSON {
 		r.clearProgress()
-		fmt.Fprintf(r.out, "%-8s %-36s %-9s %5d entries  %s\n", line.Source, line.SourceID, line.Status, line.Entries, line.File)
+		fmt.Fprintf(r.out, "%-8s %-36s %-9s %5d entries  %s\n", line.Source, human.QuotePath(line.SourceID), line.Status, line.Entries, human.QuotePath(line.File))
 		if r.progress != nil {
 			r.out.Flush()
 			fmt.Fprintf(r.progress, "importing %s: %d sessions", line.Source, r.rep.Summary.Sessions)

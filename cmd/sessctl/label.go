@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -54,7 +55,7 @@ func runLabel(e *env, args []string) int {
 	if !*clearIt {
 		text = &pos[2]
 	} else if _, ok := s.Label(target); !ok {
-		fmt.Fprintf(e.stderr, "sessctl: label: %s has no label; nothing to clear\n", target)
+		fmt.Fprintf(e.stderr, "sessctl: label: %s has no label; nothing to clear\n", human.QuotePath(target))
 		if *asJSON {
 			jsonOut(e.stdout, jsonl.NewObject(128).Null("entryId").String("targetId", target).Null("label").Bytes())
 		}
@@ -106,7 +107,7 @@ func showLabel(e *env, path, sessionArg, entry string, asJSON bool) int {
 	if ok {
 		fmt.Fprintln(e.stdout, label)
 	} else {
-		fmt.Fprintf(e.stderr, "sessctl: label: %s has no label\n", target)
+		fmt.Fprintf(e.stderr, "sessctl: label: %s has no label\n", human.QuotePath(target))
 	}
 	return exitOK
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 func main() {
@@ -25,11 +26,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	catchSIGPIPE()
 	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
-	code := run(ctx, os.Args[1:], os.Stdin, stdout, os.Stderr)
+	stderr := newStdout(os.Stderr, isTerminal(os.Stderr))
+	code := run(ctx, os.Args[1:], os.Stdin, stdout, stderr)
 	if err := stdout.Flush(); err != nil && code == exitOK && !errors.Is(err, errStdoutClosed) {
-		fmt.Fprintf(os.Stderr, "sessctl: %v\n", err)
+		fmt.Fprintf(stderr, "sessctl: %v\n", err)
 		code = exitFailure
 	}
+	_ = stderr.Flush()
 	stop()
 	os.Exit(code)
 }
@@ -95,7 +98,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "sessctl: unknown command %q\nhint: run 'sessctl help' for the list of commands\n", name)
+		fmt.Fprintf(stderr, "sessctl: unknown command %s\nhint: run 'sessctl help' for the list of commands\n", human.Quote(name))
 		return exitUsage
 	}
 	return c.run(&env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, name: name}, args[1:])

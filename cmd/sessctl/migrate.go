@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var migrateCommand = &command{
@@ -75,15 +76,15 @@ func printMigrateLine(out *bufio.Writer, e *env, l engine.MigrateLine) {
 			fmt.Fprintf(e.stderr, "hint: %s\n", h)
 		}
 	case "current":
-		fmt.Fprintf(out, "%s: %s, nothing to do\n", l.Path, ver(l.From))
+		fmt.Fprintf(out, "%s: %s, nothing to do\n", human.QuotePath(l.Path), ver(l.From))
 	default:
 		verb := "migrated"
 		if l.Status == "would-migrate" {
 			verb = "would migrate"
 		}
-		fmt.Fprintf(out, "%s: %s %s -> %s, %d entries, %d malformed lines dropped", l.Path, verb, ver(l.From), ver(l.To), l.Entries, l.Malformed)
+		fmt.Fprintf(out, "%s: %s %s -> %s, %d entries, %d malformed lines dropped", human.QuotePath(l.Path), verb, ver(l.From), ver(l.To), l.Entries, l.Malformed)
 		if l.Backup != "" {
-			fmt.Fprintf(out, ", backup %s", l.Backup)
+			fmt.Fprintf(out, ", backup %s", human.QuotePath(l.Backup))
 		}
 		fmt.Fprintln(out)
 	}

@@ -51,7 +51,7 @@ func runSync(e *env, args []string) int {
 	}
 	verb := fs.Arg(0)
 	if verb != "push" && verb != "pull" && verb != "status" {
-		return e.usageError("unknown sync command %q: expected push, pull or status", verb)
+		return e.usageError("unknown sync command %s: expected push, pull or status", human.Quote(verb))
 	}
 	if *remote == "" {
 		return e.usageError("--remote s3://BUCKET/PREFIX is required: nothing is uploaded unless configured")
@@ -91,19 +91,7 @@ func runSync(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	failed := 0
-	for _, s := range rep.Sessions {
-		if s.Err != nil {
-			failed++
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %v\n", s.Kind, s.Name, s.Err)
-		}
-		for _, c := range s.Conflicts {
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: entry %s differs on the two sides; both kept (as %s)\n", s.Kind, s.Name, c.ID, strings.Join(c.Copies, ", "))
-		}
-	}
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "sessctl: sync: warning: %v\n", w)
-	}
+	failed := printSyncProblems(e, rep)
 	if *asJSON {
 		printSyncJSON(e, rep)
 	} else {
@@ -114,6 +102,26 @@ func runSync(e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// printSyncProblems reports on stderr the sessions that failed, the
+// conflicts and the warnings of a run, and returns how many failed.
+func printSyncProblems(e *env, rep *replica.Report) int {
+	failed := 0
+	for _, s := range rep.Sessions {
+		if s.Err != nil {
+			failed++
+			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
+		}
+		for _, c := range s.Conflicts {
+			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: entry %s differs on the two sides; both kept (as %s)\n",
+				s.Kind, human.QuotePath(s.Name), human.QuotePath(c.ID), strings.Join(c.Copies, ", "))
+		}
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "sessctl: sync: warning: %v\n", w)
+	}
+	return failed
 }
 
 func printSyncText(e *env, verb string, rep *replica.Report) {
@@ -134,7 +142,7 @@ func printSyncText(e *env, verb string, rep *replica.Report) {
 		if where == "" {
 			where = s.Name
 		}
-		fmt.Fprintf(e.stdout, "%-12s %s%s\n", s.State, where, detail)
+		fmt.Fprintf(e.stdout, "%-12s %s%s\n", s.State, human.QuotePath(where), detail)
 	}
 	var parts []string
 	for _, c := range rep.Tally() {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/sessctl/sessctl/engine/repair"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var verifyCommand = &command{
@@ -67,7 +68,7 @@ func runVerify(e *env, args []string) int {
 				continue
 			}
 			if len(files) == 0 {
-				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", arg)
+				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", human.QuotePath(arg))
 			}
 			for _, f := range files {
 				check(f)

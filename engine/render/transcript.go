@@ -225,12 +225,12 @@ func (t *transcript) entry(en *jsonl.Entry) {
 	case jsonl.TypeLabel:
 		target := entryField(en, "targetId").str()
 		if l := entryField(en, "label").str(); l != "" {
-			t.printf("-- label %s: %q [%s]\n", target, l, id)
+			t.printf("-- label %s: %s [%s]\n", target, human.Quote(l), id)
 		} else {
 			t.printf("-- label %s cleared [%s]\n", target, id)
 		}
 	case jsonl.TypeSessionInfo:
-		t.printf("-- name %q [%s]\n", entryField(en, "name").str(), id)
+		t.printf("-- name %s [%s]\n", human.Quote(entryField(en, "name").str()), id)
 	case jsonl.TypeCustom:
 		t.printf("-- custom %s [%s]%s\n", entryField(en, "customType").str(), id, t.label(en))
 		if t.full {

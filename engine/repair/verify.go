@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
@@ -198,7 +197,7 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 		k := tree.Key(en)
 		if first, dup := firstLine[k]; dup {
 			if en.IDKind == jsonl.KindString {
-				r.problem("duplicate-id", en.Line, en.ID, "id %q on line %d is already used on line %d", en.ID, en.Line, first)
+				r.problem("duplicate-id", en.Line, en.ID, "id %s on line %d is already used on line %d", human.Quote(en.ID), en.Line, first)
 			}
 		} else {
 			firstLine[k] = en.Line
@@ -219,7 +218,7 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 	sort.Strings(types)
 	for _, t := range types {
 		lines := unknown[t]
-		name := strconv.Quote(t)
+		name := human.Quote(t)
 		if t == "" {
 			name = "(no type)"
 		}
@@ -246,7 +245,7 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 		case p == k:
 			r.problem("self-parent", en.Line, idOf(en), "the entry on line %d is its own parent", en.Line)
 		case last[p] == nil:
-			r.problem("missing-parent", en.Line, idOf(en), "the parent %q of the entry on line %d does not exist", p, en.Line)
+			r.problem("missing-parent", en.Line, idOf(en), "the parent %s of the entry on line %d does not exist", human.Quote(p), en.Line)
 		default:
 			parent[k] = p
 		}
@@ -266,7 +265,7 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 	for _, en := range body {
 		if en.Type == jsonl.TypeLabel {
 			if t, ok := jsonl.String(field(en, "targetId")); ok && last[t] == nil {
-				r.note("label-target", en.Line, idOf(en), "the label on line %d names entry %q, which does not exist", en.Line, t)
+				r.note("label-target", en.Line, idOf(en), "the label on line %d names entry %s, which does not exist", en.Line, human.Quote(t))
 			}
 		}
 	}

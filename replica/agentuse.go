@@ -192,8 +192,9 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			}
 			if have && ls != baseLocal(f.Path) && sha(plain) != ls {
 				// Both changed: keep the local file, the remote one beside it.
-				write[f.Path+conflictMark+sha(plain)[:8]] = plain
-				rep.Conflicts = append(rep.Conflicts, Conflict{ID: f.Path})
+				copyName := f.Path + conflictMark + sha(plain)[:8]
+				write[copyName] = plain
+				rep.Conflicts = append(rep.Conflicts, Conflict{ID: f.Path, Copies: []string{copyName}})
 				continue
 			}
 			write[f.Path] = plain

@@ -183,7 +183,11 @@ type SessionReport struct {
 // Conflict is an entry id both sides hold with different bytes. The
 // local line keeps the id; each version is also appended under a new
 // id derived from it and its bytes (Copies), so both survive on every
-// machine.
+// machine. For an AgentUse session, ID is a file both sides changed:
+// the local file is kept and the remote one is written beside it, under
+// the name in Copies. Copies is empty when no copy was kept (a remote
+// copy that holds one id twice with different bytes: its first line is
+// taken).
 type Conflict struct {
 	ID     string
 	Copies []string

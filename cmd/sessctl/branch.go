@@ -117,7 +117,7 @@ func runBranch(e *env, args []string) int {
 		return exitOK
 	}
 	if hasSummary {
-		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (branch summary, %d characters)\n", human.QuotePath(target), id, len([]rune(summary)))
+		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (branch summary, %s)\n", human.QuotePath(target), id, human.Plural(len([]rune(summary)), "character", "characters"))
 	} else {
 		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (no summary)\n", human.QuotePath(target), id)
 	}

@@ -254,13 +254,13 @@ func runCompact(e *env, args []string) int {
 	}
 	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", human.QuotePath(prep.FirstKeptEntryID), keptDesc, split)
 	fmt.Fprintf(w, "  tokens before:  %s\n", fmtTokens(prep.TokensBefore))
-	fmt.Fprintf(w, "  summarised:     %d message%s", len(prep.MessagesToSummarize), pluralS(len(prep.MessagesToSummarize)))
+	fmt.Fprintf(w, "  summarised:     %s", human.Plural(len(prep.MessagesToSummarize), "message", "messages"))
 	if len(prep.TurnPrefixMessages) > 0 {
 		fmt.Fprintf(w, ", plus %d from the start of the cut turn", len(prep.TurnPrefixMessages))
 	}
 	fmt.Fprintln(w)
 	if !*dryRun {
-		fmt.Fprintf(w, "  summary:        %s, %d characters\n", source, len([]rune(res.Summary)))
+		fmt.Fprintf(w, "  summary:        %s, %s\n", source, human.Plural(len([]rune(res.Summary)), "character", "characters"))
 	}
 	fmt.Fprintf(w, "  read files:     %s\n", pathList(res.Details.ReadFiles))
 	fmt.Fprintf(w, "  modified files: %s\n", pathList(res.Details.ModifiedFiles))
@@ -291,13 +291,6 @@ func fmtTokens(f float64) string {
 		return "unknown (a usage record is incomplete)"
 	}
 	return string(jsonl.AppendNumber(nil, f))
-}
-
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func mustJSON(ss []string) []byte {

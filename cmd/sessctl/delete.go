@@ -69,7 +69,7 @@ func runDelete(e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "moved %s to %s", human.QuotePath(filepath.Base(path)), human.QuotePath(trash))
 	if n := len(moved) - 1; n > 0 {
-		fmt.Fprintf(e.stdout, " (with %d backup file%s)", n, pluralS(n))
+		fmt.Fprintf(e.stdout, " (with %s)", human.Plural(n, "backup file", "backup files"))
 	}
 	fmt.Fprintln(e.stdout)
 	return exitOK

@@ -48,13 +48,13 @@ func runGen(e *env, args []string) int {
 		if err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stdout, "%s: %d entries, %d bytes\n", human.QuotePath(out), *entries, n)
+		fmt.Fprintf(e.stdout, "%s: %s, %s\n", human.QuotePath(out), human.Plural(*entries, "entry", "entries"), human.Plural(int(n), "byte", "bytes"))
 	case "dir":
 		n, err := workload.Dir(filepath.Clean(out), *sessions, *size, *seed)
 		if err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stdout, "%s: %d sessions, %d bytes\n", human.QuotePath(out), *sessions, n)
+		fmt.Fprintf(e.stdout, "%s: %s, %s\n", human.QuotePath(out), human.Plural(*sessions, "session", "sessions"), human.Plural(int(n), "byte", "bytes"))
 	case "append":
 		policy := engine.SyncNone
 		if *syncEach {
@@ -64,7 +64,7 @@ func runGen(e *env, args []string) int {
 		if err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stdout, "%d entries in %v: %.0f entries/s\n", n, d.Round(time.Millisecond), float64(n)/d.Seconds())
+		fmt.Fprintf(e.stdout, "%s in %v: %.0f entries/s\n", human.Plural(n, "entry", "entries"), d.Round(time.Millisecond), float64(n)/d.Seconds())
 	default:
 		return e.usageError("unknown workload %s", human.Quote(kind))
 	}

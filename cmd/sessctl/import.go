@@ -211,8 +211,8 @@ func (r *importRun) readProgress(path string, done, total int64) {
 		return
 	}
 	r.lastProg = time.Now()
-	fmt.Fprintf(r.progress, "\r\033[Kimporting %s: %d sessions; reading %s %.1f/%.1f MB",
-		r.source, r.rep.Summary.Sessions, human.QuotePath(filepath.Base(path)), float64(done)/(1<<20), float64(total)/(1<<20))
+	fmt.Fprintf(r.progress, "\r\033[Kimporting %s: %s; reading %s %.1f/%.1f MB",
+		r.source, human.Plural(r.rep.Summary.Sessions, "session", "sessions"), human.QuotePath(filepath.Base(path)), float64(done)/(1<<20), float64(total)/(1<<20))
 }
 
 func (r *importRun) clearProgress() {
@@ -240,7 +240,7 @@ func (r *importRun) write(res importer.Result) {
 		fmt.Fprintf(r.out, "%-8s %-36s %-9s %5d entries  %s\n", line.Source, human.QuotePath(line.SourceID), line.Status, line.Entries, human.QuotePath(line.File))
 		if r.progress != nil {
 			r.out.Flush()
-			fmt.Fprintf(r.progress, "importing %s: %d sessions", line.Source, r.rep.Summary.Sessions)
+			fmt.Fprintf(r.progress, "importing %s: %s", line.Source, human.Plural(r.rep.Summary.Sessions, "session", "sessions"))
 		}
 	}
 }
@@ -262,7 +262,7 @@ func (r *importRun) printSummary() {
 		fmt.Fprintf(r.out, ", %d skipped (nothing to import)", sum.Skipped)
 	}
 	if sum.Damaged > 0 {
-		fmt.Fprintf(r.out, "; %d damaged source lines or files skipped", sum.Damaged)
+		fmt.Fprintf(r.out, "; %s skipped", human.Plural(sum.Damaged, "damaged source line or file", "damaged source lines or files"))
 	}
 	if r.dryRun {
 		fmt.Fprint(r.out, " (dry run: nothing written)")

@@ -52,8 +52,8 @@ func runMigrate(e *env, args []string) int {
 	if *asJSON {
 		out.Write(rep.AppendJSON(nil))
 	} else {
-		fmt.Fprintf(out, "%d files: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
-			len(files), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
+		fmt.Fprintf(out, "%s: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
+			human.Plural(len(files), "file", "files"), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
 	}
 	switch {
 	case rep.OnlyLocked():
@@ -82,7 +82,7 @@ func printMigrateLine(out *bufio.Writer, e *env, l engine.MigrateLine) {
 		if l.Status == "would-migrate" {
 			verb = "would migrate"
 		}
-		fmt.Fprintf(out, "%s: %s %s -> %s, %d entries, %d malformed lines dropped", human.QuotePath(l.Path), verb, ver(l.From), ver(l.To), l.Entries, l.Malformed)
+		fmt.Fprintf(out, "%s: %s %s -> %s, %s, %s dropped", human.QuotePath(l.Path), verb, ver(l.From), ver(l.To), human.Plural(l.Entries, "entry", "entries"), human.Plural(l.Malformed, "malformed line", "malformed lines"))
 		if l.Backup != "" {
 			fmt.Fprintf(out, ", backup %s", human.QuotePath(l.Backup))
 		}

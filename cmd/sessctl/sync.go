@@ -91,14 +91,21 @@ func runSync(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	return reportSync(e, verb, rep, *asJSON)
+}
+
+// reportSync prints the report of a run: its problems on stderr, the
+// sessions on stdout (as JSON with asJSON), and a hint when sessions
+// failed. It returns the exit code.
+func reportSync(e *env, verb string, rep *replica.Report, asJSON bool) int {
 	failed := printSyncProblems(e, rep)
-	if *asJSON {
+	if asJSON {
 		printSyncJSON(e, rep)
 	} else {
 		printSyncText(e, verb, rep)
 	}
 	if failed > 0 {
-		fmt.Fprintf(e.stderr, "hint: %d %s failed; run again to retry them (what succeeded is kept)\n", failed, human.Plural(failed, "session", "sessions"))
+		fmt.Fprintf(e.stderr, "hint: %s failed; run again to retry them (what succeeded is kept)\n", human.Plural(failed, "session", "sessions"))
 		return exitFailure
 	}
 	return exitOK
@@ -114,8 +121,16 @@ func printSyncProblems(e *env, rep *replica.Report) int {
 			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
 		}
 		for _, c := range s.Conflicts {
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: entry %s differs on the two sides; both kept (as %s)\n",
-				s.Kind, human.QuotePath(s.Name), human.QuotePath(c.ID), strings.Join(c.Copies, ", "))
+			kept := ""
+			switch {
+			case len(c.Copies) == 0:
+			case s.Kind == replica.KindAgentUse:
+				kept = "; both kept (the remote one as " + strings.Join(quotePaths(c.Copies), ", ") + ")"
+			default:
+				kept = "; both kept (as " + strings.Join(quotePaths(c.Copies), ", ") + ")"
+			}
+			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %s %s differs on the two sides%s\n",
+				s.Kind, human.QuotePath(s.Name), conflictNoun(s.Kind), human.QuotePath(c.ID), kept)
 		}
 	}
 	for _, w := range rep.Warnings {
@@ -151,7 +166,7 @@ func printSyncText(e *env, verb string, rep *replica.Report) {
 	if len(parts) == 0 {
 		parts = append(parts, "no sessions")
 	}
-	fmt.Fprintf(e.stdout, "%s: %s; %d requests, %s up, %s down\n", verb, strings.Join(parts, ", "), rep.Requests, byteSize(rep.Uploaded), byteSize(rep.Downloaded))
+	fmt.Fprintf(e.stdout, "%s: %s; %s, %s up, %s down\n", verb, strings.Join(parts, ", "), human.Plural(int(rep.Requests), "request", "requests"), byteSize(rep.Uploaded), byteSize(rep.Downloaded))
 }
 
 func byteSize(n int64) string {
@@ -172,3 +187,12 @@ func printSyncJSON(e *env, rep *replica.Report) {
 }
 
 var _ flag.Value = (*cwdMaps)(nil)
+
+// conflictNoun names what a conflict's ID is: an entry of a JSONL
+// session, a file of an AgentUse one.
+func conflictNoun(kind string) string {
+	if kind == replica.KindAgentUse {
+		return "file"
+	}
+	return "entry"
+}

@@ -65,7 +65,7 @@ func writeTreeText(w io.Writer, sv *Session, roots []*tree.Node) int {
 	if sv.HasName {
 		fmt.Fprintf(w, " %s", human.Quote(human.OneLine(sv.Name, 80)))
 	}
-	fmt.Fprintf(w, " (%d entries)\n", len(sv.Entries))
+	fmt.Fprintf(w, " (%s)\n", human.Plural(len(sv.Entries), "entry", "entries"))
 	var stack []frame
 	push := func(children []*tree.Node, rail string) {
 		if len(children) == 1 {

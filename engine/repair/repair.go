@@ -99,7 +99,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			if rest == 0 {
 				res.change("split-line", bad.Line, "", "split a line of %d entries glued together", len(objs))
 			} else {
-				res.change("split-line", bad.Line, "", "kept %s found whole in a damaged line, dropped the other %d bytes", human.Plural(len(objs), "entry", "entries"), rest)
+				res.change("split-line", bad.Line, "", "kept %s found whole in a damaged line, dropped the other %s", human.Plural(len(objs), "entry", "entries"), human.Plural(rest, "byte", "bytes"))
 			}
 			if rest > 0 {
 				res.Dropped++
@@ -116,7 +116,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 	case jsonl.TailTorn:
 		readDropped(data[p.TailOffset:])
 		res.Dropped++
-		res.change("cut-torn-tail", p.Lines, "", "cut off an unfinished last line (%d bytes)", p.Size-p.TailOffset)
+		res.change("cut-torn-tail", p.Lines, "", "cut off an unfinished last line (%s)", human.Plural(int(p.Size-p.TailOffset), "byte", "bytes"))
 	case jsonl.TailNoNewline:
 		res.change("added-newline", p.Lines, "", "added the missing newline after the last line")
 	}

@@ -103,14 +103,18 @@ func Verify(path string, data []byte) *Report {
 	}
 	switch p.Tail {
 	case jsonl.TailTorn:
-		r.problem("torn-tail", p.Lines, "", "line %d is an unfinished write: %d bytes without a newline at the end of the file", p.Lines, p.Size-p.TailOffset)
+		r.problem("torn-tail", p.Lines, "", "line %d is an unfinished write: %s without a newline at the end of the file", p.Lines, human.Plural(int(p.Size-p.TailOffset), "byte", "bytes"))
 	case jsonl.TailNoNewline:
 		r.problem("no-final-newline", p.Lines, "", "line %d, the last, has no newline; appending to the file would corrupt it", p.Lines)
 	case jsonl.TailWhitespace:
 		r.note("trailing-space", p.Lines, "", "whitespace after the last newline")
 	}
 	if crlf := bytes.Count(data, []byte("\r\n")); crlf > 0 {
-		r.note("crlf", 0, "", "%d lines end in CRLF", crlf)
+		verb := "end"
+		if crlf == 1 {
+			verb = "ends"
+		}
+		r.note("crlf", 0, "", "%s %s in CRLF", human.Plural(crlf, "line", "lines"), verb)
 	}
 	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != jsonl.TailTorn {
 		r.problem("empty", 0, "", "the file is empty: it has no session header")
@@ -222,7 +226,7 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 		if t == "" {
 			name = "(no type)"
 		}
-		r.note("unknown-type", lines[0], "", "%d entries of unknown type %s, first on line %d (pi keeps them in the tree)", len(lines), name, lines[0])
+		r.note("unknown-type", lines[0], "", "%s of unknown type %s, first on line %d (pi keeps them in the tree)", human.Plural(len(lines), "entry", "entries"), name, lines[0])
 	}
 
 	// Parent links, from each id's last entry.

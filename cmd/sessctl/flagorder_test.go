@@ -265,3 +265,31 @@ func concat(parts ...[]string) []string {
 	}
 	return out
 }
+
+// TestSyncVerbsFlagsAnywhere runs each sync verb with its flags before,
+// around and after it. A missing identity file ends each run after the
+// flags and the verb were taken, before any request.
+func TestSyncVerbsFlagsAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "agent")
+	for _, verb := range []string{"push", "pull", "status"} {
+		remote := []string{"--remote", "s3://bucket/me"}
+		rest := []string{"--store", store, "--age-identity", filepath.Join(dir, "no-identity"), "--json"}
+		var first string
+		for i, args := range [][]string{
+			concat([]string{"sync"}, remote, rest, []string{verb}),
+			concat([]string{"sync"}, remote, []string{verb}, rest),
+			concat([]string{"sync", verb}, remote, rest),
+		} {
+			out, errOut, code := runCLI(t, args...)
+			if code != exitNotFound || out != "" || !strings.Contains(errOut, "no-identity") {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d naming the identity file", args, code, out, errOut, exitNotFound)
+			}
+			if i == 0 {
+				first = errOut
+			} else if errOut != first {
+				t.Errorf("%q: stderr %q, but %q with the flags first", args, errOut, first)
+			}
+		}
+	}
+}

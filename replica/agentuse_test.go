@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/replica"
 )
 
 // readTree returns every file below dir (but the lock and its owner
@@ -94,5 +96,57 @@ func TestAgentUseRoundTrip(t *testing.T) {
 		if rep := m.run(t, "sync"); moved(rep) != 0 {
 			t.Errorf("a further sync moved %d bytes", moved(rep))
 		}
+	}
+}
+
+// A file both machines changed is a conflict: the pull keeps the local
+// file and writes the remote one beside it, and the report names that
+// copy.
+func TestAgentUseConflictNamesTheCopy(t *testing.T) {
+	srv := testenv.MinIO(t)
+	remote := remoteFor(t, srv)
+	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+	for _, m := range []*machine{a, b} {
+		m.opts.AgentDir = ""
+		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
+	}
+	ctx := context.Background()
+	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
+	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "coder", Name: "coder"}, Model: "p:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirA := w.Dir()
+	w.Close()
+	a.run(t, "sync")
+	b.run(t, "sync")
+	dirB := filepath.Join(b.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session", filepath.Base(dirA))
+	// Both sides change session.json (still the same JSON).
+	for i, dir := range []string{dirA, dirB} {
+		p := filepath.Join(dir, "session.json")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, append(data, strings.Repeat(" ", i+1)...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.run(t, "sync")
+	rep := b.run(t, "pull")
+	var conflicts []replica.Conflict
+	for _, s := range rep.Sessions {
+		conflicts = append(conflicts, s.Conflicts...)
+	}
+	if len(conflicts) != 1 || conflicts[0].ID != "session.json" || len(conflicts[0].Copies) != 1 ||
+		!strings.HasPrefix(conflicts[0].Copies[0], "session.json.sync-conflict-") {
+		t.Fatalf("conflicts %+v, want session.json with the name of its copy", conflicts)
+	}
+	if _, err := os.Stat(filepath.Join(dirB, conflicts[0].Copies[0])); err != nil {
+		t.Errorf("the copy the report names: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 // AgentUse stores: `sessctl list --agentuse`, and dump (and show) of an
@@ -99,7 +100,7 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 		return code
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(e.stderr, "no AgentUse sessions in %s\n", st.Root())
+		fmt.Fprintf(e.stderr, "no AgentUse sessions in %s\n", human.QuotePath(st.Root()))
 		return code
 	}
 	render.AgentUseList(w, list)

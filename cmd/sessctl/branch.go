@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -23,10 +25,10 @@ func runBranch(e *env, args []string) int {
 	sf := addSummaryFlags(fs)
 	instructions := fs.String("instructions", "", "extra instructions `TEXT` for --summarize")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(branchCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(branchCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if len(pos) != 2 {
 		return e.usageError("expected SESSION and ENTRY")
 	}
@@ -38,6 +40,9 @@ func runBranch(e *env, args []string) int {
 	}
 	if *summarize && sf.set("summary") {
 		return e.usageError("--summary and --summarize cannot be combined")
+	}
+	if sf.set("summary") && *sf.text == "" {
+		return e.usageError("--summary is empty: leave it out to move the leaf without a summary")
 	}
 	if sf.set("summary-cmd") && !*summarize {
 		return e.usageError("--summary-cmd needs --summarize")
@@ -57,7 +62,7 @@ func runBranch(e *env, args []string) int {
 	}
 	oldLeaf, oldKind := s.LeafIDKind()
 	if oldKind == jsonl.KindString && oldLeaf == target {
-		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", target)
+		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", human.QuotePath(target))
 		if *asJSON {
 			jsonOut(e.stdout, jsonl.NewObject(128).String("session", s.SessionFile()).String("from", oldLeaf).
 				String("to", target).Null("entryId").Null("summary").Bytes())
@@ -65,12 +70,12 @@ func runBranch(e *env, args []string) int {
 		return exitOK
 	}
 
-	summary := ""
+	summary, hasSummary := "", false
 	var details any
 	var fromHook *bool
 	switch {
 	case sf.set("summary"):
-		summary = *sf.text
+		summary, hasSummary = *sf.text, true
 	case *summarize:
 		sum, _ := sf.summarizer()
 		res, ok, err := s.SummarizeBranch(e.ctx, target, sum, *instructions)
@@ -79,10 +84,15 @@ func runBranch(e *env, args []string) int {
 		}
 		if ok {
 			f := false
-			summary, details, fromHook = res.Summary, res.Details.JSON(), &f
+			summary, details, fromHook, hasSummary = res.Summary, res.Details.JSON(), &f, true
 		}
 	}
-	id, err := s.BranchWithSummary(&target, summary, details, fromHook)
+	var id string
+	if hasSummary {
+		id, err = s.BranchWithSummary(&target, summary, details, fromHook)
+	} else {
+		id, err = plainBranch(s, target, oldLeaf, oldKind)
+	}
 	if err != nil {
 		return e.fail(err)
 	}
@@ -97,14 +107,40 @@ func runBranch(e *env, args []string) int {
 		} else {
 			b.Null("from")
 		}
-		jsonOut(e.stdout, b.String("to", target).String("entryId", id).String("summary", summary).Bytes())
+		b.String("to", target).String("entryId", id)
+		if hasSummary {
+			b.String("summary", summary)
+		} else {
+			b.Null("summary")
+		}
+		jsonOut(e.stdout, b.Bytes())
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (branch summary", target, id)
-	if summary == "" {
-		fmt.Fprint(e.stdout, ", empty)\n")
+	if hasSummary {
+		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (branch summary, %s)\n", human.QuotePath(target), id, human.Plural(len([]rune(summary)), "character", "characters"))
 	} else {
-		fmt.Fprintf(e.stdout, ", %d characters)\n", len([]rune(summary)))
+		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (no summary)\n", human.QuotePath(target), id)
 	}
 	return exitOK
+}
+
+// branchEntryType is the customType of the entry a plain branch appends.
+const branchEntryType = "sessctl-branch"
+
+// plainBranch moves the leaf to target without a summary, durably: pi's
+// branch() only moves the leaf in memory, so a custom entry (which the
+// model context and pi's tree view leave out) is appended at target and
+// becomes the leaf on every reload. Its data names the leaf it moved
+// from ({"from": ID}, null when there was none).
+func plainBranch(s *engine.Session, target, oldLeaf string, oldKind jsonl.Kind) (string, error) {
+	data := jsonl.NewObject(64)
+	if oldKind == jsonl.KindString {
+		data.String("from", oldLeaf)
+	} else {
+		data.Null("from")
+	}
+	if err := s.Branch(target); err != nil {
+		return "", err
+	}
+	return s.AppendCustomEntry(branchEntryType, json.RawMessage(data.Bytes()))
 }

@@ -124,10 +124,10 @@ func runCompact(e *env, args []string) int {
 	reasoning := fs.Bool("reasoning", false, "the summarising model can reason: history requests ask for reasoning \"high\", as pi does")
 	dryRun := fs.Bool("dry-run", false, "show what would be done; write nothing, run no summariser")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(compactCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(compactCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
@@ -171,6 +171,14 @@ func runCompact(e *env, args []string) int {
 		return e.refuse(err, "the active branch has nothing that can be cut; 'sessctl tree' shows it")
 	case err != nil:
 		return e.fail(err)
+	}
+	if len(prep.MessagesToSummarize) == 0 && len(prep.TurnPrefixMessages) == 0 {
+		// pi would write a compaction of nothing: a placeholder summary
+		// in the model context, and a previous compaction's kept
+		// messages lost. A dry run says so too.
+		return e.refuse(fmt.Errorf("nothing to compact: keeping about %d tokens, the cut falls at %s (%s) and no message comes before it",
+			settings.KeepRecentTokens, human.QuotePath(prep.FirstKeptEntryID), describeEntry(kept)),
+			"lower --keep-tokens to summarise more, or compact once the session is longer")
 	}
 	keptDesc := describeEntry(kept)
 
@@ -244,15 +252,15 @@ func runCompact(e *env, args []string) int {
 	if prep.IsSplitTurn {
 		split = ", inside a turn"
 	}
-	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", prep.FirstKeptEntryID, keptDesc, split)
+	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", human.QuotePath(prep.FirstKeptEntryID), keptDesc, split)
 	fmt.Fprintf(w, "  tokens before:  %s\n", fmtTokens(prep.TokensBefore))
-	fmt.Fprintf(w, "  summarised:     %d message%s", len(prep.MessagesToSummarize), pluralS(len(prep.MessagesToSummarize)))
+	fmt.Fprintf(w, "  summarised:     %s", human.Plural(len(prep.MessagesToSummarize), "message", "messages"))
 	if len(prep.TurnPrefixMessages) > 0 {
 		fmt.Fprintf(w, ", plus %d from the start of the cut turn", len(prep.TurnPrefixMessages))
 	}
 	fmt.Fprintln(w)
 	if !*dryRun {
-		fmt.Fprintf(w, "  summary:        %s, %d characters\n", source, len([]rune(res.Summary)))
+		fmt.Fprintf(w, "  summary:        %s, %s\n", source, human.Plural(len([]rune(res.Summary)), "character", "characters"))
 	}
 	fmt.Fprintf(w, "  read files:     %s\n", pathList(res.Details.ReadFiles))
 	fmt.Fprintf(w, "  modified files: %s\n", pathList(res.Details.ModifiedFiles))
@@ -283,13 +291,6 @@ func fmtTokens(f float64) string {
 		return "unknown (a usage record is incomplete)"
 	}
 	return string(jsonl.AppendNumber(nil, f))
-}
-
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func mustJSON(ss []string) []byte {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -23,10 +24,10 @@ func runDelete(e *env, args []string) int {
 	store := storeFlag(fs)
 	wait := waitFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(deleteCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(deleteCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if len(pos) != 1 {
 		return e.usageError("expected one SESSION")
 	}
@@ -66,9 +67,9 @@ func runDelete(e *env, args []string) int {
 			Raw("moved", append(list, ']')).Bytes())
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "moved %s to %s", filepath.Base(path), trash)
+	fmt.Fprintf(e.stdout, "moved %s to %s", human.QuotePath(filepath.Base(path)), human.QuotePath(trash))
 	if n := len(moved) - 1; n > 0 {
-		fmt.Fprintf(e.stdout, " (with %d backup file%s)", n, pluralS(n))
+		fmt.Fprintf(e.stdout, " (with %s)", human.Plural(n, "backup file", "backup files"))
 	}
 	fmt.Fprintln(e.stdout)
 	return exitOK

@@ -43,7 +43,7 @@ func runDemo(e *env, args []string) int {
 	step := func(title string) { fmt.Fprintf(out, "\n== %s\n", title) }
 
 	step("1. the library wrote one JSONL file, exactly as pi writes it")
-	fmt.Fprintf(out, "%s\n", file)
+	fmt.Fprintf(out, "%s\n", human.QuotePath(file))
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return e.fail(err)
@@ -55,7 +55,7 @@ func runDemo(e *env, args []string) int {
 		fmt.Fprintf(out, "  %s\n", human.OneLine(line, 110))
 	}
 
-	step("2. sessctl list --dir " + filepath.Dir(file))
+	step("2. sessctl list --dir " + human.ShellQuote(filepath.Dir(file)))
 	if code := run(e.ctx, []string{"list", "--dir", filepath.Dir(file)}, e.stdin, out, e.stderr); code != 0 {
 		return code
 	}
@@ -93,7 +93,7 @@ func runDemo(e *env, args []string) int {
 	if err := json.Unmarshal(buf.Bytes(), &ctx); err != nil {
 		return e.fail(err)
 	}
-	fmt.Fprintf(out, "  model %s, thinking %q, %d messages:\n", ctx.Model, ctx.ThinkingLevel, len(ctx.Messages))
+	fmt.Fprintf(out, "  model %s, thinking %s, %d messages:\n", ctx.Model, human.Quote(ctx.ThinkingLevel), len(ctx.Messages))
 	for _, m := range ctx.Messages {
 		text := m.Summary
 		if text == "" {
@@ -102,7 +102,7 @@ func runDemo(e *env, args []string) int {
 		fmt.Fprintf(out, "    %-14s %s\n", m.Role, human.OneLine(text, 80))
 	}
 	if *keep {
-		fmt.Fprintf(out, "\nThe store is kept at %s\n", root)
+		fmt.Fprintf(out, "\nThe store is kept at %s\n", human.QuotePath(root))
 	}
 	return exitOK
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var dumpCommand = &command{
@@ -45,9 +46,9 @@ func runDump(e *env, args []string) int {
 			case slices.Contains(known, f):
 				o.Fields[f] = true
 			case f == "contextByLeaf" || f == "contextAtNullLeaf":
-				return e.usageError("field %q needs --context-by-leaf", f)
+				return e.usageError("field %s needs --context-by-leaf", human.Quote(f))
 			default:
-				return e.usageError("unknown field %q in --fields; the fields are %s", f, strings.Join(known, ", "))
+				return e.usageError("unknown field %s in --fields; the fields are %s", human.Quote(f), strings.Join(known, ", "))
 			}
 		}
 		if len(o.Fields) == 0 {

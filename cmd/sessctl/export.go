@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/redact"
 )
 
@@ -27,17 +28,17 @@ func runExport(e *env, args []string) int {
 	leaf := fs.String("leaf", "", "export the branch ending at entry `ID` (or a unique prefix) instead of the leaf")
 	out := fs.String("o", "", "write to `FILE` instead of stdout (its directory must exist)")
 	force := fs.Bool("force", false, "let -o replace an existing file (never a session file, a link or a special file)")
-	pos, code := e.parseArgs(exportCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(exportCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
 	switch *format {
 	case "md", "markdown", "json", "html":
 	default:
-		return e.usageError("unknown format %q: use md, json or html", *format)
+		return e.usageError("unknown format %s: use md, json or html", human.Quote(*format))
 	}
 	toFile := *out != "" && *out != "-"
 	if *force && !toFile {

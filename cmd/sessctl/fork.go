@@ -28,10 +28,10 @@ func runFork(e *env, args []string) int {
 	cwd := fs.String("cwd", "", "working directory `DIR` of the new session (its file goes in DIR's session folder)")
 	all := fs.Bool("all", false, "copy every branch (pi's forkFrom), not one path")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(forkCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(forkCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}

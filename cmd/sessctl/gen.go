@@ -7,6 +7,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/workload"
 )
 
@@ -20,13 +21,6 @@ var genCommand = &command{
 func init() { register(genCommand).run = runGen }
 
 func runGen(e *env, args []string) int {
-	if len(args) == 0 {
-		return e.usageError("expected 'session', 'dir' or 'append'")
-	}
-	kind, args := args[0], args[1:]
-	if kind == "-h" || kind == "--help" || kind == "-help" {
-		kind, args = "session", []string{"-h"}
-	}
 	fs := e.flags(genCommand)
 	seed := fs.Uint64("seed", 1, "random seed")
 	entries := fs.Int("entries", 100000, "entries in the session")
@@ -37,10 +31,13 @@ func runGen(e *env, args []string) int {
 	if code := e.parse(genCommand, fs, args); code >= 0 {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() == 0 {
+		return e.usageError("expected 'session', 'dir' or 'append'")
+	}
+	if fs.NArg() != 2 {
 		return e.usageError("expected one output path")
 	}
-	out := fs.Arg(0)
+	kind, out := fs.Arg(0), fs.Arg(1)
 	switch kind {
 	case "session":
 		o := workload.Options{Seed: *seed, Entries: *entries}
@@ -51,13 +48,13 @@ func runGen(e *env, args []string) int {
 		if err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stdout, "%s: %d entries, %d bytes\n", out, *entries, n)
+		fmt.Fprintf(e.stdout, "%s: %s, %s\n", human.QuotePath(out), human.Plural(*entries, "entry", "entries"), human.Plural(int(n), "byte", "bytes"))
 	case "dir":
 		n, err := workload.Dir(filepath.Clean(out), *sessions, *size, *seed)
 		if err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stdout, "%s: %d sessions, %d bytes\n", out, *sessions, n)
+		fmt.Fprintf(e.stdout, "%s: %s, %s\n", human.QuotePath(out), human.Plural(*sessions, "session", "sessions"), human.Plural(int(n), "byte", "bytes"))
 	case "append":
 		policy := engine.SyncNone
 		if *syncEach {
@@ -67,9 +64,9 @@ func runGen(e *env, args []string) int {
 		if err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stdout, "%d entries in %v: %.0f entries/s\n", n, d.Round(time.Millisecond), float64(n)/d.Seconds())
+		fmt.Fprintf(e.stdout, "%s in %v: %.0f entries/s\n", human.Plural(n, "entry", "entries"), d.Round(time.Millisecond), float64(n)/d.Seconds())
 	default:
-		return e.usageError("unknown workload %q", kind)
+		return e.usageError("unknown workload %s", human.Quote(kind))
 	}
 	return exitOK
 }

@@ -1,6 +1,10 @@
 package main
 
-import "embed"
+import (
+	"embed"
+
+	"github.com/sessctl/sessctl/internal/human"
+)
 
 // The usage text of each command is help/NAME.txt: printed by -h and
 // 'sessctl help NAME', trimmed of surrounding blank lines.
@@ -27,13 +31,21 @@ var helpCommand = &command{
 func init() { register(helpCommand).run = runHelp }
 
 func runHelp(e *env, args []string) int {
-	if len(args) == 0 {
+	fs := e.flags(helpCommand)
+	if code := e.parse(helpCommand, fs, args); code >= 0 {
+		return code
+	}
+	switch fs.NArg() {
+	case 0:
 		printUsage(e.stdout)
 		return exitOK
+	case 1:
+	default:
+		return e.usageError("expected one COMMAND")
 	}
-	c, ok := commands[args[0]]
+	c, ok := commands[fs.Arg(0)]
 	if !ok {
-		return e.usageError("unknown command %q", args[0])
+		return e.usageError("unknown command %s", human.Quote(fs.Arg(0)))
 	}
 	// Each command prints its own flags on -h.
 	return c.run(&env{ctx: e.ctx, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr, name: c.name}, []string{"-h"})

@@ -52,7 +52,7 @@ func runImport(e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON")
 	cwd := fs.String("cwd", "", "working directory for sessions whose source records none (default: your home directory)")
 	history := fs.Bool("history", false, "claude: also import the prompts of history.jsonl whose transcripts are gone")
-	if code := e.parse(importCommand, fs, interleave(args)); code >= 0 {
+	if code := e.parse(importCommand, fs, args); code >= 0 {
 		return code
 	}
 	home, _ := os.UserHomeDir()
@@ -73,8 +73,8 @@ func runImport(e *env, args []string) int {
 		return e.fail(err)
 	}
 	r.opts.AgentDir = agentDir
-	if isTerminal(e.stderr) && !*asJSON {
-		r.progress = e.stderr
+	if t := terminal(e.stderr); t != nil && !*asJSON {
+		r.progress = t
 		r.opts.Import.Progress = r.readProgress
 	}
 	r.im = importer.New(r.opts)
@@ -99,7 +99,7 @@ func runImport(e *env, args []string) int {
 				return exitOK
 			}
 			fmt.Fprintf(e.stdout, "No sessions to import: none of %s keeps a store on this machine.\nLooked in:\n  %s\n",
-				strings.Join(names, ", "), strings.Join(looked, "\n  "))
+				strings.Join(names, ", "), strings.Join(quotePaths(looked), "\n  "))
 			return exitOK
 		}
 	default:
@@ -112,7 +112,7 @@ func runImport(e *env, args []string) int {
 			for _, s := range sources.All() {
 				names = append(names, s.Name())
 			}
-			return e.usageError("unknown source %q (one of %s)", fs.Arg(0), strings.Join(names, ", "))
+			return e.usageError("unknown source %s (one of %s)", human.Quote(fs.Arg(0)), strings.Join(names, ", "))
 		}
 		if *history && src.Name() != "claude" {
 			return e.usageError("--history is for claude only (Claude Code's history.jsonl)")
@@ -155,29 +155,6 @@ func runImport(e *env, args []string) int {
 	return exitOK
 }
 
-// interleave moves flags after positional arguments to the front, so
-// "import claude --dry-run" works like "import --dry-run claude".
-func interleave(args []string) []string {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			pos = append(pos, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "-") && a != "-":
-			flags = append(flags, a)
-			if (a == "--cwd" || a == "-cwd") && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
-		default:
-			pos = append(pos, a)
-		}
-	}
-	return append(flags, pos...)
-}
-
 // store imports every session of one store.
 func (r *importRun) store(src migrate.Source, path string) {
 	abs, err := filepath.Abs(path)
@@ -203,7 +180,7 @@ func (r *importRun) skip(source string, sk *migrate.Skip) {
 	r.rep.AddSkip(source, sk)
 	if !r.asJSON {
 		r.clearProgress()
-		fmt.Fprintf(r.out, "%-8s %-36s %-9s %s  %s\n", source, sk.SourceID, "skipped", sk.Reason, sk.Path)
+		fmt.Fprintf(r.out, "%-8s %-36s %-9s %s  %s\n", source, human.QuotePath(sk.SourceID), "skipped", sk.Reason, human.QuotePath(sk.Path))
 	}
 }
 
@@ -234,8 +211,8 @@ func (r *importRun) readProgress(path string, done, total int64) {
 		return
 	}
 	r.lastProg = time.Now()
-	fmt.Fprintf(r.progress, "\r\033[Kimporting %s: %d sessions; reading %s %.1f/%.1f MB",
-		r.source, r.rep.Summary.Sessions, filepath.Base(path), float64(done)/(1<<20), float64(total)/(1<<20))
+	fmt.Fprintf(r.progress, "\r\033[Kimporting %s: %s; reading %s %.1f/%.1f MB",
+		r.source, human.Plural(r.rep.Summary.Sessions, "session", "sessions"), human.QuotePath(filepath.Base(path)), float64(done)/(1<<20), float64(total)/(1<<20))
 }
 
 func (r *importRun) clearProgress() {
@@ -260,10 +237,10 @@ func (r *importRun) write(res importer.Result) {
 	}
 	if !r.asJSON {
 		r.clearProgress()
-		fmt.Fprintf(r.out, "%-8s %-36s %-9s %5d entries  %s\n", line.Source, line.SourceID, line.Status, line.Entries, line.File)
+		fmt.Fprintf(r.out, "%-8s %-36s %-9s %5d entries  %s\n", line.Source, human.QuotePath(line.SourceID), line.Status, line.Entries, human.QuotePath(line.File))
 		if r.progress != nil {
 			r.out.Flush()
-			fmt.Fprintf(r.progress, "importing %s: %d sessions", line.Source, r.rep.Summary.Sessions)
+			fmt.Fprintf(r.progress, "importing %s: %s", line.Source, human.Plural(r.rep.Summary.Sessions, "session", "sessions"))
 		}
 	}
 }
@@ -285,7 +262,7 @@ func (r *importRun) printSummary() {
 		fmt.Fprintf(r.out, ", %d skipped (nothing to import)", sum.Skipped)
 	}
 	if sum.Damaged > 0 {
-		fmt.Fprintf(r.out, "; %d damaged source lines or files skipped", sum.Damaged)
+		fmt.Fprintf(r.out, "; %s skipped", human.Plural(sum.Damaged, "damaged source line or file", "damaged source lines or files"))
 	}
 	if r.dryRun {
 		fmt.Fprint(r.out, " (dry run: nothing written)")

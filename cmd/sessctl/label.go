@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var labelCommand = &command{
 	name:    "label",
-	summary: "set or clear the label of an entry",
+	summary: "show, set or clear the label of an entry",
 	usage:   helpText("label"),
 }
 
@@ -17,21 +20,27 @@ func runLabel(e *env, args []string) int {
 	fs := e.flags(labelCommand)
 	store := storeFlag(fs)
 	wait := waitFlag(fs)
+	clearIt := fs.Bool("clear", false, "clear the label (appends a label entry without one)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(labelCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(labelCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if len(pos) < 2 || len(pos) > 3 {
 		return e.usageError("expected SESSION, ENTRY and an optional TEXT")
 	}
-	var text *string
-	if len(pos) == 3 {
-		text = &pos[2]
+	switch {
+	case *clearIt && len(pos) == 3:
+		return e.usageError("--clear takes no TEXT")
+	case len(pos) == 3 && pos[2] == "":
+		return e.usageError("TEXT is empty: to clear the label, use --clear")
 	}
 	path, err := resolveSession(*store, pos[0])
 	if err != nil {
 		return e.fail(err)
+	}
+	if len(pos) == 2 && !*clearIt {
+		return showLabel(e, path, pos[0], pos[1], *asJSON)
 	}
 	s, err := openForWrite(e.ctx, path, *wait, engine.Options{Command: "sessctl label"})
 	if err != nil {
@@ -42,6 +51,16 @@ func runLabel(e *env, args []string) int {
 	if err != nil {
 		return e.failEntry(err, pos[0])
 	}
+	var text *string
+	if !*clearIt {
+		text = &pos[2]
+	} else if _, ok := s.Label(target); !ok {
+		fmt.Fprintf(e.stderr, "sessctl: label: %s has no label; nothing to clear\n", human.QuotePath(target))
+		if *asJSON {
+			jsonOut(e.stdout, jsonl.NewObject(128).Null("entryId").String("targetId", target).Null("label").Bytes())
+		}
+		return exitOK
+	}
 	id, err := s.AppendLabelChange(target, text)
 	if err != nil {
 		return e.fail(err)
@@ -51,12 +70,44 @@ func runLabel(e *env, args []string) int {
 	}
 	if *asJSON {
 		b := jsonl.NewObject(128).String("entryId", id).String("targetId", target)
-		if text == nil || *text == "" {
+		if text == nil {
 			b.Null("label")
 		} else {
 			b.String("label", *text)
 		}
 		jsonOut(e.stdout, b.Bytes())
+	}
+	return exitOK
+}
+
+// showLabel prints the label of an entry: its text and a newline, or
+// nothing (and a note on stderr) when it has none.
+func showLabel(e *env, path, sessionArg, entry string, asJSON bool) int {
+	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	if err != nil {
+		return e.fail(err)
+	}
+	defer s.Close()
+	e.warnVersion(s.SessionFile(), s.Header().Entry)
+	target, err := s.ResolveEntry(entry)
+	if err != nil {
+		return e.failEntry(err, sessionArg)
+	}
+	label, ok := s.Label(target)
+	if asJSON {
+		b := jsonl.NewObject(128).String("targetId", target)
+		if ok {
+			b.String("label", label)
+		} else {
+			b.Null("label")
+		}
+		jsonOut(e.stdout, b.Bytes())
+		return exitOK
+	}
+	if ok {
+		fmt.Fprintln(e.stdout, label)
+	} else {
+		fmt.Fprintf(e.stderr, "sessctl: label: %s has no label\n", human.QuotePath(target))
 	}
 	return exitOK
 }

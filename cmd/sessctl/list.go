@@ -10,6 +10,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -35,7 +36,7 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() != 0 {
-		return e.usageError("unexpected argument %q", fs.Arg(0))
+		return e.usageError("unexpected argument %s", human.Quote(fs.Arg(0)))
 	}
 	storeDir := ""
 	switch *store {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 func main() {
@@ -25,11 +26,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	catchSIGPIPE()
 	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
-	code := run(ctx, os.Args[1:], os.Stdin, stdout, os.Stderr)
+	stderr := newStdout(os.Stderr, isTerminal(os.Stderr))
+	code := run(ctx, os.Args[1:], os.Stdin, stdout, stderr)
 	if err := stdout.Flush(); err != nil && code == exitOK && !errors.Is(err, errStdoutClosed) {
-		fmt.Fprintf(os.Stderr, "sessctl: %v\n", err)
+		fmt.Fprintf(stderr, "sessctl: %v\n", err)
 		code = exitFailure
 	}
+	_ = stderr.Flush()
 	stop()
 	os.Exit(code)
 }
@@ -95,14 +98,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "sessctl: unknown command %q\nhint: run 'sessctl help' for the list of commands\n", name)
+		fmt.Fprintf(stderr, "sessctl: unknown command %s\nhint: run 'sessctl help' for the list of commands\n", human.Quote(name))
 		return exitUsage
 	}
 	return c.run(&env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, name: name}, args[1:])
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprint(w, "sessctl: inspect, fork, branch, compact, verify and migrate agent sessions\n\nUsage:\n  sessctl <command> [flags] [arguments]\n\nCommands:\n")
+	fmt.Fprint(w, "sessctl: inspect, fork, branch, compact, verify and migrate agent sessions\n\nUsage:\n  sessctl <command> [arguments] [flags]\n\nFlags may come before, between or after the arguments; '--' ends them\n(for an argument that starts with '-').\n\nCommands:\n")
 	names := make([]string, 0, len(commands))
 	for n, c := range commands {
 		if !c.hidden {
@@ -125,9 +128,25 @@ func (e *env) flags(c *command) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args; it returns -1 to go on, or the exit code to return.
+// parse parses args, the one parser of every command: flags and
+// positional arguments may come in any order ("show SESSION --full" is
+// "show --full SESSION"). An argument "--" ends the flags: everything
+// after it is positional, so a TEXT that starts with '-' goes as
+// "-- -text". A lone "-" is positional (standard input, where it means
+// that). The flag set tells which flags take a value: a bool flag takes
+// none (--json), another flag takes the next argument (--leaf ID, even one
+// that starts with '-') unless it is joined (--leaf=ID). After parse,
+// fs.Args() holds the positional arguments in their order. It returns -1
+// to go on, or the exit code to return.
 func (e *env) parse(c *command, fs *flag.FlagSet, args []string) int {
-	if err := fs.Parse(args); err != nil {
+	flags, pos := splitArgs(fs, args)
+	err := fs.Parse(flags)
+	if err == nil {
+		// The flags are set; parsing "--" and the positional arguments
+		// sets nothing more and leaves them as fs.Args().
+		err = fs.Parse(append([]string{"--"}, pos...))
+	}
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(e.stdout, c, fs)
 			return exitOK
@@ -137,6 +156,39 @@ func (e *env) parse(c *command, fs *flag.FlagSet, args []string) int {
 		return exitUsage
 	}
 	return -1
+}
+
+// splitArgs separates the flags of args (each with its value, in their
+// order) from the positional arguments (in theirs), as parse describes.
+// An unknown flag goes with the flags, alone, for fs.Parse to report.
+func splitArgs(fs *flag.FlagSet, args []string) (flags, pos []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return flags, append(pos, args[i+1:]...)
+		case len(a) < 2 || a[0] != '-':
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimPrefix(a[1:], "-")
+		if strings.Contains(name, "=") {
+			continue // --name=value
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return flags, pos
 }
 
 func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {

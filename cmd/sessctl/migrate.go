@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -62,8 +63,8 @@ func runMigrate(e *env, args []string) int {
 	if *asJSON {
 		out.Write(rep.AppendJSON(nil))
 	} else {
-		fmt.Fprintf(out, "%d files: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
-			len(rep.Files), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
+		fmt.Fprintf(out, "%s: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
+			human.Plural(len(rep.Files), "file", "files"), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
 	}
 	switch {
 	case rep.OnlyLocked():
@@ -86,15 +87,15 @@ func printMigrateLine(out *bufio.Writer, e *env, l engine.MigrateLine) {
 			fmt.Fprintf(e.stderr, "hint: %s\n", h)
 		}
 	case "current":
-		fmt.Fprintf(out, "%s: %s, nothing to do\n", l.Path, ver(l.From))
+		fmt.Fprintf(out, "%s: %s, nothing to do\n", human.QuotePath(l.Path), ver(l.From))
 	default:
 		verb := "migrated"
 		if l.Status == "would-migrate" {
 			verb = "would migrate"
 		}
-		fmt.Fprintf(out, "%s: %s %s -> %s, %d entries, %d malformed lines dropped", l.Path, verb, ver(l.From), ver(l.To), l.Entries, l.Malformed)
+		fmt.Fprintf(out, "%s: %s %s -> %s, %s, %s dropped", human.QuotePath(l.Path), verb, ver(l.From), ver(l.To), human.Plural(l.Entries, "entry", "entries"), human.Plural(l.Malformed, "malformed line", "malformed lines"))
 		if l.Backup != "" {
-			fmt.Fprintf(out, ", backup %s", l.Backup)
+			fmt.Fprintf(out, ", backup %s", human.QuotePath(l.Backup))
 		}
 		fmt.Fprintln(out)
 	}

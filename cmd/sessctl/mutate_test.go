@@ -222,9 +222,12 @@ func TestBranchCommand(t *testing.T) {
 		wantErr  string
 		summary  string // the summary written; "*" checks the preamble
 		extra    bool   // the context gains a branchSummary message
+		plain    bool   // no summary: a sessctl-branch custom entry moves the leaf
 	}{
-		{name: "empty summary keeps the context of the entry", target: 4,
+		{name: "no summary: a plain branch keeps the context of the entry", target: 4, plain: true,
 			args: func(src string, ids []string) []string { return []string{"branch", src, ids[4]} }},
+		{name: "an empty --summary is refused", wantCode: exitUsage, wantErr: "--summary is empty",
+			args: func(src string, ids []string) []string { return []string{"branch", src, ids[4], "--summary", ""} }},
 		{name: "caller summary", target: 4, summary: "tried tests first", extra: true,
 			args: func(src string, ids []string) []string {
 				return []string{"branch", src, ids[4][:4], "--summary", "tried tests first"}
@@ -257,18 +260,39 @@ func TestBranchCommand(t *testing.T) {
 				}
 				return
 			}
-			var got struct{ From, To, EntryID, Summary string }
+			var got struct {
+				From, To, EntryID string
+				Summary           *string
+			}
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
-			if got.From != ids[8] || got.To != ids[tc.target] {
-				t.Errorf("output = %+v", got)
+			if got.From != ids[8] || got.To != ids[tc.target] || (got.Summary == nil) != tc.plain {
+				t.Errorf("output = %s", out)
 			}
 			s := reload(t, src)
 			leaf, _ := s.LeafID()
 			e, _ := s.Entry(leaf)
-			if leaf != got.EntryID || e.Type != jsonl.TypeBranchSummary || e.ParentID != ids[tc.target] {
-				t.Fatalf("leaf %s (%s, parent %s), want a branch summary %s under %s", leaf, e.Type, e.ParentID, got.EntryID, ids[tc.target])
+			wantType := jsonl.TypeBranchSummary
+			if tc.plain {
+				wantType = jsonl.TypeCustom
+			}
+			if leaf != got.EntryID || e.Type != wantType || e.ParentID != ids[tc.target] {
+				t.Fatalf("leaf %s (%s, parent %s), want a %s %s under %s", leaf, e.Type, e.ParentID, wantType, got.EntryID, ids[tc.target])
+			}
+			if n := strings.Count(mustRead(t, src), "\n") - strings.Count(before, "\n"); n != 1 {
+				t.Errorf("%d lines appended, want 1", n)
+			}
+			if tc.plain {
+				if ct, _ := e.StringField("customType"); ct != "sessctl-branch" {
+					t.Errorf("customType %q", ct)
+				}
+				if d, _ := e.Field("data"); string(d) != `{"from":"`+ids[8]+`"}` {
+					t.Errorf("data %s", d)
+				}
+				if strings.Contains(string(e.Raw), "summary") {
+					t.Errorf("a plain branch wrote a summary: %s", e.Raw)
+				}
 			}
 			summary, _ := e.StringField("summary")
 			switch tc.summary {
@@ -397,6 +421,7 @@ func TestCompactWorkedExamples(t *testing.T) {
 			result{"e1", 0, true, 0, 1, []string{}, []string{}}},
 		{"E3", "500", chain(u(100), a(100, 0, ""), u(1), a(6, 0, "read a.ts"), tr(1000), a(13, 0, "edit a.ts"), tr(1), a(10, 0, "write b.ts"), tr(500), a(100, 0, "")),
 			result{"e9", 0, true, 2, 7, []string{}, []string{"a.ts", "b.ts"}}},
+		// pi would compact nothing here; sessctl refuses (see below).
 		{"E5", "1000", chain(u(100), a(10, 0, ""), u(1), a(6, 0, "read f.ts"), tr(2000)),
 			result{"e0", 2000, false, 0, 0, []string{}, []string{}}},
 		{"E6", "300", chain(u(1000), a(1006, 0, "read old.ts"), u(100), a(100, 50200, ""), c1, u(1000), a(1005, 0, "edit m1.ts"), u(200), a(100, 3100, "")),
@@ -407,6 +432,19 @@ func TestCompactWorkedExamples(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSession(t, t.TempDir(), tc.lines)
+			if tc.want.MessagesToSummarize == 0 && tc.want.TurnPrefixMessages == 0 {
+				// A compaction of nothing is refused, for a dry run too,
+				// naming pi's cut; the file is left as it was.
+				before := mustRead(t, path)
+				for _, dry := range []string{"--dry-run=false", "--dry-run"} {
+					_, errOut, code := mutRun(t, "", "compact", path, "--keep-tokens", tc.keep, "--summary", "S", dry)
+					want := "sessctl: compact: nothing to compact: keeping about " + tc.keep + " tokens, the cut falls at " + tc.want.FirstKeptEntryID + " ("
+					if code != exitFailure || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "\nhint: lower --keep-tokens") || mustRead(t, path) != before {
+						t.Errorf("%s: exit %d, stderr %q; want exit %d and %q, the file unchanged", dry, code, errOut, exitFailure, want)
+					}
+				}
+				return
+			}
 			out, errOut, code := mutRun(t, "", "compact", path, "--keep-tokens", tc.keep, "--summary", "S", "--json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
@@ -573,6 +611,20 @@ func TestCompactCommand(t *testing.T) {
 			t.Fatalf("exit %d, %s", code, errOut)
 		}
 	})
+	t.Run("nothing before the cut with the default settings", func(t *testing.T) {
+		// The whole session fits in the 20000 tokens pi keeps: a
+		// compaction would summarise no message and put a placeholder
+		// summary into the model context.
+		src, ids := mutSession(t, cwd)
+		before := mustRead(t, src)
+		for _, args := range [][]string{{"compact", src}, {"compact", src, "--dry-run", "--json"}} {
+			out, errOut, code := mutRun(t, "", args...)
+			want := "sessctl: compact: nothing to compact: keeping about 20000 tokens, the cut falls at " + ids[0] + " (user message) and no message comes before it\nhint: "
+			if code != exitFailure || !strings.HasPrefix(errOut, want) || out != "" || mustRead(t, src) != before {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q, the file unchanged", args[2:], code, out, errOut, exitFailure, want)
+			}
+		}
+	})
 	t.Run("too small", func(t *testing.T) {
 		path := writeSession(t, t.TempDir(), []string{eLine("a", "", `{"role":"user","content":"hi","timestamp":1}`)})
 		if _, errOut, code := mutRun(t, "", "compact", path); code != exitFailure || !strings.Contains(errOut, "nothing to compact") {
@@ -601,6 +653,8 @@ func TestLabelNameDelete(t *testing.T) {
 		wantCode int
 		wantOut  string
 		check    func(t *testing.T, s *engine.Session)
+		// unchanged: the command must leave the file byte for byte
+		unchanged bool
 	}{
 		{name: "set a label", args: []string{"label", srcID, ids[3], "before tests"},
 			check: func(t *testing.T, s *engine.Session) {
@@ -611,12 +665,22 @@ func TestLabelNameDelete(t *testing.T) {
 		{name: "label JSON", args: []string{"label", "--json", srcID, ids[2][:6], "-x-", "--"}, wantCode: exitUsage},
 		{name: "label text after --", args: []string{"label", "--json", srcID, ids[2][:6], "--", "-x-"},
 			wantOut: `"targetId":"` + ids[2] + `","label":"-x-"}`},
-		{name: "clear a label", args: []string{"label", srcID, ids[3]},
+		{name: "show a label", args: []string{"label", srcID, ids[3]}, wantOut: "before tests\n", unchanged: true},
+		{name: "show a label as JSON", args: []string{"label", srcID, ids[3][:5], "--json"},
+			wantOut: `{"targetId":"` + ids[3] + `","label":"before tests"}`, unchanged: true},
+		{name: "show a missing label", args: []string{"label", srcID, ids[4], "--json"},
+			wantOut: `{"targetId":"` + ids[4] + `","label":null}`, unchanged: true},
+		{name: "an empty label is refused", args: []string{"label", srcID, ids[3], ""}, wantCode: exitUsage, unchanged: true},
+		{name: "--clear with a text is refused", args: []string{"label", srcID, ids[3], "x", "--clear"}, wantCode: exitUsage, unchanged: true},
+		{name: "clear a label", args: []string{"label", srcID, ids[3], "--clear", "--json"},
+			wantOut: `"targetId":"` + ids[3] + `","label":null}`,
 			check: func(t *testing.T, s *engine.Session) {
 				if l, ok := s.Label(ids[3]); ok {
 					t.Errorf("label still %q", l)
 				}
 			}},
+		{name: "clear a label that is not there", args: []string{"label", srcID, ids[3], "--clear", "--json"},
+			wantOut: `{"entryId":null,"targetId":"` + ids[3] + `","label":null}`, unchanged: true},
 		{name: "label an unknown entry", args: []string{"label", srcID, "zzzzzzzz", "x"}, wantCode: exitNotFound},
 		{name: "no name yet", args: []string{"name", "--json", srcID}, wantOut: `{"name":null}`},
 		{name: "set the name", args: []string{"name", srcID, "  parser work  "},
@@ -630,9 +694,13 @@ func TestLabelNameDelete(t *testing.T) {
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
+			before := mustRead(t, src)
 			out, errOut, code := mutRun(t, "", st.args...)
 			if code != st.wantCode {
 				t.Fatalf("exit %d, want %d: %s", code, st.wantCode, errOut)
+			}
+			if st.unchanged && mustRead(t, src) != before {
+				t.Errorf("the session changed:\n%s", mustRead(t, src)[len(before):])
 			}
 			if st.wantOut != "" && !strings.HasSuffix(out, st.wantOut+"\n") && out != st.wantOut {
 				t.Errorf("stdout %q, want %q", out, st.wantOut)
@@ -715,25 +783,44 @@ func TestMutatingCommandsHelp(t *testing.T) {
 	}
 }
 
-func TestParseArgs(t *testing.T) {
+// TestParseInterspersed checks the one parser of every command: flags
+// before, between and after positional arguments, a value flag that
+// takes the next argument even when it starts with '-', bool flags that
+// take none, "--" ending the flags and a lone "-" as a positional.
+func TestParseInterspersed(t *testing.T) {
 	tests := []struct {
 		args []string
 		pos  []string
 		at   string
+		all  bool
 	}{
-		{[]string{"S", "--at", "x"}, []string{"S"}, "x"},
-		{[]string{"--at", "x", "S", "T"}, []string{"S", "T"}, "x"},
-		{[]string{"S", "--", "-t"}, []string{"S", "-t"}, ""},
-		{[]string{"--", "-S"}, []string{"-S"}, ""},
-		{[]string{"S", "-", "--at=y"}, []string{"S", "-"}, "y"},
+		{[]string{"S", "--at", "x"}, []string{"S"}, "x", false},
+		{[]string{"--at", "x", "S", "T"}, []string{"S", "T"}, "x", false},
+		{[]string{"S", "--all", "T"}, []string{"S", "T"}, "", true},
+		{[]string{"S", "--at=-y", "--all=false", "T"}, []string{"S", "T"}, "-y", false},
+		{[]string{"S", "-at", "-z"}, []string{"S"}, "-z", false},
+		{[]string{"S", "--at", "--", "T"}, []string{"S", "T"}, "--", false},
+		{[]string{"S", "--", "-t", "--all"}, []string{"S", "-t", "--all"}, "", false},
+		{[]string{"--", "-S"}, []string{"-S"}, "", false},
+		{[]string{"S", "-", "--at=y"}, []string{"S", "-"}, "y", false},
+		{[]string{"S", "--at", "x", "--", "--at", "y"}, []string{"S", "--at", "y"}, "x", false},
 	}
 	for _, tc := range tests {
 		e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, name: "fork"}
 		fs := e.flags(forkCommand)
 		at := fs.String("at", "", "")
-		pos, code := e.parseArgs(forkCommand, fs, tc.args)
-		if code >= 0 || !cmp.Equal(pos, tc.pos) || *at != tc.at {
-			t.Errorf("parseArgs(%q) = %q, %d, at %q", tc.args, pos, code, *at)
+		all := fs.Bool("all", false, "")
+		code := e.parse(forkCommand, fs, tc.args)
+		if pos := fs.Args(); code >= 0 || !cmp.Equal(pos, tc.pos) || *at != tc.at || *all != tc.all {
+			t.Errorf("parse(%q) = %q, %d, at %q, all %v; want %q, at %q, all %v", tc.args, pos, code, *at, *all, tc.pos, tc.at, tc.all)
+		}
+	}
+	for _, args := range [][]string{{"S", "--at"}, {"S", "--nosuch", "x"}, {"S", "---at", "x"}} {
+		e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, name: "fork"}
+		fs := e.flags(forkCommand)
+		fs.String("at", "", "")
+		if code := e.parse(forkCommand, fs, args); code != exitUsage {
+			t.Errorf("parse(%q) = %d, want the usage exit code %d", args, code, exitUsage)
 		}
 	}
 }

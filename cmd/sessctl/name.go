@@ -20,10 +20,10 @@ func runName(e *env, args []string) int {
 	store := storeFlag(fs)
 	wait := waitFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := e.parseArgs(nameCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(nameCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if len(pos) < 1 || len(pos) > 2 {
 		return e.usageError("expected SESSION and an optional TEXT")
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 )
 
@@ -21,20 +20,13 @@ type progress struct {
 // newProgress returns a progress line on w when w is a terminal, or a
 // silent one.
 func newProgress(w io.Writer, label string, total int) *progress {
-	p := &progress{label: label, total: total}
-	if isTerminal(w) {
-		p.w = w
-	}
-	return p
+	return &progress{w: terminal(w), label: label, total: total}
 }
 
 // isTerminal reports whether w is a terminal: a file the terminal
 // driver answers for (isTTY), not merely a character device, which
-// /dev/null is too.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && isTTY(f)
-}
+// /dev/null is too, or the escaping writer main makes for one.
+func isTerminal(w io.Writer) bool { return terminal(w) != nil }
 
 // update shows done of total.
 func (p *progress) update(done int) {

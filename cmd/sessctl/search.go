@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -68,7 +67,7 @@ func runSearch(e *env, args []string) int {
 	switch *role {
 	case "", search.RoleUser, search.RoleAssistant, search.RoleTool, search.RoleOther:
 	default:
-		return e.usageError("--role must be user, assistant, tool or other, not %q", *role)
+		return e.usageError("--role must be user, assistant, tool or other, not %s", human.Quote(*role))
 	}
 	if *noIndex && *reindex {
 		return e.usageError("--no-index and --reindex cannot be combined")
@@ -204,14 +203,6 @@ func searchOutput(w io.Writer) (io.Writer, bool) {
 	return rawStdout{s}, true
 }
 
-// rawStdout writes to the terminal without escaping.
-type rawStdout struct{ s *stdoutWriter }
-
-func (r rawStdout) Write(p []byte) (int, error) {
-	n, err := r.s.f.Write(p)
-	return n, r.s.check(err)
-}
-
 const (
 	hlOn  = "\033[1;31m"
 	hlOff = "\033[0m"
@@ -226,15 +217,17 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 	if h.Entry != "" {
 		entry = " [" + h.Entry + "]"
 	}
+	// In colour the output bypasses the terminal's escaping, so the text
+	// is escaped here, the same way.
 	safe := func(s string) string {
-		if color && !human.PlainText(s) {
-			return strings.Trim(strconv.Quote(s), `"`)
+		if color {
+			return termEscape(s)
 		}
 		return s
 	}
 	name := ""
 	if h.Session.Name != "" {
-		name = " " + strconv.Quote(h.Session.Name)
+		name = " " + human.Quote(h.Session.Name)
 	}
 	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(h.Label()), safe(entry), safe(render.ShortID(h.Session.ID)), safe(name), human.QuotePath(h.Session.Cwd))
 	w.WriteString("    ")
@@ -256,19 +249,9 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 		if i > 0 {
 			w.WriteByte(' ')
 		}
-		w.WriteString(showWord(a))
+		w.WriteString(human.ShellQuote(a))
 	}
 	w.WriteString("\n\n")
-}
-
-// showWord quotes a word of the show command for a POSIX shell, or as
-// Go does when it holds control characters (which no shell quoting makes
-// safe to print).
-func showWord(s string) string {
-	if !human.PlainText(s) {
-		return human.QuotePath(s)
-	}
-	return human.ShellQuote(s)
 }
 
 func writeHitJSON(w *bufio.Writer, h *search.Hit) {

@@ -23,10 +23,10 @@ func runShow(e *env, args []string) int {
 	full := fs.Bool("full", false, "print thinking, tool arguments and tool results in full")
 	asJSON := fs.Bool("json", false, "print the header and the branch's stored lines as JSONL")
 	au := addAgentUseFlags(fs, false)
-	pos, code := e.parseArgs(showCommand, fs, args)
-	if code >= 0 {
+	if code := e.parse(showCommand, fs, args); code >= 0 {
 		return code
 	}
+	pos := fs.Args()
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}

@@ -78,7 +78,7 @@ func statsAll(e *env, store string, asJSON bool) int {
 	}
 	total, err := stats.Dir(e.ctx, root, stats.DirOptions{
 		Skip: func(p string, err error) {
-			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", p, err)
+			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", human.QuotePath(p), err)
 		},
 		Header: e.warnVersion,
 	})

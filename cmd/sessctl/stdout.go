@@ -14,7 +14,10 @@ import (
 // status 0, as if it had finished. It does not die of SIGPIPE (status 141
 // in a shell, which 'set -o pipefail' scripts take for a failure) and
 // prints no "broken pipe". On a terminal, control characters are escaped
-// (see termEscaper).
+// (see termEscaper), on standard error too (main wraps both): a path or
+// an id with an escape sequence in an error message cannot reach the
+// terminal either. What draws on the terminal on purpose (progress lines)
+// writes through terminal(w), unescaped.
 
 // errStdoutClosed is matched by write errors on a standard output whose
 // reader has gone; env.fail ends the command quietly with exit 0 for it.
@@ -57,4 +60,29 @@ func (s *stdoutWriter) Flush() error {
 		return nil
 	}
 	return s.check(s.esc.Flush())
+}
+
+// terminal returns where to draw on the terminal that w is, unescaped:
+// w itself for a terminal file, the file under the escaping writer main
+// makes for a terminal, or nil when w is not a terminal.
+func terminal(w io.Writer) io.Writer {
+	switch t := w.(type) {
+	case *stdoutWriter:
+		if t.esc != nil {
+			return rawStdout{t}
+		}
+	case *os.File:
+		if isTTY(t) {
+			return t
+		}
+	}
+	return nil
+}
+
+// rawStdout writes to the terminal without escaping.
+type rawStdout struct{ s *stdoutWriter }
+
+func (r rawStdout) Write(p []byte) (int, error) {
+	n, err := r.s.f.Write(p)
+	return n, r.s.check(err)
 }

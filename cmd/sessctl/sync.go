@@ -43,9 +43,6 @@ func runSync(e *env, args []string) int {
 	redactFlag := fs.Bool("redact", false, "mask likely secrets in what is uploaded")
 	identity := fs.String("age-identity", "", "encrypt to and decrypt with the age identity in `FILE`")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		args = append(args[1:], args[0]) // the verb may come first
-	}
 	if code := e.parse(syncCommand, fs, args); code >= 0 {
 		return code
 	}
@@ -54,7 +51,7 @@ func runSync(e *env, args []string) int {
 	}
 	verb := fs.Arg(0)
 	if verb != "push" && verb != "pull" && verb != "status" {
-		return e.usageError("unknown sync command %q: expected push, pull or status", verb)
+		return e.usageError("unknown sync command %s: expected push, pull or status", human.Quote(verb))
 	}
 	if *remote == "" {
 		return e.usageError("--remote s3://BUCKET/PREFIX is required: nothing is uploaded unless configured")
@@ -94,31 +91,15 @@ func runSync(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	failed, refused := 0, 0
-	for _, s := range rep.Sessions {
-		if s.Err != nil {
-			failed++
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %v\n", s.Kind, s.Name, s.Err)
-		}
-		for _, c := range s.Conflicts {
-			if s.Kind == replica.KindAgentUse {
-				fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: file %s differs on the two sides; the local one is kept, the remote one written beside it as %s\n", s.Kind, s.Name, c.ID, strings.Join(c.Copies, ", "))
-				continue
-			}
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: entry %s differs on the two sides; both kept (as %s)\n", s.Kind, s.Name, c.ID, strings.Join(c.Copies, ", "))
-		}
-		for _, l := range s.Refused {
-			refused++
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: refused remote %s\n", s.Kind, s.Name, l)
-		}
-	}
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "sessctl: sync: warning: %v\n", w)
-	}
-	for _, w := range rep.Skipped {
-		fmt.Fprintf(e.stderr, "sessctl: sync: skipped %v\n", w)
-	}
-	if *asJSON {
+	return reportSync(e, verb, rep, *asJSON)
+}
+
+// reportSync prints the report of a run: its problems on stderr, the
+// sessions on stdout (as JSON with asJSON), and a hint when sessions
+// failed or remote lines were refused. It returns the exit code.
+func reportSync(e *env, verb string, rep *replica.Report, asJSON bool) int {
+	failed, refused := printSyncProblems(e, rep)
+	if asJSON {
 		printSyncJSON(e, rep)
 	} else {
 		printSyncText(e, verb, rep)
@@ -139,6 +120,41 @@ func runSync(e *env, args []string) int {
 	return exitOK
 }
 
+// printSyncProblems reports on stderr the sessions that failed, the
+// conflicts, the remote lines refused, the warnings and what was skipped
+// of a run, and returns how many sessions failed and lines were refused.
+func printSyncProblems(e *env, rep *replica.Report) (failed, refused int) {
+	for _, s := range rep.Sessions {
+		if s.Err != nil {
+			failed++
+			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
+		}
+		for _, c := range s.Conflicts {
+			kept := ""
+			switch {
+			case len(c.Copies) == 0:
+			case s.Kind == replica.KindAgentUse:
+				kept = "; both kept (the remote one as " + strings.Join(quotePaths(c.Copies), ", ") + ")"
+			default:
+				kept = "; both kept (as " + strings.Join(quotePaths(c.Copies), ", ") + ")"
+			}
+			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %s %s differs on the two sides%s\n",
+				s.Kind, human.QuotePath(s.Name), conflictNoun(s.Kind), human.QuotePath(c.ID), kept)
+		}
+		for _, l := range s.Refused {
+			refused++
+			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: refused remote %s\n", s.Kind, human.QuotePath(s.Name), l)
+		}
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "sessctl: sync: warning: %v\n", w)
+	}
+	for _, w := range rep.Skipped {
+		fmt.Fprintf(e.stderr, "sessctl: sync: skipped %v\n", w)
+	}
+	return failed, refused
+}
+
 func printSyncText(e *env, verb string, rep *replica.Report) {
 	for _, s := range rep.Sessions {
 		if s.State == "in sync" || verb != "status" && (s.State == "new local" || s.State == "new remote") {
@@ -157,7 +173,7 @@ func printSyncText(e *env, verb string, rep *replica.Report) {
 		if where == "" {
 			where = s.Name
 		}
-		fmt.Fprintf(e.stdout, "%-12s %s%s\n", s.State, where, detail)
+		fmt.Fprintf(e.stdout, "%-12s %s%s\n", s.State, human.QuotePath(where), detail)
 	}
 	var parts []string
 	for _, c := range rep.Tally() {
@@ -166,7 +182,7 @@ func printSyncText(e *env, verb string, rep *replica.Report) {
 	if len(parts) == 0 {
 		parts = append(parts, "no sessions")
 	}
-	fmt.Fprintf(e.stdout, "%s: %s; %d requests, %s up, %s down\n", verb, strings.Join(parts, ", "), rep.Requests, byteSize(rep.Uploaded), byteSize(rep.Downloaded))
+	fmt.Fprintf(e.stdout, "%s: %s; %s, %s up, %s down\n", verb, strings.Join(parts, ", "), human.Plural(int(rep.Requests), "request", "requests"), byteSize(rep.Uploaded), byteSize(rep.Downloaded))
 }
 
 func byteSize(n int64) string {
@@ -187,3 +203,12 @@ func printSyncJSON(e *env, rep *replica.Report) {
 }
 
 var _ flag.Value = (*cwdMaps)(nil)
+
+// conflictNoun names what a conflict's ID is: an entry of a JSONL
+// session, a file of an AgentUse one.
+func conflictNoun(kind string) string {
+	if kind == replica.KindAgentUse {
+		return "file"
+	}
+	return "entry"
+}

@@ -1,27 +1,37 @@
 package main
 
 import (
-	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sessctl/sessctl/internal/human"
 )
 
 // pathList renders paths for one line of human output: "a, b" (each
 // quoted when needed) or "(none)".
-func pathList(ps []string) string {
+func pathList(ps []string) string { return strList(quotePaths(ps)) }
+
+// quotePaths returns the paths, each quoted when needed (human.QuotePath).
+func quotePaths(ps []string) []string {
 	q := make([]string, len(ps))
 	for i, p := range ps {
 		q[i] = human.QuotePath(p)
 	}
-	return strList(q)
+	return q
 }
 
+// Everything sessctl prints for people shows a control character one way,
+// human.AppendControl's \u001b: in text quoted by human.Quote (paths and
+// names in line-oriented output, wherever they go) and on a terminal,
+// where termEscaper escapes what commands write to standard output and
+// standard error.
+
 // termEscaper writes to a terminal with every control character but
-// newline and tab escaped as \u00XX: C0 (ESC, NUL, CR, BEL...), DEL and
-// C1 (U+0080 to U+009F). Text from sessions can then neither move the
-// cursor, recolour, retitle nor clear the user's terminal. The escape is
-// also a valid JSON escape, so JSON output stays valid and means the same.
+// newline and tab escaped as \u00XX (human.AppendControl): C0 (ESC, NUL,
+// CR, BEL...), DEL and C1 (U+0080 to U+009F). Text from sessions can then
+// neither move the cursor, recolour, retitle nor clear the user's
+// terminal. The escape is also a valid JSON escape, so JSON output stays
+// valid and means the same.
 type termEscaper struct {
 	w       io.Writer
 	pending []byte // the first byte of a two-byte sequence split by Write
@@ -44,7 +54,7 @@ func (t *termEscaper) Write(p []byte) (int, error) {
 			continue
 		case c < 0x20 || c == 0x7f:
 			out = append(out, p[last:i]...)
-			out = fmt.Appendf(out, `\u%04x`, c)
+			out = human.AppendControl(out, rune(c))
 			i++
 			last = i
 			continue
@@ -58,7 +68,7 @@ func (t *termEscaper) Write(p []byte) (int, error) {
 			}
 			if d := p[i+1]; d >= 0x80 && d <= 0x9f {
 				out = append(out, p[last:i]...)
-				out = fmt.Appendf(out, `\u%04x`, d)
+				out = human.AppendControl(out, rune(d))
 				i += 2
 				last = i
 				continue
@@ -89,4 +99,13 @@ func (t *termEscaper) Flush() error {
 	_, err := t.w.Write(t.pending)
 	t.pending = nil
 	return err
+}
+
+// termEscape returns s as termEscaper writes it to a terminal.
+func termEscape(s string) string {
+	var b strings.Builder
+	t := &termEscaper{w: &b}
+	t.Write([]byte(s))
+	t.Flush()
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var treeCommand = &command{
@@ -42,7 +43,8 @@ func runTree(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if missing > 0 {
-		fmt.Fprintf(e.stderr, "sessctl: tree: %d entries are on parent cycles and not part of the tree\nhint: run 'sessctl verify %s'\n", missing, sv.Path)
+		what := human.Plural(missing, "entry is on a parent cycle", "entries are on parent cycles")
+		fmt.Fprintf(e.stderr, "sessctl: tree: %s and not part of the tree\nhint: run 'sessctl verify %s'\n", what, human.ShellQuote(sv.Path))
 	}
 	return exitOK
 }

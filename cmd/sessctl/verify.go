@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/repair"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var verifyCommand = &command{
@@ -75,7 +76,7 @@ func runVerify(e *env, args []string) int {
 				worse(exitFailure)
 			}
 			if len(files) == 0 && len(skipped) == 0 {
-				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", arg)
+				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", human.QuotePath(arg))
 			}
 			for _, f := range files {
 				check(f.Path)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/lock"
 )
@@ -47,28 +48,29 @@ func runWho(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "%s\n", b.Bytes())
 		return exitOK
 	}
+	qpath := human.QuotePath(path)
 	switch {
 	case !st.Locked:
-		fmt.Fprintf(e.stdout, "%s: not locked\n", path)
+		fmt.Fprintf(e.stdout, "%s: not locked\n", qpath)
 		if st.Owner != nil && st.Stale {
 			fmt.Fprintf(e.stdout, "  (a stale owner record remains: %s)\n", st.Reason)
 		}
 	case st.Owner == nil:
-		fmt.Fprintf(e.stdout, "%s: locked by a process that left no owner record\n", path)
+		fmt.Fprintf(e.stdout, "%s: locked by a process that left no owner record\n", qpath)
 	default:
 		o := st.Owner
-		fmt.Fprintf(e.stdout, "%s: locked by pid %d (%s", path, o.PID, o.Command)
+		fmt.Fprintf(e.stdout, "%s: locked by pid %d (%s", qpath, o.PID, human.QuotePath(o.Command))
 		if o.User != "" {
-			fmt.Fprintf(e.stdout, ", user %s", o.User)
+			fmt.Fprintf(e.stdout, ", user %s", human.QuotePath(o.User))
 		}
-		fmt.Fprintf(e.stdout, ") on %s since %s (%s ago), mode %s\n", o.Host, o.Since.Local().Format("2006-01-02 15:04:05"),
-			time.Since(o.Since).Round(time.Second), o.Mode)
+		fmt.Fprintf(e.stdout, ") on %s since %s (%s ago), mode %s\n", human.QuotePath(o.Host), o.Since.Local().Format("2006-01-02 15:04:05"),
+			time.Since(o.Since).Round(time.Second), human.QuotePath(o.Mode))
 		if st.Stale {
 			fmt.Fprintf(e.stdout, "  the record is stale: %s; the lock is held by another process (perhaps a child that inherited it)\n", st.Reason)
 		}
 	}
 	if st.Fallback {
-		fmt.Fprintf(e.stdout, "  (exclusive-create fallback lock %s.excl: this filesystem has no working flock)\n", lp)
+		fmt.Fprintf(e.stdout, "  (exclusive-create fallback lock %s: this filesystem has no working flock)\n", human.QuotePath(lp+".excl"))
 	}
 	return exitOK
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -55,7 +56,7 @@ func EntryLine(en *engine.Entry) string {
 		return "branch_summary from " + str("fromId") + ": " + firstLine(str("summary"))
 	case jsonl.TypeLabel:
 		if l, ok := en.StringField("label"); ok && l != "" {
-			return "label " + str("targetId") + ": " + strconv.Quote(l)
+			return "label " + str("targetId") + ": " + human.Quote(l)
 		}
 		return "label " + str("targetId") + " cleared"
 	case jsonl.TypeSessionInfo:

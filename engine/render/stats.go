@@ -59,7 +59,7 @@ func StoreStatsText(w io.Writer, r *StoreStats) {
 	fmt.Fprintf(w, "Store     %s\n", human.QuotePath(r.Store))
 	fmt.Fprintf(w, "Sessions  %d", r.Sessions)
 	if r.Skipped > 0 {
-		fmt.Fprintf(w, " (%d files skipped)", r.Skipped)
+		fmt.Fprintf(w, " (%s skipped)", human.Plural(r.Skipped, "file", "files"))
 	}
 	fmt.Fprintf(w, "\n\n")
 	writeScopeTable(w, []string{"ALL"}, []*stats.Scope{r.All})

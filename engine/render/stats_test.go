@@ -30,7 +30,7 @@ func TestStatsText(t *testing.T) {
 	}
 	b.Reset()
 	StoreStatsText(&b, &StoreStats{Store: "/store", Sessions: 2, Skipped: 1, All: all})
-	if !strings.HasPrefix(b.String(), "Store     /store\nSessions  2 (1 files skipped)\n\n") {
+	if !strings.HasPrefix(b.String(), "Store     /store\nSessions  2 (1 file skipped)\n\n") {
 		t.Errorf("store stats:\n%s", b.String())
 	}
 }

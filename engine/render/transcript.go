@@ -70,7 +70,7 @@ func (t *transcript) head(path []*jsonl.Entry) {
 		}
 	}
 	if len(path) == 0 {
-		fmt.Fprintf(t.w, "Branch   empty (%d entries in the file)\n", len(sv.Entries))
+		fmt.Fprintf(t.w, "Branch   empty (%s in the file)\n", human.Plural(len(sv.Entries), "entry", "entries"))
 		return
 	}
 	last := path[len(path)-1]
@@ -127,10 +127,10 @@ func (t *transcript) body(text string, fold int) {
 	switch {
 	case len(shown) == len(text):
 	case fold > 0:
-		t.printf("%s... %d more lines\n", indentPrefix, strings.Count(rest, "\n")+1)
+		t.printf("%s... %s\n", indentPrefix, human.Plural(strings.Count(rest, "\n")+1, "more line", "more lines"))
 	default:
 		n := strings.Count(rest, "\n") + 1
-		t.printf("%s[cut: %s more, in %d line%s; --full shows all]\n", indentPrefix, human.Bytes(len(rest)), n, pluralS(n))
+		t.printf("%s[cut: %s more, in %s; --full shows all]\n", indentPrefix, human.Bytes(len(rest)), human.Plural(n, "line", "lines"))
 	}
 }
 
@@ -225,12 +225,12 @@ func (t *transcript) entry(en *jsonl.Entry) {
 	case jsonl.TypeLabel:
 		target := entryField(en, "targetId").str()
 		if l := entryField(en, "label").str(); l != "" {
-			t.printf("-- label %s: %q [%s]\n", target, l, id)
+			t.printf("-- label %s: %s [%s]\n", target, human.Quote(l), id)
 		} else {
 			t.printf("-- label %s cleared [%s]\n", target, id)
 		}
 	case jsonl.TypeSessionInfo:
-		t.printf("-- name %q [%s]\n", entryField(en, "name").str(), id)
+		t.printf("-- name %s [%s]\n", human.Quote(entryField(en, "name").str()), id)
 	case jsonl.TypeCustom:
 		t.printf("-- custom %s [%s]%s\n", entryField(en, "customType").str(), id, t.label(en))
 		if t.full {
@@ -329,7 +329,7 @@ func (t *transcript) content(c rview) {
 				lines := strings.Count(text, "\n")
 				more := ""
 				if lines > 0 {
-					more = fmt.Sprintf(" (+%d lines)", lines)
+					more = " (+" + human.Plural(lines, "line", "lines") + ")"
 				}
 				t.printf("%sthinking: %s%s\n", indentPrefix, shortLine(firstLineOf(text), thinkWidth), more)
 			}
@@ -374,11 +374,3 @@ func firstLineOf(s string) string {
 // that is the source file's modification time: an imported session whose
 // source records no date.
 const FileDateNote = "the imported session's source records no date: its file's modification time stands in"
-
-// pluralS is "s" unless n is 1.
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}

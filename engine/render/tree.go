@@ -63,9 +63,9 @@ func writeTreeText(w io.Writer, sv *Session, roots []*tree.Node) int {
 	}
 	fmt.Fprintf(w, "session %s", sv.Header.ID)
 	if sv.HasName {
-		fmt.Fprintf(w, " %q", human.OneLine(sv.Name, 80))
+		fmt.Fprintf(w, " %s", human.Quote(human.OneLine(sv.Name, 80)))
 	}
-	fmt.Fprintf(w, " (%d entries)\n", len(sv.Entries))
+	fmt.Fprintf(w, " (%s)\n", human.Plural(len(sv.Entries), "entry", "entries"))
 	var stack []frame
 	push := func(children []*tree.Node, rail string) {
 		if len(children) == 1 {
@@ -207,11 +207,11 @@ func Preview(en *jsonl.Entry) string {
 	case jsonl.TypeLabel:
 		target := entryField(en, "targetId").str()
 		if l := entryField(en, "label").str(); l != "" {
-			return "label " + target + ": " + strconv.Quote(human.OneLine(l, 40))
+			return "label " + target + ": " + human.Quote(human.OneLine(l, 40))
 		}
 		return "label " + target + " cleared"
 	case jsonl.TypeSessionInfo:
-		return "name: " + strconv.Quote(human.OneLine(entryField(en, "name").str(), 60))
+		return "name: " + human.Quote(human.OneLine(entryField(en, "name").str(), 60))
 	case "":
 		return "(no type)"
 	}

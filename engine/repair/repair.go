@@ -99,7 +99,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			if rest == 0 {
 				res.change("split-line", bad.Line, "", "split a line of %d entries glued together", len(objs))
 			} else {
-				res.change("split-line", bad.Line, "", "kept %s found whole in a damaged line, dropped the other %d bytes", human.Plural(len(objs), "entry", "entries"), rest)
+				res.change("split-line", bad.Line, "", "kept %s found whole in a damaged line, dropped the other %s", human.Plural(len(objs), "entry", "entries"), human.Plural(rest, "byte", "bytes"))
 			}
 			if rest > 0 {
 				res.Dropped++
@@ -116,7 +116,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 	case jsonl.TailTorn:
 		readDropped(data[p.TailOffset:])
 		res.Dropped++
-		res.change("cut-torn-tail", p.Lines, "", "cut off an unfinished last line (%d bytes)", p.Size-p.TailOffset)
+		res.change("cut-torn-tail", p.Lines, "", "cut off an unfinished last line (%s)", human.Plural(int(p.Size-p.TailOffset), "byte", "bytes"))
 	case jsonl.TailNoNewline:
 		res.change("added-newline", p.Lines, "", "added the missing newline after the last line")
 	}
@@ -140,7 +140,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 	default:
 		header = makeHeader(path, data, entries, now)
 		h, _ := jsonl.ParseEntry(header)
-		res.change("added-header", 0, h.ID, "added a session header with id %q", h.ID)
+		res.change("added-header", 0, h.ID, "added a session header with id %s", human.Quote(h.ID))
 	}
 	for i := range entries {
 		if i == hdrAt {
@@ -208,13 +208,13 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 		case en.IDKind == jsonl.KindAbsent:
 			re.id = newID("", en.Line)
 			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
-			res.change("added-id", en.Line, re.id, "gave the entry without an id the id %q", re.id)
+			res.change("added-id", en.Line, re.id, "gave the entry without an id the id %s", human.Quote(re.id))
 			kept = append(kept, re)
 			continue
 		case en.IDKind != jsonl.KindString:
 			re.id = newID(key, en.Line)
 			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
-			res.change("added-id", en.Line, re.id, "replaced the non-string id %s with %q", jsonl.KeyString(key), re.id)
+			res.change("added-id", en.Line, re.id, "replaced the non-string id %s with %s", jsonl.KeyString(key), human.Quote(re.id))
 		case len(occ[key]) > 0:
 			exact := false
 			for _, r := range firstRaw[key] {
@@ -224,12 +224,12 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 				last := occ[key][len(occ[key])-1]
 				occ[key] = append(occ[key], occurrence{pos: len(kept), id: last.id})
 				res.Dropped++
-				res.change("dropped-duplicate", en.Line, en.ID, "dropped an exact copy of an earlier line with id %q", en.ID)
+				res.change("dropped-duplicate", en.Line, en.ID, "dropped an exact copy of an earlier line with id %s", human.Quote(en.ID))
 				continue
 			}
 			re.id = newID(key, en.Line)
 			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
-			res.change("renamed-duplicate", en.Line, re.id, "renamed the second use of id %q to %q", en.ID, re.id)
+			res.change("renamed-duplicate", en.Line, re.id, "renamed the second use of id %s to %s", human.Quote(en.ID), human.Quote(re.id))
 		}
 		firstRaw[key] = append(firstRaw[key], en.Raw)
 		occ[key] = append(occ[key], occurrence{pos: len(kept), id: re.id})
@@ -259,7 +259,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 		if en.ParentKind != jsonl.KindNull && en.ParentKind != jsonl.KindAbsent {
 			if to, ok := resolve(en.ParentID, pos); ok && (to != en.ParentID || en.ParentKind != jsonl.KindString) {
 				re.raw = setMember(re.raw, "parentId", jsonl.AppendString(nil, to), "id")
-				res.change("updated-reference", re.line, re.id, "parentId %s now names %q", jsonl.KeyString(string(parentJSON(&en))), to)
+				res.change("updated-reference", re.line, re.id, "parentId %s now names %s", jsonl.KeyString(string(parentJSON(&en))), human.Quote(to))
 			}
 		}
 		for _, k := range refs[en.Type] {
@@ -273,7 +273,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			}
 			if to, ok := resolve(key, pos); ok && to != key {
 				re.raw = setMember(re.raw, k, jsonl.AppendString(nil, to), "")
-				res.change("updated-reference", re.line, re.id, "%s %s now names %q", k, v, to)
+				res.change("updated-reference", re.line, re.id, "%s %s now names %s", k, v, human.Quote(to))
 			}
 		}
 	}
@@ -346,7 +346,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			return
 		}
 		re.raw = setMember(re.raw, "parentId", jsonl.AppendString(nil, kept[j].id), "id")
-		res.change("reparented", re.line, re.id, "%s; it now hangs from %q (line %d)", why, kept[j].id, kept[j].line)
+		res.change("reparented", re.line, re.id, "%s; it now hangs from %s (line %d)", why, human.Quote(kept[j].id), kept[j].line)
 	}
 	for i, re := range kept {
 		en, _ := jsonl.ParseEntry(re.raw)
@@ -374,11 +374,11 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			}
 			switch j, ok := pos[p]; {
 			case hops > 0 && p == "":
-				setParent(i, -1, fmt.Sprintf("parent %q was a dropped root line", en.ParentID))
+				setParent(i, -1, fmt.Sprintf("parent %s was a dropped root line", human.Quote(en.ParentID)))
 			case hops > 0 && ok && !reaches(j, i):
-				setParent(i, j, fmt.Sprintf("parent %q was a dropped line", en.ParentID))
+				setParent(i, j, fmt.Sprintf("parent %s was a dropped line", human.Quote(en.ParentID)))
 			default:
-				setParent(i, attach(i), fmt.Sprintf("parent %q does not exist", en.ParentID))
+				setParent(i, attach(i), fmt.Sprintf("parent %s does not exist", human.Quote(en.ParentID)))
 			}
 		case parent[i] == i:
 			setParent(i, attach(i), "the entry was its own parent")

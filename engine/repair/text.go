@@ -20,11 +20,11 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	switch n := len(r.Problems); n {
 	case 0:
-		fmt.Fprintf(w, "%s: ok (%s)\n", r.Path, facts)
+		fmt.Fprintf(w, "%s: ok (%s)\n", human.QuotePath(r.Path), facts)
 	case 1:
-		fmt.Fprintf(w, "%s: 1 problem (%s)\n", r.Path, facts)
+		fmt.Fprintf(w, "%s: 1 problem (%s)\n", human.QuotePath(r.Path), facts)
 	default:
-		fmt.Fprintf(w, "%s: %d problems (%s)\n", r.Path, n, facts)
+		fmt.Fprintf(w, "%s: %d problems (%s)\n", human.QuotePath(r.Path), n, facts)
 	}
 	list := func(prefix string, fs []Finding) {
 		shown := map[string]int{}
@@ -54,9 +54,9 @@ func (r *Report) WriteText(w io.Writer) {
 // that checks the output and puts it in place.
 func (r *Result) WriteText(w io.Writer) {
 	if r.Output == nil {
-		fmt.Fprintf(w, "%s: nothing to repair; nothing written\n", r.Path)
+		fmt.Fprintf(w, "%s: nothing to repair; nothing written\n", human.QuotePath(r.Path))
 	} else {
-		fmt.Fprintf(w, "%s -> %s\n", r.Path, *r.Output)
+		fmt.Fprintf(w, "%s -> %s\n", human.QuotePath(r.Path), human.QuotePath(*r.Output))
 		for _, c := range r.Changes {
 			if c.Line > 0 {
 				fmt.Fprintf(w, "  line %d: %s\n", c.Line, c.Message)

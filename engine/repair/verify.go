@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
@@ -75,14 +74,18 @@ func Verify(path string, data []byte) *Report {
 	}
 	switch p.Tail {
 	case jsonl.TailTorn:
-		r.problem("torn-tail", p.Lines, "", "line %d is an unfinished write: %d bytes without a newline at the end of the file", p.Lines, p.Size-p.TailOffset)
+		r.problem("torn-tail", p.Lines, "", "line %d is an unfinished write: %s without a newline at the end of the file", p.Lines, human.Plural(int(p.Size-p.TailOffset), "byte", "bytes"))
 	case jsonl.TailNoNewline:
 		r.problem("no-final-newline", p.Lines, "", "line %d, the last, has no newline; appending to the file would corrupt it", p.Lines)
 	case jsonl.TailWhitespace:
 		r.note("trailing-space", p.Lines, "", "whitespace after the last newline")
 	}
 	if crlf := bytes.Count(data, []byte("\r\n")); crlf > 0 {
-		r.note("crlf", 0, "", "%d lines end in CRLF", crlf)
+		verb := "end"
+		if crlf == 1 {
+			verb = "ends"
+		}
+		r.note("crlf", 0, "", "%s %s in CRLF", human.Plural(crlf, "line", "lines"), verb)
 	}
 	if len(p.Entries) == 0 && len(p.Malformed) == 0 && p.Tail != jsonl.TailTorn {
 		r.problem("empty", 0, "", "the file is empty: it has no session header")
@@ -169,7 +172,7 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 		k := tree.Key(en)
 		if first, dup := firstLine[k]; dup {
 			if en.IDKind == jsonl.KindString {
-				r.problem("duplicate-id", en.Line, en.ID, "id %q on line %d is already used on line %d", en.ID, en.Line, first)
+				r.problem("duplicate-id", en.Line, en.ID, "id %s on line %d is already used on line %d", human.Quote(en.ID), en.Line, first)
 			}
 		} else {
 			firstLine[k] = en.Line
@@ -190,11 +193,11 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 	sort.Strings(types)
 	for _, t := range types {
 		lines := unknown[t]
-		name := strconv.Quote(t)
+		name := human.Quote(t)
 		if t == "" {
 			name = "(no type)"
 		}
-		r.note("unknown-type", lines[0], "", "%d entries of unknown type %s, first on line %d (pi keeps them in the tree)", len(lines), name, lines[0])
+		r.note("unknown-type", lines[0], "", "%s of unknown type %s, first on line %d (pi keeps them in the tree)", human.Plural(len(lines), "entry", "entries"), name, lines[0])
 	}
 
 	// Parent links, from each id's last entry.
@@ -217,7 +220,7 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 		case p == k:
 			r.problem("self-parent", en.Line, idOf(en), "the entry on line %d is its own parent", en.Line)
 		case last[p] == nil:
-			r.problem("missing-parent", en.Line, idOf(en), "the parent %q of the entry on line %d does not exist", p, en.Line)
+			r.problem("missing-parent", en.Line, idOf(en), "the parent %s of the entry on line %d does not exist", human.Quote(p), en.Line)
 		default:
 			parent[k] = p
 		}
@@ -237,7 +240,7 @@ func verifyTree(r *Report, body []*jsonl.Entry) {
 	for _, en := range body {
 		if en.Type == jsonl.TypeLabel {
 			if t, ok := jsonl.String(field(en, "targetId")); ok && last[t] == nil {
-				r.note("label-target", en.Line, idOf(en), "the label on line %d names entry %q, which does not exist", en.Line, t)
+				r.note("label-target", en.Line, idOf(en), "the label on line %d names entry %s, which does not exist", en.Line, human.Quote(t))
 			}
 		}
 	}

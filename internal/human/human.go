@@ -80,14 +80,64 @@ func cutLast(folded string, n int) string {
 }
 
 // QuotePath returns p as it can go into one line of output: unchanged
-// when it is plain, else Go-quoted ("a\nb"), so a newline, an escape
-// sequence or invalid UTF-8 in a file name can neither break
-// line-oriented output nor reach the terminal.
+// when it is plain (PlainText), else quoted by Quote ("a\nb"), so a
+// newline, an escape sequence or invalid UTF-8 in a file name can neither
+// break line-oriented output nor reach the terminal.
 func QuotePath(p string) string {
 	if PlainText(p) {
 		return p
 	}
-	return strconv.Quote(p)
+	return Quote(p)
+}
+
+// Quote returns s in double quotes, escaped the one way sessctl escapes
+// text for people: \" and \\, \n and \t, every other control
+// character (C0, DEL, C1) as AppendControl writes it (\u001b), and a byte
+// that is not UTF-8 as \xff. The result is one line that reads back with
+// strconv.Unquote, and as a JSON string when s is UTF-8.
+func Quote(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, `\n`...)
+			case c == '\t':
+				b = append(b, `\t`...)
+			case c < 0x20 || c == 0x7f:
+				b = AppendControl(b, rune(c))
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, '\\', 'x', hexDigit[c>>4], hexDigit[c&0xf])
+		case r <= 0x9f:
+			b = AppendControl(b, r)
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(append(b, '"'))
+}
+
+const hexDigit = "0123456789abcdef"
+
+// AppendControl appends the escape of the control character r (C0, DEL
+// or C1) to dst: \u and four lower-case hex digits, as in JSON and Go.
+// It is the one way sessctl shows a control character, in quoted text
+// (Quote) and in what it writes to a terminal.
+func AppendControl(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u', hexDigit[r>>12&0xf], hexDigit[r>>8&0xf], hexDigit[r>>4&0xf], hexDigit[r&0xf])
 }
 
 // PlainText reports whether s is valid UTF-8 without control characters
@@ -137,8 +187,14 @@ func Or(a, b string) string {
 	return b
 }
 
-// ShellQuote quotes s for a POSIX shell when it needs it.
+// ShellQuote quotes s for a POSIX shell when it needs it. Text that is
+// not plain (PlainText: a control character or invalid UTF-8) is quoted
+// by Quote instead, which no POSIX shell reads back but which keeps the
+// line whole and the terminal safe: no shell quoting can print it so.
 func ShellQuote(s string) string {
+	if !PlainText(s) {
+		return Quote(s)
+	}
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+@%=", r))
 	}) < 0 {

@@ -1,7 +1,9 @@
 package human
 
 import (
+	"encoding/json"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,14 +14,57 @@ func TestQuotePath(t *testing.T) {
 		{"/home/dev/s.jsonl", "/home/dev/s.jsonl"},
 		{"/home/dev/with space/ünï.jsonl", "/home/dev/with space/ünï.jsonl"},
 		{"/tmp/a\nb.jsonl", `"/tmp/a\nb.jsonl"`},
-		{"/tmp/\x1b[31mred.jsonl", `"/tmp/\x1b[31mred.jsonl"`},
+		{"/tmp/\x1b[31mred.jsonl", `"/tmp/\u001b[31mred.jsonl"`},
 		{"/tmp/c1\u0085.jsonl", `"/tmp/c1\u0085.jsonl"`},
 		{"/tmp/bad\xff.jsonl", `"/tmp/bad\xff.jsonl"`},
 		{`"quoted"`, `"\"quoted\""`},
+		{"cr\r nul\x00 del\x7f tab\t back\\slash", `"cr\u000d nul\u0000 del\u007f tab\t back\\slash"`},
 	}
 	for _, tc := range cases {
 		if got := QuotePath(tc.in); got != tc.want {
 			t.Errorf("QuotePath(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestQuoteReadsBack checks that Quote's output is one line without
+// control characters that reads back as the text with strconv.Unquote,
+// and as JSON when the text is UTF-8, over random texts of plain and
+// control characters, quotes, backslashes and broken UTF-8.
+func TestQuoteReadsBack(t *testing.T) {
+	pieces := []string{"a", "ü", "日", " ", "\n", "\t", "\r", "\x00", "\x1b[2J", "\x7f", "\u0085", "\u009b", "\xff", "\xe6\x97", `"`, `\`, "\u2028", "\ufffd"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(10) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		q := Quote(s)
+		if back, err := strconv.Unquote(q); err != nil || back != s {
+			t.Fatalf("Quote(%q) = %s, which reads back as %q, %v", s, q, back, err)
+		}
+		if utf8.ValidString(s) {
+			var back string
+			if err := json.Unmarshal([]byte(q), &back); err != nil || back != s {
+				t.Fatalf("Quote(%q) = %s, which reads as JSON %q, %v", s, q, back, err)
+			}
+		}
+		if !PlainText(q[1:len(q)-1]) || strings.ContainsAny(q, "\n\t") {
+			t.Fatalf("Quote(%q) = %q holds a control character", s, q)
+		}
+	}
+}
+
+// TestShellQuoteControls checks that a word holding a control character
+// is quoted as Quote does, never with a raw newline inside shell quotes.
+func TestShellQuoteControls(t *testing.T) {
+	for in, want := range map[string]string{
+		"/tmp/a\nb c": `"/tmp/a\nb c"`,
+		"x\x1b[0m":    `"x\u001b[0m"`,
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -400,6 +400,9 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		reason := migrate.SkipEmpty
 		if len(msgs) > 0 {
 			reason = fmt.Sprintf("%d messages, none with content", len(msgs))
+			if len(msgs) == 1 {
+				reason = "1 message, without content"
+			}
 		}
 		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: r.info.ID, Path: ref.Path, Reason: reason})
 		return conv, nil

@@ -89,6 +89,10 @@ type Fault struct {
 	// a write; -1 means half of them (rounded down). The call returns that
 	// count with the error.
 	Written int
+	// Short, for OpWrite, makes the failing call return the Written count
+	// with no error: a short write, which io.Writer forbids but a File
+	// of another FS may still do. Err is then not used.
+	Short bool
 	// Match, when not nil, limits the fault to calls on the paths it
 	// accepts (for rename and link, either path).
 	Match func(path string) bool
@@ -356,6 +360,9 @@ func (f *faultFile) Write(p []byte) (int, error) {
 		if n, err = f.File.Write(p[:k]); err != nil {
 			return n, err
 		}
+	}
+	if ft.Short {
+		return n, nil
 	}
 	return n, pathErr(OpWrite, f.name, ft.Err)
 }

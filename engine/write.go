@@ -156,6 +156,13 @@ func (s *Session) createFile(line []byte) (err error) {
 			_ = fsys.Remove(tmp)
 		}
 	}()
+	if d, derr := fsys.Stat(dir); derr == nil {
+		// Owned like its directory (when root writes in a user's store).
+		if err = vfs.OwnLike(f, d); err != nil {
+			_ = f.Close()
+			return s.fail(fmt.Errorf("create session file %s: %w", s.file, err))
+		}
+	}
 	cw := &countWriter{w: f}
 	w := bufio.NewWriterSize(cw, 1<<16)
 	writeLine := func(b []byte) {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -220,6 +221,8 @@ func hintFor(err error) string {
 		return "the summary command ran out of time; raise --summary-timeout (0: no limit) or use a faster model"
 	case errors.Is(err, compaction.ErrOutputTooLarge):
 		return "a summary should be short; check the command, or raise --summary-max-bytes (0: no limit)"
+	case errors.Is(err, fs.ErrPermission):
+		return ownerHint(err)
 	}
 	return ""
 }

@@ -114,6 +114,13 @@ func writeNew(orig, target string, data []byte) error {
 		f.Close()
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
+	if st, err := fsys.Stat(orig); err == nil {
+		// Owned like the original, when root repairs a user's session.
+		if err := vfs.OwnLike(f, st); err != nil {
+			f.Close()
+			return fmt.Errorf("create %s: %w", target, err)
+		}
+	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return fmt.Errorf("sync %s: %w", tmp, err)

@@ -55,11 +55,11 @@ test-windows:
 # a loaded machine more: a package gets 30 minutes, not go test's default
 # 10, so that a slow run is not reported as a hang.
 #
-# The output is go test -json digested by internal/testsum: a line per
+# The output is go test -json digested by internal/cmd/testsum: a line per
 # package as it ends, the output of failed tests, and at the end one line
 # per kind of skipped test saying how to enable it.
 race:
-	@set -o pipefail; $(GO) test -race -count=1 -timeout 30m -json ./... | $(GO) run ./internal/testsum
+	@set -o pipefail; $(GO) test -race -count=1 -timeout 30m -json ./... | $(GO) run ./internal/cmd/testsum
 
 # make fuzz: each fuzz target for FUZZTIME; a failing input lands in the
 # package's testdata/fuzz/ and then runs with every go test.

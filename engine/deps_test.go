@@ -55,7 +55,7 @@ var allowed = map[string][]string{
 	// What tests share: corpora, pi, child processes, crash plans (test code only).
 	"internal/testenv": {},
 	// make test's summary of go test -json: progress, failures, skips.
-	"internal/testsum": {},
+	"internal/cmd/testsum": {},
 	// Writes the bcryptprimitives.dll wine before 9.0 lacks (make test-windows).
 	"scripts/wineprng": {},
 }

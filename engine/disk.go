@@ -651,6 +651,9 @@ func (s *Session) cutTail(size int64) error {
 		if err := vfs.WriteFileAtomic(fsys, q, d.tail, vfs.FileMode); err != nil {
 			return fmt.Errorf("repair %s: quarantine torn tail: %w", s.file, err)
 		}
+		if err := vfs.ChownLike(fsys, q, d.ident); err != nil {
+			return fmt.Errorf("repair %s: quarantine torn tail: %w", s.file, err)
+		}
 	}
 	st, err := s.f.Stat()
 	if err != nil {

@@ -47,7 +47,11 @@
 // Under SyncEach (the default) it is fsynced before the call returns: an
 // acknowledged entry survives a power cut. Under SyncNone it survives a
 // crash of the process but not of the machine. After a write or sync error
-// the session refuses further writes until it is reopened. New files and
+// the session refuses further writes until it is reopened. What a failed
+// append wrote (part of its line on a full disk, or a line whose sync
+// failed) is cut off again when the file still ends with exactly those
+// bytes, so the file is as it was; when another process appended after
+// them they stay, and the error says so. New files and
 // rewrites (migration, recovery) are atomic. A new session's file is
 // written when it first holds an assistant message, as in pi; Flush writes
 // it earlier.

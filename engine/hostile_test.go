@@ -219,7 +219,7 @@ func TestHostileInputs(t *testing.T) {
 			t.Fatalf("err %v: want EROFS naming the store", err)
 		}
 	})
-	t.Run("a full disk: the append fails, the session refuses more, a reopen recovers", func(t *testing.T) {
+	t.Run("a full disk: the append fails and is cut off, the session refuses more, a reopen recovers", func(t *testing.T) {
 		cfs := vfstest.NewCrashFS()
 		ffs := vfstest.NewFaultFS(cfs)
 		opts := engine.Options{FS: ffs, Dir: "/store", NoLock: true}
@@ -248,8 +248,9 @@ func TestHostileInputs(t *testing.T) {
 		if _, err := r.AppendMessage([]byte(`{"role":"user","content":"recovered"}`)); err != nil {
 			t.Fatalf("append after reopen: %v", err)
 		}
-		if rec := r.Recovery(); rec.TornBytes == 0 {
-			t.Errorf("the half-written line was not cut off: %+v", rec)
+		// The failed append cut off what it wrote: nothing to repair.
+		if rec := r.Recovery(); rec.TornBytes != 0 {
+			t.Errorf("the half-written line was left for the reopen: %+v", rec)
 		}
 	})
 }

@@ -155,14 +155,15 @@ func orOS(fsys vfs.FS) vfs.FS {
 // List returns the sessions of cwd's directory (or o.Dir), newest
 // modification first, as pi's SessionManager.list does. Files that are not
 // sessions (no header as first object) are left out. A missing directory
-// gives an empty list; the default directory is created, as pi does.
+// gives an empty list; nothing is created (pi creates the default
+// directory): a listing writes nothing into the store.
 func List(ctx context.Context, cwd string, o ListOptions) ([]SessionInfo, error) {
 	o = o.withCache()
 	dir := o.Dir
 	if dir == "" {
 		opts := Options{AgentDir: o.AgentDir, Agent: o.Agent, FS: o.FS}
 		var err error
-		if dir, err = opts.sessionDir(cwd); err != nil {
+		if dir, err = opts.sessionDirPath(cwd); err != nil {
 			return nil, err
 		}
 	}

@@ -3,7 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
 )
 
@@ -35,9 +38,27 @@ func acquire(ctx context.Context, file string, opts Options) (*lock.Lock, error)
 		Mode:    opts.LockMode,
 		Command: opts.Command,
 		Wait:    opts.Wait,
+		Like:    ownerRef(opts.fs(), file),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open session %s for writing: %w", file, err)
 	}
 	return l, nil
+}
+
+// ownerRef is the file whose owner and group the files sessctl makes for
+// the session at file get when it runs as root (vfs.OwnLike): the session
+// file, or before it exists the nearest directory above it that does.
+func ownerRef(fsys vfs.FS, file string) fs.FileInfo {
+	if st, err := fsys.Lstat(file); err == nil && st.Mode().IsRegular() {
+		return st
+	}
+	for d := filepath.Dir(file); ; d = filepath.Dir(d) {
+		if st, err := fsys.Stat(d); err == nil {
+			return st
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
 }

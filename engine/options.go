@@ -157,8 +157,22 @@ func (o Options) agentDir() (string, error) {
 }
 
 // sessionDir resolves the directory for sessions of cwd and creates it, as
-// pi does whenever it computes its default directory.
+// pi does whenever it computes its default directory. Only writers call
+// it; readers use sessionDirPath, which creates nothing.
 func (o Options) sessionDir(cwd string) (string, error) {
+	abs, err := o.sessionDirPath(cwd)
+	if err != nil {
+		return "", err
+	}
+	if err := vfs.MkdirAllSync(o.fs(), abs, vfs.DirMode); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// sessionDirPath resolves the directory for sessions of cwd (o.Dir, or
+// cwd's per-cwd directory under the agent directory), absolute.
+func (o Options) sessionDirPath(cwd string) (string, error) {
 	dir := o.Dir
 	if dir == "" {
 		agent, err := o.agentDir()
@@ -167,14 +181,7 @@ func (o Options) sessionDir(cwd string) (string, error) {
 		}
 		dir = layout.DefaultSessionDir(agent, cwd)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	if err := vfs.MkdirAllSync(o.fs(), abs, vfs.DirMode); err != nil {
-		return "", err
-	}
-	return abs, nil
+	return filepath.Abs(dir)
 }
 
 // processCwd is pi's fallback cwd: the process working directory.

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sessctl/sessctl/compaction"
@@ -251,7 +252,11 @@ func (s *Session) closeFile() error {
 // A file whose first JSON object is not a session header with a string id
 // is corrupt: Open fails with a *CorruptError and the file is left alone
 // (pi would truncate it). A file that does not exist starts a new session
-// that will be written at path (pi's behaviour).
+// that will be written at path (pi's behaviour). A write-mode open of
+// something that is not a regular file (a named pipe, a socket, a device,
+// a directory, a symbolic link) is refused before the lock is taken, and
+// one that fails to read the file removes the lock file it created: no
+// lock file is left beside what is not a session.
 func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -273,11 +278,18 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 	if !opts.ReadOnly {
 		// A writer never follows a symbolic link it did not create: the
 		// path might point anywhere.
-		if fi, err := fsys.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("open session %s for writing: %w", abs, vfs.ErrSymlink)
+		// Nor does it lock, let alone write, anything beside what is not
+		// a session file (a pipe, a socket, a device, a directory).
+		if fi, err := fsys.Lstat(abs); err == nil {
+			if err := checkKind(fi); err != nil {
+				return nil, fmt.Errorf("open session %s for writing: %w", abs, err)
+			}
 		}
 	}
+	freshLock := false
 	if !opts.ReadOnly && !opts.NoLock {
+		_, lerr := fsys.Lstat(LockPath(abs))
+		freshLock = errors.Is(lerr, fs.ErrNotExist)
 		lk, err := acquire(ctx, abs, opts)
 		if err != nil {
 			return nil, err
@@ -285,6 +297,12 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 		s.lk = lk
 	}
 	if err := s.load(ctx); err != nil {
+		if freshLock {
+			// Not a session after all (a bad header, another program's
+			// JSONL): take away the lock file this open made beside it.
+			_, _ = s.lk.Remove()
+			s.lk = nil
+		}
 		_ = s.closeFile()
 		return nil, err
 	}
@@ -663,4 +681,19 @@ func (s *Session) Index(f func(ix *tree.Index)) {
 // isAssistant reports whether e is a message entry with role assistant.
 func isAssistant(e *Entry) bool {
 	return e.Type == jsonl.TypeMessage && e.Message() != nil && e.Role == "assistant"
+}
+
+// checkKind refuses, by its Lstat, a path that cannot be a session file
+// to write: a symbolic link (vfs.ErrSymlink), a directory (EISDIR), or a
+// named pipe, socket or device (vfs.ErrNotRegular).
+func checkKind(fi fs.FileInfo) error {
+	switch m := fi.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		return vfs.ErrSymlink
+	case m.IsDir():
+		return syscall.EISDIR
+	case !m.IsRegular():
+		return vfs.ErrNotRegular
+	}
+	return nil
 }

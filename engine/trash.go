@@ -47,8 +47,8 @@ func Trash(ctx context.Context, path, dir string, opts Options) ([]TrashedFile, 
 			return nil, fmt.Errorf("trash: %w", errs.NotFound("session file "+path))
 		}
 		return nil, fmt.Errorf("trash %s: %w", path, err)
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("trash %s: not a regular file", path)
+	} else if err := checkKind(st); err != nil {
+		return nil, fmt.Errorf("trash %s: %w", path, err)
 	}
 	var lk *lock.Lock
 	if !opts.NoLock {

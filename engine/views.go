@@ -144,7 +144,7 @@ func Sessions(ctx context.Context, cwd string, o ListOptions) iter.Seq2[*Session
 		if dir == "" {
 			opts := Options{AgentDir: o.AgentDir, Agent: o.Agent, FS: o.FS}
 			var err error
-			if dir, err = opts.sessionDir(cwd); err != nil {
+			if dir, err = opts.sessionDirPath(cwd); err != nil {
 				yield(nil, err)
 				return
 			}

@@ -156,6 +156,13 @@ func (s *Session) createFile(line []byte) (err error) {
 			_ = fsys.Remove(tmp)
 		}
 	}()
+	if d, derr := fsys.Stat(dir); derr == nil {
+		// Owned like its directory (when root writes in a user's store).
+		if err = vfs.OwnLike(f, d); err != nil {
+			_ = f.Close()
+			return s.fail(fmt.Errorf("create session file %s: %w", s.file, err))
+		}
+	}
 	cw := &countWriter{w: f}
 	w := bufio.NewWriterSize(cw, 1<<16)
 	writeLine := func(b []byte) {
@@ -234,21 +241,71 @@ func (s *Session) writeAppend(buf []byte) error {
 		}
 		s.checkedAt = now
 	}
-	if _, err := s.f.Write(buf); err != nil {
-		return s.fail(fmt.Errorf("append to %s: %w", s.file, err))
+	n, err := s.f.Write(buf)
+	if err == nil && n < len(buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return s.fail(s.undoAppend(fmt.Errorf("append to %s: %w", s.file, err), buf[:max(n, 0)]))
+	}
+	if s.opts.Sync == SyncEach {
+		if err := s.f.Sync(); err != nil {
+			return s.fail(s.undoAppend(fmt.Errorf("sync %s: %w", s.file, err), buf))
+		}
 	}
 	for line := range bytes.SplitSeq(buf[:len(buf)-1], []byte{'\n'}) {
 		s.disk.own = append(s.disk.own, line)
 	}
 	s.disk.ownBytes += int64(len(buf))
 	s.wrote = true
-	if s.opts.Sync == SyncEach {
-		if err := s.f.Sync(); err != nil {
-			return s.fail(fmt.Errorf("sync %s: %w", s.file, err))
-		}
-	}
 	s.replicated()
 	return nil
+}
+
+// undoAppend cuts off the bytes wrote that a failed append (a write that
+// stored part of its lines, or a sync that failed) left at the end of the
+// file, so that the file is as it was before the call and the next
+// writer's line (pi's, which takes no lock) is not glued onto a fragment.
+// pi may have appended after them, so they are cut only when the file
+// ends with exactly those bytes, checked on the descriptor, and its size
+// is unchanged on a second look just before the truncate (the window
+// that remains is cutTail's). It returns cause, with what became of the
+// bytes when they could not be cut.
+func (s *Session) undoAppend(cause error, wrote []byte) error {
+	if len(wrote) == 0 {
+		return cause
+	}
+	kept := func(why string, err error) error {
+		if err != nil {
+			why = fmt.Sprintf("%s: %v", why, err)
+		}
+		return fmt.Errorf("%w; the %d bytes it wrote are still at the end of the file, unfinished (%s)", cause, len(wrote), why)
+	}
+	size, err := fileSize(s.f)
+	if err != nil {
+		return kept("the file's size could not be read", err)
+	}
+	at := size - int64(len(wrote))
+	if at < 0 {
+		return kept("the file is shorter than them", nil)
+	}
+	got := make([]byte, len(wrote))
+	if n, err := s.f.ReadAt(got, at); n < len(got) {
+		return kept("they could not be read back", err)
+	}
+	if !bytes.Equal(got, wrote) {
+		return kept(fmt.Sprintf("another process appended after them, at offset %d or later, so they were not cut", at), nil)
+	}
+	if again, err := fileSize(s.f); err != nil || again != size {
+		return kept("another process appended after them, so they were not cut", err)
+	}
+	if err := s.f.Truncate(at); err != nil {
+		return kept("they could not be cut", err)
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("%w; the %d bytes it wrote were cut off, but the cut could not be synced: %v", cause, len(wrote), err)
+	}
+	return fmt.Errorf("%w; the %d bytes it wrote were cut off: the file is as it was", cause, len(wrote))
 }
 
 // identityInterval is how often, at most, a SyncNone writer checks that

@@ -63,6 +63,9 @@ func createdExcl(f *os.File, path string, me self, opts Options, o Owner, data [
 	excl := f.Name()
 	_, err := f.Write(data)
 	if err == nil {
+		err = vfs.OwnLike(f, opts.Like)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

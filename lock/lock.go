@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Options configure Acquire. The zero value takes the lock for writing,
@@ -24,6 +26,14 @@ type Options struct {
 	RetryInterval time.Duration    // how often a waiting Acquire retries; 0 means 50ms
 	Now           func() time.Time // clock for Owner.Since and LockedError.Now; nil means time.Now
 	NoFlock       bool             // force the exclusive-create fallback (for file systems known to lack flock)
+	// Like is the file (the session file, or the directory a new
+	// session goes in) whose owner and group the lock's files get when
+	// this process runs as root (see vfs.OwnLike): the lock file, the
+	// owner record and the fallback file. nil means the directory of the
+	// lock file. New directories get the owner of the one they are made
+	// in. A lock file left owned by root is given back when root takes
+	// the lock.
+	Like fs.FileInfo
 }
 
 const defaultRetryInterval = 50 * time.Millisecond
@@ -85,8 +95,13 @@ func Acquire(ctx context.Context, path string, opts Options) (*Lock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := vfs.MkdirAllSync(vfs.OS(), filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("lock %s: create directory: %w", path, err)
+	}
+	if opts.Like == nil {
+		if d, err := os.Stat(filepath.Dir(path)); err == nil {
+			opts.Like = d
+		}
 	}
 	me := currentSelf()
 	fallback := opts.NoFlock
@@ -155,6 +170,10 @@ func tryFlock(path string, me self, opts Options) (*Lock, *LockedError, error) {
 		fl.Unlock()
 		return nil, nil, err
 	}
+	if err := vfs.ChownLike(vfs.OS(), path, opts.Like); err != nil {
+		fl.Unlock()
+		return nil, nil, fmt.Errorf("lock %s: %w", path, err)
+	}
 	// A process in fallback mode (NoFlock) holds the ".excl" file instead.
 	if le := exclHolder(path, me, opts); le != nil {
 		fl.Unlock()
@@ -163,7 +182,7 @@ func tryFlock(path string, me self, opts Options) (*Lock, *LockedError, error) {
 	o := newOwner(me, opts)
 	data, err := encodeOwner(o)
 	if err == nil {
-		err = writeOwnerFile(OwnerPath(path), data)
+		err = writeOwnerFile(OwnerPath(path), data, opts.Like)
 	}
 	if err != nil {
 		fl.Unlock()

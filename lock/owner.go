@@ -163,9 +163,10 @@ func readRecord(path string) (record, error) {
 }
 
 // writeOwnerFile replaces the owner record at path atomically: a temp file
-// in the same directory (O_EXCL, no symlinks, 0600), write, fsync, rename,
-// fsync the directory. A symbolic link at path is refused.
-func writeOwnerFile(path string, data []byte) (err error) {
+// in the same directory (O_EXCL, no symlinks, 0600, owned like like),
+// write, fsync, rename, fsync the directory. A symbolic link at path is
+// refused.
+func writeOwnerFile(path string, data []byte, like fs.FileInfo) (err error) {
 	if isSymlink(path) {
 		return fmt.Errorf("write owner record: %s %w", path, errSymlink)
 	}
@@ -180,6 +181,9 @@ func writeOwnerFile(path string, data []byte) (err error) {
 		}
 	}()
 	_, err = f.Write(data)
+	if err == nil {
+		err = vfs.OwnLike(f, like)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

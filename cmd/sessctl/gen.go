@@ -38,6 +38,11 @@ func runGen(e *env, args []string) int {
 		return e.usageError("expected one output path")
 	}
 	kind, out := fs.Arg(0), fs.Arg(1)
+	if kind != "append" {
+		if err := engine.CheckOutput(out, engine.Options{}); err != nil {
+			return e.fail(err)
+		}
+	}
 	switch kind {
 	case "session":
 		o := workload.Options{Seed: *seed, Entries: *entries}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,26 @@ func TestListStoresAndErrors(t *testing.T) {
 	var infos []struct{ FirstMessage string }
 	if err := json.Unmarshal([]byte(out), &infos); err != nil || len(infos) != 2 || code != exitFailure {
 		t.Errorf("--json: exit %d, %v, %+v", code, err, infos)
+	}
+}
+
+// A listing writes nothing: list --cwd DIR, and list in a directory with
+// no sessions, used to create an empty --<cwd>-- directory in the store.
+func TestListCreatesNothing(t *testing.T) {
+	home := t.TempDir()
+	isolate(t, home)
+	proj := filepath.Join(home, "proj")
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(proj)
+	for _, args := range [][]string{{"list", "--cwd", proj}, {"list"}, {"list", "--json"}} {
+		out, errOut, code := sessctl(t, args...)
+		if code != exitOK {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		if _, err := os.Lstat(filepath.Join(home, "pi")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%v created the store %s (%v)", args, filepath.Join(home, "pi"), err)
+		}
 	}
 }

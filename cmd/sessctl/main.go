@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -266,10 +267,14 @@ func hintFor(err error) string {
 		return "check the path or id; 'sessctl list --all' shows every session"
 	case errors.Is(err, errAmbiguous):
 		return "give more characters of the id, or the file's path"
+	case errors.Is(err, engine.ErrSessionOwned):
+		return "write the output to another file; --force never replaces a session's files"
 	case errors.Is(err, compaction.ErrCommandTimeout):
 		return "the summary command ran out of time; raise --summary-timeout (0: no limit) or use a faster model"
 	case errors.Is(err, compaction.ErrOutputTooLarge):
 		return "a summary should be short; check the command, or raise --summary-max-bytes (0: no limit)"
+	case errors.Is(err, fs.ErrPermission):
+		return ownerHint(err)
 	}
 	return ""
 }

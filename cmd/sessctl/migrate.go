@@ -66,13 +66,26 @@ func runMigrate(e *env, args []string) int {
 		fmt.Fprintf(out, "%s: %d migrated, %d would be migrated, %d already version 3, %d failed\n",
 			human.Plural(len(rep.Files), "file", "files"), rep.Count(engine.MigrateStatusMigrated), rep.Count(engine.MigrateStatusWould), rep.Count(engine.MigrateStatusCurrent), failed)
 	}
-	switch {
-	case rep.OnlyLocked():
-		return exitLocked // only held sessions failed: a retry may succeed
-	case failed > 0:
-		return exitCorrupt
+	return migrateExit(rep)
+}
+
+// migrateExit is the exit code of a run: 3 when only held sessions failed
+// (a retry may succeed), 1 when a file failed for another reason than
+// its content (a full disk, a read-only or special file, a permission),
+// 4 when only corrupt or too new files failed.
+func migrateExit(rep *engine.MigrateReport) int {
+	if rep.Count(engine.MigrateStatusFailed) == 0 {
+		return exitOK
 	}
-	return exitOK
+	if rep.OnlyLocked() {
+		return exitLocked
+	}
+	for _, l := range rep.Files {
+		if l.Err != nil && !errors.Is(l.Err, engine.ErrLocked) && exitCode(l.Err) != exitCorrupt {
+			return exitFailure
+		}
+	}
+	return exitCorrupt
 }
 
 func printMigrateLine(out *bufio.Writer, e *env, l engine.MigrateLine) {

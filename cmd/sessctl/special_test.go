@@ -82,8 +82,8 @@ func TestNamedPipeInStore(t *testing.T) {
 		{args: []string{"show", fifo}, code: exitFailure, err: notRegular},
 		{args: []string{"verify", filepath.Join(store, "proj")}, code: exitFailure, out: "ok", err: notRegular},
 		{args: []string{"stats", "--all", "--store", store}, code: exitFailure, err: "skipping " + fifo},
-		{args: []string{"migrate", fifo}, code: exitCorrupt, err: notRegular},
-		{args: []string{"migrate", "--dry-run", store}, code: exitCorrupt, out: "v3, nothing to do", err: notRegular},
+		{args: []string{"migrate", fifo}, code: exitFailure, err: notRegular},
+		{args: []string{"migrate", "--dry-run", store}, code: exitFailure, out: "v3, nothing to do", err: notRegular},
 		{args: []string{"repair", fifo}, code: exitFailure, err: notRegular},
 		{args: []string{"import", "claude", "--dry-run", claude}, code: exitCorrupt, out: "s1", err: "s2.jsonl: not a regular file"},
 	}

@@ -37,7 +37,8 @@ func runTail(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	// Read from the end: the last entries cost their lines, not the file.
+	s, err := engine.OpenTail(e.ctx, path, *n, engine.Options{})
 	if err != nil {
 		return e.fail(err)
 	}
@@ -52,8 +53,7 @@ func runTail(e *env, args []string) int {
 			render.WriteEntryLine(w, en)
 		}
 	}
-	all := s.Entries()
-	for _, en := range all[max(0, len(all)-*n):] {
+	for _, en := range s.Entries() {
 		print(en)
 	}
 	if err := w.Flush(); err != nil {

@@ -268,6 +268,11 @@ func (c Content) String() string {
 	if c.IsString() {
 		return c.Text
 	}
+	if len(c.Blocks) == 1 {
+		if t, ok := c.Blocks[0].(*TextContent); ok {
+			return t.Text // no copy of what may be a large output
+		}
+	}
 	var s []byte
 	for _, b := range c.Blocks {
 		if t, ok := b.(*TextContent); ok {

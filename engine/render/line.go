@@ -129,9 +129,12 @@ func MessageLine(m message.Message) string {
 	return m.Role()
 }
 
-// firstLine is the first non-blank line of s, cut to lineWidth runes.
+// firstLine is the first non-blank line of s, cut to lineWidth runes. It
+// copies only what it returns: s may be a 50 MB tool output.
 func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
+	for rest := s; rest != ""; {
+		var l string
+		l, rest, _ = strings.Cut(rest, "\n")
 		if l = strings.TrimSpace(l); l != "" {
 			s = l
 			break
@@ -140,8 +143,12 @@ func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
-	if r := []rune(s); len(r) > lineWidth {
-		return string(r[:lineWidth]) + "…"
+	n := 0
+	for i := range s {
+		if n == lineWidth {
+			return string([]rune(s[:i])) + "…"
+		}
+		n++
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -43,7 +44,7 @@ func CheckOutput(path, source string, replace bool) error {
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return engine.CheckOutput(path, engine.Options{})
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -55,6 +56,9 @@ func CheckOutput(path, source string, replace bool) error {
 	}
 	if src, err := os.Stat(source); err == nil && os.SameFile(fi, src) {
 		return fmt.Errorf("write %s: it is the session being exported; sessctl never replaces a session file", path)
+	}
+	if err := engine.CheckOutput(path, engine.Options{}); err != nil {
+		return err
 	}
 	isSession, err := startsWithHeader(path, fi)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -17,7 +18,8 @@ import (
 // the current time.
 type Options struct {
 	// Output is where File writes the repaired session. It must not
-	// exist: nothing is ever overwritten. "" means
+	// exist: nothing is ever overwritten; nor may it be a name that
+	// belongs to a session (engine.CheckOutput). "" means
 	// <name>.repaired-<unix ms>.jsonl in the directory of the original.
 	Output string
 	// Now gives the time for a made-up header and the default output
@@ -83,15 +85,23 @@ func writeBeside(path string, data []byte, now time.Time) (string, error) {
 	return "", fmt.Errorf("no free name beside %s", path)
 }
 
-// writeNew writes data to target, which must not exist, durably: a
+// writeNew writes data to target, which must not exist nor belong to a
+// session (engine.CheckOutput), durably: a
 // temporary file is synced and then linked in place, so target is either
 // absent or complete.
 func writeNew(orig, target string, data []byte) error {
 	if same(orig, target) {
 		return fmt.Errorf("%s is the original: %w", target, fs.ErrExist)
 	}
+	owned := engine.CheckOutput(target, engine.Options{})
 	if _, err := os.Lstat(target); err == nil {
+		if owned != nil {
+			return fmt.Errorf("%w: %w", owned, fs.ErrExist)
+		}
 		return fmt.Errorf("%s: %w", target, fs.ErrExist)
+	}
+	if owned != nil {
+		return owned
 	}
 	fsys := vfs.OS()
 	tmp := vfs.TempName(target)
@@ -103,6 +113,13 @@ func writeNew(orig, target string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if st, err := fsys.Stat(orig); err == nil {
+		// Owned like the original, when root repairs a user's session.
+		if err := vfs.OwnLike(f, st); err != nil {
+			f.Close()
+			return fmt.Errorf("create %s: %w", target, err)
+		}
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()

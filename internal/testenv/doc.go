@@ -12,6 +12,9 @@
 //     run against (one per test binary, stopped when Main's tests end;
 //     NewMinIO gives a test its own, to kill and restart), skipping
 //     without the binary, failing with SESSCTL_REQUIRE_MINIO=1.
+//   - Tmpfs mounts a small tmpfs, a real full disk, skipping where
+//     mounting is not permitted (not root), failing with
+//     SESSCTL_REQUIRE_TMPFS=1.
 //   - Main and Command are the one way a test runs its own binary as a
 //     child process (a writer to kill, a lock holder, the CLI under a
 //     signal or another user): each package that needs one has a TestMain

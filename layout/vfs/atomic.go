@@ -36,7 +36,8 @@ func IsTempName(name string) bool { return strings.Contains(filepath.Base(name),
 // file gets perm; an existing one is first checked with CheckReplace (a
 // read-only file, one the caller could not write, a symbolic link or a
 // special file is refused) and its replacement keeps its permission bits,
-// owner and group (see KeepAttrs). On failure the temporary file is
+// owner and group (see KeepAttrs); a new file gets the owner and group
+// of its directory (see OwnLike). On failure the temporary file is
 // removed and path is untouched.
 func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) error {
 	return writeFileAtomic(fsys, path, data, perm, true)
@@ -78,6 +79,14 @@ func writeFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode, durabl
 	if err = KeepAttrs(f, path, orig); err != nil {
 		_ = f.Close()
 		return err
+	}
+	if orig == nil {
+		if d, derr := fsys.Stat(dir); derr == nil {
+			if err = OwnLike(f, d); err != nil {
+				_ = f.Close()
+				return fmt.Errorf("create %s: %w", path, err)
+			}
+		}
 	}
 	if durable {
 		if err = f.Sync(); err != nil {
@@ -190,11 +199,16 @@ func isOS(fsys FS) bool {
 // removes the directories it created, so that a later call creates and
 // syncs them again instead of finding directories whose names may not be
 // durable.
+//
+// The new directories get the owner and group of the directory they are
+// made in (see OwnLike), so that a command run as root in a user's store
+// leaves directories that user can write.
 func MkdirAllSync(fsys FS, dir string, perm fs.FileMode) (err error) {
 	dir = filepath.Clean(dir)
 	var created []string // deepest first
+	var parent fs.FileInfo
 	for p := dir; ; p = filepath.Dir(p) {
-		if _, err := fsys.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+		if parent, err = fsys.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 		created = append(created, p)
@@ -211,6 +225,13 @@ func MkdirAllSync(fsys FS, dir string, perm fs.FileMode) (err error) {
 	}()
 	if err := fsys.MkdirAll(dir, perm); err != nil {
 		return err
+	}
+	if parent != nil {
+		for i := len(created) - 1; i >= 0; i-- { // outermost first
+			if err := ChownLike(fsys, created[i], parent); err != nil {
+				return fmt.Errorf("create directory %s: %w", created[i], err)
+			}
+		}
 	}
 	for _, p := range created {
 		if err := fsys.SyncDir(filepath.Dir(p)); err != nil {

@@ -5,6 +5,7 @@ package vfs
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -44,4 +45,25 @@ func keepOwner(f File, orig fs.FileInfo) error {
 		return fmt.Errorf("uid %d, gid %d: %w", want.Uid, want.Gid, err)
 	}
 	return nil
+}
+
+// ownerToGive returns the owner and group of ref that a file this process
+// creates should get: ok only for a process running as root and a
+// FileInfo of the real filesystem.
+func ownerToGive(ref fs.FileInfo) (uid, gid int, ok bool) {
+	if ref == nil || os.Geteuid() != 0 {
+		return 0, 0, false
+	}
+	st, isStat := ref.Sys().(*syscall.Stat_t)
+	if !isStat {
+		return 0, 0, false
+	}
+	return int(st.Uid), int(st.Gid), true
+}
+
+// sameOwner reports whether fi has the owner uid and group gid; a
+// FileInfo without them counts as having them.
+func sameOwner(fi fs.FileInfo, uid, gid int) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || int(st.Uid) == uid && int(st.Gid) == gid
 }

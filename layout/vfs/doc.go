@@ -21,7 +21,10 @@
 // could not write, a symbolic link or a special file is refused before
 // anything is written (CheckReplace: ErrReadOnly, ErrSymlink,
 // ErrNotRegular). Files are created FileMode (0600) and directories
-// DirMode (0700): sessions hold secrets.
+// DirMode (0700): sessions hold secrets. Run as root, new files and
+// directories get the owner and group of the directory they are made in,
+// or of the session they belong to (OwnLike, ChownLike), so that a command
+// run with sudo leaves nothing the session's owner cannot open.
 //
 // # Reading
 //

@@ -103,6 +103,10 @@ func (osFS) Stat(name string) (fs.FileInfo, error)        { return os.Stat(name)
 func (osFS) Lstat(name string) (fs.FileInfo, error)       { return os.Lstat(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error)   { return os.ReadDir(name) }
 
+// Lchown changes the owner and group of a file, not following a symbolic
+// link (see ChownLike).
+func (osFS) Lchown(name string, uid, gid int) error { return os.Lchown(name, uid, gid) }
+
 // SyncDir makes name's entries durable: fsync of the directory (on
 // darwin F_FULLFSYNC, see fullSync); nothing on Windows, which has no
 // directory fsync (NTFS journals its metadata, and FlushFileBuffers of a

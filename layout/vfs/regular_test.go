@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func within(t *testing.T, what string, fn func()) {
 }
 
 // TestOpenRegularRefusesSpecialFiles opens a named pipe without a writer,
-// a device, a directory and a symbolic link to a named pipe through every
+// a socket, a device, a directory and a symbolic link to a named pipe through every
 // read path of the real filesystem: each is refused at once with an error
 // naming the file, and a regular file still reads.
 func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
@@ -55,6 +56,14 @@ func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
 	if err := os.WriteFile(reg, []byte("line\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A socket cannot be opened at all (ENXIO): it is reported as not a
+	// regular file too.
+	sock := filepath.Join(dir, "sock.jsonl")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
 	fsys := vfs.OS()
 	readers := []struct {
 		name string
@@ -89,6 +98,7 @@ func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
 		want error
 	}{
 		{fifo, vfs.ErrNotRegular},
+		{sock, vfs.ErrNotRegular},
 		{link, vfs.ErrNotRegular},
 		{"/dev/null", vfs.ErrNotRegular},
 		{sub, syscall.EISDIR},

@@ -46,6 +46,14 @@ func openRegularFd(name string, flag int) (int, *syscall.Stat_t, error) {
 		if err == syscall.EINTR {
 			continue
 		}
+		if err == syscall.ENXIO {
+			// A socket cannot be opened (nor a device without its
+			// driver): say what it is, not "no such device or address".
+			var st syscall.Stat_t
+			if syscall.Stat(name, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+				err = ErrNotRegular
+			}
+		}
 		if err != nil {
 			return -1, nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}

@@ -29,6 +29,7 @@ const (
 	OpRemove                 // FS.Remove
 	OpMkdir                  // FS.MkdirAll
 	OpSyncDir                // FS.SyncDir
+	OpChown                  // FaultFS.Lchown, File.Chown
 	numOps
 )
 
@@ -36,7 +37,7 @@ var opNames = [numOps]string{
 	OpOpen: "open", OpCreate: "create", OpRead: "read", OpWrite: "write",
 	OpSync: "sync", OpTruncate: "truncate", OpClose: "close", OpStat: "stat",
 	OpReadDir: "readdir", OpRename: "rename", OpLink: "link", OpRemove: "remove",
-	OpMkdir: "mkdir", OpSyncDir: "syncdir",
+	OpMkdir: "mkdir", OpSyncDir: "syncdir", OpChown: "chown",
 }
 
 // String returns the operation's name ("write", "syncdir", ...).
@@ -50,7 +51,7 @@ func (o Op) String() string {
 // Mutates reports whether the operation can change what is on disk.
 func (o Op) Mutates() bool {
 	switch o {
-	case OpCreate, OpWrite, OpSync, OpTruncate, OpRename, OpLink, OpRemove, OpMkdir, OpSyncDir:
+	case OpCreate, OpWrite, OpSync, OpTruncate, OpRename, OpLink, OpRemove, OpMkdir, OpSyncDir, OpChown:
 		return true
 	}
 	return false
@@ -64,6 +65,8 @@ func (o Op) pathOp() string {
 		return "open"
 	case OpSyncDir:
 		return "sync"
+	case OpChown:
+		return "lchown"
 	case OpReadDir:
 		return "open"
 	}
@@ -89,6 +92,10 @@ type Fault struct {
 	// a write; -1 means half of them (rounded down). The call returns that
 	// count with the error.
 	Written int
+	// Short, for OpWrite, makes the failing call return the Written count
+	// with no error: a short write, which io.Writer forbids but a File
+	// of another FS may still do. Err is then not used.
+	Short bool
 	// Match, when not nil, limits the fault to calls on the paths it
 	// accepts (for rename and link, either path).
 	Match func(path string) bool
@@ -318,6 +325,19 @@ func (f *FaultFS) SyncDir(name string) error {
 	return f.fsys.SyncDir(name)
 }
 
+// Lchown counts as OpChown. It changes the owner when the wrapped FS can
+// (the real filesystem can; see vfs.ChownLike), and does nothing
+// otherwise.
+func (f *FaultFS) Lchown(name string, uid, gid int) error {
+	if ft := f.before(OpChown, name); ft != nil {
+		return pathErr(OpChown, name, ft.Err)
+	}
+	if c, ok := f.fsys.(interface{ Lchown(string, int, int) error }); ok {
+		return c.Lchown(name, uid, gid)
+	}
+	return nil
+}
+
 // faultFile is an open file of a FaultFS.
 type faultFile struct {
 	vfs.File
@@ -357,6 +377,9 @@ func (f *faultFile) Write(p []byte) (int, error) {
 			return n, err
 		}
 	}
+	if ft.Short {
+		return n, nil
+	}
 	return n, pathErr(OpWrite, f.name, ft.Err)
 }
 
@@ -372,6 +395,18 @@ func (f *faultFile) Truncate(size int64) error {
 		return pathErr(OpTruncate, f.name, ft.Err)
 	}
 	return f.File.Truncate(size)
+}
+
+// Chown counts as OpChown; it changes the owner when the wrapped file can
+// (see vfs.OwnLike).
+func (f *faultFile) Chown(uid, gid int) error {
+	if ft := f.fs.before(OpChown, f.name); ft != nil {
+		return pathErr(OpChown, f.name, ft.Err)
+	}
+	if c, ok := f.File.(interface{ Chown(int, int) error }); ok {
+		return c.Chown(uid, gid)
+	}
+	return nil
 }
 
 func (f *faultFile) Stat() (fs.FileInfo, error) {

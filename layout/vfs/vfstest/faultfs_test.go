@@ -137,6 +137,13 @@ func TestFaultFSPartialWrite(t *testing.T) {
 			wantErr:  []error{nil, nil, syscall.EIO},
 		},
 		{
+			name:     "short write without an error",
+			fault:    vfstest.Fault{Op: vfstest.OpWrite, N: 2, Written: 3, Short: true},
+			wantN:    []int{6, 3, 6},
+			wantData: "line1\nlin" + "line3\n",
+			wantErr:  []error{nil, nil, nil},
+		},
+		{
 			name:     "prefix longer than the write",
 			fault:    vfstest.Fault{Op: vfstest.OpWrite, N: 1, Err: syscall.ENOSPC, Written: 100},
 			wantN:    []int{6, 6, 6},

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	go test -json ./... | go run ./internal/testsum
+//	go test -json ./... | go run ./internal/cmd/testsum
 //
 // It exits 1 when a test or a build failed, or when the input holds no
 // test result at all.

@@ -15,7 +15,7 @@ SHELL     := bash
 FUZZTIME  ?= 30s
 BIN       := bin/sessctl
 
-.PHONY: all build demo test lint fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
+.PHONY: all build demo test stress lint fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
 
 all: build
 
@@ -72,10 +72,13 @@ fuzz:
 	$(GO) test -run=NONE -fuzz='^FuzzAgentUsePart$$' -fuzztime=$(FUZZTIME) ./engine/agentuse/
 
 # make crash: the randomized crash workloads for CRASHTIME, from a seed
-# taken from the clock unless CRASHSEED is set (the run prints it).
+# taken from the clock unless CRASHSEED is set (the run prints it); the
+# stress cases at full size (testenv.Stress: 1,000 cross-process lock
+# cycles, the 200 MB line, the million siblings), which every go test
+# runs scaled down; real-process kills.
 CRASHTIME ?= 2m
 CRASHSEED ?= 0
-crash:
+crash: stress
 	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ ./engine/agentuse/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
 	SESSCTL_KILLS=200 $(GO) test -run TestKillWhileAppending -count=1 -v -timeout 30m ./engine/
 	SESSCTL_SYNC_KILLS=50 $(GO) test -run TestKillDuringSync -count=1 -v -timeout 30m ./replica/
@@ -97,6 +100,10 @@ bench-smoke:
 
 lint:
 	scripts/lint.sh
+
+# make stress: only the stress cases at full size (CI runs it).
+stress:
+	$(GO) test -tags crash -run 'TestMutualExclusion|TestHostileInputs' -count=1 -timeout 30m ./lock/ ./engine/
 
 tidy-check:
 	$(GO) mod tidy -diff

@@ -87,3 +87,9 @@ func CrashPlan(t testing.TB, short, normal int, share float64) Crash {
 	t.Logf("crash workloads: first seed %d (rerun one with -crash.seed=S -crash.workloads=1)", c.Seed)
 	return c
 }
+
+// Stress reports whether the stress cases run at full size: in builds
+// with the crash tag (make crash, which CI runs), not in every go test.
+// A test scales itself down, or skips with a message naming make crash,
+// when it returns false.
+func Stress() bool { return crashLong }

@@ -122,9 +122,12 @@ func (ix *Index) Add(e *jsonl.Entry) {
 			delete(ix.labels, target)
 		}
 	case jsonl.TypeSessionInfo:
-		if n, ok := e.StringField("name"); ok && n != "" {
-			ix.name, ix.hasName = n, true
-		}
+		// The latest session_info in file order wins, and an empty or
+		// blank name clears the name (pi 0.73.1; 0.58.3 skipped empty
+		// names). A name that is not a string clears it too (pi throws).
+		n, _ := e.StringField("name")
+		ix.name = jsonl.JSTrim(n)
+		ix.hasName = ix.name != ""
 	}
 }
 
@@ -348,8 +351,10 @@ func (ix *Index) Labels() []LabelPair {
 	return out
 }
 
-// Name returns the session name: the last non-empty session_info name in
-// file order, untrimmed, whatever branch it is on.
+// Name returns the session name: the trimmed name of the last
+// session_info entry in file order, whatever branch it is on; false when
+// that name is empty or blank (it clears the name) or there is none (pi
+// 0.73.1's getSessionName).
 func (ix *Index) Name() (string, bool) { return ix.name, ix.hasName }
 
 // Node is one node of Tree.

@@ -130,8 +130,8 @@ func TestChildrenLabelsNameLeaf(t *testing.T) {
 	if diff := cmp.Diff(want, ix.Labels()); diff != "" {
 		t.Errorf("labels:\n%s", diff)
 	}
-	if n, ok := ix.Name(); !ok || n != "  named  " {
-		t.Errorf("name %q %v: want the last non-empty name, untrimmed", n, ok)
+	if n, ok := ix.Name(); ok {
+		t.Errorf("name %q: the last session_info has an empty name, which clears it", n)
 	}
 	if id, kind := ix.Leaf(); id != "g" || kind != jsonl.KindString {
 		t.Errorf("leaf %q %v, want the last line", id, kind)
@@ -220,4 +220,47 @@ func slicesOf(es []*jsonl.Entry) []jsonl.Entry {
 		out[i] = *e
 	}
 	return out
+}
+
+// TestNameIsTheLastSessionInfo checks pi 0.73.1's getSessionName: the
+// trimmed name of the last session_info in file order, on whatever
+// branch; an empty, blank or missing name clears it (0.58.3 skipped such
+// entries and kept the previous name, untrimmed).
+func TestNameIsTheLastSessionInfo(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		names  []string // the session_info entries' name members (JSON), in order
+		want   string
+		wantOK bool
+	}{
+		{"trimmed", []string{`"  named  "`}, "named", true},
+		{"empty clears", []string{`"a"`, `""`}, "", false},
+		{"blank clears", []string{`"a"`, `"  \t "`}, "", false},
+		{"missing clears", []string{`"a"`, ``}, "", false},
+		{"null clears", []string{`"a"`, `null`}, "", false},
+		{"set again", []string{`"a"`, `""`, `"b"`}, "b", true},
+		{"none", nil, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			specs := []string{`a<-`, `b<a`, `c<a`} // c on a branch of its own
+			parent := "c"
+			for i, n := range c.names {
+				id := fmt.Sprintf("n%d", i)
+				member := ""
+				if n != "" {
+					member = `,"name":` + n
+				}
+				// Alternate branches: the name is global.
+				if i%2 == 1 {
+					parent = "b"
+				}
+				specs = append(specs, id+"<"+parent+` {"type":"session_info"`+member+`}`)
+				parent = id
+			}
+			n, ok := build(t, specs...).Name()
+			if n != c.want || ok != c.wantOK {
+				t.Errorf("Name() = %q, %v; want %q, %v", n, ok, c.want, c.wantOK)
+			}
+		})
+	}
 }

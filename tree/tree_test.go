@@ -264,3 +264,50 @@ func TestNameIsTheLastSessionInfo(t *testing.T) {
 		})
 	}
 }
+
+// TestLabelTimestamps checks pi 0.73.1's labelTimestamp: the timestamp of
+// the label entry that last set an entry's label, as written; none once
+// the label is cleared, nor when that entry has no timestamp.
+func TestLabelTimestamps(t *testing.T) {
+	ix := build(t,
+		`a<-`,
+		`b<a`,
+		`l1<b {"type":"label","targetId":"a","label":"first","timestamp":"2026-02-01T00:00:00.000Z"}`,
+		`l2<l1 {"type":"label","targetId":"a","label":"second","timestamp":"2026-02-02T00:00:00.000Z"}`,
+		`l3<l2 {"type":"label","targetId":"b","label":"b","timestamp":"2026-02-03T00:00:00.000Z"}`,
+		`l4<l3 {"type":"label","targetId":"b","timestamp":"2026-02-04T00:00:00.000Z"}`,
+		`l5<l4 {"type":"label","targetId":"l1","label":"odd","timestamp":12345}`,
+	)
+	want := map[string]string{"a": `"2026-02-02T00:00:00.000Z"`, "l1": `12345`}
+	for _, id := range []string{"a", "b", "l1", "l2"} {
+		ts, ok := ix.LabelTimestamp(id)
+		if w, has := want[id]; ok != has || string(ts) != w {
+			t.Errorf("LabelTimestamp(%s) = %s, %v; want %s", id, ts, ok, w)
+		}
+	}
+	got := map[string]string{}
+	tree.Walk(ix.Tree(), func(n *tree.Node, _ int) bool {
+		if n.LabelTimestamp != nil {
+			got[n.Key] = string(n.LabelTimestamp)
+		}
+		return true
+	}, nil)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tree nodes' label timestamps (-want +got):\n%s", diff)
+	}
+	// A label entry without a timestamp: the label, no time.
+	ix = build(t, `a<-`)
+	ix.Add(mustEntry(t, `{"type":"label","id":"l","parentId":"a","targetId":"a","label":"x"}`))
+	if ts, ok := ix.LabelTimestamp("a"); ok || ix.Tree()[0].LabelTimestamp != nil {
+		t.Errorf("label without a timestamp: LabelTimestamp %s, %v", ts, ok)
+	}
+}
+
+func mustEntry(t *testing.T, line string) *jsonl.Entry {
+	t.Helper()
+	e, err := jsonl.ParseEntry([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &e
+}

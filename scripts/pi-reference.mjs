@@ -24,7 +24,9 @@
 //                keepRecentTokens: {nothing: true} when pi returns
 //                undefined, else firstKeptEntryId, tokensBefore (null for
 //                NaN), isSplitTurn, the counts messagesToSummarize and
-//                turnPrefixMessages, previousSummary (null when none),
+//                turnPrefixMessages and their roles
+//                (messagesToSummarizeRoles, turnPrefixRoles),
+//                previousSummary (null when none),
 //                readFiles, modifiedFiles, thinkingLevel (the session's, as
 //                buildSessionContext gives it) and requests: what compact()
 //                sent for that preparation and thinking level to a
@@ -181,6 +183,8 @@ if (req.prepare) {
 				isSplitTurn: prep.isSplitTurn,
 				messagesToSummarize: prep.messagesToSummarize.length,
 				turnPrefixMessages: prep.turnPrefixMessages.length,
+				messagesToSummarizeRoles: prep.messagesToSummarize.map((m) => m.role),
+				turnPrefixRoles: prep.turnPrefixMessages.map((m) => m.role),
 				previousSummary: prep.previousSummary ?? null,
 				readFiles: lists.readFiles,
 				modifiedFiles: lists.modifiedFiles,

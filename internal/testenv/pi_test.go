@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,61 @@ func TestPiInstalled(t *testing.T) {
 	t.Setenv("SESSCTL_PI_MODULES", filepath.Join(dir, "node_modules"))
 	if d := PiDir(); d != dir {
 		t.Errorf("PiDir with SESSCTL_PI_MODULES naming node_modules = %q, want %q", d, dir)
+	}
+}
+
+// TestPiCompatCoversPiTests checks that scripts/pi-compat.sh runs every
+// test that runs the reference pi (calls testenv.Pi), in its package.
+func TestPiCompatCoversPiTests(t *testing.T) {
+	root := RepoRoot(t)
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "pi-compat.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^tests='\^\(([^)]*)\)\$'$`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("pi-compat.sh has no tests='^(...)$' line")
+	}
+	listed := map[string]bool{}
+	for _, n := range strings.Split(string(m[1]), "|") {
+		listed[n] = true
+	}
+	funcName := regexp.MustCompile(`^(Test\w+)\(`)
+	found := 0
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".bench") || p == filepath.Join(root, "internal", "testenv")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		for _, fn := range strings.Split(string(data), "\nfunc ")[1:] {
+			name := funcName.FindStringSubmatch(fn)
+			if name == nil || !strings.Contains(fn, "testenv.Pi(") {
+				continue
+			}
+			found++
+			if !listed[name[1]] {
+				t.Errorf("%s (%s) runs pi but pi-compat.sh does not run it", name[1], rel)
+			}
+			if !strings.Contains(string(script), "./"+filepath.ToSlash(rel)+"/") {
+				t.Errorf("pi-compat.sh does not test package ./%s/ (%s)", rel, name[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Error("found no test that calls testenv.Pi")
 	}
 }

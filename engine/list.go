@@ -719,22 +719,6 @@ func appendTextOf(dst []byte, m *jsonl.MessageMembers) []byte {
 	return dst
 }
 
-// truthy reports JavaScript truthiness of a JSON value.
-func truthy(v []byte) bool {
-	switch jsonl.KindOf(v) {
-	case KindAbsent, KindNull:
-		return false
-	case KindBool:
-		return v[0] == 't'
-	case KindString:
-		return len(v) > 2
-	case KindNumber:
-		f, _ := jsonl.Number(v)
-		return f != 0 && f == f
-	}
-	return true
-}
-
 // FindMostRecent returns the session file in dir that pi's continueRecent
 // would pick: among the *.jsonl files whose first line, read from their
 // first 512 bytes, is a session header with a string id, the one with the

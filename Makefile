@@ -86,7 +86,7 @@ crash: stress
 # make bench: Go benchmarks and whole-process runs on generated workloads
 # (kept in .bench), as a table of medians of RUNS runs with their spread,
 # ending with the figures that miss their targets. With
-# PI_MODULES=$(scripts/pi-install.sh), pi is measured on the same files in
+# PI_MODULES=$(scripts/pi-install.sh 0.58.3), pi is measured on the same files in
 # the same run. Sizes and RUNS are environment variables (see
 # scripts/bench.sh); `make bench-smoke` runs the whole script at a small
 # scale in .bench-smoke, to check the script, not to measure.

@@ -1,5 +1,6 @@
 // Package compaction turns a session path into the model context and makes
-// compaction decisions, following pi 0.58.3.
+// compaction decisions, following pi 0.73.1 (see README's compatibility
+// section for where it differs from 0.58.3).
 //
 // Build is pi's buildSessionContext: the latest compaction's summary first,
 // then the kept range from its firstKeptEntryId, then everything after it;
@@ -15,7 +16,8 @@
 // point (FindValidCutPoints, FindCutPoint, FindTurnStartIndex), and
 // Prepare, which is prepareCompaction: the first kept entry, the messages
 // to summarise, the prefix of a split turn, tokensBefore, the previous
-// summary, the files touched, and the summary requests (Request) exactly
+// summary, the files touched, the session's thinking level, and the
+// summary requests (Request, with the reasoning level pi asks for) exactly
 // as pi would assemble them (SerializeConversation over ConvertToLLM, the
 // conversation and previous-summary blocks, the reply budget). Finish puts
 // the summaries together as pi's compact() does: the split-turn separator,

@@ -93,6 +93,11 @@ func (b *pathBuilder) modelChange() *pathBuilder {
 	return b.add(`{"type":"model_change","id":%q,"parentId":%s,"timestamp":%q,"provider":"p","modelId":"m2"}`, id, parent, ts)
 }
 
+func (b *pathBuilder) thinking(level string) *pathBuilder {
+	id, parent, ts := b.next()
+	return b.add(`{"type":"thinking_level_change","id":%q,"parentId":%s,"timestamp":%q,"thinkingLevel":%q}`, id, parent, ts, level)
+}
+
 func (b *pathBuilder) label(target string) *pathBuilder {
 	id, parent, ts := b.next()
 	return b.add(`{"type":"label","id":%q,"parentId":%s,"timestamp":%q,"targetId":%q,"label":"x"}`, id, parent, ts, target)

@@ -55,10 +55,14 @@ func branchEntryMessage(e *jsonl.Entry) (Message, bool) {
 	return m, ok
 }
 
-// entryMessages converts path[from:to] with EntryMessage.
-func entryMessages(path []*jsonl.Entry, from, to int) []Message {
+// windowMessages converts path[from:to] with EntryMessage, skipping
+// compaction entries (pi 0.73.1's getMessageFromEntryForCompaction).
+func windowMessages(path []*jsonl.Entry, from, to int) []Message {
 	var out []Message
 	for i := from; i < to; i++ {
+		if path[i].Type == jsonl.TypeCompaction {
+			continue
+		}
 		if m, ok := EntryMessage(path[i]); ok {
 			out = append(out, m)
 		}

@@ -30,22 +30,35 @@ type Preparation struct {
 	// FirstKeptIndex is that entry's index in the path.
 	FirstKeptIndex int
 	// PreviousCompactionIndex is the index of the last compaction on the
-	// path, or -1. The window of this compaction starts right after it.
+	// path, or -1.
 	PreviousCompactionIndex int
+	// StartIndex is where the window of this compaction starts: the
+	// previous compaction's first kept entry (the entry after that
+	// compaction when its firstKeptEntryId is not on the path), or 0.
+	StartIndex int
 	// TurnStartIndex is the start of the split turn, or -1.
 	TurnStartIndex int
 	// IsSplitTurn is true when the cut falls inside a turn.
 	IsSplitTurn bool
 	// MessagesToSummarize are the messages of the window before the turn
-	// start (split) or the cut, tool results included.
+	// start (split) or the cut, tool results included; a compaction in
+	// the window gives none.
 	MessagesToSummarize []Message
 	// TurnPrefixMessages are the messages from the turn start to the cut
 	// (split turns only).
 	TurnPrefixMessages []Message
-	// TokensBefore is estimateContextTokens over the previous compaction's
-	// summary and everything after it (the whole path when there is no
-	// compaction). It is NaN when a usage object lacks a component.
+	// TokensBefore is estimateContextTokens over the messages of the
+	// path's context (FromPath: the previous compaction's summary, the
+	// entries it kept, and everything after it). It is NaN when a usage
+	// object lacks a component.
 	TokensBefore float64
+	// ThinkingLevel is the session's thinking level at the end of the
+	// path ("off" without a thinking_level_change, "" when the last one
+	// has no level). The summary requests ask a reasoning model
+	// (Settings.Reasoning) to reason at it, unless it is "off" or "".
+	// A caller whose agent runs at another level sets it before
+	// Requests or Compact.
+	ThinkingLevel string
 	// PreviousSummary is the previous compaction's summary, "" without one.
 	PreviousSummary string
 	// FileOps are the files touched: carried over from the previous
@@ -64,16 +77,19 @@ type Preparation struct {
 	TurnPrefix *Request
 }
 
-// Prepare is pi's prepareCompaction(path, settings) over a root-to-leaf
-// path (getBranch(): every entry type included). It fails with
-// ErrAlreadyCompacted when the last entry is a compaction, and with
+// Prepare is pi 0.73.1's prepareCompaction(path, settings) over a
+// root-to-leaf path (getBranch(): every entry type included). It fails
+// with ErrAlreadyCompacted when the last entry is a compaction, and with
 // ErrNothingToCompact when the path is empty or the first kept entry has
 // no string id.
 //
-// The window runs from the entry after the last compaction on the path to
-// the end. As in pi 0.58.3, the entries that compaction kept lie before it
-// and so are neither kept nor summarised by the next one (pi issue #2608,
-// fixed in later pi).
+// The window runs from the previous compaction's first kept entry (the
+// entry after that compaction when its firstKeptEntryId is not on the
+// path; the start of the path without a compaction) to the end, so the
+// entries the previous compaction kept are summarised or kept again (pi
+// 0.58.3 started after the compaction and lost them: pi issue #2608).
+// Compaction entries in the window are not messages to summarise.
+// TokensBefore is estimated over the path's context.
 func Prepare(path []*jsonl.Entry, s Settings) (*Preparation, error) {
 	if n := len(path); n > 0 && path[n-1].Type == jsonl.TypeCompaction {
 		return nil, ErrAlreadyCompacted
@@ -85,7 +101,19 @@ func Prepare(path []*jsonl.Entry, s Settings) (*Preparation, error) {
 			break
 		}
 	}
-	start, end := prev+1, len(path)
+	start, end := 0, len(path)
+	if prev >= 0 {
+		// pathEntries.findIndex((e) => e.id === firstKeptEntryId)
+		start = prev + 1
+		firstKept, has := path[prev].Field("firstKeptEntryId")
+		isFirstKept := idMatcher(firstKept, has)
+		for i, e := range path {
+			if isFirstKept(e) {
+				start = i
+				break
+			}
+		}
+	}
 	cp := FindCutPoint(path, start, end, s.KeepRecentTokens)
 	if cp.FirstKeptIndex >= len(path) {
 		return nil, ErrNothingToCompact
@@ -98,19 +126,21 @@ func Prepare(path []*jsonl.Entry, s Settings) (*Preparation, error) {
 		FirstKeptEntryID:        first.ID,
 		FirstKeptIndex:          cp.FirstKeptIndex,
 		PreviousCompactionIndex: prev,
+		StartIndex:              start,
 		TurnStartIndex:          cp.TurnStartIndex,
 		IsSplitTurn:             cp.IsSplitTurn,
 		Settings:                s,
 	}
-	usageStart := max(prev, 0)
-	p.TokensBefore = EstimateContextTokens(entryMessages(path, usageStart, end)).Tokens
+	ctx := FromPath(path)
+	p.TokensBefore = EstimateContextTokens(ctx.Messages).Tokens
+	p.ThinkingLevel, _ = jsonl.String(ctx.ThinkingLevel)
 	historyEnd := cp.FirstKeptIndex
 	if cp.IsSplitTurn {
 		historyEnd = cp.TurnStartIndex
 	}
-	p.MessagesToSummarize = entryMessages(path, start, historyEnd)
+	p.MessagesToSummarize = windowMessages(path, start, historyEnd)
 	if cp.IsSplitTurn {
-		p.TurnPrefixMessages = entryMessages(path, cp.TurnStartIndex, cp.FirstKeptIndex)
+		p.TurnPrefixMessages = windowMessages(path, cp.TurnStartIndex, cp.FirstKeptIndex)
 	}
 	if prev >= 0 {
 		c := path[prev]
@@ -131,19 +161,30 @@ func Prepare(path []*jsonl.Entry, s Settings) (*Preparation, error) {
 }
 
 // Requests returns the summary requests compact() would make, with the
-// caller's custom instructions added to the history request ("" for none):
+// caller's custom instructions added to the history request ("" for none)
+// and the reasoning level of ThinkingLevel:
 // for a split turn with a non-empty prefix, a history request (nil when
 // MessagesToSummarize is empty) and a turn-prefix request, which pi sends
 // concurrently; otherwise one history request, which pi sends even when
 // MessagesToSummarize is empty (an empty conversation block).
 func (p *Preparation) Requests(customInstructions string) (history, turnPrefix *Request) {
+	reasoning := p.reasoning()
 	if p.IsSplitTurn && len(p.TurnPrefixMessages) > 0 {
 		if len(p.MessagesToSummarize) > 0 {
-			history = historyRequest(p.MessagesToSummarize, p.Settings, customInstructions, p.PreviousSummary)
+			history = historyRequest(p.MessagesToSummarize, p.Settings, customInstructions, p.PreviousSummary, reasoning)
 		}
-		return history, turnPrefixRequest(p.TurnPrefixMessages, p.Settings)
+		return history, turnPrefixRequest(p.TurnPrefixMessages, p.Settings, reasoning)
 	}
-	return historyRequest(p.MessagesToSummarize, p.Settings, customInstructions, p.PreviousSummary), nil
+	return historyRequest(p.MessagesToSummarize, p.Settings, customInstructions, p.PreviousSummary, reasoning), nil
+}
+
+// reasoning is the reasoning level the summary requests ask for: the
+// thinking level, for a reasoning model, unless it is off.
+func (p *Preparation) reasoning() string {
+	if !p.Settings.Reasoning || p.ThinkingLevel == "off" {
+		return ""
+	}
+	return p.ThinkingLevel
 }
 
 // Result is a finished compaction: the members of the compaction entry

@@ -54,89 +54,106 @@ func settingsKeep(keep int) Settings {
 
 var noFiles = FileLists{ReadFiles: []string{}, ModifiedFiles: []string{}}
 
-// TestPrepareWorkedExamples checks the worked examples E1-E8 of
-// pi-compaction.md section 11, which were verified against pi 0.58.3.
-func TestPrepareWorkedExamples(t *testing.T) {
-	c1Details := `{"readFiles":["r1.ts","m1.ts"],"modifiedFiles":["m2.ts"]}`
-	tests := []struct {
-		name    string
-		keep    int
-		build   func(b *pathBuilder)
-		want    prepSummary
-		wantErr error
-	}{
-		{
-			name:  "E1 cut on a user message",
-			keep:  200,
-			build: func(b *pathBuilder) { b.user(100).asst(100, 0).user(100).asst(100, 0) },
-			want: prepSummary{FirstKept: "e2", TurnStart: -1, History: []string{"user", "assistant"}, Prefix: []string{},
-				Files: noFiles, HistoryRequest: "history"},
+// prepCase is a path, a keepRecentTokens and pi's preparation for them.
+type prepCase struct {
+	name    string
+	keep    int
+	build   func(b *pathBuilder)
+	want    prepSummary
+	wantErr error
+}
+
+// c1Details are the details of E6's first compaction.
+const c1Details = `{"readFiles":["r1.ts","m1.ts"],"modifiedFiles":["m2.ts"]}`
+
+// workedExamples are the worked examples E1-E8 of pi-compaction.md
+// section 11, with pi 0.73.1's answers (the reference; E6 and E8 differ
+// from 0.58.3's, which the spec gives: the window now starts at the
+// previous compaction's first kept entry). TestPrepareCasesArePis checks
+// every want against pi itself.
+var workedExamples = []prepCase{
+	{
+		name:  "E1 cut on a user message",
+		keep:  200,
+		build: func(b *pathBuilder) { b.user(100).asst(100, 0).user(100).asst(100, 0) },
+		want: prepSummary{FirstKept: "e2", TurnStart: -1, History: []string{"user", "assistant"}, Prefix: []string{},
+			Files: noFiles, HistoryRequest: "history"},
+	},
+	{
+		name:  "E2 split turn with empty history",
+		keep:  201,
+		build: func(b *pathBuilder) { b.user(100).asst(100, 0).user(100).asst(100, 0) },
+		want: prepSummary{FirstKept: "e1", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user"},
+			Files: noFiles, PrefixRequest: "turn-prefix"},
+	},
+	{
+		name: "E3 long split turn",
+		keep: 500,
+		build: func(b *pathBuilder) {
+			b.user(100).asst(100, 0).
+				user(1).asst(6, 0, call{"read", "a.ts"}).tool(1000).asst(13, 0, call{"edit", "a.ts"}).
+				tool(1).asst(10, 0, call{"write", "b.ts"}).tool(500).asst(100, 0)
 		},
-		{
-			name:  "E2 split turn with empty history",
-			keep:  201,
-			build: func(b *pathBuilder) { b.user(100).asst(100, 0).user(100).asst(100, 0) },
-			want: prepSummary{FirstKept: "e1", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user"},
-				Files: noFiles, PrefixRequest: "turn-prefix"},
+		want: prepSummary{FirstKept: "e9", Split: true, TurnStart: 2,
+			History:        []string{"user", "assistant"},
+			Prefix:         []string{"user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult"},
+			Files:          FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
+			HistoryRequest: "history", PrefixRequest: "turn-prefix"},
+	},
+	{
+		name:  "E4 pull-back onto a model change splits the previous turn",
+		keep:  150,
+		build: func(b *pathBuilder) { b.user(100).asst(100, 0).modelChange().user(100).asst(100, 0) },
+		want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user", "assistant"},
+			Files: noFiles, PrefixRequest: "turn-prefix"},
+	},
+	{
+		name:  "E5 budget crossed inside trailing tool results keeps everything",
+		keep:  1000,
+		build: func(b *pathBuilder) { b.user(100).asst(10, 0).user(1).asst(6, 0, call{"read", "f.ts"}).tool(2000) },
+		want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{},
+			TokensBefore: 2000, Files: noFiles, HistoryRequest: "history"},
+	},
+	{
+		name: "E6 second compaction updates the summary and carries files",
+		keep: 300,
+		build: func(b *pathBuilder) {
+			b.user(1000).asst(1006, 0, call{"read", "old.ts"}).user(100).asst(100, 50200).
+				compaction("S1", "e2", c1Details, false).
+				user(1000).asst(1005, 0, call{"edit", "m1.ts"}).user(200).asst(100, 3100)
 		},
-		{
-			name: "E3 long split turn",
-			keep: 500,
-			build: func(b *pathBuilder) {
-				b.user(100).asst(100, 0).
-					user(1).asst(6, 0, call{"read", "a.ts"}).tool(1000).asst(13, 0, call{"edit", "a.ts"}).
-					tool(1).asst(10, 0, call{"write", "b.ts"}).tool(500).asst(100, 0)
-			},
-			want: prepSummary{FirstKept: "e9", Split: true, TurnStart: 2,
-				History:        []string{"user", "assistant"},
-				Prefix:         []string{"user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult"},
-				Files:          FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
-				HistoryRequest: "history", PrefixRequest: "turn-prefix"},
+		// The window starts at C1's first kept entry (e2): u100 and
+		// a100 are summarised with the rest (0.58.3 lost them).
+		want: prepSummary{FirstKept: "e7", TurnStart: -1, History: []string{"user", "assistant", "user", "assistant"}, Prefix: []string{},
+			TokensBefore: 3100, Previous: "S1",
+			Files:          FileLists{ReadFiles: []string{"r1.ts"}, ModifiedFiles: []string{"m1.ts", "m2.ts"}},
+			HistoryRequest: "history-update"},
+	},
+	{
+		name:    "E7 already compacted",
+		keep:    300,
+		build:   func(b *pathBuilder) { b.user(1).asst(1, 0).compaction("S1", "e0", "", false) },
+		wantErr: ErrAlreadyCompacted,
+	},
+	{
+		name: "E8 the previous compaction's kept entries stay in the window",
+		keep: 300,
+		build: func(b *pathBuilder) {
+			b.user(1000).asst(1000, 0).user(100).asst(100, 50200).compaction("S1", "e2", "", false).user(50)
 		},
-		{
-			name:  "E4 pull-back onto a model change splits the previous turn",
-			keep:  150,
-			build: func(b *pathBuilder) { b.user(100).asst(100, 0).modelChange().user(100).asst(100, 0) },
-			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user", "assistant"},
-				Files: noFiles, PrefixRequest: "turn-prefix"},
-		},
-		{
-			name:  "E5 budget crossed inside trailing tool results keeps everything",
-			keep:  1000,
-			build: func(b *pathBuilder) { b.user(100).asst(10, 0).user(1).asst(6, 0, call{"read", "f.ts"}).tool(2000) },
-			want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{},
-				TokensBefore: 2000, Files: noFiles, HistoryRequest: "history"},
-		},
-		{
-			name: "E6 second compaction updates the summary and carries files",
-			keep: 300,
-			build: func(b *pathBuilder) {
-				b.user(1000).asst(1006, 0, call{"read", "old.ts"}).user(100).asst(100, 50200).
-					compaction("S1", "e2", c1Details, false).
-					user(1000).asst(1005, 0, call{"edit", "m1.ts"}).user(200).asst(100, 3100)
-			},
-			want: prepSummary{FirstKept: "e7", TurnStart: -1, History: []string{"user", "assistant"}, Prefix: []string{},
-				TokensBefore: 3100, Previous: "S1",
-				Files:          FileLists{ReadFiles: []string{"r1.ts"}, ModifiedFiles: []string{"m1.ts", "m2.ts"}},
-				HistoryRequest: "history-update"},
-		},
-		{
-			name:    "E7 already compacted",
-			keep:    300,
-			build:   func(b *pathBuilder) { b.user(1).asst(1, 0).compaction("S1", "e0", "", false) },
-			wantErr: ErrAlreadyCompacted,
-		},
-		{
-			name: "E8 the previous compaction's kept entries fall out of the window",
-			keep: 300,
-			build: func(b *pathBuilder) {
-				b.user(1000).asst(1000, 0).user(100).asst(100, 50200).compaction("S1", "e2", "", false).user(50)
-			},
-			want: prepSummary{FirstKept: "e5", TurnStart: -1, History: []string{}, Prefix: []string{},
-				TokensBefore: 51, Previous: "S1", Files: noFiles, HistoryRequest: "history-update"},
-		},
-	}
-	for _, tc := range tests {
+		// The window is [u100 a100 C1 u50]; the context (S1, u100,
+		// a100, u50) holds a100's usage, 50200, and u50: 50250.
+		// 0.58.3 kept only u50 (firstKept e5, tokensBefore 51).
+		want: prepSummary{FirstKept: "e2", TurnStart: -1, History: []string{}, Prefix: []string{},
+			TokensBefore: 50250, Previous: "S1", Files: noFiles, HistoryRequest: "history-update"},
+	},
+}
+
+// TestPrepareWorkedExamples checks the worked examples.
+func TestPrepareWorkedExamples(t *testing.T) { checkPrepCases(t, workedExamples) }
+
+func checkPrepCases(t *testing.T, cases []prepCase) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var b pathBuilder
 			tc.build(&b)
@@ -193,7 +210,41 @@ func TestCompactWorkedSummaries(t *testing.T) {
 				FirstKeptEntryID: "e9",
 				Details:          FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
 			},
-			requests: map[Kind][2]any{KindTurnPrefix: {8192, ""}, KindHistory: {13107, "high"}},
+			// A reasoning model, but the session's thinking level is off
+			// (0.58.3 asked "high" for the history).
+			requests: map[Kind][2]any{KindTurnPrefix: {8192, ""}, KindHistory: {13107, ""}},
+		},
+		{
+			name:      "E3 at thinking level high",
+			keep:      500,
+			reasoning: true,
+			build: func(b *pathBuilder) {
+				b.thinking("high").user(100).asst(100, 0).
+					user(1).asst(6, 0, call{"read", "a.ts"}).tool(1000).asst(13, 0, call{"edit", "a.ts"}).
+					tool(1).asst(10, 0, call{"write", "b.ts"}).tool(500).asst(100, 0)
+			},
+			want: Result{
+				Summary:          "<history>" + SplitTurnSeparator + "<turn-prefix>\n\n<modified-files>\na.ts\nb.ts\n</modified-files>",
+				FirstKeptEntryID: "e10",
+				Details:          FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
+			},
+			requests: map[Kind][2]any{KindTurnPrefix: {8192, "high"}, KindHistory: {13107, "high"}},
+		},
+		{
+			name:      "E3 at thinking level high, a model that does not reason",
+			keep:      500,
+			reasoning: false,
+			build: func(b *pathBuilder) {
+				b.thinking("high").user(100).asst(100, 0).
+					user(1).asst(6, 0, call{"read", "a.ts"}).tool(1000).asst(13, 0, call{"edit", "a.ts"}).
+					tool(1).asst(10, 0, call{"write", "b.ts"}).tool(500).asst(100, 0)
+			},
+			want: Result{
+				Summary:          "<history>" + SplitTurnSeparator + "<turn-prefix>\n\n<modified-files>\na.ts\nb.ts\n</modified-files>",
+				FirstKeptEntryID: "e10",
+				Details:          FileLists{ReadFiles: []string{}, ModifiedFiles: []string{"a.ts", "b.ts"}},
+			},
+			requests: map[Kind][2]any{KindTurnPrefix: {8192, ""}, KindHistory: {13107, ""}},
 		},
 	}
 	for _, tc := range tests {
@@ -227,113 +278,94 @@ func TestCompactWorkedSummaries(t *testing.T) {
 	}
 }
 
-// TestPrepareEdgeCases covers pi-compaction.md section 9.
-func TestPrepareEdgeCases(t *testing.T) {
-	tests := []struct {
-		name    string
-		keep    int
-		build   func(b *pathBuilder)
-		want    prepSummary
-		wantErr error
-	}{
-		{
-			name:    "empty path",
-			keep:    100,
-			build:   func(b *pathBuilder) {},
-			wantErr: ErrNothingToCompact,
+// edgeCases cover pi-compaction.md section 9, with pi 0.73.1's answers.
+var edgeCases = []prepCase{
+	{
+		name:    "empty path",
+		keep:    100,
+		build:   func(b *pathBuilder) {},
+		wantErr: ErrNothingToCompact,
+	},
+	{
+		name:  "everything fits: not refused, nothing summarised, a request is still made",
+		keep:  100000,
+		build: func(b *pathBuilder) { b.user(10).asst(10, 0) },
+		want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{}, Files: noFiles,
+			HistoryRequest: "history"},
+	},
+	{
+		name:  "keep 0 with a trailing tool result keeps everything",
+		keep:  0,
+		build: func(b *pathBuilder) { b.user(10).asst(10, 0, call{"read", "x"}).tool(10) },
+		want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{}, TokensBefore: 10, Files: noFiles,
+			HistoryRequest: "history"},
+	},
+	{
+		name: "only non-message entries after a compaction: the cut falls in the kept range",
+		keep: 10,
+		build: func(b *pathBuilder) {
+			b.user(10).asst(10, 0).compaction("S1", "e0", "", false).modelChange().label("e0")
 		},
-		{
-			name:  "everything fits: not refused, nothing summarised, a request is still made",
-			keep:  100000,
-			build: func(b *pathBuilder) { b.user(10).asst(10, 0) },
-			want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{}, Files: noFiles,
-				HistoryRequest: "history"},
+		// The window starts at e0 (C1 kept it), so the cut lands on
+		// a10, splitting the turn of u10 (0.58.3 had no cut point after
+		// C1 and kept e3 on).
+		want: prepSummary{FirstKept: "e1", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user"}, TokensBefore: 0,
+			Previous: "S1", Files: noFiles, PrefixRequest: "turn-prefix"},
+	},
+	{
+		name:  "bashExecution cut: split flag, empty prefix, one request",
+		keep:  10,
+		build: func(b *pathBuilder) { b.user(100).asst(100, 0).bash(10, false) },
+		want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 2, History: []string{"user", "assistant"}, Prefix: []string{},
+			TokensBefore: 10, Files: noFiles, HistoryRequest: "history"},
+	},
+	{
+		name:  "custom_message cut after the pull-back: split flag, empty prefix",
+		keep:  100,
+		build: func(b *pathBuilder) { b.user(100).asst(100, 0).customMessage(fill(1000)).asst(100, 0) },
+		want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 2, History: []string{"user", "assistant"}, Prefix: []string{},
+			Files: noFiles, HistoryRequest: "history"},
+	},
+	{
+		name:  "a custom_message adds no tokens to the walk",
+		keep:  150,
+		build: func(b *pathBuilder) { b.user(100).asst(100, 0).customMessage(fill(1000)).asst(100, 0) },
+		want: prepSummary{FirstKept: "e1", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user"},
+			Files: noFiles, PrefixRequest: "turn-prefix"},
+	},
+	{
+		name: "an extension's previous compaction: summary used, details ignored",
+		keep: 10,
+		build: func(b *pathBuilder) {
+			b.user(10).compaction("EXT", "e0", `{"readFiles":["x.ts"],"modifiedFiles":["y.ts"]}`, true).user(100).asst(100, 0)
 		},
-		{
-			name:  "keep 0 with a trailing tool result keeps everything",
-			keep:  0,
-			build: func(b *pathBuilder) { b.user(10).asst(10, 0, call{"read", "x"}).tool(10) },
-			want: prepSummary{FirstKept: "e0", TurnStart: -1, History: []string{}, Prefix: []string{}, TokensBefore: 10, Files: noFiles,
-				HistoryRequest: "history"},
+		want: prepSummary{FirstKept: "e3", Split: true, TurnStart: 2, History: []string{"user"}, Prefix: []string{"user"},
+			TokensBefore: 0, Previous: "EXT", Files: noFiles, HistoryRequest: "history-update", PrefixRequest: "turn-prefix"},
+	},
+	{
+		name: "the kept user message starts the turn the cut splits",
+		keep: 100,
+		build: func(b *pathBuilder) {
+			b.user(10).compaction("S", "e0", "", false).asst(100, 0, call{"bash", "x"}).tool(10).asst(100, 0)
 		},
-		{
-			name: "only non-message entries after a compaction: no cut points",
-			keep: 10,
-			build: func(b *pathBuilder) {
-				b.user(10).asst(10, 0).compaction("S1", "e0", "", false).modelChange().label("e0")
-			},
-			want: prepSummary{FirstKept: "e3", TurnStart: -1, History: []string{}, Prefix: []string{}, TokensBefore: 1,
-				Previous: "S1", Files: noFiles, HistoryRequest: "history-update"},
+		// The window starts at e0, the user message C1 kept, which
+		// starts the turn (0.58.3: no turn start after C1, not split).
+		want: prepSummary{FirstKept: "e4", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user", "assistant", "toolResult"},
+			TokensBefore: 0, Previous: "S", Files: noFiles, PrefixRequest: "turn-prefix"},
+	},
+	{
+		name: "a user cut pulled back over a branch summary and a label splits the previous turn",
+		keep: 100,
+		build: func(b *pathBuilder) {
+			b.user(100).asst(100, 0).label("e0").branchSummary("went elsewhere", "", false).user(100)
 		},
-		{
-			name:  "bashExecution cut: split flag, empty prefix, one request",
-			keep:  10,
-			build: func(b *pathBuilder) { b.user(100).asst(100, 0).bash(10, false) },
-			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 2, History: []string{"user", "assistant"}, Prefix: []string{},
-				TokensBefore: 10, Files: noFiles, HistoryRequest: "history"},
-		},
-		{
-			name:  "custom_message cut after the pull-back: split flag, empty prefix",
-			keep:  100,
-			build: func(b *pathBuilder) { b.user(100).asst(100, 0).customMessage(fill(1000)).asst(100, 0) },
-			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 2, History: []string{"user", "assistant"}, Prefix: []string{},
-				Files: noFiles, HistoryRequest: "history"},
-		},
-		{
-			name:  "a custom_message adds no tokens to the walk",
-			keep:  150,
-			build: func(b *pathBuilder) { b.user(100).asst(100, 0).customMessage(fill(1000)).asst(100, 0) },
-			want: prepSummary{FirstKept: "e1", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user"},
-				Files: noFiles, PrefixRequest: "turn-prefix"},
-		},
-		{
-			name: "an extension's previous compaction: summary used, details ignored",
-			keep: 10,
-			build: func(b *pathBuilder) {
-				b.user(10).compaction("EXT", "e0", `{"readFiles":["x.ts"],"modifiedFiles":["y.ts"]}`, true).user(100).asst(100, 0)
-			},
-			want: prepSummary{FirstKept: "e3", Split: true, TurnStart: 2, History: []string{}, Prefix: []string{"user"},
-				TokensBefore: 0, Previous: "EXT", Files: noFiles, PrefixRequest: "turn-prefix"},
-		},
-		{
-			name: "no turn start in the window: not split, everything before goes to history",
-			keep: 100,
-			build: func(b *pathBuilder) {
-				b.user(10).compaction("S", "e0", "", false).asst(100, 0, call{"bash", "x"}).tool(10).asst(100, 0)
-			},
-			want: prepSummary{FirstKept: "e4", TurnStart: -1, History: []string{"assistant", "toolResult"}, Prefix: []string{},
-				TokensBefore: 0, Previous: "S", Files: noFiles, HistoryRequest: "history-update"},
-		},
-		{
-			name: "a user cut pulled back over a branch summary and a label splits the previous turn",
-			keep: 100,
-			build: func(b *pathBuilder) {
-				b.user(100).asst(100, 0).label("e0").branchSummary("went elsewhere", "", false).user(100)
-			},
-			want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user", "assistant"},
-				TokensBefore: 104, Files: noFiles, PrefixRequest: "turn-prefix"},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var b pathBuilder
-			tc.build(&b)
-			p, err := Prepare(b.path(t), settingsKeep(tc.keep))
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("Prepare error = %v, want %v", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, summarize(p)); diff != "" {
-				t.Errorf("preparation (-want +got):\n%s", diff)
-			}
-		})
-	}
+		want: prepSummary{FirstKept: "e2", Split: true, TurnStart: 0, History: []string{}, Prefix: []string{"user", "assistant"},
+			TokensBefore: 104, Files: noFiles, PrefixRequest: "turn-prefix"},
+	},
 }
+
+// TestPrepareEdgeCases checks the edge cases.
+func TestPrepareEdgeCases(t *testing.T) { checkPrepCases(t, edgeCases) }
 
 func TestPrepareNoID(t *testing.T) {
 	path := parseLines(t,
@@ -368,7 +400,8 @@ func TestUpdateRequestPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "<conversation>\n[User]: second\n\n[Assistant]: " + strings.Repeat("y", 20) + "\n</conversation>\n\n" +
+	// The window starts at "first", which the old compaction kept.
+	want := "<conversation>\n[User]: first\n\n[Assistant]: " + strings.Repeat("y", 20) + "\n\n[User]: second\n\n[Assistant]: " + strings.Repeat("y", 20) + "\n</conversation>\n\n" +
 		"<previous-summary>\nOLD SUMMARY\n</previous-summary>\n\n" + UpdatePrompt
 	if diff := cmp.Diff(want, p.History.Prompt); diff != "" {
 		t.Errorf("prompt (-want +got):\n%s", diff)

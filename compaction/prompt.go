@@ -3,7 +3,7 @@ package compaction
 import "math"
 
 // The instruction texts below are sessctl's own wording. They follow the
-// structure pi 0.58.3 uses (pi-compaction.md section 5.2: the same
+// structure pi uses (pi-compaction.md section 5.2: the same
 // headings, in the same order, for the same kinds of request), but they
 // are not pi's text, so a model asked by sessctl gets a request of the
 // same shape and length class as pi's, not the same bytes. Everything
@@ -178,8 +178,10 @@ type Request struct {
 	Prompt string
 	// MaxTokens is the reply budget pi asks for.
 	MaxTokens int
-	// Reasoning is "high" for a history request to a reasoning model, and
-	// "" otherwise.
+	// Reasoning is the reasoning level asked of a reasoning model: the
+	// session's thinking level (Preparation.ThinkingLevel) when it is not
+	// "off", for the history and turn-prefix requests (pi 0.73.1; 0.58.3
+	// asked "high" for the history request only), and "" otherwise.
 	Reasoning string
 
 	// ConversationText is SerializeConversation(ConvertToLLM(Messages)).
@@ -202,7 +204,7 @@ func conversationBlock(text string) string {
 }
 
 // historyRequest builds the history request of generateSummary.
-func historyRequest(msgs []Message, s Settings, instructions, previous string) *Request {
+func historyRequest(msgs []Message, s Settings, instructions, previous, reasoning string) *Request {
 	conv := SerializeConversation(ConvertToLLM(msgs))
 	kind, base := KindHistory, HistoryPrompt
 	if previous != "" {
@@ -224,22 +226,21 @@ func historyRequest(msgs []Message, s Settings, instructions, previous string) *
 		ConversationText:   conv,
 		PreviousSummary:    previous,
 		CustomInstructions: instructions,
+		Reasoning:          reasoning,
 		Messages:           msgs,
-	}
-	if s.Reasoning {
-		r.Reasoning = "high"
 	}
 	return r
 }
 
 // turnPrefixRequest builds the request of generateTurnPrefixSummary.
-func turnPrefixRequest(msgs []Message, s Settings) *Request {
+func turnPrefixRequest(msgs []Message, s Settings, reasoning string) *Request {
 	conv := SerializeConversation(ConvertToLLM(msgs))
 	return &Request{
 		Kind:             KindTurnPrefix,
 		SystemPrompt:     SystemPrompt,
 		Prompt:           conversationBlock(conv) + TurnPrefixPrompt,
 		MaxTokens:        int(math.Floor(0.5 * float64(s.ReserveTokens))),
+		Reasoning:        reasoning,
 		ConversationText: conv,
 		Messages:         msgs,
 	}

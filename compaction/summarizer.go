@@ -49,7 +49,8 @@ func (f Fixed) Summarize(ctx context.Context, _ Request) (string, error) {
 //
 // The program also finds the request's metadata in its environment:
 // SESSCTL_SUMMARY_KIND (history, history-update, turn-prefix, branch),
-// SESSCTL_MAX_TOKENS, SESSCTL_REASONING ("high" or empty) and
+// SESSCTL_MAX_TOKENS, SESSCTL_REASONING (the request's Reasoning: a
+// thinking level such as "medium", or empty) and
 // SESSCTL_SYSTEM_PROMPT, added to the environment it inherits.
 type Command struct {
 	// Path is the program; Args are its arguments (Args[0] is not the

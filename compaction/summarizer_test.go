@@ -227,7 +227,7 @@ func TestOfflineKinds(t *testing.T) {
 	}
 	for _, want := range []string{
 		"## Original Request\nthird task",
-		"## Goal\n- second task\n",
+		"## Goal\n- first task\n- second task\n", // the first compaction kept "first task": it is in the window again
 		"## Context for Suffix\n",
 		"## Earlier Summary\n> ## Goal\n> - old goal",
 		SplitTurnSeparator,

@@ -22,8 +22,9 @@ type Settings struct {
 	// after the cut.
 	KeepRecentTokens int
 	// Reasoning says the summarising model supports reasoning; the
-	// history request then asks for reasoning "high", as pi does. Not a
-	// pi setting: pi reads it from the model.
+	// summary requests then ask it to reason at the session's thinking
+	// level (Preparation.ThinkingLevel) unless that is "off", as pi
+	// 0.73.1 does. Not a pi setting: pi reads it from the model.
 	Reasoning bool
 }
 

@@ -415,7 +415,8 @@ func (s *Session) ClearLabel(targetID string) (string, error) {
 }
 
 // AppendSessionInfo appends a session_info entry with the trimmed name.
-// An empty name is written but never clears an earlier one (pi 0.58.3).
+// An empty or blank name clears the session's name (pi 0.73.1; pi 0.58.3
+// kept the earlier name).
 func (s *Session) AppendSessionInfo(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -156,9 +156,10 @@ func (s *Session) NewSession(ctx context.Context, o NewSessionOptions) (string, 
 }
 
 // CreateBranchedSession starts a new session holding the root-to-leafID
-// path of this one (label entries dropped, then re-created for the labels
-// whose targets are on the path), with parentSession naming this session's
-// file (pi's createBranchedSession). The session switches to the new one
+// path of this one (label entries dropped, then re-created, with the
+// timestamps they were set at, for the labels whose targets are on the
+// path), with parentSession naming this session's file (pi's
+// createBranchedSession). The session switches to the new one
 // and returns its path ("" in memory). The new file is written at once
 // when the path holds an assistant message, otherwise at the first one.
 // The old file is never modified.
@@ -203,10 +204,15 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 		kept = append(kept, e)
 		onPath[tree.Key(e)] = true
 	}
-	var labels []tree.LabelPair
+	type pathLabel struct {
+		tree.LabelPair
+		ts []byte // nil: the label entry had no timestamp
+	}
+	var labels []pathLabel
 	for _, l := range s.ix.Labels() {
 		if onPath[l.Target] {
-			labels = append(labels, l)
+			ts, _ := s.ix.LabelTimestamp(l.Target)
+			labels = append(labels, pathLabel{l, ts})
 		}
 	}
 	var parent *string
@@ -238,7 +244,11 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 		} else {
 			b.Null("parentId")
 		}
-		b.String("timestamp", jsonl.ISOTime(s.opts.now()))
+		// The label keeps the time it was set (pi 0.73.1; 0.58.3 wrote
+		// the time of the copy), and has none when its entry had none.
+		if l.ts != nil {
+			b.Raw("timestamp", l.ts)
+		}
 		if raw, ok := keyJSON(l.Target); ok {
 			b.Raw("targetId", raw)
 		} else {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -9,6 +10,8 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // TestCreateBranchedSessionAcrossLabels branches from a path that runs
@@ -116,5 +119,91 @@ func mustID(t *testing.T) func(string, error) string {
 			t.Fatal(err)
 		}
 		return id
+	}
+}
+
+// TestBranchedSessionKeepsLabelTimes: the labels a branched session
+// re-creates keep the times they were set at, as in pi 0.73.1 (0.58.3
+// wrote the time of the copy), on disk and in memory, and ForkBranch
+// (built the same way) too; a label entry without a timestamp is
+// re-created without one. The tree reports each label's time.
+func TestBranchedSessionKeepsLabelTimes(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.jsonl")
+	testenv.WriteFile(t, src, testenv.Lines(
+		testenv.PiHeader,
+		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-03-01T10:00:01.000Z","message":{"role":"user","content":"q","timestamp":1}}`,
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-03-01T10:00:02.000Z","message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}}`,
+		`{"type":"label","id":"l1","parentId":"a1","timestamp":"2026-03-01T10:00:03.000Z","targetId":"u1","label":"first"}`,
+		`{"type":"label","id":"l2","parentId":"l1","timestamp":"2026-03-01T10:00:04.000Z","targetId":"u1","label":"renamed"}`,
+		`{"type":"label","id":"l3","parentId":"l2","targetId":"a1","label":"no time"}`,
+	))
+	type lbl struct{ Target, Label, Timestamp string }
+	labelsOf := func(es []*engine.Entry) []lbl {
+		var out []lbl
+		for _, e := range es {
+			if e.Type != jsonl.TypeLabel {
+				continue
+			}
+			target, _ := e.StringField("targetId")
+			label, _ := e.StringField("label")
+			ts, ok := e.Field("timestamp")
+			if !ok {
+				ts = []byte("<none>")
+			}
+			out = append(out, lbl{target, label, string(ts)})
+		}
+		return out
+	}
+	want := []lbl{{"u1", "renamed", `"2026-03-01T10:00:04.000Z"`}, {"a1", "no time", "<none>"}}
+	late := func() time.Time { return time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+	s, err := engine.Open(t.Context(), src, engine.Options{Now: late, Sync: engine.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := map[string]string{}
+	tree.Walk(s.Tree(), func(n *tree.Node, _ int) bool {
+		if n.HasLabel {
+			times[n.Key] = string(n.LabelTimestamp)
+		}
+		return true
+	}, nil)
+	if diff := cmp.Diff(map[string]string{"u1": `"2026-03-01T10:00:04.000Z"`, "a1": ""}, times); diff != "" {
+		t.Errorf("tree label times (-want +got):\n%s", diff)
+	}
+	fb, err := s.ForkBranch(t.Context(), "a1", engine.ForkBranchOptions{Dir: filepath.Join(dir, "fork")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, labelsOf(fb.Entries())); diff != "" {
+		t.Errorf("ForkBranch's labels (-want +got):\n%s", diff)
+	}
+	fb.Close()
+	file, err := s.CreateBranchedSession(t.Context(), "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	r, err := engine.Open(t.Context(), file, engine.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if diff := cmp.Diff(want, labelsOf(r.Entries())); diff != "" {
+		t.Errorf("branched file's labels (-want +got):\n%s", diff)
+	}
+
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	m2 := engine.InMemory("/w", engine.Options{Now: func() time.Time { return at }})
+	u1 := mustID(t)(m2.AppendMessage(json.RawMessage(`{"role":"user","content":"q","timestamp":1}`)))
+	l := "mark"
+	mustID(t)(m2.AppendLabelChange(u1, &l))
+	at = at.Add(time.Hour)
+	if _, err := m2.CreateBranchedSession(t.Context(), u1); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]lbl{{u1, "mark", `"2026-05-01T00:00:00.000Z"`}}, labelsOf(m2.Entries())); diff != "" {
+		t.Errorf("in memory (-want +got):\n%s", diff)
 	}
 }

@@ -4,9 +4,23 @@
 // have their own package, engine/agentuse, which shares this package's
 // errors.
 //
+// # Which pi
+//
+// This sessctl follows pi 0.73.1 (npm @mariozechner/pi-coding-agent), the
+// newest release: where pi's releases answer differently, it answers as
+// 0.73.1 does. Those places are few (README, "Compatibility with pi"): a
+// session_info entry with an empty name clears the name; labels keep the
+// time they were set at when a session is branched, and the tree reports
+// it; new session ids are time-ordered (UUID version 7); compaction
+// starts its window at the previous compaction's first kept entry and
+// asks the summariser to reason at the session's thinking level. The
+// format is the same (version 3) for both, and everything else is tested
+// against 0.58.3 too, the release the conformance corpus was recorded
+// with.
+//
 // # JSONL sessions
 //
-// Session mirrors pi 0.58.3's SessionManager: Create, Open, ContinueRecent,
+// Session mirrors pi's SessionManager: Create, Open, ContinueRecent,
 // InMemory and ForkFrom make one; NewSession, CreateBranchedSession and
 // ForkBranch start another from it; AppendMessage, AppendModelChange,
 // AppendThinkingLevelChange, AppendCompaction, AppendCustomEntry,

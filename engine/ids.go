@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"time"
 )
 
 // NewUUID returns a random lower-case version 4 UUID, like
@@ -12,6 +13,30 @@ func NewUUID() string {
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
+	return formatUUID(&b)
+}
+
+// newSessionID returns a new session id: a lower-case version 7 UUID
+// (RFC 9562) for the time t, 48 bits of Unix milliseconds then random
+// bits, as pi 0.73.1 draws session ids (0.58.3 drew version 4). Ids of
+// later milliseconds sort after earlier ones; within one millisecond
+// their order is random (pi's generator keeps a counter there; a library
+// holds no such state).
+func newSessionID(t time.Time) string {
+	var b [16]byte
+	_, _ = rand.Read(b[6:])
+	ms := uint64(t.UnixMilli())
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	b[6] = b[6]&0x0f | 0x70
+	b[8] = b[8]&0x3f | 0x80
+	return formatUUID(&b)
+}
+
+// formatUUID writes 16 bytes as 8-4-4-4-12 lower-case hex digits.
+func formatUUID(b *[16]byte) string {
 	var out [36]byte
 	hex.Encode(out[0:8], b[0:4])
 	out[8] = '-'

@@ -29,8 +29,9 @@ type SessionInfo struct {
 	ID []byte
 	// Cwd is the header's cwd, or "" when it is missing or not a string.
 	Cwd string
-	// Name is the trimmed name of the last session_info with a non-empty
-	// name, when HasName.
+	// Name is the trimmed name of the last session_info entry, when
+	// HasName: false when there is none or its name is empty or blank,
+	// which clears the name (pi 0.73.1).
 	Name    string
 	HasName bool
 	// ParentSessionPath is the header's parentSession as JSON, nil when
@@ -594,11 +595,10 @@ func (b *infoBuilder) add(e *Entry, m *jsonl.MessageMembers) bool {
 	}
 	switch e.Type {
 	case jsonl.TypeSessionInfo:
-		if n, ok := e.Field("name"); ok && truthy(n) {
-			if s, ok := jsonl.String(n); ok {
-				info.Name, info.HasName = jsTrim(s), true
-			}
-		}
+		// The last one wins; an empty or blank name clears the name.
+		n, _ := e.StringField("name")
+		info.Name = jsTrim(n)
+		info.HasName = info.Name != ""
 		return true
 	case jsonl.TypeMessage:
 	default:
@@ -708,22 +708,6 @@ func appendTextOf(dst []byte, m *jsonl.MessageMembers) []byte {
 		}
 	}
 	return dst
-}
-
-// truthy reports JavaScript truthiness of a JSON value.
-func truthy(v []byte) bool {
-	switch jsonl.KindOf(v) {
-	case KindAbsent, KindNull:
-		return false
-	case KindBool:
-		return v[0] == 't'
-	case KindString:
-		return len(v) > 2
-	case KindNumber:
-		f, _ := jsonl.Number(v)
-		return f != 0 && f == f
-	}
-	return true
 }
 
 // FindMostRecent returns the session file in dir that pi's continueRecent

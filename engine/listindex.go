@@ -63,7 +63,7 @@ func absDir(dir string) string {
 // indexHeader is the first line of dir's index: the format version and
 // the directory, so that an index is never taken for another directory's.
 func indexHeader(dir string) []byte {
-	return jsonl.NewObject(64+len(dir)).Number("sessctlListIndex", 3).String("dir", absDir(dir)).Bytes()
+	return jsonl.NewObject(64+len(dir)).Number("sessctlListIndex", 4).String("dir", absDir(dir)).Bytes()
 }
 
 // resolveCache returns the cache directory to use: dir, or

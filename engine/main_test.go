@@ -15,9 +15,12 @@ func TestMain(m *testing.M) {
 	// user's; children inherit it.
 	var cache string
 	if os.Getenv("SESSCTL_TEST_CACHE") == "" { // not a child process
-		// pi stays where it was found before the cache moved.
+		// pi (both releases) stays where it was found before the cache moved.
 		if os.Getenv("SESSCTL_PI_MODULES") == "" {
 			os.Setenv("SESSCTL_PI_MODULES", testenv.PiDir())
+		}
+		if os.Getenv("SESSCTL_PI058_MODULES") == "" {
+			os.Setenv("SESSCTL_PI058_MODULES", testenv.PiCorpusDir())
 		}
 		var err error
 		if cache, err = os.MkdirTemp("", "engine-test-cache"); err != nil {

@@ -25,7 +25,7 @@ const (
 // Options configure how sessions are found, opened and written. The zero
 // value is valid: pi's agent directory from the environment, the default
 // per-cwd session directory, the writer lock, fsync on every append, the
-// real filesystem and clock, random ids.
+// real filesystem and clock, random ids (time-ordered session ids).
 type Options struct {
 	// Dir is the session directory (pi's sessionDir). "" means the default
 	// <agentDir>/sessions/--<cwd>--/ for Create, List and ContinueRecent,
@@ -109,7 +109,9 @@ type Options struct {
 	FS vfs.FS
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// NewSessionID returns session ids; nil means random v4 UUIDs.
+	// NewSessionID returns session ids; nil means version 7 UUIDs
+	// (time-ordered, from the system clock, not Now), as pi 0.73.1 draws
+	// them.
 	NewSessionID func() string
 	// NewEntryID returns candidate entry ids; candidates already in use
 	// are skipped as pi does. nil means 8 random hex digits.
@@ -143,7 +145,7 @@ func (o Options) now() time.Time {
 
 func (o Options) sessionID() string {
 	if o.NewSessionID == nil {
-		return NewUUID()
+		return newSessionID(time.Now())
 	}
 	return o.NewSessionID()
 }

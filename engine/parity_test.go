@@ -14,6 +14,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // piParity maps every public member of pi's SessionManager (instance and
@@ -67,6 +68,7 @@ var piModuleParity = map[string]string{
 	"getLatestCompactionEntry": "compaction.LatestCompactionEntry",
 	"buildSessionContext":      "compaction.Build",
 	"findMostRecentSession":    "engine.FindMostRecent",
+	"getDefaultSessionDir":     "layout.DefaultSessionDir",
 	"migrateSessionEntries":    "not applicable: migration is package migrate's (migrate.Entries), applied by Open",
 	"parseSessionEntries":      "not applicable: parsing is internal (internal/jsonl), applied by Open",
 	"loadEntriesFromFile":      "not applicable: loading is internal, applied by Open (Session.Entries gives the result)",
@@ -78,12 +80,13 @@ var goFuncs = map[string]any{
 	"engine.InMemory": engine.InMemory, "engine.ForkFrom": engine.ForkFrom, "engine.List": engine.List,
 	"engine.ListAll": engine.ListAll, "engine.FindMostRecent": engine.FindMostRecent,
 	"compaction.LatestCompactionEntry": compaction.LatestCompactionEntry, "compaction.Build": compaction.Build,
+	"layout.DefaultSessionDir": layout.DefaultSessionDir,
 }
 
-// TestPiSessionManagerParity lists the public methods of pi's
-// SessionManager (and the functions its module exports) from its .d.ts
-// and checks that each has a Go counterpart or says why not, so a method
-// a new pi adds is noticed.
+// TestPiSessionManagerParity lists the public methods of the reference
+// pi's SessionManager (and the functions its module exports) from its
+// .d.ts and checks that each has a Go counterpart or says why not, so a
+// method a new pi adds is noticed.
 func TestPiSessionManagerParity(t *testing.T) {
 	_, modules := testenv.Pi(t)
 	data, err := os.ReadFile(filepath.Join(modules, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "session-manager.d.ts"))

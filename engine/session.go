@@ -644,7 +644,9 @@ func (s *Session) Labels() []tree.LabelPair {
 	return s.ix.Labels()
 }
 
-// Name returns the session name (last non-empty session_info name).
+// Name returns the session name: the trimmed name of the last
+// session_info entry; false when there is none or an empty name cleared
+// it.
 func (s *Session) Name() (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

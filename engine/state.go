@@ -210,6 +210,10 @@ func writeTree(j *jw, roots []*tree.Node) {
 		if n.HasLabel {
 			j.key("label")
 			j.str(n.Label)
+			if n.LabelTimestamp != nil {
+				j.key("labelTimestamp")
+				j.rawb(n.LabelTimestamp)
+			}
 		}
 		j.key("children")
 		j.open('[')

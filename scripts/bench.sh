@@ -7,7 +7,7 @@
 #
 #   BENCH_DIR    where workloads are generated and kept (default .bench)
 #   PI_MODULES   folder with node_modules/@mariozechner/pi-coding-agent
-#                (PI_MODULES=$(scripts/pi-install.sh) make bench)
+#                (PI_MODULES=$(scripts/pi-install.sh 0.58.3) make bench)
 #   RUNS         whole-process runs per measurement (median; default 5)
 #   GOBENCH      set to 0 to skip the Go benchmarks
 #   SYNCBENCH    set to 0 to skip the sync benchmarks (MinIO)

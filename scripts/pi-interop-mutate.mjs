@@ -1,15 +1,13 @@
 // pi-interop-mutate.mjs: checks that sessions written by `sessctl fork`,
-// `branch` and `compact` load in pi 0.58.3 with the expected leaf and
+// `branch` and `compact` load in pi (the reference, 0.73.1) with the expected leaf and
 // context, that pi keeps appending to them, and that `sessctl compact`
 // picks pi's cut point, tokensBefore, file lists and summary inputs (pi's
 // own prepareCompaction, serializeConversation and convertToLlm are the
 // reference). Not part of `make test`: it needs pi from npm.
 // (scripts/pi-interop.sh checks files that sessctl writes or migrates.)
 //
-//   mkdir -p /tmp/piinterop && cd /tmp/piinterop && npm init -y &&
-//     npm install @mariozechner/pi-coding-agent@0.58.3
 //   go build -o bin/sessctl ./cmd/sessctl
-//   node scripts/pi-interop-mutate.mjs /tmp/piinterop bin/sessctl
+//   node scripts/pi-interop-mutate.mjs "$(scripts/pi-install.sh 0.73.1)" bin/sessctl
 //
 // The first argument is the folder where npm install ran (or its
 // node_modules).
@@ -35,10 +33,7 @@ const sessctl = path.resolve(sessctlArg);
 const modules = fs.existsSync(path.join(nodeModules, "node_modules")) ? path.join(nodeModules, "node_modules") : nodeModules;
 const pkg = path.join(modules, "@mariozechner/pi-coding-agent");
 const version = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")).version;
-if (version !== "0.58.3") {
-	console.error(`expected pi 0.58.3, found ${version}`);
-	process.exit(2);
-}
+console.log(`pi ${version}`);
 const load = (rel) => import(pathToFileURL(path.join(pkg, rel)).href);
 const { SessionManager, buildSessionContext } = await load("dist/core/session-manager.js");
 const cmp = await load("dist/core/compaction/compaction.js");
@@ -306,8 +301,8 @@ for (const [name, file] of sessions) {
 		const id = sm.appendMessage({ role: "user", content: "after compaction", timestamp: 1 });
 		agree(f, `${name} compact ${keep} then a pi append`, id);
 		// More work after the compaction: the next compaction updates the
-		// previous summary and carries its file lists over (and, as in pi
-		// 0.58.3, loses what the first one kept).
+		// previous summary and carries its file lists over (pi 0.73.1
+		// starts its window at what the first one kept; 0.58.3 lost it).
 		for (let i = 0; i < 4; i++) {
 			sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "step ".repeat(50 * i) }, { type: "toolCall", id: `x${i}`, name: i % 2 ? "edit" : "read", arguments: { path: `after${i}.ts` } }],
 				api: "a", provider: "p", model: "m", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 100 + i, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "toolUse", timestamp: 2 });

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# pi-interop.sh: check that files written by sessctl load in pi 0.58.3 with
-# the same leaf, branch, name and context as sessctl computes.
+# pi-interop.sh: check that files written by sessctl load in pi (the
+# reference release, 0.73.1) with the same leaf, branch, name and context
+# as sessctl computes.
 #
 # Usage: scripts/pi-interop.sh NODE_MODULES [FILE...]
 #
-# NODE_MODULES is a folder outside the repository where
-#   npm install @mariozechner/pi-coding-agent@0.58.3
-# was run. Without FILEs, the script builds sessctl and checks a demo
+# NODE_MODULES is a folder outside the repository where pi was
+# npm-installed (scripts/pi-install.sh 0.73.1 prints it). Without FILEs, the script builds sessctl and checks a demo
 # session, generated sessions (with branches, labels, names, compactions
 # and images), the sessions of the example agent (examples/agent) and a
 # version 1 file migrated by sessctl (against pi's own migration of the

@@ -2,8 +2,8 @@
 //
 // Usage: node pi-state.mjs NODE_MODULES FILE...
 //
-// NODE_MODULES is a folder where `npm install @mariozechner/pi-coding-agent@0.58.3`
-// was run (never inside this repository). Each FILE is copied to a
+// NODE_MODULES is a folder where pi was npm-installed
+// (scripts/pi-install.sh; never inside this repository). Each FILE is copied to a
 // temporary directory first, because pi rewrites files it migrates and
 // truncates files it considers corrupt. One JSON line per file:
 // {file, leafId, branch, entries, name, context}.

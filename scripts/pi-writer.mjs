@@ -1,13 +1,13 @@
 // pi-writer.mjs: pi writing beside sessctl, for the concurrent-writer test
-// (engine's TestLabelsBesideARunningPi). It opens a session with pi
-// 0.58.3's own SessionManager and appends tool results of SIZE bytes in a
+// (engine's TestLabelsBesideARunningPi). It opens a session with pi's
+// own SessionManager (the reference release, 0.73.1) and appends tool results of SIZE bytes in a
 // loop, for SECONDS or COUNT entries, whichever comes first, printing each
 // entry id on stdout as soon as pi has written it.
 //
 // Usage: node pi-writer.mjs NODE_MODULES FILE SECONDS COUNT SIZE
 //
-// NODE_MODULES is the folder where @mariozechner/pi-coding-agent@0.58.3
-// was npm-installed (scripts/pi-install.sh), or its node_modules. The
+// NODE_MODULES is the folder where @mariozechner/pi-coding-agent was
+// npm-installed (scripts/pi-install.sh), or its node_modules. The
 // session must already hold an assistant message: pi writes nothing
 // before one.
 import fs from "node:fs";

@@ -37,7 +37,8 @@ type Index struct {
 
 type labelVal struct {
 	text string
-	seq  int // insertion order of the Map key, for createBranchedSession
+	seq  int    // insertion order of the Map key, for createBranchedSession
+	ts   []byte // the timestamp member of the label entry that set it, as JSON; nil when it has none
 }
 
 // Key returns the index key of an entry's id. String ids are themselves;
@@ -111,20 +112,24 @@ func (ix *Index) Add(e *jsonl.Entry) {
 			target = "\x00" + string(t)
 		}
 		if label, ok := e.StringField("label"); ok && label != "" {
+			ts, _ := e.Field("timestamp")
 			if old, exists := ix.labels[target]; exists {
-				old.text = label
+				old.text, old.ts = label, ts
 				ix.labels[target] = old
 			} else {
 				ix.labelSeq++
-				ix.labels[target] = labelVal{text: label, seq: ix.labelSeq}
+				ix.labels[target] = labelVal{text: label, seq: ix.labelSeq, ts: ts}
 			}
 		} else {
 			delete(ix.labels, target)
 		}
 	case jsonl.TypeSessionInfo:
-		if n, ok := e.StringField("name"); ok && n != "" {
-			ix.name, ix.hasName = n, true
-		}
+		// The latest session_info in file order wins, and an empty or
+		// blank name clears the name (pi 0.73.1; 0.58.3 skipped empty
+		// names). A name that is not a string clears it too (pi throws).
+		n, _ := e.StringField("name")
+		ix.name = jsonl.JSTrim(n)
+		ix.hasName = ix.name != ""
 	}
 }
 
@@ -329,6 +334,18 @@ func (ix *Index) Label(id string) (string, bool) {
 	return l.text, ok
 }
 
+// LabelTimestamp returns the timestamp of the label entry that set id's
+// label, as the JSON it was written as (pi 0.73.1's labelTimestamp:
+// createBranchedSession copies it); false when id has no label or that
+// entry has no timestamp.
+func (ix *Index) LabelTimestamp(id string) ([]byte, bool) {
+	l, ok := ix.labels[id]
+	if !ok || l.ts == nil {
+		return nil, false
+	}
+	return slices.Clone(l.ts), true
+}
+
 // LabelPair is one label in the order pi's labelsById map iterates.
 type LabelPair struct {
 	Target string
@@ -348,8 +365,10 @@ func (ix *Index) Labels() []LabelPair {
 	return out
 }
 
-// Name returns the session name: the last non-empty session_info name in
-// file order, untrimmed, whatever branch it is on.
+// Name returns the session name: the trimmed name of the last
+// session_info entry in file order, whatever branch it is on; false when
+// that name is empty or blank (it clears the name) or there is none (pi
+// 0.73.1's getSessionName).
 func (ix *Index) Name() (string, bool) { return ix.name, ix.hasName }
 
 // Node is one node of Tree.
@@ -358,7 +377,10 @@ type Node struct {
 	Key      string
 	Label    string
 	HasLabel bool
-	Children []*Node
+	// LabelTimestamp is the timestamp of the label entry that set Label,
+	// as JSON (pi 0.73.1's labelTimestamp); nil when that entry has none.
+	LabelTimestamp []byte
+	Children       []*Node
 
 	time float64 // Date.parse of the entry's timestamp, the sort key
 }
@@ -377,6 +399,9 @@ func (ix *Index) Tree() []*Node {
 		n := &Node{Entry: e, Key: k}
 		if l, ok := ix.labels[k]; ok {
 			n.Label, n.HasLabel = l.text, true
+			if l.ts != nil {
+				n.LabelTimestamp = slices.Clone(l.ts)
+			}
 		}
 		nodes[k] = n
 	}

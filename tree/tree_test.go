@@ -130,8 +130,8 @@ func TestChildrenLabelsNameLeaf(t *testing.T) {
 	if diff := cmp.Diff(want, ix.Labels()); diff != "" {
 		t.Errorf("labels:\n%s", diff)
 	}
-	if n, ok := ix.Name(); !ok || n != "  named  " {
-		t.Errorf("name %q %v: want the last non-empty name, untrimmed", n, ok)
+	if n, ok := ix.Name(); ok {
+		t.Errorf("name %q: the last session_info has an empty name, which clears it", n)
 	}
 	if id, kind := ix.Leaf(); id != "g" || kind != jsonl.KindString {
 		t.Errorf("leaf %q %v, want the last line", id, kind)
@@ -220,4 +220,94 @@ func slicesOf(es []*jsonl.Entry) []jsonl.Entry {
 		out[i] = *e
 	}
 	return out
+}
+
+// TestNameIsTheLastSessionInfo checks pi 0.73.1's getSessionName: the
+// trimmed name of the last session_info in file order, on whatever
+// branch; an empty, blank or missing name clears it (0.58.3 skipped such
+// entries and kept the previous name, untrimmed).
+func TestNameIsTheLastSessionInfo(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		names  []string // the session_info entries' name members (JSON), in order
+		want   string
+		wantOK bool
+	}{
+		{"trimmed", []string{`"  named  "`}, "named", true},
+		{"empty clears", []string{`"a"`, `""`}, "", false},
+		{"blank clears", []string{`"a"`, `"  \t "`}, "", false},
+		{"missing clears", []string{`"a"`, ``}, "", false},
+		{"null clears", []string{`"a"`, `null`}, "", false},
+		{"set again", []string{`"a"`, `""`, `"b"`}, "b", true},
+		{"none", nil, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			specs := []string{`a<-`, `b<a`, `c<a`} // c on a branch of its own
+			parent := "c"
+			for i, n := range c.names {
+				id := fmt.Sprintf("n%d", i)
+				member := ""
+				if n != "" {
+					member = `,"name":` + n
+				}
+				// Alternate branches: the name is global.
+				if i%2 == 1 {
+					parent = "b"
+				}
+				specs = append(specs, id+"<"+parent+` {"type":"session_info"`+member+`}`)
+				parent = id
+			}
+			n, ok := build(t, specs...).Name()
+			if n != c.want || ok != c.wantOK {
+				t.Errorf("Name() = %q, %v; want %q, %v", n, ok, c.want, c.wantOK)
+			}
+		})
+	}
+}
+
+// TestLabelTimestamps checks pi 0.73.1's labelTimestamp: the timestamp of
+// the label entry that last set an entry's label, as written; none once
+// the label is cleared, nor when that entry has no timestamp.
+func TestLabelTimestamps(t *testing.T) {
+	ix := build(t,
+		`a<-`,
+		`b<a`,
+		`l1<b {"type":"label","targetId":"a","label":"first","timestamp":"2026-02-01T00:00:00.000Z"}`,
+		`l2<l1 {"type":"label","targetId":"a","label":"second","timestamp":"2026-02-02T00:00:00.000Z"}`,
+		`l3<l2 {"type":"label","targetId":"b","label":"b","timestamp":"2026-02-03T00:00:00.000Z"}`,
+		`l4<l3 {"type":"label","targetId":"b","timestamp":"2026-02-04T00:00:00.000Z"}`,
+		`l5<l4 {"type":"label","targetId":"l1","label":"odd","timestamp":12345}`,
+	)
+	want := map[string]string{"a": `"2026-02-02T00:00:00.000Z"`, "l1": `12345`}
+	for _, id := range []string{"a", "b", "l1", "l2"} {
+		ts, ok := ix.LabelTimestamp(id)
+		if w, has := want[id]; ok != has || string(ts) != w {
+			t.Errorf("LabelTimestamp(%s) = %s, %v; want %s", id, ts, ok, w)
+		}
+	}
+	got := map[string]string{}
+	tree.Walk(ix.Tree(), func(n *tree.Node, _ int) bool {
+		if n.LabelTimestamp != nil {
+			got[n.Key] = string(n.LabelTimestamp)
+		}
+		return true
+	}, nil)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tree nodes' label timestamps (-want +got):\n%s", diff)
+	}
+	// A label entry without a timestamp: the label, no time.
+	ix = build(t, `a<-`)
+	ix.Add(mustEntry(t, `{"type":"label","id":"l","parentId":"a","targetId":"a","label":"x"}`))
+	if ts, ok := ix.LabelTimestamp("a"); ok || ix.Tree()[0].LabelTimestamp != nil {
+		t.Errorf("label without a timestamp: LabelTimestamp %s, %v", ts, ok)
+	}
+}
+
+func mustEntry(t *testing.T, line string) *jsonl.Entry {
+	t.Helper()
+	e, err := jsonl.ParseEntry([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &e
 }

@@ -121,7 +121,7 @@ func runCompact(e *env, args []string) int {
 	reserve := countFlag(fs, "reserve-tokens", "reserve `N` tokens for replies; sizes the summary requests (default: pi's settings, else 16384)")
 	sf := addSummaryFlags(fs)
 	instructions := fs.String("instructions", "", "extra instructions `TEXT` for the summary (pi's /compact TEXT)")
-	reasoning := fs.Bool("reasoning", false, "the summarising model can reason: history requests ask for reasoning \"high\", as pi does")
+	reasoning := fs.Bool("reasoning", false, "the summarising model can reason: requests ask it to reason at the session's thinking level, as pi does")
 	dryRun := fs.Bool("dry-run", false, "show what would be done; write nothing, run no summariser")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if code := e.parse(compactCommand, fs, args); code >= 0 {
@@ -234,7 +234,8 @@ func runCompact(e *env, args []string) int {
 			b.String("summary", res.Summary)
 		}
 		b.Number("keepRecentTokens", float64(settings.KeepRecentTokens)).
-			Number("reserveTokens", float64(settings.ReserveTokens))
+			Number("reserveTokens", float64(settings.ReserveTokens)).
+			String("thinkingLevel", prep.ThinkingLevel)
 		if *dryRun {
 			b.Raw("requests", prep.RequestsJSON(*instructions))
 		}

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 		if os.Getenv("SESSCTL_PI_MODULES") == "" {
 			os.Setenv("SESSCTL_PI_MODULES", testenv.PiDir())
 		}
+		if os.Getenv("SESSCTL_PI058_MODULES") == "" {
+			os.Setenv("SESSCTL_PI058_MODULES", testenv.PiCorpusDir())
+		}
 		if os.Getenv("SESSCTL_MINIO") == "" {
 			os.Setenv("SESSCTL_MINIO", testenv.MinIOBin())
 		}

@@ -27,9 +27,6 @@ func runName(e *env, args []string) int {
 	if len(pos) < 1 || len(pos) > 2 {
 		return e.usageError("expected SESSION and an optional TEXT")
 	}
-	if len(pos) == 2 && jsonl.JSTrim(pos[1]) == "" {
-		return e.usageError("an empty name cannot clear the name: pi ignores empty names")
-	}
 	path, err := resolveSession(*store, pos[0])
 	if err != nil {
 		return e.fail(err)
@@ -67,12 +64,18 @@ func runName(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	name, _ := s.Name()
+	name, named := s.Name()
 	if err := s.Close(); err != nil {
 		return e.fail(err)
 	}
 	if *asJSON {
-		jsonOut(e.stdout, jsonl.NewObject(64).String("name", name).String("entryId", id).Bytes())
+		b := jsonl.NewObject(64)
+		if named {
+			b.String("name", name)
+		} else {
+			b.Null("name") // an empty TEXT cleared the name
+		}
+		jsonOut(e.stdout, b.String("entryId", id).Bytes())
 	}
 	return exitOK
 }

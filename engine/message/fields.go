@@ -398,6 +398,49 @@ func objField[T, O any](key string, p func(*T) *O, fs []field[O], base func(*O) 
 		}}
 }
 
+// objSliceField is an optional array of objects of type O, whose own
+// fields are fs and kept members base(o): written when not empty. An
+// array holding anything but objects stays as JSON.
+func objSliceField[T, O any](key string, p func(*T) *[]O, fs []field[O], base func(*O) *Fields) field[T] {
+	return field[T]{key: key, member: memberOf(key),
+		zero: func(m *T) bool { return *p(m) == nil },
+		enc: func(dst []byte, m *T, canon bool) ([]byte, error) {
+			dst = append(dst, '[')
+			for i := range *p(m) {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				o := &(*p(m))[i]
+				var err error
+				if dst, err = encodeObject(dst, o, fs, base(o), canon); err != nil {
+					return dst, err
+				}
+			}
+			return append(dst, ']'), nil
+		},
+		dec: func(m *T, v []byte) bool {
+			if jsonl.KindOf(v) != jsonl.KindArray {
+				return false
+			}
+			out := []O{}
+			ok := true
+			err := jsonl.Elements(v, func(e []byte) bool {
+				var o O
+				if decodeObject(e, &o, fs, base(&o)) != nil {
+					ok = false
+					return false
+				}
+				out = append(out, o)
+				return true
+			})
+			if err != nil || !ok {
+				return false
+			}
+			*p(m) = out
+			return true
+		}}
+}
+
 // exact reports whether the encoding of a decoded value is the canonical
 // form of the value read.
 func exact(read, enc []byte) bool {

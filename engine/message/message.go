@@ -55,16 +55,48 @@ type User struct {
 }
 
 // Assistant is pi-ai's assistant message: {role, content, api, provider,
-// model, usage, stopReason, errorMessage?, timestamp}.
+// model, responseModel?, responseId?, diagnostics?, usage, stopReason,
+// errorMessage?, timestamp}. API and Provider are open sets: pi-ai adds
+// new ones with its releases.
 type Assistant struct {
-	Content      []Block // text, thinking and toolCall blocks
-	API          string  // "anthropic-messages", "openai-responses", ...
-	Provider     string
-	Model        string
+	Content  []Block // text, thinking and toolCall blocks
+	API      string  // "anthropic-messages", "openai-responses", "openai-completions", ...
+	Provider string
+	Model    string
+	// ResponseModel is the model the provider reports having answered
+	// with, when it is not Model (pi-ai 0.73; optional).
+	ResponseModel string
+	// ResponseID is the provider's id of the response (pi-ai 0.73;
+	// optional).
+	ResponseID string
+	// Diagnostics are what went wrong on the way to the answer, such as
+	// a transport failure that was retried (pi-ai 0.73; optional).
+	Diagnostics  []Diagnostic
 	Usage        Usage
 	StopReason   StopReason
 	ErrorMessage string // optional
 	Timestamp    int64
+	Fields
+}
+
+// Diagnostic is one of an assistant message's diagnostics (pi-ai's
+// AssistantMessageDiagnostic): {type, timestamp, error, details?}.
+type Diagnostic struct {
+	Type      string // "provider_transport_failure", ...
+	Timestamp int64  // epoch milliseconds
+	Error     DiagnosticError
+	Details   any // any JSON value (nil: absent); decoding gives json.RawMessage
+	Fields
+}
+
+// DiagnosticError is the error a Diagnostic records: {name?, message,
+// stack?, code?}. Code is a string or a number (nil: absent); decoding
+// gives json.RawMessage.
+type DiagnosticError struct {
+	Name    string // optional
+	Message string
+	Stack   string // optional
+	Code    any
 	Fields
 }
 
@@ -240,10 +272,25 @@ var (
 		strField("api", true, func(m *Assistant) *string { return &m.API }),
 		strField("provider", true, func(m *Assistant) *string { return &m.Provider }),
 		strField("model", true, func(m *Assistant) *string { return &m.Model }),
+		strField("responseModel", false, func(m *Assistant) *string { return &m.ResponseModel }),
+		strField("responseId", false, func(m *Assistant) *string { return &m.ResponseID }),
+		objSliceField("diagnostics", func(m *Assistant) *[]Diagnostic { return &m.Diagnostics }, diagnosticFields, (*Diagnostic).base),
 		objField("usage", func(m *Assistant) *Usage { return &m.Usage }, usageFields, (*Usage).base),
 		strField("stopReason", true, func(m *Assistant) *string { return (*string)(&m.StopReason) }),
 		strField("errorMessage", false, func(m *Assistant) *string { return &m.ErrorMessage }),
 		intField("timestamp", true, func(m *Assistant) *int64 { return &m.Timestamp }),
+	}
+	diagnosticFields = []field[Diagnostic]{
+		strField("type", true, func(d *Diagnostic) *string { return &d.Type }),
+		intField("timestamp", true, func(d *Diagnostic) *int64 { return &d.Timestamp }),
+		objField("error", func(d *Diagnostic) *DiagnosticError { return &d.Error }, diagnosticErrorFields, (*DiagnosticError).base),
+		anyField("details", false, "", func(d *Diagnostic) *any { return &d.Details }),
+	}
+	diagnosticErrorFields = []field[DiagnosticError]{
+		strField("name", false, func(e *DiagnosticError) *string { return &e.Name }),
+		strField("message", true, func(e *DiagnosticError) *string { return &e.Message }),
+		strField("stack", false, func(e *DiagnosticError) *string { return &e.Stack }),
+		anyField("code", false, "", func(e *DiagnosticError) *any { return &e.Code }),
 	}
 	usageFields = []field[Usage]{
 		intField("input", true, func(u *Usage) *int64 { return &u.Input }),

@@ -43,9 +43,11 @@ func Tree(w io.Writer, s *Session, roots []*tree.Node) (missing int, err error) 
 }
 
 // TreeJSON writes the tree of s as JSON, on one line: an array of nodes
-// {"id": ID, "type": TYPE, "label": LABEL, "leaf": true, "children":
-// [NODE...]}, with "label" and "leaf" only where they apply and "id" null
-// for an entry without one. It returns the number of entries that are not
+// {"id": ID, "type": TYPE, "label": LABEL, "labelTimestamp": TIME,
+// "leaf": true, "children": [NODE...]}, with "label" and "leaf" only
+// where they apply, "labelTimestamp" (the timestamp of the label entry
+// that set the label, as written) only beside a label that has one, and
+// "id" null for an entry without one. It returns the number of entries that are not
 // in the tree (those on parent cycles).
 func TreeJSON(w io.Writer, s *Session, roots []*tree.Node) (missing int, err error) {
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -139,6 +141,10 @@ func writeTreeJSON(w *bufio.Writer, roots []*tree.Node, leaf string) int {
 		if n.HasLabel {
 			w.WriteString(`,"label":`)
 			w.Write(jsonl.AppendString(nil, n.Label))
+			if n.LabelTimestamp != nil {
+				w.WriteString(`,"labelTimestamp":`)
+				w.Write(n.LabelTimestamp)
+			}
 		}
 		if leaf != "" && n.Entry.IDKind == jsonl.KindString && n.Key == leaf {
 			w.WriteString(`,"leaf":true`)

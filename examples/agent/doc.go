@@ -12,7 +12,7 @@
 //	go run ./examples/agent DIR
 //
 // It writes into DIR (a pi session directory) and prints the session
-// files, one per line; pi 0.58.3 loads them with the same answers
+// files, one per line; pi loads them with the same answers
 // (scripts/pi-interop.sh runs it). The model is played by a function
 // here; a real agent calls one, given Context().TypedMessages(), the
 // model from Context().CurrentModel() and Context().Thinking().

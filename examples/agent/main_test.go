@@ -15,9 +15,9 @@ import (
 
 // TestAgent runs the example agent and checks what it wrote: the main
 // session with its compaction, branch summary, label and name, the child
-// session naming it, and what the viewer saw; then, where pi 0.58.3 is
-// installed, that pi loads both files with the same leaf, branch, name
-// and context as sessctl.
+// session naming it, and what the viewer saw; then, where the reference
+// pi is installed, that pi loads both files with the same leaf, branch,
+// name and context as sessctl.
 func TestAgent(t *testing.T) {
 	dir := t.TempDir()
 	var log bytes.Buffer

@@ -6,8 +6,13 @@
 //     (a fresh clone) the test is skipped, or CorpusFiles gives no seeds,
 //     with a message saying so; with SESSCTL_REQUIRE_CONFORMANCE=1 (CI)
 //     it fails instead.
-//   - Pi finds pi 0.58.3 and Node for tests that run pi beside sessctl,
-//     skipping without them, failing with SESSCTL_REQUIRE_PI=1.
+//   - Pi finds the reference pi release (PiVersion, the newest) and Node
+//     for tests that run pi beside sessctl, PiCorpus the release the
+//     corpus was recorded with (PiCorpusVersion), skipping without them,
+//     failing with SESSCTL_REQUIRE_PI=1. PiGenerate and PiReference run
+//     the scripts that write random sessions with pi's own SessionManager
+//     and report pi's view of them (state, listing, compaction, branched
+//     sessions), for the differential tests.
 //   - MinIO starts the real S3-compatible server the replication tests
 //     run against (one per test binary, stopped when Main's tests end;
 //     NewMinIO gives a test its own, to kill and restart), skipping

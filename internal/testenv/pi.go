@@ -1,35 +1,64 @@
 package testenv
 
-// pi 0.58.3 (@mariozechner/pi-coding-agent) and Node, for tests that run
-// the reference implementation beside sessctl.
+// The pi releases (@mariozechner/pi-coding-agent) and Node, for tests that
+// run the reference implementation beside sessctl.
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
-// PiVersion is the pi version the tests run.
-const PiVersion = "0.58.3"
+// PiVersion is the reference pi release: the newest one, whose behaviour
+// sessctl follows. scripts/pi-install.sh names it too.
+const PiVersion = "0.73.1"
 
-// Pi returns the node binary and the folder where pi was npm-installed
-// (the one holding node_modules): $SESSCTL_PI_MODULES, else
+// PiCorpusVersion is the pi release the conformance corpus
+// (../shared/conformance/pi) was recorded with; it stays tested wherever
+// it agrees with PiVersion.
+const PiCorpusVersion = "0.58.3"
+
+// Pi returns the node binary and the folder where the reference pi was
+// npm-installed (the one holding node_modules): $SESSCTL_PI_MODULES, else
 // ${XDG_CACHE_HOME:-$HOME/.cache}/sessctl/pi, where scripts/pi-install.sh
-// installs it. When either is missing the test is skipped with a message
-// saying how to install them, or fails when SESSCTL_REQUIRE_PI=1 (CI sets
-// it).
+// installs it. The release found there must be PiVersion, or
+// $SESSCTL_PI_VERSION when that is set (scripts/pi-compat.sh sets it to run
+// the tests against another release). When node or that release is
+// missing the test is skipped with a message saying how to install them,
+// or fails when SESSCTL_REQUIRE_PI=1 (CI sets it).
 func Pi(t testing.TB) (node, modules string) {
 	t.Helper()
-	modules = PiDir()
-	pkg := filepath.Join(modules, "node_modules", "@mariozechner", "pi-coding-agent", "package.json")
+	want := PiVersion
+	if v := os.Getenv("SESSCTL_PI_VERSION"); v != "" {
+		want = v
+	}
+	return piAt(t, PiDir(), want, "SESSCTL_PI_MODULES", "")
+}
+
+// PiCorpus is Pi for PiCorpusVersion, found in $SESSCTL_PI058_MODULES,
+// else ${XDG_CACHE_HOME:-$HOME/.cache}/sessctl/pi-0.58.3.
+func PiCorpus(t testing.TB) (node, modules string) {
+	t.Helper()
+	return piAt(t, PiCorpusDir(), PiCorpusVersion, "SESSCTL_PI058_MODULES", " "+PiCorpusVersion)
+}
+
+func piAt(t testing.TB, modules, want, env, arg string) (string, string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	missing := ""
 	switch {
 	case err != nil:
 		missing = "node is not on PATH (Node.js 20 or later is needed)"
-	case !exists(pkg):
-		missing = "pi " + PiVersion + " is not installed in " + modules + " (run scripts/pi-install.sh, or set SESSCTL_PI_MODULES)"
+	default:
+		have := PiInstalled(modules)
+		switch {
+		case have == "":
+			missing = "pi " + want + " is not installed in " + modules + " (run scripts/pi-install.sh" + arg + ", or set " + env + ")"
+		case have != want:
+			missing = modules + " holds pi " + have + ", not " + want + " (run scripts/pi-install.sh" + arg + ", or set " + env + ")"
+		}
 	}
 	if missing != "" {
 		if os.Getenv("SESSCTL_REQUIRE_PI") == "1" {
@@ -40,9 +69,30 @@ func Pi(t testing.TB) (node, modules string) {
 	return node, modules
 }
 
+// PiInstalled returns the version of pi npm-installed in modules, "" when
+// there is none.
+func PiInstalled(modules string) string {
+	data, err := os.ReadFile(filepath.Join(modules, "node_modules", "@mariozechner", "pi-coding-agent", "package.json"))
+	if err != nil {
+		return ""
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &pkg) != nil {
+		return ""
+	}
+	return pkg.Version
+}
+
 // PiDir is the folder Pi looks in.
-func PiDir() string {
-	if d := os.Getenv("SESSCTL_PI_MODULES"); d != "" {
+func PiDir() string { return piDir("SESSCTL_PI_MODULES", "pi") }
+
+// PiCorpusDir is the folder PiCorpus looks in.
+func PiCorpusDir() string { return piDir("SESSCTL_PI058_MODULES", "pi-"+PiCorpusVersion) }
+
+func piDir(env, name string) string {
+	if d := os.Getenv(env); d != "" {
 		if filepath.Base(d) == "node_modules" {
 			return filepath.Dir(d)
 		}
@@ -56,10 +106,5 @@ func PiDir() string {
 		}
 		cache = filepath.Join(home, ".cache")
 	}
-	return filepath.Join(cache, "sessctl", "pi")
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+	return filepath.Join(cache, "sessctl", name)
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# pi-compat.sh: run sessctl's pi-facing tests against a given pi release,
+# to see where a new pi behaves otherwise than the reference sessctl
+# follows (docs/pi-reference.md says what to do then).
+#
+# Usage: scripts/pi-compat.sh VERSION [GO TEST FLAGS...]
+#
+# Installs @mariozechner/pi-coding-agent@VERSION into
+# ${XDG_CACHE_HOME:-$HOME/.cache}/sessctl/pi-VERSION (scripts/pi-install.sh;
+# the reference release goes to its usual directory) and runs, with that
+# release as the reference (SESSCTL_PI_MODULES, SESSCTL_PI_VERSION) and
+# required (SESSCTL_REQUIRE_PI=1), every test that runs the reference pi:
+# the differential tests on pi's own random sessions and on the corpus,
+# the compaction cases, sessctl compact, the SessionManager parity table,
+# pi writing beside sessctl and the example agent. It prints the figures
+# (states, preparations, forks and branches as pi's) and the failures, and
+# keeps the whole log; the exit status is go test's.
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: scripts/pi-compat.sh VERSION [GO TEST FLAGS...]" >&2; exit 2; }
+version=$1; shift
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+dir=$(scripts/pi-install.sh "$version")
+# The tests that call testenv.Pi (internal/testenv's TestPiCompatCoversPiTests
+# keeps this list complete).
+tests='^(TestPiSessionManagerParity|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent)$'
+packages=(./engine/ ./compaction/ ./cmd/sessctl/ ./examples/agent/)
+log=$(mktemp "${TMPDIR:-/tmp}/pi-compat-$version.XXXXXX")
+echo "pi-compat.sh: pi $version from $dir; log in $log" >&2
+status=0
+SESSCTL_PI_MODULES=$dir SESSCTL_PI_VERSION=$version SESSCTL_REQUIRE_PI=1 \
+  go test -count=1 -v -run "$tests" "$@" "${packages[@]}" > "$log" 2>&1 || status=$?
+grep -E 'as pi|load in pi|listed as pi|loaded as pi' "$log" | sed 's/^ *//' || true
+grep -E '^(--- FAIL|FAIL|ok )' "$log" || true
+exit $status

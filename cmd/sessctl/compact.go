@@ -175,10 +175,15 @@ func runCompact(e *env, args []string) int {
 	if len(prep.MessagesToSummarize) == 0 && len(prep.TurnPrefixMessages) == 0 {
 		// pi would write a compaction of nothing: a placeholder summary
 		// in the model context, and a previous compaction's kept
-		// messages lost. A dry run says so too.
-		return e.refuse(fmt.Errorf("nothing to compact: keeping about %d tokens, the cut falls at %s (%s) and no message comes before it",
-			settings.KeepRecentTokens, human.QuotePath(prep.FirstKeptEntryID), describeEntry(kept)),
-			"lower --keep-tokens to summarise more, or compact once the session is longer")
+		// messages lost. A write is refused; a dry run shows pi's
+		// preparation and says that it would be.
+		err := fmt.Errorf("nothing to compact: keeping about %d tokens, the cut falls at %s (%s) and no message comes before it",
+			settings.KeepRecentTokens, human.QuotePath(prep.FirstKeptEntryID), describeEntry(kept))
+		hint := "lower --keep-tokens to summarise more, or compact once the session is longer"
+		if !*dryRun {
+			return e.refuse(err, hint)
+		}
+		fmt.Fprintf(e.stderr, "sessctl: %s: %v; without --dry-run this is refused\nhint: %s\n", e.name, err, hint)
 	}
 	keptDesc := describeEntry(kept)
 

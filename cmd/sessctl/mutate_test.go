@@ -434,15 +434,22 @@ func TestCompactWorkedExamples(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSession(t, t.TempDir(), tc.lines)
 			if tc.want.MessagesToSummarize == 0 && tc.want.TurnPrefixMessages == 0 {
-				// A compaction of nothing is refused, for a dry run too,
-				// naming pi's cut; the file is left as it was.
+				// A compaction of nothing is refused, naming pi's cut; the
+				// file is left as it was. A dry run shows pi's preparation
+				// and says that the write would be refused.
 				before := mustRead(t, path)
-				for _, dry := range []string{"--dry-run=false", "--dry-run"} {
-					_, errOut, code := mutRun(t, "", "compact", path, "--keep-tokens", tc.keep, "--summary", "S", dry)
-					want := "sessctl: compact: nothing to compact: keeping about " + tc.keep + " tokens, the cut falls at " + tc.want.FirstKeptEntryID + " ("
-					if code != exitFailure || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "\nhint: lower --keep-tokens") || mustRead(t, path) != before {
-						t.Errorf("%s: exit %d, stderr %q; want exit %d and %q, the file unchanged", dry, code, errOut, exitFailure, want)
-					}
+				want := "sessctl: compact: nothing to compact: keeping about " + tc.keep + " tokens, the cut falls at " + tc.want.FirstKeptEntryID + " ("
+				_, errOut, code := mutRun(t, "", "compact", path, "--keep-tokens", tc.keep, "--summary", "S")
+				if code != exitFailure || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "\nhint: lower --keep-tokens") || mustRead(t, path) != before {
+					t.Errorf("exit %d, stderr %q; want exit %d and %q, the file unchanged", code, errOut, exitFailure, want)
+				}
+				out, errOut, code := mutRun(t, "", "compact", path, "--keep-tokens", tc.keep, "--dry-run", "--json")
+				var got result
+				if code != 0 || json.Unmarshal([]byte(out), &got) != nil || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "without --dry-run this is refused") || mustRead(t, path) != before {
+					t.Errorf("--dry-run: exit %d, stdout %q, stderr %q; want exit 0, the preparation, and %q", code, out, errOut, want)
+				}
+				if d := cmp.Diff(tc.want, got); d != "" {
+					t.Errorf("--dry-run preparation (-want +got):\n%s", d)
 				}
 				return
 			}
@@ -651,12 +658,16 @@ func TestCompactCommand(t *testing.T) {
 		// summary into the model context.
 		src, ids := mutSession(t, cwd)
 		before := mustRead(t, src)
-		for _, args := range [][]string{{"compact", src}, {"compact", src, "--dry-run", "--json"}} {
-			out, errOut, code := mutRun(t, "", args...)
-			want := "sessctl: compact: nothing to compact: keeping about 20000 tokens, the cut falls at " + ids[0] + " (user message) and no message comes before it\nhint: "
-			if code != exitFailure || !strings.HasPrefix(errOut, want) || out != "" || mustRead(t, src) != before {
-				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q, the file unchanged", args[2:], code, out, errOut, exitFailure, want)
-			}
+		want := "sessctl: compact: nothing to compact: keeping about 20000 tokens, the cut falls at " + ids[0] + " (user message) and no message comes before it"
+		out, errOut, code := mutRun(t, "", "compact", src)
+		if code != exitFailure || !strings.HasPrefix(errOut, want+"\nhint: ") || out != "" || mustRead(t, src) != before {
+			t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q, the file unchanged", code, out, errOut, exitFailure, want)
+		}
+		// A dry run shows pi's preparation (pi 0.73.1 would compact) and
+		// says the write is refused.
+		out, errOut, code = mutRun(t, "", "compact", src, "--dry-run", "--json")
+		if code != 0 || !strings.Contains(out, `"messagesToSummarize":0`) || !strings.HasPrefix(errOut, want+"; without --dry-run this is refused\n") || mustRead(t, src) != before {
+			t.Errorf("--dry-run: exit %d, stdout %q, stderr %q; want exit 0, the preparation, and %q", code, out, errOut, want)
 		}
 	})
 	t.Run("too small", func(t *testing.T) {

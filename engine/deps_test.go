@@ -24,28 +24,31 @@ const module = "github.com/sessctl/sessctl"
 // bottom: the JSON codec imports nothing but golang.org/x/sys/cpu (to
 // pick its AVX2 string scan), the shared errors only the codec.
 var allowed = map[string][]string{
-	"internal/jsonl":     {"golang.org/x/sys"},
-	"internal/errs":      {"internal/jsonl"},
-	"layout":             {"internal/jsonl"},
-	"layout/vfs":         {"golang.org/x/sys"},
-	"layout/vfs/vfstest": {"layout/vfs"},
-	"tree":               {"internal/jsonl"},
-	"compaction":         {"internal/jsonl", "tree", "engine/message"},
-	"engine/message":     {"internal/jsonl"},
-	"migrate":            {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
-	"lock":               {"layout/vfs", "github.com/gofrs/flock"},
-	"engine":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "compaction", "engine/message", "migrate", "lock", "golang.org/x/sync"},
-	"engine/agentuse":    {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
-	"engine/repair":      {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},
-	"engine/importer":    {"engine", "layout", "layout/vfs", "migrate"},
-	"engine/stats":       {"engine", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
-	"engine/render":      {"engine", "engine/agentuse", "engine/message", "engine/stats", "internal/jsonl", "internal/human", "layout/vfs", "migrate", "tree"},
-	"redact":             {"internal/jsonl"},
-	"internal/human":     {},
-	"internal/workload":  {"internal/jsonl", "layout"},
-	"search":             {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite"},
-	"cmd/sessctl":        {"*"},
-	"examples/agent":     {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
+	"internal/jsonl": {"golang.org/x/sys"},
+	"internal/errs":  {"internal/jsonl"},
+	// What engine shares with the packages that write or judge files
+	// beside a session's: lock path, sidecars, whole-file writes.
+	"internal/sessionfile": {"layout", "layout/vfs", "lock"},
+	"layout":               {"internal/jsonl"},
+	"layout/vfs":           {"golang.org/x/sys"},
+	"layout/vfs/vfstest":   {"layout/vfs"},
+	"tree":                 {"internal/jsonl"},
+	"compaction":           {"internal/jsonl", "tree", "engine/message"},
+	"engine/message":       {"internal/jsonl"},
+	"migrate":              {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
+	"lock":                 {"layout/vfs", "github.com/gofrs/flock"},
+	"engine":               {"internal/jsonl", "internal/errs", "internal/sessionfile", "layout", "layout/vfs", "tree", "compaction", "engine/message", "migrate", "lock", "golang.org/x/sync"},
+	"engine/agentuse":      {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
+	"engine/repair":        {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},
+	"engine/importer":      {"engine", "layout", "layout/vfs", "migrate"},
+	"engine/stats":         {"engine", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
+	"engine/render":        {"engine", "engine/agentuse", "engine/message", "engine/stats", "internal/jsonl", "internal/human", "layout/vfs", "migrate", "tree"},
+	"redact":               {"internal/jsonl"},
+	"internal/human":       {},
+	"internal/workload":    {"internal/jsonl", "layout"},
+	"search":               {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite"},
+	"cmd/sessctl":          {"*"},
+	"examples/agent":       {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage: the stores' write paths, the
 	// S3 client and client-side encryption (README "Dependencies").
 	"replica": {"internal/jsonl", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age"},

@@ -53,6 +53,14 @@ func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (
 			return nil, &CorruptError{Path: sourcePath, Err: err}
 		}
 	}
+	if targetCwd == "" {
+		// The source's cwd, as the header gives it (pi falls back to the
+		// process working directory).
+		targetCwd = processCwd()
+		if h := jsonl.ParseHeader(entries[0]); h.HasCwd {
+			targetCwd = h.Cwd
+		}
+	}
 	dir, err := opts.sessionDir(targetCwd)
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: %w", sourcePath, err)

@@ -783,3 +783,7 @@ func ContinueRecent(ctx context.Context, cwd string, opts Options) (*Session, er
 	o.Dir = dir
 	return Create(ctx, cwd, o)
 }
+
+// Info is what listing reports about one session file: pi's SessionInfo,
+// field for field.
+type Info = SessionInfo

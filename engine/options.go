@@ -119,6 +119,10 @@ type Options struct {
 	// are skipped as pi does. nil means 8 random hex digits.
 	NewEntryID func() string
 
+	// writeAtOnce writes a new session's file at its first append
+	// (CreateOptions.WriteAtOnce).
+	writeAtOnce bool
+
 	// testIndexMin, when positive, replaces offsetIndexMin; testIndexHook
 	// is told how each open that looked for an offset index used it. For
 	// tests (export_test.go).

@@ -47,6 +47,11 @@ type AmbiguousError = errs.AmbiguousError
 // but then an unknown name fails naming the first of them rather than
 // with ErrNotFound.
 func ResolveSession(dir, name string) (string, error) {
+	return resolveIn(context.Background(), vfs.OS(), dir, name)
+}
+
+// resolveIn is Store.Resolve in the store at dir on fsys.
+func resolveIn(ctx context.Context, fsys vfs.FS, dir, name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("session %q in %s: %w", name, dir, ErrNotFound)
 	}
@@ -54,7 +59,7 @@ func ResolveSession(dir, name string) (string, error) {
 	// "not found". A directory, a symbolic link loop or a directory that
 	// may not be searched each say what they are.
 	pathLike := strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".jsonl")
-	st, err := os.Stat(name)
+	st, err := fsys.Stat(name)
 	switch {
 	case err == nil && !st.IsDir():
 		return name, nil
@@ -71,7 +76,7 @@ func ResolveSession(dir, name string) (string, error) {
 		}
 		return "", fmt.Errorf("session file %s: %w", name, err)
 	}
-	cands, unreadable, err := storeCandidates(dir)
+	cands, unreadable, err := storeCandidates(ctx, fsys, dir)
 	if err != nil {
 		return "", err
 	}
@@ -128,8 +133,8 @@ func ResolveSession(dir, name string) (string, error) {
 // "<ts>_<id>.jsonl" form, otherwise from its header line. What StoreFiles
 // left out (directories that could not be read, special files) is
 // returned as unreadable.
-func storeCandidates(root string) (out []Candidate, unreadable []error, err error) {
-	files, unreadable, err := StoreFiles(context.Background(), nil, root)
+func storeCandidates(ctx context.Context, fsys vfs.FS, root string) (out []Candidate, unreadable []error, err error) {
+	files, unreadable, err := StoreFiles(ctx, fsys, root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("session store %s: %w", root, ErrNotFound)
@@ -139,7 +144,7 @@ func storeCandidates(root string) (out []Candidate, unreadable []error, err erro
 	for _, f := range files {
 		id := SessionIDFromFileName(filepath.Base(f.Path))
 		if id == "" {
-			id = headerID(f.Path)
+			id = headerID(fsys, f.Path)
 		}
 		if id != "" {
 			out = append(out, Candidate{ID: id, Path: f.Path})
@@ -168,10 +173,20 @@ func SessionIDFromFileName(name string) string {
 }
 
 // headerID reads the session id from the first line of a file.
-func headerID(path string) string {
-	f, err := vfs.OpenRegular(path)
-	if err != nil {
+func headerID(fsys vfs.FS, path string) string {
+	e, ok := headerLine(fsys, path)
+	if !ok || e.IDKind != jsonl.KindString {
 		return ""
+	}
+	return e.ID
+}
+
+// headerLine reads the first line of a file, within its first 64 KiB, and
+// returns it when it is a session header.
+func headerLine(fsys vfs.FS, path string) (Entry, bool) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return Entry{}, false
 	}
 	defer f.Close()
 	buf := make([]byte, 64<<10)
@@ -181,10 +196,10 @@ func headerID(path string) string {
 		buf = buf[:i]
 	}
 	e, err := jsonl.ParseEntry(buf)
-	if err != nil || !e.IsHeader() || e.IDKind != jsonl.KindString {
-		return ""
+	if err != nil || !e.IsHeader() {
+		return Entry{}, false
 	}
-	return e.ID
+	return e, true
 }
 
 // EntryError is an entry name that names no entry, or several; it lists

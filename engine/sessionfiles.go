@@ -227,3 +227,29 @@ func sessionOwned(fsys vfs.FS, abs string) string {
 		d = up
 	}
 }
+
+// yieldWalk yields a walk's files and what it left out, in path order.
+func yieldWalk(files []StoreFile, skipped []error, yield func(File, error) bool) {
+	type item struct {
+		f   File
+		err error
+	}
+	items := make([]item, 0, len(files)+len(skipped))
+	for _, f := range files {
+		items = append(items, item{f: File{Path: f.Path, Link: f.Link}})
+	}
+	for _, err := range skipped {
+		var pe *fs.PathError
+		p := ""
+		if errors.As(err, &pe) {
+			p = pe.Path
+		}
+		items = append(items, item{f: File{Path: p}, err: err})
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return strings.Compare(a.f.Path, b.f.Path) })
+	for _, it := range items {
+		if !yield(it.f, it.err) {
+			return
+		}
+	}
+}

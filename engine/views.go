@@ -159,30 +159,94 @@ func Sessions(ctx context.Context, cwd string, o ListOptions) iter.Seq2[*Session
 		}
 		var buf []byte
 		var b infoBuilder
-		for _, name := range files.names {
-			if err := ctx.Err(); err != nil {
-				yield(nil, err)
+		yieldDir(ctx, fsys, files, &buf, &b, yield)
+	}
+}
+
+// allSessions is Store.Sessions of every cwd: the per-cwd directories of
+// an agent's store, every directory of a store opened on a Dir.
+func (st *Store) allSessions(ctx context.Context, o ListOptions) iter.Seq2[*Info, error] {
+	return func(yield func(*Info, error) bool) {
+		fsys := st.fs()
+		var dirs []dirFiles
+		if st.agentDir != "" {
+			ents, err := fsys.ReadDir(st.root)
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					yield(nil, fmt.Errorf("list %s: %w", st.root, err))
+				}
 				return
 			}
-			p := filepath.Join(dir, name)
-			in, err := readInfoBuf(fsys, p, &buf, &b)
-			switch {
-			case errors.Is(err, errNotSession):
-				continue
-			case err != nil:
-				if !yield(nil, fmt.Errorf("list %s: %w", p, err)) {
+			for _, d := range ents {
+				if d.Type()&fs.ModeSymlink != 0 || !d.IsDir() {
+					continue
+				}
+				dir := filepath.Join(st.root, d.Name())
+				files, err := sessionFiles(fsys, dir, false)
+				if err != nil {
+					if !yield(nil, readDirError(dir, err)) {
+						return
+					}
+					continue
+				}
+				dirs = append(dirs, files)
+			}
+		} else {
+			found, skipped, err := walkStore(ctx, st.root, func(dir string) (dirFiles, error) {
+				return sessionFiles(fsys, dir, false)
+			})
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					yield(nil, fmt.Errorf("list %s: %w", st.root, err))
+				}
+				return
+			}
+			for _, err := range skipped {
+				// The special files are given with their directory's
+				// files; the directories that could not be read first.
+				if !errors.Is(err, vfs.ErrNotRegular) && !yield(nil, err) {
 					return
 				}
-				continue
 			}
-			if !yield(in, nil) {
-				return
-			}
+			dirs = found
 		}
-		for _, name := range files.special {
-			if !yield(nil, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: vfs.ErrNotRegular}) {
+		var buf []byte
+		var b infoBuilder
+		for _, d := range dirs {
+			if !yieldDir(ctx, fsys, d, &buf, &b, yield) {
 				return
 			}
 		}
 	}
+}
+
+// yieldDir yields the infos of one directory's session files, and its
+// special files as errors; it returns false when the iteration ended.
+func yieldDir(ctx context.Context, fsys vfs.FS, d dirFiles, buf *[]byte, b *infoBuilder, yield func(*Info, error) bool) bool {
+	for _, name := range d.names {
+		if err := ctx.Err(); err != nil {
+			yield(nil, err)
+			return false
+		}
+		p := filepath.Join(d.dir, name)
+		in, err := readInfoBuf(fsys, p, buf, b)
+		switch {
+		case errors.Is(err, errNotSession):
+			continue
+		case err != nil:
+			if !yield(nil, fmt.Errorf("list %s: %w", p, err)) {
+				return false
+			}
+			continue
+		}
+		if !yield(in, nil) {
+			return false
+		}
+	}
+	for _, name := range d.special {
+		if !yield(nil, &fs.PathError{Op: "open", Path: filepath.Join(d.dir, name), Err: vfs.ErrNotRegular}) {
+			return false
+		}
+	}
+	return true
 }

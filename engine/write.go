@@ -106,7 +106,7 @@ func (s *Session) persistWith(line []byte, assistant bool) error {
 		return s.writeEr
 	}
 	if !s.onDisk {
-		if !s.hasAssistant && !assistant {
+		if !s.hasAssistant && !assistant && !s.opts.writeAtOnce {
 			return nil
 		}
 		return s.createFile(line)

@@ -39,10 +39,10 @@ var allowed = map[string][]string{
 	"lock":                 {"layout/vfs", "github.com/gofrs/flock"},
 	"engine":               {"internal/jsonl", "internal/errs", "internal/sessionfile", "layout", "layout/vfs", "tree", "compaction", "engine/message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":      {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
-	"engine/repair":        {"engine", "internal/jsonl", "internal/human", "layout", "layout/vfs", "migrate", "tree"},
-	"engine/importer":      {"engine", "layout", "layout/vfs", "migrate"},
+	"engine/repair":        {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "migrate", "tree"},
+	"engine/importer":      {"internal/sessionfile", "layout", "layout/vfs", "migrate"},
 	"engine/stats":         {"engine", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
-	"engine/render":        {"engine", "engine/agentuse", "engine/message", "engine/stats", "internal/jsonl", "internal/human", "layout/vfs", "migrate", "tree"},
+	"engine/render":        {"engine", "engine/agentuse", "engine/message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "layout/vfs", "migrate", "tree"},
 	"redact":               {"internal/jsonl"},
 	"internal/human":       {},
 	"internal/workload":    {"internal/jsonl", "layout"},
@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	"examples/agent":       {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage: the stores' write paths, the
 	// S3 client and client-side encryption (README "Dependencies").
-	"replica": {"internal/jsonl", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age"},
+	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age"},
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},

@@ -256,84 +256,16 @@ func writeContext(j *jw, c compaction.Context, byRef bool) {
 	j.close('}')
 }
 
-// WriteInfo writes one SessionInfo as pi's list() element JSON: path, id,
-// cwd, name (when set), parentSessionPath (when set), created, modified
-// (ISO strings; null for an invalid date), messageCount, firstMessage,
-// allMessagesText.
+// WriteInfo writes one SessionInfo as pi's list() element JSON.
 func WriteInfo(w io.Writer, in *SessionInfo) {
 	var buf [512]byte
-	head, rest := AppendInfoJSON(buf[:0], in)
-	// The rest goes out as it is: no copy of the (large) text.
+	head, rest := in.AppendJSON(buf[:0])
 	_, _ = w.Write(head)
 	_, _ = w.Write(rest)
 }
 
-// AppendInfoJSON is WriteInfo in two pieces, for callers that write many
-// infos with vectored I/O: it appends the start of the element (the path)
-// to dst, and returns the rest, which shares the info's memory and must
-// not be modified. Writing head then rest writes what WriteInfo writes.
-func AppendInfoJSON(dst []byte, in *SessionInfo) (head, rest []byte) {
-	tail := in.cachedJSON()
-	if tail == nil {
-		tail = infoJSON(in)
-	}
-	dst = append(dst, `{"path":`...)
-	dst = jsonl.AppendString(dst, in.Path)
-	if len(tail) > 2 {
-		dst = append(dst, ',')
-	}
-	return dst, tail[1:]
-}
-
-// infoJSON encodes every field of pi's list() element but the path, in its
-// order: the form the list index stores, so a listing served from the
-// index copies it instead of encoding it again.
-func infoJSON(in *SessionInfo) []byte {
-	b := jsonl.NewObject(256+len(in.allTextJSON)+len(in.FirstMessage)).
-		Raw("id", orNull(in.ID)).
-		String("cwd", in.Cwd)
-	if in.HasName {
-		b.String("name", in.Name)
-	}
-	if in.ParentSessionPath != nil {
-		b.Raw("parentSessionPath", in.ParentSessionPath)
-	}
-	if in.CreatedValid {
-		b.String("created", jsonl.ISOTime(in.Created))
-	} else {
-		b.Null("created")
-	}
-	return b.String("modified", jsonl.ISOTime(in.Modified)).
-		Number("messageCount", float64(in.MessageCount)).
-		Raw("firstMessage", firstJSON(in)).
-		Raw("allMessagesText", allTextJSON(in)).Bytes()
-}
-
-// firstJSON returns firstMessage as a JSON string: as it was read when
-// the info still holds that text, so a lone surrogate survives.
-func firstJSON(in *SessionInfo) []byte {
-	if in.firstJSON != nil {
-		if s, _ := jsonl.String(in.firstJSON); s == in.FirstMessage {
-			return in.firstJSON
-		}
-	}
-	return jsonl.AppendString(nil, in.FirstMessage)
-}
-
-// allTextJSON returns allMessagesText as a JSON string.
-func allTextJSON(in *SessionInfo) []byte {
-	if in.allTextJSON != nil {
-		return in.allTextJSON
-	}
-	return []byte(`""`)
-}
-
-func orNull(v []byte) []byte {
-	if v == nil {
-		return []byte("null")
-	}
-	return v
-}
+// AppendInfoJSON is Info.AppendJSON.
+func AppendInfoJSON(dst []byte, in *SessionInfo) (head, rest []byte) { return in.AppendJSON(dst) }
 
 // jw is a tiny streaming JSON writer for the state object.
 type jw struct {

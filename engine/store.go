@@ -467,7 +467,7 @@ func (st *Store) Fork(ctx context.Context, source string, o ForkOptions) (*Sessi
 	} else {
 		id, ok := src.LeafID()
 		if !ok {
-			return nil, fmt.Errorf("fork %s: the session has no entries to fork: %w", path, ErrNotFound)
+			return nil, fmt.Errorf("fork %s: the session has no entries to fork", path)
 		}
 		leaf = id
 	}

@@ -7,7 +7,7 @@
 // endpoint and credentials from EnvS3Config, the store's directories),
 // then Push, Pull, Sync (pull, then push) or Status. Nothing leaves the
 // machine unless a Remote is opened and asked to push, or a Replicator is
-// set as engine.Options.Replicator.
+// set as engine.StoreOptions.Replicator.
 //
 // # Layout
 //

@@ -16,7 +16,7 @@ import (
 )
 
 // scanLocal finds the sessions of the store: pi's session files below
-// sessions/, as engine.StoreFiles finds them for every command that walks
+// sessions/, as engine.Store.Files finds them for every command that walks
 // a store, and AgentUse's project/<hash>/session/<dir>/. skipped lists
 // what could not be read or is not replicated (each names its path).
 func (r *Remote) scanLocal(ctx context.Context) (out map[string]*local, warns, skipped []Warning, err error) {
@@ -24,14 +24,21 @@ func (r *Remote) scanLocal(ctx context.Context) (out map[string]*local, warns, s
 	fsys := r.opts.fs()
 	if r.opts.AgentDir != "" {
 		root := layout.SessionsDir(r.opts.AgentDir)
-		files, unread, err := engine.StoreFiles(ctx, fsys, root)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root, FS: fsys})
+		if err != nil {
 			return nil, nil, nil, fmt.Errorf("list %s: %w", root, err)
 		}
-		for _, err := range unread {
-			skipped = append(skipped, walkWarning(err))
-		}
-		for _, f := range files {
+		for f, err := range st.Files(ctx) {
+			if err != nil {
+				if f.Path == "" {
+					if errors.Is(err, fs.ErrNotExist) {
+						break
+					}
+					return nil, nil, nil, fmt.Errorf("list %s: %w", root, err)
+				}
+				skipped = append(skipped, walkWarning(err))
+				continue
+			}
 			if err := ctx.Err(); err != nil {
 				return nil, nil, nil, err
 			}

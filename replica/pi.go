@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -354,9 +355,9 @@ func (r *Remote) createLocal(ctx context.Context, name string, man *Manifest, fe
 		data = append(append(data, l...), '\n')
 	}
 	path = filepath.Join(layout.DefaultSessionDir(r.opts.AgentDir, cwd), name)
-	_, err = engine.WriteWhole(ctx, path, data, func([]byte) error {
+	_, err = sessionfile.WriteWhole(ctx, path, data, func([]byte) error {
 		return fmt.Errorf("restore %s: %w", path, fs.ErrExist)
-	}, engine.Options{Command: "sessctl sync", LockMode: "sync"})
+	}, sessionfile.WriteOptions{Lock: sessionfile.LockOptions{Command: "sessctl sync", Mode: "sync", FS: r.opts.FS}})
 	if errors.Is(err, fs.ErrExist) {
 		// Written meanwhile (another sync): merge into it instead.
 		res, err := r.merge(ctx, name, path, hdr, lines)
@@ -426,7 +427,11 @@ type mergeResult struct {
 // beginning (nil otherwise): a copy of another session is refused.
 func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remote [][]byte) (mergeResult, error) {
 	var res mergeResult
-	s, err := engine.Open(ctx, path, engine.Options{Command: "sessctl sync", LockMode: "sync"})
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: filepath.Dir(path), Command: "sessctl sync", FS: r.opts.FS})
+	if err != nil {
+		return res, err
+	}
+	s, err := st.Open(ctx, path, engine.OpenOptions{LockMode: "sync"})
 	if err != nil {
 		return res, err
 	}

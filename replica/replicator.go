@@ -28,7 +28,7 @@ type ReplicatorOptions struct {
 
 // Replicator ships the lines appended to open sessions to the remote in
 // the background: it is an engine.Replicator, set as
-// engine.Options.Replicator. An append never waits for the network: it
+// engine.StoreOptions.Replicator. An append never waits for the network: it
 // marks its file dirty and returns. A background loop uploads the
 // complete lines each dirty file gained as one segment and manifest
 // generation, usually within Delay plus two requests; while the remote is

@@ -16,7 +16,7 @@
 //		if err != nil {
 //			return err
 //		}
-//		fmt.Println(hit.Time, hit.Session.Name, hit.Snippet, hit.ShowArgs())
+//		fmt.Println(hit.Time, hit.Session.Name, hit.Snippet, hit.Entry, hit.Session.Path)
 //	}
 //
 // # The index

@@ -21,7 +21,7 @@ func searchHistory(ctx context.Context, sessionsDir string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Println(hit.Time, hit.Session.Name, hit.Snippet, hit.ShowArgs())
+		fmt.Println(hit.Time, hit.Session.Name, hit.Snippet, hit.Entry, hit.Session.Path)
 	}
 	return nil
 }

@@ -49,7 +49,6 @@ type HitJSON struct {
 	Timestamp string   `json:"timestamp,omitempty"`
 	Snippet   string   `json:"snippet"`
 	Matches   [][2]int `json:"matches"`
-	Show      []string `json:"show"`
 }
 
 // JSON returns the hit in its JSON shape: the time in UTC with
@@ -61,7 +60,7 @@ func (h *Hit) JSON() *HitJSON {
 	if !h.Time.IsZero() {
 		j.Timestamp = h.Time.Format("2006-01-02T15:04:05.000Z07:00")
 	}
-	j.Snippet, j.Matches, j.Show = h.Snippet, h.Matches, h.ShowArgs()
+	j.Snippet, j.Matches = h.Snippet, h.Matches
 	if j.Matches == nil {
 		j.Matches = [][2]int{}
 	}

@@ -73,16 +73,6 @@ type Hit struct {
 	Matches [][2]int
 }
 
-// ShowArgs returns the sessctl command line that shows the hit in its
-// session: the branch that ends at the entry for a JSONL session, the
-// session for an AgentUse one.
-func (h *Hit) ShowArgs() []string {
-	if h.Session.Format == FormatAgentUse || h.Entry == "" {
-		return []string{"sessctl", "show", h.Session.Path}
-	}
-	return []string{"sessctl", "show", "--leaf", h.Entry, h.Session.Path}
-}
-
 // candidate is a matching text found by a query, before its snippet.
 type candidate struct {
 	sess   *Session

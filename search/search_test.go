@@ -201,9 +201,6 @@ func TestHitFields(t *testing.T) {
 	if diff := cmp.Diff(want, h); diff != "" {
 		t.Errorf("hit (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"sessctl", "show", "--leaf", "a1", s1}, h.ShowArgs()); diff != "" {
-		t.Errorf("show args (-want +got):\n%s", diff)
-	}
 }
 
 func TestSnippet(t *testing.T) {

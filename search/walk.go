@@ -109,21 +109,28 @@ func walk(ctx context.Context, stores []Store, warn func(error)) ([]found, error
 	return out, nil
 }
 
-// walkJSONL finds the session files below root, as engine.StoreFiles
+// walkJSONL finds the session files below root, as engine.Store.Files
 // does for every command that walks a store, and stats them all at once,
 // in parallel: a store of many small directories is as quick to compare
 // with the index as one large one. What the walk left out is reported to
 // warn.
 func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error)) error {
-	files, skipped, err := engine.StoreFiles(ctx, nil, root)
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root})
 	if err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
 		return fmt.Errorf("search %s: %w", root, err)
 	}
-	for _, err := range skipped {
-		warn(err)
+	var files []engine.File
+	for f, err := range st.Files(ctx) {
+		switch {
+		case err == nil:
+			files = append(files, f)
+		case f.Path != "":
+			warn(err) // left out by the walk
+		case ctx.Err() != nil:
+			return err
+		default:
+			return fmt.Errorf("search %s: %w", root, err)
+		}
 	}
 	res := make([]found, len(files))
 	errs := make([]error, len(files))

@@ -51,7 +51,7 @@ func runBranch(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	s, err := openForWrite(e.ctx, path, *wait, engine.Options{Command: "sessctl branch"})
+	s, err := openForWrite(e.ctx, path, *wait, "sessctl branch")
 	if err != nil {
 		return e.fail(err)
 	}

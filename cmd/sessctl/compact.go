@@ -140,9 +140,9 @@ func runCompact(e *env, args []string) int {
 	}
 	var s *engine.Session
 	if *dryRun {
-		s, err = engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+		s, err = openReadOnly(e.ctx, path)
 	} else {
-		s, err = openForWrite(e.ctx, path, *wait, engine.Options{Command: "sessctl compact"})
+		s, err = openForWrite(e.ctx, path, *wait, "sessctl compact")
 	}
 	if err != nil {
 		return e.fail(err)

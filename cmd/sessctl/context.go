@@ -1,6 +1,9 @@
 package main
 
-import "github.com/sessctl/sessctl/engine"
+import (
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
+)
 
 var contextCommand = &command{
 	name:    "context",
@@ -26,7 +29,7 @@ func runContext(e *env, args []string) int {
 		return e.fail(err)
 	}
 	e.warnVersion(fc.File, fc.Header.Entry)
-	if err := engine.WriteContext(e.stdout, fc.Context); err != nil {
+	if err := render.Context(e.stdout, fc.Context); err != nil {
 		return e.fail(err)
 	}
 	return exitOK

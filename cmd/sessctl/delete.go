@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
@@ -38,23 +37,24 @@ func runDelete(e *env, args []string) int {
 	if path, err = filepath.Abs(path); err != nil {
 		return e.fail(err)
 	}
-	root, err := storeRoot(*store)
+	so := engine.StoreOptions{Command: "sessctl delete"}
+	st, err := jsonlStore(*store, so)
 	if err != nil {
-		root = "" // no store: trash beside the file
+		st = fileStore(path, so) // no store: trash beside the file
 	}
-	trash := engine.TrashDir(root, path, time.Now())
-	opts := engine.Options{Command: "sessctl delete", LockMode: "delete"}
+	var o engine.TrashOptions
 	ctx := e.ctx
 	if *wait > 0 {
-		opts.Wait = true
+		o.Wait = true
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *wait)
 		defer cancel()
 	}
-	moved, err := engine.Trash(ctx, path, trash, opts)
+	moved, err := st.Trash(ctx, path, o)
 	if err != nil {
 		return e.fail(err)
 	}
+	trash := filepath.Dir(moved[0].To)
 	if *asJSON {
 		list := []byte{'['}
 		for i, m := range moved {

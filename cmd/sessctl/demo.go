@@ -110,7 +110,11 @@ func runDemo(e *env, args []string) int {
 // buildDemoSession writes the sample session through the engine API and
 // returns its file.
 func buildDemoSession(e *env, agentDir, cwd string) (string, error) {
-	s, err := engine.Create(e.ctx, cwd, engine.Options{AgentDir: agentDir})
+	st, err := engine.OpenStore(e.ctx, engine.StoreOptions{AgentDir: agentDir})
+	if err != nil {
+		return "", err
+	}
+	s, err := st.Create(e.ctx, cwd, engine.CreateOptions{})
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 )
 
@@ -34,9 +35,9 @@ func runDump(e *env, args []string) int {
 		}
 		return runDumpAgentUse(e, au, fs.Arg(0))
 	}
-	o := engine.StateOptions{ContextByLeaf: *byLeaf, NoInfo: true}
+	o := render.StateOptions{ContextByLeaf: *byLeaf, NoInfo: true}
 	if *only != "" {
-		known := engine.StateFields(o)
+		known := render.StateFields(o)
 		o.Fields = map[string]bool{}
 		for _, f := range strings.Split(*only, ",") {
 			f = strings.TrimSpace(f)
@@ -61,8 +62,8 @@ func runDump(e *env, args []string) int {
 	}
 	// The listing fields describe the file as it is on disk, before any
 	// in-memory migration, as pi's list() sees it.
-	info, infoErr := engine.ReadInfo(nil, path)
-	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	info, infoErr := fileStore(path, engine.StoreOptions{}).Info(e.ctx, path)
+	s, err := openReadOnly(e.ctx, path)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -71,7 +72,7 @@ func runDump(e *env, args []string) int {
 	if infoErr == nil {
 		o.Info, o.NoInfo = info, false
 	}
-	if err := s.WriteState(e.stdout, o); err != nil {
+	if err := render.State(e.stdout, s, o); err != nil {
 		return e.fail(err)
 	}
 	return exitOK

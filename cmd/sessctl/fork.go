@@ -3,11 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
@@ -51,40 +49,22 @@ func runFork(e *env, args []string) int {
 			return e.fail(err)
 		}
 	}
-	opts := engine.Options{Command: "sessctl fork", Agent: storeAgent(*store)}
-
-	var ns *engine.Session
-	if *all {
-		// ForkFrom reads the source itself: opening it here too would
-		// hold a large session twice.
-		c, dir := newCwd, ""
-		if c == "" {
-			c, dir = headerCwd(path), filepath.Dir(path)
-		}
-		o := opts
-		o.Dir = dir
-		ns, err = engine.ForkFrom(e.ctx, path, c, o)
-	} else {
-		var src *engine.Session
-		if src, err = engine.Open(e.ctx, path, engine.Options{ReadOnly: true}); err != nil {
+	// The new file goes beside the source, or with --cwd into that cwd's
+	// directory in pi's store (indusagi's with --store indusagi).
+	so := engine.StoreOptions{Command: "sessctl fork", Agent: storeAgent(*store)}
+	st, err := engine.OpenStore(e.ctx, so)
+	if err != nil {
+		if newCwd != "" {
 			return e.fail(err)
 		}
-		defer src.Close()
-		leaf := ""
-		if *at != "" {
-			if leaf, err = src.ResolveEntry(*at); err != nil {
-				return e.failEntry(err, pos[0])
-			}
-		} else {
-			id, kind := src.LeafIDKind()
-			if kind != jsonl.KindString {
-				return e.fail(errors.New("the session has no entries to fork"))
-			}
-			leaf = id
-		}
-		ns, err = src.ForkBranch(e.ctx, leaf, engine.ForkBranchOptions{Cwd: newCwd, Options: opts})
+		st = fileStore(path, so)
 	}
-	if err != nil {
+	ns, err := st.Fork(e.ctx, path, engine.ForkOptions{Branch: !*all, At: *at, Cwd: newCwd})
+	var ee *engine.EntryError
+	switch {
+	case errors.As(err, &ee):
+		return e.failEntry(err, pos[0])
+	case err != nil:
 		return e.fail(err)
 	}
 	id, file, h := ns.SessionID(), ns.SessionFile(), ns.Header()
@@ -106,22 +86,6 @@ func runFork(e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "%s  %s\n", human.QuotePath(id), human.QuotePath(file))
 	return exitOK
-}
-
-// headerCwd returns the working directory in the header of the session
-// file at path, read from its first lines only; "" when there is none
-// (the fork then fails on the header, or uses sessctl's own directory).
-func headerCwd(path string) string {
-	en, ok := render.ReadHeaderLine(path)
-	if !ok {
-		return ""
-	}
-	h := jsonl.ParseHeader(en)
-	if !h.HasCwd {
-		cwd, _ := os.Getwd()
-		return cwd
-	}
-	return h.Cwd
 }
 
 // storeAgent is the agent whose directory holds new sessions for --store.

@@ -8,6 +8,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/workload"
 )
 
@@ -39,7 +40,7 @@ func runGen(e *env, args []string) int {
 	}
 	kind, out := fs.Arg(0), fs.Arg(1)
 	if kind != "append" {
-		if err := engine.CheckOutput(out, engine.Options{}); err != nil {
+		if err := sessionfile.CheckOutput(nil, out); err != nil {
 			return e.fail(err)
 		}
 	}
@@ -84,7 +85,11 @@ const (
 )
 
 func benchAppend(e *env, dir string, n int, policy engine.SyncPolicy) (int, time.Duration, error) {
-	s, err := engine.Create(e.ctx, "/home/dev/project", engine.Options{Dir: dir, Sync: policy})
+	st, err := engine.OpenStore(e.ctx, engine.StoreOptions{Dir: dir, Sync: policy})
+	if err != nil {
+		return 0, 0, err
+	}
+	s, err := st.Create(e.ctx, "/home/dev/project", engine.CreateOptions{})
 	if err != nil {
 		return 0, 0, err
 	}

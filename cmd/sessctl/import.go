@@ -59,6 +59,7 @@ func runImport(e *env, args []string) int {
 	loc := migrate.Locator{Getenv: os.Getenv, Home: home, GOOS: runtime.GOOS}
 	r := &importRun{e: e, dryRun: *dryRun, asJSON: *asJSON, rep: importer.NewReport(*dryRun)}
 	r.opts.DryRun = *dryRun
+	r.opts.Command = "sessctl import"
 	r.opts.Import.Cwd = home
 	r.opts.Import.History = *history
 	if *cwd != "" {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
@@ -42,7 +41,7 @@ func runLabel(e *env, args []string) int {
 	if len(pos) == 2 && !*clearIt {
 		return showLabel(e, path, pos[0], pos[1], *asJSON)
 	}
-	s, err := openForWrite(e.ctx, path, *wait, engine.Options{Command: "sessctl label"})
+	s, err := openForWrite(e.ctx, path, *wait, "sessctl label")
 	if err != nil {
 		return e.fail(err)
 	}
@@ -83,7 +82,7 @@ func runLabel(e *env, args []string) int {
 // showLabel prints the label of an entry: its text and a newline, or
 // nothing (and a note on stderr) when it has none.
 func showLabel(e *env, path, sessionArg, entry string, asJSON bool) int {
-	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	s, err := openReadOnly(e.ctx, path)
 	if err != nil {
 		return e.fail(err)
 	}

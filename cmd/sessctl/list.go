@@ -74,34 +74,40 @@ func runList(e *env, args []string) int {
 		skipped++
 		fmt.Fprintf(e.stderr, "sessctl: list: skipped %v\n", err)
 	}}
+	so := engine.StoreOptions{}
 	if *indusagi {
-		o.Agent = layout.AgentIndusagi
+		so.Agent = layout.AgentIndusagi
 	}
-	var infos []engine.SessionInfo
-	var err error
+	// A directory store lists its tree (cwd ""); --dir one directory.
+	listCwd := ""
 	switch {
 	case storeDir != "":
 		if err := mustBeDir("session store", storeDir); err != nil {
 			return e.fail(err)
 		}
-		infos, err = engine.ListTree(e.ctx, storeDir, o)
+		so.Dir = storeDir
 	case *all:
-		infos, err = engine.ListAll(e.ctx, o)
 	default:
 		if *dir != "" {
 			if err := mustBeDir("session directory", *dir); err != nil {
 				return e.fail(err)
 			}
+			so.Dir = *dir
 		}
-		o.Dir = *dir
-		c := *cwd
-		if c == "" {
-			c, _ = os.Getwd()
-		} else if abs, aerr := cwdArg(c); aerr == nil {
-			c = abs
+		listCwd = *cwd
+		if listCwd == "" {
+			if listCwd, _ = os.Getwd(); listCwd == "" {
+				listCwd = "." // not "": that would list every cwd
+			}
+		} else if abs, aerr := cwdArg(listCwd); aerr == nil {
+			listCwd = abs
 		}
-		infos, err = engine.List(e.ctx, c, o)
 	}
+	st, err := engine.OpenStore(e.ctx, so)
+	if err != nil {
+		return e.fail(err)
+	}
+	infos, err := st.List(e.ctx, listCwd, o)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -115,13 +121,15 @@ func runList(e *env, args []string) int {
 		}
 		return code
 	}
-	w := bufio.NewWriter(e.stdout)
-	defer w.Flush()
 	if len(infos) == 0 {
 		fmt.Fprintln(e.stderr, "no sessions")
 		return code
 	}
-	render.List(w, infos)
+	w := bufio.NewWriter(e.stdout)
+	_ = render.List(w, infos) // a write error stays in w: Flush reports it
+	if err := w.Flush(); err != nil {
+		return e.fail(err)
+	}
 	return code
 }
 

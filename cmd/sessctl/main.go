@@ -17,6 +17,7 @@ import (
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 )
 
 func main() {
@@ -267,7 +268,7 @@ func hintFor(err error) string {
 		return "check the path or id; 'sessctl list --all' shows every session"
 	case errors.Is(err, errAmbiguous):
 		return "give more characters of the id, or the file's path"
-	case errors.Is(err, engine.ErrSessionOwned):
+	case errors.Is(err, sessionfile.ErrSessionOwned):
 		return "write the output to another file; --force never replaces a session's files"
 	case errors.Is(err, compaction.ErrCommandTimeout):
 		return "the summary command ran out of time; raise --summary-timeout (0: no limit) or use a faster model"

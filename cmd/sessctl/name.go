@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -32,7 +31,7 @@ func runName(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if len(pos) == 1 {
-		s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+		s, err := openReadOnly(e.ctx, path)
 		if err != nil {
 			return e.fail(err)
 		}
@@ -55,7 +54,7 @@ func runName(e *env, args []string) int {
 		}
 		return exitOK
 	}
-	s, err := openForWrite(e.ctx, path, *wait, engine.Options{Command: "sessctl name"})
+	s, err := openForWrite(e.ctx, path, *wait, "sessctl name")
 	if err != nil {
 		return e.fail(err)
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 
 	"github.com/sessctl/sessctl/engine/repair"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
 var repairCommand = &command{
@@ -39,6 +41,10 @@ func writeRepairResult(e *env, r *repair.Result, asJSON bool) int {
 		emitJSON(w, r)
 	} else {
 		r.WriteText(w)
+		if r.Output != nil {
+			fmt.Fprintf(w, "Check it and put it in place: sessctl verify %s && mv %s %s\n",
+				human.ShellQuote(*r.Output), human.ShellQuote(*r.Output), human.ShellQuote(r.Path))
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // Sessions are named like git objects: by path, by full id, or by a unique
@@ -27,16 +30,70 @@ var errAmbiguous = engine.ErrAmbiguous
 // mistake (exit 2), as the commands that check it before resolving say.
 var errEmptySession = errors.New("SESSION is empty: give a file path, a session id or a unique id prefix")
 
+// jsonlStore opens the JSONL store --store names: "pi" (or "") and
+// "indusagi" name those agents' stores, where the environment puts them;
+// any other value is a directory. "agentuse" is refused: it holds
+// AgentUse sessions, not session files. o gives the store's other
+// options.
+func jsonlStore(store string, o engine.StoreOptions) (*engine.Store, error) {
+	switch store {
+	case "", "pi":
+		o.Agent = layout.AgentPi
+	case "indusagi":
+		o.Agent = layout.AgentIndusagi
+	case "agentuse":
+		return nil, errors.New("--store agentuse holds AgentUse sessions, not JSONL session files")
+	default:
+		o.Dir = store
+	}
+	return engine.OpenStore(context.Background(), o)
+}
+
+// fileStore returns a store on the directory of the session file at
+// path, to open it with o's options.
+func fileStore(path string, o engine.StoreOptions) *engine.Store {
+	o.Dir = filepath.Dir(path)
+	st, err := engine.OpenStore(context.Background(), o)
+	if err != nil {
+		panic("sessctl: a store on a directory: " + err.Error()) // OpenStore fails only resolving an agent's directory
+	}
+	return st
+}
+
 // storeRoot returns the directory a JSONL store keeps its sessions in.
-func storeRoot(store string) (string, error) { return engine.StoreDir(store) }
+func storeRoot(store string) (string, error) {
+	st, err := jsonlStore(store, engine.StoreOptions{})
+	if err != nil {
+		return "", err
+	}
+	return st.Dir(), nil
+}
 
 // resolveSession turns a path, an id or a unique id prefix into the path of
-// a JSONL session file.
+// a JSONL session file (engine.Store.Resolve). A path needs no store: it
+// resolves whatever --store says.
 func resolveSession(store, arg string) (string, error) {
 	if arg == "" {
 		return "", errEmptySession
 	}
-	return engine.ResolveInStore(store, arg)
+	st, err := jsonlStore(store, engine.StoreOptions{})
+	if err != nil {
+		if !isPathArg(arg) {
+			return "", err
+		}
+		st = fileStore(arg, engine.StoreOptions{})
+	}
+	return st.Resolve(context.Background(), arg)
+}
+
+// isPathArg reports whether a SESSION argument is a path rather than an
+// id: it has a path separator or the .jsonl suffix, or names a file.
+func isPathArg(arg string) bool {
+	if strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") {
+		return true
+	}
+	st, err := os.Stat(arg)
+	return err == nil && !st.IsDir()
 }
 
 // sessionArg checks that args are one SESSION, not empty, and resolves

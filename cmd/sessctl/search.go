@@ -245,7 +245,7 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 	}
 	w.WriteString(safe(h.Snippet[last:]))
 	w.WriteString("\n    ")
-	for i, a := range h.ShowArgs() {
+	for i, a := range showArgs(h) {
 		if i > 0 {
 			w.WriteByte(' ')
 		}
@@ -257,5 +257,22 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 func writeHitJSON(w *bufio.Writer, h *search.Hit) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(h.JSON())
+	_ = enc.Encode(hitJSON{h.JSON(), showArgs(h)})
+}
+
+// hitJSON is a hit as 'sessctl search --json' prints it: the search
+// package's JSON shape, then "show", the command line that shows it.
+type hitJSON struct {
+	*search.HitJSON
+	Show []string `json:"show"`
+}
+
+// showArgs returns the sessctl command line that shows the hit in its
+// session: the branch that ends at the entry for a JSONL session, the
+// session for an AgentUse one.
+func showArgs(h *search.Hit) []string {
+	if h.Session.Format == search.FormatAgentUse || h.Entry == "" {
+		return []string{"sessctl", "show", h.Session.Path}
+	}
+	return []string{"sessctl", "show", "--leaf", h.Entry, h.Session.Path}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -8,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/search"
 )
 
 // TestSearchGolden checks search's human and JSON output on the fixture
@@ -127,5 +131,26 @@ func TestSearchExitCodes(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d, stderr with %q", code, errOut, tc.code, tc.stderr)
 			}
 		})
+	}
+}
+
+// TestShowArgs: the command line a hit prints to show it, the branch at
+// its entry for a JSONL session, the session for an AgentUse one; and
+// --json carries it as "show", after the hit's members.
+func TestShowArgs(t *testing.T) {
+	h := &search.Hit{Session: search.Session{Path: "/s1.jsonl", Format: search.FormatJSONL}, Entry: "a1"}
+	if diff := cmp.Diff([]string{"sessctl", "show", "--leaf", "a1", "/s1.jsonl"}, showArgs(h)); diff != "" {
+		t.Errorf("show args (-want +got):\n%s", diff)
+	}
+	au := &search.Hit{Session: search.Session{Path: "/au/01M7ZXJ0KC9S183XADC88B6A01-ag", Format: search.FormatAgentUse}, Entry: "msg_1"}
+	if diff := cmp.Diff([]string{"sessctl", "show", au.Session.Path}, showArgs(au)); diff != "" {
+		t.Errorf("show (-want +got):\n%s", diff)
+	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	writeHitJSON(w, h)
+	w.Flush()
+	if !strings.HasSuffix(b.String(), `"matches":[],"show":["sessctl","show","--leaf","a1","/s1.jsonl"]}`+"\n") {
+		t.Errorf("--json: %s", b.String())
 	}
 }

@@ -54,7 +54,8 @@ func runShow(e *env, args []string) int {
 			w.WriteByte('\n')
 		}
 	} else {
-		_ = render.Transcript(w, sv.Session, path, *full) // a write error stays in w: Flush reports it
+		// A write error stays in w: Flush reports it.
+		_ = render.Transcript(w, sv.Session, path, render.TranscriptOptions{Full: *full, CutNote: "--full shows all"})
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
@@ -79,7 +80,7 @@ func openView(e *env, store, arg string) (*sessionView, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := engine.Open(e.ctx, path, engine.Options{ReadOnly: true})
+	s, err := openReadOnly(e.ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -92,4 +93,22 @@ func (sv *sessionView) close() { _ = sv.s.Close() }
 
 // branch returns the root-to-leaf path, or the path to the entry named by
 // id (a full id or a unique prefix).
-func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) { return sv.s.BranchTo(id) }
+func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) { return branchTo(sv.s, id) }
+
+// branchTo returns the branch, root first, that ends at the entry named
+// by a full id or unique prefix (engine.Session.ResolveEntry), or with
+// name "" the branch of the leaf: nil when the leaf is no entry (a
+// session without entries, a version 1 file).
+func branchTo(s *engine.Session, name string) ([]*jsonl.Entry, error) {
+	if name == "" {
+		if id, ok := s.LeafID(); !ok || id == "" {
+			return nil, nil
+		}
+		return s.BranchPath(""), nil
+	}
+	id, err := s.ResolveEntry(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.BranchPath(id), nil
+}

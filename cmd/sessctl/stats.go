@@ -62,7 +62,7 @@ func runStats(e *env, args []string) int {
 	if *asJSON {
 		emitJSON(w, rep)
 	} else {
-		render.SessionStatsText(w, &rep)
+		_ = render.SessionStatsText(w, &rep) // a write error stays in w: Flush reports it
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
@@ -90,7 +90,7 @@ func statsAll(e *env, store string, asJSON bool) int {
 	if asJSON {
 		emitJSON(w, rep)
 	} else {
-		render.StoreStatsText(w, rep)
+		_ = render.StoreStatsText(w, rep) // a write error stays in w: Flush reports it
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)

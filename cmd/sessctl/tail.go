@@ -38,7 +38,7 @@ func runTail(e *env, args []string) int {
 		return e.fail(err)
 	}
 	// Read from the end: the last entries cost their lines, not the file.
-	s, err := engine.OpenTail(e.ctx, path, *n, engine.Options{})
+	s, err := fileStore(path, engine.StoreOptions{}).Tail(e.ctx, path, *n)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -50,7 +50,7 @@ func runTail(e *env, args []string) int {
 			w.Write(en.Raw)
 			w.WriteByte('\n')
 		} else {
-			render.WriteEntryLine(w, en)
+			_ = render.WriteEntryLine(w, en) // a write error stays in w: Flush reports it
 		}
 	}
 	for _, en := range s.Entries() {
@@ -62,7 +62,7 @@ func runTail(e *env, args []string) int {
 	if !*follow {
 		return exitOK
 	}
-	for en, err := range s.Follow(e.ctx, engine.FollowInterval) {
+	for en, err := range s.Follow(e.ctx, 0) {
 		if err != nil {
 			return e.fail(err)
 		}

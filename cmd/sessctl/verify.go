@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/repair"
 	"github.com/sessctl/sessctl/internal/human"
 )
@@ -62,7 +61,7 @@ func runVerify(e *env, args []string) int {
 			return e.fail(err)
 		}
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			files, skipped, err := engine.StoreFiles(e.ctx, nil, arg)
+			files, skipped, err := storeFiles(e.ctx, arg)
 			if err != nil {
 				w.Flush()
 				worse(e.fail(err))

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/lock"
 )
 
@@ -29,7 +29,7 @@ func runWho(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	lp := engine.LockPath(path)
+	lp := sessionfile.LockPath(path)
 	st, err := lock.Inspect(lp)
 	if err != nil {
 		return e.fail(err)

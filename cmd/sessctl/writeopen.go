@@ -15,17 +15,22 @@ func waitFlag(fs *flag.FlagSet) *time.Duration {
 	return durationFlag(fs, "wait", 0, "wait up to `DURATION` (e.g. 10s, 2m) for another writer to release the session; 0 fails at once")
 }
 
-// openForWrite opens a session file for writing, taking its writer lock.
-// With wait > 0 it waits that long for the lock. The returned cancel must
-// be called after the session is closed.
-func openForWrite(ctx context.Context, path string, wait time.Duration, o engine.Options) (*engine.Session, error) {
-	o.LockMode = human.Or(o.LockMode, "write")
-	o.Command = human.Or(o.Command, "sessctl")
+// openForWrite opens a session file for writing, taking its writer lock
+// with command ("sessctl <cmd>") in its owner record. With wait > 0 it
+// waits that long for the lock.
+func openForWrite(ctx context.Context, path string, wait time.Duration, command string) (*engine.Session, error) {
+	st := fileStore(path, engine.StoreOptions{Command: human.Or(command, "sessctl")})
+	o := engine.OpenOptions{LockMode: "write"}
 	if wait <= 0 {
-		return engine.Open(ctx, path, o)
+		return st.Open(ctx, path, o)
 	}
 	o.Wait = true
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	return engine.Open(wctx, path, o)
+	return st.Open(wctx, path, o)
+}
+
+// openReadOnly opens a session file read-only.
+func openReadOnly(ctx context.Context, path string) (*engine.Session, error) {
+	return engine.OpenFile(ctx, path, engine.OpenOptions{ReadOnly: true})
 }

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
@@ -60,6 +60,9 @@ type Options struct {
 	DryRun bool
 	// Import is passed to each source's Open.
 	Import migrate.ImportOptions
+	// Command is recorded in the owner record of the writer lock each
+	// write takes (default: the program name).
+	Command string
 }
 
 // Importer imports the sessions of other agents' stores (package
@@ -196,10 +199,10 @@ func (im *Importer) Write(ctx context.Context, s *migrate.Imported) Result {
 			}
 		}
 	} else {
-		var res engine.WriteResult
-		res, err = engine.WriteWhole(ctx, path, data, check, engine.Options{LockMode: "import", Command: "sessctl import"})
+		var res sessionfile.WriteResult
+		res, err = sessionfile.WriteWhole(ctx, path, data, check, sessionfile.WriteOptions{Lock: sessionfile.LockOptions{Mode: "import", Command: im.opts.Command}})
 		if err == nil {
-			r.Status = map[engine.WriteResult]string{engine.WriteCreated: StatusNew, engine.WriteReplaced: StatusUpdated, engine.WriteUnchanged: StatusUnchanged}[res]
+			r.Status = map[sessionfile.WriteResult]string{sessionfile.WriteCreated: StatusNew, sessionfile.WriteReplaced: StatusUpdated, sessionfile.WriteUnchanged: StatusUnchanged}[res]
 		}
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // Session is what the renderers show of a session: its file, header,
@@ -34,9 +35,11 @@ func Snapshot(s *engine.Session) *Session {
 		sv.Leaf = id
 	}
 	sv.Labels = map[string]string{}
-	for _, l := range s.Labels() {
-		sv.Labels[l.Target] = l.Label
-	}
+	s.Index(func(ix *tree.Index) {
+		for _, l := range ix.Labels() {
+			sv.Labels[l.Target] = l.Label
+		}
+	})
 	return sv
 }
 

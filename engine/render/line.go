@@ -19,7 +19,7 @@ const lineWidth = 100
 // WriteEntryLine writes one entry as "[id] hh:mm:ss type ...: text", the
 // line of 'sessctl tail': the id ("-" when it is not a string), the
 // entry's time of day (UTC) and EntryLine.
-func WriteEntryLine(w io.Writer, en *engine.Entry) {
+func WriteEntryLine(w io.Writer, en *engine.Entry) error {
 	id := en.ID
 	if en.IDKind != engine.KindString {
 		id = "-"
@@ -28,7 +28,8 @@ func WriteEntryLine(w io.Writer, en *engine.Entry) {
 	if ms, ok := jsonl.ParseDate(en.Timestamp); ok {
 		when = time.UnixMilli(int64(ms)).UTC().Format("15:04:05")
 	}
-	fmt.Fprintf(w, "[%s] %s %s\n", id, when, EntryLine(en))
+	_, err := fmt.Fprintf(w, "[%s] %s %s\n", id, when, EntryLine(en))
+	return err
 }
 
 // EntryLine describes an entry in one line: its type and the first line

@@ -13,10 +13,12 @@ import (
 // (local), message count, short id and name or first message, one
 // session a line; imports dated by their file are marked with a star and
 // explained under the table. It writes nothing for no infos.
-func List(w io.Writer, infos []engine.SessionInfo) {
+func List(w io.Writer, infos []engine.Info) error {
 	if len(infos) == 0 {
-		return
+		return nil
 	}
+	ew := &errWriter{w: w}
+	w = ew
 	fmt.Fprintf(w, "%-16s  %5s  %-8s  %s\n", "MODIFIED", "MSGS", "ID", "NAME / FIRST MESSAGE")
 	fileDates := false
 	for i := range infos {
@@ -35,6 +37,7 @@ func List(w io.Writer, infos []engine.SessionInfo) {
 	if fileDates {
 		fmt.Fprintf(w, "* %s\n", FileDateNote)
 	}
+	return ew.err
 }
 
 // ShortID is the first eight characters of a session id, as tables show
@@ -50,7 +53,7 @@ func ShortID(id string) string {
 // pieces to write in order: the large part of each element is the info's own
 // memory, not a copy. An import dated by its source file's modification
 // time carries "dateFromFile": true after pi's members.
-func ListJSON(infos []engine.SessionInfo) [][]byte {
+func ListJSON(infos []engine.Info) [][]byte {
 	// Heads go into one buffer, whose growth would move them, so they are
 	// recorded as bounds and sliced once it is complete.
 	var heads []byte
@@ -64,7 +67,7 @@ func ListJSON(infos []engine.SessionInfo) [][]byte {
 			heads = append(heads, '[')
 		}
 		heads = append(heads, "\n  "...)
-		heads, rests[i] = engine.AppendInfoJSON(heads, &infos[i])
+		heads, rests[i] = infos[i].AppendJSON(heads)
 		bounds[i] = [2]int{start, len(heads)}
 	}
 	out := make([][]byte, 0, 3*len(infos)+1)

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -44,7 +44,7 @@ func CheckOutput(path, source string, replace bool) error {
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return engine.CheckOutput(path, engine.Options{})
+		return sessionfile.CheckOutput(nil, path)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -57,7 +57,7 @@ func CheckOutput(path, source string, replace bool) error {
 	if src, err := os.Stat(source); err == nil && os.SameFile(fi, src) {
 		return fmt.Errorf("write %s: it is the session being exported; sessctl never replaces a session file", path)
 	}
-	if err := engine.CheckOutput(path, engine.Options{}); err != nil {
+	if err := sessionfile.CheckOutput(nil, path); err != nil {
 		return err
 	}
 	isSession, err := startsWithHeader(path, fi)
@@ -219,4 +219,20 @@ func (o *OutputFile) Commit() error {
 func (o *OutputFile) Abort() {
 	_ = o.f.Close()
 	_ = os.Remove(o.tmp)
+}
+
+// errWriter remembers the first error of the writes through it, for the
+// writers that write with fmt: they return it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }

@@ -27,7 +27,9 @@ type SessionStats struct {
 // SessionStatsText writes the report as the text of 'sessctl stats': the
 // session, the counts of the file and the branch side by side, and the
 // tokens and cost per model of each.
-func SessionStatsText(w io.Writer, r *SessionStats) {
+func SessionStatsText(w io.Writer, r *SessionStats) error {
+	ew := &errWriter{w: w}
+	w = ew
 	fmt.Fprintf(w, "Session  %s\n", human.QuotePath(r.ID))
 	if r.Name != nil {
 		fmt.Fprintf(w, "Name     %s\n", human.OneLine(*r.Name, 100))
@@ -42,6 +44,7 @@ func SessionStatsText(w io.Writer, r *SessionStats) {
 	writeScopeTable(w, []string{"FILE", "BRANCH"}, []*stats.Scope{r.All, r.Branch})
 	writeModelTable(w, "Per model, whole file", r.All)
 	writeModelTable(w, "Per model, active branch", r.Branch)
+	return ew.err
 }
 
 // StoreStats is what 'sessctl stats --all' reports of a store: the
@@ -55,7 +58,9 @@ type StoreStats struct {
 }
 
 // StoreStatsText writes the report as the text of 'sessctl stats --all'.
-func StoreStatsText(w io.Writer, r *StoreStats) {
+func StoreStatsText(w io.Writer, r *StoreStats) error {
+	ew := &errWriter{w: w}
+	w = ew
 	fmt.Fprintf(w, "Store     %s\n", human.QuotePath(r.Store))
 	fmt.Fprintf(w, "Sessions  %d", r.Sessions)
 	if r.Skipped > 0 {
@@ -64,6 +69,7 @@ func StoreStatsText(w io.Writer, r *StoreStats) {
 	fmt.Fprintf(w, "\n\n")
 	writeScopeTable(w, []string{"ALL"}, []*stats.Scope{r.All})
 	writeModelTable(w, "Per model", r.All)
+	return ew.err
 }
 
 // writeScopeTable prints the counts of one or more scopes side by side.

@@ -15,8 +15,8 @@ import (
 )
 
 const (
-	maxBodyLines = 200      // lines of a text shown without --full
-	maxBodyBytes = 32 << 10 // bytes of a text shown without --full
+	maxBodyLines = 200      // lines of a text shown unless Full
+	maxBodyBytes = 32 << 10 // bytes of a text shown unless Full
 	foldLines    = 3        // tool result lines shown when folded
 	foldWidth    = 160      // characters per folded line
 	argsWidth    = 120      // characters of tool arguments when folded
@@ -24,18 +24,28 @@ const (
 	indentPrefix = "    "
 )
 
+// TranscriptOptions configure Transcript.
+type TranscriptOptions struct {
+	// Full prints thinking, tool arguments and tool results, and every
+	// long text, whole.
+	Full bool
+	// CutNote, when not empty, ends the marker that says how much of a
+	// text was cut (how the reader sees it all, say).
+	CutNote string
+}
+
 // Transcript writes the branch of s (root first) as a transcript for a
 // terminal, the human output of 'sessctl show': a head with the session's
 // details, then who said what, the assistant's text, its tool calls and
 // their results, summaries, custom messages, and model and thinking level
 // changes as one-line notes. Times are UTC. Thinking is folded to one line
 // and tool results to their first lines, and any other text is cut after
-// 200 lines or 32 KB, saying how much was left out; full prints all of
+// 200 lines or 32 KB, saying how much was left out; o.Full prints all of
 // them whole. Paths with control characters are quoted; other text is
 // written as it is (a terminal writer escapes what is left).
-func Transcript(w io.Writer, s *Session, branch []*jsonl.Entry, full bool) error {
+func Transcript(w io.Writer, s *Session, branch []*jsonl.Entry, o TranscriptOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	tw := &transcript{w: bw, sv: s, full: full}
+	tw := &transcript{w: bw, sv: s, full: o.Full, cutNote: o.CutNote}
 	tw.head(branch)
 	for _, en := range branch {
 		tw.entry(en)
@@ -44,10 +54,11 @@ func Transcript(w io.Writer, s *Session, branch []*jsonl.Entry, full bool) error
 }
 
 type transcript struct {
-	w    io.Writer
-	sv   *Session
-	full bool
-	note bool // the last thing printed was a one-line note
+	w       io.Writer
+	sv      *Session
+	full    bool
+	cutNote string
+	note    bool // the last thing printed was a one-line note
 }
 
 func (t *transcript) head(path []*jsonl.Entry) {
@@ -130,7 +141,11 @@ func (t *transcript) body(text string, fold int) {
 		t.printf("%s... %s\n", indentPrefix, human.Plural(strings.Count(rest, "\n")+1, "more line", "more lines"))
 	default:
 		n := strings.Count(rest, "\n") + 1
-		t.printf("%s[cut: %s more, in %s; --full shows all]\n", indentPrefix, human.Bytes(len(rest)), human.Plural(n, "line", "lines"))
+		note := ""
+		if t.cutNote != "" {
+			note = "; " + t.cutNote
+		}
+		t.printf("%s[cut: %s more, in %s%s]\n", indentPrefix, human.Bytes(len(rest)), human.Plural(n, "line", "lines"), note)
 	}
 }
 

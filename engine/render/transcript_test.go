@@ -39,7 +39,8 @@ func TestTranscriptCutsLongTexts(t *testing.T) {
 	transcript := func(full bool) string {
 		t.Helper()
 		var b strings.Builder
-		if err := Transcript(&b, snap, branch, full); err != nil {
+		// The caller words what the cut marker says of seeing it all.
+		if err := Transcript(&b, snap, branch, TranscriptOptions{Full: full, CutNote: "--full shows all"}); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
@@ -57,6 +58,14 @@ func TestTranscriptCutsLongTexts(t *testing.T) {
 	}
 	if strings.Contains(out, "line 200\n") || len(out) > 2*maxBodyBytes+8<<10 {
 		t.Errorf("the transcript has %d bytes; the long texts were not cut", len(out))
+	}
+
+	var plain strings.Builder
+	if err := Transcript(&plain, snap, branch, TranscriptOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plain.String(), "    [cut: 7.0 KB more, in 800 lines]\n") {
+		t.Error("without a CutNote the marker is not the bare one")
 	}
 
 	out = transcript(true)

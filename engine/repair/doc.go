@@ -1,9 +1,9 @@
 // Package repair checks pi session files for damage and salvages damaged
 // ones into new, valid files. It is what 'sessctl verify' and 'sessctl
-// repair' run, for an agent that got engine.ErrCorrupt from engine.Open:
+// repair' run, for an agent that got engine.ErrCorrupt from engine.OpenFile:
 //
 //	func salvage(ctx context.Context, path string) (*engine.Session, error) {
-//		s, err := engine.Open(ctx, path, engine.Options{})
+//		s, err := engine.OpenFile(ctx, path, engine.OpenOptions{})
 //		if !errors.Is(err, engine.ErrCorrupt) {
 //			return s, err
 //		}
@@ -14,7 +14,7 @@
 //		if res.Output == nil {
 //			return nil, fmt.Errorf("open %s: nothing to repair", path)
 //		}
-//		return engine.Open(ctx, *res.Output, engine.Options{})
+//		return engine.OpenFile(ctx, *res.Output, engine.OpenOptions{})
 //	}
 //
 // Verify and VerifyFile report, with line numbers, everything that makes

@@ -10,7 +10,7 @@ import (
 )
 
 func salvage(ctx context.Context, path string) (*engine.Session, error) {
-	s, err := engine.Open(ctx, path, engine.Options{})
+	s, err := engine.OpenFile(ctx, path, engine.OpenOptions{})
 	if !errors.Is(err, engine.ErrCorrupt) {
 		return s, err
 	}
@@ -21,5 +21,5 @@ func salvage(ctx context.Context, path string) (*engine.Session, error) {
 	if res.Output == nil {
 		return nil, fmt.Errorf("open %s: nothing to repair", path)
 	}
-	return engine.Open(ctx, *res.Output, engine.Options{})
+	return engine.OpenFile(ctx, *res.Output, engine.OpenOptions{})
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -19,7 +19,7 @@ import (
 type Options struct {
 	// Output is where File writes the repaired session. It must not
 	// exist: nothing is ever overwritten; nor may it be a name that
-	// belongs to a session (engine.CheckOutput). "" means
+	// belongs to a session (see internal/sessionfile.CheckOutput). "" means
 	// <name>.repaired-<unix ms>.jsonl in the directory of the original.
 	Output string
 	// Now gives the time for a made-up header and the default output
@@ -86,14 +86,14 @@ func writeBeside(path string, data []byte, now time.Time) (string, error) {
 }
 
 // writeNew writes data to target, which must not exist nor belong to a
-// session (engine.CheckOutput), durably: a
+// session (see internal/sessionfile.CheckOutput), durably: a
 // temporary file is synced and then linked in place, so target is either
 // absent or complete.
 func writeNew(orig, target string, data []byte) error {
 	if same(orig, target) {
 		return fmt.Errorf("%s is the original: %w", target, fs.ErrExist)
 	}
-	owned := engine.CheckOutput(target, engine.Options{})
+	owned := sessionfile.CheckOutput(nil, target)
 	if _, err := os.Lstat(target); err == nil {
 		if owned != nil {
 			return fmt.Errorf("%w: %w", owned, fs.ErrExist)

@@ -16,6 +16,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
 )
@@ -508,7 +509,7 @@ func makeHeader(path string, data []byte, entries []jsonl.Entry, now time.Time) 
 		}
 	}
 	if id == "" || layout.CheckName(id) != nil {
-		id = engine.SessionIDFromFileName(name)
+		id = sessionfile.IDFromFileName(name)
 	}
 	if ts == "" {
 		if len(name) > 24 && name[24] == '_' {

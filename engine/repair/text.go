@@ -65,7 +65,5 @@ func (r *Result) WriteText(w io.Writer) {
 			}
 		}
 		fmt.Fprintf(w, "%s kept, %s dropped; the original is unchanged.\n", human.Plural(r.Entries, "entry", "entries"), human.Plural(r.Dropped, "line", "lines"))
-		fmt.Fprintf(w, "Check it and put it in place: sessctl verify %s && mv %s %s\n",
-			human.ShellQuote(*r.Output), human.ShellQuote(*r.Output), human.ShellQuote(r.Path))
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
@@ -117,7 +117,7 @@ func Verify(path string, data []byte) *Report {
 		case v > jsonl.CurrentVersion:
 			r.problem("version", h.Line, "", "version %v is newer than %d, the newest this sessctl reads", v, jsonl.CurrentVersion)
 		case migrate.Needed(v):
-			r.note("legacy-version", h.Line, "", "version %v: pi and 'sessctl migrate' upgrade it to %d", v, jsonl.CurrentVersion)
+			r.note("legacy-version", h.Line, "", "version %v: pi migrates it to %d on open, sessctl at its first write", v, jsonl.CurrentVersion)
 			if m, _, err := migrate.Entries(entries); err != nil {
 				r.problem("malformed", h.Line, "", "the file cannot be migrated: %v", err)
 			} else {
@@ -315,7 +315,11 @@ var ErrVerify = errors.New("the file does not pass verify")
 // files an interrupted sessctl write of
 // the session left beside it.
 func NoteTempFiles(r *Report, path string) {
-	temps, err := engine.TempFiles(path, engine.Options{})
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return
+	}
+	temps, err := sessionfile.TempFiles(nil, abs)
 	if err != nil {
 		return
 	}

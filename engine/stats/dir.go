@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -41,7 +40,7 @@ type DirOptions struct {
 var errNoHeader = errors.New("no session header")
 
 // Dir adds up every session file of the store at root, as
-// engine.StoreFiles finds them (the .trash directories below root, where
+// engine.Store.Files finds them (the .trash directories below root, where
 // deleted sessions are kept, are left out). Files are read without a
 // lock; a file that cannot be read, has no session header with a string
 // id, or cannot be migrated is skipped, and so is each directory below
@@ -57,23 +56,24 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 	if fsys == nil {
 		fsys = vfs.OS()
 	}
-	files, unread, err := engine.StoreFiles(ctx, fsys, root)
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root, FS: fsys})
 	if err != nil {
 		return nil, fmt.Errorf("stats of %s: %w", root, err)
 	}
-	for _, err := range unread {
-		p := ""
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			p = pe.Path
+	for f, err := range st.Files(ctx) {
+		if err != nil {
+			if f.Path == "" {
+				return nil, fmt.Errorf("stats of %s: %w", root, err)
+			}
+			// Left out by the walk: a directory that could not be read,
+			// a special file.
+			if errors.Is(err, vfs.ErrNotRegular) {
+				total.Skipped++
+			}
+			total.Unread++
+			skip(f.Path, err)
+			continue
 		}
-		if errors.Is(err, vfs.ErrNotRegular) {
-			total.Skipped++
-		}
-		total.Unread++
-		skip(p, err)
-	}
-	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("stats of %s: %w", root, err)
 		}

@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	benchdriver resume FILE         engine.Open(FILE) for writing (default
+//	benchdriver resume FILE         engine.OpenFile(FILE) for writing (default
 //	                                options: lock, backup of a migrated
 //	                                file), Flush (the deferred migration
 //	                                and rewrite), Close; prints the entries
@@ -66,7 +66,7 @@ func run(args []string) error {
 	}
 	switch args[0] {
 	case "resume":
-		s, err := engine.Open(ctx, args[1], engine.Options{})
+		s, err := engine.OpenFile(ctx, args[1], engine.OpenOptions{})
 		if err != nil {
 			return err
 		}
@@ -95,7 +95,11 @@ func run(args []string) error {
 		if args[0] == "append-sync" {
 			sync = engine.SyncEach
 		}
-		s, err := engine.Create(ctx, "/home/dev/project", engine.Options{Dir: args[2], Sync: sync})
+		st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: args[2], Sync: sync})
+		if err != nil {
+			return err
+		}
+		s, err := st.Create(ctx, "/home/dev/project", engine.CreateOptions{})
 		if err != nil {
 			return err
 		}

@@ -11,5 +11,5 @@
 // through a vfs.FS, to compare filesystems with one diff.
 //
 // It is public so that a program embedding sessctl can run its own crash
-// and fault tests against the engine through engine.Options.FS.
+// and fault tests against the engine through engine.StoreOptions.FS.
 package vfstest

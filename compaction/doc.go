@@ -36,7 +36,8 @@
 //		if err != nil {
 //			return err // nothing is written
 //		}
-//		_, err = session.AppendCompactionResult(res)
+//		_, err = session.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+//			TokensBefore: res.TokensBefore, Details: res.Details})
 //		return err
 //	}
 //

@@ -24,7 +24,8 @@ func compact(ctx context.Context, session *engine.Session, summarizer compaction
 	if err != nil {
 		return err // nothing is written
 	}
-	_, err = session.AppendCompactionResult(res)
+	_, err = session.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+		TokensBefore: res.TokensBefore, Details: res.Details})
 	return err
 }
 
@@ -39,7 +40,11 @@ func Example() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	s, err := engine.Open(ctx, path, engine.Options{Sync: engine.SyncNone})
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := st.Open(ctx, path, engine.OpenOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -47,7 +52,8 @@ func Example() {
 	if err := compact(ctx, s, compaction.Fixed("The user asked for a fix; it was made.")); err != nil {
 		log.Fatal(err)
 	}
-	leaf, _ := s.LeafEntry()
+	id, _ := s.LeafID()
+	leaf, _ := s.Entry(id)
 	fmt.Println(leaf.Type, len(s.Context().Messages) < 300)
 	// Output: compaction true
 }

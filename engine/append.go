@@ -4,9 +4,10 @@ import (
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"time"
 
@@ -58,19 +59,6 @@ func (s *Session) timestamp() string {
 		s.lastMs, s.lastTs = ms, jsonl.ISOTime(time.UnixMilli(ms))
 	}
 	return s.lastTs
-}
-
-// message adds the "message" member, encoding the JSON text raw as
-// JSON.stringify would straight into the line, and records where the value
-// is.
-func (p *pending) message(raw []byte) error {
-	p.b.Grow(len(raw) + 16)
-	start := p.b.Len() + len(`,"message":`) // a message always follows other members
-	if err := p.b.Canonical("message", raw); err != nil {
-		return err
-	}
-	p.meta.MsgStart, p.meta.MsgEnd = start, p.b.Len()
-	return nil
 }
 
 // typedMessage adds the "message" member, encoding m straight into the
@@ -148,7 +136,7 @@ func keyJSON(k string) ([]byte, bool) {
 
 // newID draws an entry id that no indexed entry has.
 func (s *Session) newID() string {
-	return entryID(s.candidate(), NewUUID, s.ix.Has)
+	return entryID(s.candidate(), newUUID, s.ix.Has)
 }
 
 // candidate returns the source of candidate entry ids: the injected one,
@@ -181,42 +169,34 @@ func marshalOpt(v any) ([]byte, error) {
 	return jsonl.Marshal(v)
 }
 
-// AppendMessage appends a message entry holding msg and returns its id:
-// a typed message of package message (*message.User, *message.Assistant,
-// ...), JSON text (json.RawMessage or []byte), or any other value
-// encoding/json encodes to a message object. The message is stored as
-// given, without validation.
-func (s *Session) AppendMessage(msg any) (string, error) {
-	if m, ok := msg.(message.Message); ok {
-		return s.appendTyped(m)
+// AppendMessage appends a message entry holding m and returns its id. m
+// is a typed message of package message: *message.User,
+// *message.Assistant, *message.ToolResult, ... (message.Decode turns the
+// JSON of a message into one, for a caller that holds bytes). It is
+// written as pi writes the message (see package message), straight into
+// the line.
+//
+// A message that is not a JSON object with one of the roles pi knows
+// (user, assistant, toolResult, bashExecution, custom, branchSummary,
+// compactionSummary) is refused and nothing is written: nil, a nil
+// pointer, or a *message.Unknown that is not such an object. pi drops
+// such a session from its list, or fails to open it. Raw entry lines (for
+// replication and importers) go through AppendLines.
+func (s *Session) AppendMessage(m message.Message) (string, error) {
+	if m == nil {
+		return "", errors.New("append message: the message is nil")
 	}
-	raw, isJSON := jsonText(msg)
-	if !isJSON {
-		var err error
-		if raw, err = jsonl.Marshal(msg); err != nil {
-			return "", fmt.Errorf("append message: %w", err)
-		}
+	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.IsNil() {
+		return "", fmt.Errorf("append message: the message is a nil %T", m)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.write(func() (*pending, error) {
-		p := s.envelopeFor(jsonl.TypeMessage, len(raw))
-		if err := p.message(raw); err != nil {
-			return nil, fmt.Errorf("append message: %w", err)
-		}
-		return p, nil
-	})
-}
-
-// appendTyped is AppendMessage of a typed message, encoded straight into
-// the line: the size of the line is not known before, so it asks for room
-// for about the size of the recent messages.
-func (s *Session) appendTyped(m message.Message) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
 		p := s.envelopeFor(jsonl.TypeMessage, s.msgRoom)
 		if err := p.typedMessage(m); err != nil {
+			return nil, fmt.Errorf("append message: %w", err)
+		}
+		if err := checkMessage(p.b.Bytes()[p.meta.MsgStart:p.meta.MsgEnd]); err != nil {
 			return nil, fmt.Errorf("append message: %w", err)
 		}
 		// Shrinks slowly, so that a run of small messages after large ones
@@ -228,16 +208,31 @@ func (s *Session) appendTyped(m message.Message) (string, error) {
 	})
 }
 
-// jsonText returns v when it is JSON text (json.RawMessage or []byte),
-// which can be encoded straight into the line.
-func jsonText(v any) ([]byte, bool) {
-	switch x := v.(type) {
-	case json.RawMessage:
-		return x, true
-	case []byte:
-		return x, true
+// checkMessage refuses the JSON of a message that is not an object with
+// a role pi knows.
+func checkMessage(raw []byte) error {
+	if jsonl.KindOf(raw) != KindObject {
+		return fmt.Errorf("the message is not a JSON object: %s", clip(raw))
 	}
-	return nil, false
+	v, _ := jsonl.Lookup(raw, "role")
+	role, ok := jsonl.String(v)
+	if !ok {
+		return errors.New("the message has no string role")
+	}
+	switch role {
+	case message.RoleUser, message.RoleAssistant, message.RoleToolResult, message.RoleBashExecution,
+		message.RoleCustom, message.RoleBranchSummary, message.RoleCompactionSummary:
+		return nil
+	}
+	return fmt.Errorf("role %q is not one of pi's message roles", role)
+}
+
+// clip returns the start of b, for an error.
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "..."
+	}
+	return string(b)
 }
 
 // AppendThinkingLevelChange appends a thinking_level_change entry.
@@ -262,55 +257,25 @@ func (s *Session) AppendModelChange(provider, modelID string) (string, error) {
 	})
 }
 
-// Compaction is a compaction entry to append.
+// Compaction is a compaction entry to append (pi's appendCompaction
+// arguments). A compaction.Result (from compaction.Compact, Finish or
+// FinishSummary) fits into it: Compaction{Summary: res.Summary,
+// FirstKeptEntryID: res.FirstKeptEntryID, TokensBefore: res.TokensBefore,
+// Details: res.Details}.
 type Compaction struct {
 	Summary          string
 	FirstKeptEntryID string
-	TokensBefore     float64
-	// Details is any value (compaction.FileLists for pi's
-	// {readFiles, modifiedFiles}); nil leaves the member out.
+	// TokensBefore is written as JSON.stringify writes a number: NaN
+	// (compaction.Result's value when pi's estimate is NaN) as null.
+	TokensBefore float64
+	// Details is any value: a compaction.FileLists for pi's {readFiles,
+	// modifiedFiles}, JSON text (json.RawMessage or []byte), or a value
+	// encoding/json encodes. nil leaves the member out.
 	Details any
-	// Hook is the fromHook member: FlagAbsent (the zero value) leaves it
-	// out, FlagFalse and FlagTrue write false and true.
-	Hook Flag
-	// FromHook, when not nil, is written as fromHook in place of Hook.
-	//
-	// Deprecated: use Hook, which needs no pointer.
+	// FromHook, when not nil, is written as fromHook: pi's agent writes
+	// false for its own compactions, true for an extension's. nil leaves
+	// it out, as pi's appendCompaction without the argument does.
 	FromHook *bool
-}
-
-// Flag is an optional boolean member of an entry, with pi's three cases:
-// left out (JavaScript's undefined), false or true.
-type Flag uint8
-
-// The values of a Flag.
-const (
-	FlagAbsent Flag = iota // the member is left out
-	FlagFalse              // "member":false
-	FlagTrue               // "member":true
-)
-
-// FlagOf returns FlagTrue or FlagFalse.
-func FlagOf(b bool) Flag {
-	if b {
-		return FlagTrue
-	}
-	return FlagFalse
-}
-
-// add writes the member when the flag is not absent.
-func (f Flag) add(b *jsonl.ObjectBuilder, key string) {
-	if f != FlagAbsent {
-		b.Bool(key, f == FlagTrue)
-	}
-}
-
-// flagOf is the Flag of a deprecated *bool.
-func flagOf(p *bool, f Flag) Flag {
-	if p != nil {
-		return FlagOf(*p)
-	}
-	return f
 }
 
 // AppendCompaction appends a compaction entry. firstKeptEntryId is not
@@ -328,7 +293,9 @@ func (s *Session) AppendCompaction(c Compaction) (string, error) {
 		if details != nil {
 			p.b.Raw("details", details)
 		}
-		flagOf(c.FromHook, c.Hook).add(&p.b, "fromHook")
+		if c.FromHook != nil {
+			p.b.Bool("fromHook", *c.FromHook)
+		}
 		return p, nil
 	})
 }
@@ -380,11 +347,11 @@ func (s *Session) AppendCustomMessageEntry(customType string, content any, displ
 	})
 }
 
-// AppendLabelChange appends a label entry for targetID: a non-empty label
-// sets it, "" or nil clears it (nil leaves the member out, "" writes
-// "label":""). The target must exist. SetLabel and ClearLabel need no
-// pointer.
-func (s *Session) AppendLabelChange(targetID string, label *string) (string, error) {
+// AppendLabelChange appends a label entry setting targetID's label (pi's
+// appendLabelChange): a label that is not empty sets it, "" clears it,
+// written without a label member as pi's own agent clears one. The target
+// must exist.
+func (s *Session) AppendLabelChange(targetID, label string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
@@ -393,25 +360,11 @@ func (s *Session) AppendLabelChange(targetID string, label *string) (string, err
 		}
 		p := s.envelope(jsonl.TypeLabel)
 		p.b.String("targetId", targetID)
-		if label != nil {
-			p.b.String("label", *label)
+		if label != "" {
+			p.b.String("label", label)
 		}
 		return p, nil
 	})
-}
-
-// SetLabel appends a label entry setting targetID's label (pi's
-// appendLabelChange(targetId, label)). An empty label writes "label":""
-// and clears the label. The target must exist.
-func (s *Session) SetLabel(targetID, label string) (string, error) {
-	return s.AppendLabelChange(targetID, &label)
-}
-
-// ClearLabel appends a label entry without a label, which clears
-// targetID's label (pi's appendLabelChange(targetId, undefined)). The
-// target must exist.
-func (s *Session) ClearLabel(targetID string) (string, error) {
-	return s.AppendLabelChange(targetID, nil)
 }
 
 // AppendSessionInfo appends a session_info entry with the trimmed name.

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
@@ -74,15 +73,16 @@ func sessionStore(b *testing.B) string {
 
 func benchList(b *testing.B, noIndex bool) {
 	dir := sessionStore(b)
+	st := openStore(b, engine.StoreOptions{Dir: dir})
 	if !noIndex {
-		if _, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir}); err != nil {
+		if _, err := st.List(context.Background(), "/", engine.ListOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		infos, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir, NoIndex: noIndex})
+		infos, err := st.List(context.Background(), "/", engine.ListOptions{NoIndex: noIndex})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -111,16 +111,17 @@ func BenchmarkOpenContext(b *testing.B) {
 // offset index).
 func BenchmarkReadContext(b *testing.B) {
 	path, size := bigSession(b)
-	loopReadContext(b, path, size, engine.Options{NoOffsetIndex: true})
+	loopReadContext(b, path, size, engine.StoreOptions{NoOffsetIndex: true})
 	b.ReportMetric(float64(100000*b.N)/b.Elapsed().Seconds(), "entries/s")
 }
 
 // loopReadContext is the timed loop of the ReadContext benchmarks.
-func loopReadContext(b *testing.B, path string, size int64, opts engine.Options) {
+func loopReadContext(b *testing.B, path string, size int64, opts engine.StoreOptions) {
+	st := openStore(b, opts)
 	b.ReportAllocs()
 	b.SetBytes(size)
 	for b.Loop() {
-		fc, err := engine.ReadContext(context.Background(), path, "", opts)
+		fc, err := engine.ReadContextIn(context.Background(), st, path, "")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,16 +135,17 @@ func loopReadContext(b *testing.B, path string, size int64, opts engine.Options)
 // parse (no offset index), and builds its context when withContext.
 func benchOpenFull(b *testing.B, withContext bool) {
 	path, size := bigSession(b)
-	loopOpen(b, path, size, engine.Options{ReadOnly: true, NoOffsetIndex: true}, withContext)
+	loopOpen(b, path, size, engine.StoreOptions{NoOffsetIndex: true}, withContext)
 }
 
-// loopOpen is the timed loop of the Open benchmarks: Open with opts,
-// the context when withContext, Close.
-func loopOpen(b *testing.B, path string, size int64, opts engine.Options, withContext bool) {
+// loopOpen is the timed loop of the Open benchmarks: a read-only Open in
+// a store with opts, the context when withContext, Close.
+func loopOpen(b *testing.B, path string, size int64, opts engine.StoreOptions, withContext bool) {
+	st := openStore(b, opts)
 	b.ReportAllocs()
 	b.SetBytes(size)
 	for b.Loop() {
-		s, err := engine.Open(context.Background(), path, opts)
+		s, err := st.Open(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -156,22 +158,23 @@ func loopOpen(b *testing.B, path string, size int64, opts engine.Options, withCo
 	}
 }
 
-var benchMsg = json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"The build fails because codec.go uses utf16 without importing it; add the import and rerun the tests."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1200,"output":80,"cacheRead":0,"cacheWrite":0,"totalTokens":1280,"cost":{"input":0.0036,"output":0.0012,"cacheRead":0,"cacheWrite":0,"total":0.0048}},"stopReason":"stop","timestamp":1772355600000}`)
+var benchMsg = []byte(`{"role":"assistant","content":[{"type":"text","text":"The build fails because codec.go uses utf16 without importing it; add the import and rerun the tests."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1200,"output":80,"cacheRead":0,"cacheWrite":0,"totalTokens":1280,"cost":{"input":0.0036,"output":0.0012,"cacheRead":0,"cacheWrite":0,"total":0.0048}},"stopReason":"stop","timestamp":1772355600000}`)
 
 // benchTyped is benchMsg built as a typed message.
 var benchTyped = message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5",
 	[]message.Block{message.NewText("The build fails because codec.go uses utf16 without importing it; add the import and rerun the tests.")},
 	message.NewUsage(1200, 80, 0, 0, message.Cost{Input: 0.0036, Output: 0.0012, Total: 0.0048}), message.StopStop, time.UnixMilli(1772355600000))
 
-func benchAppend(b *testing.B, sync engine.SyncPolicy) { benchAppendOf(b, sync, benchMsg) }
+// benchAppend appends benchMsg, decoded once (a message held as JSON).
+func benchAppend(b *testing.B, sync engine.SyncPolicy) { benchAppendOf(b, sync, raw(benchMsg)) }
 
 // BenchmarkAppendTypedNoSync appends benchMsg as a typed message, encoded
 // into its line, without fsync.
 func BenchmarkAppendTypedNoSync(b *testing.B) { benchAppendOf(b, engine.SyncNone, benchTyped) }
 
-func benchAppendOf(b *testing.B, sync engine.SyncPolicy, msg any) {
+func benchAppendOf(b *testing.B, sync engine.SyncPolicy, msg message.Message) {
 	dir := b.TempDir()
-	s, err := engine.Create(context.Background(), "/home/dev/project", engine.Options{Dir: dir, Sync: sync})
+	s, err := openStore(b, engine.StoreOptions{Dir: dir, Sync: sync}).Create(context.Background(), "/home/dev/project", engine.CreateOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,9 +200,9 @@ func BenchmarkAppendSync(b *testing.B) { benchAppend(b, engine.SyncEach) }
 // with its offset index (made by a first open, outside the timing) in a
 // cache directory of its own, building the context when withContext.
 func benchReopen(b *testing.B, withContext bool) {
-	opts := engine.Options{ReadOnly: true, CacheDir: b.TempDir()}
+	opts := engine.StoreOptions{CacheDir: b.TempDir()}
 	path, size := indexedBigSession(b, opts.CacheDir, func(path string) error {
-		s, err := engine.Open(context.Background(), path, opts)
+		s, err := openStore(b, opts).Open(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 		if err == nil {
 			s.Close()
 		}
@@ -238,9 +241,9 @@ func BenchmarkReopenIndexedContext(b *testing.B) { benchReopen(b, true) }
 // only the context's lines and the entries that are not messages are
 // read from the file.
 func BenchmarkReadContextIndexed(b *testing.B) {
-	opts := engine.Options{CacheDir: b.TempDir()}
+	opts := engine.StoreOptions{CacheDir: b.TempDir()}
 	path, size := indexedBigSession(b, opts.CacheDir, func(path string) error {
-		_, err := engine.ReadContext(context.Background(), path, "", opts)
+		_, err := engine.ReadContextIn(context.Background(), openStore(b, opts), path, "")
 		return err
 	})
 	loopReadContext(b, path, size, opts)

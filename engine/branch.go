@@ -3,14 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -39,52 +37,43 @@ func (s *Session) ResetLeaf() {
 	s.leafMoved = true
 }
 
-// BranchWithSummary moves the leaf to fromID (nil: to null, a new root)
-// and appends a branch_summary entry there, whose fromId is fromID (or
-// "root"). The summary entry becomes the leaf, so the move survives a
-// reload. details nil and fromHook nil leave those members out.
-// AppendBranchSummary does the same without pointers.
-func (s *Session) BranchWithSummary(fromID *string, summary string, details any, fromHook *bool) (string, error) {
-	b := BranchSummary{Summary: summary, Details: details, Hook: flagOf(fromHook, FlagAbsent)}
-	if fromID != nil {
-		b.FromID = *fromID
-	} else {
-		b.Root = true
-	}
-	return s.AppendBranchSummary(b)
-}
-
 // BranchSummary is a branch_summary entry to append (pi's
-// branchWithSummary arguments).
+// branchWithSummary arguments). A compaction.BranchResult (from
+// compaction.SummarizeBranch, FinishBranch or Session.SummarizeBranch)
+// fits into it: BranchSummary{FromID: id, Summary: res.Summary, Details:
+// res.Details}.
 type BranchSummary struct {
 	// FromID is the entry the leaf moves to; the entry hangs from it and
-	// its fromId names it.
-	FromID string
-	// Root moves the leaf to null instead (FromID unused): the entry is a
-	// new root and its fromId is "root".
-	Root    bool
+	// its fromId names it. "" moves the leaf to null instead (pi's
+	// branchWithSummary(null, ...)): the entry is a new root and its
+	// fromId is "root".
+	FromID  string
 	Summary string
-	// Details is any value (compaction.FileLists for pi's
-	// {readFiles, modifiedFiles}); nil leaves the member out.
+	// Details is any value: a compaction.FileLists for pi's {readFiles,
+	// modifiedFiles}, JSON text (json.RawMessage or []byte), or a value
+	// encoding/json encodes. nil leaves the member out.
 	Details any
-	// Hook is fromHook: FlagAbsent (the zero value) leaves it out.
-	Hook Flag
+	// FromHook, when not nil, is written as fromHook: pi's agent writes
+	// false for its own summaries, true for an extension's. nil leaves it
+	// out, as pi's branchWithSummary without the argument does.
+	FromHook *bool
 }
 
-// AppendBranchSummary moves the leaf to b.FromID (or to null with
-// b.Root) and appends a branch_summary entry there (pi's
-// branchWithSummary). The summary entry becomes the leaf, so the move
-// survives a reload. The entry b.FromID must exist.
-func (s *Session) AppendBranchSummary(b BranchSummary) (string, error) {
+// BranchWithSummary moves the leaf to b.FromID (or to null) and appends a
+// branch_summary entry there (pi's branchWithSummary). The summary entry
+// becomes the leaf, so the move survives a reload, unlike Branch's. The
+// entry b.FromID must exist.
+func (s *Session) BranchWithSummary(b BranchSummary) (string, error) {
 	d, err := marshalOpt(b.Details)
 	if err != nil {
 		return "", fmt.Errorf("branch with summary: %w", err)
 	}
+	root := b.FromID == ""
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
 		from := "root"
-		if !b.Root {
+		if !root {
 			if !s.ix.Has(b.FromID) {
 				return nil, entryNotFound(b.FromID)
 			}
@@ -93,7 +82,7 @@ func (s *Session) AppendBranchSummary(b BranchSummary) (string, error) {
 		// The entry hangs from FromID; the leaf stays where it is until
 		// the entry is written and becomes the leaf.
 		oldLeaf, oldKind := s.ix.Leaf()
-		if !b.Root {
+		if !root {
 			s.ix.SetLeaf(b.FromID, KindString)
 		} else {
 			s.ix.SetLeaf("", KindNull)
@@ -104,26 +93,11 @@ func (s *Session) AppendBranchSummary(b BranchSummary) (string, error) {
 		if d != nil {
 			p.b.Raw("details", d)
 		}
-		b.Hook.add(&p.b, "fromHook")
+		if b.FromHook != nil {
+			p.b.Bool("fromHook", *b.FromHook)
+		}
 		return p, nil
 	})
-}
-
-// BranchWithSummaryResult moves the leaf to fromID and appends the branch
-// summary res (made by compaction.SummarizeBranch or FinishBranch) as pi's
-// tree navigation does: details {readFiles, modifiedFiles} and fromHook
-// false.
-func (s *Session) BranchWithSummaryResult(fromID string, res compaction.BranchResult) (string, error) {
-	return s.AppendBranchSummary(BranchSummary{FromID: fromID, Summary: res.Summary, Details: res.Details, Hook: FlagFalse})
-}
-
-// AppendCompactionResult appends the compaction res (made by
-// compaction.Compact, Finish or FinishSummary) as pi's compaction does:
-// summary, firstKeptEntryId, tokensBefore, details {readFiles,
-// modifiedFiles} and fromHook false.
-func (s *Session) AppendCompactionResult(res compaction.Result) (string, error) {
-	return s.AppendCompaction(Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
-		TokensBefore: res.TokensBefore, Details: res.Details, Hook: FlagFalse})
 }
 
 // NewSessionOptions configure NewSession.
@@ -234,7 +208,7 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 		ix.Add(e)
 	}
 	for _, l := range labels {
-		lid := entryID(s.candidate(), NewUUID, ix.Has)
+		lid := entryID(s.candidate(), newUUID, ix.Has)
 		b := jsonl.NewObject(160).String("type", jsonl.TypeLabel).String("id", lid)
 		leaf, kind := ix.Leaf()
 		if raw, ok := keyJSON(leaf); ok && kind == KindString {
@@ -326,10 +300,11 @@ type ChildOptions struct {
 
 // NewChild starts a new session whose header names this session's file as
 // its parentSession, as a subagent's session: in this session's directory
-// (o.Dir otherwise), with this session's options (clock, ids, durability,
-// filesystem). The child is open for writing with its own writer lock;
-// like Create, its file appears at its first assistant message (or Flush),
-// and closing it before then leaves nothing behind. This session is not
+// (o.Dir otherwise), with this session's store options (clock, ids, sync
+// policy, filesystem) and CreateOptions.WriteAtOnce. The child is open
+// for writing with its own writer lock; like Create, its file appears at
+// its first assistant message (or Flush, or with WriteAtOnce its first
+// append), and closing it before then leaves nothing behind. This session is not
 // changed and may be open read-only. The child of a session in memory is
 // in memory too, without a parentSession.
 func (s *Session) NewChild(ctx context.Context, o ChildOptions) (*Session, error) {
@@ -340,7 +315,7 @@ func (s *Session) NewChild(ctx context.Context, o ChildOptions) (*Session, error
 	if closed {
 		return nil, ErrClosed
 	}
-	opts.ReadOnly, opts.NoLock, opts.Cwd = false, false, ""
+	opts.ReadOnly, opts.noLock, opts.Cwd, opts.create = false, false, "", false
 	if o.ID != "" {
 		id := o.ID
 		opts.NewSessionID = func() string { return id }
@@ -349,71 +324,34 @@ func (s *Session) NewChild(ctx context.Context, o ChildOptions) (*Session, error
 		cwd = o.Cwd
 	}
 	if !persist {
-		return InMemory(cwd, opts), nil
+		return inMemory(cwd, opts), nil
 	}
 	opts.Dir = dir
 	if o.Dir != "" {
 		opts.Dir = o.Dir
 	}
 	opts.ParentSession = file
-	s2, err := Create(ctx, cwd, opts)
+	s2, err := create(ctx, cwd, opts)
 	if err != nil {
 		return nil, fmt.Errorf("new child session of %s: %w", file, err)
 	}
 	return s2, nil
 }
 
-// LatestCompactionEntry returns (a copy of) the last compaction entry on
-// the leaf's branch, as pi's agent finds it
-// (getLatestCompactionEntry(getBranch())).
-func (s *Session) LatestCompactionEntry() (*Entry, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := compaction.LatestCompactionEntry(s.ix.LeafBranch())
-	return copyEntry(e), ok
-}
-
-// SetSessionFile switches the session to the file at path (pi's
-// setSessionFile): the current file and its lock are released, and path
-// is opened as Open opens it, with the same options (a write-mode session
-// takes path's writer lock; a missing file starts a new session to be
-// written there). The session keeps its cwd and session directory, as pi
-// keeps them. If path cannot be opened the session is closed and the
-// error returned. A session in memory cannot switch files.
-func (s *Session) SetSessionFile(ctx context.Context, path string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.check(); err != nil {
-		return err
+// SummarizeBranch summarises the part of the tree that moving the leaf
+// from the current leaf to target abandons, as pi's tree navigation does
+// (a budget for a 16384-token reserve), with sum and extra instructions.
+// ok is false when there is nothing to summarise (no leaf, or nothing
+// abandoned); the result is then empty.
+func (s *Session) SummarizeBranch(ctx context.Context, target string, sum compaction.Summarizer, instructions string) (res compaction.BranchResult, ok bool, err error) {
+	var col compaction.BranchCollection
+	if oldLeaf, ok := s.LeafID(); ok {
+		s.Index(func(ix *tree.Index) { col = compaction.CollectEntriesForBranchSummary(ix, oldLeaf, target) })
 	}
-	if !s.persist {
-		return fmt.Errorf("set session file %s: the session is in memory", path)
+	if len(col.Entries) == 0 {
+		return compaction.BranchResult{}, false, nil
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fmt.Errorf("set session file %s: %w", path, err)
-	}
-	fail := func(err error) error {
-		_ = s.closeFile()
-		s.closed = true
-		return err
-	}
-	if !s.opts.ReadOnly {
-		if fi, err := s.opts.fs().Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("set session file %s: %w", abs, vfs.ErrSymlink)
-		}
-	}
-	if err := s.switchFile(ctx, abs); err != nil {
-		return fail(err)
-	}
-	cwd, saved := s.cwd, s.opts.Cwd
-	s.opts.Cwd = cwd
-	s.recovery = Recovery{}
-	s.gen++
-	err = s.load(ctx)
-	s.opts.Cwd = saved
-	if err != nil {
-		return fail(err)
-	}
-	return nil
+	prep := compaction.PrepareBranchEntries(col.Entries, compaction.BranchBudget(0, 16384))
+	res, err = compaction.SummarizeBranch(ctx, &prep, sum, instructions, false)
+	return res, err == nil, err
 }

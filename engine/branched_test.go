@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/tree"
@@ -20,10 +20,10 @@ import (
 // a label, which then names an entry the new session does not have, so
 // the branch (and the model context) broke at the label.
 func TestCreateBranchedSessionAcrossLabels(t *testing.T) {
-	msg := func(role, text string) json.RawMessage {
-		return jsonl.NewObject(64).String("role", role).String("content", text).Number("timestamp", 1).Bytes()
+	msg := func(role, text string) message.Message {
+		return raw(string(jsonl.NewObject(64).String("role", role).String("content", text).Number("timestamp", 1).Bytes()))
 	}
-	label := func(s string) *string { return &s }
+	label := func(s string) string { return s }
 	cases := []struct {
 		name  string
 		build func(t *testing.T, s *engine.Session) (leaf string)
@@ -68,7 +68,7 @@ func TestCreateBranchedSessionAcrossLabels(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-			s := engine.InMemory("/work", engine.Options{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
+			s := inMemory(t, "/work", engine.StoreOptions{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
 			leaf := tc.build(t, s)
 			before := map[string]string{}
 			for _, e := range s.Entries() {
@@ -158,7 +158,7 @@ func TestBranchedSessionKeepsLabelTimes(t *testing.T) {
 	want := []lbl{{"u1", "renamed", `"2026-03-01T10:00:04.000Z"`}, {"a1", "no time", "<none>"}}
 	late := func() time.Time { return time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }
 
-	s, err := engine.Open(t.Context(), src, engine.Options{Now: late, Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Now: late, Sync: engine.SyncNone}).Open(t.Context(), src, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,12 +172,12 @@ func TestBranchedSessionKeepsLabelTimes(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"u1": `"2026-03-01T10:00:04.000Z"`, "a1": ""}, times); diff != "" {
 		t.Errorf("tree label times (-want +got):\n%s", diff)
 	}
-	fb, err := s.ForkBranch(t.Context(), "a1", engine.ForkBranchOptions{Dir: filepath.Join(dir, "fork")})
+	fb, err := openStore(t, engine.StoreOptions{Now: late, Sync: engine.SyncNone}).Fork(t.Context(), src, engine.ForkOptions{At: "a1", Dir: filepath.Join(dir, "fork")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, labelsOf(fb.Entries())); diff != "" {
-		t.Errorf("ForkBranch's labels (-want +got):\n%s", diff)
+		t.Errorf("Fork's labels (-want +got):\n%s", diff)
 	}
 	fb.Close()
 	file, err := s.CreateBranchedSession(t.Context(), "a1")
@@ -185,7 +185,7 @@ func TestBranchedSessionKeepsLabelTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	r, err := engine.Open(t.Context(), file, engine.Options{ReadOnly: true})
+	r, err := engine.OpenFile(t.Context(), file, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +195,10 @@ func TestBranchedSessionKeepsLabelTimes(t *testing.T) {
 	}
 
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	m2 := engine.InMemory("/w", engine.Options{Now: func() time.Time { return at }})
-	u1 := mustID(t)(m2.AppendMessage(json.RawMessage(`{"role":"user","content":"q","timestamp":1}`)))
+	m2 := inMemory(t, "/w", engine.StoreOptions{Now: func() time.Time { return at }})
+	u1 := mustID(t)(m2.AppendMessage(raw(`{"role":"user","content":"q","timestamp":1}`)))
 	l := "mark"
-	mustID(t)(m2.AppendLabelChange(u1, &l))
+	mustID(t)(m2.AppendLabelChange(u1, l))
 	at = at.Add(time.Hour)
 	if _, err := m2.CreateBranchedSession(t.Context(), u1); err != nil {
 		t.Fatal(err)

@@ -35,8 +35,8 @@ func reply(at time.Time) *message.Assistant {
 // asked to.
 func TestNewChild(t *testing.T) {
 	dir := t.TempDir()
-	opts := engine.Options{Dir: dir, Sync: engine.SyncNone}
-	parent, err := engine.Create(t.Context(), "/w", opts)
+	st := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone})
+	parent, err := st.Create(t.Context(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +74,7 @@ func TestNewChild(t *testing.T) {
 		skip bool
 		want string
 	}{{false, childFile}, {true, parentFile}} {
-		o := opts
-		o.SkipChildSessions = tc.skip
-		s, err := engine.ContinueRecent(t.Context(), "/w", o)
+		s, err := st.ContinueRecent(t.Context(), "/w", engine.OpenOptions{SkipChildSessions: tc.skip})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,10 +84,8 @@ func TestNewChild(t *testing.T) {
 		s.Close()
 	}
 
-	// Options.ParentSession does the same for Create.
-	o := opts
-	o.ParentSession = parentFile
-	s, err := engine.Create(t.Context(), "/w", o)
+	// CreateOptions.ParentSession does the same for Create.
+	s, err := st.Create(t.Context(), "/w", engine.CreateOptions{ParentSession: parentFile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +104,7 @@ func TestUnwrittenSessionLeavesNoLock(t *testing.T) {
 		make func(t *testing.T, dir string) []*engine.Session
 	}{
 		{"create then close", func(t *testing.T, dir string) []*engine.Session {
-			s, err := engine.Create(t.Context(), "/w", engine.Options{Dir: dir})
+			s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(t.Context(), "/w", engine.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +112,7 @@ func TestUnwrittenSessionLeavesNoLock(t *testing.T) {
 			return []*engine.Session{s}
 		}},
 		{"new child never written", func(t *testing.T, dir string) []*engine.Session {
-			parent, err := engine.Open(t.Context(), filepath.Join(dir, "parent.jsonl"), engine.Options{ReadOnly: true})
+			parent, err := engine.OpenFile(t.Context(), filepath.Join(dir, "parent.jsonl"), engine.OpenOptions{ReadOnly: true, Create: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +123,7 @@ func TestUnwrittenSessionLeavesNoLock(t *testing.T) {
 			return []*engine.Session{child, parent}
 		}},
 		{"new session after new session", func(t *testing.T, dir string) []*engine.Session {
-			s, err := engine.Create(t.Context(), "/w", engine.Options{Dir: dir})
+			s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(t.Context(), "/w", engine.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

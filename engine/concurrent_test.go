@@ -74,20 +74,20 @@ func TestWriteReadsLinesAppendedSinceOpen(t *testing.T) {
 			p := writeSession(t, msgLine("a1", "", `"one"`))
 			// SyncEach (the default) checks before every write; SyncNone
 			// before the first and then every 100 ms.
-			s, err := engine.Open(context.Background(), p, engine.Options{})
+			s, err := engine.OpenFile(context.Background(), p, engine.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
 			l := "mine"
 			if perAppend {
-				if _, err := s.AppendLabelChange("a1", &l); err != nil {
+				if _, err := s.AppendLabelChange("a1", l); err != nil {
 					t.Fatal(err)
 				}
 			}
 			w := otherWriter(t, p)
 			mustWrite(t, w, msgLine("p1", "a1", `"from pi"`)+msgLine("p2", "p1", `"from pi again"`))
-			id, err := s.AppendLabelChange("a1", &l)
+			id, err := s.AppendLabelChange("a1", l)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestWriteWaitsForALineBeingWritten(t *testing.T) {
 	line := msgLine("p1", "a1", `"`+strings.Repeat("x", 1<<20)+`"`)
 	half := len(line) / 2
 	mustWrite(t, w, line[:half])
-	s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone, TornWait: time.Minute})
+	s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone, TornWait: time.Minute}).Open(context.Background(), p, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestWriteWaitsForALineBeingWritten(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		l := "x"
-		id, err := s.AppendLabelChange("a1", &l)
+		id, err := s.AppendLabelChange("a1", l)
 		done <- result{id, err}
 	}()
 	// Finish the line once the session has its own descriptor on the
@@ -202,13 +202,13 @@ func TestWriteRefusesToCutALineAnotherWriterHolds(t *testing.T) {
 	w := otherWriter(t, p)
 	mustWrite(t, w, `{"type":"message","id":"p1","parentId":"a1","mess`)
 	before, _ := os.ReadFile(p)
-	s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone, TornWait: 50 * time.Millisecond})
+	s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone, TornWait: 50 * time.Millisecond}).Open(context.Background(), p, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	l := "x"
-	_, err = s.AppendLabelChange("a1", &l)
+	_, err = s.AppendLabelChange("a1", l)
 	var be *engine.BusyError
 	if !errors.Is(err, engine.ErrBusy) || !errors.As(err, &be) {
 		t.Fatalf("append: %v, want ErrBusy", err)
@@ -225,7 +225,7 @@ func TestWriteRefusesToCutALineAnotherWriterHolds(t *testing.T) {
 	}
 	// Once the other writer is gone, its fragment is abandoned and cut.
 	w.Close()
-	if _, err := s.AppendLabelChange("a1", &l); err != nil {
+	if _, err := s.AppendLabelChange("a1", l); err != nil {
 		t.Fatalf("append after the writer closed: %v", err)
 	}
 	if rec := s.Recovery(); rec.TornBytes == 0 {
@@ -258,7 +258,7 @@ func TestWriteCutsAnAbandonedLine(t *testing.T) {
 				}
 				defer r.Close()
 			}
-			s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone, TornWait: abandonedWait()})
+			s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone, TornWait: abandonedWait()}).Open(context.Background(), p, engine.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +285,7 @@ func TestWriteCutsAnAbandonedLine(t *testing.T) {
 // would otherwise be glued onto it and lost.
 func TestWriteAfterAnotherWriterWasKilledMidLine(t *testing.T) {
 	p := writeSession(t, msgLine("a1", "", `"one"`))
-	s, err := engine.Open(context.Background(), p, engine.Options{TornWait: abandonedWait()})
+	s, err := openStore(t, engine.StoreOptions{TornWait: abandonedWait()}).Open(context.Background(), p, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestWriteAfterAnotherWriterWasKilledMidLine(t *testing.T) {
 // that leaves a blank line, never a glued one.
 func TestWriteEndsACompleteLastLine(t *testing.T) {
 	p := writeSession(t, strings.TrimSuffix(msgLine("a1", "", `"one"`), "\n"))
-	s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(context.Background(), p, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -28,7 +29,7 @@ func piCaseNamed(t *testing.T, name string) piCase {
 }
 
 // infosJSON renders infos as pi's list() JSON, normalised.
-func infosJSON(t *testing.T, infos []engine.SessionInfo, root string) any {
+func infosJSON(t *testing.T, infos []engine.Info, root string) any {
 	t.Helper()
 	var buf bytes.Buffer
 	buf.WriteString("[")
@@ -36,7 +37,7 @@ func infosJSON(t *testing.T, infos []engine.SessionInfo, root string) any {
 		if i > 0 {
 			buf.WriteString(",")
 		}
-		engine.WriteInfo(&buf, &infos[i])
+		render.Info(&buf, &infos[i])
 	}
 	buf.WriteString("]")
 	return normalise(t, buf.Bytes(), root, nil)
@@ -62,7 +63,7 @@ func TestPiConformanceListDir(t *testing.T) {
 	mt, _ := time.Parse(time.RFC3339Nano, c.exp["mtimeOfAllFiles"].(string))
 	setMtimes(t, dir, mt)
 	var calls []any
-	infos, err := engine.List(context.Background(), "/ignored", engine.ListOptions{Dir: dir, Progress: func(done, total int) {
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/ignored", engine.ListOptions{Progress: func(done, total int) {
 		calls = append(calls, []any{float64(done), float64(total)})
 	}})
 	if err != nil {
@@ -80,7 +81,7 @@ func TestPiConformanceListDir(t *testing.T) {
 func TestPiConformanceListAll(t *testing.T) {
 	c := piCaseNamed(t, "list-all")
 	root := copyTree(t, c.dir)
-	infos, err := engine.ListAll(context.Background(), engine.ListOptions{AgentDir: filepath.Join(root, "agent")})
+	infos, err := openStore(t, engine.StoreOptions{AgentDir: filepath.Join(root, "agent")}).List(context.Background(), "", engine.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,14 +100,14 @@ func TestPiConformanceContinueRecent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, ok := engine.FindMostRecent(nil, dir)
-	if !ok || rootRel(got, root) != c.exp["findMostRecentSession"] {
-		t.Errorf("FindMostRecent = %q, %v; pi picked %v", got, ok, c.exp["findMostRecentSession"])
-	}
-	// continueRecent opens it with the caller's cwd.
-	s, err := engine.ContinueRecent(context.Background(), "/home/user/project", engine.Options{Dir: dir, ReadOnly: true})
+	// continueRecent opens the file findMostRecentSession picks, with
+	// the caller's cwd.
+	s, err := openStore(t, engine.StoreOptions{Dir: dir}).ContinueRecent(context.Background(), "/home/user/project", engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := s.SessionFile(); rootRel(got, root) != c.exp["findMostRecentSession"] {
+		t.Errorf("ContinueRecent opened %q; pi's findMostRecentSession picked %v", got, c.exp["findMostRecentSession"])
 	}
 	st := stateOf(t, s, nil, root, nil)
 	s.Close()
@@ -118,10 +119,10 @@ func TestPiConformanceContinueRecent(t *testing.T) {
 	empty := map[string]any(c.exp["emptyDirContinueRecent"].(map[string]any))
 	start, _ := time.Parse(time.RFC3339Nano, c.exp["clockStart"].(string))
 	hdr := empty["header"].(map[string]any)
-	s2, err := engine.ContinueRecent(context.Background(), "/home/user/project", engine.Options{
+	s2, err := openStore(t, engine.StoreOptions{
 		Dir: filepath.Join(root, "empty-dir"), Now: func() time.Time { return start },
 		NewSessionID: func() string { return hdr["id"].(string) }, Sync: engine.SyncNone,
-	})
+	}).ContinueRecent(context.Background(), "/home/user/project", engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +154,7 @@ func TestPiConformanceDirEncoding(t *testing.T) {
 		}
 		// And through the API: Create puts the file in that directory.
 		agent := t.TempDir()
-		s, err := engine.Create(context.Background(), cwd, engine.Options{AgentDir: agent,
-			Now: func() time.Time { return ts }, NewSessionID: func() string { return r["sessionId"].(string) }})
+		s, err := openStore(t, engine.StoreOptions{AgentDir: agent, Now: func() time.Time { return ts }, NewSessionID: func() string { return r["sessionId"].(string) }}).Create(context.Background(), cwd, engine.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,8 +185,7 @@ func TestPiConformanceAppendAfterBadTail(t *testing.T) {
 		path := filepath.Join(root, name)
 		before, _ := os.ReadFile(path)
 		wantBefore := c.exp["loadsBeforeAppend"].(map[string]any)[name].(map[string]any)
-		s, err := engine.Open(context.Background(), path, engine.Options{
-			NewEntryID: func() string { return op["result"].(string) }, Sync: engine.SyncNone})
+		s, err := openStore(t, engine.StoreOptions{NewEntryID: func() string { return op["result"].(string) }, Sync: engine.SyncNone}).Open(context.Background(), path, engine.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,13 +193,13 @@ func TestPiConformanceAppendAfterBadTail(t *testing.T) {
 			t.Errorf("%s: the write-mode open changed the file", name)
 		}
 		msg, _ := json.Marshal(args["message"])
-		id, err := s.AppendMessage(json.RawMessage(msg))
+		id, err := s.AppendMessage(raw(msg))
 		if err != nil {
 			t.Fatal(err)
 		}
 		rec := s.Recovery() // the first write repaired the tail
 		s.Close()
-		s2, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true})
+		s2, err := engine.OpenFile(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}

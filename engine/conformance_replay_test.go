@@ -16,7 +16,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // replay holds a scenario being replayed: the current session, the
@@ -32,7 +34,11 @@ type replay struct {
 	sessIDs  []string
 	s        *engine.Session
 	snaps    map[string]map[string]any
-	opts     engine.Options
+	opts     engine.StoreOptions
+	// dir is the session directory of the current session: the one
+	// create, open or forkFrom was given (pi's getSessionDir), which the
+	// state object reports; "" in memory.
+	dir string
 
 	// labelTimes are the times the labels that branched sessions
 	// re-created were set at (target id -> timestamp): pi 0.73.1 copies
@@ -40,6 +46,15 @@ type replay struct {
 	// (relabelled058).
 	labelTimes map[string]string
 	relabels   int // label entries whose 0.58.3 times were put back
+
+	// emptyLabels are the label entries the replay appended for pi's
+	// appendLabelChange(id, ""): sessctl's AppendLabelChange(id, "")
+	// clears a label as pi's own agent does, without a label member,
+	// where pi's SessionManager also takes "" and writes "label":"".
+	// Both clear the label; the comparisons put the member back
+	// (emptyLabel), and count it in unemptied.
+	emptyLabels map[string]bool
+	unemptied   int
 }
 
 func (r *replay) now() time.Time {
@@ -215,45 +230,53 @@ func (r *replay) exec(name string, argsV any) (string, error) {
 		a := argsV.(map[string]any)
 		o := r.opts
 		o.Dir = r.path(a["sessionDir"].(string))
-		ns, err := engine.Create(ctx, a["cwd"].(string), o)
+		ns, err := openStore(r.t, o).Create(ctx, a["cwd"].(string), engine.CreateOptions{})
 		if err == nil {
-			r.s = ns
+			r.s, r.dir = ns, o.Dir
 		}
 		return "", err
 	case "SessionManager.inMemory":
-		r.s = engine.InMemory(args[0].(string), r.opts)
+		r.s, r.dir = inMemory(r.t, args[0].(string), r.opts), ""
 		return "", nil
 	case "SessionManager.open":
-		o := r.opts
+		// pi's open: a path that does not exist is a new session to be
+		// written there.
+		path := r.path(args[0].(string))
+		o := engine.OpenOptions{Create: true}
 		if d := argAt(args, 1); d != nil {
 			o.Dir = r.path(d.(string))
 		}
 		// pi falls back to the process cwd, which was the case directory.
-		o.Cwd = ""
-		if data, err := os.ReadFile(r.path(args[0].(string))); err != nil || !bytes.Contains(data, []byte(`"cwd"`)) {
+		if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data, []byte(`"cwd"`)) {
 			o.Cwd = r.root
 		}
-		ns, err := engine.Open(ctx, r.path(args[0].(string)), o)
+		ns, err := openStore(r.t, r.opts).Open(ctx, path, o)
 		if err == nil {
 			if r.s != nil {
 				r.s.Close()
 			}
-			r.s = ns
+			r.s, r.dir = ns, o.Dir
+			if r.dir == "" {
+				r.dir = filepath.Dir(path)
+			}
 		}
 		return "", err
 	case "SessionManager.forkFrom":
-		o := r.opts
-		o.Dir = r.path(argAt(args, 2).(string))
-		ns, err := engine.ForkFrom(ctx, r.path(args[0].(string)), args[1].(string), o)
+		dir := r.path(argAt(args, 2).(string))
+		ns, err := openStore(r.t, r.opts).Fork(ctx, r.path(args[0].(string)), engine.ForkOptions{Cwd: args[1].(string), Dir: dir})
 		if err == nil {
 			if r.s != nil {
 				r.s.Close()
 			}
-			r.s = ns
+			r.s, r.dir = ns, dir
 		}
 		return "", err
 	case "appendMessage":
-		return s.AppendMessage(r.cur)
+		m, err := message.Decode(r.cur)
+		if err != nil {
+			return "", err
+		}
+		return s.AppendMessage(m)
 	case "appendModelChange":
 		return s.AppendModelChange(args[0].(string), args[1].(string))
 	case "appendThinkingLevelChange":
@@ -278,7 +301,17 @@ func (r *replay) exec(name string, argsV any) (string, error) {
 		}
 		return s.AppendCustomMessageEntry(args[0].(string), r.rawArg(1), args[2].(bool), details)
 	case "appendLabelChange":
-		return s.AppendLabelChange(args[0].(string), optStr(argAt(args, 1)))
+		// pi's label "" and undefined both clear; the Go API has one
+		// clear, "", written as pi's undefined (see emptyLabels).
+		label, _ := argAt(args, 1).(string)
+		id, err := s.AppendLabelChange(args[0].(string), label)
+		if err == nil && argAt(args, 1) == "" {
+			if r.emptyLabels == nil {
+				r.emptyLabels = map[string]bool{}
+			}
+			r.emptyLabels[id] = true
+		}
+		return id, err
 	case "appendSessionInfo":
 		return s.AppendSessionInfo(args[0].(string))
 	case "branch":
@@ -291,7 +324,8 @@ func (r *replay) exec(name string, argsV any) (string, error) {
 		if d := argAt(args, 2); d != nil {
 			details = r.rawArg(2)
 		}
-		return s.BranchWithSummary(optStr(args[0]), args[1].(string), details, optBool(argAt(args, 3)))
+		from, _ := args[0].(string) // null: the root
+		return s.BranchWithSummary(engine.BranchSummary{FromID: from, Summary: args[1].(string), Details: details, FromHook: optBool(argAt(args, 3))})
 	case "createBranchedSession":
 		// 0.58.3 drew one time per re-created label, 0.73.1 none: the
 		// clock moves on as the corpus's did, so that what follows keeps
@@ -305,7 +339,9 @@ func (r *replay) exec(name string, argsV any) (string, error) {
 		}
 		times := labelTimestamps(s)
 		n := 0
-		for _, l := range s.Labels() {
+		var labels []tree.LabelPair
+		s.Index(func(ix *tree.Index) { labels = ix.Labels() })
+		for _, l := range labels {
 			if onPath[l.Target] {
 				n++
 				if r.labelTimes == nil {
@@ -346,7 +382,7 @@ func (r *replay) snapshot(name string) {
 		return
 	}
 	var buf bytes.Buffer
-	if err := r.s.WriteState(&buf, engine.StateOptions{}); err != nil {
+	if err := render.State(&buf, r.s, render.StateOptions{Dir: r.dir}); err != nil {
 		r.t.Fatal(err)
 	}
 	rename := map[string]string{}
@@ -376,7 +412,7 @@ func TestPiConformanceScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &replay{t: t, c: c, root: root, clock: start, snaps: map[string]map[string]any{}}
-			r.opts = engine.Options{Now: r.now, NewEntryID: r.nextEntryID, NewSessionID: r.nextSessionID, Sync: engine.SyncNone}
+			r.opts = engine.StoreOptions{Now: r.now, NewEntryID: r.nextEntryID, NewSessionID: r.nextSessionID, Sync: engine.SyncNone}
 			var rawOps struct {
 				Ops []struct {
 					Args json.RawMessage `json:"args"`
@@ -438,6 +474,9 @@ func TestPiConformanceScenarios(t *testing.T) {
 			r.snapshot("end")
 			compareLive(t, r)
 			compareFiles(t, r)
+			if (len(r.emptyLabels) > 0) != (r.unemptied > 0) {
+				t.Errorf("%s: %d labels cleared with \"\", %d entries given pi's \"label\":\"\" back", c.name, len(r.emptyLabels), r.unemptied)
+			}
 			if _, listed := changedIn073[c.name+" label timestamps"]; listed != (r.relabels > 0) {
 				t.Errorf("%s: %d label entries with pi 0.73.1's times, but changedIn073 lists the case: %v", c.name, r.relabels, listed)
 			}
@@ -511,9 +550,8 @@ func checkOpState(t *testing.T, r *replay, label string, op map[string]any) {
 	if s == nil {
 		return
 	}
-	leaf, kind := s.LeafIDKind()
 	var got any
-	if kind == jsonl.KindString {
+	if leaf, ok := s.LeafID(); ok {
 		got = leaf
 	}
 	if diff := cmp.Diff(op["leafId"], got); diff != "" {
@@ -569,6 +607,7 @@ func compareLive(t *testing.T, r *replay) {
 			continue
 		}
 		r.relabels += relabelEntries(got["entries"], exp["entries"], r.labelTimes)
+		r.unemptied += emptyLabelEntries(got["entries"], r.emptyLabels)
 		compareState(t, r.c.name+" "+want, exp, got, "contextByLeaf", "contextAtNullLeaf", "sessionInfo")
 	}
 	if exp, ok := r.c.exp["afterResetLeaf"].(map[string]any); ok {
@@ -615,6 +654,8 @@ func compareFiles(t *testing.T, r *replay) {
 		var n int
 		g, n = relabelFile(g, e, r.labelTimes)
 		r.relabels += n
+		g, n = emptyLabelFile(g, r.emptyLabels)
+		r.unemptied += n
 		if why, ok := deliberate[r.c.name]; ok {
 			e = withoutRepeats(e)
 			if name == "user-only-source.jsonl" {
@@ -680,4 +721,44 @@ func unroot(data, root string) string {
 		})
 	}
 	return strings.ReplaceAll(data, root, "/__ROOT__")
+}
+
+// emptyLabelEntries gives the label entries in ids (entries as JSON
+// data) that have no label member pi's "label":"" (see
+// replay.emptyLabels), and returns how many.
+func emptyLabelEntries(entries any, ids map[string]bool) int {
+	list, _ := entries.([]any)
+	n := 0
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok || m["type"] != "label" {
+			continue
+		}
+		if id, _ := m["id"].(string); ids[id] {
+			if _, has := m["label"]; !has {
+				m["label"] = ""
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// emptyLabelFile is emptyLabelEntries over the lines of a session file.
+func emptyLabelFile(file string, ids map[string]bool) (string, int) {
+	lines := strings.SplitAfter(file, "\n")
+	n := 0
+	for i, line := range lines {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) != nil || m["type"] != "label" {
+			continue
+		}
+		id, _ := m["id"].(string)
+		if _, has := m["label"]; !ids[id] || has {
+			continue
+		}
+		lines[i] = strings.Replace(line, "}\n", `,"label":""}`+"\n", 1)
+		n++
+	}
+	return strings.Join(lines, ""), n
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/testenv"
 )
@@ -133,11 +134,11 @@ func mapStrings(v any, f func(string) string) any {
 
 // stateOf writes a session's state object (with contextByLeaf) and
 // normalises it.
-func stateOf(t *testing.T, s *engine.Session, info *engine.SessionInfo, root string, rename map[string]string) map[string]any {
+func stateOf(t *testing.T, s *engine.Session, info *engine.Info, root string, rename map[string]string) map[string]any {
 	t.Helper()
 	var buf bytes.Buffer
-	o := engine.StateOptions{ContextByLeaf: true, Info: info, NoInfo: info == nil}
-	if err := s.WriteState(&buf, o); err != nil {
+	o := render.StateOptions{ContextByLeaf: true, Info: info, NoInfo: info == nil}
+	if err := render.State(&buf, s, o); err != nil {
 		t.Fatal(err)
 	}
 	return normalise(t, buf.Bytes(), root, rename).(map[string]any)
@@ -201,9 +202,9 @@ func loadCompare(t *testing.T, c piCase, root, name string, want map[string]any,
 	if err := os.Chtimes(path, fixedMtime, fixedMtime); err != nil {
 		t.Fatal(err)
 	}
-	info, _ := engine.ReadInfo(nil, path)
+	info := infoOf(t, path)
 	before, _ := os.ReadFile(path)
-	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("%s: open %s: %v", c.name, name, err)
 	}
@@ -296,17 +297,17 @@ func checkCorruptLoad(t *testing.T, c piCase, root, name string, want map[string
 	if err := os.Chtimes(path, fixedMtime, fixedMtime); err != nil {
 		t.Fatal(err)
 	}
-	info, _ := engine.ReadInfo(nil, path)
+	info := infoOf(t, path)
 	var gotInfo any
 	if info != nil {
 		var buf bytes.Buffer
-		engine.WriteInfo(&buf, info)
+		render.Info(&buf, info)
 		gotInfo = normalise(t, buf.Bytes(), root, nil)
 	}
 	if diff := cmp.Diff(want["sessionInfo"], gotInfo); diff != "" {
 		t.Errorf("%s: sessionInfo differs (-pi +sessctl):\n%s", name, diff)
 	}
-	s, err := engine.Open(context.Background(), path, engine.Options{})
+	s, err := engine.OpenFile(context.Background(), path, engine.OpenOptions{})
 	if len(bytes.TrimSpace(before)) == 0 {
 		if err != nil {
 			t.Fatalf("%s: write-mode open of an empty file: %v", name, err)
@@ -327,7 +328,7 @@ func checkCorruptLoad(t *testing.T, c piCase, root, name string, want map[string
 			t.Errorf("%s: empty file should get one fresh header with id %s, got %q", name, id, after)
 		}
 		// A reopen keeps that session (pi: reopenRecoveredEmpty).
-		s2, err := engine.Open(context.Background(), path, engine.Options{})
+		s2, err := engine.OpenFile(context.Background(), path, engine.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,7 +358,7 @@ func checkCorruptLoad(t *testing.T, c piCase, root, name string, want map[string
 	if !bytes.Equal(before, after) {
 		t.Errorf("%s: open modified a corrupt file", name)
 	}
-	if _, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true}); !errors.Is(err, engine.ErrCorrupt) {
+	if _, err := engine.OpenFile(context.Background(), path, engine.OpenOptions{ReadOnly: true}); !errors.Is(err, engine.ErrCorrupt) {
 		t.Errorf("%s: read-only open: want ErrCorrupt, got %v", name, err)
 	}
 }
@@ -377,7 +378,7 @@ func checkMigrationRewrite(t *testing.T, c piCase, root, name string, want map[s
 	if err := os.WriteFile(work, orig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.Open(context.Background(), work, engine.Options{})
+	s, err := engine.OpenFile(context.Background(), work, engine.OpenOptions{})
 	if err != nil {
 		t.Fatalf("write-mode open of %s: %v", name, err)
 	}
@@ -416,7 +417,7 @@ func checkMigrationRewrite(t *testing.T, c piCase, root, name string, want map[s
 	} else if bak, _ := os.ReadFile(rec.Backup); !bytes.Equal(bak, orig) {
 		t.Errorf("%s: backup %s is not the original byte for byte", name, rec.Backup)
 	}
-	s2, err := engine.Open(context.Background(), work, engine.Options{})
+	s2, err := engine.OpenFile(context.Background(), work, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +451,7 @@ func checkMigrationRewrite(t *testing.T, c piCase, root, name string, want map[s
 	if err := os.WriteFile(work2, orig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s3, err := engine.Open(context.Background(), work2, engine.Options{NoBackup: true})
+	s3, err := engine.OpenFile(context.Background(), work2, engine.OpenOptions{NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}

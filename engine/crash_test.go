@@ -166,12 +166,25 @@ func (w *workload) errorf(format string, args ...any) {
 	w.t.Errorf("seed %d: "+format, append([]any{w.seed}, args...)...)
 }
 
-func (w *workload) opts() engine.Options {
-	return engine.Options{
-		FS:     w.ffs,
-		Dir:    sessionDir,
-		Sync:   engine.SyncEach,
-		NoLock: true, // the lock package works on real paths, not on the FS seam
+// store opens the workload's store on fsys (w.ffs when nil).
+func (w *workload) store(fsys vfs.FS) *engine.Store {
+	o := w.opts()
+	if fsys != nil {
+		o.FS = fsys
+	}
+	st, err := engine.OpenStore(context.Background(), o)
+	if err != nil {
+		w.fatalf("open store: %v", err)
+	}
+	return st
+}
+
+func (w *workload) opts() engine.StoreOptions {
+	// The lock package works on real paths, not on the FS seam: no lock.
+	return engine.WithoutLock(engine.StoreOptions{
+		FS:   w.ffs,
+		Dir:  sessionDir,
+		Sync: engine.SyncEach,
 		Now: func() time.Time {
 			w.clock = w.clock.Add(time.Duration(1+w.rng.IntN(1500)) * time.Millisecond)
 			return w.clock
@@ -183,7 +196,7 @@ func (w *workload) opts() engine.Options {
 			}
 			return fmt.Sprintf("%08x", w.rng.Uint32())
 		},
-	}
+	})
 }
 
 func fakeUUID(rng *rand.Rand) string {
@@ -287,7 +300,7 @@ func (w *workload) start() {
 	switch r := w.rng.IntN(10); {
 	case r < 3 || len(files) == 0 && r < 6:
 		w.tracef("create")
-		s, err := engine.Create(context.Background(), crashCwd, w.opts())
+		s, err := w.store(nil).Create(context.Background(), crashCwd, engine.CreateOptions{})
 		if !w.handle("create", err) {
 			return
 		}
@@ -315,7 +328,9 @@ func (w *workload) setSession(s *engine.Session) {
 func (w *workload) open(path string) {
 	w.tracef("open %s", filepath.Base(path))
 	pre, _ := w.disk.ReadFile(path) // as it is before the open, read past the hook
-	s, err := engine.Open(context.Background(), path, w.opts())
+	// pi's open: a file never written (a new session closed before its
+	// first assistant message) is a new session again.
+	s, err := w.store(nil).Open(context.Background(), path, engine.OpenOptions{Create: true})
 	if !w.handle("open "+path, err) {
 		return
 	}
@@ -459,7 +474,7 @@ func (w *workload) writeOpAck(what string, do func() error, ack bool) {
 		w.errorf("%s failed (%v) but the session indexed %d new entries", what, err, got-before)
 	}
 	for _, again := range []func() error{
-		func() error { _, err := w.s.AppendMessage(userMessage(w.rng, w.clock)); return err },
+		func() error { _, err := w.s.AppendMessage(raw(userMessage(w.rng, w.clock))); return err },
 		func() error { _, err := w.s.AppendModelChange("openai", "gpt-4o"); return err },
 	} {
 		if err2 := again(); !errors.Is(err2, err) {
@@ -515,11 +530,11 @@ func (w *workload) step() {
 	ids := w.ids()
 	switch k := r.IntN(100); {
 	case k < 14:
-		w.writeOp("append user message", func() error { _, err := s.AppendMessage(userMessage(r, w.clock)); return err })
+		w.writeOp("append user message", func() error { _, err := s.AppendMessage(raw(userMessage(r, w.clock))); return err })
 	case k < 30:
-		w.writeOp("append assistant message", func() error { _, err := s.AppendMessage(assistantMessage(r, w.clock)); return err })
+		w.writeOp("append assistant message", func() error { _, err := s.AppendMessage(raw(assistantMessage(r, w.clock))); return err })
 	case k < 40:
-		w.writeOp("append tool result", func() error { _, err := s.AppendMessage(toolResult(r, w.clock)); return err })
+		w.writeOp("append tool result", func() error { _, err := s.AppendMessage(raw(toolResult(r, w.clock))); return err })
 	case k < 43:
 		w.writeOp("thinking level", func() error {
 			_, err := s.AppendThinkingLevelChange([]string{"off", "low", "medium", "high"}[r.IntN(4)])
@@ -529,10 +544,9 @@ func (w *workload) step() {
 		w.writeOp("model change", func() error { _, err := s.AppendModelChange("anthropic", "claude-sonnet-4-5"); return err })
 	case k < 50 && len(ids) > 0:
 		target := ids[r.IntN(len(ids))]
-		var label *string
+		label := "" // clears
 		if r.IntN(4) > 0 {
-			l := testenv.RandomText(r, 1, 3)
-			label = &l
+			label = testenv.RandomText(r, 1, 3)
 		}
 		w.writeOp("label", func() error { _, err := s.AppendLabelChange(target, label); return err })
 	case k < 52:
@@ -554,12 +568,12 @@ func (w *workload) step() {
 	case k < 65:
 		s.ResetLeaf()
 	case k < 70:
-		var from *string
+		from := "" // the root
 		if len(ids) > 0 && r.IntN(5) > 0 {
-			from = &ids[r.IntN(len(ids))]
+			from = ids[r.IntN(len(ids))]
 		}
 		w.writeOp("branch with summary", func() error {
-			_, err := s.BranchWithSummary(from, "Summary: "+testenv.RandomText(r, 5, 30), nil, nil)
+			_, err := s.BranchWithSummary(engine.BranchSummary{FromID: from, Summary: "Summary: " + testenv.RandomText(r, 5, 30)})
 			return err
 		})
 	case k < 76:
@@ -584,7 +598,7 @@ func (w *workload) step() {
 			return // nothing on disk to fork yet
 		}
 		w.tracef("fork %s", filepath.Base(w.file))
-		f, err := engine.ForkFrom(context.Background(), w.file, crashCwd, w.opts())
+		f, err := w.store(nil).Fork(context.Background(), w.file, engine.ForkOptions{Cwd: crashCwd, Dir: sessionDir})
 		if !w.handle("fork", err) {
 			return
 		}
@@ -611,7 +625,7 @@ func (w *workload) step() {
 		w.writeLegacyAndSwitch()
 	default:
 		w.writeOp("append big tool result", func() error {
-			_, err := s.AppendMessage(bigToolResult(r, w.clock))
+			_, err := s.AppendMessage(raw(bigToolResult(r, w.clock)))
 			return err
 		})
 	}
@@ -720,7 +734,7 @@ func (w *workload) verifyFile(fsys vfs.FS, file string, want []string, failed in
 	if lf, ok := w.legacy[file]; ok && !bytes.Equal(data, lf.orig) && !bytes.HasPrefix(data, lf.migrated) {
 		w.errorf("%s holds neither the original legacy file nor the migrated one:\n%s", file, data)
 	}
-	r, err := engine.Open(context.Background(), file, engine.Options{FS: fsys, ReadOnly: true})
+	r, err := w.store(fsys).Open(context.Background(), file, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		w.errorf("open %s read-only: %v", file, err)
 		return nil
@@ -768,9 +782,7 @@ func (w *workload) verifyFile(fsys vfs.FS, file string, want []string, failed in
 		}
 	}
 	if repair {
-		opts := w.opts()
-		opts.FS = fsys
-		s, err := engine.Open(context.Background(), file, opts)
+		s, err := w.store(fsys).Open(context.Background(), file, engine.OpenOptions{})
 		if err != nil {
 			w.errorf("reopen %s for writing: %v", file, err)
 			return nil

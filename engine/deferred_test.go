@@ -2,11 +2,9 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -91,16 +91,16 @@ func TestFailedCallsLeaveTheFileAlone(t *testing.T) {
 	}{
 		{"label of an unknown entry", func(s *engine.Session) error {
 			l := "x"
-			_, err := s.AppendLabelChange("nosuchid", &l)
+			_, err := s.AppendLabelChange("nosuchid", l)
 			return err
 		}, engine.ErrNotFound},
 		{"branch to an unknown entry", func(s *engine.Session) error {
 			id := "nosuchid"
-			_, err := s.BranchWithSummary(&id, "s", nil, nil)
+			_, err := s.BranchWithSummary(engine.BranchSummary{FromID: id, Summary: "s"})
 			return err
 		}, engine.ErrNotFound},
 		{"a message that is not JSON", func(s *engine.Session) error {
-			_, err := s.AppendMessage(json.RawMessage(`{"role":`))
+			_, err := s.AppendMessage(&message.Unknown{Raw: []byte(`{"role":`)})
 			return err
 		}, jsonl.ErrSyntax},
 		{"a compaction whose details cannot be encoded", func(s *engine.Session) error {
@@ -122,7 +122,7 @@ func TestFailedCallsLeaveTheFileAlone(t *testing.T) {
 			}
 			before := dirState(t, dir)
 			at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-			s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone, Now: func() time.Time { return at }})
+			s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone, Now: func() time.Time { return at }}).Open(context.Background(), p, engine.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ func TestDeferredMigrationKeepsTheEntries(t *testing.T) {
 	if err := os.WriteFile(p, []byte(legacyV1), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(context.Background(), p, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestDeferredMigrationKeepsTheEntries(t *testing.T) {
 	}
 	first := s.Entries()[0].ID
 	l := "first question"
-	if _, err := s.AppendLabelChange(first, &l); err != nil {
+	if _, err := s.AppendLabelChange(first, l); err != nil {
 		testenv.SkipUnderWineIf(t, errors.Is(err, vfs.ErrInUse), testenv.WineRename)
 		t.Fatalf("label of %s, taken before the migration rewrite: %v", first, err)
 	}
@@ -202,25 +202,25 @@ func TestUnwrittenSessionLeavesNoLockFile(t *testing.T) {
 		name string
 		open func(t *testing.T, dir string) *engine.Session
 	}{
-		{"open of a missing path", func(t *testing.T, dir string) *engine.Session {
-			s, err := engine.Open(context.Background(), filepath.Join(dir, "new.jsonl"), engine.Options{})
+		{"open of a missing path as a new session", func(t *testing.T, dir string) *engine.Session {
+			s, err := engine.OpenFile(context.Background(), filepath.Join(dir, "new.jsonl"), engine.OpenOptions{Create: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return s
 		}},
 		{"create without an assistant message", func(t *testing.T, dir string) *engine.Session {
-			s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir})
+			s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`)); err != nil {
+			if _, err := s.AppendMessage(raw(`{"role":"user","content":"hi","timestamp":1}`)); err != nil {
 				t.Fatal(err)
 			}
 			return s
 		}},
 		{"new session replacing a written one", func(t *testing.T, dir string) *engine.Session {
-			s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir})
+			s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,54 +249,19 @@ func TestUnwrittenSessionLeavesNoLockFile(t *testing.T) {
 	}
 	t.Run("a written session keeps its lock file", func(t *testing.T) {
 		dir := t.TempDir()
-		s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir})
+		s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":"hi","timestamp":1}`)); err != nil {
+		if _, err := s.AppendMessage(raw(`{"role":"assistant","content":"hi","timestamp":1}`)); err != nil {
 			t.Fatal(err)
 		}
 		file := s.SessionFile()
 		s.Close()
-		if _, err := os.Stat(engine.LockPath(file)); err != nil {
+		if _, err := os.Stat(sessionfile.LockPath(file)); err != nil {
 			t.Errorf("lock file: %v", err)
 		}
 	})
-}
-
-// TempFiles names sessctl's own temporary files of a session, and only
-// those.
-func TestTempFiles(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "s.jsonl")
-	names := []string{
-		"s.jsonl", "s.jsonl.tmp-0123456789abcdef", "s.jsonl.torn-1772355600000.tmp-fedcba9876543210",
-		"s.jsonl.owner.tmp-00112233445566ff",
-		// not ours, or not of this session
-		"s.jsonl.tmp-0123", "s.jsonl.tmp-0123456789ABCDEF", "s.jsonl.tmp-0123456789abcdefX", "s.jsonl.lock",
-		"s.jsonl.torn-x.tmp-0123456789abcdef", "t.jsonl.tmp-0123456789abcdef", "s.jsonl.v1.bak.tmp-0123456789abcdef",
-		"s.jsonl.lock.excl.stale-12-0123456789abcdef", "xs.jsonl.tmp-0123456789abcdef",
-	}
-	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("/etc/passwd", p+".tmp-aaaaaaaaaaaaaaaa"); err != nil {
-		t.Fatal(err)
-	}
-	got, err := engine.TempFiles(p, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range got {
-		got[i] = filepath.Base(got[i])
-	}
-	slices.Sort(got)
-	want := []string{"s.jsonl.owner.tmp-00112233445566ff", "s.jsonl.tmp-0123456789abcdef", "s.jsonl.torn-1772355600000.tmp-fedcba9876543210"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("TempFiles (-want +got):\n%s", diff)
-	}
 }
 
 // A migration killed before its rename leaves <file>.tmp-<hex>; the next
@@ -311,13 +276,13 @@ func TestMigrateRemovesStaleTemps(t *testing.T) {
 	if err := os.WriteFile(stale, []byte(`{"type":"session","version":3`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := engine.MigrateFile(context.Background(), p, engine.MigrateOptions{DryRun: true}); err != nil {
+	if _, err := openStore(t, engine.StoreOptions{}).Migrate(context.Background(), p, engine.MigrateOptions{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); err != nil {
 		t.Fatalf("a dry run, which takes no lock, removed %s: %v", stale, err)
 	}
-	res, err := engine.MigrateFile(context.Background(), p, engine.MigrateOptions{})
+	res, err := openStore(t, engine.StoreOptions{}).Migrate(context.Background(), p, engine.MigrateOptions{})
 	if err != nil || !res.Migrated {
 		t.Fatalf("migrate: %+v, %v", res, err)
 	}

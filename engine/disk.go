@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
 	"github.com/sessctl/sessctl/migrate"
@@ -584,7 +584,7 @@ const tornPoll = 20 * time.Millisecond
 // resolveTail deals with an unfinished last line (or whitespace) after
 // the last complete line, which nothing has changed since it was read.
 // While some process holds the file open for writing, the line may be an
-// entry being written: the write waits for it, up to Options.TornWait
+// entry being written: the write waits for it, up to StoreOptions.TornWait
 // after it last grew, and then fails with a *BusyError. A line no process
 // holds open is abandoned (its writer was killed) and is cut off.
 func (s *Session) resolveTail() error {
@@ -706,11 +706,11 @@ func (s *Session) checkChain(parent string) error {
 // and only holders of the lock create them, so they are stale. A file that
 // cannot be removed stays; it does no harm.
 func (s *Session) removeTemps() {
-	if s.lk == nil && !s.opts.NoLock {
+	if s.lk == nil && !s.opts.noLock {
 		return
 	}
 	fsys := s.opts.fs()
-	names, err := tempFiles(fsys, s.file)
+	names, err := sessionfile.TempFiles(fsys, s.file)
 	if err != nil || len(names) == 0 {
 		return
 	}
@@ -719,70 +719,3 @@ func (s *Session) removeTemps() {
 	}
 	_ = fsys.SyncDir(filepath.Dir(s.file))
 }
-
-// TempFiles returns the temporary files that sessctl's own writes of the
-// session file at path leave behind when they are interrupted by a kill or
-// a crash: <file>.tmp-<16 hex digits> (an atomic rewrite: a new file, an
-// empty file's header, a migration, an import), <file>.torn-<ms>.tmp-<16
-// hex digits> (a quarantine) and <file>.owner.tmp-<16 hex digits> (the
-// lock's owner record). Only holders of the session's writer lock create
-// them, so the ones a holder finds are stale: a write-mode session removes
-// them at its first write, and Trash moves them with the session. Found
-// without the lock (as 'sessctl verify' does), one may belong to a write
-// that is running now.
-func TempFiles(path string, opts Options) ([]string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("temporary files of %s: %w", path, err)
-	}
-	return tempFiles(opts.fs(), abs)
-}
-
-func tempFiles(fsys vfs.FS, file string) ([]string, error) {
-	dir, base := filepath.Split(file)
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("temporary files of %s: %w", file, err)
-	}
-	var out []string
-	for _, d := range ents {
-		if d.Type().IsRegular() && isSessionTemp(base, d.Name()) {
-			out = append(out, filepath.Join(dir, d.Name()))
-		}
-	}
-	return out, nil
-}
-
-// isSessionTemp reports whether name is one of sessctl's temporary files
-// of the session file base (see TempFiles).
-func isSessionTemp(base, name string) bool {
-	rest, ok := strings.CutPrefix(name, base+".")
-	if !ok {
-		return false
-	}
-	i := strings.LastIndex(rest, vfs.TempSuffix[1:])
-	if i < 0 || !isHex16(rest[i+len(vfs.TempSuffix)-1:]) {
-		return false
-	}
-	switch what := rest[:i]; {
-	case what == "", what == "owner.":
-		return true
-	case strings.HasPrefix(what, "torn-") && strings.HasSuffix(what, "."):
-		return isDigits(what[len("torn-") : len(what)-1])
-	}
-	return false
-}
-
-func isHex16(s string) bool {
-	if len(s) != 16 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

@@ -15,9 +15,19 @@ import (
 )
 
 func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*message.Assistant, error)) error {
-	// A new session in pi's store (~/.pi/agent/sessions/--<cwd>--/),
-	// holding its writer lock until Close. Every append is fsynced.
-	s, err := engine.Create(ctx, cwd, engine.Options{})
+	// pi's store (~/.pi/agent/sessions/); StoreOptions{Dir: dir} uses any
+	// directory, and its other fields set the filesystem, clock, ids and
+	// sync policy of every session.
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{})
+	if err != nil {
+		return err
+	}
+	// A new session in cwd's directory, holding its writer lock until
+	// Close. pi writes a session's file at its first assistant message;
+	// WriteAtOnce writes it, synced, at the first append, so the prompt
+	// survives a crash. Every append after that is synced before it
+	// returns (StoreOptions.Sync).
+	s, err := st.Create(ctx, cwd, engine.CreateOptions{WriteAtOnce: true})
 	if err != nil {
 		return err
 	}
@@ -32,7 +42,6 @@ func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*m
 	if err != nil {
 		return err
 	}
-	// The file appears with the first assistant message, as in pi.
 	if _, err := s.AppendMessage(reply); err != nil {
 		return err
 	}
@@ -40,12 +49,14 @@ func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*m
 	// Compact with a summary of your own (or compaction.Compact with a
 	// Summarizer): details {readFiles, modifiedFiles} as pi writes them.
 	if prep, err := compaction.Prepare(s.BranchPath(""), compaction.DefaultSettings()); err == nil {
-		s.AppendCompactionResult(compaction.FinishSummary(prep, "The build fails because ..."))
+		res := compaction.FinishSummary(prep, "The build fails because ...")
+		s.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+			TokensBefore: res.TokensBefore, Details: res.Details})
 	}
 
 	// Go back to an earlier entry, leaving a summary of the abandoned
 	// branch: the move survives a reload.
-	s.AppendBranchSummary(engine.BranchSummary{FromID: question, Summary: "Tried X; it did not help."})
+	s.BranchWithSummary(engine.BranchSummary{FromID: question, Summary: "Tried X; it did not help."})
 
 	// A subagent's session names this one as its parent.
 	child, err := s.NewChild(ctx, engine.ChildOptions{})

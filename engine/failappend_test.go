@@ -38,12 +38,12 @@ func TestFailedAppendLeavesTheFileAsItWas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfs := vfstest.NewCrashFS()
 			ffs := vfstest.NewFaultFS(cfs)
-			opts := engine.Options{FS: ffs, Dir: "/store", NoLock: true}
-			s, err := engine.Create(context.Background(), "/w", opts)
+			opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: "/store"})
+			s, err := openStore(t, opts).Create(context.Background(), "/w", engine.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.AppendMessage([]byte(`{"role":"assistant","content":"one"}`)); err != nil {
+			if _, err := s.AppendMessage(raw(`{"role":"assistant","content":"one"}`)); err != nil {
 				t.Fatal(err)
 			}
 			file := s.SessionFile()
@@ -52,7 +52,7 @@ func TestFailedAppendLeavesTheFileAsItWas(t *testing.T) {
 				t.Fatal(err)
 			}
 			ffs.Inject(tc.fault)
-			_, err = s.AppendMessage([]byte(big))
+			_, err = s.AppendMessage(raw(big))
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("append: %v, want %v", err, tc.want)
 			}
@@ -63,19 +63,19 @@ func TestFailedAppendLeavesTheFileAsItWas(t *testing.T) {
 			if after, _ := cfs.ReadFile(file); !bytes.Equal(after, before) {
 				t.Fatalf("the file changed:\n%q\nwas\n%q", after, before)
 			}
-			if _, err := s.AppendMessage([]byte(`{"role":"user","content":"after"}`)); !errors.Is(err, tc.want) {
+			if _, err := s.AppendMessage(raw(`{"role":"user","content":"after"}`)); !errors.Is(err, tc.want) {
 				t.Fatalf("append after a failed one: %v, want the same sticky error", err)
 			}
 			s.Close()
 			if after, _ := cfs.ReadFile(file); !bytes.Equal(after, before) {
 				t.Fatalf("the file changed after the close:\n%q\nwas\n%q", after, before)
 			}
-			r, err := engine.Open(context.Background(), file, opts)
+			r, err := openStore(t, opts).Open(context.Background(), file, engine.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			if _, err := r.AppendMessage([]byte(`{"role":"user","content":"recovered"}`)); err != nil {
+			if _, err := r.AppendMessage(raw(`{"role":"user","content":"recovered"}`)); err != nil {
 				t.Fatalf("append after reopen: %v", err)
 			}
 			if rec := r.Recovery(); rec.TornBytes != 0 {
@@ -91,13 +91,13 @@ func TestFailedAppendLeavesTheFileAsItWas(t *testing.T) {
 func TestFailedAppendKeepsALineAppendedAfterIt(t *testing.T) {
 	cfs := vfstest.NewCrashFS()
 	ffs := vfstest.NewFaultFS(cfs)
-	opts := engine.Options{FS: ffs, Dir: "/store", NoLock: true}
-	s, err := engine.Create(context.Background(), "/w", opts)
+	opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: "/store"})
+	s, err := openStore(t, opts).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.AppendMessage([]byte(`{"role":"assistant","content":"one"}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"assistant","content":"one"}`)); err != nil {
 		t.Fatal(err)
 	}
 	file := s.SessionFile()
@@ -124,7 +124,7 @@ func TestFailedAppendKeepsALineAppendedAfterIt(t *testing.T) {
 		return nil
 	})
 	ffs.Inject(vfstest.Fault{Op: vfstest.OpWrite, Err: syscall.ENOSPC, Written: 100})
-	_, err = s.AppendMessage([]byte(`{"role":"user","content":"` + strings.Repeat("z", 5000) + `"}`))
+	_, err = s.AppendMessage(raw(`{"role":"user","content":"` + strings.Repeat("z", 5000) + `"}`))
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("append: %v, want ENOSPC", err)
 	}
@@ -143,12 +143,12 @@ func TestFailedAppendKeepsALineAppendedAfterIt(t *testing.T) {
 // The bytes are cut on the real filesystem too (a descriptor with Seek).
 func TestFailedAppendOnTheOSFilesystem(t *testing.T) {
 	ffs := vfstest.NewFaultFS(vfs.OS())
-	opts := engine.Options{FS: ffs, Dir: t.TempDir(), NoLock: true}
-	s, err := engine.Create(context.Background(), "/w", opts)
+	opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: t.TempDir()})
+	s, err := openStore(t, opts).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage([]byte(`{"role":"assistant","content":"one"}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"assistant","content":"one"}`)); err != nil {
 		t.Fatal(err)
 	}
 	file := s.SessionFile()
@@ -157,7 +157,7 @@ func TestFailedAppendOnTheOSFilesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	ffs.Inject(vfstest.DiskFull(1))
-	if _, err := s.AppendMessage([]byte(`{"role":"user","content":"` + strings.Repeat("z", 5000) + `"}`)); !errors.Is(err, syscall.ENOSPC) {
+	if _, err := s.AppendMessage(raw(`{"role":"user","content":"` + strings.Repeat("z", 5000) + `"}`)); !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("append: %v, want ENOSPC", err)
 	}
 	s.Close()

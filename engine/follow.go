@@ -15,13 +15,13 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// FollowInterval is how often Follow looks at the session file when no
+// followInterval is how often Follow looks at the session file when no
 // interval is given: one stat (and a read of what was appended) every
 // 200 ms. sessctl polls instead of using file notifications, which are
 // not available on every filesystem (network mounts) and system sessctl
 // builds for, and would need a dependency; a poll of an unchanged file
 // costs one stat.
-const FollowInterval = 200 * time.Millisecond
+const followInterval = 200 * time.Millisecond
 
 // Refresh brings a session opened read-only up to date with its file:
 // the complete lines appended since it was read (or last refreshed) are
@@ -146,14 +146,14 @@ func (s *Session) since(before int) []*Entry {
 
 // Follow returns an iterator over the entries appended to the session
 // file from now on, as another process (an agent, pi) writes them: it
-// calls Refresh every interval (FollowInterval when 0 or less) and yields
+// calls Refresh every interval (200 ms when 0 or less) and yields
 // each new entry. It ends when ctx is done (without an error) or the
 // caller stops, and after yielding a Refresh error. The session must be
 // open read-only; a session open for writing or in memory yields nothing
 // until ctx is done.
 func (s *Session) Follow(ctx context.Context, interval time.Duration) iter.Seq2[*Entry, error] {
 	if interval <= 0 {
-		interval = FollowInterval
+		interval = followInterval
 	}
 	return func(yield func(*Entry, error) bool) {
 		t := time.NewTicker(interval)

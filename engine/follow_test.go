@@ -94,7 +94,7 @@ func TestRefresh(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.start), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s, err := engine.Open(t.Context(), path, engine.Options{ReadOnly: true})
+			s, err := engine.OpenFile(t.Context(), path, engine.OpenOptions{ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestRefreshVanishedAndWriter(t *testing.T) {
 	if err := os.WriteFile(path, []byte(followHeader), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w, err := engine.Open(t.Context(), path, engine.Options{Sync: engine.SyncNone})
+	w, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(t.Context(), path, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRefreshVanishedAndWriter(t *testing.T) {
 		t.Errorf("Refresh of a writer = %v, %v; want nothing", news, err)
 	}
 	w.Close()
-	r, err := engine.Open(t.Context(), path, engine.Options{ReadOnly: true})
+	r, err := engine.OpenFile(t.Context(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestRefreshVanishedAndWriter(t *testing.T) {
 // TestFollow reads, through Follow, what a writer appends, typed.
 func TestFollow(t *testing.T) {
 	dir := t.TempDir()
-	w, err := engine.Create(t.Context(), "/w", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	w, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(t.Context(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestFollow(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := engine.Open(t.Context(), w.SessionFile(), engine.Options{ReadOnly: true})
+	r, err := engine.OpenFile(t.Context(), w.SessionFile(), engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

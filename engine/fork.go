@@ -13,19 +13,19 @@ import (
 	"github.com/sessctl/sessctl/migrate"
 )
 
-// ForkFrom copies every entry of the session file at sourcePath (all
+// forkFrom copies every entry of the session file at sourcePath (all
 // branches, labels and names, in file order) into a new session for
-// targetCwd, whose header names the source as parentSession exactly as
-// passed (pi's forkFrom). The new file goes into opts.Dir, default the
-// per-cwd directory of targetCwd, and is written at once. The returned
-// session is open for writing on it, with cwd targetCwd.
+// targetCwd ("": the source header's cwd), whose header names the source
+// as parentSession exactly as passed (pi's forkFrom). The new file goes
+// into opts.Dir and is written at once. The returned session is open for
+// writing on it, with cwd targetCwd.
 //
 // Unlike pi, a version 1 or 2 source is migrated (in memory, the source is
 // not touched) before it is copied, so the fork is a valid version 3 file
 // instead of id-less entries under a version 3 header. A source of a newer
 // version than CurrentVersion is refused with a *VersionError
 // (ErrUnsupportedVersion).
-func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (*Session, error) {
+func forkFrom(ctx context.Context, sourcePath, targetCwd string, opts options) (*Session, error) {
 	fsys := opts.fs()
 	data, err := fsys.ReadFile(sourcePath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,7 +61,7 @@ func ForkFrom(ctx context.Context, sourcePath, targetCwd string, opts Options) (
 			targetCwd = h.Cwd
 		}
 	}
-	dir, err := opts.sessionDir(targetCwd)
+	dir, err := opts.sessionDir()
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: %w", sourcePath, err)
 	}

@@ -8,20 +8,16 @@ import (
 )
 
 // BenchmarkForkBranch forks the active branch of the 100,000-entry
-// session, as `sessctl fork` does; B/op shows that the new file is
-// streamed, not built in memory.
+// session, as `sessctl fork` does (reading the source, read-only, and
+// writing the new file); B/op shows that the new file is streamed, not
+// built in memory.
 func BenchmarkForkBranch(b *testing.B) {
 	path, size := bigSession(b)
-	src, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	leaf, _ := src.LeafID()
+	st := openStore(b, engine.StoreOptions{Sync: engine.SyncNone})
 	b.ReportAllocs()
 	b.SetBytes(size)
 	for b.Loop() {
-		ns, err := src.ForkBranch(context.Background(), leaf, engine.ForkBranchOptions{Dir: b.TempDir(), Options: engine.Options{Sync: engine.SyncNone}})
+		ns, err := st.Fork(context.Background(), path, engine.ForkOptions{Branch: true, Dir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -33,10 +29,11 @@ func BenchmarkForkBranch(b *testing.B) {
 // `sessctl fork --all` does.
 func BenchmarkForkFrom(b *testing.B) {
 	path, size := bigSession(b)
+	st := openStore(b, engine.StoreOptions{Sync: engine.SyncNone})
 	b.ReportAllocs()
 	b.SetBytes(size)
 	for b.Loop() {
-		ns, err := engine.ForkFrom(context.Background(), path, "/home/dev/project", engine.Options{Dir: b.TempDir(), Sync: engine.SyncNone})
+		ns, err := st.Fork(context.Background(), path, engine.ForkOptions{Cwd: "/home/dev/project", Dir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,36 +9,21 @@ import (
 	"github.com/sessctl/sessctl/migrate"
 )
 
-// ForkBranchOptions configure ForkBranch.
-type ForkBranchOptions struct {
-	// Cwd is the new session's working directory; "" keeps this session's.
-	Cwd string
-	// Dir is the directory of the new file. "" means this session's
-	// directory, or, when Cwd is set, the default per-cwd directory of Cwd
-	// in the agent directory (as pi's forkFrom picks it).
-	Dir string
-	// Options configure the new session (lock, sync policy, ids, clock).
-	// Options.Dir, Cwd and ReadOnly are ignored.
-	Options Options
-}
-
-// ForkBranch writes a new session file holding the root-to-leafID path of
+// forkBranch writes a new session file holding the root-to-leafID path of
 // this session, built exactly as CreateBranchedSession builds it (label
 // entries dropped and re-created for the labels whose targets are on the
 // path, parentSession naming this session's file), and returns the new
-// session, open for writing with its lock held. This session is not
-// changed, so it may be open read-only.
+// session, open for writing with its lock held, with cwd ("": this
+// session's) in dir ("": this session's directory). opts are the new
+// session's options. This session is not changed, so it may be open
+// read-only.
 //
 // Unlike CreateBranchedSession, which waits for an assistant message as pi
-// does, ForkBranch writes the new file at once: a fork is meant to be
-// found on disk. A session file of a newer version than
-// CurrentVersion (opened read-only) is refused with a
-// *VersionError.
-func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOptions) (*Session, error) {
-	opts := o.Options
-	opts.ReadOnly = false
-	opts.Dir = ""
-	opts.Cwd = ""
+// does, forkBranch writes the new file at once: a fork is meant to be
+// found on disk. A session file of a newer version than CurrentVersion
+// (opened read-only) is refused with a *VersionError.
+func (s *Session) forkBranch(ctx context.Context, leafID, cwd, dir string, opts options) (*Session, error) {
+	opts.ReadOnly, opts.Cwd, opts.create = false, "", false
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
@@ -52,20 +37,20 @@ func (s *Session) ForkBranch(ctx context.Context, leafID string, o ForkBranchOpt
 		// entries under a version 3 header would change their meaning.
 		return nil, &VersionError{Path: s.file, Found: v, Max: CurrentVersion}
 	}
-	cwd := s.cwd
-	if o.Cwd != "" {
-		cwd = o.Cwd
+	if cwd == "" {
+		cwd = s.cwd
 	}
-	dir := s.dir
-	if o.Dir != "" || o.Cwd != "" {
-		opts.Dir = o.Dir
-		d, err := opts.sessionDir(cwd)
+	if dir == "" {
+		dir = s.dir
+	} else {
+		opts.Dir = dir
+		d, err := opts.sessionDir()
 		if err != nil {
 			return nil, fmt.Errorf("fork branch: %w", err)
 		}
 		dir = d
-		opts.Dir = ""
 	}
+	opts.Dir = dir
 	// The new session starts as a copy of this one's state and lets
 	// CreateBranchedSession replace it: that builds the branched index
 	// from the shared (read-only here) index, takes the new file's lock

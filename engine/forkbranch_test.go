@@ -12,13 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 )
 
-// fixedOpts gives a fixed clock and session id.
-func fixedOpts(dir, id string) engine.Options {
-	return engine.Options{
+// fixedOpts gives a store on dir a fixed clock and session id.
+func fixedOpts(dir, id string) engine.StoreOptions {
+	return engine.StoreOptions{
 		Dir:          dir,
 		Sync:         engine.SyncNone,
 		Now:          func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) },
@@ -26,34 +27,28 @@ func fixedOpts(dir, id string) engine.Options {
 	}
 }
 
+// TestForkBranch forks one branch of a session (Store.Fork with At).
 func TestForkBranch(t *testing.T) {
 	dir := t.TempDir()
-	s, err := engine.Create(t.Context(), "/proj", fixedOpts(dir, "11111111-1111-4111-8111-111111111111"))
+	s, err := createIn(t, fixedOpts(dir, "11111111-1111-4111-8111-111111111111"), "/proj", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	user := func(text string) any {
-		return jsonl.NewObject(64).String("role", "user").String("content", text).Number("timestamp", 1).Bytes()
+	user := func(text string) message.Message {
+		return raw(string(jsonl.NewObject(64).String("role", "user").String("content", text).Number("timestamp", 1).Bytes()))
 	}
-	asst := jsonl.NewObject(64).String("role", "assistant").Raw("content", []byte(`[{"type":"text","text":"ok"}]`)).Bytes()
+	asst := raw(string(jsonl.NewObject(64).String("role", "assistant").Raw("content", []byte(`[{"type":"text","text":"ok"}]`)).Bytes()))
 	u1 := mustID(t)(s.AppendMessage(user("u1")))
 	a1 := mustID(t)(s.AppendMessage(asst))
-	label := "keep"
-	mustID(t)(s.AppendLabelChange(u1, &label))
+	mustID(t)(s.AppendLabelChange(u1, "keep"))
 	mustID(t)(s.AppendMessage(user("u2")))
 	src := s.SessionFile()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	ro, err := engine.Open(t.Context(), src, engine.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
-
 	t.Run("at an entry, into the source directory", func(t *testing.T) {
-		ns, err := ro.ForkBranch(t.Context(), a1, engine.ForkBranchOptions{Options: fixedOpts("", "22222222-2222-4222-8222-222222222222")})
+		ns, err := openStore(t, fixedOpts("", "22222222-2222-4222-8222-222222222222")).Fork(t.Context(), src, engine.ForkOptions{At: a1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +59,7 @@ func TestForkBranch(t *testing.T) {
 		if filepath.Dir(file) != dir {
 			t.Errorf("new file %s not in %s", file, dir)
 		}
-		re, err := engine.Open(t.Context(), file, engine.Options{ReadOnly: true})
+		re, err := engine.OpenFile(t.Context(), file, engine.OpenOptions{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +88,7 @@ func TestForkBranch(t *testing.T) {
 		agent := t.TempDir()
 		o := fixedOpts("", "33333333-3333-4333-8333-333333333333")
 		o.AgentDir = agent
-		ns, err := ro.ForkBranch(t.Context(), u1, engine.ForkBranchOptions{Cwd: "/other", Options: o})
+		ns, err := openStore(t, o).Fork(t.Context(), src, engine.ForkOptions{At: u1, Cwd: "/other"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +97,7 @@ func TestForkBranch(t *testing.T) {
 		if want := layout.DefaultSessionDir(agent, "/other"); filepath.Dir(file) != want {
 			t.Errorf("new file in %s, want %s", filepath.Dir(file), want)
 		}
-		re, err := engine.Open(t.Context(), file, engine.Options{ReadOnly: true})
+		re, err := engine.OpenFile(t.Context(), file, engine.OpenOptions{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,9 +111,9 @@ func TestForkBranch(t *testing.T) {
 	})
 
 	t.Run("unknown entry", func(t *testing.T) {
-		_, err := ro.ForkBranch(t.Context(), "nope", engine.ForkBranchOptions{Options: fixedOpts("", "44444444-4444-4444-8444-444444444444")})
+		_, err := openStore(t, fixedOpts("", "44444444-4444-4444-8444-444444444444")).Fork(t.Context(), src, engine.ForkOptions{At: "nope"})
 		if !errors.Is(err, engine.ErrNotFound) {
-			t.Fatalf("ForkBranch = %v, want ErrNotFound", err)
+			t.Fatalf("Fork = %v, want ErrNotFound", err)
 		}
 	})
 }
@@ -133,14 +128,17 @@ func TestTrash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	trash := filepath.Join(dir, ".trash", "t1")
+	// The store's trash, for the time of the deletion.
+	st := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone,
+		Now: func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }})
+	trash := filepath.Join(dir, ".trash", "2026-03-01T09-00-00-000Z")
 
 	// A writer holds the session: Trash refuses.
-	w, err := engine.Open(t.Context(), file, engine.Options{Sync: engine.SyncNone})
+	w, err := st.Open(t.Context(), file, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := engine.Trash(t.Context(), file, trash, engine.Options{}); !errors.Is(err, engine.ErrLocked) {
+	if _, err := st.Trash(t.Context(), file, engine.TrashOptions{}); !errors.Is(err, engine.ErrLocked) {
 		t.Fatalf("Trash while locked = %v, want ErrLocked", err)
 	}
 	// Waiting, it gives up when its context ends. (Whether it found the
@@ -149,7 +147,7 @@ func TestTrash(t *testing.T) {
 	// asserted; the refusal itself is asserted above.)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := engine.Trash(ctx, file, trash, engine.Options{Wait: true}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := st.Trash(ctx, file, engine.TrashOptions{Wait: true}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Trash waiting until a deadline = %v, want DeadlineExceeded", err)
 	}
 	if _, err := os.Stat(file); err != nil {
@@ -157,7 +155,7 @@ func TestTrash(t *testing.T) {
 	}
 	w.Close()
 
-	moved, err := engine.Trash(t.Context(), file, trash, engine.Options{})
+	moved, err := st.Trash(t.Context(), file, engine.TrashOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +189,7 @@ func TestTrash(t *testing.T) {
 			t.Errorf("%s should be gone, directory has %v", gone, names)
 		}
 	}
-	if _, err := engine.Trash(t.Context(), file, trash, engine.Options{}); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := st.Trash(t.Context(), file, engine.TrashOptions{}); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Trash of a missing file = %v, want ErrNotFound", err)
 	}
 }

@@ -21,18 +21,14 @@ func TestForkRefusesNewerVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	_, err := engine.ForkFrom(t.Context(), src, "/p", engine.Options{Dir: out})
+	st := openStore(t, engine.StoreOptions{Dir: out})
+	_, err := st.Fork(t.Context(), src, engine.ForkOptions{Cwd: "/p", Dir: out})
 	if !errors.Is(err, engine.ErrUnsupportedVersion) {
-		t.Errorf("ForkFrom of a version 4 file: %v, want ErrUnsupportedVersion", err)
+		t.Errorf("Fork (every entry) of a version 4 file: %v, want ErrUnsupportedVersion", err)
 	}
-	s, err := engine.Open(t.Context(), src, engine.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	_, err = s.ForkBranch(t.Context(), "a1", engine.ForkBranchOptions{Dir: out})
+	_, err = st.Fork(t.Context(), src, engine.ForkOptions{At: "a1", Dir: out})
 	if !errors.Is(err, engine.ErrUnsupportedVersion) {
-		t.Errorf("ForkBranch of a version 4 file: %v, want ErrUnsupportedVersion", err)
+		t.Errorf("Fork (a branch) of a version 4 file: %v, want ErrUnsupportedVersion", err)
 	}
 	if names, _ := os.ReadDir(out); len(names) != 0 {
 		t.Errorf("a refused fork wrote %v", names)

@@ -47,28 +47,27 @@ func TestAppendThroughFSSeam(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys := vfstest.NewCrashFS()
 			clock := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-			opts := engine.Options{FS: fsys, Dir: "/sessions", NoLock: true,
-				Now: func() time.Time { clock = clock.Add(time.Second); return clock }}
-			s, err := engine.Create(t.Context(), "/work", opts)
+			opts := engine.WithoutLock(engine.StoreOptions{FS: fsys, Dir: "/sessions", Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
+			s, err := openStore(t, opts).Create(t.Context(), "/work", engine.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if _, err := s.AppendMessage(map[string]any{"role": "assistant", "content": "first"}); err != nil {
+			if _, err := s.AppendMessage(raw(`{"content":"first","role":"assistant"}`)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.AppendMessage(map[string]any{"role": "user", "content": "second"}); err != nil {
+			if _, err := s.AppendMessage(raw(`{"content":"second","role":"user"}`)); err != nil {
 				t.Fatal(err)
 			}
 			tc.meddle(t, fsys, s.SessionFile())
-			_, err = s.AppendMessage(map[string]any{"role": "user", "content": "third"})
+			_, err = s.AppendMessage(raw(`{"content":"third","role":"user"}`))
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("third append: got %v, want %v", err, tc.wantErr)
 			}
 			if tc.wantErr != nil {
 				return
 			}
-			r, err := engine.Open(context.Background(), s.SessionFile(), engine.Options{FS: fsys, ReadOnly: true})
+			r, err := openStore(t, engine.StoreOptions{FS: fsys}).Open(context.Background(), s.SessionFile(), engine.OpenOptions{ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,13 +93,13 @@ func TestAppendThroughFSSeam(t *testing.T) {
 func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
 	cases := []struct {
 		name string
-		open func(ctx context.Context, opts engine.Options) (*engine.Session, error)
+		open func(ctx context.Context, st *engine.Store) (*engine.Session, error)
 	}{
-		{"create", func(ctx context.Context, opts engine.Options) (*engine.Session, error) {
-			return engine.Create(ctx, "/work", opts)
+		{"create", func(ctx context.Context, st *engine.Store) (*engine.Session, error) {
+			return st.Create(ctx, "/work", engine.CreateOptions{})
 		}},
-		{"open a new path with a new dir", func(ctx context.Context, opts engine.Options) (*engine.Session, error) {
-			return engine.Open(ctx, "/base/other/new.jsonl", opts)
+		{"open a new path with a new dir", func(ctx context.Context, st *engine.Store) (*engine.Session, error) {
+			return st.Open(ctx, "/base/other/new.jsonl", engine.OpenOptions{Create: true, Cwd: "/work", Dir: "/base/sessions/deeper"})
 		}},
 	}
 	for _, tc := range cases {
@@ -112,18 +111,18 @@ func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
 			if err := fsys.SyncDir("/"); err != nil {
 				t.Fatal(err)
 			}
-			opts := engine.Options{FS: fsys, Dir: "/base/sessions/deeper", NoLock: true, Cwd: "/work"}
-			s, err := tc.open(t.Context(), opts)
+			st := openStore(t, engine.WithoutLock(engine.StoreOptions{FS: fsys, Dir: "/base/sessions/deeper"}))
+			s, err := tc.open(t.Context(), st)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			id, err := s.AppendMessage(map[string]any{"role": "assistant", "content": "kept"})
+			id, err := s.AppendMessage(raw(`{"content":"kept","role":"assistant"}`))
 			if err != nil {
 				t.Fatal(err)
 			}
 			after := fsys.CrashClone(nil)
-			r, err := engine.Open(t.Context(), s.SessionFile(), engine.Options{FS: after, ReadOnly: true})
+			r, err := openStore(t, engine.StoreOptions{FS: after}).Open(t.Context(), s.SessionFile(), engine.OpenOptions{ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,29 +144,29 @@ func TestReopenMakesTheFileNameDurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	ffs := vfstest.NewFaultFS(disk)
-	opts := engine.Options{FS: ffs, Dir: "/sessions", NoLock: true}
-	s, err := engine.Create(t.Context(), "/work", opts)
+	opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: "/sessions"})
+	s, err := openStore(t, opts).Create(t.Context(), "/work", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ffs.Inject(vfstest.Fault{Op: vfstest.OpSyncDir, Err: syscall.EIO})
-	if _, err := s.AppendMessage(map[string]any{"role": "assistant", "content": "unacknowledged"}); !errors.Is(err, syscall.EIO) {
+	if _, err := s.AppendMessage(raw(`{"content":"unacknowledged","role":"assistant"}`)); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("first append: %v, want the injected EIO", err)
 	}
 	file := s.SessionFile()
 	_ = s.Close()
 
-	r, err := engine.Open(t.Context(), file, opts)
+	r, err := openStore(t, opts).Open(t.Context(), file, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	id, err := r.AppendMessage(map[string]any{"role": "user", "content": "acknowledged"})
+	id, err := r.AppendMessage(raw(`{"content":"acknowledged","role":"user"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	after := disk.CrashClone(nil)
-	c, err := engine.Open(t.Context(), file, engine.Options{FS: after, ReadOnly: true})
+	c, err := openStore(t, engine.StoreOptions{FS: after}).Open(t.Context(), file, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

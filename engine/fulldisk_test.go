@@ -3,7 +3,6 @@ package engine_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -22,15 +21,15 @@ import (
 // is freed) is a whole entry, not glued onto a fragment of the label.
 func TestLabelOnAFullTmpfs(t *testing.T) {
 	dir := testenv.Tmpfs(t, 600<<10)
-	s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir})
+	s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"run the tests","timestamp":1}`))
+	target, err := s.AppendMessage(raw(`{"role":"user","content":"run the tests","timestamp":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"running"}],"timestamp":2}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"assistant","content":[{"type":"text","text":"running"}],"timestamp":2}`)); err != nil {
 		t.Fatal(err)
 	}
 	file := s.SessionFile()
@@ -66,12 +65,12 @@ func TestLabelOnAFullTmpfs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := engine.Open(context.Background(), file, engine.Options{})
+	w, err := engine.OpenFile(context.Background(), file, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := strings.Repeat("label ", 200<<10/6)
-	_, err = w.AppendLabelChange(target, &text)
+	_, err = w.AppendLabelChange(target, text)
 	w.Close()
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("label on a full disk: %v, want ENOSPC", err)
@@ -98,7 +97,7 @@ func TestLabelOnAFullTmpfs(t *testing.T) {
 	if piID == "" {
 		t.Fatal("pi wrote no entry")
 	}
-	r, err := engine.Open(context.Background(), file, engine.Options{ReadOnly: true})
+	r, err := engine.OpenFile(context.Background(), file, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func writeSession(t *testing.T, body string) string {
 
 func openRO(t *testing.T, p string) *engine.Session {
 	t.Helper()
-	s, err := engine.Open(context.Background(), p, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(context.Background(), p, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("open %s: %v", p, err)
 	}
@@ -85,7 +85,7 @@ func TestHostileInputs(t *testing.T) {
 			t.Fatal("deeply nested message not read")
 		}
 		// And as caller data, encoded for a new entry.
-		w, err := engine.Create(context.Background(), "/w", engine.Options{Dir: t.TempDir(), Sync: engine.SyncNone})
+		w, err := openStore(t, engine.StoreOptions{Dir: t.TempDir(), Sync: engine.SyncNone}).Create(context.Background(), "/w", engine.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestHostileInputs(t *testing.T) {
 	})
 	t.Run("ids with separators, dot-dot or NUL never touch a path", func(t *testing.T) {
 		dir := t.TempDir()
-		s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir, Sync: engine.SyncNone})
+		s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(context.Background(), "/w", engine.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,9 +146,9 @@ func TestHostileInputs(t *testing.T) {
 		if err := mkfifo(filepath.Join(dir, "pipe.jsonl")); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
-		done := make(chan []engine.SessionInfo, 1)
+		done := make(chan []engine.Info, 1)
 		go func() {
-			infos, _ := engine.List(context.Background(), "", engine.ListOptions{Dir: dir, NoIndex: true})
+			infos, _ := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{NoIndex: true})
 			done <- infos
 		}()
 		select {
@@ -169,7 +169,7 @@ func TestHostileInputs(t *testing.T) {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := engine.Open(context.Background(), link, engine.Options{}); !errors.Is(err, vfs.ErrSymlink) {
+		if _, err := engine.OpenFile(context.Background(), link, engine.OpenOptions{}); !errors.Is(err, vfs.ErrSymlink) {
 			t.Fatalf("write-mode open through a symlink: %v, want ErrSymlink", err)
 		}
 		if data, _ := os.ReadFile(target); string(data) != hdr {
@@ -189,11 +189,11 @@ func TestHostileInputs(t *testing.T) {
 		}
 		// The open changes nothing; the first write cuts the torn tail,
 		// and refuses to when its bytes cannot be kept.
-		s, err := engine.Open(context.Background(), p, engine.Options{Now: func() time.Time { return at }})
+		s, err := openStore(t, engine.StoreOptions{Now: func() time.Time { return at }}).Open(context.Background(), p, engine.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.AppendMessage([]byte(`{"role":"user","content":"x"}`))
+		_, err = s.AppendMessage(raw(`{"role":"user","content":"x"}`))
 		s.Close()
 		if !errors.Is(err, vfs.ErrSymlink) {
 			t.Fatalf("first append: %v, want ErrSymlink", err)
@@ -210,9 +210,9 @@ func TestHostileInputs(t *testing.T) {
 		cfs := vfstest.NewCrashFS()
 		ffs := vfstest.NewFaultFS(cfs)
 		ffs.Inject(vfstest.Fault{Op: vfstest.OpCreate, Err: syscall.EROFS, Repeat: true})
-		s, err := engine.Create(context.Background(), "/w", engine.Options{FS: ffs, Dir: "/store", NoLock: true})
+		s, err := openStore(t, engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: "/store"})).Create(context.Background(), "/w", engine.CreateOptions{})
 		if err == nil {
-			_, err = s.AppendMessage([]byte(`{"role":"assistant","content":"x"}`))
+			_, err = s.AppendMessage(raw(`{"role":"assistant","content":"x"}`))
 			s.Close()
 		}
 		if !errors.Is(err, syscall.EROFS) || !strings.Contains(err.Error(), "/store") {
@@ -222,30 +222,30 @@ func TestHostileInputs(t *testing.T) {
 	t.Run("a full disk: the append fails and is cut off, the session refuses more, a reopen recovers", func(t *testing.T) {
 		cfs := vfstest.NewCrashFS()
 		ffs := vfstest.NewFaultFS(cfs)
-		opts := engine.Options{FS: ffs, Dir: "/store", NoLock: true}
-		s, err := engine.Create(context.Background(), "/w", opts)
+		opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: "/store"})
+		s, err := openStore(t, opts).Create(context.Background(), "/w", engine.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AppendMessage([]byte(`{"role":"assistant","content":"one"}`)); err != nil {
+		if _, err := s.AppendMessage(raw(`{"role":"assistant","content":"one"}`)); err != nil {
 			t.Fatal(err)
 		}
 		ffs.Inject(vfstest.DiskFull(1))
-		if _, err := s.AppendMessage([]byte(`{"role":"user","content":"` + strings.Repeat("z", 5000) + `"}`)); !errors.Is(err, syscall.ENOSPC) {
+		if _, err := s.AppendMessage(raw(`{"role":"user","content":"` + strings.Repeat("z", 5000) + `"}`)); !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("append on a full disk: %v", err)
 		}
 		ffs.Clear()
-		if _, err := s.AppendMessage([]byte(`{"role":"user","content":"after"}`)); !errors.Is(err, syscall.ENOSPC) {
+		if _, err := s.AppendMessage(raw(`{"role":"user","content":"after"}`)); !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("append after a failed one: %v, want the same sticky error", err)
 		}
 		file := s.SessionFile()
 		s.Close()
-		r, err := engine.Open(context.Background(), file, opts)
+		r, err := openStore(t, opts).Open(context.Background(), file, engine.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if _, err := r.AppendMessage([]byte(`{"role":"user","content":"recovered"}`)); err != nil {
+		if _, err := r.AppendMessage(raw(`{"role":"user","content":"recovered"}`)); err != nil {
 			t.Fatalf("append after reopen: %v", err)
 		}
 		// The failed append cut off what it wrote: nothing to repair.
@@ -260,11 +260,11 @@ func TestHostileInputs(t *testing.T) {
 // fail or see a partial line.
 func TestConcurrentAppendersAndReaders(t *testing.T) {
 	dir := t.TempDir()
-	s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage([]byte(`{"role":"assistant","content":"start"}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"assistant","content":"start"}`)); err != nil {
 		t.Fatal(err)
 	}
 	const writers, each = 8, 150
@@ -280,7 +280,7 @@ func TestConcurrentAppendersAndReaders(t *testing.T) {
 					return
 				default:
 				}
-				r, err := engine.Open(context.Background(), s.SessionFile(), engine.Options{ReadOnly: true})
+				r, err := engine.OpenFile(context.Background(), s.SessionFile(), engine.OpenOptions{ReadOnly: true})
 				if err == nil {
 					if m := r.Recovery().Malformed; m != 0 {
 						err = fmt.Errorf("reader saw %d malformed lines", m)
@@ -289,7 +289,7 @@ func TestConcurrentAppendersAndReaders(t *testing.T) {
 					r.Close()
 				}
 				if err == nil {
-					_, err = engine.List(context.Background(), "", engine.ListOptions{Dir: dir, NoIndex: true})
+					_, err = openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{NoIndex: true})
 				}
 				if err != nil {
 					mu.Lock()
@@ -304,7 +304,7 @@ func TestConcurrentAppendersAndReaders(t *testing.T) {
 	for w := range writers {
 		aw.Go(func() {
 			for i := range each {
-				if _, err := s.AppendMessage([]byte(fmt.Sprintf(`{"role":"user","content":"w%d-%d"}`, w, i))); err != nil {
+				if _, err := s.AppendMessage(raw(fmt.Sprintf(`{"role":"user","content":"w%d-%d"}`, w, i))); err != nil {
 					t.Error(err)
 					return
 				}

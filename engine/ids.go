@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// NewUUID returns a random lower-case version 4 UUID, like
+// newUUID returns a random lower-case version 4 UUID, like
 // crypto.randomUUID().
-func NewUUID() string {
+func newUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40

@@ -24,7 +24,12 @@ import (
 // parent kills it with SIGKILL at a random moment.
 func appender() int {
 	path := os.Args[1]
-	s, err := engine.Open(context.Background(), path, engine.Options{Sync: engine.SyncEach, Command: "kill-child"})
+	st, err := engine.OpenStore(context.Background(), engine.StoreOptions{Dir: filepath.Dir(path), Sync: engine.SyncEach, Command: "kill-child"})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child store:", err)
+		return 1
+	}
+	s, err := st.Open(context.Background(), path, engine.OpenOptions{Create: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child open:", err)
 		return 1
@@ -45,7 +50,7 @@ func appender() int {
 			role = "assistant"
 		}
 		body := fmt.Sprintf(`{"role":%q,"content":"n=%d %s","timestamp":%d}`, role, i, pad[:(i*7919)%len(pad)], 1772355600000+i)
-		if _, err := s.AppendMessage([]byte(body)); err != nil {
+		if _, err := s.AppendMessage(raw(body)); err != nil {
 			fmt.Fprintln(os.Stderr, "child append:", err)
 			return 1
 		}
@@ -126,7 +131,7 @@ func TestKillWhileAppending(t *testing.T) {
 		// The kernel released the lock with the process: a write-mode open
 		// succeeds at once, and a torn tail the kill left is cut (the
 		// killed appender holds no descriptor any more).
-		s, err := engine.Open(context.Background(), path, engine.Options{Sync: engine.SyncNone})
+		s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(context.Background(), path, engine.OpenOptions{})
 		if err != nil {
 			t.Fatalf("kill %d: reopen: %v", k, err)
 		}

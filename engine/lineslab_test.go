@@ -16,7 +16,7 @@ import (
 // larger than the blocks lines are built in, and checks that every entry
 // still holds exactly its own bytes afterwards, in memory and in the file.
 func TestAppendedLinesDoNotOverlap(t *testing.T) {
-	s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: t.TempDir()})
+	s, err := openStore(t, engine.StoreOptions{Dir: t.TempDir()}).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestAppendedLinesDoNotOverlap(t *testing.T) {
 		if i%2 == 1 {
 			role = "assistant"
 		}
-		if _, err := s.AppendMessage([]byte(fmt.Sprintf(`{"role":%q,"content":%q,"timestamp":%d}`, role, text, i))); err != nil {
+		if _, err := s.AppendMessage(raw(fmt.Sprintf(`{"role":%q,"content":%q,"timestamp":%d}`, role, text, i))); err != nil {
 			t.Fatal(err)
 		}
 		texts = append(texts, text)

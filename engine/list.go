@@ -20,9 +20,9 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// SessionInfo is what listing reports about one session file: pi's
-// SessionInfo, field for field.
-type SessionInfo struct {
+// Info is a listed row: what listing reports about one session file,
+// pi's SessionInfo, field for field. (An open session is a Session.)
+type Info struct {
 	Path string
 	// ID is the header's id as JSON (a string in every valid file; pi
 	// passes other types through).
@@ -60,20 +60,20 @@ type SessionInfo struct {
 	ModTime time.Time
 
 	// cache holds the encoded fields of an info read from the list
-	// index, with the values they encode, so WriteInfo can copy them.
+	// index, with the values they encode, so AppendJSON can copy them.
 	cache *infoCache
 }
 
 // infoCache is the list index's encoding of an info (see infoJSON).
 type infoCache struct {
 	json []byte
-	snap SessionInfo // the fields json encodes, as decoded
+	snap Info // the fields json encodes, as decoded
 }
 
 // cachedJSON returns the cached encoding when the info still holds the
 // values it encodes (a caller may have changed a field of its copy).
 // Strings that share their bytes compare in constant time.
-func (i *SessionInfo) cachedJSON() []byte {
+func (i *Info) cachedJSON() []byte {
 	c := i.cache
 	if c == nil {
 		return nil
@@ -92,53 +92,53 @@ func (i *SessionInfo) cachedJSON() []byte {
 // AllMessagesText returns the texts of all user and assistant messages
 // joined with single spaces (pi's allMessagesText, the bulk of a listing:
 // it is decoded on demand).
-func (i *SessionInfo) AllMessagesText() string {
+func (i *Info) AllMessagesText() string {
 	s, _ := jsonl.String(i.allTextJSON)
 	return s
 }
 
 // IDString returns the id as a string (its JSON text when not a string).
-func (i *SessionInfo) IDString() string {
+func (i *Info) IDString() string {
 	if s, ok := jsonl.String(i.ID); ok {
 		return s
 	}
 	return string(i.ID)
 }
 
-// ListOptions configure List, ListAll and ListTree.
+// ListOptions configure Store.List and Store.Sessions.
 type ListOptions struct {
-	// Dir lists this directory instead of the default one for the cwd.
-	Dir string
-	// AgentDir and Agent locate the store (see Options).
-	AgentDir string
-	Agent    layout.Agent
 	// Progress, when not nil, is called after each file with the number
 	// of files done and the total, from one goroutine at a time.
 	Progress func(loaded, total int)
-	// FS is the filesystem; nil means vfs.OS().
-	FS vfs.FS
-	// NoIndex reads every file instead of using the list index (see
-	// ListIndexPath); the index is then neither read nor written.
+	// NoIndex reads every file instead of using the list index (kept in
+	// the store's cache directory, one file per session directory); the
+	// index is then neither read nor written. The index never changes
+	// what a listing returns, only how fast it is.
 	NoIndex bool
-	// CacheDir is where the list index is kept; "" means
-	// layout.CacheDir(). Without a cache directory there is no index.
-	CacheDir string
 	// Warn, when not nil, is told about each file named like a session
 	// that was left out because it could not be read (permission denied,
 	// a broken or looping symbolic link, a named pipe or other special
-	// file: ErrNotRegular), and each directory of ListAll or ListTree
-	// that could not be read. The error names the file. Files that are
-	// read but are not sessions (no header) are left out silently, as pi
+	// file: vfs.ErrNotRegular), and each directory of the store that
+	// could not be read. The error names the file. Files that are read
+	// but are not sessions (no header) are left out silently, as pi
 	// leaves them out. Warn is called after the listing, in path order,
 	// from the calling goroutine.
 	Warn func(err error)
 }
 
-func (o ListOptions) fs() vfs.FS { return orOS(o.FS) }
+// listing is a listing's options with the store's filesystem and cache
+// directory.
+type listing struct {
+	ListOptions
+	FS       vfs.FS
+	CacheDir string
+}
+
+func (o listing) fs() vfs.FS { return orOS(o.FS) }
 
 // withCache resolves the cache directory once for a listing; without one
 // there is no index.
-func (o ListOptions) withCache() ListOptions {
+func (o listing) withCache() listing {
 	if !o.NoIndex {
 		o.CacheDir = resolveCache(o.CacheDir)
 		o.NoIndex = o.CacheDir == ""
@@ -146,56 +146,30 @@ func (o ListOptions) withCache() ListOptions {
 	return o
 }
 
-func orOS(fsys vfs.FS) vfs.FS {
-	if fsys == nil {
-		return vfs.OS()
-	}
-	return fsys
-}
-
-// List returns the sessions of cwd's directory (or o.Dir), newest
-// modification first, as pi's SessionManager.list does. Files that are not
-// sessions (no header as first object) are left out. A missing directory
-// gives an empty list; nothing is created (pi creates the default
-// directory): a listing writes nothing into the store.
-func List(ctx context.Context, cwd string, o ListOptions) ([]SessionInfo, error) {
+// listDir returns the sessions of one directory, newest modification
+// first, as pi's SessionManager.list does (see Store.List).
+func listDir(ctx context.Context, o listing, dir string) ([]Info, error) {
 	o = o.withCache()
-	dir := o.Dir
-	if dir == "" {
-		opts := Options{AgentDir: o.AgentDir, Agent: o.Agent, FS: o.FS}
-		var err error
-		if dir, err = opts.sessionDirPath(cwd); err != nil {
-			return nil, err
-		}
-	}
 	files, err := sessionFilesIndexed(o, dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return []SessionInfo{}, nil
+			return []Info{}, nil
 		}
 		return nil, err
 	}
 	return listFiles(ctx, o, []dirFiles{files})
 }
 
-// ListAll returns the sessions of every per-cwd directory under
-// <agentDir>/sessions (immediate subdirectories only, symlinks not
-// followed), newest modification first.
-func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
+// listAll returns the sessions of every per-cwd directory under an
+// agent's sessions directory root (immediate subdirectories only,
+// symlinks not followed), newest modification first (pi's listAll).
+func listAll(ctx context.Context, o listing, root string) ([]Info, error) {
 	o = o.withCache()
-	agent := o.AgentDir
-	if agent == "" {
-		var err error
-		if agent, err = layout.AgentDir(o.Agent); err != nil {
-			return nil, err
-		}
-	}
-	root := layout.SessionsDir(agent)
 	fsys := o.fs()
 	ents, err := fsys.ReadDir(root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return []SessionInfo{}, nil
+			return []Info{}, nil
 		}
 		return nil, err
 	}
@@ -215,13 +189,13 @@ func ListAll(ctx context.Context, o ListOptions) ([]SessionInfo, error) {
 	return listFilesWarn(ctx, o, dirs, warns)
 }
 
-// ListTree returns the sessions of root and of every directory below it,
-// newest modification first: a store laid out any way, listed as the CLI
-// looks session ids up in it. The files are those StoreFiles finds: .trash
-// directories are left out and symbolic links to directories are not
-// followed. A missing root is an error matching fs.ErrNotExist;
-// unreadable directories below it are reported to o.Warn and skipped.
-func ListTree(ctx context.Context, root string, o ListOptions) ([]SessionInfo, error) {
+// listTree returns the sessions of root and of every directory below it,
+// newest modification first: a store laid out any way. The files are
+// those Store.Files finds: .trash directories are left out and symbolic
+// links to directories are not followed. A missing root is an error
+// matching fs.ErrNotExist; unreadable directories below it are reported
+// to o.Warn and skipped.
+func listTree(ctx context.Context, o listing, root string) ([]Info, error) {
 	o = o.withCache()
 	dirs, skipped, err := walkStore(ctx, root, func(dir string) (dirFiles, error) {
 		return sessionFilesIndexed(o, dir)
@@ -259,7 +233,7 @@ type dirFiles struct {
 
 // sessionFilesIndexed is sessionFiles that also reads the directory's
 // list index (unless o.NoIndex), at the same time as the stats are taken.
-func sessionFilesIndexed(o ListOptions, dir string) (dirFiles, error) {
+func sessionFilesIndexed(o listing, dir string) (dirFiles, error) {
 	fsys := o.fs()
 	var index map[string]indexEntry
 	done := make(chan struct{})
@@ -343,11 +317,11 @@ func sessionFiles(fsys vfs.FS, dir string, withStats bool) (dirFiles, error) {
 // listFiles builds the infos of the files (from the list index where it is
 // valid, reading the others on every CPU), refreshes the indexes, and sorts.
 // The files that could not be read are reported to o.Warn, after warns.
-func listFiles(ctx context.Context, o ListOptions, dirs []dirFiles) ([]SessionInfo, error) {
+func listFiles(ctx context.Context, o listing, dirs []dirFiles) ([]Info, error) {
 	return listFilesWarn(ctx, o, dirs, nil)
 }
 
-func listFilesWarn(ctx context.Context, o ListOptions, dirs []dirFiles, warns []error) ([]SessionInfo, error) {
+func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []error) ([]Info, error) {
 	type job struct {
 		dir, name string
 		st        fs.FileInfo
@@ -357,7 +331,7 @@ func listFilesWarn(ctx context.Context, o ListOptions, dirs []dirFiles, warns []
 	for _, d := range dirs {
 		total += len(d.names)
 	}
-	infos := make([]*SessionInfo, total)
+	infos := make([]*Info, total)
 	readErrs := make([]error, total) // why a file could not be listed
 	fsys := o.fs()
 	now := time.Now()
@@ -485,42 +459,35 @@ func listFilesWarn(ctx context.Context, o ListOptions, dirs []dirFiles, warns []
 		}
 	}
 	// Sort pointers, then copy once.
-	live := make([]*SessionInfo, 0, total)
+	live := make([]*Info, 0, total)
 	for _, in := range infos {
 		if in != nil {
 			live = append(live, in)
 		}
 	}
-	slices.SortStableFunc(live, func(a, b *SessionInfo) int { return b.Modified.Compare(a.Modified) })
-	out := make([]SessionInfo, len(live))
+	slices.SortStableFunc(live, func(a, b *Info) int { return b.Modified.Compare(a.Modified) })
+	out := make([]Info, len(live))
 	for i, in := range live {
 		out[i] = *in
 	}
 	return out, nil
 }
 
-// SortInfos sorts by Modified, newest first; ties keep their order.
-func SortInfos(infos []SessionInfo) {
-	slices.SortStableFunc(infos, func(a, b SessionInfo) int {
-		return b.Modified.Compare(a.Modified)
-	})
-}
-
-// errNotSession is returned by ReadInfo for files pi does not list.
+// errNotSession is returned by readInfo for files pi does not list.
 var errNotSession = errors.New("not a session file")
 
-// ReadInfo reads one file's SessionInfo without migrating it. Files whose
-// first JSON object is not a session header are reported with an error
-// (pi leaves them out of listings). A nil fsys means vfs.OS().
-func ReadInfo(fsys vfs.FS, path string) (*SessionInfo, error) {
+// readInfo reads one file's Info without migrating it. Files whose
+// first JSON object is not a session header are reported with
+// errNotSession (pi leaves them out of listings).
+func readInfo(fsys vfs.FS, path string) (*Info, error) {
 	var buf []byte
 	var b infoBuilder
 	return readInfoBuf(orOS(fsys), path, &buf, &b)
 }
 
-// readInfoBuf is ReadInfo reading into *buf, which it grows and keeps for
+// readInfoBuf is readInfo reading into *buf, which it grows and keeps for
 // the next file.
-func readInfoBuf(fsys vfs.FS, path string, buf *[]byte, b *infoBuilder) (*SessionInfo, error) {
+func readInfoBuf(fsys vfs.FS, path string, buf *[]byte, b *infoBuilder) (*Info, error) {
 	// Read up to the size stat gave (the size the list index keys on): a
 	// line appended since is not needed.
 	data, size, mtime, err := vfs.ReadInto(fsys, path, *buf)
@@ -531,23 +498,18 @@ func readInfoBuf(fsys vfs.FS, path string, buf *[]byte, b *infoBuilder) (*Sessio
 	return b.build(path, data, mtime, size)
 }
 
-// InfoFromBytes computes a SessionInfo from a file's bytes, mtime and
-// size. The result shares no memory with data.
-func InfoFromBytes(path string, data []byte, mtime time.Time, size int64) (*SessionInfo, error) {
-	var b infoBuilder
-	return b.build(path, data, mtime, size)
-}
-
-// build is InfoFromBytes; b's buffers are reused from file to file.
-func (b *infoBuilder) build(path string, data []byte, mtime time.Time, size int64) (*SessionInfo, error) {
+// build computes the Info of a file from its bytes, mtime and size; b's
+// buffers are reused from file to file. The result shares no memory with
+// data.
+func (b *infoBuilder) build(path string, data []byte, mtime time.Time, size int64) (*Info, error) {
 	b.start(path, mtime, size)
 	jsonl.EachEntry(data, b.add)
 	return b.finish()
 }
 
-// infoBuilder computes a SessionInfo entry by entry.
+// infoBuilder computes an Info entry by entry.
 type infoBuilder struct {
-	info      *SessionInfo
+	info      *Info
 	header    bool // the first object was a session header
 	seen      bool // any object was seen
 	headerMs  float64
@@ -563,7 +525,7 @@ type infoBuilder struct {
 }
 
 func (b *infoBuilder) start(path string, mtime time.Time, size int64) {
-	*b = infoBuilder{info: &SessionInfo{Path: path, Size: size, ModTime: mtime}, text: append(b.text[:0], '"')}
+	*b = infoBuilder{info: &Info{Path: path, Size: size, ModTime: mtime}, text: append(b.text[:0], '"')}
 }
 
 // add takes the next object line; it returns false once the file is known
@@ -637,7 +599,7 @@ func (b *infoBuilder) add(e *Entry, m *jsonl.MessageMembers) bool {
 	return true
 }
 
-func (b *infoBuilder) finish() (*SessionInfo, error) {
+func (b *infoBuilder) finish() (*Info, error) {
 	if !b.header {
 		return nil, errNotSession
 	}
@@ -710,19 +672,13 @@ func appendTextOf(dst []byte, m *jsonl.MessageMembers) []byte {
 	return dst
 }
 
-// FindMostRecent returns the session file in dir that pi's continueRecent
-// would pick: among the *.jsonl files whose first line, read from their
-// first 512 bytes, is a session header with a string id, the one with the
-// newest mtime. ok is false when there is none. A nil fsys means
-// vfs.OS().
-func FindMostRecent(fsys vfs.FS, dir string) (path string, ok bool) {
-	return findMostRecent(fsys, dir, false)
-}
-
-// findMostRecent is FindMostRecent, passing over files whose header has a
-// parentSession when skipChildren is set.
+// findMostRecent returns the session file in dir that pi's
+// continueRecent would pick (pi's findMostRecentSession): among the
+// *.jsonl files whose first line, read from their first 512 bytes, is a
+// session header with a string id, the one with the newest mtime; with
+// skipChildren, files whose header has a parentSession are passed over.
+// ok is false when there is none.
 func findMostRecent(fsys vfs.FS, dir string, skipChildren bool) (path string, ok bool) {
-	fsys = orOS(fsys)
 	files, err := sessionFiles(fsys, dir, false)
 	if err != nil {
 		return "", false
@@ -764,26 +720,17 @@ func headerInFirst512(fsys vfs.FS, name string) (jsonl.Header, bool) {
 	return jsonl.ParseHeader(e), true
 }
 
-// ContinueRecent opens the most recent session of cwd's directory (see
-// FindMostRecent) with cwd as its cwd, or creates a new session when there
-// is none (pi's continueRecent). With opts.SkipChildSessions, sessions
-// whose header names a parentSession are passed over.
-func ContinueRecent(ctx context.Context, cwd string, opts Options) (*Session, error) {
-	dir, err := opts.sessionDir(cwd)
+// continueRecent is Store.ContinueRecent in the session directory
+// opts.Dir.
+func continueRecent(ctx context.Context, cwd string, opts options) (*Session, error) {
+	dir, err := opts.sessionDir()
 	if err != nil {
 		return nil, err
 	}
+	opts.Dir = dir
 	if path, ok := findMostRecent(opts.fs(), dir, opts.SkipChildSessions); ok {
-		o := opts
-		o.Cwd = cwd
-		o.Dir = dir
-		return Open(ctx, path, o)
+		opts.Cwd = cwd
+		return open(ctx, path, opts)
 	}
-	o := opts
-	o.Dir = dir
-	return Create(ctx, cwd, o)
+	return create(ctx, cwd, opts)
 }
-
-// Info is what listing reports about one session file: pi's SessionInfo,
-// field for field.
-type Info = SessionInfo

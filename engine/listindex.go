@@ -19,8 +19,8 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// The list index caches each session file's SessionInfo, one index file
-// per listed directory under the user cache directory (ListIndexPath), so
+// The list index caches each session file's Info, one index file
+// per listed directory under the user cache directory (listIndexPath), so
 // that listing thousands of sessions reads one file instead of all of
 // them. Nothing is written into the session directory, which belongs to
 // pi. It is never the source of truth:
@@ -37,18 +37,10 @@ import (
 //     safe, and a cache directory that cannot be made means no index. It
 //     holds message text, so it is created 0600 in a 0700 directory.
 
-// IndexName is the name of the list index file that earlier versions kept
-// in each session directory. It is no longer read or written (the index
-// lives under the user cache directory, see ListIndexPath); such a file
-// may be deleted.
-//
-// Deprecated: the list index is at ListIndexPath.
-const IndexName = ".sessctl-list-index"
-
-// ListIndexPath returns the list index file of the session directory dir
+// listIndexPath returns the list index file of the session directory dir
 // under cacheDir (layout.CacheDir): <cacheDir>/list-index/<the first 32
 // hex digits of the SHA-256 of dir's absolute path>.
-func ListIndexPath(cacheDir, dir string) string {
+func listIndexPath(cacheDir, dir string) string {
 	sum := sha256.Sum256([]byte(absDir(dir)))
 	return filepath.Join(cacheDir, "list-index", hex.EncodeToString(sum[:16]))
 }
@@ -87,7 +79,7 @@ const racyWindow = 2 * time.Second
 type indexEntry struct {
 	size    int64
 	mtimeNs int64
-	info    *SessionInfo // nil: the file is not a session
+	info    *Info // nil: the file is not a session
 }
 
 // readIndex loads dir's index; a missing or unusable index gives an empty
@@ -97,7 +89,7 @@ func readIndex(fsys vfs.FS, cacheDir, dir string) map[string]indexEntry {
 	if cacheDir == "" {
 		return out
 	}
-	data, err := vfs.ReadFile(fsys, ListIndexPath(cacheDir, dir))
+	data, err := vfs.ReadFile(fsys, listIndexPath(cacheDir, dir))
 	if err != nil {
 		return out
 	}
@@ -227,10 +219,10 @@ func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
 }
 
 // decodeInfo reads the fields infoJSON wrote, keeping its bytes for
-// WriteInfo. allMessagesText, the last member, is taken by position and
-// left encoded (see SessionInfo.AllMessagesText).
-func decodeInfo(raw []byte) (*SessionInfo, bool) {
-	in := &SessionInfo{}
+// Info.AppendJSON. allMessagesText, the last member, is taken by position and
+// left encoded (see Info.AllMessagesText).
+func decodeInfo(raw []byte) (*Info, bool) {
+	in := &Info{}
 	hasModified := false
 	head := raw
 	const textKey = `,"allMessagesText":`
@@ -278,8 +270,8 @@ func decodeInfo(raw []byte) (*SessionInfo, bool) {
 
 // withCache stores in's list-index encoding (infoJSON) in it and makes its
 // allMessagesText share that encoding, so the text is held once, and
-// WriteInfo and the index copy the encoding as it is.
-func withCache(in *SessionInfo) {
+// Info.AppendJSON and the index copy the encoding as it is.
+func withCache(in *Info) {
 	j := infoJSON(in)
 	n := len(allTextJSON(in))
 	in.allTextJSON = j[len(j)-1-n : len(j)-1 : len(j)-1]
@@ -306,7 +298,7 @@ func writeIndex(fsys vfs.FS, cacheDir, dir string, entries map[string]indexEntry
 			buf = encodeIndexLine(buf, n, ent)
 		}
 	}
-	path := ListIndexPath(cacheDir, dir)
+	path := listIndexPath(cacheDir, dir)
 	if err := fsys.MkdirAll(filepath.Dir(path), vfs.DirMode); err != nil {
 		return
 	}
@@ -356,7 +348,7 @@ func (s *Session) refreshIndex() {
 		return
 	}
 	fsys := s.opts.fs()
-	path := ListIndexPath(cache, filepath.Dir(s.file))
+	path := listIndexPath(cache, filepath.Dir(s.file))
 	if _, err := fsys.Lstat(path); err != nil {
 		return
 	}

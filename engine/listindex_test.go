@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	generate "github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/layout"
 )
@@ -47,7 +48,7 @@ func indexPath(t *testing.T, dir string) string {
 
 func listJSON(t *testing.T, dir string, noIndex bool) any {
 	t.Helper()
-	infos, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir, NoIndex: noIndex})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{NoIndex: noIndex})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestListIndexDamagedOrRacy(t *testing.T) {
 func TestListIndexUpdatedByWrites(t *testing.T) {
 	dir := makeStore(t, 3)
 	listJSON(t, dir, false)
-	s, err := engine.Create(context.Background(), "/home/dev/project", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(context.Background(), "/home/dev/project", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestListIndexUpdatedByWrites(t *testing.T) {
 		`{"role":"user","content":"written through the engine","timestamp":1777593600000}`,
 		`{"role":"assistant","content":[{"type":"text","text":"and indexed on close"}],"provider":"p","model":"m","timestamp":1777593601000}`,
 	} {
-		if _, err := s.AppendMessage([]byte(m)); err != nil {
+		if _, err := s.AppendMessage(raw(m)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -191,7 +192,7 @@ func TestListIndexUpdatedByWrites(t *testing.T) {
 func TestWriteInfoNoticesChangedFields(t *testing.T) {
 	dir := makeStore(t, 2)
 	listJSON(t, dir, false) // builds the index
-	infos, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestWriteInfoNoticesChangedFields(t *testing.T) {
 	in.Name, in.HasName = "renamed by the caller", true
 	in.MessageCount = 12345
 	var buf strings.Builder
-	engine.WriteInfo(&buf, &in)
+	render.Info(&buf, &in)
 	if !strings.Contains(buf.String(), `"name":"renamed by the caller"`) || !strings.Contains(buf.String(), `"messageCount":12345`) {
 		t.Fatalf("WriteInfo used stale cached bytes:\n%s", buf.String())
 	}
@@ -233,7 +234,7 @@ func TestListWritesNothingIntoTheStore(t *testing.T) {
 	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	infos, err := engine.List(t.Context(), "", engine.ListOptions{Dir: dir, CacheDir: filepath.Join(blocked, "cache")})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir, CacheDir: filepath.Join(blocked, "cache")}).List(t.Context(), "/", engine.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

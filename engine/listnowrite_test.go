@@ -15,12 +15,13 @@ import (
 func TestListingCreatesNothing(t *testing.T) {
 	for _, noIndex := range []bool{false, true} {
 		agent := filepath.Join(t.TempDir(), "agent")
-		o := engine.ListOptions{AgentDir: agent, NoIndex: noIndex}
-		got, err := engine.List(t.Context(), "/home/dev/proj", o)
+		o := engine.ListOptions{NoIndex: noIndex}
+		st := openStore(t, engine.StoreOptions{AgentDir: agent})
+		got, err := st.List(t.Context(), "/home/dev/proj", o)
 		if err != nil || len(got) != 0 {
 			t.Fatalf("List: %v, %v; want nothing", got, err)
 		}
-		for info, err := range engine.Sessions(t.Context(), "/home/dev/proj", o) {
+		for info, err := range st.Sessions(t.Context(), "/home/dev/proj", o) {
 			t.Fatalf("Sessions gave %v, %v; want nothing", info, err)
 		}
 		if _, err := os.Lstat(agent); !errors.Is(err, os.ErrNotExist) {

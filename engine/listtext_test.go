@@ -3,12 +3,14 @@ package engine_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -66,7 +68,11 @@ func TestListTextExtraction(t *testing.T) {
 			for _, l := range c.lines {
 				data = append(data, l+"\n"...)
 			}
-			info, err := engine.InfoFromBytes("/w/s.jsonl", data, time.Unix(0, 0), int64(len(data)))
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			info, err := openStore(t, engine.StoreOptions{}).Info(t.Context(), path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +87,7 @@ func TestListTextExtraction(t *testing.T) {
 				t.Errorf("AllMessagesText = %q, want %q", got, want)
 			}
 			var buf bytes.Buffer
-			engine.WriteInfo(&buf, info)
+			render.Info(&buf, info)
 			var out map[string]json.RawMessage
 			if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
 				t.Fatalf("WriteInfo wrote invalid JSON: %v\n%s", err, buf.Bytes())

@@ -50,7 +50,7 @@ func oldSymlink(t *testing.T, target, link string) {
 
 // listed lists dir (twice with the index, to use what the first wrote)
 // and returns the first messages listed and the warnings, as strings.
-func listed(t *testing.T, list func(o engine.ListOptions) ([]engine.SessionInfo, error)) (msgs, warns []string) {
+func listed(t *testing.T, list func(o engine.ListOptions) ([]engine.Info, error)) (msgs, warns []string) {
 	t.Helper()
 	infos, err := list(engine.ListOptions{Warn: func(err error) { warns = append(warns, err.Error()) }})
 	if err != nil {
@@ -79,9 +79,8 @@ func TestListWarnsAboutUnreadableFiles(t *testing.T) {
 	}
 	oldSymlink(t, "pipe.jsonl", filepath.Join(dir, "topipe.jsonl"))
 
-	list := func(o engine.ListOptions) ([]engine.SessionInfo, error) {
-		o.Dir = dir
-		return engine.List(context.Background(), "", o)
+	list := func(o engine.ListOptions) ([]engine.Info, error) {
+		return openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", o)
 	}
 	wantWarns := []string{
 		"open " + filepath.Join(dir, "dangling.jsonl") + ": no such file or directory",
@@ -124,9 +123,8 @@ func TestListFollowsSymlinkedSessions(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "real.jsonl")
 	writeOld(t, target, sessionBytes("r", "before"))
 	oldSymlink(t, target, filepath.Join(dir, "link.jsonl"))
-	list := func(o engine.ListOptions) ([]engine.SessionInfo, error) {
-		o.Dir = dir
-		return engine.List(context.Background(), "", o)
+	list := func(o engine.ListOptions) ([]engine.Info, error) {
+		return openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", o)
 	}
 	if msgs, _ := listed(t, list); len(msgs) != 1 || msgs[0] != "before" {
 		t.Fatalf("listed %q", msgs)
@@ -166,8 +164,8 @@ func TestListTree(t *testing.T) {
 	listMust(t, os.Remove(filepath.Join(root, "p", "link")))
 	listMust(t, os.Symlink(out, filepath.Join(root, "p", "link")))
 
-	list := func(o engine.ListOptions) ([]engine.SessionInfo, error) {
-		return engine.ListTree(context.Background(), root, o)
+	list := func(o engine.ListOptions) ([]engine.Info, error) {
+		return openStore(t, engine.StoreOptions{Dir: root}).List(context.Background(), "", o)
 	}
 	msgs, warns := listed(t, list)
 	if diff := cmp.Diff([]string{"top", "project", "deeper"}, msgs, sortStrings); diff != "" {
@@ -176,11 +174,11 @@ func TestListTree(t *testing.T) {
 	if len(warns) != 0 {
 		t.Errorf("warnings: %q", warns)
 	}
-	_, err := engine.ListTree(context.Background(), filepath.Join(root, "nope"), engine.ListOptions{})
+	_, err := openStore(t, engine.StoreOptions{Dir: filepath.Join(root, "nope")}).List(context.Background(), "", engine.ListOptions{})
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(root, "nope")) {
 		t.Errorf("missing root: %v, want not-exist naming it", err)
 	}
-	_, err = engine.ListTree(context.Background(), filepath.Join(root, "a.jsonl"), engine.ListOptions{})
+	_, err = openStore(t, engine.StoreOptions{Dir: filepath.Join(root, "a.jsonl")}).List(context.Background(), "", engine.ListOptions{})
 	if !errors.Is(err, syscall.ENOTDIR) {
 		t.Errorf("a file as root: %v, want ENOTDIR", err)
 	}

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -18,18 +17,17 @@ import (
 func TestWriteRefusesParentLoops(t *testing.T) {
 	body := msgLine("r", "", `"root"`) + msgLine("x", "y", `"x"`) + msgLine("y", "x", `"y"`) +
 		msgLine("z", "z", `"self"`) + msgLine("c", "x", `"below"`)
-	ptr := func(s string) *string { return &s }
 	cases := []struct {
 		name  string
 		write func(s *engine.Session) error
 		at    string // the loop entry the error names; "" when the write is fine
 	}{
 		{"append from a leaf below a loop", func(s *engine.Session) error {
-			_, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi"}`))
+			_, err := s.AppendMessage(raw(`{"role":"user","content":"hi"}`))
 			return err
 		}, "x"},
 		{"label from a leaf below a loop", func(s *engine.Session) error {
-			_, err := s.AppendLabelChange("r", ptr("l"))
+			_, err := s.AppendLabelChange("r", "l")
 			return err
 		}, "x"},
 		{"compaction from a leaf below a loop", func(s *engine.Session) error {
@@ -37,11 +35,11 @@ func TestWriteRefusesParentLoops(t *testing.T) {
 			return err
 		}, "x"},
 		{"branch with summary onto a loop entry", func(s *engine.Session) error {
-			_, err := s.BranchWithSummary(ptr("y"), "s", nil, nil)
+			_, err := s.BranchWithSummary(engine.BranchSummary{FromID: "y", Summary: "s"})
 			return err
 		}, "y"},
 		{"branch with summary onto a self-parent", func(s *engine.Session) error {
-			_, err := s.BranchWithSummary(ptr("z"), "s", nil, nil)
+			_, err := s.BranchWithSummary(engine.BranchSummary{FromID: "z", Summary: "s"})
 			return err
 		}, "z"},
 		{"branch onto a loop entry, then append", func(s *engine.Session) error {
@@ -56,12 +54,12 @@ func TestWriteRefusesParentLoops(t *testing.T) {
 			return err
 		}, "x"},
 		{"branch with summary onto a plain entry", func(s *engine.Session) error {
-			_, err := s.BranchWithSummary(ptr("r"), "s", nil, nil)
+			_, err := s.BranchWithSummary(engine.BranchSummary{FromID: "r", Summary: "s"})
 			return err
 		}, ""},
 		{"reset leaf, then append", func(s *engine.Session) error {
 			s.ResetLeaf()
-			_, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"fresh root"}`))
+			_, err := s.AppendMessage(raw(`{"role":"user","content":"fresh root"}`))
 			return err
 		}, ""},
 	}
@@ -69,7 +67,7 @@ func TestWriteRefusesParentLoops(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeSession(t, body)
 			before, _ := os.ReadFile(p)
-			s, err := engine.Open(context.Background(), p, engine.Options{Sync: engine.SyncNone})
+			s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(context.Background(), p, engine.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

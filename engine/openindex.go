@@ -19,7 +19,7 @@ import (
 // lines is and what its envelope holds (what the validating parse finds),
 // so that a read-only open of a file that was opened before reads it
 // without parsing it again. One index file per session file, under the
-// user cache directory (OffsetIndexPath); nothing is written next to the
+// user cache directory (offsetIndexPath); nothing is written next to the
 // session, whose directory belongs to the agent. It is never the source
 // of truth:
 //
@@ -35,10 +35,10 @@ import (
 //     missing, damaged (checksum), foreign (another path) or stale is
 //     ignored and the file is parsed in full, as without the index.
 
-// OffsetIndexPath returns the offset index file of the session file at
+// offsetIndexPath returns the offset index file of the session file at
 // path under cacheDir (layout.CacheDir): <cacheDir>/offset-index/<the
 // first 32 hex digits of the SHA-256 of the file's absolute path>.
-func OffsetIndexPath(cacheDir, path string) string {
+func offsetIndexPath(cacheDir, path string) string {
 	sum := sha256.Sum256([]byte(absDir(path)))
 	return filepath.Join(cacheDir, "offset-index", hex.EncodeToString(sum[:16]))
 }
@@ -253,7 +253,7 @@ func (s *Session) readIndexed() (data []byte, st fs.FileInfo, p *jsonl.Parsed, k
 // offsetIndexFile returns the offset index file that a read-only open of
 // the session file at abs (stat st) may use and keep, or "" when none
 // may.
-func offsetIndexFile(opts Options, abs string, st fs.FileInfo) string {
+func offsetIndexFile(opts options, abs string, st fs.FileInfo) string {
 	minSize := int64(offsetIndexMin)
 	if opts.testIndexMin > 0 {
 		minSize = opts.testIndexMin
@@ -268,7 +268,7 @@ func offsetIndexFile(opts Options, abs string, st fs.FileInfo) string {
 	if cache == "" {
 		return ""
 	}
-	ixPath := OffsetIndexPath(cache, abs)
+	ixPath := offsetIndexPath(cache, abs)
 	if dir := filepath.Dir(abs); ixPath == abs || strings.HasPrefix(ixPath, dir+string(filepath.Separator)) {
 		// A cache directory inside the session's own directory: the
 		// agent's store is never written to.
@@ -281,13 +281,13 @@ func offsetIndexFile(opts Options, abs string, st fs.FileInfo) string {
 // as p, whose entries' parent positions parents gives, to ixPath when the
 // parse may be indexed and the file is not too recent. It is best
 // effort, without fsync: a damaged index is ignored.
-func keepOffsetIndex(fsys vfs.FS, opts Options, ixPath, abs string, st fs.FileInfo, p *jsonl.Parsed, parents func() []int32) {
+func keepOffsetIndex(fsys vfs.FS, opts options, ixPath, abs string, st fs.FileInfo, p *jsonl.Parsed, parents func() []int32) {
 	writeOffsetIndex(fsys, ixPath, offsetIndexOf(opts, abs, st, p, parents))
 }
 
 // offsetIndexOf returns the offset index keepOffsetIndex writes, or nil
 // when the parse may not be indexed or the file is too recent.
-func offsetIndexOf(opts Options, abs string, st fs.FileInfo, p *jsonl.Parsed, parents func() []int32) []byte {
+func offsetIndexOf(opts options, abs string, st fs.FileInfo, p *jsonl.Parsed, parents func() []int32) []byte {
 	if !cleanParse(p) || !cacheable(st.ModTime(), opts.now()) {
 		return nil
 	}

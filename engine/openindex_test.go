@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	generate "github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // indexFixture is a generated session file aged past the racy window, and
@@ -65,9 +67,9 @@ func (f *indexFixture) age() {
 func (f *indexFixture) open() (*engine.Session, engine.OffsetIndexUse) {
 	f.t.Helper()
 	var use engine.OffsetIndexUse = -1
-	opts := engine.WithOffsetIndexTest(engine.Options{ReadOnly: true, CacheDir: f.cache}, 1,
+	opts := engine.WithOffsetIndexTest(engine.StoreOptions{CacheDir: f.cache}, 1,
 		func(u engine.OffsetIndexUse) { use = u })
-	s, err := engine.Open(context.Background(), f.path, opts)
+	s, err := openStore(f.t, opts).Open(context.Background(), f.path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func (f *indexFixture) check() engine.OffsetIndexUse {
 	f.t.Helper()
 	s, use := f.open()
 	defer s.Close()
-	ref, err := engine.Open(context.Background(), f.path, engine.Options{ReadOnly: true, NoOffsetIndex: true, CacheDir: f.cache})
+	ref, err := openStore(f.t, engine.StoreOptions{NoOffsetIndex: true, CacheDir: f.cache}).Open(context.Background(), f.path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -112,8 +114,10 @@ func sessionDiff(a, b *engine.Session) string {
 	if a.Recovery() != b.Recovery() {
 		return fmt.Sprintf("recovery %+v, want %+v", a.Recovery(), b.Recovery())
 	}
-	la, ka := a.LeafIDKind()
-	lb, kb := b.LeafIDKind()
+	var la, lb string
+	var ka, kb engine.Kind
+	a.Index(func(ix *tree.Index) { la, ka = ix.Leaf() })
+	b.Index(func(ix *tree.Index) { lb, kb = ix.Leaf() })
 	if la != lb || ka != kb {
 		return fmt.Sprintf("leaf %q, want %q", la, lb)
 	}
@@ -175,7 +179,7 @@ func (f *indexFixture) appendLines(text string) {
 
 func lastID(t *testing.T, path string) string {
 	t.Helper()
-	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	s, err := openStore(t, engine.StoreOptions{NoOffsetIndex: true}).Open(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,21 +351,21 @@ func neverStale(t *testing.T, read func(*indexFixture) engine.OffsetIndexUse) {
 func (f *indexFixture) readContext() engine.OffsetIndexUse {
 	f.t.Helper()
 	var use engine.OffsetIndexUse = -1
-	opts := engine.WithOffsetIndexTest(engine.Options{CacheDir: f.cache}, 1, func(u engine.OffsetIndexUse) { use = u })
-	fc, err := engine.ReadContext(context.Background(), f.path, "", opts)
+	opts := engine.WithOffsetIndexTest(engine.StoreOptions{CacheDir: f.cache}, 1, func(u engine.OffsetIndexUse) { use = u })
+	fc, err := engine.ReadContextIn(context.Background(), openStore(f.t, opts), f.path, "")
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	ref, err := engine.Open(context.Background(), f.path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	ref, err := openStore(f.t, engine.StoreOptions{NoOffsetIndex: true}).Open(context.Background(), f.path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	defer ref.Close()
 	var got, want bytes.Buffer
-	if err := engine.WriteContext(&got, fc.Context); err != nil {
+	if err := render.Context(&got, fc.Context); err != nil {
 		f.t.Fatal(err)
 	}
-	if err := engine.WriteContext(&want, ref.Context()); err != nil {
+	if err := render.Context(&want, ref.Context()); err != nil {
 		f.t.Fatal(err)
 	}
 	if got.String() != want.String() {
@@ -454,10 +458,10 @@ func TestOffsetIndexDamaged(t *testing.T) {
 
 func TestOffsetIndexOff(t *testing.T) {
 	f := newIndexFixture(t, 200, 7)
-	s, err := engine.Open(context.Background(), f.path, engine.WithOffsetIndexTest(
-		engine.Options{ReadOnly: true, CacheDir: f.cache, NoOffsetIndex: true}, 1, func(engine.OffsetIndexUse) {
+	s, err := openStore(t, engine.WithOffsetIndexTest(
+		engine.StoreOptions{CacheDir: f.cache, NoOffsetIndex: true}, 1, func(engine.OffsetIndexUse) {
 			t.Error("NoOffsetIndex: the offset index was looked for")
-		}))
+		})).Open(context.Background(), f.path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,10 +480,10 @@ func TestOffsetIndexOff(t *testing.T) {
 	}
 	// A write-mode open neither reads nor writes it.
 	f.age()
-	w, err := engine.Open(context.Background(), f.path, engine.WithOffsetIndexTest(
-		engine.Options{CacheDir: f.cache}, 1, func(engine.OffsetIndexUse) {
+	w, err := openStore(t, engine.WithOffsetIndexTest(
+		engine.StoreOptions{CacheDir: f.cache}, 1, func(engine.OffsetIndexUse) {
 			t.Error("write-mode open looked for the offset index")
-		}))
+		})).Open(context.Background(), f.path, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,20 +13,21 @@ import (
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 )
 
 // piParity maps every public member of pi's SessionManager (instance and
-// static) to its Go counterpart: "Session.Name" (a method, checked to
-// exist), "engine.Name" (a package function, listed in goFuncs), or
-// "not applicable: why".
+// static) to its Go counterpart: "Session.Name" or "Store.Name" (a
+// method, checked to exist), "pkg.Name" (a package function, listed in
+// goFuncs), or "not applicable: why".
 var piParity = map[string]string{
-	"setSessionFile":            "Session.SetSessionFile",
+	"setSessionFile":            "not applicable: a Session is the handle of one file; Store.Open opens another",
 	"newSession":                "Session.NewSession",
 	"isPersisted":               "Session.IsPersisted",
 	"getCwd":                    "Session.Cwd",
-	"getSessionDir":             "Session.SessionDir",
+	"getSessionDir":             "not applicable: the session directory is the file's (Session.SessionFile), or the Dir given to Store.Create or Store.Open",
 	"getSessionId":              "Session.SessionID",
 	"getSessionFile":            "Session.SessionFile",
 	"_persist":                  "not applicable: pi's internal write step (underscore), public only in TypeScript's emit; Session writes each append itself",
@@ -38,8 +39,8 @@ var piParity = map[string]string{
 	"appendSessionInfo":         "Session.AppendSessionInfo",
 	"getSessionName":            "Session.Name",
 	"appendCustomMessageEntry":  "Session.AppendCustomMessageEntry",
-	"getLeafId":                 "Session.LeafIDKind",
-	"getLeafEntry":              "Session.LeafEntry",
+	"getLeafId":                 "Session.LeafID",
+	"getLeafEntry":              "not applicable: Session.Entry of Session.LeafID",
 	"getEntry":                  "Session.Entry",
 	"getChildren":               "Session.Children",
 	"getLabel":                  "Session.Label",
@@ -53,13 +54,13 @@ var piParity = map[string]string{
 	"resetLeaf":                 "Session.ResetLeaf",
 	"branchWithSummary":         "Session.BranchWithSummary",
 	"createBranchedSession":     "Session.CreateBranchedSession",
-	"create":                    "engine.Create",
-	"open":                      "engine.Open",
-	"continueRecent":            "engine.ContinueRecent",
-	"inMemory":                  "engine.InMemory",
-	"forkFrom":                  "engine.ForkFrom",
-	"list":                      "engine.List",
-	"listAll":                   "engine.ListAll",
+	"create":                    "Store.Create",
+	"open":                      "Store.Open",
+	"continueRecent":            "Store.ContinueRecent",
+	"inMemory":                  "Store.Create",
+	"forkFrom":                  "Store.Fork",
+	"list":                      "Store.List",
+	"listAll":                   "Store.List",
 }
 
 // piModuleParity maps the functions session-manager exports beside the
@@ -67,7 +68,7 @@ var piParity = map[string]string{
 var piModuleParity = map[string]string{
 	"getLatestCompactionEntry": "compaction.LatestCompactionEntry",
 	"buildSessionContext":      "compaction.Build",
-	"findMostRecentSession":    "engine.FindMostRecent",
+	"findMostRecentSession":    "Store.ContinueRecent",
 	"getDefaultSessionDir":     "layout.DefaultSessionDir",
 	"migrateSessionEntries":    "not applicable: migration is package migrate's (migrate.Entries), applied by Open",
 	"parseSessionEntries":      "not applicable: parsing is internal (internal/jsonl), applied by Open",
@@ -76,9 +77,6 @@ var piModuleParity = map[string]string{
 
 // goFuncs are the package functions the tables may name.
 var goFuncs = map[string]any{
-	"engine.Create": engine.Create, "engine.Open": engine.Open, "engine.ContinueRecent": engine.ContinueRecent,
-	"engine.InMemory": engine.InMemory, "engine.ForkFrom": engine.ForkFrom, "engine.List": engine.List,
-	"engine.ListAll": engine.ListAll, "engine.FindMostRecent": engine.FindMostRecent,
 	"compaction.LatestCompactionEntry": compaction.LatestCompactionEntry, "compaction.Build": compaction.Build,
 	"layout.DefaultSessionDir": layout.DefaultSessionDir,
 }
@@ -113,7 +111,7 @@ func TestPiSessionManagerParity(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^export declare function ([A-Za-z_$][A-Za-z0-9_$]*)`).FindAllStringSubmatch(src, -1) {
 		funcs = append(funcs, m[1])
 	}
-	session := reflect.TypeOf(&engine.Session{})
+	session, store := reflect.TypeOf(&engine.Session{}), reflect.TypeOf(&engine.Store{})
 	check := func(kind, name, goName string, ok bool) {
 		switch {
 		case !ok:
@@ -121,6 +119,10 @@ func TestPiSessionManagerParity(t *testing.T) {
 		case strings.HasPrefix(goName, "not applicable: "):
 		case strings.HasPrefix(goName, "Session."):
 			if _, ok := session.MethodByName(strings.TrimPrefix(goName, "Session.")); !ok {
+				t.Errorf("pi's %s maps to %s, which does not exist", name, goName)
+			}
+		case strings.HasPrefix(goName, "Store."):
+			if _, ok := store.MethodByName(strings.TrimPrefix(goName, "Store.")); !ok {
 				t.Errorf("pi's %s maps to %s, which does not exist", name, goName)
 			}
 		default:
@@ -144,51 +146,36 @@ func TestPiSessionManagerParity(t *testing.T) {
 	}
 }
 
-func TestSetSessionFileAndLatestCompaction(t *testing.T) {
+// TestLatestCompaction: pi's getLatestCompactionEntry of the leaf's
+// branch is compaction.LatestCompactionEntry of Session.BranchPath; and a
+// session never written leaves no lock file when it is closed.
+func TestLatestCompaction(t *testing.T) {
 	dir := t.TempDir()
-	other := filepath.Join(dir, "other.jsonl")
-	if err := os.WriteFile(other, []byte(followHeader+userLine("a", "", "one")+"\n"), 0o600); err != nil {
+	st := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone})
+	unwritten, err := st.Create(t.Context(), "/w", engine.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.Create(t.Context(), "/w", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	first := unwritten.SessionFile()
+	if err := unwritten.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sessionfile.LockPath(first)); err == nil {
+		t.Error("the first, never written, session's lock file is still there")
+	}
+	s, err := st.Create(t.Context(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	first := s.SessionFile()
-	if err := s.SetSessionFile(t.Context(), other); err != nil {
-		t.Fatal(err)
-	}
-	if s.SessionFile() != other || s.SessionID() != "f0000000-0000-4000-8000-000000000001" || s.Cwd() != "/w" {
-		t.Errorf("after SetSessionFile: file %s, id %s, cwd %s", s.SessionFile(), s.SessionID(), s.Cwd())
-	}
-	if _, err := os.Stat(engine.LockPath(first)); err == nil {
-		t.Error("the first, never written, session's lock file is still there")
-	}
-	if _, ok := s.LatestCompactionEntry(); ok {
+	if _, ok := compaction.LatestCompactionEntry(s.BranchPath("")); ok {
 		t.Error("a compaction where there is none")
 	}
 	at := time.UnixMilli(1)
-	must[string](t)(s.AppendMessage(reply(at)))
-	id := must[string](t)(s.AppendCompactionResult(compaction.Result{Summary: "sum", FirstKeptEntryID: "a", TokensBefore: 5}))
+	a := must[string](t)(s.AppendMessage(reply(at)))
+	id := must[string](t)(s.AppendCompaction(engine.Compaction{Summary: "sum", FirstKeptEntryID: a, TokensBefore: 5}))
 	must[string](t)(s.AppendMessage(message.NewUser("after", at)))
-	if e, ok := s.LatestCompactionEntry(); !ok || e.ID != id {
+	if e, ok := compaction.LatestCompactionEntry(s.BranchPath("")); !ok || e.ID != id {
 		t.Errorf("LatestCompactionEntry = %v, %v; want %s", e, ok, id)
-	}
-	// The writer holds other.jsonl's lock now.
-	if _, err := engine.Open(t.Context(), other, engine.Options{}); err == nil {
-		t.Error("a second writer opened the switched-to file")
-	}
-	if err := s.SetSessionFile(t.Context(), filepath.Join(dir, "bad.jsonl")); err != nil {
-		t.Fatal(err) // a missing file: a new session to be written there
-	}
-	if err := os.WriteFile(filepath.Join(dir, "corrupt.jsonl"), []byte("garbage\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetSessionFile(t.Context(), filepath.Join(dir, "corrupt.jsonl")); err == nil {
-		t.Error("switched to a corrupt file")
-	}
-	if _, err := s.AppendMessage(message.NewUser("x", at)); err == nil {
-		t.Error("a session whose switch failed still writes")
 	}
 }

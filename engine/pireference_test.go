@@ -30,6 +30,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
 )
@@ -92,13 +93,13 @@ var stateFields = []string{"sessionId", "sessionFile", "sessionDir", "cwd", "isP
 // ourState is sessctl's state object of a file, as JSON data.
 func ourState(t *testing.T, path string) map[string]any {
 	t.Helper()
-	s, err := engine.Open(t.Context(), path, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(t.Context(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}
 	defer s.Close()
 	var buf bytes.Buffer
-	if err := s.WriteState(&buf, engine.StateOptions{}); err != nil {
+	if err := render.State(&buf, s, render.StateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var v map[string]any
@@ -204,14 +205,14 @@ func short(v any) string {
 // ourList is sessctl's listing of dir, each info as JSON data.
 func ourList(t *testing.T, cwd, dir string) []map[string]any {
 	t.Helper()
-	infos, err := engine.List(t.Context(), cwd, engine.ListOptions{Dir: dir, NoIndex: true})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), cwd, engine.ListOptions{NoIndex: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []map[string]any
 	for i := range infos {
 		var buf bytes.Buffer
-		engine.WriteInfo(&buf, &infos[i])
+		render.Info(&buf, &infos[i])
 		var v map[string]any
 		if err := json.Unmarshal(buf.Bytes(), &v); err != nil {
 			t.Fatal(err)
@@ -225,7 +226,7 @@ func ourList(t *testing.T, cwd, dir string) []map[string]any {
 // script's shape (nil for "nothing to compact").
 func ourPrepared(t *testing.T, path string, keep int) *piPrepared {
 	t.Helper()
-	s, err := engine.Open(t.Context(), path, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(t.Context(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,15 +285,17 @@ type forkOut struct {
 	path   string
 }
 
-// makeForks forks every source whole (ForkFrom) and branches it at its
-// leaf and at an entry two thirds along its active branch (ForkBranch,
-// built as CreateBranchedSession builds it), into dir.
+// makeForks forks every source whole (Store.Fork, pi's forkFrom) and
+// branches it at its leaf and at an entry two thirds along its active
+// branch (Store.Fork with At, built as CreateBranchedSession builds it),
+// into dir.
 func makeForks(t *testing.T, sources []string, dir string) []forkOut {
 	t.Helper()
 	var out []forkOut
+	st := openStore(t, engine.StoreOptions{Sync: engine.SyncNone})
 	for i, src := range sources {
 		fd := filepath.Join(dir, fmt.Sprintf("fork-%02d", i))
-		f, err := engine.ForkFrom(t.Context(), src, "/fork/target", engine.Options{Dir: fd, Sync: engine.SyncNone})
+		f, err := st.Fork(t.Context(), src, engine.ForkOptions{Cwd: "/fork/target", Dir: fd})
 		if err != nil {
 			t.Fatalf("fork %s: %v", src, err)
 		}
@@ -300,7 +303,7 @@ func makeForks(t *testing.T, sources []string, dir string) []forkOut {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
-		s, err := engine.Open(t.Context(), src, engine.Options{ReadOnly: true})
+		s, err := engine.OpenFile(t.Context(), src, engine.OpenOptions{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +311,7 @@ func makeForks(t *testing.T, sources []string, dir string) []forkOut {
 		targets := []string{branch[len(branch)-1].ID, branch[len(branch)*2/3].ID}
 		for j, target := range targets {
 			bd := filepath.Join(dir, fmt.Sprintf("branch-%02d-%d", i, j))
-			b, err := s.ForkBranch(t.Context(), target, engine.ForkBranchOptions{Dir: bd, Options: engine.Options{Sync: engine.SyncNone}})
+			b, err := st.Fork(t.Context(), src, engine.ForkOptions{At: target, Dir: bd})
 			if err != nil {
 				t.Fatalf("branch %s at %s: %v", src, target, err)
 			}
@@ -374,7 +377,7 @@ func TestPiReference(t *testing.T) {
 		} else {
 			t.Errorf("session %d (%s): %v differ from pi's:\n%s", i, filepath.Base(f), bad, diffs)
 		}
-		s, err := engine.Open(t.Context(), f, engine.Options{ReadOnly: true, Cwd: otherCwd})
+		s, err := engine.OpenFile(t.Context(), f, engine.OpenOptions{ReadOnly: true, Cwd: otherCwd})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/lock"
 )
@@ -33,15 +33,15 @@ import (
 func TestLabelsBesideARunningPi(t *testing.T) {
 	node, modules := testenv.Pi(t)
 	dir := t.TempDir()
-	s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir})
+	s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"run the tests","timestamp":1}`))
+	target, err := s.AppendMessage(raw(`{"role":"user","content":"run the tests","timestamp":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"running"}],"timestamp":2}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"assistant","content":[{"type":"text","text":"running"}],"timestamp":2}`)); err != nil {
 		t.Fatal(err)
 	}
 	file := s.SessionFile()
@@ -77,7 +77,7 @@ func TestLabelsBesideARunningPi(t *testing.T) {
 	// The test holds the session's lock itself, as a long-running writer
 	// would, so that an open reads the file as soon as pi is seen in the
 	// middle of a line (taking the lock first would make it late).
-	lk, err := lock.Acquire(context.Background(), engine.LockPath(file), lock.Options{Command: "sessctl label"})
+	lk, err := lock.Acquire(context.Background(), sessionfile.LockPath(file), lock.Options{Command: "sessctl label"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +92,11 @@ func TestLabelsBesideARunningPi(t *testing.T) {
 		default:
 		}
 		waitMidLine(t, file)
-		w, err := engine.Open(context.Background(), file, engine.Options{NoLock: true})
+		w, err := openStore(t, engine.WithoutLock(engine.StoreOptions{})).Open(context.Background(), file, engine.OpenOptions{})
 		if err != nil {
 			t.Fatalf("open: %v", err)
 		}
-		id, err := w.AppendLabelChange(target, &text)
+		id, err := w.AppendLabelChange(target, text)
 		if cerr := w.Close(); err == nil {
 			err = cerr
 		}

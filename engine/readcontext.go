@@ -29,15 +29,15 @@ type FileContext struct {
 }
 
 // ReadContext returns the model context of the session file at path, as
-// a read-only Open followed by Context (or ContextAt the entry leaf, when
-// leaf is not empty) would, while holding far less in memory: the file
+// a read-only OpenFile followed by Context (or ContextAt the entry leaf,
+// when leaf is not empty) would, while holding far less in memory: the file
 // is parsed in pieces, message entries are kept without their bytes, and
 // only the lines the context holds are read back, each checked to be the
 // line that was parsed. A leaf that names no entry is an error wrapping
 // ErrNotFound.
 //
-// A session file of 4 MiB or more gets the offset index a read-only Open
-// keeps (see Options.NoOffsetIndex), and ReadContext uses and keeps it
+// A session file of 4 MiB or more gets the offset index a read-only open
+// keeps (see StoreOptions.NoOffsetIndex), and ReadContext uses and keeps it
 // too: with an index that matches the file's size, modification time
 // and identity and the checksums of its first and last lines, the file
 // is not parsed at all, and only the entries that are not messages and
@@ -45,12 +45,20 @@ type FileContext struct {
 //
 // When the file changes while it is read (pi appends without a lock), it
 // is read again; a file that needs migrating, is not a regular file or
-// does not parse as a session (ReadContext then returns the error Open
-// would) is read whole, by Open. Of opts, FS, CacheDir and
-// NoOffsetIndex apply (and Cwd, for a file that does not exist: Open's
-// fresh session); ReadContext never writes the session file, only the
-// offset index in the cache directory.
-func ReadContext(ctx context.Context, path, leaf string, opts Options) (*FileContext, error) {
+// does not parse as a session (ReadContext then returns the error
+// OpenFile would) is read whole, by a read-only open. A path that does
+// not exist is ErrNotFound. o is used as for a read-only OpenFile
+// (ReadOnly is implied). ReadContext never writes the session file, only
+// the offset index in the cache directory. Like OpenFile, it works with
+// the default StoreOptions (the real filesystem, the user's cache
+// directory).
+func ReadContext(ctx context.Context, path, leaf string, o OpenOptions) (*FileContext, error) {
+	o.ReadOnly = true
+	return readContext(ctx, path, leaf, (&Store{}).openOptions(o))
+}
+
+// readContext is ReadContext with the session options opts.
+func readContext(ctx context.Context, path, leaf string, opts options) (*FileContext, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("read context of %s: %w", path, err)
@@ -68,7 +76,7 @@ func ReadContext(ctx context.Context, path, leaf string, opts Options) (*FileCon
 		}
 	}
 	opts.ReadOnly = true
-	s, err := Open(ctx, abs, opts)
+	s, err := open(ctx, abs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +104,7 @@ var (
 // readContextLean is ReadContext's reading in pieces. It returns
 // errWholeFile for every file it does not answer for, and errReadAgain
 // when the file changed while it was read.
-func readContextLean(opts Options, abs, leaf string) (*FileContext, error) {
+func readContextLean(opts options, abs, leaf string) (*FileContext, error) {
 	fsys := opts.fs()
 	f, err := fsys.OpenFile(abs, os.O_RDONLY, 0)
 	if err != nil {

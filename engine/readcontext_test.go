@@ -17,6 +17,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/testenv"
 	generate "github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -26,7 +27,7 @@ import (
 // as JSON.
 func openContext(t *testing.T, path, leaf string) string {
 	t.Helper()
-	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	s, err := openStore(t, engine.StoreOptions{NoOffsetIndex: true}).Open(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func openContext(t *testing.T, path, leaf string) string {
 func contextJSON(t *testing.T, c compaction.Context) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := engine.WriteContext(&b, c); err != nil {
+	if err := render.Context(&b, c); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -49,13 +50,13 @@ func contextJSON(t *testing.T, c compaction.Context) string {
 
 // readContext returns ReadContext's context as JSON, checking its header
 // and file against a read-only Open's.
-func readContext(t *testing.T, path, leaf string, opts engine.Options) string {
+func readContext(t *testing.T, path, leaf string, opts engine.StoreOptions) string {
 	t.Helper()
-	fc, err := engine.ReadContext(context.Background(), path, leaf, opts)
+	fc, err := engine.ReadContextIn(context.Background(), openStore(t, opts), path, leaf)
 	if err != nil {
 		t.Fatalf("ReadContext(%s, %q): %v", path, leaf, err)
 	}
-	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	s, err := openStore(t, engine.StoreOptions{NoOffsetIndex: true}).Open(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func readContext(t *testing.T, path, leaf string, opts engine.Options) string {
 // file's leaf ("") and at some of its entries.
 func openContexts(t *testing.T, path string) map[string]string {
 	t.Helper()
-	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+	s, err := openStore(t, engine.StoreOptions{NoOffsetIndex: true}).Open(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,15 +119,15 @@ func contextFiles(t *testing.T, versions ...int) []string {
 func TestReadContextMatchesOpen(t *testing.T) {
 	files := contextFiles(t, 3, 1)
 	for _, p := range files {
-		if _, err := engine.Open(context.Background(), p, engine.Options{ReadOnly: true}); err != nil {
+		if _, err := engine.OpenFile(context.Background(), p, engine.OpenOptions{ReadOnly: true}); err != nil {
 			// A corpus file that does not open: ReadContext gives Open's error.
-			if _, err2 := engine.ReadContext(context.Background(), p, "", engine.Options{}); err2 == nil || err2.Error() != err.Error() {
+			if _, err2 := engine.ReadContext(context.Background(), p, "", engine.OpenOptions{}); err2 == nil || err2.Error() != err.Error() {
 				t.Errorf("%s: ReadContext error %v, Open's %v", filepath.Base(p), err2, err)
 			}
 			continue
 		}
 		for leaf, want := range openContexts(t, p) {
-			if diff := cmp.Diff(want, readContext(t, p, leaf, engine.Options{})); diff != "" {
+			if diff := cmp.Diff(want, readContext(t, p, leaf, engine.StoreOptions{})); diff != "" {
 				t.Errorf("%s at leaf %q: ReadContext differs from Open (-Open +ReadContext):\n%s", filepath.Base(p), leaf, diff)
 			}
 		}
@@ -143,14 +144,14 @@ func TestReadContextIndexedMatchesOpen(t *testing.T) {
 	old := time.Now().Add(-time.Hour) // old enough to be indexed
 	indexed := 0
 	for _, p := range files {
-		if _, err := engine.Open(context.Background(), p, engine.Options{ReadOnly: true, NoOffsetIndex: true}); err != nil {
+		if _, err := openStore(t, engine.StoreOptions{NoOffsetIndex: true}).Open(context.Background(), p, engine.OpenOptions{ReadOnly: true}); err != nil {
 			continue // TestReadContextMatchesOpen checks the error
 		}
 		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatal(err)
 		}
 		var use engine.OffsetIndexUse = -1
-		opts := engine.WithOffsetIndexTest(engine.Options{CacheDir: t.TempDir()}, 1, func(u engine.OffsetIndexUse) { use = u })
+		opts := engine.WithOffsetIndexTest(engine.StoreOptions{CacheDir: t.TempDir()}, 1, func(u engine.OffsetIndexUse) { use = u })
 		readContext(t, p, "", opts) // keeps the index, when the file may be indexed
 		for leaf, want := range openContexts(t, p) {
 			if diff := cmp.Diff(want, readContext(t, p, leaf, opts)); diff != "" {
@@ -160,7 +161,7 @@ func TestReadContextIndexedMatchesOpen(t *testing.T) {
 		}
 		if use == engine.OffsetIndexExact {
 			indexed++
-			if _, err := engine.ReadContext(context.Background(), p, "nope", opts); !errors.Is(err, engine.ErrNotFound) {
+			if _, err := engine.ReadContextIn(context.Background(), openStore(t, opts), p, "nope"); !errors.Is(err, engine.ErrNotFound) {
 				t.Errorf("%s: unknown leaf with the offset index: err = %v, want ErrNotFound", filepath.Base(p), err)
 			}
 		} else if strings.HasPrefix(filepath.Base(p), "gen-") {
@@ -188,7 +189,7 @@ func TestReadContextIndexedRepeatedIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var use engine.OffsetIndexUse = -1
-	opts := engine.WithOffsetIndexTest(engine.Options{CacheDir: t.TempDir()}, 1, func(u engine.OffsetIndexUse) { use = u })
+	opts := engine.WithOffsetIndexTest(engine.StoreOptions{CacheDir: t.TempDir()}, 1, func(u engine.OffsetIndexUse) { use = u })
 	readContext(t, p, "", opts) // keeps the index
 	for _, leaf := range []string{"", "a", "b", "c", "d", "e"} {
 		if diff := cmp.Diff(openContext(t, p, leaf), readContext(t, p, leaf, opts)); diff != "" {
@@ -203,7 +204,7 @@ func TestReadContextIndexedRepeatedIDs(t *testing.T) {
 func TestReadContextUnknownLeaf(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	testenv.WriteFile(t, p, testenv.Lines(`{"type":"session","version":3,"id":"s","cwd":"/w"}`, testenv.PiMessage("a", "")))
-	_, err := engine.ReadContext(context.Background(), p, "nope", engine.Options{})
+	_, err := engine.ReadContext(context.Background(), p, "nope", engine.OpenOptions{})
 	if !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -253,7 +254,7 @@ func TestReadContextReadsBackOnlyTheContext(t *testing.T) {
 	}
 	want := openContext(t, p, "")
 	cfs := &countingFS{FS: vfs.OS()}
-	if got := readContext(t, p, "", engine.Options{FS: cfs}); got != want {
+	if got := readContext(t, p, "", engine.StoreOptions{FS: cfs}); got != want {
 		t.Fatal("ReadContext differs from Open")
 	}
 	st, _ := os.Stat(p)
@@ -290,7 +291,7 @@ func TestReadContextReadsBackInRuns(t *testing.T) {
 	testenv.WriteFile(t, p, testenv.Lines(lines...))
 	want := openContext(t, p, "")
 	cfs := &countingFS{FS: vfs.OS()}
-	if got := readContext(t, p, "", engine.Options{FS: cfs, NoOffsetIndex: true}); got != want {
+	if got := readContext(t, p, "", engine.StoreOptions{FS: cfs, NoOffsetIndex: true}); got != want {
 		t.Fatal("ReadContext differs from Open")
 	}
 	// The context's lines, and none of the 20 branches between them
@@ -361,7 +362,7 @@ func TestReadContextFileChangedWhileRead(t *testing.T) {
 					change(t, p)
 				}
 			}
-			fc, err := engine.ReadContext(context.Background(), p, "", engine.Options{FS: cfs})
+			fc, err := engine.ReadContextIn(context.Background(), openStore(t, engine.StoreOptions{FS: cfs}), p, "")
 			if err != nil {
 				t.Fatal(err)
 			}

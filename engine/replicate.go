@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -25,10 +24,6 @@ type Replicator interface {
 	// reported has been shipped; the session's Close returns after it.
 	Closed(path string)
 }
-
-// ErrDuplicateID is returned (wrapped) by AppendLines for a line whose id
-// the session already has.
-var ErrDuplicateID = errors.New("entry id already in the session")
 
 // AppendLines appends complete entry lines byte for byte, as they were
 // read from another copy of the session (replication's merge). Each line

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -17,13 +16,13 @@ import (
 // the session has (writing nothing of the call).
 func TestAppendLines(t *testing.T) {
 	dir := t.TempDir()
-	s, err := engine.Create(context.Background(), "/p", engine.Options{Dir: dir})
+	s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/p", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
-	first, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.AppendMessage(raw(`{"role":"user","content":"hi","timestamp":1}`))
+	first, err := s.AppendMessage(raw(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,15 +68,15 @@ func (r *recorder) Closed(path string)   { r.mu.Lock(); r.closed = append(r.clos
 func TestReplicatorHook(t *testing.T) {
 	dir := t.TempDir()
 	rec := &recorder{}
-	s, err := engine.Create(context.Background(), "/p", engine.Options{Dir: dir, Replicator: rec})
+	s, err := openStore(t, engine.StoreOptions{Dir: dir, Replicator: rec}).Create(context.Background(), "/p", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`)) // kept in memory (pi's rule)
+	s.AppendMessage(raw(`{"role":"user","content":"hi","timestamp":1}`)) // kept in memory (pi's rule)
 	if len(rec.calls) != 0 {
 		t.Fatalf("told of %d writes before the file exists", len(rec.calls))
 	}
-	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.AppendMessage(raw(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 	s.AppendSessionInfo("n")
 	path := s.SessionFile()
 	s.Close()
@@ -85,7 +84,7 @@ func TestReplicatorHook(t *testing.T) {
 		t.Errorf("calls %v, closed %v; want 2 writes and one close of %s", rec.calls, rec.closed, path)
 	}
 	idle := &recorder{}
-	r, err := engine.Open(context.Background(), path, engine.Options{Replicator: idle})
+	r, err := openStore(t, engine.StoreOptions{Replicator: idle}).Open(context.Background(), path, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,49 +8,20 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
 )
 
-// Sessions and entries are named like git objects: by path, by full id,
-// or by a unique prefix of the id.
-
-// ErrAmbiguous is matched by the errors of a name that is a prefix of the
-// ids of more than one session (*AmbiguousError) or entry (*EntryError).
-// It is the same value as engine/agentuse's.
-var ErrAmbiguous = errs.ErrAmbiguous
-
-// Candidate is a session a name may mean: its id and its file.
-type Candidate = errs.Candidate
-
-// AmbiguousError lists the sessions a name matches (Name, and Candidates
-// sorted by path); its Error names up to ten of them. It matches
-// ErrAmbiguous, and is the same type as engine/agentuse's.
-type AmbiguousError = errs.AmbiguousError
-
-// ResolveSession returns the path of the JSONL session file that name
-// stands for: a path to a file; otherwise a full session id, or a unique
-// prefix of one (compared without regard to case), among the session
-// files under dir (every *.jsonl file, recursively, leaving out the
-// .trash directories where deleted sessions are kept). A name that looks
-// like a path (it has a separator or ends in .jsonl) is only a path: its
-// absence is ErrNotFound, and a directory is an error. An exact id wins
-// over prefixes; a name that fits several sessions fails with an
-// *AmbiguousError. Subdirectories of dir that cannot be read are skipped,
-// but then an unknown name fails naming the first of them rather than
-// with ErrNotFound.
-func ResolveSession(dir, name string) (string, error) {
-	return resolveIn(context.Background(), vfs.OS(), dir, name)
-}
-
-// resolveIn is Store.Resolve in the store at dir on fsys.
+// resolveIn is Store.Resolve in the store at dir on fsys. Sessions and
+// entries are named like git objects: by path, by full id, or by a unique
+// prefix of the id.
 func resolveIn(ctx context.Context, fsys vfs.FS, dir, name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("session %q in %s: %w", name, dir, ErrNotFound)
@@ -80,7 +51,7 @@ func resolveIn(ctx context.Context, fsys vfs.FS, dir, name string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	var exact, prefix []Candidate
+	var exact, prefix []errs.Candidate
 	low := strings.ToLower(name)
 	for _, c := range cands {
 		switch {
@@ -133,8 +104,8 @@ func resolveIn(ctx context.Context, fsys vfs.FS, dir, name string) (string, erro
 // "<ts>_<id>.jsonl" form, otherwise from its header line. What StoreFiles
 // left out (directories that could not be read, special files) is
 // returned as unreadable.
-func storeCandidates(ctx context.Context, fsys vfs.FS, root string) (out []Candidate, unreadable []error, err error) {
-	files, unreadable, err := StoreFiles(ctx, fsys, root)
+func storeCandidates(ctx context.Context, fsys vfs.FS, root string) (out []errs.Candidate, unreadable []error, err error) {
+	files, unreadable, err := storeFiles(ctx, fsys, root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("session store %s: %w", root, ErrNotFound)
@@ -142,12 +113,12 @@ func storeCandidates(ctx context.Context, fsys vfs.FS, root string) (out []Candi
 		return nil, nil, err
 	}
 	for _, f := range files {
-		id := SessionIDFromFileName(filepath.Base(f.Path))
+		id := sessionfile.IDFromFileName(filepath.Base(f.Path))
 		if id == "" {
 			id = headerID(fsys, f.Path)
 		}
 		if id != "" {
-			out = append(out, Candidate{ID: id, Path: f.Path})
+			out = append(out, errs.Candidate{ID: id, Path: f.Path})
 		}
 	}
 	return out, unreadable, nil
@@ -159,17 +130,6 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
-}
-
-// SessionIDFromFileName returns the id part of a file name of pi's
-// "<timestamp>_<id>.jsonl" form, or "" for any other name.
-func SessionIDFromFileName(name string) string {
-	base := strings.TrimSuffix(name, ".jsonl")
-	i := strings.IndexByte(base, '_')
-	if i != len("2026-03-01T09-00-00-123Z") {
-		return ""
-	}
-	return base[i+1:]
 }
 
 // headerID reads the session id from the first line of a file.
@@ -275,35 +235,6 @@ func (s *Session) ResolveEntry(name string) (string, error) {
 		return "", &EntryError{Name: name, Suggestions: prefixed, Ambiguous: true}
 	}
 	return "", &EntryError{Name: name, Suggestions: closeIDs(name, ids)}
-}
-
-// ResolveEntryPrefix returns the id of the entry named by a full id or a
-// unique prefix of one, compared as it is (case matters). An unknown name
-// fails with ErrNotFound, a prefix of several ids with ErrAmbiguous,
-// listing up to eight of them.
-func (s *Session) ResolveEntryPrefix(name string) (string, error) {
-	if _, ok := s.Entry(name); ok {
-		return name, nil
-	}
-	var matches []string
-	seen := map[string]bool{}
-	for _, en := range s.Entries() {
-		if en.IDKind == jsonl.KindString && strings.HasPrefix(en.ID, name) && !seen[en.ID] {
-			seen[en.ID] = true
-			matches = append(matches, en.ID)
-		}
-	}
-	switch len(matches) {
-	case 1:
-		return matches[0], nil
-	case 0:
-		return "", fmt.Errorf("entry %q in %s: %w", name, s.SessionFile(), ErrNotFound)
-	}
-	sort.Strings(matches)
-	if len(matches) > 8 {
-		matches = append(matches[:8], "...")
-	}
-	return "", fmt.Errorf("entry prefix %q matches %s: %w", name, strings.Join(matches, ", "), ErrAmbiguous)
 }
 
 // closeIDs returns the ids within edit distance 2 of name (1 for short

@@ -1,16 +1,14 @@
 package engine_test
 
 import (
-	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
@@ -18,9 +16,9 @@ import (
 func sessionWithIDs(t *testing.T, ids ...string) *engine.Session {
 	t.Helper()
 	n := 0
-	s := engine.InMemory("/p", engine.Options{NewEntryID: func() string { n++; return ids[n-1] }})
+	s := inMemory(t, "/p", engine.StoreOptions{NewEntryID: func() string { n++; return ids[n-1] }})
 	for range ids {
-		if _, err := s.AppendMessage([]byte(`{"role":"user","content":"x","timestamp":1772355600000}`)); err != nil {
+		if _, err := s.AppendMessage(raw(`{"role":"user","content":"x","timestamp":1772355600000}`)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,32 +56,14 @@ func TestResolveEntry(t *testing.T) {
 	}
 }
 
-func TestResolveEntryPrefix(t *testing.T) {
-	s := sessionWithIDs(t, "abcd0001", "abcd0002", "ffff0003")
-	tests := []struct {
-		arg, want string
-		is        error
-	}{
-		{arg: "abcd0002", want: "abcd0002"},
-		{arg: "ff", want: "ffff0003"},
-		{arg: "FF", is: engine.ErrNotFound}, // case matters here
-		{arg: "abcd", is: engine.ErrAmbiguous},
-		{arg: "zz", is: engine.ErrNotFound},
-	}
-	for _, tc := range tests {
-		got, err := s.ResolveEntryPrefix(tc.arg)
-		if got != tc.want || !errors.Is(err, tc.is) || (tc.is == nil) != (err == nil) {
-			t.Errorf("ResolveEntryPrefix(%q) = %q, %v; want %q, %v", tc.arg, got, err, tc.want, tc.is)
-		}
-	}
-}
-
 // writeStoreFile writes a session file with just a header.
 func writeStoreFile(t *testing.T, path, id string) {
 	t.Helper()
 	testenv.WriteFile(t, path, `{"type":"session","version":3,"id":"`+id+`","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/p"}`+"\n")
 }
 
+// TestResolveSession names sessions of a store by path, id and id
+// prefix (Store.Resolve).
 func TestResolveSession(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "--p--", "2026-03-01T09-00-00-000Z_aaaa1111-0000-4000-8000-000000000001.jsonl")
@@ -97,14 +77,14 @@ func TestResolveSession(t *testing.T) {
 	tests := []struct {
 		name, want string
 		is         error
-		cands      []engine.Candidate
+		cands      []errs.Candidate
 	}{
 		{name: a, want: a},
 		{name: "aaaa1111-0000-4000-8000-000000000001", want: a},
 		{name: "aaaa2", want: b},
 		{name: "AAAA2", want: b},
 		{name: "cccc", want: c},
-		{name: "aaaa", is: engine.ErrAmbiguous, cands: []engine.Candidate{
+		{name: "aaaa", is: engine.ErrAmbiguous, cands: []errs.Candidate{
 			{ID: "aaaa1111-0000-4000-8000-000000000001", Path: a},
 			{ID: "aaaa2222-0000-4000-8000-000000000002", Path: b},
 		}},
@@ -112,76 +92,20 @@ func TestResolveSession(t *testing.T) {
 		{name: filepath.Join(dir, "missing.jsonl"), is: engine.ErrNotFound},
 		{name: "", is: engine.ErrNotFound},
 	}
+	st := openStore(t, engine.StoreOptions{Dir: dir})
 	for _, tc := range tests {
-		got, err := engine.ResolveSession(dir, tc.name)
+		got, err := st.Resolve(t.Context(), tc.name)
 		if got != tc.want || !errors.Is(err, tc.is) || (tc.is == nil) != (err == nil) {
-			t.Errorf("ResolveSession(%q) = %q, %v; want %q, %v", tc.name, got, err, tc.want, tc.is)
+			t.Errorf("Resolve(%q) = %q, %v; want %q, %v", tc.name, got, err, tc.want, tc.is)
 		}
 		var amb *engine.AmbiguousError
 		if errors.As(err, &amb) {
 			if diff := cmp.Diff(tc.cands, amb.Candidates); diff != "" {
-				t.Errorf("ResolveSession(%q) candidates (-want +got):\n%s", tc.name, diff)
+				t.Errorf("Resolve(%q) candidates (-want +got):\n%s", tc.name, diff)
 			}
 		}
 	}
-	if _, err := engine.ResolveSession(filepath.Join(dir, "nowhere"), "x"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := openStore(t, engine.StoreOptions{Dir: filepath.Join(dir, "nowhere")}).Resolve(t.Context(), "x"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("a missing store: %v, want ErrNotFound", err)
-	}
-}
-
-func TestSessionIDFromFileName(t *testing.T) {
-	for name, want := range map[string]string{
-		"2026-03-01T09-00-00-123Z_390d8e15-aaaa.jsonl": "390d8e15-aaaa",
-		"named.jsonl":  "",
-		"a_b.jsonl":    "",
-		"2026_x.jsonl": "",
-	} {
-		if got := engine.SessionIDFromFileName(name); got != want {
-			t.Errorf("SessionIDFromFileName(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
-func TestTrashDir(t *testing.T) {
-	now := time.Date(2026, 3, 1, 9, 0, 0, 123e6, time.UTC)
-	root := t.TempDir()
-	stamp := "2026-03-01T09-00-00-123Z"
-	in := filepath.Join(root, "--p--", "s.jsonl")
-	out := filepath.Join(t.TempDir(), "s.jsonl")
-	for _, tc := range []struct{ root, path, want string }{
-		{root, in, filepath.Join(root, ".trash", stamp, "--p--")},
-		{root, out, filepath.Join(filepath.Dir(out), ".trash", stamp)},
-		{"", in, filepath.Join(root, "--p--", ".trash", stamp)},
-	} {
-		if got := engine.TrashDir(tc.root, tc.path, now); got != tc.want {
-			t.Errorf("TrashDir(%q, %q) = %q, want %q", tc.root, tc.path, got, tc.want)
-		}
-	}
-}
-
-func TestSessionFilesIn(t *testing.T) {
-	dir := t.TempDir()
-	b := filepath.Join(dir, "sub", "b.jsonl")
-	a := filepath.Join(dir, "a.jsonl")
-	single := filepath.Join(t.TempDir(), "single.txt")
-	for _, f := range []string{a, b, filepath.Join(dir, "notes.txt"), single} {
-		writeStoreFile(t, f, "x")
-	}
-	want := []string{single, a, b}
-	// A link is listed (as a link: migrating it is refused, see
-	// MigrateFile), never followed into a directory.
-	if os.Symlink(a, filepath.Join(dir, "link.jsonl")) == nil {
-		want = []string{single, a, filepath.Join(dir, "link.jsonl"), b}
-	}
-	_ = os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "linkdir"))
-	got, skipped, err := engine.SessionFilesIn(context.Background(), []string{single, dir})
-	if err != nil || len(skipped) != 0 {
-		t.Fatal(err, skipped)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("SessionFilesIn (-want +got):\n%s", diff)
-	}
-	if _, _, err := engine.SessionFilesIn(context.Background(), []string{filepath.Join(dir, "missing")}); !errors.Is(err, engine.ErrNotFound) {
-		t.Errorf("a missing path: %v, want ErrNotFound", err)
 	}
 }

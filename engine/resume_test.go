@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	gen "github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
@@ -63,7 +64,7 @@ func TestFlushWritesTheMigrationOfTheOpen(t *testing.T) {
 				t.Fatalf("reference migration: %+v, %v", want, err)
 			}
 			ffs := vfstest.NewFaultFS(vfs.OS())
-			s, err := engine.Open(context.Background(), p, engine.Options{FS: ffs})
+			s, err := openStore(t, engine.StoreOptions{FS: ffs}).Open(context.Background(), p, engine.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +87,7 @@ func TestFlushWritesTheMigrationOfTheOpen(t *testing.T) {
 			if !rec.Migrated || rec.FromVersion != want.From || rec.Malformed != 0 {
 				t.Errorf("recovery %+v, want migrated from %v, nothing malformed in the new file", rec, want.From)
 			}
-			if temps, _ := engine.TempFiles(p, engine.Options{}); len(temps) != 0 {
+			if temps, _ := sessionfile.TempFiles(nil, p); len(temps) != 0 {
 				t.Errorf("temporary files left: %v", temps)
 			}
 			ro := openRO(t, p).Entries()
@@ -103,7 +104,7 @@ func TestFlushWritesTheMigrationOfTheOpen(t *testing.T) {
 			}
 			// Appends go after the migrated lines, under the last entry.
 			last := es[len(es)-1]
-			if _, err := s.AppendMessage(map[string]any{"role": "user", "content": "next", "timestamp": 1}); err != nil {
+			if _, err := s.AppendMessage(raw(`{"content":"next","role":"user","timestamp":1}`)); err != nil {
 				t.Fatal(err)
 			}
 			after := openRO(t, p).Entries()
@@ -149,7 +150,7 @@ func TestFlushMigrationKeepsLinesAppendedMeanwhile(t *testing.T) {
 					return nil
 				})
 			}
-			s, err := engine.Open(context.Background(), p, engine.Options{FS: ffs})
+			s, err := openStore(t, engine.StoreOptions{FS: ffs}).Open(context.Background(), p, engine.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +176,7 @@ func TestFlushMigrationKeepsLinesAppendedMeanwhile(t *testing.T) {
 			if m, _ := filepath.Glob(p + ".v1.bak*"); len(m) != 1 {
 				t.Errorf("backups %v, want one", m)
 			}
-			if temps, _ := engine.TempFiles(p, engine.Options{}); len(temps) != 0 {
+			if temps, _ := sessionfile.TempFiles(nil, p); len(temps) != 0 {
 				t.Errorf("temporary files left: %v", temps)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
@@ -27,7 +28,7 @@ import (
 // writing holds the session's writer lock until Close.
 type Session struct {
 	mu   sync.Mutex
-	opts Options
+	opts options
 
 	cwd     string
 	dir     string // sessionDir; "" in memory
@@ -116,14 +117,12 @@ func (s *Session) newState(header []byte) {
 	s.hasAssistant = false
 }
 
-// Create starts a new session for cwd in opts.Dir (default: the per-cwd
-// directory under the agent directory, which is created), a child of
-// opts.ParentSession when it is set. Nothing is written until the session
-// has an assistant message, as in pi; the writer lock on the future file
-// is taken at once, and its lock file is removed again by Close when the
-// file was never written.
-func Create(ctx context.Context, cwd string, opts Options) (*Session, error) {
-	dir, err := opts.sessionDir(cwd)
+// create starts a new session for cwd in opts.Dir, which is created, a
+// child of opts.ParentSession when it is set (see Store.Create). The
+// writer lock on the future file is taken at once, and its lock file is
+// removed again by Close when the file was never written.
+func create(ctx context.Context, cwd string, opts options) (*Session, error) {
+	dir, err := opts.sessionDir()
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
@@ -138,8 +137,8 @@ func Create(ctx context.Context, cwd string, opts Options) (*Session, error) {
 	return s, nil
 }
 
-// InMemory returns a session that never touches disk (pi's inMemory).
-func InMemory(cwd string, opts Options) *Session {
+// inMemory returns a session that never touches disk (pi's inMemory).
+func inMemory(cwd string, opts options) *Session {
 	if cwd == "" {
 		cwd = processCwd()
 	}
@@ -178,7 +177,7 @@ func (s *Session) switchFile(ctx context.Context, file string) error {
 	s.disk = diskState{}
 	s.leafMoved = false
 	s.chainOK = ""
-	if s.opts.ReadOnly || s.opts.NoLock {
+	if s.opts.ReadOnly || s.opts.noLock {
 		return nil
 	}
 	lk, err := acquire(ctx, file, s.opts)
@@ -228,36 +227,10 @@ func (s *Session) closeFile() error {
 	return err
 }
 
-// Open opens the session file at path. The header's cwd becomes the
-// session's cwd (opts.Cwd overrides it; without either the process working
-// directory is used, as pi does), and the session directory is the file's
-// directory unless opts.Dir says otherwise.
-//
-// A write-mode open takes the writer lock and reads the file; it changes
-// nothing in it. What the file needs before it can be appended to is done
-// by the session's first write (an Append method, BranchWithSummary or
-// Flush), after that call has checked its arguments, so a call that fails
-// leaves the file as it was: a version 1 or 2 file is migrated (rewritten
-// atomically, the original kept as <file>.v<N>.bak; until then the
-// session holds the migrated entries in memory, the same ones the rewrite
-// writes), an empty file gets its header, a missing final newline is
-// added, a torn last line is cut off (its bytes kept in
-// <file>.torn-<time>), and temporary files that an interrupted sessctl
-// write of this session left behind are removed. Before every write the
-// session also reads what other processes (pi takes no lock) appended
-// since, and never cuts a last line another process may still be writing
-// (see Options.TornWait and ErrBusy). A read-only open does none of that
-// and never writes.
-//
-// A file whose first JSON object is not a session header with a string id
-// is corrupt: Open fails with a *CorruptError and the file is left alone
-// (pi would truncate it). A file that does not exist starts a new session
-// that will be written at path (pi's behaviour). A write-mode open of
-// something that is not a regular file (a named pipe, a socket, a device,
-// a directory, a symbolic link) is refused before the lock is taken, and
-// one that fails to read the file removes the lock file it created: no
-// lock file is left beside what is not a session.
-func Open(ctx context.Context, path string, opts Options) (*Session, error) {
+// open opens the session file at path (see Store.Open). A path that
+// does not exist is ErrNotFound, checked before any lock is taken, unless
+// opts.create asks for a new session there.
+func open(ctx context.Context, path string, opts options) (*Session, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
@@ -275,20 +248,24 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 			}
 		}
 	}
-	if !opts.ReadOnly {
+	fi, err := fsys.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) && !opts.create {
+		// No silent new history: a mistyped path is not found, and
+		// leaves nothing behind (no lock file).
+		return nil, fmt.Errorf("open session %s: %w", path, ErrNotFound)
+	}
+	if err == nil && !opts.ReadOnly {
 		// A writer never follows a symbolic link it did not create: the
 		// path might point anywhere.
 		// Nor does it lock, let alone write, anything beside what is not
 		// a session file (a pipe, a socket, a device, a directory).
-		if fi, err := fsys.Lstat(abs); err == nil {
-			if err := checkKind(fi); err != nil {
-				return nil, fmt.Errorf("open session %s for writing: %w", abs, err)
-			}
+		if err := checkKind(fi); err != nil {
+			return nil, fmt.Errorf("open session %s for writing: %w", abs, err)
 		}
 	}
 	freshLock := false
-	if !opts.ReadOnly && !opts.NoLock {
-		_, lerr := fsys.Lstat(LockPath(abs))
+	if !opts.ReadOnly && !opts.noLock {
+		_, lerr := fsys.Lstat(sessionfile.LockPath(abs))
 		freshLock = errors.Is(lerr, fs.ErrNotExist)
 		lk, err := acquire(ctx, abs, opts)
 		if err != nil {
@@ -327,6 +304,9 @@ func (s *Session) load(context.Context) error {
 		data, err = vfs.ReadFileRoom(fsys, s.file, migrationRoom)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
+		if !s.opts.create {
+			return fmt.Errorf("open session %s: %w", s.file, ErrNotFound)
+		}
 		// pi: a fresh session that will be written at this path.
 		s.cwd = s.opts.Cwd
 		if s.cwd == "" {
@@ -533,13 +513,6 @@ func (s *Session) SessionFile() string {
 	return s.file
 }
 
-// SessionDir returns the session directory, or "" in memory.
-func (s *Session) SessionDir() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dir
-}
-
 // Cwd returns the session's working directory.
 func (s *Session) Cwd() string {
 	s.mu.Lock()
@@ -559,7 +532,7 @@ func (s *Session) Header() Header {
 
 // Entries returns every entry in file order (headers excluded, duplicates
 // included). They are copies: changing them changes nothing in the
-// session (All iterates without holding them all).
+// session.
 func (s *Session) Entries() []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -574,10 +547,10 @@ func (s *Session) Entry(id string) (*Entry, bool) {
 	return copyEntry(e), ok
 }
 
-// LeafID returns the id of the current leaf entry; ok is false when the
-// leaf is no entry: null (an empty session, or after ResetLeaf) or, in a
-// file whose last line has no id, undefined. LeafIDKind tells those
-// apart, as pi's getLeafId does.
+// LeafID returns the id of the current leaf entry (pi's getLeafId); ok
+// is false when the leaf is no entry: null (an empty session, or after
+// ResetLeaf) or, in a file whose last line has no id, undefined (Index
+// tells those apart: tree.Index.Leaf).
 func (s *Session) LeafID() (id string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -588,25 +561,8 @@ func (s *Session) LeafID() (id string, ok bool) {
 	return id, true
 }
 
-// LeafIDKind returns the current leaf as pi's getLeafId has it: an entry
-// id (KindString), null (KindNull: empty session or after ResetLeaf) or
-// undefined (KindAbsent: the last line has no id).
-func (s *Session) LeafIDKind() (string, Kind) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ix.Leaf()
-}
-
-// LeafEntry returns (a copy of) the entry the leaf names.
-func (s *Session) LeafEntry() (*Entry, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.ix.LeafEntry()
-	return copyEntry(e), ok
-}
-
 // BranchPath returns (copies of) the root-to-entry path of id, or of the
-// leaf when id is "" (pi's getBranch). Path iterates over it.
+// leaf when id is "" (pi's getBranch).
 func (s *Session) BranchPath(id string) []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -635,13 +591,6 @@ func (s *Session) Label(id string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ix.Label(id)
-}
-
-// Labels returns every label, in pi's map order.
-func (s *Session) Labels() []tree.LabelPair {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ix.Labels()
 }
 
 // Name returns the session name: the trimmed name of the last

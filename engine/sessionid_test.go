@@ -49,8 +49,8 @@ func TestSessionIDsAreUUIDv7(t *testing.T) {
 		ids = append(ids, id)
 		time.Sleep(2 * time.Millisecond) // the next id is of a later millisecond
 	}
-	o := engine.Options{Dir: dir, Sync: engine.SyncNone}
-	s, err := engine.Create(t.Context(), "/w", o)
+	o := engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}
+	s, err := openStore(t, o).Create(t.Context(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,17 +59,18 @@ func TestSessionIDsAreUUIDv7(t *testing.T) {
 	at := time.Now()
 	must[string](t)(s.AppendMessage(message.NewUser("q", at)))
 	a := must[string](t)(s.AppendMessage(reply(at)))
-	check("InMemory", engine.InMemory("/w", o).SessionID())
-	f, err := engine.ForkFrom(t.Context(), s.SessionFile(), "/w", engine.Options{Dir: filepath.Join(dir, "fork"), Sync: engine.SyncNone})
+	check("InMemory", inMemory(t, "/w", o).SessionID())
+	st := openStore(t, o)
+	f, err := st.Fork(t.Context(), s.SessionFile(), engine.ForkOptions{Cwd: "/w", Dir: filepath.Join(dir, "fork")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("ForkFrom", f.SessionID())
-	fb, err := f.ForkBranch(t.Context(), a, engine.ForkBranchOptions{Dir: filepath.Join(dir, "fb")})
+	check("Fork", f.SessionID())
+	fb, err := st.Fork(t.Context(), f.SessionFile(), engine.ForkOptions{At: a, Dir: filepath.Join(dir, "fb")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("ForkBranch", fb.SessionID())
+	check("Fork at", fb.SessionID())
 	fb.Close()
 	c, err := f.NewChild(t.Context(), engine.ChildOptions{})
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // listing, as in pi 0.73.1 (0.58.3 kept the earlier name).
 func TestEmptyNameClearsTheName(t *testing.T) {
 	dir := t.TempDir()
-	s, err := engine.Create(t.Context(), "/w", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(t.Context(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestEmptyNameClearsTheName(t *testing.T) {
 	must[string](t)(s.AppendMessage(reply(at)))
 	listed := func() (string, bool) {
 		t.Helper()
-		infos, err := engine.List(t.Context(), "", engine.ListOptions{Dir: dir, NoIndex: true})
+		infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), "/", engine.ListOptions{NoIndex: true})
 		if err != nil || len(infos) != 1 {
 			t.Fatalf("list: %v, %d sessions", err, len(infos))
 		}
@@ -85,9 +85,9 @@ func TestListIndexOfTheOldNameRuleIsNotUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	list := func() *engine.SessionInfo {
+	list := func() *engine.Info {
 		t.Helper()
-		infos, err := engine.List(context.Background(), "", engine.ListOptions{Dir: dir})
+		infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{})
 		if err != nil || len(infos) != 1 {
 			t.Fatalf("list: %v, %d sessions", err, len(infos))
 		}

@@ -74,16 +74,18 @@ type StoreOptions struct {
 	FS vfs.FS
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// NewSessionID returns session ids; nil means time-ordered version 7
-	// UUIDs, as pi 0.73.1 draws them.
+	// NewSessionID returns session ids; nil means version 7 UUIDs
+	// (time-ordered, from the system clock, not Now), as pi 0.73.1 draws
+	// them.
 	NewSessionID func() string
 	// NewEntryID returns candidate entry ids; candidates already in use
 	// are skipped as pi does. nil means 8 random hex digits.
 	NewEntryID func() string
 
 	// noLock skips the writer lock (tests on a filesystem the lock
-	// package cannot reach); testIndexMin and testIndexHook are
-	// Options' (see export_test.go).
+	// package cannot reach, export_test.go). testIndexMin, when
+	// positive, replaces offsetIndexMin; testIndexHook is told how each
+	// open that looked for an offset index used it (export_test.go).
 	noLock        bool
 	testIndexMin  int64
 	testIndexHook func(indexUse)
@@ -142,15 +144,7 @@ func (st *Store) Close() error { return nil }
 func (st *Store) fs() vfs.FS { return orOS(st.o.FS) }
 
 // options returns the session options of the store's sessions.
-func (st *Store) options() Options {
-	o := st.o
-	return Options{
-		AgentDir: st.agentDir, Agent: o.Agent, CacheDir: o.CacheDir, NoOffsetIndex: o.NoOffsetIndex,
-		Sync: o.Sync, TornWait: o.TornWait, Command: o.Command, Replicator: o.Replicator,
-		FS: o.FS, Now: o.Now, NewSessionID: o.NewSessionID, NewEntryID: o.NewEntryID,
-		NoLock: o.noLock, testIndexMin: o.testIndexMin, testIndexHook: o.testIndexHook,
-	}
-}
+func (st *Store) options() options { return options{StoreOptions: st.o} }
 
 // sessionDir returns the session directory of cwd: the store's Dir, or
 // the agent's per-cwd directory.
@@ -187,8 +181,8 @@ type CreateOptions struct {
 // Create starts a new session for cwd, open for writing with its writer
 // lock held until Close, in the store's directory for cwd (o.Dir
 // otherwise), which is created. The file is named
-// <timestamp>_<id>.jsonl, as pi names it. A cwd of "" is the process
-// working directory.
+// <timestamp>_<id>.jsonl, as pi names it. (An in-memory session of cwd ""
+// takes the process working directory, as pi's inMemory does.)
 //
 // Nothing is written until the session holds an assistant message, as
 // in pi: a session closed before then leaves nothing behind (not even its
@@ -212,10 +206,7 @@ func (st *Store) Create(ctx context.Context, cwd string, o CreateOptions) (*Sess
 		opts.NewSessionID = func() string { return id }
 	}
 	if o.InMemory {
-		return InMemory(cwd, opts), nil
-	}
-	if cwd == "" {
-		cwd = processCwd()
+		return inMemory(cwd, opts), nil
 	}
 	opts.Dir = o.Dir
 	if opts.Dir == "" {
@@ -223,7 +214,7 @@ func (st *Store) Create(ctx context.Context, cwd string, o CreateOptions) (*Sess
 	}
 	opts.ParentSession = o.ParentSession
 	opts.writeAtOnce = o.WriteAtOnce
-	return Create(ctx, cwd, opts)
+	return create(ctx, cwd, opts)
 }
 
 // OpenOptions configure Store.Open, Store.ContinueRecent and OpenFile.
@@ -262,10 +253,10 @@ type OpenOptions struct {
 }
 
 // openOptions returns the session options of an open with o.
-func (st *Store) openOptions(o OpenOptions) Options {
+func (st *Store) openOptions(o OpenOptions) options {
 	opts := st.options()
 	opts.ReadOnly, opts.Wait, opts.LockMode, opts.Cwd = o.ReadOnly, o.Wait, o.LockMode, o.Cwd
-	opts.Dir, opts.NoBackup, opts.SkipChildSessions = o.Dir, o.NoBackup, o.SkipChildSessions
+	opts.Dir, opts.NoBackup, opts.SkipChildSessions, opts.create = o.Dir, o.NoBackup, o.SkipChildSessions, o.Create
 	return opts
 }
 
@@ -311,13 +302,7 @@ func (st *Store) Open(ctx context.Context, name string, o OpenOptions) (*Session
 
 // openPath opens the session file at path.
 func (st *Store) openPath(ctx context.Context, path string, o OpenOptions) (*Session, error) {
-	opts := st.openOptions(o)
-	if !o.Create {
-		if _, err := st.fs().Lstat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("open session %s: %w", path, ErrNotFound)
-		}
-	}
-	return Open(ctx, path, opts)
+	return open(ctx, path, st.openOptions(o))
 }
 
 // isPath reports whether a session name is a path: it has a path
@@ -348,14 +333,13 @@ func OpenFile(ctx context.Context, path string, o OpenOptions) (*Session, error)
 // passed over.
 func (st *Store) ContinueRecent(ctx context.Context, cwd string, o OpenOptions) (*Session, error) {
 	opts := st.openOptions(o)
-	opts.Dir = st.sessionDir(cwd)
-	return ContinueRecent(ctx, cwd, opts)
+	opts.Dir, opts.create = st.sessionDir(cwd), false
+	return continueRecent(ctx, cwd, opts)
 }
 
-// listOptions returns o with the store's location and caches.
-func (st *Store) listOptions(o ListOptions) ListOptions {
-	o.FS, o.CacheDir = st.o.FS, st.o.CacheDir
-	return o
+// listing returns o with the store's filesystem and cache directory.
+func (st *Store) listing(o ListOptions) listing {
+	return listing{ListOptions: o, FS: st.o.FS, CacheDir: st.o.CacheDir}
 }
 
 // List returns the sessions of cwd's directory in the store, newest
@@ -368,16 +352,14 @@ func (st *Store) listOptions(o ListOptions) ListOptions {
 // the default directory): a listing writes nothing into the store, only
 // its list index into the cache directory.
 func (st *Store) List(ctx context.Context, cwd string, o ListOptions) ([]Info, error) {
-	o = st.listOptions(o)
+	lo := st.listing(o)
 	switch {
 	case cwd != "":
-		o.Dir = st.sessionDir(cwd)
-		return List(ctx, cwd, o)
+		return listDir(ctx, lo, st.sessionDir(cwd))
 	case st.agentDir != "":
-		o.AgentDir = st.agentDir
-		return ListAll(ctx, o)
+		return listAll(ctx, lo, st.root)
 	}
-	return ListTree(ctx, st.root, o)
+	return listTree(ctx, lo, st.root)
 }
 
 // Sessions returns an iterator over the sessions List returns, reading
@@ -387,12 +369,10 @@ func (st *Store) List(ctx context.Context, cwd string, o ListOptions) ([]Info, e
 // missing directory gives nothing; a directory that cannot be read, or
 // ctx done, gives the error and ends the iteration.
 func (st *Store) Sessions(ctx context.Context, cwd string, o ListOptions) iter.Seq2[*Info, error] {
-	o = st.listOptions(o)
 	if cwd != "" {
-		o.Dir = st.sessionDir(cwd)
-		return Sessions(ctx, cwd, o)
+		return sessionsIn(ctx, st.fs(), st.sessionDir(cwd))
 	}
-	return st.allSessions(ctx, o)
+	return st.allSessions(ctx)
 }
 
 // Resolve returns the path of the session file name stands for. A name
@@ -452,7 +432,7 @@ func (st *Store) Fork(ctx context.Context, source string, o ForkOptions) (*Sessi
 				opts.Dir = st.sessionDir(o.Cwd)
 			}
 		}
-		return ForkFrom(ctx, path, o.Cwd, opts)
+		return forkFrom(ctx, path, o.Cwd, opts)
 	}
 	src, err := st.openPath(ctx, path, OpenOptions{ReadOnly: true})
 	if err != nil {
@@ -471,11 +451,11 @@ func (st *Store) Fork(ctx context.Context, source string, o ForkOptions) (*Sessi
 		}
 		leaf = id
 	}
-	fo := ForkBranchOptions{Cwd: o.Cwd, Dir: o.Dir, Options: opts}
-	if o.Cwd != "" && o.Dir == "" {
-		fo.Dir = st.sessionDir(o.Cwd)
+	dir := o.Dir
+	if o.Cwd != "" && dir == "" {
+		dir = st.sessionDir(o.Cwd)
 	}
-	return src.ForkBranch(ctx, leaf, fo)
+	return src.forkBranch(ctx, leaf, o.Cwd, dir, opts)
 }
 
 // TrashOptions configure Store.Trash.
@@ -513,7 +493,7 @@ func (st *Store) Trash(ctx context.Context, name string, o TrashOptions) ([]Tras
 	}
 	opts := st.options()
 	opts.LockMode, opts.Wait = "delete", o.Wait
-	return Trash(ctx, abs, sessionfile.TrashDir(st.root, abs, opts.now()), opts)
+	return trash(ctx, abs, sessionfile.TrashDir(st.root, abs, opts.now()), opts)
 }
 
 // Migrate upgrades the version 1 or 2 session file name stands for (see
@@ -536,8 +516,7 @@ func (st *Store) Migrate(ctx context.Context, name string, o MigrateOptions) (mi
 			return migrate.FileResult{Path: name}, err
 		}
 	}
-	o.FS, o.Command = st.o.FS, st.o.Command
-	return MigrateFile(ctx, path, o)
+	return migrateFile(ctx, path, o, st.options())
 }
 
 // File is a session file of a store, as Store.Files finds it.
@@ -577,7 +556,7 @@ type File struct {
 // done.
 func (st *Store) Files(ctx context.Context) iter.Seq2[File, error] {
 	return func(yield func(File, error) bool) {
-		files, skipped, err := StoreFiles(ctx, st.fs(), st.root)
+		files, skipped, err := storeFiles(ctx, st.fs(), st.root)
 		if err != nil {
 			yield(File{}, err)
 			return
@@ -609,7 +588,7 @@ func (st *Store) Tail(ctx context.Context, name string, n int) (*Tail, error) {
 	if _, err := st.fs().Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open session %s: %w", path, ErrNotFound)
 	}
-	return OpenTail(ctx, path, n, st.openOptions(OpenOptions{ReadOnly: true}))
+	return openTail(ctx, path, n, st.openOptions(OpenOptions{ReadOnly: true}))
 }
 
 // Info returns the listing fields of the session name stands for (see
@@ -625,7 +604,7 @@ func (st *Store) Info(ctx context.Context, name string) (*Info, error) {
 			return nil, err
 		}
 	}
-	in, err := ReadInfo(st.o.FS, path)
+	in, err := readInfo(st.fs(), path)
 	switch {
 	case errors.Is(err, errNotSession):
 		return nil, &CorruptError{Path: path, Line: 1, Err: errors.New("no session header: the first object is not a session header")}

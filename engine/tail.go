@@ -24,10 +24,10 @@ import (
 // last entries, and what is appended after them (Follow). Reading it
 // costs the lines it gives, not the file: the last two entries of a
 // 150 MB session are two lines read, and a 50 MB last entry is read
-// once. OpenTail makes one.
+// once. Store.Tail makes one.
 type Tail struct {
 	path    string
-	opts    Options
+	opts    options
 	header  Entry
 	entries []*Entry
 
@@ -53,19 +53,9 @@ type Tail struct {
 // tailScratch is the size of the reads that look for line ends.
 const tailScratch = 64 << 10
 
-// OpenTail reads the last n entries of the session file at path, as a
-// read-only Open would give them (the same entries, lines that are not
-// entries skipped, a complete last entry without its newline included, a
-// torn last line left out), reading the file backwards from its end, so
-// that memory and time are bounded by the lines returned, not the file.
-// The entries' Line is 0 (it would take reading the whole file).
-//
-// A file that does not begin with a version 3 session header (version 1
-// or 2, migrated in memory; a damaged or missing header; blank lines or
-// a byte order mark before it; a file that does not exist) is read whole
-// with Open instead, with Open's errors. It never writes and takes no
-// lock; opts is used as for a read-only Open.
-func OpenTail(ctx context.Context, path string, n int, opts Options) (*Tail, error) {
+// openTail is Store.Tail of the file at path, with opts as for a
+// read-only open.
+func openTail(ctx context.Context, path string, n int, opts options) (*Tail, error) {
 	opts.ReadOnly = true
 	t := &Tail{path: path, opts: opts}
 	if n < 0 {
@@ -76,7 +66,7 @@ func OpenTail(ctx context.Context, path string, n int, opts Options) (*Tail, err
 		return nil, err
 	}
 	if !ok {
-		s, err := Open(ctx, path, opts)
+		s, err := open(ctx, path, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +87,7 @@ func OpenTail(ctx context.Context, path string, n int, opts Options) (*Tail, err
 // Header returns the session header.
 func (t *Tail) Header() Header { return jsonl.ParseHeader(*copyEntry(&t.header)) }
 
-// Entries returns the last entries read by OpenTail, in file order.
+// Entries returns the last entries read by Store.Tail, in file order.
 func (t *Tail) Entries() []*Entry { return t.entries }
 
 // SessionFile returns the file's absolute path.
@@ -113,7 +103,7 @@ func (t *Tail) Close() error {
 
 // readEnd reads the header and the last n entries of a plain version 3
 // file, and the state Follow starts from. ok is false when the file is
-// not one (see OpenTail).
+// not one (see Store.Tail).
 func (t *Tail) readEnd(n int) (ok bool, err error) {
 	fsys := t.opts.fs()
 	abs, err := filepath.Abs(t.path)
@@ -301,8 +291,8 @@ func orEOF(err error) error {
 }
 
 // Follow returns an iterator over the entries appended to the file after
-// those OpenTail read, as Session.Follow does for a whole session: it
-// looks every interval (FollowInterval when 0 or less), reads only what
+// those Store.Tail read, as Session.Follow does for a whole session: it
+// looks every interval (200 ms when 0 or less), reads only what
 // was appended, and yields each new entry once its line is complete. It
 // ends when ctx is done (without an error) or the caller stops, and
 // after yielding an error: ErrVanished (wrapped) when the file was
@@ -311,7 +301,7 @@ func orEOF(err error) error {
 // when it is not there).
 func (t *Tail) Follow(ctx context.Context, interval time.Duration) iter.Seq2[*Entry, error] {
 	if interval <= 0 {
-		interval = FollowInterval
+		interval = followInterval
 	}
 	return func(yield func(*Entry, error) bool) {
 		tick := time.NewTicker(interval)
@@ -411,7 +401,7 @@ func (t *Tail) refresh(ctx context.Context) ([]*Entry, error) {
 // returns the entries after the last one given; it is followed as a
 // whole session from then on.
 func (t *Tail) whole(ctx context.Context) ([]*Entry, error) {
-	s, err := Open(ctx, t.path, t.opts)
+	s, err := open(ctx, t.path, t.opts)
 	if err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}

@@ -55,14 +55,14 @@ func TestOpenTailMatchesOpen(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 			testenv.WriteFile(t, p, data)
-			s, err := engine.Open(context.Background(), p, engine.Options{ReadOnly: true, NoOffsetIndex: true})
+			s, err := openStore(t, engine.StoreOptions{NoOffsetIndex: true}).Open(context.Background(), p, engine.OpenOptions{ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
 			all := s.Entries()
 			for n := 0; n <= len(all)+1; n++ {
-				tl, err := engine.OpenTail(context.Background(), p, n, engine.Options{NoOffsetIndex: true})
+				tl, err := openStore(t, engine.StoreOptions{NoOffsetIndex: true}).Tail(context.Background(), p, n)
 				if err != nil {
 					t.Fatalf("OpenTail(%d): %v", n, err)
 				}
@@ -92,7 +92,7 @@ func TestTailFollow(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	m := func(id string) string { return testenv.PiMessage(id, "") }
 	testenv.WriteFile(t, p, testenv.Lines(testenv.PiHeader, m("a"), m("b"))+`{"type":"mess`)
-	tl, err := engine.OpenTail(context.Background(), p, 1, engine.Options{})
+	tl, err := openStore(t, engine.StoreOptions{}).Tail(context.Background(), p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func BenchmarkTailBigLastEntry(b *testing.B) {
 	p := bigLastEntry(b, b.TempDir(), 50<<20)
 	b.ReportAllocs()
 	for b.Loop() {
-		tl, err := engine.OpenTail(context.Background(), p, 2, engine.Options{})
+		tl, err := openStore(b, engine.StoreOptions{}).Tail(context.Background(), p, 2)
 		if err != nil {
 			b.Fatal(err)
 		}

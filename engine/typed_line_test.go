@@ -16,8 +16,9 @@ import (
 
 // TestTypedAppendIsJSONAppend appends typed messages, encoded straight
 // into their lines, beside a session that appends the same messages as
-// the JSON Encode gives them: the files and the indexed messages must be
-// the same. The messages are decoded ones with kept members changed, ones
+// the JSON Encode gives them (decoded again): the files and the indexed
+// messages must be the same, and each message the Canonical form of its
+// Encode. The messages are decoded ones with kept members changed, ones
 // with keys Canonical merges, and ones growing past the room the session
 // asks for (up to more than a line block), so that lines outgrow it.
 func TestTypedAppendIsJSONAppend(t *testing.T) {
@@ -31,7 +32,7 @@ func TestTypedAppendIsJSONAppend(t *testing.T) {
 	odd := message.NewUser("odd keys", at)
 	odd.SetExtra("\xff", json.RawMessage(`1`))
 	odd.SetExtra("\xfe", json.RawMessage(`2`))
-	msgs = append(msgs, decoded, odd, &message.Unknown{Raw: json.RawMessage(`{"role":"hook","x":1.0}`)})
+	msgs = append(msgs, decoded, odd, &message.Unknown{Raw: json.RawMessage(`{"role":"custom","x":1.0}`)})
 	for n := 1; n < 200<<10; n = n*3 + 7 {
 		text := strings.Repeat("é<\n", n/4+1)
 		msgs = append(msgs,
@@ -42,13 +43,13 @@ func TestTypedAppendIsJSONAppend(t *testing.T) {
 	open := func(dir string) *engine.Session {
 		opts := fixedOptions()
 		opts.Dir = dir
-		s, err := engine.Create(t.Context(), "/p", opts)
+		s, err := createIn(t, opts, "/p", engine.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	typed, raw := open(typedDir), open(rawDir)
+	typed, fromJSON := open(typedDir), open(rawDir)
 	id := must[string](t)
 	for _, m := range msgs {
 		id(typed.AppendMessage(m))
@@ -56,9 +57,10 @@ func TestTypedAppendIsJSONAppend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id(raw.AppendMessage(json.RawMessage(enc)))
+		// The JSON Encode gives, decoded again: the same message.
+		id(fromJSON.AppendMessage(raw(string(enc))))
 	}
-	if diff := cmp.Diff(lines(raw), lines(typed)); diff != "" {
+	if diff := cmp.Diff(lines(fromJSON), lines(typed)); diff != "" {
 		t.Errorf("typed appends wrote other lines than the JSON (-json +typed):\n%s", diff)
 	}
 	entries := typed.Entries()
@@ -70,7 +72,7 @@ func TestTypedAppendIsJSONAppend(t *testing.T) {
 			t.Errorf("message %d indexed as %.80q, want %.80q", i, got, want)
 		}
 	}
-	for _, s := range []*engine.Session{typed, raw} {
+	for _, s := range []*engine.Session{typed, fromJSON} {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,10 @@
 package engine_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,9 +18,9 @@ import (
 
 // fixedOptions gives sessions a fixed clock and counted ids, so two
 // sessions doing the same things write the same bytes.
-func fixedOptions() engine.Options {
+func fixedOptions() engine.StoreOptions {
 	n := 0
-	return engine.Options{
+	return engine.StoreOptions{
 		Now:          func() time.Time { return time.UnixMilli(1772442000000) },
 		NewSessionID: func() string { return "00000000-0000-4000-8000-000000000001" },
 		NewEntryID: func() string {
@@ -53,8 +53,8 @@ func must[T any](t *testing.T) func(T, error) T {
 // from the context as types, with the model and thinking level.
 func TestTypedAppendAndContext(t *testing.T) {
 	at := time.UnixMilli(1772442003123)
-	typed := engine.InMemory("/p", fixedOptions())
-	raw := engine.InMemory("/p", fixedOptions())
+	typed := inMemory(t, "/p", fixedOptions())
+	fromJSON := inMemory(t, "/p", fixedOptions())
 	id := must[string](t)
 	id(typed.AppendModelChange("anthropic", "claude-sonnet-4-5"))
 	id(typed.AppendThinkingLevelChange("high"))
@@ -66,16 +66,20 @@ func TestTypedAppendAndContext(t *testing.T) {
 	for _, m := range []message.Message{user, reply, result} {
 		id(typed.AppendMessage(m))
 	}
-	id(raw.AppendModelChange("anthropic", "claude-sonnet-4-5"))
-	id(raw.AppendThinkingLevelChange("high"))
+	id(fromJSON.AppendModelChange("anthropic", "claude-sonnet-4-5"))
+	id(fromJSON.AppendThinkingLevelChange("high"))
 	for _, m := range []string{
 		`{"role":"user","content":"read a.go","timestamp":1772442003123}`,
 		`{"role":"assistant","content":[{"type":"text","text":"Reading."},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a.go"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.001}},"stopReason":"toolUse","timestamp":1772442003123}`,
 		`{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"package a"}],"isError":false,"timestamp":1772442003123}`,
 	} {
-		id(raw.AppendMessage(json.RawMessage(m)))
+		// The JSON as pi writes it: the typed message's bytes are these.
+		if got := lines(typed)[len(lines(fromJSON))]; !strings.Contains(got, `"message":`+m+`}`) {
+			t.Errorf("typed append wrote\n%s\nwant the message\n%s", got, m)
+		}
+		id(fromJSON.AppendMessage(raw(m)))
 	}
-	if diff := cmp.Diff(lines(raw), lines(typed)); diff != "" {
+	if diff := cmp.Diff(lines(fromJSON), lines(typed)); diff != "" {
 		t.Errorf("typed appends wrote other bytes than the JSON (-json +typed):\n%s", diff)
 	}
 
@@ -98,7 +102,7 @@ func TestTypedAppendAndContext(t *testing.T) {
 	if u := msgs[0].(*message.User); u.Content.String() != "read a.go" {
 		t.Errorf("user content %q", u.Content.String())
 	}
-	empty := engine.InMemory("/p", fixedOptions()).Context()
+	empty := inMemory(t, "/p", fixedOptions()).Context()
 	if _, ok := empty.CurrentModel(); ok || empty.Thinking() != "off" {
 		t.Errorf("empty context: model set %v, thinking %q", ok, empty.Thinking())
 	}
@@ -119,16 +123,22 @@ func TestCompactionDetailsKeys(t *testing.T) {
 		{"Compaction.Details", func(s *engine.Session) (string, error) {
 			return s.AppendCompaction(engine.Compaction{Summary: "s", FirstKeptEntryID: "00000001", TokensBefore: 12, Details: res.Details})
 		}, ""},
-		{"AppendCompactionResult", func(s *engine.Session) (string, error) { return s.AppendCompactionResult(res) }, `false`},
-		{"BranchWithSummaryResult", func(s *engine.Session) (string, error) {
-			return s.BranchWithSummaryResult("00000001", compaction.BranchResult{Summary: "s", Details: details})
+		{"compaction.Result, as pi's agent appends it", func(s *engine.Session) (string, error) {
+			no := false
+			return s.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+				TokensBefore: res.TokensBefore, Details: res.Details, FromHook: &no})
 		}, `false`},
-		{"AppendBranchSummary", func(s *engine.Session) (string, error) {
-			return s.AppendBranchSummary(engine.BranchSummary{FromID: "00000001", Summary: "s", Details: details, Hook: engine.FlagTrue})
+		{"compaction.BranchResult, as pi's agent appends it", func(s *engine.Session) (string, error) {
+			br, no := compaction.BranchResult{Summary: "s", Details: details}, false
+			return s.BranchWithSummary(engine.BranchSummary{FromID: "00000001", Summary: br.Summary, Details: br.Details, FromHook: &no})
+		}, `false`},
+		{"BranchSummary.Details", func(s *engine.Session) (string, error) {
+			yes := true
+			return s.BranchWithSummary(engine.BranchSummary{FromID: "00000001", Summary: "s", Details: details, FromHook: &yes})
 		}, `true`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := engine.InMemory("/p", fixedOptions())
+			s := inMemory(t, "/p", fixedOptions())
 			must[string](t)(s.AppendMessage(message.NewUser("hi", time.UnixMilli(1))))
 			id := must[string](t)(tc.append(s))
 			e, _ := s.Entry(id)
@@ -162,46 +172,41 @@ func TestCompactionDetailsKeys(t *testing.T) {
 	}
 }
 
-// TestOptionalArgumentForms checks that the pointer-free forms write what
-// the pointer forms write, null and absent members included.
-func TestOptionalArgumentForms(t *testing.T) {
-	yes, empty, target := true, "", "00000001"
+// TestOptionalArguments checks how pi's optional arguments are written:
+// a label set, and cleared ("" writes no label member, as pi's own agent
+// clears one); a branch summary at an entry with nothing optional, and
+// at the root with details and fromHook; a compaction's fromHook.
+func TestOptionalArguments(t *testing.T) {
+	yes, target := true, "00000001"
 	for _, tc := range []struct {
-		name           string
-		pointer, plain func(s *engine.Session) (string, error)
+		name   string
+		append func(s *engine.Session) (string, error)
+		want   string // the members after the envelope
 	}{
-		{"set label", func(s *engine.Session) (string, error) { l := "x"; return s.AppendLabelChange(target, &l) },
-			func(s *engine.Session) (string, error) { return s.SetLabel(target, "x") }},
-		{"empty label", func(s *engine.Session) (string, error) { return s.AppendLabelChange(target, &empty) },
-			func(s *engine.Session) (string, error) { return s.SetLabel(target, "") }},
-		{"clear label", func(s *engine.Session) (string, error) { return s.AppendLabelChange(target, nil) },
-			func(s *engine.Session) (string, error) { return s.ClearLabel(target) }},
-		{"branch to id", func(s *engine.Session) (string, error) { return s.BranchWithSummary(&target, "s", nil, nil) },
-			func(s *engine.Session) (string, error) {
-				return s.AppendBranchSummary(engine.BranchSummary{FromID: target, Summary: "s"})
-			}},
+		{"set label", func(s *engine.Session) (string, error) { return s.AppendLabelChange(target, "x") },
+			`,"targetId":"00000001","label":"x"}`},
+		{"clear label", func(s *engine.Session) (string, error) { return s.AppendLabelChange(target, "") },
+			`,"targetId":"00000001"}`},
+		{"branch to id", func(s *engine.Session) (string, error) {
+			return s.BranchWithSummary(engine.BranchSummary{FromID: target, Summary: "s"})
+		}, `,"fromId":"00000001","summary":"s"}`},
 		{"branch to root with hook", func(s *engine.Session) (string, error) {
-			return s.BranchWithSummary(nil, "s", map[string]int{"n": 1}, &yes)
-		},
-			func(s *engine.Session) (string, error) {
-				return s.AppendBranchSummary(engine.BranchSummary{Root: true, Summary: "s", Details: map[string]int{"n": 1}, Hook: engine.FlagTrue})
-			}},
+			return s.BranchWithSummary(engine.BranchSummary{Summary: "s", Details: map[string]int{"n": 1}, FromHook: &yes})
+		}, `,"fromId":"root","summary":"s","details":{"n":1},"fromHook":true}`},
 		{"compaction hook", func(s *engine.Session) (string, error) {
 			return s.AppendCompaction(engine.Compaction{Summary: "s", FirstKeptEntryID: target, FromHook: &yes})
-		}, func(s *engine.Session) (string, error) {
-			return s.AppendCompaction(engine.Compaction{Summary: "s", FirstKeptEntryID: target, Hook: engine.FlagTrue})
-		}},
+		}, `,"summary":"s","firstKeptEntryId":"00000001","tokensBefore":0,"fromHook":true}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var got [2][]string
-			for i, f := range []func(s *engine.Session) (string, error){tc.pointer, tc.plain} {
-				s := engine.InMemory("/p", fixedOptions())
-				must[string](t)(s.AppendMessage(message.NewUser("hi", time.UnixMilli(1))))
-				must[string](t)(f(s))
-				got[i] = lines(s)
+			s := inMemory(t, "/p", fixedOptions())
+			must[string](t)(s.AppendMessage(message.NewUser("hi", time.UnixMilli(1))))
+			id := must[string](t)(tc.append(s))
+			e, _ := s.Entry(id)
+			if !strings.HasSuffix(string(e.Raw), tc.want) {
+				t.Errorf("wrote %s, want it to end %s", e.Raw, tc.want)
 			}
-			if diff := cmp.Diff(got[0], got[1]); diff != "" {
-				t.Errorf("(-pointer +plain):\n%s", diff)
+			if tc.name == "branch to root with hook" && (e.ParentKind != engine.KindNull) {
+				t.Errorf("a branch summary at the root has parentId %v", e.ParentKind)
 			}
 		})
 	}
@@ -217,7 +222,7 @@ func TestCustomMessageContent(t *testing.T) {
 		{message.Text("CI passed"), `"CI passed"`},
 		{message.Blocks(message.NewText("CI "), message.NewImage("iVBO", "image/png")), `[{"type":"text","text":"CI "},{"type":"image","data":"iVBO","mimeType":"image/png"}]`},
 	} {
-		s := engine.InMemory("/p", fixedOptions())
+		s := inMemory(t, "/p", fixedOptions())
 		id := must[string](t)(s.AppendCustomMessageEntry("ci", tc.content, true, nil))
 		e, _ := s.Entry(id)
 		if got, _ := e.Field("content"); string(got) != tc.want {

@@ -16,14 +16,14 @@ import (
 func TestSyncNoneWriterReportsARemovedFileOnClose(t *testing.T) {
 	testenv.SkipUnderWine(t, "POSIX delete semantics (FILE_DISPOSITION_POSIX_SEMANTICS): a file deleted while open stays in its directory until closed")
 	dir := t.TempDir()
-	s, err := engine.Create(context.Background(), "/w", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage([]byte(`{"role":"assistant","content":"one"}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"assistant","content":"one"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage([]byte(`{"role":"user","content":"two"}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"user","content":"two"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(s.SessionFile()); err != nil {
@@ -31,7 +31,7 @@ func TestSyncNoneWriterReportsARemovedFileOnClose(t *testing.T) {
 	}
 	// Within the check interval this append may still be taken; either way
 	// the loss must surface.
-	_, appendErr := s.AppendMessage([]byte(`{"role":"user","content":"three"}`))
+	_, appendErr := s.AppendMessage(raw(`{"role":"user","content":"three"}`))
 	closeErr := s.Close()
 	if !errors.Is(appendErr, engine.ErrVanished) && !errors.Is(closeErr, engine.ErrVanished) {
 		t.Fatalf("append error %v, close error %v: want ErrVanished from one of them", appendErr, closeErr)

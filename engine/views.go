@@ -93,63 +93,9 @@ func copyTree(roots []*tree.Node) []*tree.Node {
 	return roots
 }
 
-// All returns an iterator over every entry in file order (headers
-// excluded, duplicates included), as Entries returns them but one copy at
-// a time: nothing holds the whole session. The iteration sees the entries
-// the session held when it started.
-func (s *Session) All() iter.Seq[*Entry] {
-	return func(yield func(*Entry) bool) {
-		s.mu.Lock()
-		es := append([]*Entry(nil), s.ix.Entries()...)
-		s.mu.Unlock()
-		for _, e := range es {
-			if !yield(copyEntry(e)) {
-				return
-			}
-		}
-	}
-}
-
-// Path returns an iterator over the root-to-entry path of id, or of the
-// leaf when id is "" (BranchPath, one copy at a time).
-func (s *Session) Path(id string) iter.Seq[*Entry] {
-	return func(yield func(*Entry) bool) {
-		s.mu.Lock()
-		var es []*Entry
-		if id == "" {
-			es = s.ix.LeafBranch()
-		} else {
-			es = s.ix.Branch(id)
-		}
-		s.mu.Unlock()
-		for _, e := range es {
-			if !yield(copyEntry(e)) {
-				return
-			}
-		}
-	}
-}
-
-// Sessions returns an iterator over the sessions of one directory (o.Dir,
-// default cwd's per-cwd directory), in file name order, reading one file
-// at a time: unlike List, nothing holds the whole listing and nothing is
-// sorted (List sorts by modification, newest first). Files that are not
-// sessions are left out, as pi leaves them out; a file that cannot be
-// read gives its error, and the iteration goes on. A missing directory
-// gives nothing; a directory that cannot be read, or ctx done, gives
-// the error and ends the iteration. The list index is not used.
-func Sessions(ctx context.Context, cwd string, o ListOptions) iter.Seq2[*SessionInfo, error] {
-	return func(yield func(*SessionInfo, error) bool) {
-		dir := o.Dir
-		if dir == "" {
-			opts := Options{AgentDir: o.AgentDir, Agent: o.Agent, FS: o.FS}
-			var err error
-			if dir, err = opts.sessionDirPath(cwd); err != nil {
-				yield(nil, err)
-				return
-			}
-		}
-		fsys := o.fs()
+// sessionsIn is Store.Sessions of one directory, in file name order.
+func sessionsIn(ctx context.Context, fsys vfs.FS, dir string) iter.Seq2[*Info, error] {
+	return func(yield func(*Info, error) bool) {
 		files, err := sessionFiles(fsys, dir, false)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -165,7 +111,7 @@ func Sessions(ctx context.Context, cwd string, o ListOptions) iter.Seq2[*Session
 
 // allSessions is Store.Sessions of every cwd: the per-cwd directories of
 // an agent's store, every directory of a store opened on a Dir.
-func (st *Store) allSessions(ctx context.Context, o ListOptions) iter.Seq2[*Info, error] {
+func (st *Store) allSessions(ctx context.Context) iter.Seq2[*Info, error] {
 	return func(yield func(*Info, error) bool) {
 		fsys := st.fs()
 		var dirs []dirFiles

@@ -20,7 +20,7 @@ func TestReturnedEntriesAreCopies(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.Open(t.Context(), path, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(t.Context(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,14 +47,9 @@ func TestReturnedEntriesAreCopies(t *testing.T) {
 	scribble(s.BranchPath("")...)
 	scribble(s.BranchPath("a")...)
 	e, _ := s.Entry("a")
-	l, _ := s.LeafEntry()
+	leaf, _ := s.LeafID()
+	l, _ := s.Entry(leaf)
 	scribble(e, l)
-	for e := range s.All() {
-		scribble(e)
-	}
-	for e := range s.Path("") {
-		scribble(e)
-	}
 	c := s.Context()
 	for _, m := range c.Messages {
 		for i := range m.Raw {
@@ -86,22 +81,24 @@ func TestReturnedEntriesAreCopies(t *testing.T) {
 	}
 }
 
-func TestIteratorsAndLeafID(t *testing.T) {
+// TestEntriesAndLeafID: every entry in file order, the leaf's branch, and
+// the leaf as pi's getLeafId has it (an id, null or undefined).
+func TestEntriesAndLeafID(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	data := followHeader + userLine("a", "", "one") + "\n" + userLine("b", "a", "two") + "\n" + userLine("c", "a", "three") + "\n"
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.Open(t.Context(), path, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(t.Context(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	var all, path1 []string
-	for e := range s.All() {
+	for _, e := range s.Entries() {
 		all = append(all, e.ID)
 	}
-	for e := range s.Path("") {
+	for _, e := range s.BranchPath("") {
 		path1 = append(path1, e.ID)
 	}
 	if diff := cmp.Diff([][]string{{"a", "b", "c"}, {"a", "c"}}, [][]string{all, path1}); diff != "" {
@@ -114,12 +111,12 @@ func TestIteratorsAndLeafID(t *testing.T) {
 	if id, ok := s.LeafID(); id != "" || ok {
 		t.Errorf("LeafID after ResetLeaf = %q, %v", id, ok)
 	}
-	if _, kind := s.LeafIDKind(); kind != engine.KindNull {
-		t.Errorf("LeafIDKind after ResetLeaf = %v", kind)
+	if kind := leafKind(s); kind != engine.KindNull {
+		t.Errorf("the leaf's kind after ResetLeaf = %v", kind)
 	}
 	// A last line without an id: undefined, as pi has it.
 	appendTo(t, path, `{"type":"custom","customType":"x"}`+"\n")
-	r, err := engine.Open(t.Context(), path, engine.Options{ReadOnly: true})
+	r, err := engine.OpenFile(t.Context(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,18 +124,16 @@ func TestIteratorsAndLeafID(t *testing.T) {
 	if _, ok := r.LeafID(); ok {
 		t.Error("LeafID of a file ending in an id-less line is ok")
 	}
-	if _, kind := r.LeafIDKind(); kind != engine.KindAbsent {
-		t.Errorf("LeafIDKind = %v, want KindAbsent", kind)
+	if kind := leafKind(r); kind != engine.KindAbsent {
+		t.Errorf("the leaf's kind = %v, want KindAbsent", kind)
 	}
-	// Stopping early.
-	n := 0
-	for range s.All() {
-		n++
-		break
-	}
-	if n != 1 || !slices.Equal(all, []string{"a", "b", "c"}) {
-		t.Errorf("early stop: %d", n)
-	}
+}
+
+// leafKind returns the kind of the session's leaf (tree.Index.Leaf).
+func leafKind(s *engine.Session) engine.Kind {
+	var kind engine.Kind
+	s.Index(func(ix *tree.Index) { _, kind = ix.Leaf() })
+	return kind
 }
 
 // TestSessionsIterator lists a directory one file at a time and finds
@@ -148,7 +143,7 @@ func TestSessionsIterator(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "not-a-session.jsonl"), []byte("garbage\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	infos, err := engine.List(t.Context(), "", engine.ListOptions{Dir: dir, NoIndex: true})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), "/", engine.ListOptions{NoIndex: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +152,7 @@ func TestSessionsIterator(t *testing.T) {
 		want = append(want, in.Path+" "+in.FirstMessage)
 	}
 	slices.Sort(want)
-	for in, err := range engine.Sessions(t.Context(), "", engine.ListOptions{Dir: dir}) {
+	for in, err := range openStore(t, engine.StoreOptions{Dir: dir}).Sessions(t.Context(), "/", engine.ListOptions{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +161,7 @@ func TestSessionsIterator(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-List +Sessions):\n%s", diff)
 	}
-	for _, err := range engine.Sessions(t.Context(), "", engine.ListOptions{Dir: filepath.Join(dir, "missing")}) {
+	for _, err := range openStore(t, engine.StoreOptions{Dir: filepath.Join(dir, "missing")}).Sessions(t.Context(), "/", engine.ListOptions{}) {
 		t.Errorf("missing directory: %v", err)
 	}
 }

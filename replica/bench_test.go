@@ -2,7 +2,6 @@ package replica_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/replica"
@@ -161,7 +161,7 @@ func BenchmarkSyncPushAfterAppend(b *testing.B) {
 	dst.Close()
 	m := benchMachine(b, srv, agent)
 	m.run(b, "push")
-	s, err := engine.Open(context.Background(), path, engine.Options{})
+	s, err := engine.OpenFile(context.Background(), path, engine.OpenOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func BenchmarkSyncReplicatorLag(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		x := replica.NewReplicator(m.remote(b), replica.ReplicatorOptions{})
 		x.OnShipped(func(_ string, lag time.Duration) { mu.Lock(); lags = append(lags, lag); mu.Unlock() })
-		s, err := engine.Create(context.Background(), "/bench/lag", engine.Options{AgentDir: agent, Replicator: x})
+		s, err := openStore(b, engine.StoreOptions{AgentDir: agent, Replicator: x}).Create(context.Background(), "/bench/lag", engine.CreateOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -202,8 +202,8 @@ func BenchmarkSyncReplicatorLag(b *testing.B) {
 		tick := time.NewTicker(10 * time.Millisecond) // 100 appends/s
 		for n := 0; n < 500; n++ {
 			<-tick.C
-			msg := `{"role":"user","content":"lag ` + strconv.Itoa(n) + `","timestamp":1772355600000}`
-			if _, err := s.AppendMessage(json.RawMessage(msg)); err != nil {
+			msg := message.NewUser("lag "+strconv.Itoa(n), time.UnixMilli(1772355600000))
+			if _, err := s.AppendMessage(msg); err != nil {
 				b.Fatal(err)
 			}
 		}

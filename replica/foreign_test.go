@@ -66,7 +66,7 @@ func manifestKeys(t testing.TB, srv *testenv.MinIOServer, remote string) []strin
 
 func sessionID(t testing.TB, path string) string {
 	t.Helper()
-	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/replica"
@@ -119,7 +119,7 @@ var seq int
 // path.
 func (m *machine) newSession(t testing.TB, cwd string, n int) string {
 	t.Helper()
-	s, err := engine.Create(context.Background(), cwd, engine.Options{AgentDir: m.agentDir, Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{AgentDir: m.agentDir, Sync: engine.SyncNone}).Create(context.Background(), cwd, engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,11 @@ func appendPairs(t testing.TB, s *engine.Session, tag string, n int) []string {
 		u := fmt.Sprintf(`{"role":"user","content":"%s question %d","timestamp":%d}`, tag, i, 1772355600000+seq)
 		a := fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"%s answer %d"}],"provider":"p","model":"m","stopReason":"stop","timestamp":%d}`, tag, i, 1772355600000+seq)
 		for _, msg := range []string{u, a} {
-			id, err := s.AppendMessage(json.RawMessage(msg))
+			m, err := message.Decode([]byte(msg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, err := s.AppendMessage(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +153,7 @@ func appendPairs(t testing.TB, s *engine.Session, tag string, n int) []string {
 // appendTo opens the session at path and appends n pairs.
 func appendTo(t testing.TB, path, tag string, n int) []string {
 	t.Helper()
-	s, err := engine.Open(context.Background(), path, engine.Options{Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(context.Background(), path, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

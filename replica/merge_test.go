@@ -77,7 +77,7 @@ func TestPartitionedAppendsMerge(t *testing.T) {
 				path string
 				own  string
 			}{{pa, idsA[len(idsA)-1]}, {pb, idsB[len(idsB)-1]}} {
-				s, err := engine.Open(context.Background(), c.path, engine.Options{ReadOnly: true})
+				s, err := engine.OpenFile(context.Background(), c.path, engine.OpenOptions{ReadOnly: true})
 				if err != nil {
 					t.Fatal(err)
 				}

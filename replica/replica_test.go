@@ -37,7 +37,7 @@ func TestPushPullRoundTrip(t *testing.T) {
 		t.Fatalf("restored bytes differ (-a +b):\n%s", diff)
 	}
 	// The restored session continues on b.
-	s, err := engine.Open(context.Background(), want, engine.Options{})
+	s, err := engine.OpenFile(context.Background(), want, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

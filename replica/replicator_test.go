@@ -18,7 +18,7 @@ func TestReplicatorShipsAppends(t *testing.T) {
 	remote := remoteFor(t, srv)
 	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
 	x := replica.NewReplicator(a.remote(t), replica.ReplicatorOptions{})
-	s, err := engine.Create(context.Background(), "/r/p", engine.Options{AgentDir: a.agentDir, Replicator: x})
+	s, err := openStore(t, engine.StoreOptions{AgentDir: a.agentDir, Replicator: x}).Create(context.Background(), "/r/p", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestReplicatorSurvivesServerDown(t *testing.T) {
 	a.opts.S3.RequestTimeout = 2 * time.Second
 	a.opts.S3.MaxRetries = 1
 	x := replica.NewReplicator(a.remote(t), replica.ReplicatorOptions{CloseTimeout: 300 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
-	s, err := engine.Create(context.Background(), "/r/down", engine.Options{AgentDir: a.agentDir, Replicator: x, Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{AgentDir: a.agentDir, Replicator: x, Sync: engine.SyncNone}).Create(context.Background(), "/r/down", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

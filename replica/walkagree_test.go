@@ -36,7 +36,10 @@ func walkSession(id, text string) []byte {
 // .trash directory, a backup, a quarantined tail, temporary, lock and
 // owner files, a named pipe, a symbolic link to a session and one to a
 // directory, and a directory that cannot be read; and each reports the
-// named pipe and the unreadable directory, naming them.
+// named pipe and the unreadable directory, naming them. All of them walk
+// with engine.Store.Files: migrate DIR and verify DIR take its files and
+// what it left out as they come, id lookup is Store.Resolve, and the
+// others are checked through their own packages.
 func TestStoreWalksAgree(t *testing.T) {
 	ctx := context.Background()
 	agent := t.TempDir()
@@ -126,26 +129,31 @@ func TestStoreWalksAgree(t *testing.T) {
 		}
 	}
 
-	// The walk itself: verify DIR walks with it, and id lookup.
-	found, skipped, err := engine.StoreFiles(ctx, nil, sessions)
+	// The walk itself, as migrate DIR and verify DIR take it: the files
+	// in path order, what was left out as an error with its path.
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: sessions})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, f := range found {
+	var skipped []error
+	for f, err := range st.Files(ctx) {
+		switch {
+		case err != nil && f.Path == "":
+			t.Fatal(err)
+		case err != nil:
+			skipped = append(skipped, err)
+			continue
+		}
 		got = append(got, f.Path)
 		if f.Link != (f.Path == link) {
 			t.Errorf("%s: Link %v", f.Path, f.Link)
 		}
 	}
-	check("verify (StoreFiles)", got, files, paths(skipped))
-
-	// migrate DIR.
-	got, skipped, err = engine.SessionFilesIn(ctx, []string{sessions})
-	if err != nil {
-		t.Fatal(err)
+	if !slices.IsSorted(got) {
+		t.Errorf("Files are not in path order: %v", got)
 	}
-	check("migrate", got, files, paths(skipped))
+	check("migrate and verify (Store.Files)", got, files, paths(skipped))
 
 	// stats --all.
 	got = nil
@@ -165,7 +173,7 @@ func TestStoreWalksAgree(t *testing.T) {
 
 	// list --store DIR.
 	var warns []error
-	infos, err := engine.ListTree(ctx, sessions, engine.ListOptions{NoIndex: true, Warn: func(err error) { warns = append(warns, err) }})
+	infos, err := st.List(ctx, "", engine.ListOptions{NoIndex: true, Warn: func(err error) { warns = append(warns, err) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,11 +225,11 @@ func TestStoreWalksAgree(t *testing.T) {
 
 	// An id in the trash is not found, and the lookup says what it could
 	// not read.
-	_, err = engine.ResolveSession(sessions, "dddd0001")
+	_, err = st.Resolve(ctx, "dddd0001")
 	if !strings.Contains(err.Error(), unreadable) || !strings.Contains(err.Error(), "1 directory and 1 file could not be read") {
 		t.Errorf("resolving a trashed id: %v", err)
 	}
-	if p, err := engine.ResolveSession(sessions, "cccc"); err != nil || p != c {
+	if p, err := st.Resolve(ctx, "cccc"); err != nil || p != c {
 		t.Errorf("resolving cccc: %q, %v", p, err)
 	}
 }

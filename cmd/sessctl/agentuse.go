@@ -9,6 +9,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/internal/human"
 )
 
@@ -67,7 +68,7 @@ func findAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Sessi
 	if errors.As(err, &amb) {
 		ae := &engine.AmbiguousError{Name: arg}
 		for _, c := range amb.Candidates {
-			ae.Candidates = append(ae.Candidates, engine.Candidate{ID: c.ID, Path: c.Dir})
+			ae.Candidates = append(ae.Candidates, errs.Candidate{ID: c.ID, Path: c.Dir})
 		}
 		return nil, nil, ae
 	}

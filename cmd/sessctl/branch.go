@@ -60,8 +60,8 @@ func runBranch(e *env, args []string) int {
 	if err != nil {
 		return e.failEntry(err, pos[0])
 	}
-	oldLeaf, oldKind := s.LeafIDKind()
-	if oldKind == jsonl.KindString && oldLeaf == target {
+	oldLeaf, hasLeaf := s.LeafID()
+	if hasLeaf && oldLeaf == target {
 		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", human.QuotePath(target))
 		if *asJSON {
 			jsonOut(e.stdout, jsonl.NewObject(128).String("session", s.SessionFile()).String("from", oldLeaf).
@@ -89,9 +89,9 @@ func runBranch(e *env, args []string) int {
 	}
 	var id string
 	if hasSummary {
-		id, err = s.BranchWithSummary(&target, summary, details, fromHook)
+		id, err = s.BranchWithSummary(engine.BranchSummary{FromID: target, Summary: summary, Details: details, FromHook: fromHook})
 	} else {
-		id, err = plainBranch(s, target, oldLeaf, oldKind)
+		id, err = plainBranch(s, target, oldLeaf, hasLeaf)
 	}
 	if err != nil {
 		return e.fail(err)
@@ -102,7 +102,7 @@ func runBranch(e *env, args []string) int {
 	}
 	if *asJSON {
 		b := jsonl.NewObject(256+len(summary)).String("session", file)
-		if oldKind == jsonl.KindString {
+		if hasLeaf {
 			b.String("from", oldLeaf)
 		} else {
 			b.Null("from")
@@ -132,9 +132,9 @@ const branchEntryType = "sessctl-branch"
 // model context and pi's tree view leave out) is appended at target and
 // becomes the leaf on every reload. Its data names the leaf it moved
 // from ({"from": ID}, null when there was none).
-func plainBranch(s *engine.Session, target, oldLeaf string, oldKind jsonl.Kind) (string, error) {
+func plainBranch(s *engine.Session, target, oldLeaf string, hasLeaf bool) (string, error) {
 	data := jsonl.NewObject(64)
-	if oldKind == jsonl.KindString {
+	if hasLeaf {
 		data.String("from", oldLeaf)
 	} else {
 		data.Null("from")

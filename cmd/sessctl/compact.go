@@ -149,7 +149,7 @@ func runCompact(e *env, args []string) int {
 	}
 	defer s.Close()
 
-	settings, warnings := engine.CompactionSettings(storeAgent(*store), s.Cwd())
+	settings, warnings := compactionSettings(storeAgent(*store), s.Cwd())
 	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "sessctl: %s: warning: %v\n", e.name, w)
 	}
@@ -161,9 +161,9 @@ func runCompact(e *env, args []string) int {
 	}
 	settings.Reasoning = *reasoning
 
-	prep, kept, err := s.PrepareCompaction(settings)
+	prep, kept, err := prepareCompaction(s, settings)
 	switch {
-	case errors.Is(err, engine.ErrNoMessages):
+	case errors.Is(err, errNoMessages):
 		return e.refuse(err, "a session needs at least two messages before it can be compacted")
 	case errors.Is(err, compaction.ErrAlreadyCompacted):
 		return e.refuse(err, "the last entry is already a compaction; it can be compacted again once more entries follow")
@@ -209,7 +209,10 @@ func runCompact(e *env, args []string) int {
 
 	entryID := ""
 	if !*dryRun {
-		if entryID, err = s.AppendCompactionResult(res); err != nil {
+		// As pi's agent appends its own compactions: fromHook false.
+		fromHook := false
+		if entryID, err = s.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+			TokensBefore: res.TokensBefore, Details: res.Details, FromHook: &fromHook}); err != nil {
 			return e.fail(err)
 		}
 	}
@@ -302,4 +305,32 @@ func fmtTokens(f float64) string {
 func mustJSON(ss []string) []byte {
 	b, _ := jsonl.Marshal(ss)
 	return b
+}
+
+// errNoMessages is returned by prepareCompaction for a session with fewer
+// than two messages: pi refuses to compact one too.
+var errNoMessages = errors.New("nothing to compact (no messages yet)")
+
+// prepareCompaction prepares the compaction of the active branch with
+// settings, as pi's /compact does before it asks for a summary. It fails
+// with errNoMessages for a session of fewer than two messages, and with
+// compaction.ErrAlreadyCompacted or compaction.ErrNothingToCompact when
+// the branch cannot be cut. It returns the preparation and the first entry
+// it keeps.
+func prepareCompaction(s *engine.Session, settings compaction.Settings) (*compaction.Preparation, *jsonl.Entry, error) {
+	messages := 0
+	for _, en := range s.Entries() {
+		if en.Type == jsonl.TypeMessage {
+			messages++
+		}
+	}
+	if messages < 2 {
+		return nil, nil, errNoMessages
+	}
+	branch := s.BranchPath("")
+	prep, err := compaction.Prepare(branch, settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prep, branch[prep.FirstKeptIndex], nil
 }

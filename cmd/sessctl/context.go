@@ -24,7 +24,7 @@ func runContext(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	fc, err := engine.ReadContext(e.ctx, path, *leaf, engine.Options{})
+	fc, err := engine.ReadContext(e.ctx, path, *leaf, engine.OpenOptions{})
 	if err != nil {
 		return e.fail(err)
 	}

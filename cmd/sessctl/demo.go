@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/human"
 )
 
@@ -119,20 +121,29 @@ func buildDemoSession(e *env, agentDir, cwd string) (string, error) {
 		return "", err
 	}
 	defer s.Close()
+	at := func(ms int64) time.Time { return time.UnixMilli(1772355600000 + ms) }
+	usage := func(in, out int64, cost message.Cost) message.Usage { return message.NewUsage(in, out, 0, 0, cost) }
 	steps := []func() (string, error){
 		func() (string, error) { return s.AppendModelChange("anthropic", "claude-sonnet-4-5") },
 		func() (string, error) { return s.AppendThinkingLevelChange("medium") },
 		func() (string, error) {
-			return s.AppendMessage(map[string]any{"role": "user", "content": "Why does the build fail on main?", "timestamp": 1772355600000})
+			return s.AppendMessage(message.NewUser("Why does the build fail on main?", at(0)))
 		},
 		func() (string, error) {
-			return s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"thinking","thinking":"Check the CI log first."},{"type":"text","text":"Let me look at the log."},{"type":"toolCall","id":"call_1","name":"bash","arguments":{"command":"make test 2>&1 | tail -3"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":120,"output":40,"cacheRead":0,"cacheWrite":0,"totalTokens":160,"cost":{"input":0.00036,"output":0.0006,"cacheRead":0,"cacheWrite":0,"total":0.00096}},"stopReason":"toolUse","timestamp":1772355601000}`))
+			return s.AppendMessage(message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5", []message.Block{
+				message.NewThinking("Check the CI log first."),
+				message.NewText("Let me look at the log."),
+				message.NewToolCall("call_1", "bash", map[string]string{"command": "make test 2>&1 | tail -3"}),
+			}, usage(120, 40, message.Cost{Input: 0.00036, Output: 0.0006, Total: 0.00096}), message.StopToolUse, at(1000)))
 		},
 		func() (string, error) {
-			return s.AppendMessage(json.RawMessage(`{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":"layout/codec.go:12: undefined: utf16"}],"isError":false,"timestamp":1772355602000}`))
+			return s.AppendMessage(message.NewToolResult("call_1", "bash",
+				[]message.Block{message.NewText("layout/codec.go:12: undefined: utf16")}, false, at(2000)))
 		},
 		func() (string, error) {
-			return s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"codec.go uses utf16 without importing it."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":200,"output":20,"cacheRead":0,"cacheWrite":0,"totalTokens":220,"cost":{"input":0.0006,"output":0.0003,"cacheRead":0,"cacheWrite":0,"total":0.0009}},"stopReason":"stop","timestamp":1772355603000}`))
+			return s.AppendMessage(message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5",
+				[]message.Block{message.NewText("codec.go uses utf16 without importing it.")},
+				usage(200, 20, message.Cost{Input: 0.0006, Output: 0.0003, Total: 0.0009}), message.StopStop, at(3000)))
 		},
 	}
 	var ids []string
@@ -143,16 +154,15 @@ func buildDemoSession(e *env, agentDir, cwd string) (string, error) {
 		}
 		ids = append(ids, id)
 	}
-	label := "found the cause"
-	if _, err := s.AppendLabelChange(ids[5], &label); err != nil {
+	if _, err := s.AppendLabelChange(ids[5], "found the cause"); err != nil {
 		return "", err
 	}
 	// Go back to the first question and leave a summary of the abandoned
 	// branch, so the move is durable.
-	if _, err := s.BranchWithSummary(&ids[2], "Found a missing import in layout/codec.go.", nil, nil); err != nil {
+	if _, err := s.BranchWithSummary(engine.BranchSummary{FromID: ids[2], Summary: "Found a missing import in layout/codec.go."}); err != nil {
 		return "", err
 	}
-	if _, err := s.AppendMessage(map[string]any{"role": "user", "content": "Fix it and add a test.", "timestamp": 1772355604000}); err != nil {
+	if _, err := s.AppendMessage(message.NewUser("Fix it and add a test.", at(4000))); err != nil {
 		return "", err
 	}
 	if _, err := s.AppendSessionInfo("  fix the main build  "); err != nil {

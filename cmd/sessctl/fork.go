@@ -68,7 +68,7 @@ func runFork(e *env, args []string) int {
 		return e.fail(err)
 	}
 	id, file, h := ns.SessionID(), ns.SessionFile(), ns.Header()
-	leaf, leafKind := ns.LeafIDKind()
+	leaf, hasLeaf := ns.LeafID()
 	n := len(ns.Entries())
 	if err := ns.Close(); err != nil {
 		return e.fail(err)
@@ -76,7 +76,7 @@ func runFork(e *env, args []string) int {
 	if *asJSON {
 		b := jsonl.NewObject(256).String("id", id).String("path", file).
 			String("parentSession", h.ParentSession).String("cwd", h.Cwd)
-		if leafKind == jsonl.KindString {
+		if hasLeaf {
 			b.String("leafId", leaf)
 		} else {
 			b.Null("leafId")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/sessionfile"
@@ -94,7 +95,12 @@ func benchAppend(e *env, dir string, n int, policy engine.SyncPolicy) (int, time
 		return 0, 0, err
 	}
 	defer s.Close()
-	msgs := [2][]byte{[]byte(AppendAssistant), []byte(AppendUser)}
+	var msgs [2]message.Message
+	for i, raw := range []string{AppendAssistant, AppendUser} {
+		if msgs[i], err = message.Decode([]byte(raw)); err != nil {
+			return 0, 0, err
+		}
+	}
 	start := time.Now()
 	for i := range n {
 		if _, err := s.AppendMessage(msgs[i%2]); err != nil {

@@ -86,7 +86,7 @@ func TestImportCorpus(t *testing.T) {
 			byID[l.SourceID] = l
 		}
 		for _, l := range doc.Sessions {
-			s, err := engine.Open(context.Background(), l.File, engine.Options{ReadOnly: true})
+			s, err := engine.OpenFile(context.Background(), l.File, engine.OpenOptions{ReadOnly: true})
 			if err != nil {
 				t.Fatalf("%s: %v", l.File, err)
 			}
@@ -185,11 +185,11 @@ func TestImportKeepsChangedFiles(t *testing.T) {
 	if doc := importJSON(t, exitOK, "windsurf", filepath.Dir(conv)); doc.Sessions[0].Status != "updated" || doc.Sessions[0].File != file {
 		t.Fatalf("source changed: %+v", doc.Sessions[0])
 	}
-	s, err := engine.Open(context.Background(), file, engine.Options{Sync: engine.SyncNone})
+	s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(context.Background(), file, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"continued in pi","timestamp":1}`)); err != nil {
+	if _, err := s.AppendMessage(rawMessage(`{"role":"user","content":"continued in pi","timestamp":1}`)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

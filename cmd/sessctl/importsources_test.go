@@ -46,7 +46,7 @@ func TestImportOpencodeReal(t *testing.T) {
 		if _, errOut, code := runCLI(t, "verify", l.File); code != exitOK {
 			t.Errorf("verify %s: exit %d\n%s", l.File, code, errOut)
 		}
-		s, err := engine.Open(context.Background(), l.File, engine.Options{ReadOnly: true})
+		s, err := engine.OpenFile(context.Background(), l.File, engine.OpenOptions{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}

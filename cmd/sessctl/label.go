@@ -50,9 +50,9 @@ func runLabel(e *env, args []string) int {
 	if err != nil {
 		return e.failEntry(err, pos[0])
 	}
-	var text *string
+	text := ""
 	if !*clearIt {
-		text = &pos[2]
+		text = pos[2]
 	} else if _, ok := s.Label(target); !ok {
 		fmt.Fprintf(e.stderr, "sessctl: label: %s has no label; nothing to clear\n", human.QuotePath(target))
 		if *asJSON {
@@ -69,10 +69,10 @@ func runLabel(e *env, args []string) int {
 	}
 	if *asJSON {
 		b := jsonl.NewObject(128).String("entryId", id).String("targetId", target)
-		if text == nil {
+		if *clearIt {
 			b.Null("label")
 		} else {
-			b.String("label", *text)
+			b.String("label", text)
 		}
 		jsonOut(e.stdout, b.Bytes())
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/lock"
 )
@@ -68,7 +69,7 @@ func TestMigrateCommand(t *testing.T) {
 		if !strings.Contains(out, p+": migrated v1 -> v3, 200 entries, 0 malformed lines dropped, backup "+p+".v1.bak") {
 			t.Errorf("no line for %s in:\n%s", p, out)
 		}
-		s, err := engine.Open(context.Background(), p, engine.Options{ReadOnly: true})
+		s, err := engine.OpenFile(context.Background(), p, engine.OpenOptions{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +118,7 @@ func TestMutatingCommandsReportTheHolder(t *testing.T) {
 	// Hold the session's writer lock in this process, leaving the file at
 	// version 1 (a writer's open would migrate it, and migrate does not
 	// lock a file that needs nothing).
-	s, err := lock.Acquire(context.Background(), engine.LockPath(p), lock.Options{Command: "agent-under-test"})
+	s, err := lock.Acquire(context.Background(), sessionfile.LockPath(p), lock.Options{Command: "agent-under-test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,13 +74,13 @@ func mutToolResult(n int) json.RawMessage {
 // calls. It returns the file and the ids of its entries in order.
 func mutSession(t *testing.T, cwd string) (string, []string) {
 	t.Helper()
-	s, err := engine.Create(t.Context(), cwd, engine.Options{Sync: engine.SyncNone, NewEntryID: mutIDs()})
+	s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone, NewEntryID: mutIDs()}).Create(t.Context(), cwd, engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	add := func(m json.RawMessage) {
-		id, err := s.AppendMessage(m)
+		id, err := s.AppendMessage(rawMessage(m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func mutSession(t *testing.T, cwd string) (string, []string) {
 // reload opens a session read-only.
 func reload(t *testing.T, path string) *engine.Session {
 	t.Helper()
-	s, err := engine.Open(t.Context(), path, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(t.Context(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func ctxRaws(c compaction.Context) []string {
 // holdLock opens path for writing and keeps it open for the test.
 func holdLock(t *testing.T, path string) {
 	t.Helper()
-	w, err := engine.Open(t.Context(), path, engine.Options{Sync: engine.SyncNone})
+	w, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(t.Context(), path, engine.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestCompactWorkedExamples(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			s := reload(t, path)
-			leaf, _ := s.LeafEntry()
+			leaf, _ := leafEntry(s)
 			if fk, _ := leaf.StringField("firstKeptEntryId"); leaf.Type != jsonl.TypeCompaction || fk != tc.want.FirstKeptEntryID {
 				t.Errorf("leaf %s with firstKeptEntryId %q", leaf.Type, fk)
 			}
@@ -588,7 +588,7 @@ func TestCompactCommand(t *testing.T) {
 				t.Errorf("summary = %q", got.Summary)
 			}
 			s := reload(t, src)
-			leaf, _ := s.LeafEntry()
+			leaf, _ := leafEntry(s)
 			if leaf.ID != got.EntryID || leaf.ParentID != ids[8] {
 				t.Errorf("leaf %s under %s", leaf.ID, leaf.ParentID)
 			}
@@ -763,7 +763,7 @@ func TestLabelNameDelete(t *testing.T) {
 	}
 
 	t.Run("delete refuses while locked, then moves to the trash", func(t *testing.T) {
-		w, err := engine.Open(t.Context(), src, engine.Options{Sync: engine.SyncNone})
+		w, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(t.Context(), src, engine.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 )
 
 // A write by root used to leave a root-owned 0600 lock file (and owner
@@ -32,7 +33,7 @@ func TestRootWritesKeepTheSessionsOwner(t *testing.T) {
 	_, err = f.WriteString(`{"type":"message","id":"torn","parentId":null,"mes`)
 	noErr(t, err)
 	noErr(t, f.Close())
-	noErr(t, os.Remove(engine.LockPath(src))) // the store is made as the user's, by the user
+	noErr(t, os.Remove(sessionfile.LockPath(src))) // the store is made as the user's, by the user
 	noErr(t, filepath.WalkDir(agent, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -54,10 +55,10 @@ func TestRootWritesKeepTheSessionsOwner(t *testing.T) {
 
 	// As root: hold the lock a moment (the owner record exists only
 	// while it is held), then label and fork.
-	w, err := engine.Open(t.Context(), src, engine.Options{})
+	w, err := engine.OpenFile(t.Context(), src, engine.OpenOptions{})
 	noErr(t, err)
-	theirs(t, engine.LockPath(src))
-	theirs(t, strings.TrimSuffix(engine.LockPath(src), ".lock")+".owner")
+	theirs(t, sessionfile.LockPath(src))
+	theirs(t, strings.TrimSuffix(sessionfile.LockPath(src), ".lock")+".owner")
 	noErr(t, w.Close())
 	if _, errOut, code := mutRun(t, "", "label", src, ids[0], "by root"); code != exitOK {
 		t.Fatalf("label as root: exit %d\n%s", code, errOut)
@@ -79,7 +80,7 @@ func TestRootWritesKeepTheSessionsOwner(t *testing.T) {
 	}
 	theirs(t, filepath.Dir(forked[0]))
 	theirs(t, forked[0])
-	theirs(t, engine.LockPath(forked[0]))
+	theirs(t, sessionfile.LockPath(forked[0]))
 	theirs(t, src)
 
 	// The user writes both sessions afterwards.
@@ -92,7 +93,7 @@ func TestRootWritesKeepTheSessionsOwner(t *testing.T) {
 
 	// A lock file an older sessctl left owned by root: the user is told
 	// how to get it back.
-	lk := engine.LockPath(src)
+	lk := sessionfile.LockPath(src)
 	noErr(t, os.Remove(lk))
 	noErr(t, os.WriteFile(lk, nil, 0o600))
 	_, errOut, code = runAsNobody("label", src, ids[0], "again")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 )
 
 // export -o of a session's live lock file with --force used to replace
@@ -19,7 +19,7 @@ func TestOutputNeverASessionsFile(t *testing.T) {
 	_, cwd := mutStore(t)
 	src, _ := mutSession(t, cwd)
 	holdLock(t, src)
-	lockBefore, err := os.Stat(engine.LockPath(src))
+	lockBefore, err := os.Stat(sessionfile.LockPath(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestOutputNeverASessionsFile(t *testing.T) {
 	targets := []struct {
 		name, path, what string
 	}{
-		{"the live lock", engine.LockPath(src), "the writer lock of session"},
+		{"the live lock", sessionfile.LockPath(src), "the writer lock of session"},
 		{"the owner record", src + ".owner", "the lock owner record of session"},
 		{"a fallback lock", src + ".lock.excl", "the writer lock of session"},
 		{"a migration backup", touch(filepath.Base(src) + ".v1.bak"), "a migration backup of session"},
@@ -93,7 +93,7 @@ func TestOutputNeverASessionsFile(t *testing.T) {
 			})
 		}
 	}
-	lockAfter, err := os.Stat(engine.LockPath(src))
+	lockAfter, err := os.Stat(sessionfile.LockPath(src))
 	if err != nil || !os.SameFile(lockBefore, lockAfter) {
 		t.Fatalf("the lock file was replaced (%v)", err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
@@ -56,7 +56,7 @@ func TestSIGTERMDuringCompact(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
-	owner := strings.TrimSuffix(engine.LockPath(src), ".lock") + ".owner"
+	owner := strings.TrimSuffix(sessionfile.LockPath(src), ".lock") + ".owner"
 	if _, err := os.Stat(owner); err != nil {
 		t.Fatalf("no owner record while compact runs: %v", err)
 	}

@@ -54,12 +54,12 @@ func TestSyncCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
-	s, err := engine.Create(context.Background(), "/cli/proj", engine.Options{AgentDir: a})
+	s, err := openStore(t, engine.StoreOptions{AgentDir: a}).Create(context.Background(), "/cli/proj", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
-	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.AppendMessage(rawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 	s.Close()
 	remote := "s3://cli-sync/me"
 	out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", a)
@@ -85,12 +85,12 @@ func TestSyncCommand(t *testing.T) {
 		t.Fatalf("status after pull: exit %d\n%s%s", code, out, errOut)
 	}
 	// A session only the store has: pull --json says what status says.
-	s, err = engine.Create(context.Background(), "/cli/only-here", engine.Options{AgentDir: b})
+	s, err = openStore(t, engine.StoreOptions{AgentDir: b}).Create(context.Background(), "/cli/only-here", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
-	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.AppendMessage(rawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 	s.Close()
 	words := map[string]map[string]string{}
 	for _, verb := range []string{"status", "pull"} {
@@ -139,12 +139,12 @@ func TestSyncPullRefusesIncompleteLines(t *testing.T) {
 	c := syncServer(t, "cli-refuse")
 	ctx := context.Background()
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
-	s, err := engine.Create(ctx, "/cli/refuse", engine.Options{AgentDir: a})
+	s, err := openStore(t, engine.StoreOptions{AgentDir: a}).Create(ctx, "/cli/refuse", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.AppendMessage(json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`))
-	s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.AppendMessage(rawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 	path := s.SessionFile()
 	s.Close()
 	remote := "s3://cli-refuse/me"

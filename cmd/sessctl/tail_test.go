@@ -78,7 +78,7 @@ func TestTailGolden(t *testing.T) {
 	}{{"tail-f.txt", false}, {"tail-f.jsonl", true}} {
 		t.Run(tc.golden, func(t *testing.T) {
 			session := filepath.Join(t.TempDir(), "s.jsonl")
-			w, err := engine.Open(t.Context(), session, fixtureOptions("", "f0000000-0000-4000-8000-00000000000f", "f", time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)))
+			w, err := openStore(t, fixtureOptions("", "f0000000-0000-4000-8000-00000000000f", "f", time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))).Open(t.Context(), session, engine.OpenOptions{Create: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,12 +1,14 @@
 package render_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/redact"
 )
@@ -17,12 +19,14 @@ func share(w io.Writer, s *engine.Session) error {
 
 func ExampleMarkdown() {
 	n := 0
-	s := engine.InMemory("/work", engine.Options{
+	st, _ := engine.OpenStore(context.Background(), engine.StoreOptions{
+		Dir:          os.TempDir(),
 		NewEntryID:   func() string { n++; return fmt.Sprintf("e%07d", n) },
 		NewSessionID: func() string { return "5e55-0001" },
 		Now:          func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) },
 	})
-	s.AppendMessage([]byte(`{"role":"user","content":"deploy with token=abc123","timestamp":1772355600000}`))
+	s, _ := st.Create(context.Background(), "/work", engine.CreateOptions{InMemory: true})
+	s.AppendMessage(message.NewUser("deploy with token=abc123", time.UnixMilli(1772355600000)))
 	if err := share(os.Stdout, s); err != nil {
 		fmt.Println(err)
 	}

@@ -12,7 +12,7 @@ import (
 // role, model and tool calls of a message, the first line of its text cut
 // to lineWidth runes, and the id and time around it.
 func TestEntryLine(t *testing.T) {
-	s, err := engine.Create(t.Context(), "/p", engine.Options{Dir: t.TempDir(), Sync: engine.SyncNone})
+	s, err := testStore(t, "").Create(t.Context(), "/p", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func TestEntryLine(t *testing.T) {
 		`{"role":"user","content":` + string(user) + `,"timestamp":1}`,
 		`{"role":"assistant","content":[{"type":"text","text":"` + long + `"},{"type":"toolCall","id":"c","name":"bash","arguments":{}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":2}`,
 	} {
-		if _, err := s.AppendMessage(json.RawMessage(m)); err != nil {
+		if _, err := s.AppendMessage(raw(m)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,27 +13,29 @@ import (
 // store of one session, and that no sessions give "[]" and no table.
 func TestList(t *testing.T) {
 	dir := t.TempDir()
-	s, err := engine.Create(t.Context(), "/p", engine.Options{Dir: dir, Sync: engine.SyncNone})
+	s, err := testStore(t, dir).Create(t.Context(), "/p", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":"hello there","timestamp":1}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"user","content":"hello there","timestamp":1}`)); err != nil {
 		t.Fatal(err)
 	}
 	// pi writes a session file once it has an assistant message.
-	if _, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","timestamp":2}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","timestamp":2}`)); err != nil {
 		t.Fatal(err)
 	}
 	id := s.Header().ID
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	infos, err := engine.ListTree(t.Context(), dir, engine.ListOptions{NoIndex: true})
+	infos, err := testStore(t, dir).List(t.Context(), "", engine.ListOptions{NoIndex: true})
 	if err != nil || len(infos) != 1 {
-		t.Fatalf("ListTree: %d infos, %v", len(infos), err)
+		t.Fatalf("List: %d infos, %v", len(infos), err)
 	}
 	var b strings.Builder
-	List(&b, infos)
+	if err := List(&b, infos); err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(b.String(), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "MODIFIED") || !strings.Contains(lines[1], "  "+ShortID(id)+"  hello there") {
 		t.Errorf("table:\n%s", b.String())

@@ -203,7 +203,8 @@ var absentID = func() string {
 	return tree.Key(&e)
 }()
 
-// writeStateTree writes pi's getTree: {id, type, label?, children}.
+// writeStateTree writes pi's getTree: {id, type, label?, labelTimestamp?,
+// children}.
 func writeStateTree(j *jw, roots []*tree.Node) {
 	j.open('[')
 	tree.Walk(roots, func(n *tree.Node, _ int) bool {
@@ -222,6 +223,10 @@ func writeStateTree(j *jw, roots []*tree.Node) {
 		if n.HasLabel {
 			j.key("label")
 			j.str(n.Label)
+			if n.LabelTimestamp != nil {
+				j.key("labelTimestamp")
+				j.rawb(n.LabelTimestamp)
+			}
 		}
 		j.key("children")
 		j.open('[')

@@ -13,7 +13,7 @@ import (
 // after maxBodyLines lines or maxBodyBytes bytes and says how much it left
 // out, and that full prints everything.
 func TestTranscriptCutsLongTexts(t *testing.T) {
-	s, err := engine.Create(t.Context(), "/p", engine.Options{Dir: t.TempDir(), Sync: engine.SyncNone})
+	s, err := testStore(t, "").Create(t.Context(), "/p", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,11 +24,11 @@ func TestTranscriptCutsLongTexts(t *testing.T) {
 		many = append(many, fmt.Sprintf("line %d", i))
 	}
 	user, _ := json.Marshal(strings.Join(many, "\n"))
-	first, err := s.AppendMessage(json.RawMessage(`{"role":"user","content":` + string(user) + `,"timestamp":1}`))
+	first, err := s.AppendMessage(raw(`{"role":"user","content":` + string(user) + `,"timestamp":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMessage(json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"short answer"}],"provider":"p","model":"m","timestamp":2}`)); err != nil {
+	if _, err := s.AppendMessage(raw(`{"role":"assistant","content":[{"type":"text","text":"short answer"}],"provider":"p","model":"m","timestamp":2}`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.AppendCompaction(engine.Compaction{Summary: huge, FirstKeptEntryID: first, TokensBefore: 10}); err != nil {

@@ -84,7 +84,7 @@ func repairAndCheck(t *testing.T, path string) (string, *repair.Result) {
 // branch, root first.
 func branchIDs(t *testing.T, path string) []string {
 	t.Helper()
-	s, err := engine.Open(context.Background(), path, engine.Options{ReadOnly: true})
+	s, err := engine.OpenFile(context.Background(), path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestVerifyAndRepairCrafted(t *testing.T) {
 				}
 			}
 			if tc.file != "" {
-				s, err := engine.Open(context.Background(), out, engine.Options{ReadOnly: true})
+				s, err := engine.OpenFile(context.Background(), out, engine.OpenOptions{ReadOnly: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -275,12 +275,15 @@ func TestVerifyCorpus(t *testing.T) {
 		// two are damage, the others only notes.
 		"malformed-lines/input.jsonl": {"malformed"},
 	}
-	found, skipped, err := engine.StoreFiles(context.Background(), nil, dir)
-	if err != nil || len(skipped) > 0 {
-		t.Fatalf("walk %s: %v, skipped %v", dir, err, skipped)
+	st, err := engine.OpenStore(context.Background(), engine.StoreOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
 	}
 	var files []string
-	for _, f := range found {
+	for f, err := range st.Files(context.Background()) {
+		if err != nil {
+			t.Fatalf("walk %s: %v", dir, err)
+		}
 		files = append(files, f.Path)
 	}
 	if len(files) < 50 {
@@ -356,7 +359,7 @@ func TestFileBeside(t *testing.T) {
 	}
 }
 
-// TestSalvageCorruptOpen is the package example: a file engine.Open
+// TestSalvageCorruptOpen is the package example: a file engine.OpenFile
 // refuses as corrupt opens after repair.File, with its entries.
 func TestSalvageCorruptOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
@@ -364,7 +367,7 @@ func TestSalvageCorruptOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := engine.Open(ctx, path, engine.Options{ReadOnly: true}); !errors.Is(err, engine.ErrCorrupt) {
+	if _, err := engine.OpenFile(ctx, path, engine.OpenOptions{ReadOnly: true}); !errors.Is(err, engine.ErrCorrupt) {
 		t.Fatalf("Open of a file without a header: %v, want ErrCorrupt", err)
 	}
 	s, err := salvage(ctx, path)

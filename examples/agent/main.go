@@ -11,7 +11,6 @@ import (
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
-	"github.com/sessctl/sessctl/tree"
 )
 
 func main() {
@@ -42,28 +41,31 @@ func model(c compaction.Context) (*message.Assistant, error) {
 	if !ok {
 		return nil, errors.New("no model chosen")
 	}
-	now := time.Now()
 	usage := message.NewUsage(1200, 80, 0, 0, message.Cost{Input: 0.0036, Output: 0.0012, Total: 0.0048})
-	last := msgs[len(msgs)-1]
-	if u, ok := last.(*message.User); ok {
-		call := message.NewToolCall("call_"+fmt.Sprint(len(msgs)), "read", map[string]any{"path": "parser.go"})
-		content := []message.Block{message.NewText("Let me read the parser (" + u.Content.String() + ")."), call}
-		if c.Thinking() != "off" {
-			content = append([]message.Block{message.NewThinking("The scanner is the likely culprit.")}, content...)
-		}
-		return message.NewAssistant("anthropic-messages", m.Provider, m.ModelID, content, usage, message.StopToolUse, now), nil
+	reply := func(stop message.StopReason, content ...message.Block) *message.Assistant {
+		return message.NewAssistant("anthropic-messages", m.Provider, m.ModelID, content, usage, stop, time.Now())
 	}
-	return message.NewAssistant("anthropic-messages", m.Provider, m.ModelID,
-		[]message.Block{message.NewText("parse() now strips a trailing \\r; TestCRLF covers it.")}, usage, message.StopStop, now), nil
+	if u, ok := msgs[len(msgs)-1].(*message.User); ok {
+		call := message.NewToolCall(fmt.Sprint("call_", len(msgs)), "read", map[string]any{"path": "parser.go"})
+		text := message.NewText("Let me read the parser (" + u.Content.String() + ").")
+		if c.Thinking() != "off" {
+			return reply(message.StopToolUse, message.NewThinking("The scanner is the likely culprit."), text, call), nil
+		}
+		return reply(message.StopToolUse, text, call), nil
+	}
+	return reply(message.StopStop, message.NewText("parse() now strips a trailing \\r; TestCRLF covers it.")), nil
 }
 
 // turn runs one user prompt to the end: the model's tool call, the tool's
 // result, the model's answer.
 func turn(s *engine.Session, prompt string) error {
-	if _, err := s.AppendMessage(message.NewUser(prompt, time.Now())); err != nil {
-		return err
-	}
-	for {
+	next := []message.Message{message.NewUser(prompt, time.Now())}
+	for len(next) > 0 {
+		for _, m := range next {
+			if _, err := s.AppendMessage(m); err != nil {
+				return err
+			}
+		}
 		reply, err := model(s.Context())
 		if err != nil {
 			return err
@@ -71,35 +73,32 @@ func turn(s *engine.Session, prompt string) error {
 		if _, err := s.AppendMessage(reply); err != nil {
 			return err
 		}
-		if reply.StopReason != message.StopToolUse {
-			return nil
-		}
+		next = nil
 		for _, b := range reply.Content {
 			if call, ok := b.(*message.ToolCall); ok {
-				out := message.NewToolResult(call.ID, call.Name, []message.Block{message.NewText("package parser\n\nfunc parse(b []byte) {}")}, false, time.Now())
-				if _, err := s.AppendMessage(out); err != nil {
-					return err
-				}
+				next = append(next, message.NewToolResult(call.ID, call.Name, []message.Block{message.NewText("package parser\n\nfunc parse(b []byte) {}")}, false, time.Now()))
 			}
 		}
 	}
+	return nil
 }
 
 // run is the agent: it returns the session files it wrote, the main one
 // first.
 func run(ctx context.Context, dir string, log io.Writer) ([]string, error) {
-	opts := engine.Options{Dir: dir}
-	s, err := engine.Create(ctx, cwd, opts)
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	s, err := st.Create(ctx, cwd, engine.CreateOptions{WriteAtOnce: true}) // the prompt survives a crash
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	if _, err := s.AppendModelChange("anthropic", "claude-sonnet-4-5"); err != nil {
-		return nil, err
-	}
-	if _, err := s.AppendThinkingLevelChange("medium"); err != nil {
-		return nil, err
-	}
+	var errs []error // of the appends whose ids are not needed
+	check := func(_ string, err error) { errs = append(errs, err) }
+	check(s.AppendModelChange("anthropic", "claude-sonnet-4-5"))
+	check(s.AppendThinkingLevelChange("medium"))
 	if err := turn(s, "Why does the parser reject CRLF input?"); err != nil {
 		return nil, err
 	}
@@ -113,27 +112,22 @@ func run(ctx context.Context, dir string, log io.Writer) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.AppendCompactionResult(compaction.FinishSummary(prep, "The user asked why CRLF input fails; the scanner keeps the \\r.")); err != nil {
-		return nil, err
-	}
+	res := compaction.FinishSummary(prep, "The user asked why CRLF input fails; the scanner keeps the \\r.")
+	check(s.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+		TokensBefore: res.TokensBefore, Details: res.Details}))
 	if err := turn(s, "Also handle a lone \\r."); err != nil {
 		return nil, err
 	}
 
 	// Go back to the first answer, leaving a summary of what is abandoned.
-	var branch compaction.BranchPreparation
-	leaf, _ := s.LeafID()
-	s.Index(func(ix *tree.Index) { // no Session method may be called in here
-		abandoned := compaction.CollectEntriesForBranchSummary(ix, leaf, firstAnswer)
-		branch = compaction.PrepareBranchEntries(abandoned.Entries, compaction.BranchBudget(0, 16384))
-	})
-	if _, err := s.BranchWithSummaryResult(firstAnswer, compaction.FinishBranch(&branch, "Fixed CRLF and lone CR in parse(); dropped for a different approach.")); err != nil {
+	sum, _, err := s.SummarizeBranch(ctx, firstAnswer, compaction.Fixed("Fixed CRLF and lone CR in parse(); dropped for a different approach."), "")
+	if err != nil {
 		return nil, err
 	}
-	if _, err := s.SetLabel(firstAnswer, "diagnosis"); err != nil {
-		return nil, err
-	}
-	if _, err := s.AppendSessionInfo("CRLF parsing"); err != nil {
+	check(s.BranchWithSummary(engine.BranchSummary{FromID: firstAnswer, Summary: sum.Summary, Details: sum.Details}))
+	check(s.AppendLabelChange(firstAnswer, "diagnosis"))
+	check(s.AppendSessionInfo("CRLF parsing"))
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 
@@ -142,33 +136,27 @@ func run(ctx context.Context, dir string, log io.Writer) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := child.AppendModelChange("anthropic", "claude-haiku-4-5"); err != nil {
+	check(child.AppendModelChange("anthropic", "claude-haiku-4-5"))
+	if err := errors.Join(turn(child, "List the tests that read CRLF files."), errors.Join(errs...)); err != nil {
 		return nil, err
 	}
-	if err := turn(child, "List the tests that read CRLF files."); err != nil {
-		return nil, err
-	}
-	childFile := child.SessionFile()
-	if err := child.Close(); err != nil {
-		return nil, err
-	}
-	mainFile := s.SessionFile()
-	if err := s.Close(); err != nil {
+	files := []string{s.SessionFile(), child.SessionFile()}
+	if err := errors.Join(child.Close(), s.Close()); err != nil {
 		return nil, err
 	}
 
 	// Resume: the most recent session is the child; skip it.
-	r, err := engine.ContinueRecent(ctx, cwd, engine.Options{Dir: dir, SkipChildSessions: true})
+	r, err := st.ContinueRecent(ctx, cwd, engine.OpenOptions{SkipChildSessions: true})
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	if r.SessionFile() != mainFile {
-		return nil, fmt.Errorf("resumed %s, want %s", r.SessionFile(), mainFile)
+	if r.SessionFile() != files[0] {
+		return nil, fmt.Errorf("resumed %s, want %s", r.SessionFile(), files[0])
 	}
 
 	// A viewer follows the session while the agent writes to it.
-	viewer, err := engine.Open(ctx, mainFile, engine.Options{ReadOnly: true})
+	viewer, err := st.Open(ctx, files[0], engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -190,5 +178,5 @@ func run(ctx context.Context, dir string, log io.Writer) ([]string, error) {
 	if name, _ := viewer.Name(); name != "CRLF parsing" {
 		return nil, fmt.Errorf("viewer sees name %q", name)
 	}
-	return []string{mainFile, childFile}, nil
+	return files, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
@@ -28,13 +29,13 @@ func TestAgent(t *testing.T) {
 	if want := "viewer saw: user\nviewer saw: assistant\nviewer saw: toolResult\nviewer saw: assistant\n"; log.String() != want {
 		t.Errorf("viewer saw:\n%s\nwant:\n%s", log.String(), want)
 	}
-	main, err := engine.Open(t.Context(), files[0], engine.Options{ReadOnly: true})
+	main, err := engine.OpenFile(t.Context(), files[0], engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer main.Close()
 	types := map[string]int{}
-	for e := range main.All() {
+	for _, e := range main.Entries() {
 		types[e.Type]++
 	}
 	for _, typ := range []string{"compaction", "branch_summary", "label", "session_info", "model_change", "thinking_level_change"} {
@@ -42,7 +43,7 @@ func TestAgent(t *testing.T) {
 			t.Errorf("%d %s entries, want 1 (%v)", types[typ], typ, types)
 		}
 	}
-	child, err := engine.Open(t.Context(), files[1], engine.Options{ReadOnly: true})
+	child, err := engine.OpenFile(t.Context(), files[1], engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,12 +63,12 @@ func TestAgent(t *testing.T) {
 		if err := json.Unmarshal(out, &pi); err != nil {
 			t.Fatal(err)
 		}
-		s, err := engine.Open(t.Context(), f, engine.Options{ReadOnly: true})
+		s, err := engine.OpenFile(t.Context(), f, engine.OpenOptions{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		err = s.WriteState(&buf, engine.StateOptions{Fields: map[string]bool{"leafId": true, "branch": true, "entries": true, "sessionName": true, "context": true}})
+		err = render.State(&buf, s, render.StateOptions{Fields: map[string]bool{"leafId": true, "branch": true, "entries": true, "sessionName": true, "context": true}})
 		s.Close()
 		if err != nil {
 			t.Fatal(err)

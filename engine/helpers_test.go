@@ -10,12 +10,6 @@ import (
 // These helpers open stores and sessions for the tests, through the
 // public API (engine.OpenStore and its methods).
 
-// openIn opens path in a store with so (see openStore) with oo.
-func openIn(t testing.TB, so engine.StoreOptions, path string, oo engine.OpenOptions) (*engine.Session, error) {
-	t.Helper()
-	return openStore(t, so).Open(t.Context(), path, oo)
-}
-
 // createIn creates a session for cwd in a store with so (see openStore)
 // with co.
 func createIn(t testing.TB, so engine.StoreOptions, cwd string, co engine.CreateOptions) (*engine.Session, error) {

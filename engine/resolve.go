@@ -100,8 +100,8 @@ func resolveIn(ctx context.Context, fsys vfs.FS, dir, name string) (string, erro
 }
 
 // storeCandidates lists the session files of the store at root (see
-// StoreFiles) with their session ids: from the file name when it has pi's
-// "<ts>_<id>.jsonl" form, otherwise from its header line. What StoreFiles
+// Store.Files) with their session ids: from the file name when it has pi's
+// "<ts>_<id>.jsonl" form, otherwise from its header line. What the walk
 // left out (directories that could not be read, special files) is
 // returned as unreadable.
 func storeCandidates(ctx context.Context, fsys vfs.FS, root string) (out []errs.Candidate, unreadable []error, err error) {

@@ -607,7 +607,7 @@ func (st *Store) Info(ctx context.Context, name string) (*Info, error) {
 	in, err := readInfo(st.fs(), path)
 	switch {
 	case errors.Is(err, errNotSession):
-		return nil, &CorruptError{Path: path, Line: 1, Err: errors.New("no session header: the first object is not a session header")}
+		return nil, &CorruptError{Path: path, Err: errors.New("no session header: the first JSON object is not a session header")}
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("session file %s: %w", path, ErrNotFound)
 	case err != nil:

@@ -31,7 +31,8 @@ func (h *Hit) Label() string {
 	return h.Kind.String()
 }
 
-// HitJSON is the JSON shape of a hit ('sessctl search --json').
+// HitJSON is the JSON shape of a hit (what 'sessctl search --json' prints
+// of it, before the command line that shows it).
 type HitJSON struct {
 	Session struct {
 		Path   string `json:"path"`

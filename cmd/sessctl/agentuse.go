@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
@@ -63,14 +61,6 @@ func findAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Sessi
 		return nil, nil, err
 	}
 	x, err := st.Find(e.ctx, arg)
-	var amb *agentuse.AmbiguousError
-	if errors.As(err, &amb) {
-		ae := &engine.AmbiguousError{Name: arg}
-		for _, c := range amb.Candidates {
-			ae.Candidates = append(ae.Candidates, engine.Candidate{ID: c.ID, Path: c.Dir})
-		}
-		return nil, nil, ae
-	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -307,29 +307,6 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]*Session, error) {
 	return out, nil
 }
 
-// ErrAmbiguous is matched by an *AmbiguousError: a session id
-// prefix that names more than one session.
-var ErrAmbiguous = errors.New("ambiguous session id")
-
-// AmbiguousError lists the sessions an id prefix matches.
-type AmbiguousError struct {
-	Prefix     string
-	Candidates []*Session
-}
-
-// Error lists the prefix and every session it matches.
-func (e *AmbiguousError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "session id %q matches %d sessions:", e.Prefix, len(e.Candidates))
-	for _, c := range e.Candidates {
-		fmt.Fprintf(&b, " %s (%s)", c.ID, c.RelDir)
-	}
-	return b.String()
-}
-
-// Is reports whether target is ErrAmbiguous.
-func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
-
 // Find returns the session with id idOrPrefix, or the only session whose
 // id starts with it (compared case-insensitively, as AgentUse's CLI does).
 // Nested sessions are found too. No match is an error matching
@@ -357,11 +334,11 @@ func (s *Store) Find(ctx context.Context, idOrPrefix string) (*Session, error) {
 	case len(exact) == 1:
 		return exact[0], nil
 	case len(exact) > 1:
-		return nil, &AmbiguousError{Prefix: idOrPrefix, Candidates: exact}
+		return nil, ambiguous(idOrPrefix, exact)
 	case len(prefix) == 1:
 		return prefix[0], nil
 	case len(prefix) > 1:
-		return nil, &AmbiguousError{Prefix: idOrPrefix, Candidates: prefix}
+		return nil, ambiguous(idOrPrefix, prefix)
 	}
 	if len(skipped) > 0 {
 		// It may be in what could not be read: say so, not "not found".
@@ -369,6 +346,17 @@ func (s *Store) Find(ctx context.Context, idOrPrefix string) (*Session, error) {
 			jsonl.KeyString(idOrPrefix), s.root, len(skipped), skipped[0])
 	}
 	return nil, errs.NotFound("session " + jsonl.KeyString(idOrPrefix) + " in " + s.root)
+}
+
+// ambiguous is the *AmbiguousError of a name that matches the sessions
+// xs: their ids and directories, sorted by directory.
+func ambiguous(name string, xs []*Session) error {
+	e := &AmbiguousError{Name: name}
+	for _, x := range xs {
+		e.Candidates = append(e.Candidates, errs.Candidate{ID: x.ID, Path: x.Dir})
+	}
+	slices.SortFunc(e.Candidates, func(a, b errs.Candidate) int { return strings.Compare(a.Path, b.Path) })
+	return e
 }
 
 // Message is one message of a session with its parts.

@@ -17,7 +17,8 @@ var (
 	// ErrNotFound is returned for a session, message, part or file that
 	// does not exist, updates of a missing file included.
 	ErrNotFound = errs.ErrNotFound
-	// ErrClosed is returned by every method of a closed Writer.
+	// ErrClosed is returned by every method of a closed Session, and
+	// of a closed Store (Dir aside).
 	ErrClosed = errs.ErrClosed
 	// ErrCorrupt means a file that is not one JSON object.
 	ErrCorrupt = errs.ErrCorrupt
@@ -42,7 +43,7 @@ type AmbiguousError = errs.AmbiguousError
 // host, since). It matches ErrLocked.
 type LockedError = lock.LockedError
 
-// SyncPolicy says when the files a Writer writes are forced to stable
+// SyncPolicy says when the files a Session writes are forced to stable
 // storage. It is the same type as package engine's, so one value serves
 // both stores.
 type SyncPolicy = errs.SyncPolicy
@@ -51,10 +52,10 @@ const (
 	// SyncEach fsyncs every file and its directory before the call that
 	// wrote it returns: an acknowledged update survives a power cut. The
 	// default.
-	SyncEach = errs.SyncEach
+	SyncEach SyncPolicy = errs.SyncEach
 	// SyncNone never fsyncs (AgentUse's behaviour): files are still
 	// replaced atomically, so a crash of the process leaves the old or
 	// the new file, but a power cut may lose recent updates. For tests,
 	// benchmarks and scratch stores.
-	SyncNone = errs.SyncNone
+	SyncNone SyncPolicy = errs.SyncNone
 )

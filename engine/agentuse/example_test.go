@@ -13,22 +13,22 @@ import (
 // record is the package documentation's example, which shows its code:
 // TestDocExamples in package engine checks that the two stay the same.
 func record(ctx context.Context, store *agentuse.Store, now time.Time) error {
-	w, err := store.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "reviewer", Name: "reviewer"}, Model: "anthropic:claude-sonnet-4-5"})
-	if err != nil {
-		return err // ErrLocked names the holder
-	}
-	defer w.Close()
-	msg, err := w.AddMessage(agentuse.MessageSpec{Task: "Review the change.", ModelID: "anthropic:claude-sonnet-4-5"})
+	sess, err := store.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "reviewer", Name: "reviewer"}, Model: "anthropic:claude-sonnet-4-5"})
 	if err != nil {
 		return err
 	}
-	if _, err := w.AddPart(msg, agentuse.TextPart("Looks good.", now)); err != nil {
+	defer sess.Close()
+	msg, err := sess.AddMessage(agentuse.MessageSpec{Task: "Review the change.", ModelID: "anthropic:claude-sonnet-4-5"})
+	if err != nil {
 		return err
 	}
-	if err := w.CompleteMessage(msg); err != nil {
+	if _, err := sess.AddPart(msg, agentuse.TextPart("Looks good.", now)); err != nil {
 		return err
 	}
-	return w.SetStatus(agentuse.StatusCompleted)
+	if err := sess.CompleteMessage(msg); err != nil {
+		return err
+	}
+	return sess.SetStatus(agentuse.StatusCompleted)
 }
 
 func Example() {
@@ -38,22 +38,25 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	// The zero Options find the project's store the way AgentUse does.
-	store, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: dir})
+	// The zero StoreOptions find the project's store the way AgentUse
+	// does; Dir names a store directly.
+	store, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer store.Close()
 	if err := record(ctx, store, time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)); err != nil {
 		log.Fatal(err)
 	}
-	sessions, err := store.Sessions(ctx)
-	if err != nil {
-		log.Fatal(err)
+	for x, err := range store.Sessions(ctx) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		c, err := store.Read(ctx, x)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(x.AgentName, x.Status+":", len(c.Messages), "message,", len(c.Messages[0].Parts), "part")
 	}
-	c, err := store.Read(ctx, sessions[0])
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(len(sessions), "session,", len(c.Messages), "message,", len(c.Messages[0].Parts), "part")
-	// Output: 1 session, 1 message, 1 part
+	// Output: reviewer completed: 1 message, 1 part
 }

@@ -5,21 +5,23 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// SyncPolicy says when appended lines are forced to stable storage.
-type SyncPolicy int
+// SyncPolicy says when appended lines are forced to stable storage. It is
+// the same type as engine/agentuse's.
+type SyncPolicy = errs.SyncPolicy
 
 const (
 	// SyncEach fsyncs after every append before the append returns: an
 	// acknowledged entry survives a crash or power cut. The default.
-	SyncEach SyncPolicy = iota
+	SyncEach SyncPolicy = errs.SyncEach
 	// SyncNone never fsyncs appends (pi's behaviour): an acknowledged entry
 	// survives a crash of the process but not of the machine. For tests,
 	// benchmarks and scratch sessions.
-	SyncNone
+	SyncNone SyncPolicy = errs.SyncNone
 )
 
 // Options configure how sessions are found, opened and written. The zero

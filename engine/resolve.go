@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
@@ -23,37 +24,16 @@ import (
 
 // ErrAmbiguous is matched by the errors of a name that is a prefix of the
 // ids of more than one session (*AmbiguousError) or entry (*EntryError).
-var ErrAmbiguous = errors.New("ambiguous session id")
+// It is the same value as engine/agentuse's.
+var ErrAmbiguous = errs.ErrAmbiguous
 
 // Candidate is a session a name may mean: its id and its file.
-type Candidate struct {
-	ID   string
-	Path string
-}
+type Candidate = errs.Candidate
 
-// AmbiguousError lists the sessions a name matches. It matches
-// ErrAmbiguous.
-type AmbiguousError struct {
-	Name       string
-	Candidates []Candidate // sorted by path
-}
-
-// Error lists the name and up to ten of the sessions it matches.
-func (e *AmbiguousError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%q matches %d sessions:", e.Name, len(e.Candidates))
-	for i, c := range e.Candidates {
-		if i == 10 {
-			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Candidates)-10)
-			break
-		}
-		fmt.Fprintf(&b, "\n  %s  %s", c.ID, c.Path)
-	}
-	return b.String()
-}
-
-// Unwrap makes an AmbiguousError match ErrAmbiguous.
-func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
+// AmbiguousError lists the sessions a name matches (Name, and Candidates
+// sorted by path); its Error names up to ten of them. It matches
+// ErrAmbiguous, and is the same type as engine/agentuse's.
+type AmbiguousError = errs.AmbiguousError
 
 // ResolveSession returns the path of the JSONL session file that name
 // stands for: a path to a file; otherwise a full session id, or a unique
@@ -109,11 +89,11 @@ func ResolveSession(dir, name string) (string, error) {
 	case len(exact) == 1:
 		return exact[0].Path, nil
 	case len(exact) > 1:
-		return "", &AmbiguousError{name, exact}
+		return "", &AmbiguousError{Name: name, Candidates: exact}
 	case len(prefix) == 1:
 		return prefix[0].Path, nil
 	case len(prefix) > 1:
-		return "", &AmbiguousError{name, prefix}
+		return "", &AmbiguousError{Name: name, Candidates: prefix}
 	}
 	if len(unreadable) > 0 {
 		// It may be in what could not be read: say so, not "not found".

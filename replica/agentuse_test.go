@@ -46,7 +46,7 @@ func TestAgentUseRoundTrip(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestAgentUseRoundTrip(t *testing.T) {
 		t.Fatalf("restored directory differs (-a +b):\n%s", diff)
 	}
 	// b continues the session; a gets the new message.
-	sb, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Dir(dirB)})
+	sb, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Dir(dirB)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wb, err := sb.OpenWriterAt(ctx, dirB)
+	wb, err := sb.Open(ctx, dirB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestAgentUseConflictNamesTheCopy(t *testing.T) {
 	}
 	ctx := context.Background()
 	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}

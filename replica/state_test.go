@@ -40,7 +40,7 @@ func TestStateWordsOfOneSidedSessions(t *testing.T) {
 	b.newSession(t, "/words/b", 1)
 	b.opts.AgentUseDir = filepath.Join(filepath.Dir(b.agentDir), "data")
 	root := filepath.Join(b.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestStatusAfterAgentUsePushWithLostReply(t *testing.T) {
 	a.opts.AgentUseDir = filepath.Join(filepath.Dir(a.agentDir), "data")
 	ctx := context.Background()
 	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestStatusAfterAgentUsePushWithLostReply(t *testing.T) {
 	dir := w.Dir()
 	w.Close()
 	a.run(t, "push")
-	w, err = st.OpenWriterAt(ctx, dir)
+	w, err = st.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,8 +49,8 @@ type Options struct {
 	// goroutine at a time. It is not called when nothing needs indexing.
 	Progress func(done, total int64)
 	// Warn, when not nil, is told about each file or directory of a store
-	// that could not be read (the error names it). Such files are left
-	// out. It is called from one goroutine at a time.
+	// that could not be read (the error names it), once per search. Such
+	// files are left out. It is called from one goroutine at a time.
 	Warn func(err error)
 }
 
@@ -62,6 +62,7 @@ type Index struct {
 	dir    string
 	shards []*shard
 	warnMu sync.Mutex
+	warned map[string]bool // what this search reported, so each is told once
 }
 
 type shard struct {
@@ -126,12 +127,22 @@ func (x *Index) shardPath(i int) string {
 	return filepath.Join(x.dir, fmt.Sprintf("index-%d.db", i))
 }
 
+// warn tells Options.Warn about err, once per search: a directory of
+// session files is walked for both formats and would be reported twice.
 func (x *Index) warn(err error) {
-	if x.o.Warn != nil {
-		x.warnMu.Lock()
-		x.o.Warn(err)
-		x.warnMu.Unlock()
+	if x.o.Warn == nil {
+		return
 	}
+	x.warnMu.Lock()
+	defer x.warnMu.Unlock()
+	if x.warned[err.Error()] {
+		return
+	}
+	if x.warned == nil {
+		x.warned = map[string]bool{}
+	}
+	x.warned[err.Error()] = true
+	x.o.Warn(err)
 }
 
 // shardOf returns the shard of a session (its file, or its AgentUse

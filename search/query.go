@@ -131,6 +131,9 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 			yield(Hit{}, errors.New("search: no store to search"))
 			return
 		}
+		x.warnMu.Lock()
+		x.warned = nil
+		x.warnMu.Unlock()
 		warn := x.warn
 		files, err := walk(ctx, q.Stores, warn)
 		if err != nil {

@@ -278,6 +278,10 @@ func readDir(ctx context.Context, root, dir string, warn func(error)) ([]fs.DirE
 		if dir == root {
 			return nil, fmt.Errorf("search %s: %w", dir, err)
 		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == dir {
+			err = pe.Err // the path is said once
+		}
 		warn(fmt.Errorf("read directory %s: %w", dir, err))
 		return nil, nil
 	}

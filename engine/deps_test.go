@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"redact":             {"internal/jsonl"},
 	"internal/human":     {},
 	"internal/workload":  {"internal/jsonl", "layout"},
-	"search":             {"internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite"},
+	"search":             {"internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock"},
 	"cmd/sessctl":        {"*"},
 	"examples/agent":     {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage: the stores' write paths, the

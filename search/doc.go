@@ -44,7 +44,11 @@
 // first build indexes on several CPUs. The databases are in WAL mode
 // with a busy timeout: searches read while another process indexes, and
 // two indexing processes take turns (each re-reads a file's state inside
-// its write transaction, so no text is indexed twice). A damaged
-// database (SQLite reports corruption, or Check's quick_check fails) is
-// deleted and built again.
+// its write transaction, so no text is indexed twice). A search has the
+// databases open only for its update and query, holding a lock file in
+// the index directory shared; a database file is deleted or created
+// (Options.Rebuild, damage, a first search) only with that lock
+// exclusive, which waits for the searches under way. A damaged database
+// (SQLite reports corruption, or Check's quick_check fails) is deleted
+// and built again. An index failure is an error matching ErrIndex.
 package search

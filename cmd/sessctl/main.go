@@ -42,6 +42,7 @@ const (
 	exitLocked   = 3 // another writer has the session: a lock holder, or a lock-less writer (pi) in the middle of a line
 	exitCorrupt  = 4
 	exitNotFound = 5
+	exitIndex    = 6 // search: the search index could not be used, so the hits are unknown
 )
 
 // env is what a command runs with.

@@ -152,17 +152,32 @@ func (x *Index) use(ctx context.Context, stores []Store, fn func() error) (err e
 	x.lock = lk
 	defer func() {
 		x.closeShards()
+		// What this process wrote is recorded as sessctl's (state.go); a
+		// failure costs a rebuild at the next search, nothing else.
+		if lk.held {
+			x.saveState(context.WithoutCancel(ctx))
+		}
 		if rerr := lk.release(); err == nil {
 			err = rerr
 		}
 		x.lock = nil
 	}()
-	if x.o.Rebuild && !x.rebuilt {
-		if err := x.repair(ctx, func(int) bool { return true }); err != nil {
+	untrusted, err := x.untrusted(ctx)
+	switch {
+	case err != nil:
+		return err
+	case x.o.Rebuild && !x.rebuilt:
+		if err := x.repair(ctx, nil, true); err != nil {
 			return err
 		}
 		x.rebuilt = true
-	} else {
+	case untrusted:
+		// Changed since sessctl recorded it, or by a search under way:
+		// repair looks again once the others are done.
+		if err := x.repair(ctx, nil, false); err != nil {
+			return err
+		}
+	default:
 		bad, err := x.openShards(ctx)
 		if err != nil {
 			return err
@@ -304,24 +319,34 @@ func (x *Index) openShardsExclusive(ctx context.Context) error {
 }
 
 // repair closes the shards, takes the index lock exclusive, deletes the
-// files of the shards remove picks, opens every shard again (creating
-// what is missing) and gives the lock back to shared.
-func (x *Index) repair(ctx context.Context, remove func(i int) bool) error {
+// files that cannot be trusted, opens every shard again (creating what
+// is missing), records them, and gives the lock back to shared. With
+// the lock exclusive no other process has the files open and every one
+// that had has recorded what it wrote, so a file is deleted when it
+// differs from the record (changed outside sessctl, or by a process
+// that was killed), when it is one of damaged (found damaged, with the
+// stamp it had then) unchanged since, or with all.
+func (x *Index) repair(ctx context.Context, damaged map[int]stamp, all bool) error {
 	x.closeShards()
 	if err := x.lock.exclusive(ctx); err != nil {
 		return err
 	}
-	var err error
-	for i := range Shards {
-		if remove(i) {
-			if err = removeDB(x.shardPath(i)); err != nil {
-				break
+	err := x.withState(ctx, func() error {
+		rec := x.readState()
+		for i := range Shards {
+			cur := stampOf(x.shardPath(i))
+			st, found := damaged[i]
+			if cur.exists && (all || cur != rec[i] || found && st == cur) {
+				if err := removeDB(x.shardPath(i)); err != nil {
+					return err
+				}
 			}
 		}
-	}
-	if err == nil {
-		err = x.openShardsExclusive(ctx)
-	}
+		if err := x.openShardsExclusive(ctx); err != nil {
+			return err
+		}
+		return x.writeState(x.currentStamps())
+	})
 	if serr := x.lock.shared(ctx); err == nil {
 		err = serr
 	}
@@ -334,14 +359,14 @@ func (x *Index) repair(ctx context.Context, remove func(i int) bool) error {
 // lock is exclusive was rebuilt by another process meanwhile and is kept.
 func (x *Index) repairDamaged(ctx context.Context, bad map[int]bool) error {
 	x.closeShards()
-	before := map[int]stamp{}
+	damaged := map[int]stamp{}
 	for i := range bad {
-		before[i] = stampOf(x.shardPath(i))
+		damaged[i] = stampOf(x.shardPath(i))
 	}
-	return x.repair(ctx, func(i int) bool {
-		st, ok := before[i]
-		return ok && st.exists && st == stampOf(x.shardPath(i))
-	})
+	// Recorded first: what this process wrote is sessctl's, so only
+	// the damage itself decides.
+	x.saveState(ctx)
+	return x.repair(ctx, damaged, false)
 }
 
 // tryOpenShard opens one database file and checks its schema version;
@@ -434,6 +459,10 @@ func dsn(path string) string {
 func removeDB(path string) error {
 	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is said once
+			}
 			return fmt.Errorf("remove search index %s: %w", p, err)
 		}
 	}
@@ -441,13 +470,18 @@ func removeDB(path string) error {
 }
 
 // isDamage reports whether err is SQLite saying a database file is
-// damaged or not a database.
+// damaged or not a database. FTS5 reports a damaged configuration as a
+// plain error ("invalid fts5 file format").
 func isDamage(err error) bool {
 	var c interface{ Code() int }
 	if errors.As(err, &c) {
 		switch c.Code() & 0xff {
 		case 11, 26: // SQLITE_CORRUPT, SQLITE_NOTADB
 			return true
+		case 1: // SQLITE_ERROR
+			if strings.Contains(err.Error(), "invalid fts5 file format") {
+				return true
+			}
 		}
 	}
 	return errors.Is(err, errStale)
@@ -456,9 +490,9 @@ func isDamage(err error) bool {
 // stamp is what a database file's stat says: a file that changed has
 // another stamp.
 type stamp struct {
-	exists      bool
-	size, mtime int64
-	id          uint64
+	exists             bool
+	size, mtime, ctime int64
+	id                 uint64
 }
 
 func stampOf(path string) stamp {
@@ -466,7 +500,7 @@ func stampOf(path string) stamp {
 	if err != nil {
 		return stamp{}
 	}
-	return stamp{exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), id: vfs.FileID(fi)}
+	return stamp{exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime(fi), id: vfs.FileID(fi)}
 }
 
 // damage is the error of an update or query that met damaged shards.

@@ -290,22 +290,30 @@ func TestDamageFoundBySearch(t *testing.T) {
 }
 
 func TestDamagedTextIndex(t *testing.T) {
-	// The FTS5 segments damaged, the rest intact: only the query meets
-	// the damage.
+	// The FTS5 tables damaged through SQLite, so that the record of the
+	// files (state.go) takes the damage for sessctl's own writes: only
+	// the update or the query meets it.
 	root, _, _ := fixtureStore(t)
 	stores := []Store{{Format: FormatJSONL, Root: root}}
-	x := openIndex(t, Options{})
 	want := []string{"u2 user", "a1 toolCall", "u1 user"}
-	searchAll(t, x, Query{Text: "flaky", Stores: stores})
-	withShards(t, x, func() {
-		for _, s := range x.shards {
-			if _, err := s.db.Exec(`UPDATE fts_data SET block = randomblob(length(block)) WHERE id > 10`); err != nil {
-				t.Fatal(err)
+	for _, damage := range []string{
+		`UPDATE fts_data SET block = randomblob(length(block)) WHERE id > 10`,
+		// SQLite says "invalid fts5 file format", SQLITE_ERROR, not
+		// SQLITE_CORRUPT.
+		`UPDATE fts_config SET v = 0 WHERE k = 'version'`,
+	} {
+		x := openIndex(t, Options{})
+		searchAll(t, x, Query{Text: "flaky", Stores: stores})
+		withShards(t, x, func() {
+			for _, s := range x.shards {
+				if _, err := s.db.Exec(damage); err != nil {
+					t.Fatal(err)
+				}
 			}
+		})
+		if diff := cmp.Diff(want, searchAll(t, x, Query{Text: "flaky", Stores: stores})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", damage, diff)
 		}
-	})
-	if diff := cmp.Diff(want, searchAll(t, x, Query{Text: "flaky", Stores: stores})); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 

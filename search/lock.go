@@ -37,6 +37,7 @@ const lockPoll = 10 * time.Millisecond
 // indexLock is a process's hold on an index directory.
 type indexLock struct {
 	main, writer *flock.Flock
+	held         bool // index.lock is held, shared or exclusive
 }
 
 // lockShared takes the index lock of dir shared, waiting (until ctx
@@ -57,6 +58,7 @@ func lockShared(ctx context.Context, dir string) (*indexLock, error) {
 		l.main.Unlock()
 		return nil, err
 	}
+	l.held = true
 	return l, nil
 }
 
@@ -65,6 +67,7 @@ func lockShared(ctx context.Context, dir string) (*indexLock, error) {
 // caller has closed its databases: it must not hold any while it waits.
 // On an error the lock is held neither way.
 func (l *indexLock) exclusive(ctx context.Context) error {
+	l.held = false
 	if err := l.main.Unlock(); err != nil {
 		return fmt.Errorf("unlock %s: %w", l.main.Path(), err)
 	}
@@ -75,16 +78,19 @@ func (l *indexLock) exclusive(ctx context.Context) error {
 		l.writer.Unlock()
 		return err
 	}
+	l.held = true
 	return nil
 }
 
 // shared turns an exclusive hold back into a shared one. No other
 // process can take the lock in between: they wait for writer.lock first.
 func (l *indexLock) shared(ctx context.Context) error {
+	l.held = false
 	err := l.main.Unlock()
 	if err == nil {
 		err = take(ctx, l.main, true)
 	}
+	l.held = err == nil
 	if uerr := l.writer.Unlock(); err == nil && uerr != nil {
 		err = fmt.Errorf("unlock %s: %w", l.writer.Path(), uerr)
 	}
@@ -93,6 +99,7 @@ func (l *indexLock) shared(ctx context.Context) error {
 
 // release gives the lock up.
 func (l *indexLock) release() error {
+	l.held = false
 	err := l.main.Unlock()
 	if uerr := l.writer.Unlock(); err == nil {
 		err = uerr

@@ -142,17 +142,17 @@ func TestSearchIndexFailure(t *testing.T) {
 	if _, errOut, code := runCLI(t, "search", "--store", dir, "--index-dir", idx, "parser"); code != exitOK {
 		t.Fatalf("first search: exit %d: %s", code, errOut)
 	}
-	// A database file that is a directory: SQLite cannot open it, and it
-	// is not damage the search may repair by deleting.
+	// A database file that is a directory with a file in it: SQLite
+	// cannot open it, and the search cannot delete it to start again.
 	db := filepath.Join(idx, "index-1.db")
 	if err := os.Remove(db); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(db, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(db, "x"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	out, errOut, code := runCLI(t, "search", "--store", dir, "--index-dir", idx, "parser")
-	if code != exitIndex || out != "" || !strings.Contains(errOut, "sessctl: search: open search index "+db) || !strings.Contains(errOut, "hint: the search index failed") {
+	if code != exitIndex || out != "" || !strings.Contains(errOut, "search index "+db) || !strings.Contains(errOut, "hint: the search index failed") {
 		t.Errorf("exit %d, want %d; stdout %q, stderr:\n%s", code, exitIndex, out, errOut)
 	}
 	// Without the index the search works.

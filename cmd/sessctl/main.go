@@ -7,22 +7,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 )
 
 func main() {
-	// SIGTERM (what kill and service managers send) ends a command as
-	// Ctrl-C does: its context is cancelled, so a summary command's
-	// process group is killed, the session lock released and the owner
-	// record removed before sessctl exits.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGTERM and SIGHUP end a command as Ctrl-C does (signals.go).
+	ctx, stop := signalContext()
 	catchSIGPIPE()
 	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
 	code := run(ctx, os.Args[1:], os.Stdin, stdout, os.Stderr)

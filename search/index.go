@@ -281,11 +281,15 @@ var errStale = errors.New("search index of another version")
 func (x *Index) openShards(ctx context.Context) (map[int]bool, error) {
 	bad := map[int]bool{}
 	x.shards = make([]*shard, Shards)
+	errs := make([]error, Shards)
+	var wg sync.WaitGroup
 	for i := range Shards {
-		s, err := tryOpenShard(ctx, x.shardPath(i), false)
+		wg.Go(func() { x.shards[i], errs[i] = tryOpenShard(ctx, x.shardPath(i), false) })
+	}
+	wg.Wait()
+	for i, err := range errs {
 		switch {
 		case err == nil:
-			x.shards[i] = s
 		case errors.Is(err, errMissing) || isDamage(err):
 			bad[i] = true
 		default:

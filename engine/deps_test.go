@@ -43,7 +43,6 @@ var allowed = map[string][]string{
 	"redact":             {"internal/jsonl"},
 	"internal/human":     {},
 	"internal/workload":  {"internal/jsonl", "layout"},
-	"search":             {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite"},
 	"cmd/sessctl":        {"*"},
 	"examples/agent":     {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage: the stores' write paths, the

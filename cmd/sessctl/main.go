@@ -8,11 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
@@ -20,11 +18,8 @@ import (
 )
 
 func main() {
-	// SIGTERM (what kill and service managers send) ends a command as
-	// Ctrl-C does: its context is cancelled, so a summary command's
-	// process group is killed, the session lock released and the owner
-	// record removed before sessctl exits.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGTERM and SIGHUP end a command as Ctrl-C does (signals.go).
+	ctx, stop := signalContext()
 	catchSIGPIPE()
 	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
 	stderr := newStdout(os.Stderr, isTerminal(os.Stderr))
@@ -46,6 +41,7 @@ const (
 	exitLocked   = 3 // another writer has the session: a lock holder, or a lock-less writer (pi) in the middle of a line
 	exitCorrupt  = 4
 	exitNotFound = 5
+	exitIndex    = 6 // search: the search index could not be used, so the hits are unknown
 )
 
 // env is what a command runs with.

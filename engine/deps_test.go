@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"engine/stats":       {"engine", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
 	"engine/render":      {"engine", "engine/agentuse", "engine/message", "engine/stats", "internal/jsonl", "internal/human", "layout/vfs", "migrate", "tree"},
 	"redact":             {"internal/jsonl"},
+	"search":             {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock"},
 	"internal/human":     {},
 	"internal/workload":  {"internal/jsonl", "layout"},
 	"cmd/sessctl":        {"*"},

@@ -3,14 +3,10 @@ package replica
 import (
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // S3Config says how to reach the object store. EnvS3Config fills it from
@@ -87,51 +83,11 @@ var ErrBadRemote = errors.New("the remote must look like s3://bucket/prefix")
 // ErrNoCredentials is returned when no access key is configured.
 var ErrNoCredentials = errors.New("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 
-// newClient makes the S3 client.
-func newClient(c S3Config) (*minio.Client, error) {
-	if c.AccessKeyID == "" || c.SecretAccessKey == "" {
-		return nil, ErrNoCredentials
+// newClient makes the Client of an s3://bucket/prefix remote.
+func newClient(remote string, c S3Config, _ vfs.FS) (Client, error) {
+	bucket, prefix, err := ParseRemote(remote)
+	if err != nil {
+		return nil, err
 	}
-	host, secure := "s3.amazonaws.com", true
-	lookup := minio.BucketLookupAuto
-	region := c.Region
-	if region == "" {
-		region = "us-east-1"
-	}
-	if c.Endpoint != "" {
-		u, err := url.Parse(c.Endpoint)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return nil, fmt.Errorf("endpoint %q: not an http(s) URL", c.Endpoint)
-		}
-		host, secure = u.Host, u.Scheme == "https"
-		lookup = minio.BucketLookupPath
-	} else if c.Region != "" && c.Region != "us-east-1" {
-		host = "s3." + c.Region + ".amazonaws.com"
-	}
-	timeout := c.RequestTimeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
-	retries := c.MaxRetries
-	if retries <= 0 {
-		retries = 3
-	}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: timeout,
-		ExpectContinueTimeout: time.Second,
-	}
-	return minio.New(host, &minio.Options{
-		Creds:        credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, c.SessionToken),
-		Secure:       secure,
-		Region:       region,
-		BucketLookup: lookup,
-		Transport:    tr,
-		MaxRetries:   retries,
-	})
+	return NewS3Client(c, bucket, prefix)
 }

@@ -9,10 +9,11 @@ import (
 )
 
 // Client is the object store a Remote reads and writes: a flat space of
-// keys ("/"-separated, relative to the remote's root: the s3:// prefix)
-// holding immutable byte strings. NewS3Client makes the one sessctl
-// provides; a program may supply its own (Options.Client), or wrap one
-// (to count, throttle or inject faults).
+// keys ("/"-separated, relative to the remote's root: the s3:// prefix,
+// or the directory) holding immutable byte strings. NewS3Client and
+// NewDirClient make the two sessctl provides; a program may supply its
+// own (Options.Client), or wrap one (to count, throttle or inject
+// faults).
 //
 // Every method is safe for concurrent use, also by several processes
 // and machines sharing the store. What a write makes visible, it makes
@@ -70,8 +71,9 @@ type ObjectInfo struct {
 	Size int64
 	// ETag names the object's content, for PutIfMatch: it changes when
 	// the bytes change, and the same bytes written the same way get the
-	// same ETag (S3: the MD5 of a single-part upload). Compare it only
-	// with ETags of the same store. Listings may leave it empty.
+	// same ETag (S3: the MD5 of a single-part upload; the directory
+	// client: the SHA-256 of the bytes, in hex). Compare it only with
+	// ETags of the same store. Listings may leave it empty.
 	ETag string
 	// ModTime is when the object was written, as the store records it;
 	// zero where the reply did not say (an S3 PUT).
@@ -90,7 +92,7 @@ var ErrObjectExists = errors.New("the object exists already")
 // does not hold the version the ETag names.
 var ErrObjectChanged = errors.New("the object was changed (its ETag does not match)")
 
-// ErrNoBucket is returned (wrapped) when the bucket does not exist.
-// Nothing creates it: a push into a mistyped remote fails instead of
-// starting a new one.
-var ErrNoBucket = errors.New("the bucket does not exist")
+// ErrNoBucket is returned (wrapped) when the bucket, or the directory of
+// a directory remote, does not exist. Nothing creates it: a push into a
+// mistyped or unmounted remote fails instead of starting a new one.
+var ErrNoBucket = errors.New("the bucket or directory does not exist")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,20 @@ type clientMaker struct {
 	missing func(t *testing.T) replica.Client
 }
 
+func dirClients() clientMaker {
+	mk := func(t *testing.T, dir string) replica.Client {
+		c, err := replica.NewDirClient(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	return clientMaker{
+		fresh:   func(t *testing.T) replica.Client { return mk(t, t.TempDir()) },
+		missing: func(t *testing.T) replica.Client { return mk(t, filepath.Join(t.TempDir(), "missing")) },
+	}
+}
+
 func s3Clients(srv *testenv.MinIOServer) clientMaker {
 	mk := func(t *testing.T, bucket, prefix string) replica.Client {
 		c, err := replica.NewS3Client(s3conf(srv), bucket, prefix)
@@ -34,7 +49,7 @@ func s3Clients(srv *testenv.MinIOServer) clientMaker {
 	}
 	return clientMaker{
 		fresh: func(t *testing.T) replica.Client {
-			bucket, prefix, err := replica.ParseRemote(remoteFor(t, srv))
+			bucket, prefix, err := replica.ParseRemote(remoteFor(t, s3be(srv)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,8 +59,8 @@ func s3Clients(srv *testenv.MinIOServer) clientMaker {
 	}
 }
 
-// TestClientConformance holds the S3 Client (against the real MinIO
-// server) to the contract of
+// TestClientConformance holds both Clients, the directory's and the S3
+// one's (against the real MinIO server), to the contract of
 // replica.Client: reading back what was written with its ETag, a
 // missing object being ErrObjectNotFound, exactly one winner of
 // concurrent creates and of concurrent compare-and-swaps, listings in
@@ -53,6 +68,7 @@ func s3Clients(srv *testenv.MinIOServer) clientMaker {
 // writing nothing, a reader keeping the version it opened, and a
 // missing bucket or directory being ErrNoBucket and never created.
 func TestClientConformance(t *testing.T) {
+	t.Run("dir", func(t *testing.T) { testClientConformance(t, dirClients()) })
 	t.Run("s3", func(t *testing.T) { testClientConformance(t, s3Clients(testenv.MinIO(t))) })
 }
 

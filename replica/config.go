@@ -3,6 +3,9 @@ package replica
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -77,17 +80,52 @@ func ParseRemote(remote string) (bucket, prefix string, err error) {
 	return bucket, prefix, nil
 }
 
-// ErrBadRemote is returned for a remote that is not s3://bucket[/prefix].
-var ErrBadRemote = errors.New("the remote must look like s3://bucket/prefix")
+// ErrBadRemote is returned for a remote that is neither
+// s3://bucket[/prefix] nor a directory.
+var ErrBadRemote = errors.New("the remote must be s3://bucket/prefix, or a directory: file:///path, /path or ./path")
 
 // ErrNoCredentials is returned when no access key is configured.
 var ErrNoCredentials = errors.New("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 
-// newClient makes the Client of an s3://bucket/prefix remote.
-func newClient(remote string, c S3Config, _ vfs.FS) (Client, error) {
-	bucket, prefix, err := ParseRemote(remote)
+// newClient makes the Client of a remote: s3://bucket/prefix, or a
+// directory.
+func newClient(remote string, c S3Config, fsys vfs.FS) (Client, error) {
+	if strings.HasPrefix(remote, "s3://") {
+		bucket, prefix, err := ParseRemote(remote)
+		if err != nil {
+			return nil, err
+		}
+		return NewS3Client(c, bucket, prefix)
+	}
+	dir, err := remoteDir(remote)
 	if err != nil {
 		return nil, err
 	}
-	return NewS3Client(c, bucket, prefix)
+	return NewDirClient(dir, fsys)
+}
+
+// remoteDir returns the directory a remote names: a file:// URL (of this
+// host), an absolute path, or a path relative to the working directory
+// that says so (./dir, ../dir). A bare relative name ("bucket/prefix")
+// is refused: it is more likely an S3 remote without its scheme.
+func remoteDir(remote string) (string, error) {
+	if strings.HasPrefix(remote, "file:") {
+		u, err := url.Parse(remote)
+		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+			return "", fmt.Errorf("parse remote %q: %w", remote, ErrBadRemote)
+		}
+		p := u.Path
+		if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+			p = p[1:] // file:///C:/dir
+		}
+		return filepath.FromSlash(p), nil
+	}
+	rel := remote == "." || remote == ".."
+	for _, s := range []string{"./", "../", "." + string(filepath.Separator), ".." + string(filepath.Separator)} {
+		rel = rel || strings.HasPrefix(remote, s)
+	}
+	if filepath.IsAbs(remote) || rel {
+		return remote, nil
+	}
+	return "", fmt.Errorf("parse remote %q: %w", remote, ErrBadRemote)
 }

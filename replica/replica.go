@@ -18,16 +18,18 @@ import (
 // is opened with them and asked to Push.
 type Options struct {
 	// Remote names the remote: s3://bucket/prefix (an S3-compatible
-	// bucket, reached as S3 says). It is required; with Client set it
-	// only names the remote, in reports and in the state kept in
-	// StateDir, and may be any string that identifies the store Client
-	// reaches.
+	// bucket, reached as S3 says), or a directory: file:///path, or an
+	// absolute path, or one starting with ./ or ../ (see NewDirClient).
+	// It is required; with Client set it only names the remote, in
+	// reports and in the state kept in StateDir, and may be any string
+	// that identifies the store Client reaches.
 	Remote string
 	// S3 says how to reach an s3:// remote (EnvS3Config reads it from
 	// the AWS_* variables).
 	S3 S3Config
 	// Client, when set, is the object store, instead of the one Remote
-	// names: a program's own Client, or one wrapping NewS3Client's.
+	// names: a program's own Client, or one wrapping NewS3Client's or
+	// NewDirClient's.
 	Client Client
 
 	// AgentDir is the pi (or indusagi) agent directory whose sessions/
@@ -64,7 +66,8 @@ type Options struct {
 	Host string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// FS is the local filesystem; nil means vfs.OS().
+	// FS is the local filesystem (the store's, and a directory
+	// remote's); nil means vfs.OS().
 	FS vfs.FS
 	// Verify makes every run read and check every segment of every
 	// session (no shortcut from the last run's state). A push or sync
@@ -124,8 +127,9 @@ type Remote struct {
 	run   chan struct{} // a one-slot semaphore: one run at a time
 }
 
-// Open prepares a Remote. It does not touch the network. An opts.Remote
-// that is not an s3:// URL is ErrBadRemote.
+// Open prepares a Remote. It does not touch the network or the remote
+// directory. An opts.Remote that is neither an s3:// URL nor a
+// directory is ErrBadRemote.
 func Open(opts Options) (*Remote, error) {
 	c := opts.Client
 	if c == nil {

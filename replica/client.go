@@ -47,7 +47,9 @@ type Client interface {
 	// PutIfAbsent is Put only when no object has the key (S3's
 	// If-None-Match: *): of several writers creating one key, exactly one
 	// succeeds, and the others get ErrObjectExists and leave the object
-	// as the winner wrote it.
+	// as the winner wrote it. A request retried after its reply was lost
+	// (the S3 client retries) can get ErrObjectExists for the object it
+	// created itself: read it back where that matters.
 	PutIfAbsent(ctx context.Context, key string, r io.Reader, size int64) (ObjectInfo, error)
 
 	// PutIfMatch is Put only when the object's ETag is etag (S3's
@@ -55,7 +57,9 @@ type Client interface {
 	// something else, ErrObjectNotFound when there is none (it is never
 	// created). Of several writers replacing one version, at most one
 	// succeeds. ETags name content (see ObjectInfo.ETag): an object
-	// rewritten with its old bytes matches its old ETag again.
+	// rewritten with its old bytes matches its old ETag again. As with
+	// PutIfAbsent, a retried request can get ErrObjectChanged for its own
+	// write.
 	PutIfMatch(ctx context.Context, key string, r io.Reader, size int64, etag string) (ObjectInfo, error)
 
 	// Delete removes the object. Deleting a key no object has is not an

@@ -139,6 +139,22 @@ func listKeys(t *testing.T, c replica.Client, prefix string) ([]string, []replic
 // onlyReader hides every method of a reader but Read.
 type onlyReader struct{ io.Reader }
 
+// atReader has Read and ReadAt, not Seek.
+type atReader struct {
+	io.Reader
+	io.ReaderAt
+}
+
+// shortReaders are readers of 5 bytes of several kinds.
+func shortReaders() map[string]io.Reader {
+	s := strings.NewReader("12345")
+	return map[string]io.Reader{
+		"a reader":             onlyReader{strings.NewReader("12345")},
+		"a reader with ReadAt": atReader{s, s},
+		"a seekable ReaderAt":  strings.NewReader("12345"),
+	}
+}
+
 func testClientConformance(t *testing.T, mk clientMaker) {
 	ctx := context.Background()
 	t.Run("get of a missing object", func(t *testing.T) {
@@ -380,15 +396,19 @@ func testClientConformance(t *testing.T, mk clientMaker) {
 			},
 		}
 		for how, write := range writes {
-			if err := write("new-"+how, onlyReader{strings.NewReader("12345")}); err == nil {
-				t.Errorf("%s of 5 bytes as 10 succeeded", how)
+			for kind, r := range shortReaders() {
+				if err := write("new-"+how, r); err == nil || !strings.Contains(err.Error(), "the reader ended before the object's size") {
+					t.Errorf("%s of 5 bytes as 10 from %s: %v, want the reader ended before the object's size", how, kind, err)
+				}
+				mustBeMissing(t, c, "new-"+how)
 			}
-			mustBeMissing(t, c, "new-"+how)
 		}
-		if err := writes["Put"]("seg", onlyReader{strings.NewReader("12345")}); err == nil {
-			t.Error("Put of 5 bytes as 10 over an object succeeded")
+		for kind, r := range shortReaders() {
+			if err := writes["Put"]("seg", r); err == nil {
+				t.Errorf("Put of 5 bytes as 10 from %s over an object succeeded", kind)
+			}
+			mustHold(t, c, "seg", "old")
 		}
-		mustHold(t, c, "seg", "old")
 	})
 	t.Run("a reader keeps its version", func(t *testing.T) {
 		c := mk.fresh(t)

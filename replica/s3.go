@@ -128,9 +128,20 @@ func (s *s3Client) put(ctx context.Context, key string, r io.Reader, size int64,
 		}
 		opts.SetMatchETag(etag)
 	}
-	if _, ok := r.(io.ReaderAt); !ok {
-		// minio-go reads a plain reader into a buffer of size bytes and
-		// would send what it got: make a short one an error instead.
+	if rs, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+	}); ok {
+		// minio-go reads such a reader in place: check its length first.
+		if n, err := remaining(rs); err != nil || n < size {
+			if err == nil {
+				err = errShortBody
+			}
+			return ObjectInfo{}, fmt.Errorf("upload %s: %w", s.url(key), err)
+		}
+	} else {
+		// Any other reader minio-go reads into a buffer of size bytes, and
+		// would then send what it got: a short one fails before that.
 		r = &exactReader{r: r, left: size}
 	}
 	info, err := s.c.PutObject(ctx, s.bucket, s.prefix+key, r, size, opts)
@@ -167,6 +178,22 @@ func (s *s3Client) Delete(ctx context.Context, key string) error {
 		}
 	}
 	return nil
+}
+
+// remaining returns how many bytes s holds from where it is.
+func remaining(s io.Seeker) (int64, error) {
+	cur, err := s.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, err
+	}
+	end, err := s.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := s.Seek(cur, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return end - cur, nil
 }
 
 // errShortBody is a reader that ended before the size given to Put.

@@ -48,8 +48,10 @@ type dirClient struct {
 //
 // Keys are "/"-separated file names, none starting with "." (the client's
 // own files: the lock file and files being written, which listings leave
-// out), and no key names a directory of another (S3 allows "a" beside
-// "a/b"; a directory cannot).
+// out). Two limits S3 does not have: "a" and "a/b" cannot both be
+// objects (a name is a file or a directory), and on a case-insensitive
+// filesystem keys that differ only in case are one object. The layout
+// of docs/spec/replication.md makes neither.
 //
 // Every write goes to a new file beside the object, synced, which then
 // takes the object's name: readers see the old file or the whole new

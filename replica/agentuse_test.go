@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine/agentuse"
-	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // readTree returns every file below dir (but the lock and its owner
@@ -36,10 +35,11 @@ func readTree(t testing.TB, dir string) map[string]string {
 // AgentUse session directories replicate file by file: a pull restores
 // them byte for byte, files added on either side reach the other, and a
 // further sync moves nothing.
-func TestAgentUseRoundTrip(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestAgentUseRoundTrip(t *testing.T) { eachBackend(t, testAgentUseRoundTrip) }
+
+func testAgentUseRoundTrip(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	for _, m := range []*machine{a, b} {
 		m.opts.AgentDir = ""
 		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
@@ -100,10 +100,11 @@ func TestAgentUseRoundTrip(t *testing.T) {
 
 // A file both machines changed is a conflict: the local version stays,
 // the remote one is written beside it, and the report names that copy.
-func TestAgentUseConflictNamesTheCopy(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestAgentUseConflictNamesTheCopy(t *testing.T) { eachBackend(t, testAgentUseConflictNamesTheCopy) }
+
+func testAgentUseConflictNamesTheCopy(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	for _, m := range []*machine{a, b} {
 		m.opts.AgentDir = ""
 		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")

@@ -15,6 +15,7 @@ import (
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/replica"
 )
 
 func main() {
@@ -269,6 +270,8 @@ func hintFor(err error) string {
 		return "the summary command ran out of time; raise --summary-timeout (0: no limit) or use a faster model"
 	case errors.Is(err, compaction.ErrOutputTooLarge):
 		return "a summary should be short; check the command, or raise --summary-max-bytes (0: no limit)"
+	case errors.Is(err, replica.ErrNoBucket):
+		return "create the bucket (or the directory) first: sessctl sync never creates one"
 	case errors.Is(err, fs.ErrPermission):
 		return ownerHint(err)
 	}

@@ -7,7 +7,7 @@
 #   make lint    staticcheck (pinned; installed into the cache when missing)
 #   make check   test plus go mod tidy check
 #   make fuzz    every fuzz target for FUZZTIME (default 30s) each
-#   make crash   randomized crash-and-reopen workloads and real-process kills
+#   make crash   randomized crash-and-reopen workloads, real-process kills, search beside rebuilds
 #   make bench   Go benchmarks plus whole-process runs, printed as a table
 
 GO        ?= go
@@ -82,6 +82,7 @@ crash: stress
 	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ ./engine/agentuse/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
 	SESSCTL_KILLS=200 $(GO) test -run TestKillWhileAppending -count=1 -v -timeout 30m ./engine/
 	SESSCTL_SYNC_KILLS=50 $(GO) test -run TestKillDuringSync -count=1 -v -timeout 30m ./replica/
+	SESSCTL_SEARCH_ROUNDS=30 $(GO) test -run TestSearchBesideRebuild -count=1 -v -timeout 30m ./search/
 
 # make bench: Go benchmarks and whole-process runs on generated workloads
 # (kept in .bench), as a table of medians of RUNS runs with their spread,

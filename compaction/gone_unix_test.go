@@ -5,6 +5,8 @@ package compaction
 import (
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,4 +49,31 @@ func processGone(pid int) bool {
 		return s[i+2] == 'Z'
 	}
 	return false
+}
+
+// TestCommandOutputHeldOutsideGroup checks that a program whose output
+// stays open in a process it started outside its process group (which
+// cannot be killed with the group) makes Summarize fail, saying so, once
+// a grace period has passed, instead of waiting as long as that process
+// runs.
+func TestCommandOutputHeldOutsideGroup(t *testing.T) {
+	needSh(t)
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("needs setsid")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	// (The command waits until the process has left its group.)
+	script := `setsid sh -c 'echo $$ > "$1.tmp" && mv "$1.tmp" "$1"; exec sleep 1000' sh "$0" &
+		while [ ! -e "$0" ]; do sleep 0.01; done; echo done`
+	c := &Command{Path: "sh", Args: []string{"-c", script, pidFile}}
+	got, err := c.Summarize(t.Context(), Request{Prompt: "x"})
+	if data, rerr := os.ReadFile(pidFile); rerr == nil {
+		if pid, perr := strconv.Atoi(strings.TrimSpace(string(data))); perr == nil && pid > 0 {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "a process it started outside its process group still held its output") {
+		t.Errorf("Summarize = %q, %v; want an error saying its output was held", got, err)
+	}
 }

@@ -5,10 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
@@ -42,10 +46,14 @@ func (f Fixed) Summarize(ctx context.Context, _ Request) (string, error) {
 // so any local model CLI can write the summaries. The program gets the
 // request on standard input: the Prompt text (pi's user message), or with
 // JSON the whole request as one JSON object (see RequestJSON). Its standard
-// output, with trailing white space removed, is the summary; empty output
-// is an error. A non-zero exit is an error carrying the end of its standard
-// error. Cancelling ctx kills the program (on Unix its whole process group)
-// and nothing is written, like an aborted compaction in pi.
+// output, with trailing white space removed, is the summary; empty output,
+// and output that is not text (a NUL byte, invalid UTF-8), are errors. A
+// non-zero exit is an error carrying the end of its standard error.
+// Cancelling ctx kills the program (on Unix its whole process group) and
+// nothing is written, like an aborted compaction in pi. On Unix the
+// program runs in its own process group, and when it exits whatever it
+// left running there (a background child) is killed; the summary is what
+// it printed before it exited, even if such a child held its output open.
 //
 // The program also finds the request's metadata in its environment:
 // SESSCTL_SUMMARY_KIND (history, history-update, turn-prefix, branch),
@@ -93,6 +101,11 @@ var ErrOutputTooLarge = errors.New("summary command output too large")
 // carries.
 const maxStderr = 4 << 10
 
+// outputGrace bounds how long a summary command's output may stay open
+// once the command has exited and its process group was killed: only a
+// process it started outside its group (setsid) can hold it longer.
+const outputGrace = 5 * time.Second
+
 // Summarize runs the command for req.
 func (c *Command) Summarize(ctx context.Context, req Request) (string, error) {
 	if c.Path == "" {
@@ -117,10 +130,9 @@ func (c *Command) Summarize(ctx context.Context, req Request) (string, error) {
 		"SESSCTL_SYSTEM_PROMPT="+req.SystemPrompt,
 	)
 	cmd.Env = env
+	input := []byte(req.Prompt)
 	if c.JSON {
-		cmd.Stdin = bytes.NewReader(RequestJSON(req))
-	} else {
-		cmd.Stdin = strings.NewReader(req.Prompt)
+		input = RequestJSON(req)
 	}
 	limit := c.MaxOutput
 	if limit == 0 {
@@ -128,13 +140,39 @@ func (c *Command) Summarize(ctx context.Context, req Request) (string, error) {
 	}
 	var stderr bytes.Buffer
 	stdout := &cappedBuffer{max: limit, over: func() { cancel(ErrOutputTooLarge) }}
-	cmd.Stdout = stdout
-	cmd.Stderr = &limitedBuffer{buf: &stderr, max: maxStderr}
-	setProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	if ctxErr := parent.Err(); ctxErr != nil {
-		return "", fmt.Errorf("summary command %s: %w", c.Path, ctxErr)
+	p, err := startPiped(cmd)
+	if err != nil {
+		return "", fmt.Errorf("summary command %s: %w", c.Path, err)
+	}
+	// The program's streams are pipes read and written here, not by exec:
+	// exec's Wait would wait for them to close, which a child left running
+	// in the background delays for as long as it runs.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		p.in.Write(input) // a program may stop reading: that is its business
+		p.in.Close()
+	})
+	wg.Go(func() { io.Copy(stdout, p.out) })
+	wg.Go(func() { io.Copy(&limitedBuffer{buf: &stderr, max: maxStderr}, p.err) })
+	err = cmd.Wait()
+	// The program has exited or was killed. Whatever it left running in
+	// its process group is killed too, and what it printed before is
+	// read to the end.
+	killGroup(cmd)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	held := false
+	select {
+	case <-done:
+	case <-time.After(outputGrace):
+		held = true
+		p.close()
+		<-done
+	}
+	p.close()
+
+	if parent.Err() != nil {
+		return "", fmt.Errorf("summary command %s: %w; it was killed with the processes it started", c.Path, context.Cause(parent))
 	}
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, ErrCommandTimeout):
@@ -149,11 +187,83 @@ func (c *Command) Summarize(ctx context.Context, req Request) (string, error) {
 		}
 		return "", fmt.Errorf("summary command %s: %w", c.Path, err)
 	}
+	if held {
+		return "", fmt.Errorf("summary command %s exited, but a process it started outside its process group still held its output %v later; that process was not killed", c.Path, outputGrace)
+	}
 	out := strings.TrimRight(stdout.String(), " \t\r\n")
 	if out == "" {
 		return "", fmt.Errorf("summary command %s printed no summary", c.Path)
 	}
+	if why := notText(out); why != "" {
+		return "", fmt.Errorf("summary command %s: its output is not text: %s", c.Path, why)
+	}
 	return out, nil
+}
+
+// notText says why s cannot be a summary ("a NUL byte at byte 9",
+// "invalid UTF-8 at byte 3"), or returns "".
+func notText(s string) string {
+	for i, r := range s {
+		switch {
+		case r == 0:
+			return fmt.Sprintf("a NUL byte at byte %d", i)
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			return fmt.Sprintf("invalid UTF-8 at byte %d", i)
+		}
+	}
+	return ""
+}
+
+// piped is a started command's ends of its three pipes.
+type piped struct {
+	in, out, err *os.File
+	once         sync.Once
+}
+
+// startPiped starts cmd with a new pipe for each standard stream,
+// returning this process's ends; the command's ends are closed here once
+// it has them, so that the output ends see EOF when the last process
+// holding them is gone. cmd runs in its own process group (Unix).
+func startPiped(cmd *exec.Cmd) (*piped, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	setProcessGroup(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	p := &piped{in: inW, out: outR, err: errR}
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// close closes this process's ends, which ends a blocked read or write.
+func (p *piped) close() {
+	p.once.Do(func() {
+		p.in.Close()
+		p.out.Close()
+		p.err.Close()
+	})
 }
 
 // cappedBuffer keeps what is written to it up to max bytes (max < 0: no

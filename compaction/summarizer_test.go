@@ -137,9 +137,11 @@ func TestCommandLimits(t *testing.T) {
 		want    string
 		wantErr error
 	}{
-		{name: "too slow", script: `sleep 600 & echo $! > "$0"; wait`, timeout: 200 * time.Millisecond, wantErr: ErrCommandTimeout},
-		{name: "endless output", script: `echo $$ > "$0"; yes`, max: 1000, wantErr: ErrOutputTooLarge},
-		{name: "endless output, default bound", script: `echo $$ > "$0"; yes`, wantErr: ErrOutputTooLarge},
+		// (The pid files are written whole, by a rename: a command killed
+		// between creating and writing one left it empty.)
+		{name: "too slow", script: `sleep 600 & echo $! > "$0.tmp" && mv "$0.tmp" "$0"; wait`, timeout: 200 * time.Millisecond, wantErr: ErrCommandTimeout},
+		{name: "endless output", script: `echo $$ > "$0.tmp" && mv "$0.tmp" "$0"; yes`, max: 1000, wantErr: ErrOutputTooLarge},
+		{name: "endless output, default bound", script: `echo $$ > "$0.tmp" && mv "$0.tmp" "$0"; yes`, wantErr: ErrOutputTooLarge},
 		{name: "output one byte over", script: `printf abcd`, max: 3, wantErr: ErrOutputTooLarge},
 		{name: "output at the bound", script: `printf abc`, max: 3, want: "abc"},
 		{name: "no bound", script: `yes | head -c 5000000`, max: -1, want: strings.Repeat("y\n", 2500000)[:4999999]},
@@ -166,6 +168,57 @@ func TestCommandLimits(t *testing.T) {
 				waitGone(t, strings.TrimSpace(string(data)))
 			}
 		})
+	}
+}
+
+// TestCommandLeavesNothing checks that a program's children are killed
+// when it exits, and that a child that still holds its output (or
+// standard error) does not make Summarize fail or wait for it: the
+// summary is what the program printed before it exited.
+func TestCommandLeavesNothing(t *testing.T) {
+	needSh(t)
+	tests := []struct {
+		name   string
+		script string
+	}{
+		{"background child holds stdout", `sleep 1000 & echo $! > "$0.tmp" && mv "$0.tmp" "$0"; echo done`},
+		{"background child holds stderr", `sleep 1000 > /dev/null & echo $! > "$0.tmp" && mv "$0.tmp" "$0"; echo done`},
+		{"background child holds nothing", `sleep 1000 > /dev/null 2>&1 & echo $! > "$0.tmp" && mv "$0.tmp" "$0"; echo done`},
+		{"child reads the prompt", `(sleep 1000; cat > /dev/null) <&0 & echo $! > "$0.tmp" && mv "$0.tmp" "$0"; echo done`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			c := &Command{Path: "sh", Args: []string{"-c", tc.script, pidFile}}
+			got, err := c.Summarize(t.Context(), Request{Prompt: strings.Repeat("x", 1<<20)})
+			if err != nil || got != "done" {
+				t.Errorf("Summarize = %q, %v; want \"done\"", got, err)
+			}
+			data, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, strings.TrimSpace(string(data)))
+		})
+	}
+}
+
+// TestCommandNotText checks that output with a NUL byte or invalid UTF-8
+// is refused: it would be written into the session as a summary.
+func TestCommandNotText(t *testing.T) {
+	needSh(t)
+	tests := []struct {
+		script, wantErr string
+	}{
+		{`printf 'a summary\000with a NUL'`, "a NUL byte at byte 9"},
+		{`printf 'caf\351 latin-1'`, "invalid UTF-8 at byte 3"},
+	}
+	for _, tc := range tests {
+		c := &Command{Path: "sh", Args: []string{"-c", tc.script}}
+		got, err := c.Summarize(t.Context(), Request{Prompt: "x"})
+		if err == nil || !strings.Contains(err.Error(), "is not text: "+tc.wantErr) {
+			t.Errorf("%s: Summarize = %q, %v; want an error with %q", tc.script, got, err, tc.wantErr)
+		}
 	}
 }
 

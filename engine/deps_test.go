@@ -44,14 +44,16 @@ var allowed = map[string][]string{
 	"engine/stats":         {"engine", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
 	"engine/render":        {"engine", "engine/agentuse", "engine/message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "layout/vfs", "migrate", "tree"},
 	"redact":               {"internal/jsonl"},
+	"search":               {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock"},
 	"internal/human":       {},
 	"internal/workload":    {"internal/jsonl", "layout"},
-	"search":               {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite"},
 	"cmd/sessctl":          {"*"},
 	"examples/agent":       {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
-	// Replication to S3-compatible storage: the stores' write paths, the
-	// S3 client and client-side encryption (README "Dependencies").
-	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age"},
+	// Replication to S3-compatible storage or a directory: the stores'
+	// write paths, the S3 client, client-side encryption (README
+	// "Dependencies"), and flock for a directory remote's
+	// compare-and-swap across processes.
+	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age", "github.com/gofrs/flock"},
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},

@@ -16,11 +16,11 @@ type SyncPolicy = errs.SyncPolicy
 const (
 	// SyncEach fsyncs after every append before the append returns: an
 	// acknowledged entry survives a crash or power cut. The default.
-	SyncEach = errs.SyncEach
+	SyncEach SyncPolicy = errs.SyncEach
 	// SyncNone never fsyncs appends (pi's behaviour): an acknowledged entry
 	// survives a crash of the process but not of the machine. For tests,
 	// benchmarks and scratch sessions.
-	SyncNone = errs.SyncNone
+	SyncNone SyncPolicy = errs.SyncNone
 )
 
 // options configure one session: its store's options and what its

@@ -236,11 +236,15 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			newBase[f.Path] = sha(plain) + "|" + f.SHA256
 		}
 		if len(write) > 0 {
-			s, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Dir(dir), Command: "sessctl sync", LockMode: "sync"})
+			s, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Dir(dir), Command: "sessctl sync", LockMode: "sync"})
 			if err != nil {
 				return rep, old, err
 			}
-			if err := s.WriteFiles(ctx, dir, write); err != nil {
+			err = s.WriteFiles(ctx, dir, write)
+			if cerr := s.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
 				return rep, old, err
 			}
 			rep.Pulled = len(write)

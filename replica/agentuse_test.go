@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine/agentuse"
-	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // readTree returns every file below dir (but the lock and its owner
@@ -36,17 +35,18 @@ func readTree(t testing.TB, dir string) map[string]string {
 // AgentUse session directories replicate file by file: a pull restores
 // them byte for byte, files added on either side reach the other, and a
 // further sync moves nothing.
-func TestAgentUseRoundTrip(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestAgentUseRoundTrip(t *testing.T) { eachBackend(t, testAgentUseRoundTrip) }
+
+func testAgentUseRoundTrip(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	for _, m := range []*machine{a, b} {
 		m.opts.AgentDir = ""
 		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
 	}
 	ctx := context.Background()
 	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestAgentUseRoundTrip(t *testing.T) {
 		t.Fatalf("restored directory differs (-a +b):\n%s", diff)
 	}
 	// b continues the session; a gets the new message.
-	sb, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Dir(dirB)})
+	sb, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Dir(dirB)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wb, err := sb.OpenWriterAt(ctx, dirB)
+	wb, err := sb.Open(ctx, dirB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,17 +100,18 @@ func TestAgentUseRoundTrip(t *testing.T) {
 
 // A file both machines changed is a conflict: the local version stays,
 // the remote one is written beside it, and the report names that copy.
-func TestAgentUseConflictNamesTheCopy(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestAgentUseConflictNamesTheCopy(t *testing.T) { eachBackend(t, testAgentUseConflictNamesTheCopy) }
+
+func testAgentUseConflictNamesTheCopy(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	for _, m := range []*machine{a, b} {
 		m.opts.AgentDir = ""
 		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
 	}
 	ctx := context.Background()
 	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}

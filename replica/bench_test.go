@@ -70,7 +70,7 @@ func storeOf(b *testing.B, src string) (string, int64) {
 func benchMachine(b *testing.B, srv *testenv.MinIOServer, agent string) *machine {
 	b.Helper()
 	m := &machine{agentDir: agent}
-	m.opts = replica.Options{Remote: remoteFor(b, srv), S3: s3conf(srv), AgentDir: agent, StateDir: filepath.Join(benchTemp(b), "state")}
+	m.opts = replica.Options{Remote: remoteFor(b, s3be(srv)), S3: s3conf(srv), AgentDir: agent, StateDir: filepath.Join(benchTemp(b), "state")}
 	return m
 }
 

@@ -3,14 +3,13 @@ package replica
 import (
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // S3Config says how to reach the object store. EnvS3Config fills it from
@@ -81,57 +80,52 @@ func ParseRemote(remote string) (bucket, prefix string, err error) {
 	return bucket, prefix, nil
 }
 
-// ErrBadRemote is returned for a remote that is not s3://bucket[/prefix].
-var ErrBadRemote = errors.New("the remote must look like s3://bucket/prefix")
+// ErrBadRemote is returned for a remote that is neither
+// s3://bucket[/prefix] nor a directory.
+var ErrBadRemote = errors.New("the remote must be s3://bucket/prefix, or a directory: file:///path, /path or ./path")
 
 // ErrNoCredentials is returned when no access key is configured.
 var ErrNoCredentials = errors.New("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 
-// newClient makes the S3 client.
-func newClient(c S3Config) (*minio.Client, error) {
-	if c.AccessKeyID == "" || c.SecretAccessKey == "" {
-		return nil, ErrNoCredentials
-	}
-	host, secure := "s3.amazonaws.com", true
-	lookup := minio.BucketLookupAuto
-	region := c.Region
-	if region == "" {
-		region = "us-east-1"
-	}
-	if c.Endpoint != "" {
-		u, err := url.Parse(c.Endpoint)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return nil, fmt.Errorf("endpoint %q: not an http(s) URL", c.Endpoint)
+// newClient makes the Client of a remote: s3://bucket/prefix, or a
+// directory.
+func newClient(remote string, c S3Config, fsys vfs.FS) (Client, error) {
+	if strings.HasPrefix(remote, "s3://") {
+		bucket, prefix, err := ParseRemote(remote)
+		if err != nil {
+			return nil, err
 		}
-		host, secure = u.Host, u.Scheme == "https"
-		lookup = minio.BucketLookupPath
-	} else if c.Region != "" && c.Region != "us-east-1" {
-		host = "s3." + c.Region + ".amazonaws.com"
+		return NewS3Client(c, bucket, prefix)
 	}
-	timeout := c.RequestTimeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
+	dir, err := remoteDir(remote)
+	if err != nil {
+		return nil, err
 	}
-	retries := c.MaxRetries
-	if retries <= 0 {
-		retries = 3
+	return NewDirClient(dir, fsys)
+}
+
+// remoteDir returns the directory a remote names: a file:// URL (of this
+// host), an absolute path, or a path relative to the working directory
+// that says so (./dir, ../dir). A bare relative name ("bucket/prefix")
+// is refused: it is more likely an S3 remote without its scheme.
+func remoteDir(remote string) (string, error) {
+	if strings.HasPrefix(remote, "file:") {
+		u, err := url.Parse(remote)
+		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+			return "", fmt.Errorf("parse remote %q: %w", remote, ErrBadRemote)
+		}
+		p := u.Path
+		if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+			p = p[1:] // file:///C:/dir
+		}
+		return filepath.FromSlash(p), nil
 	}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: timeout,
-		ExpectContinueTimeout: time.Second,
+	rel := remote == "." || remote == ".."
+	for _, s := range []string{"./", "../", "." + string(filepath.Separator), ".." + string(filepath.Separator)} {
+		rel = rel || strings.HasPrefix(remote, s)
 	}
-	return minio.New(host, &minio.Options{
-		Creds:        credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, c.SessionToken),
-		Secure:       secure,
-		Region:       region,
-		BucketLookup: lookup,
-		Transport:    tr,
-		MaxRetries:   retries,
-	})
+	if filepath.IsAbs(remote) || rel {
+		return remote, nil
+	}
+	return "", fmt.Errorf("parse remote %q: %w", remote, ErrBadRemote)
 }

@@ -1,17 +1,29 @@
 // Package replica replicates a sessctl store (pi/indusagi JSONL sessions
 // and AgentUse session directories) to S3-compatible object storage (AWS
-// S3, MinIO, R2, GCS's S3 API), and merges what other machines appended
-// back into it.
+// S3, MinIO, R2, GCS's S3 API) or a directory, and merges what other
+// machines appended back into it.
 //
-// Open a Remote with Options (the bucket from s3://bucket/prefix, the
-// endpoint and credentials from EnvS3Config, the store's directories),
-// then Push, Pull, Sync (pull, then push) or Status. Nothing leaves the
-// machine unless a Remote is opened and asked to push, or a Replicator is
-// set as engine.StoreOptions.Replicator.
+// Open a Remote with Options (the remote: s3://bucket/prefix, with the
+// endpoint and credentials from EnvS3Config, or a directory; the store's
+// directories), then Push, Pull, Sync (pull, then push) or Status.
+// Nothing leaves the machine unless a Remote is opened and asked to push,
+// or a Replicator is set as engine.StoreOptions.Replicator.
+//
+// # Object storage
+//
+// A Remote reads and writes its objects through a Client: create-only
+// and compare-and-swap writes, streamed reads, listings by prefix in key
+// order, deletes. NewS3Client speaks to an S3-compatible bucket (single
+// PUTs with Content-MD5; If-None-Match and If-Match conditions);
+// NewDirClient keeps the objects as files below a directory (each
+// written whole and renamed into place; creates by hard link, swaps
+// under a lock file). Options.Client takes any other implementation, or
+// one wrapping these. The layout needs creates only; compare-and-swap is
+// there for what replaces an object in place.
 //
 // # Layout
 //
-// The bucket holds immutable objects only: content-addressed data
+// The remote holds immutable objects only: content-addressed data
 // objects (a JSONL session's segments, each the lines one push appended;
 // an AgentUse session's files) and one small manifest per session
 // generation naming them with their SHA-256. A push uploads only what was

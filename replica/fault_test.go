@@ -5,13 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/minio/minio-go/v7"
 
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/replica"
@@ -20,43 +17,22 @@ import (
 // checkBucket fails when an object of the remote is partial: every data
 // object must hold the bytes its name (their sha256) says, and every
 // manifest must parse and name only data objects that exist intact.
-func checkBucket(t testing.TB, srv *testenv.MinIOServer, remote string) {
+func checkBucket(t testing.TB, be *backend, remote string) {
 	t.Helper()
-	bucket, prefix, err := replica.ParseRemote(remote)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client(t, srv)
-	ctx := context.Background()
 	objects := map[string]bool{}
-	for o := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if o.Err != nil {
-			t.Fatal(o.Err)
-		}
-		objects[strings.TrimPrefix(o.Key, prefix)] = true
-	}
-	read := func(key string) []byte {
-		obj, err := c.GetObject(ctx, bucket, prefix+key, minio.GetObjectOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer obj.Close()
-		data, err := io.ReadAll(obj)
-		if err != nil {
-			t.Fatalf("read %s: %v", key, err)
-		}
-		return data
+	for _, k := range be.keys(t, remote, "") {
+		objects[k] = true
 	}
 	for key := range objects {
 		switch {
 		case strings.HasPrefix(key, "d/"):
-			h := sha256.Sum256(read(key))
+			h := sha256.Sum256(be.get(t, remote, key))
 			if "d/"+hex.EncodeToString(h[:]) != key {
 				t.Errorf("data object %s is partial or altered", key)
 			}
 		case strings.HasPrefix(key, "m/"):
 			var m replica.Manifest
-			if err := json.Unmarshal(read(key), &m); err != nil {
+			if err := json.Unmarshal(be.get(t, remote, key), &m); err != nil {
 				t.Errorf("manifest %s does not parse: %v", key, err)
 				continue
 			}
@@ -76,11 +52,12 @@ func checkBucket(t testing.TB, srv *testenv.MinIOServer, remote string) {
 // which a sync moves nothing.
 func TestFaultyNetwork(t *testing.T) {
 	srv := testenv.MinIO(t)
+	be := s3be(srv)
 	for _, mode := range []string{"drop", "stall", "cut"} {
 		t.Run(mode, func(t *testing.T) {
-			remote := remoteFor(t, srv)
+			remote := remoteFor(t, be)
 			p := newFaultProxy(t, srv.Addr)
-			a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+			a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 			a.opts.S3.Endpoint = p.URL()
 			a.opts.S3.RequestTimeout = time.Second
 			a.opts.S3.MaxRetries = 1
@@ -95,10 +72,10 @@ func TestFaultyNetwork(t *testing.T) {
 			if err == nil && rep.Sessions[0].Err == nil {
 				t.Fatalf("push through a %s proxy succeeded: %+v", mode, rep.Sessions)
 			}
-			checkBucket(t, srv, remote)
+			checkBucket(t, be, remote)
 			p.set("pass")
 			a.run(t, "push")
-			checkBucket(t, srv, remote)
+			checkBucket(t, be, remote)
 			b.run(t, "pull")
 			want, _ := entries(t, pa)
 			got, _ := entries(t, sessionFiles(t, b.agentDir)[filepath.Base(pa)])
@@ -116,21 +93,44 @@ func TestFaultyNetwork(t *testing.T) {
 }
 
 // The server is killed in the middle of an upload and started again: the
-// push fails, nothing partial is visible, the next push completes.
+// push fails, nothing partial is visible, the next push completes. (The
+// directory remote's "server" is a Client wrapper that fails every call
+// once the push has uploaded as much.)
 func TestServerKilledMidUpload(t *testing.T) {
-	srv := testenv.NewMinIO(t)
-	remote := remoteFor(t, srv)
-	p := newFaultProxy(t, srv.Addr)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
-	a.opts.S3.Endpoint = p.URL()
-	a.opts.S3.RequestTimeout = 2 * time.Second
-	a.opts.S3.MaxRetries = 1
+	t.Run("dir", func(t *testing.T) {
+		be := &backend{}
+		remote := remoteFor(t, be)
+		a := newMachine(t, be, remote)
+		fc := newFaultClient(t, remote)
+		fc.budget.Store(200_000) // well inside the uploads
+		a.opts.Client = fc
+		testServerKilledMidUpload(t, be, remote, a, fc.heal)
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv := testenv.NewMinIO(t)
+		be := s3be(srv)
+		remote := remoteFor(t, be)
+		p := newFaultProxy(t, srv.Addr)
+		a := newMachine(t, be, remote)
+		a.opts.S3.Endpoint = p.URL()
+		a.opts.S3.RequestTimeout = 2 * time.Second
+		a.opts.S3.MaxRetries = 1
+		p.hookAt.Store(p.up.Load() + 200_000) // well inside the uploads
+		p.hook = func() { srv.Kill() }
+		testServerKilledMidUpload(t, be, remote, a, func() {
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+}
+
+func testServerKilledMidUpload(t *testing.T, be *backend, remote string, a *machine, restart func()) {
+	b := newMachine(t, be, remote)
 	var paths []string
 	for i := range 4 {
 		paths = append(paths, a.newSession(t, "/k/"+string(rune('a'+i)), 300))
 	}
-	p.hookAt.Store(p.up.Load() + 200_000) // well inside the uploads
-	p.hook = func() { srv.Kill() }
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := a.remote(t).Push(ctx)
@@ -143,12 +143,10 @@ func TestServerKilledMidUpload(t *testing.T) {
 	if !failed {
 		t.Fatal("push succeeded although the server was killed during it")
 	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	checkBucket(t, srv, remote)
+	restart()
+	checkBucket(t, be, remote)
 	a.run(t, "push")
-	checkBucket(t, srv, remote)
+	checkBucket(t, be, remote)
 	b.run(t, "pull")
 	for _, pa := range paths {
 		want, _ := entries(t, pa)
@@ -169,19 +167,16 @@ func TestServerKilledMidUpload(t *testing.T) {
 // manifest (an older one is used, and the next push publishes above it)
 // or a torn segment (never merged; a sync from a machine holding the lines
 // rebuilds the remote copy).
-func TestTornAndForeignObjects(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	bucket, prefix, _ := replica.ParseRemote(remote)
-	c := client(t, srv)
+func TestTornAndForeignObjects(t *testing.T) { eachBackend(t, testTornAndForeignObjects) }
+
+func testTornAndForeignObjects(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
 	ctx := context.Background()
 	put := func(key, body string) {
 		t.Helper()
-		if _, err := c.PutObject(ctx, bucket, prefix+key, strings.NewReader(body), int64(len(body)), minio.PutObjectOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		be.put(t, remote, key, []byte(body))
 	}
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	pa := a.newSession(t, "/t/one", 3)
 	pb2 := a.newSession(t, "/t/two", 3)
 	a.run(t, "push")
@@ -201,16 +196,14 @@ func TestTornAndForeignObjects(t *testing.T) {
 	}
 	// A torn segment: cut the data object of the second session.
 	var seg string
-	for o := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix + "m/pi/" + filepath.Base(pb2) + "/", Recursive: true}) {
-		obj, _ := c.GetObject(ctx, bucket, o.Key, minio.GetObjectOptions{})
+	for _, k := range be.keys(t, remote, "m/pi/"+filepath.Base(pb2)+"/") {
 		var m replica.Manifest
-		json.NewDecoder(obj).Decode(&m)
-		obj.Close()
+		json.Unmarshal(be.get(t, remote, k), &m)
 		seg = m.Segments[0].Object
 	}
 	put(seg, "torn")
 	appendTo(t, pb2, "after tear", 1)
-	fresh := newMachine(t, srv, remote)
+	fresh := newMachine(t, be, remote)
 	r := fresh.remote(t)
 	rep, err := r.Pull(ctx)
 	if err != nil {

@@ -13,55 +13,33 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minio/minio-go/v7"
-
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/replica"
 )
 
 // putCopy publishes, as generation gen of the pi session name, a remote
 // copy made of the given segments, the way another writer of the layout
 // would (plain objects, correct checksums).
-func putCopy(t testing.TB, srv *testenv.MinIOServer, remote, name string, gen int64, segs ...[]byte) {
+func putCopy(t testing.TB, be *backend, remote, name string, gen int64, segs ...[]byte) {
 	t.Helper()
-	bucket, prefix, err := replica.ParseRemote(remote)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client(t, srv)
-	ctx := context.Background()
 	m := replica.Manifest{Format: replica.FormatVersion, Kind: replica.KindPi, Name: name, Gen: gen, Host: "elsewhere"}
 	for _, seg := range segs {
 		h := sha256.Sum256(seg)
 		sum := hex.EncodeToString(h[:])
-		if _, err := c.PutObject(ctx, bucket, prefix+"d/"+sum, bytes.NewReader(seg), int64(len(seg)), minio.PutObjectOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		be.put(t, remote, "d/"+sum, seg)
 		n := bytes.Count(seg, []byte{'\n'})
 		m.Segments = append(m.Segments, replica.Segment{Object: "d/" + sum, SHA256: sum, Size: int64(len(seg)), Plain: int64(len(seg)), Lines: n})
 		m.Size += int64(len(seg))
 		m.Lines += n
 	}
 	data, _ := json.Marshal(m)
-	key := fmt.Sprintf("%sm/pi/%s/%010d", prefix, name, gen)
-	if _, err := c.PutObject(ctx, bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	be.put(t, remote, fmt.Sprintf("m/pi/%s/%010d", name, gen), data)
 }
 
 // manifestKeys lists the manifest keys of the remote.
-func manifestKeys(t testing.TB, srv *testenv.MinIOServer, remote string) []string {
+func manifestKeys(t testing.TB, be *backend, remote string) []string {
 	t.Helper()
-	bucket, prefix, _ := replica.ParseRemote(remote)
-	var out []string
-	for o := range client(t, srv).ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: prefix + "m/", Recursive: true}) {
-		if o.Err != nil {
-			t.Fatal(o.Err)
-		}
-		out = append(out, strings.TrimPrefix(o.Key, prefix))
-	}
-	return out
+	return be.keys(t, remote, "m/")
 }
 
 func sessionID(t testing.TB, path string) string {
@@ -97,10 +75,11 @@ func sessionFailed(t testing.TB, rep *replica.Report, err error, name string) er
 // session's is never merged into the local file, restored under that
 // name, or pushed over: each is refused naming both ids, and the local
 // file and the remote copy stay as they were.
-func TestRemoteCopyOfAnotherSession(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestRemoteCopyOfAnotherSession(t *testing.T) { eachBackend(t, testRemoteCopyOfAnotherSession) }
+
+func testRemoteCopyOfAnotherSession(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	px := a.newSession(t, "/x/proj", 2)
 	a.run(t, "push")
 	name := filepath.Base(px)
@@ -112,8 +91,8 @@ func TestRemoteCopyOfAnotherSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	putCopy(t, srv, remote, name, 2, other)
-	keys := manifestKeys(t, srv, remote)
+	putCopy(t, be, remote, name, 2, other)
+	keys := manifestKeys(t, be, remote)
 	before, _ := os.ReadFile(px)
 	appendTo(t, px, "local", 1) // something to push
 
@@ -148,12 +127,12 @@ func TestRemoteCopyOfAnotherSession(t *testing.T) {
 	t.Run("push", func(t *testing.T) {
 		rep, err := a.remote(t).Push(context.Background())
 		checkErr("push", sessionFailed(t, rep, err, name), idX, idY)
-		if got := manifestKeys(t, srv, remote); strings.Join(got, " ") != strings.Join(keys, " ") {
+		if got := manifestKeys(t, be, remote); strings.Join(got, " ") != strings.Join(keys, " ") {
 			t.Errorf("the remote changed: %v, was %v", got, keys)
 		}
 	})
 	t.Run("restore", func(t *testing.T) {
-		c := newMachine(t, srv, remote)
+		c := newMachine(t, be, remote)
 		rep, err := c.remote(t).Pull(context.Background())
 		checkErr("restore", sessionFailed(t, rep, err, name), idY, strings.TrimSuffix(name[strings.IndexByte(name, '_')+1:], ".jsonl"))
 		if files := sessionFiles(t, c.agentDir); len(files) != 0 {
@@ -162,7 +141,7 @@ func TestRemoteCopyOfAnotherSession(t *testing.T) {
 	})
 	t.Run("push a misnamed file", func(t *testing.T) {
 		// Y's file under a name of pi's shape with another id.
-		d := newMachine(t, srv, remoteFor(t, srv))
+		d := newMachine(t, be, remoteFor(t, be))
 		dir := filepath.Join(d.agentDir, "sessions", "--y-proj--")
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
@@ -172,7 +151,7 @@ func TestRemoteCopyOfAnotherSession(t *testing.T) {
 		}
 		rep, err := d.remote(t).Push(context.Background())
 		checkErr("push", sessionFailed(t, rep, err, name), idX, idY)
-		if got := manifestKeys(t, srv, d.opts.Remote); len(got) != 0 {
+		if got := manifestKeys(t, be, d.opts.Remote); len(got) != 0 {
 			t.Errorf("pushed %v", got)
 		}
 	})
@@ -180,18 +159,15 @@ func TestRemoteCopyOfAnotherSession(t *testing.T) {
 		// A torn segment makes a verifying push rebuild the remote copy
 		// from the local file: not when the copy is another session.
 		torn := []byte(`{"type":"custom","customType":"x","id":"70e17000","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}` + "\n")
-		putCopy(t, srv, remote, name, 3, other, torn)
-		bucket, prefix, _ := replica.ParseRemote(remote)
+		putCopy(t, be, remote, name, 3, other, torn)
 		h := sha256.Sum256(torn)
-		if _, err := client(t, srv).PutObject(context.Background(), bucket, prefix+"d/"+hex.EncodeToString(h[:]), strings.NewReader("{"), 1, minio.PutObjectOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		keys := manifestKeys(t, srv, remote)
+		be.put(t, remote, "d/"+hex.EncodeToString(h[:]), []byte("{"))
+		keys := manifestKeys(t, be, remote)
 		a.opts.Verify = true
 		defer func() { a.opts.Verify = false }()
 		rep, err := a.remote(t).Push(context.Background())
 		checkErr("push --verify", sessionFailed(t, rep, err, name), idX, idY)
-		if got := manifestKeys(t, srv, remote); strings.Join(got, " ") != strings.Join(keys, " ") {
+		if got := manifestKeys(t, be, remote); strings.Join(got, " ") != strings.Join(keys, " ") {
 			t.Errorf("the remote changed: %v, was %v", got, keys)
 		}
 	})
@@ -203,9 +179,12 @@ func TestRemoteCopyOfAnotherSession(t *testing.T) {
 // a restore and a merge take the complete entry lines only, report the
 // others by object and line, and leave a file that pi can append to.
 func TestPullTakesCompleteEntryLinesOnly(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a := newMachine(t, srv, remote)
+	eachBackend(t, testPullTakesCompleteEntryLinesOnly)
+}
+
+func testPullTakesCompleteEntryLinesOnly(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a := newMachine(t, be, remote)
 	px := a.newSession(t, "/lines/proj", 1)
 	a.run(t, "push")
 	name := filepath.Base(px)
@@ -219,7 +198,7 @@ func TestPullTakesCompleteEntryLinesOnly(t *testing.T) {
 	}
 	seg1 := []byte("not json\n" + "[1,2]\n" + `{"type":"custom","customType":"no id"}` + "\n" + hdr + "\n" + entry("e1000001") + "\n" + entry("e2000002"))
 	seg2 := []byte(entry("e3000003") + "\n" + entry("e4000004"))
-	putCopy(t, srv, remote, name, 2, own, seg1, seg2)
+	putCopy(t, be, remote, name, 2, own, seg1, seg2)
 	obj := func(seg []byte) string { h := sha256.Sum256(seg); return "d/" + hex.EncodeToString(h[:]) }
 	want := []replica.RefusedLine{
 		{Object: obj(seg1), Line: 1}, {Object: obj(seg1), Line: 2}, {Object: obj(seg1), Line: 3},
@@ -267,7 +246,7 @@ func TestPullTakesCompleteEntryLinesOnly(t *testing.T) {
 		}
 	}
 	t.Run("restore", func(t *testing.T) {
-		b := newMachine(t, srv, remote)
+		b := newMachine(t, be, remote)
 		rep := b.run(t, "pull")
 		check(t, rep, sessionFiles(t, b.agentDir)[name])
 	})
@@ -280,9 +259,12 @@ func TestPullTakesCompleteEntryLinesOnly(t *testing.T) {
 // A remote copy that holds one id twice with different bytes is a
 // conflict too: both versions are kept, under the ids the report names.
 func TestPullKeepsBothVersionsOfARemoteDuplicate(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a := newMachine(t, srv, remote)
+	eachBackend(t, testPullKeepsBothVersionsOfARemoteDuplicate)
+}
+
+func testPullKeepsBothVersionsOfARemoteDuplicate(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a := newMachine(t, be, remote)
 	px := a.newSession(t, "/dup/proj", 1)
 	a.run(t, "push")
 	own, err := os.ReadFile(px)
@@ -290,7 +272,7 @@ func TestPullKeepsBothVersionsOfARemoteDuplicate(t *testing.T) {
 		t.Fatal(err)
 	}
 	entry := `{"type":"custom","customType":"note","data":{"v":%q},"id":"d0d0d0d0","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}` + "\n"
-	putCopy(t, srv, remote, filepath.Base(px), 2, own, []byte(fmt.Sprintf(entry, "one")+fmt.Sprintf(entry, "two")))
+	putCopy(t, be, remote, filepath.Base(px), 2, own, []byte(fmt.Sprintf(entry, "one")+fmt.Sprintf(entry, "two")))
 	rep := a.run(t, "pull")
 	cs := rep.Sessions[0].Conflicts
 	if len(cs) != 1 || cs[0].ID != "d0d0d0d0" || len(cs[0].Copies) != 2 {

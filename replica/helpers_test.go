@@ -1,10 +1,13 @@
 package replica_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,11 +29,39 @@ import (
 // new one.
 var buckets int
 
-// remoteFor makes a fresh bucket on srv for the test and returns its
-// s3:// URL (with a prefix, as users will have one).
-func remoteFor(t testing.TB, srv *testenv.MinIOServer) string {
+// backend is where a test's remotes live: a directory (every run), or a
+// bucket of the real MinIO server.
+type backend struct {
+	srv *testenv.MinIOServer // nil: a directory remote
+}
+
+// eachBackend runs f on a directory remote, and on the real MinIO server
+// (skipped where it is not installed, failed under
+// SESSCTL_REQUIRE_MINIO=1).
+func eachBackend(t *testing.T, f func(t *testing.T, be *backend)) {
 	t.Helper()
-	c := client(t, srv)
+	t.Run("dir", func(t *testing.T) { f(t, &backend{}) })
+	t.Run("s3", func(t *testing.T) { f(t, &backend{srv: testenv.MinIO(t)}) })
+}
+
+// s3be is the backend of a MinIO server.
+func s3be(srv *testenv.MinIOServer) *backend { return &backend{srv: srv} }
+
+func (be *backend) s3() bool { return be.srv != nil }
+
+// remoteFor makes a new remote for the test and returns its URL: a fresh
+// bucket on the server (with a prefix, as users will have one), or a
+// new directory (as a file:// URL).
+func remoteFor(t testing.TB, be *backend) string {
+	t.Helper()
+	if !be.s3() {
+		dir := filepath.Join(t.TempDir(), "remote")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return "file://" + filepath.ToSlash(dir)
+	}
+	c := client(t, be.srv)
 	buckets++
 	h := sha256.Sum256([]byte(t.Name() + "\x00" + strconv.Itoa(buckets)))
 	name := "t-" + hex.EncodeToString(h[:])[:20]
@@ -60,17 +91,114 @@ func s3conf(srv *testenv.MinIOServer) replica.S3Config {
 	})
 }
 
+// remoteDir is the directory of a directory remote's URL.
+func remoteDir(remote string) string {
+	return filepath.FromSlash(strings.TrimPrefix(remote, "file://"))
+}
+
+// The raw object access below goes around package replica (the MinIO
+// client, or the files), to plant objects and to check what a run left.
+
+// put writes an object of the remote as another writer would.
+func (be *backend) put(t testing.TB, remote, key string, data []byte) {
+	t.Helper()
+	if !be.s3() {
+		p := filepath.Join(remoteDir(remote), filepath.FromSlash(key))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	bucket, prefix, err := replica.ParseRemote(remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client(t, be.srv).PutObject(context.Background(), bucket, prefix+key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get reads an object of the remote.
+func (be *backend) get(t testing.TB, remote, key string) []byte {
+	t.Helper()
+	if !be.s3() {
+		data, err := os.ReadFile(filepath.Join(remoteDir(remote), filepath.FromSlash(key)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	bucket, prefix, _ := replica.ParseRemote(remote)
+	obj, err := client(t, be.srv).GetObject(context.Background(), bucket, prefix+key, minio.GetObjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	data, err := io.ReadAll(obj)
+	if err != nil {
+		t.Fatalf("read %s: %v", key, err)
+	}
+	return data
+}
+
+// keys lists the keys of the remote that start with prefix, sorted: the
+// files of a directory remote but its own (lock and temporary) files.
+func (be *backend) keys(t testing.TB, remote, prefix string) []string {
+	t.Helper()
+	var out []string
+	if !be.s3() {
+		root := remoteDir(remote)
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if p != root && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				rel, _ := filepath.Rel(root, p)
+				if k := filepath.ToSlash(rel); strings.HasPrefix(k, prefix) {
+					out = append(out, k)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(out)
+		return out
+	}
+	bucket, pre, _ := replica.ParseRemote(remote)
+	for o := range client(t, be.srv).ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: pre + prefix, Recursive: true}) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		out = append(out, strings.TrimPrefix(o.Key, pre))
+	}
+	return out
+}
+
 // machine is one local store: an agent directory and its sync state.
 type machine struct {
 	agentDir string
 	opts     replica.Options
 }
 
-func newMachine(t testing.TB, srv *testenv.MinIOServer, remote string) *machine {
+func newMachine(t testing.TB, be *backend, remote string) *machine {
 	t.Helper()
 	dir := t.TempDir()
 	m := &machine{agentDir: filepath.Join(dir, "agent")}
-	m.opts = replica.Options{Remote: remote, S3: s3conf(srv), AgentDir: m.agentDir, StateDir: filepath.Join(dir, "state"), Host: "m-" + filepath.Base(dir)}
+	m.opts = replica.Options{Remote: remote, AgentDir: m.agentDir, StateDir: filepath.Join(dir, "state"), Host: "m-" + filepath.Base(dir)}
+	if be.s3() {
+		m.opts.S3 = s3conf(be.srv)
+	}
 	return m
 }
 

@@ -20,7 +20,7 @@ type syncJob struct {
 }
 
 // syncer is the child the kill test starts: one push, pull or sync, with
-// the server from the AWS_* variables.
+// an S3 remote's server from the AWS_* variables.
 func syncer() int {
 	var j syncJob
 	if err := json.Unmarshal([]byte(os.Getenv("SESSCTL_TEST_SYNC")), &j); err != nil {
@@ -62,10 +62,11 @@ func kills(t *testing.T) int {
 // appending to the same sessions: no remote object is ever partial, and
 // after a full sync both ways every acknowledged entry is on both
 // machines and a further sync moves nothing.
-func TestKillDuringSync(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestKillDuringSync(t *testing.T) { eachBackend(t, testKillDuringSync) }
+
+func testKillDuringSync(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	var names []string
 	for i := range 3 {
 		names = append(names, filepath.Base(a.newSession(t, "/kill/"+strconv.Itoa(i), 5)))
@@ -95,7 +96,10 @@ func TestKillDuringSync(t *testing.T) {
 		m := []*machine{a, b}[rng.IntN(2)]
 		job, _ := json.Marshal(syncJob{Op: []string{"push", "pull", "sync"}[rng.IntN(3)], Remote: remote, AgentDir: m.agentDir, StateDir: m.opts.StateDir})
 		cmd := testenv.Command("syncer")
-		cmd.Env = append(append(cmd.Env, srv.Env()...), "SESSCTL_TEST_SYNC="+string(job))
+		if be.s3() {
+			cmd.Env = append(cmd.Env, be.srv.Env()...)
+		}
+		cmd.Env = append(cmd.Env, "SESSCTL_TEST_SYNC="+string(job))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +109,7 @@ func TestKillDuringSync(t *testing.T) {
 				killed++
 			}
 		}
-		checkBucket(t, srv, remote)
+		checkBucket(t, be, remote)
 		if t.Failed() {
 			t.Fatalf("after kill %d", i+1)
 		}

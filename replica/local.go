@@ -8,8 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/minio/minio-go/v7"
-
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -89,7 +87,7 @@ func walkWarning(err error) Warning {
 }
 
 // markerKey is the object that says which layout the prefix holds.
-func (b *bucket) markerKey() string { return b.prefix + "sessctl-replica.json" }
+func (b *bucket) markerKey() string { return "sessctl-replica.json" }
 
 type marker struct {
 	Format    string `json:"format"`
@@ -119,8 +117,8 @@ func (r *Remote) checkMarker1(ctx context.Context, m mode, found *bool) error {
 		*found = true
 		return nil
 	case err != nil:
-		if r := minio.ToErrorResponse(errors.Unwrap(err)); r.Code == "NoSuchBucket" {
-			return fmt.Errorf("remote %s: the bucket does not exist: %w", r.BucketName, err)
+		if errors.Is(err, ErrNoBucket) {
+			return fmt.Errorf("remote %s: %w", r.opts.Remote, err)
 		}
 		return err
 	}
@@ -143,14 +141,14 @@ func (r *Remote) checkMarker1(ctx context.Context, m mode, found *bool) error {
 
 // head lists one session's manifests.
 func (b *bucket) head(ctx context.Context, kind, name string) (*head, error) {
-	pre := b.prefix + "m/" + kind + "/" + name + "/"
+	pre := "m/" + kind + "/" + name + "/"
 	var h *head
 	b.st.requests.Add(1)
-	for obj := range b.c.ListObjects(ctx, b.name, minio.ListObjectsOptions{Prefix: pre, Recursive: true}) {
-		if obj.Err != nil {
-			return nil, fmt.Errorf("list %s: %w", pre, obj.Err)
+	for obj, err := range b.c.List(ctx, pre) {
+		if err != nil {
+			return nil, err
 		}
-		k, n, gen, ok := parseManifestKey(obj.Key[len(b.prefix)+2:])
+		k, n, gen, ok := parseManifestKey(obj.Key[2:])
 		if !ok || k != kind || n != name {
 			continue
 		}

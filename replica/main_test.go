@@ -12,7 +12,8 @@ import (
 // the benchmarks left.
 func TestMain(m *testing.M) {
 	code := testenv.Main(m, map[string]func() int{
-		"syncer": syncer, // kill_test.go
+		"syncer":     syncer,     // kill_test.go
+		"casCounter": casCounter, // dir_test.go
 	})
 	if benchRoot != "" {
 		os.RemoveAll(benchRoot)

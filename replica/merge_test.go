@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/replica"
 )
 
@@ -19,12 +18,13 @@ import (
 // sync, in either order: afterwards each holds every entry of both, each
 // line's bytes unchanged, parents before children, each keeps its own
 // leaf (the other's tip gets a label), and another round moves nothing.
-func TestPartitionedAppendsMerge(t *testing.T) {
-	srv := testenv.MinIO(t)
+func TestPartitionedAppendsMerge(t *testing.T) { eachBackend(t, testPartitionedAppendsMerge) }
+
+func testPartitionedAppendsMerge(t *testing.T, be *backend) {
 	for _, order := range []string{"a-first", "b-first"} {
 		t.Run(order, func(t *testing.T) {
-			remote := remoteFor(t, srv)
-			a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+			remote := remoteFor(t, be)
+			a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 			pa := a.newSession(t, "/work/p", 2)
 			a.run(t, "sync")
 			b.run(t, "sync")
@@ -103,10 +103,11 @@ func TestPartitionedAppendsMerge(t *testing.T) {
 // The same id with different bytes on two machines is a conflict: both
 // versions are kept on both machines under derived ids and reported; a
 // second round moves nothing.
-func TestConflictKeepsBoth(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestConflictKeepsBoth(t *testing.T) { eachBackend(t, testConflictKeepsBoth) }
+
+func testConflictKeepsBoth(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	pa := a.newSession(t, "/work/c", 1)
 	a.run(t, "sync")
 	b.run(t, "sync")
@@ -149,10 +150,11 @@ func TestConflictKeepsBoth(t *testing.T) {
 
 // --cwd-map restores a session of another machine's path under the local
 // one: pi's directory for it and the header's cwd.
-func TestPullCwdMap(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestPullCwdMap(t *testing.T) { eachBackend(t, testPullCwdMap) }
+
+func testPullCwdMap(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	pa := a.newSession(t, "/Users/ann/src/app", 1)
 	a.run(t, "push")
 	b.opts.CwdMap = []replica.CwdMapping{{Old: "/Users/ann", New: "/home/bob"}}

@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 
 	"filippo.io/age"
-	"github.com/minio/minio-go/v7"
 )
 
 // FormatVersion names the bucket layout in manifests and the marker
@@ -80,19 +79,18 @@ type stats struct {
 	downloaded atomic.Int64
 }
 
-// bucket is the object store seen through the layout: keys below prefix,
-// encryption, counting.
+// bucket is the object store seen through the layout: the keys of
+// docs/spec/replication.md, encryption, counting.
 type bucket struct {
-	c          *minio.Client
-	name       string
-	prefix     string
+	c          Client
+	remote     string // names the remote in warnings
 	recipients []age.Recipient
 	identities []age.Identity
 	st         *stats
 }
 
 func (b *bucket) manifestKey(kind, name string, gen int64) string {
-	return b.prefix + "m/" + kind + "/" + name + "/" + fmt.Sprintf("%010d", gen)
+	return "m/" + kind + "/" + name + "/" + fmt.Sprintf("%010d", gen)
 }
 
 func dataObject(sum string) string { return "d/" + sum }
@@ -159,17 +157,18 @@ var ErrCorruptRemote = errors.New("corrupt remote object")
 var errRace = errors.New("another writer published this generation first")
 
 func (b *bucket) put(ctx context.Context, key string, data []byte, exclusive bool) error {
-	opts := minio.PutObjectOptions{ContentType: "application/octet-stream", DisableMultipart: true, SendContentMd5: true}
-	if exclusive {
-		opts.SetMatchETagExcept("*")
-	}
 	b.st.requests.Add(1)
-	_, err := b.c.PutObject(ctx, b.name, key, bytes.NewReader(data), int64(len(data)), opts)
-	if err != nil {
-		if r := minio.ToErrorResponse(err); exclusive && (r.Code == "PreconditionFailed" || r.StatusCode == 412) {
+	var err error
+	if exclusive {
+		_, err = b.c.PutIfAbsent(ctx, key, bytes.NewReader(data), int64(len(data)))
+		if errors.Is(err, ErrObjectExists) {
 			return errRace
 		}
-		return fmt.Errorf("upload %s: %w", key, err)
+	} else {
+		_, err = b.c.Put(ctx, key, bytes.NewReader(data), int64(len(data)))
+	}
+	if err != nil {
+		return err
 	}
 	b.st.uploaded.Add(int64(len(data)))
 	return nil
@@ -177,26 +176,34 @@ func (b *bucket) put(ctx context.Context, key string, data []byte, exclusive boo
 
 func (b *bucket) get(ctx context.Context, key string) ([]byte, error) {
 	b.st.requests.Add(1)
-	obj, err := b.c.GetObject(ctx, b.name, key, minio.GetObjectOptions{})
+	rc, info, err := b.c.Get(ctx, key)
 	if err != nil {
-		return nil, fmt.Errorf("download %s: %w", key, err)
+		return nil, err
 	}
-	defer obj.Close()
-	data, err := io.ReadAll(obj)
+	defer rc.Close()
+	data := make([]byte, 0, min(max(info.Size, 0), 64<<20))
+	data, err = readAllInto(rc, data)
 	if err != nil {
-		return nil, fmt.Errorf("download %s: %w", key, err)
+		return nil, err
 	}
 	b.st.downloaded.Add(int64(len(data)))
 	return data, nil
 }
 
-func isNotFound(err error) bool {
-	r := minio.ToErrorResponse(errors.Unwrap(err))
-	if r.Code == "" {
-		r = minio.ToErrorResponse(err)
-	}
-	return r.Code == "NoSuchKey" || r.StatusCode == 404
+// readAllInto is io.ReadAll into buf's room.
+func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
+	w := bytes.NewBuffer(buf)
+	_, err := w.ReadFrom(r)
+	return w.Bytes(), err
 }
+
+// objectName names an object of the remote for people: the remote's URL
+// and the key.
+func (b *bucket) objectName(key string) string {
+	return strings.TrimSuffix(b.remote, "/") + "/" + key
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrObjectNotFound) }
 
 // putData stores plain as a content-addressed data object and returns its
 // descriptor. The key is the sha256 of the stored bytes, so an object is
@@ -208,7 +215,7 @@ func (b *bucket) putData(ctx context.Context, plain []byte) (obj, sum string, si
 	}
 	sum = sha(stored)
 	obj = dataObject(sum)
-	if err := b.put(ctx, b.prefix+obj, stored, false); err != nil {
+	if err := b.put(ctx, obj, stored, false); err != nil {
 		return "", "", 0, err
 	}
 	return obj, sum, int64(len(stored)), nil
@@ -219,7 +226,7 @@ func (b *bucket) getData(ctx context.Context, obj, sum string, plainSize int64) 
 	if !validObject(obj) {
 		return nil, fmt.Errorf("read %s: not a data object name: %w", obj, ErrCorruptRemote)
 	}
-	stored, err := b.get(ctx, b.prefix+obj)
+	stored, err := b.get(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -315,18 +322,18 @@ func (w Warning) Error() string { return w.Key + ": " + w.Err.Error() }
 func (b *bucket) list(ctx context.Context) (map[string]*head, []Warning, error) {
 	heads := map[string]*head{}
 	var warns []Warning
-	pre := b.prefix + "m/"
+	pre := "m/"
 	var n int64
-	for obj := range b.c.ListObjects(ctx, b.name, minio.ListObjectsOptions{Prefix: pre, Recursive: true}) {
-		if obj.Err != nil {
+	for obj, err := range b.c.List(ctx, pre) {
+		if err != nil {
 			b.st.requests.Add(n/1000 + 1)
-			return nil, nil, fmt.Errorf("list %s: %w", pre, obj.Err)
+			return nil, nil, err
 		}
 		n++
 		rest := strings.TrimPrefix(obj.Key, pre)
 		kind, name, gen, ok := parseManifestKey(rest)
 		if !ok {
-			warns = append(warns, Warning{Key: obj.Key, Err: errors.New("not a manifest of this layout; ignored")})
+			warns = append(warns, Warning{Key: b.objectName(obj.Key), Err: errors.New("not a manifest of this layout; ignored")})
 			continue
 		}
 		id := kind + "/" + name
@@ -387,5 +394,5 @@ func sortedHeads(m map[string]*head) []*head {
 }
 
 func (b *bucket) remove(ctx context.Context, key string) error {
-	return b.c.RemoveObject(ctx, b.name, key, minio.RemoveObjectOptions{})
+	return b.c.Delete(ctx, key)
 }

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
@@ -223,7 +224,7 @@ func (st *sessionState) noteRemote(m *Manifest) {
 func (r *Remote) olderManifest(ctx context.Context, h *head) *Manifest {
 	for i := len(h.older) - 1; i >= 0; i-- {
 		k := h.older[i]
-		_, _, gen, ok := parseManifestKey(k[len(r.b.prefix)+2:])
+		_, _, gen, ok := parseManifestKey(strings.TrimPrefix(k, "m/"))
 		if !ok {
 			continue
 		}

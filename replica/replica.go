@@ -17,11 +17,20 @@ import (
 // Options configure a Remote. Nothing leaves the machine unless a Remote
 // is opened with them and asked to Push.
 type Options struct {
-	// Remote is s3://bucket/prefix.
+	// Remote names the remote: s3://bucket/prefix (an S3-compatible
+	// bucket, reached as S3 says), or a directory: file:///path, or an
+	// absolute path, or one starting with ./ or ../ (see NewDirClient).
+	// It is required; with Client set it only names the remote, in
+	// reports and in the state kept in StateDir, and may be any string
+	// that identifies the store Client reaches.
 	Remote string
-	// S3 says how to reach the object store (EnvS3Config reads it from
+	// S3 says how to reach an s3:// remote (EnvS3Config reads it from
 	// the AWS_* variables).
 	S3 S3Config
+	// Client, when set, is the object store, instead of the one Remote
+	// names: a program's own Client, or one wrapping NewS3Client's or
+	// NewDirClient's.
+	Client Client
 
 	// AgentDir is the pi (or indusagi) agent directory whose sessions/
 	// replicate; "" leaves JSONL sessions out.
@@ -57,7 +66,8 @@ type Options struct {
 	Host string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// FS is the local filesystem; nil means vfs.OS().
+	// FS is the local filesystem (the store's, and a directory
+	// remote's); nil means vfs.OS().
 	FS vfs.FS
 	// Verify makes every run read and check every segment of every
 	// session (no shortcut from the last run's state). A push or sync
@@ -117,15 +127,18 @@ type Remote struct {
 	run   chan struct{} // a one-slot semaphore: one run at a time
 }
 
-// Open prepares a Remote. It does not touch the network.
+// Open prepares a Remote. It does not touch the network or the remote
+// directory. An opts.Remote that is neither an s3:// URL nor a
+// directory is ErrBadRemote.
 func Open(opts Options) (*Remote, error) {
-	name, prefix, err := ParseRemote(opts.Remote)
-	if err != nil {
-		return nil, err
-	}
-	c, err := newClient(opts.S3)
-	if err != nil {
-		return nil, fmt.Errorf("open remote %s: %w", opts.Remote, err)
+	c := opts.Client
+	if c == nil {
+		var err error
+		if c, err = newClient(opts.Remote, opts.S3, opts.fs()); err != nil {
+			return nil, err
+		}
+	} else if opts.Remote == "" {
+		return nil, fmt.Errorf("open remote: no name: %w", ErrBadRemote)
 	}
 	if opts.Host == "" {
 		opts.Host, _ = os.Hostname()
@@ -133,7 +146,7 @@ func Open(opts Options) (*Remote, error) {
 	if opts.Parallel <= 0 {
 		opts.Parallel = 16
 	}
-	r := &Remote{opts: opts, b: &bucket{c: c, name: name, prefix: prefix, recipients: opts.Recipients, identities: opts.Identities, st: &stats{}}, run: make(chan struct{}, 1)}
+	r := &Remote{opts: opts, b: &bucket{c: c, remote: opts.Remote, recipients: opts.Recipients, identities: opts.Identities, st: &stats{}}, run: make(chan struct{}, 1)}
 	if opts.StateDir != "" {
 		r.state = statePath(opts.StateDir, &r.opts)
 	}

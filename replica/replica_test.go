@@ -9,16 +9,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/testenv"
 )
 
 // A session pushed from one machine is restored on another in pi's
 // directory for its cwd, byte for byte, and continues there; a second
 // sync on either side moves nothing.
-func TestPushPullRoundTrip(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestPushPullRoundTrip(t *testing.T) { eachBackend(t, testPushPullRoundTrip) }
+
+func testPushPullRoundTrip(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	path := a.newSession(t, "/home/dev/proj", 3)
 
 	rep := a.run(t, "push")

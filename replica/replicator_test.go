@@ -13,10 +13,11 @@ import (
 
 // A session written with a Replicator reaches the remote without any
 // push: another machine pulls every acknowledged entry after Close.
-func TestReplicatorShipsAppends(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestReplicatorShipsAppends(t *testing.T) { eachBackend(t, testReplicatorShipsAppends) }
+
+func testReplicatorShipsAppends(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 	x := replica.NewReplicator(a.remote(t), replica.ReplicatorOptions{})
 	s, err := openStore(t, engine.StoreOptions{AgentDir: a.agentDir, Replicator: x}).Create(context.Background(), "/r/p", engine.CreateOptions{})
 	if err != nil {
@@ -46,13 +47,34 @@ func TestReplicatorShipsAppends(t *testing.T) {
 }
 
 // While the server is down appends go on; the replicator catches up when
-// it is back, and nothing acknowledged is missing.
+// it is back, and nothing acknowledged is missing. (A directory remote is
+// "down" through a Client wrapper that fails every call.)
 func TestReplicatorSurvivesServerDown(t *testing.T) {
-	srv := testenv.NewMinIO(t)
-	remote := remoteFor(t, srv)
-	a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
-	a.opts.S3.RequestTimeout = 2 * time.Second
-	a.opts.S3.MaxRetries = 1
+	t.Run("dir", func(t *testing.T) {
+		be := &backend{}
+		remote := remoteFor(t, be)
+		a := newMachine(t, be, remote)
+		fc := newFaultClient(t, remote)
+		a.opts.Client = fc
+		testReplicatorSurvivesServerDown(t, be, remote, a, func() { fc.down.Store(true) }, fc.heal)
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv := testenv.NewMinIO(t)
+		be := s3be(srv)
+		remote := remoteFor(t, be)
+		a := newMachine(t, be, remote)
+		a.opts.S3.RequestTimeout = 2 * time.Second
+		a.opts.S3.MaxRetries = 1
+		testReplicatorSurvivesServerDown(t, be, remote, a, srv.Kill, func() {
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+}
+
+func testReplicatorSurvivesServerDown(t *testing.T, be *backend, remote string, a *machine, down, up func()) {
+	b := newMachine(t, be, remote)
 	x := replica.NewReplicator(a.remote(t), replica.ReplicatorOptions{CloseTimeout: 300 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
 	s, err := openStore(t, engine.StoreOptions{AgentDir: a.agentDir, Replicator: x, Sync: engine.SyncNone}).Create(context.Background(), "/r/down", engine.CreateOptions{})
 	if err != nil {
@@ -62,15 +84,13 @@ func TestReplicatorSurvivesServerDown(t *testing.T) {
 	if err := x.Flush(ctxTimeout(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	srv.Kill()
+	down()
 	appendPairs(t, s, "while down", 5) // never waits for the network
 	path := s.SessionFile()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
+	up()
 	if err := x.Flush(ctxTimeout(t, 2*time.Minute)); err != nil {
 		t.Fatalf("flush after the server came back: %v", err)
 	}

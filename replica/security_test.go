@@ -4,53 +4,43 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"filippo.io/age"
-	"github.com/minio/minio-go/v7"
 
-	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/replica"
 )
 
 // bucketText returns every object's bytes below the remote, concatenated.
-func bucketText(t testing.TB, srv *testenv.MinIOServer, remote string) []byte {
+func bucketText(t testing.TB, be *backend, remote string) []byte {
 	t.Helper()
-	bucket, prefix, _ := replica.ParseRemote(remote)
-	c := client(t, srv)
 	var all []byte
-	for o := range c.ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		obj, err := c.GetObject(context.Background(), bucket, o.Key, minio.GetObjectOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := io.ReadAll(obj)
-		obj.Close()
-		all = append(all, data...)
+	for _, k := range be.keys(t, remote, "") {
+		all = append(all, be.get(t, remote, k)...)
 	}
 	return all
 }
 
 // With an age identity the bucket holds no transcript text; a machine with
 // the identity restores the session, one without it is refused.
-func TestEncryptedRemote(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
+func TestEncryptedRemote(t *testing.T) { eachBackend(t, testEncryptedRemote) }
+
+func testEncryptedRemote(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
 	id, err := age.GenerateX25519Identity()
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b, c := newMachine(t, srv, remote), newMachine(t, srv, remote), newMachine(t, srv, remote)
+	a, b, c := newMachine(t, be, remote), newMachine(t, be, remote), newMachine(t, be, remote)
 	for _, m := range []*machine{a, b} {
 		m.opts.Recipients = []age.Recipient{id.Recipient()}
 		m.opts.Identities = []age.Identity{id}
 	}
 	pa := a.newSession(t, "/secret/proj", 2)
 	a.run(t, "push")
-	if text := bucketText(t, srv, remote); bytes.Contains(text, []byte("question")) || bytes.Contains(text, []byte("/secret/proj")) {
+	if text := bucketText(t, be, remote); bytes.Contains(text, []byte("question")) || bytes.Contains(text, []byte("/secret/proj")) {
 		t.Fatal("the bucket holds transcript text in the clear")
 	}
 	b.run(t, "pull")
@@ -71,10 +61,11 @@ func TestEncryptedRemote(t *testing.T) {
 // Transform (the CLI's --redact) is applied to every line uploaded; it
 // failing uploads nothing of the session; pulling the redacted copy back
 // is no conflict.
-func TestTransformRedacts(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a := newMachine(t, srv, remote)
+func TestTransformRedacts(t *testing.T) { eachBackend(t, testTransformRedacts) }
+
+func testTransformRedacts(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a := newMachine(t, be, remote)
 	pa := a.newSession(t, "/r/x", 2)
 	fail := true
 	a.opts.Transform = func(line []byte) ([]byte, error) {
@@ -87,12 +78,12 @@ func TestTransformRedacts(t *testing.T) {
 	if err != nil || rep.Sessions[0].Err == nil {
 		t.Fatalf("push with a failing transform: %v %+v", err, rep.Sessions)
 	}
-	if text := bucketText(t, srv, remote); bytes.Contains(text, []byte("answer")) {
+	if text := bucketText(t, be, remote); bytes.Contains(text, []byte("answer")) {
 		t.Fatal("a session whose transform failed was uploaded")
 	}
 	fail = false
 	a.run(t, "push")
-	if text := bucketText(t, srv, remote); bytes.Contains(text, []byte("question")) || !bytes.Contains(text, []byte("[REDACTED]")) {
+	if text := bucketText(t, be, remote); bytes.Contains(text, []byte("question")) || !bytes.Contains(text, []byte("[REDACTED]")) {
 		t.Fatal("the bucket holds untransformed lines")
 	}
 	rep = a.run(t, "sync")

@@ -15,7 +15,6 @@ import (
 	"filippo.io/age"
 
 	"github.com/sessctl/sessctl/engine/agentuse"
-	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/replica"
 )
 
@@ -31,16 +30,17 @@ func states(rep *replica.Report) map[string]string {
 // A pull of a session only the store has, and a push of one only the
 // remote has, move nothing: they say so with the word status uses ("new
 // local", "new remote"), for JSONL and AgentUse sessions alike.
-func TestStateWordsOfOneSidedSessions(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a, b, c := newMachine(t, srv, remote), newMachine(t, srv, remote), newMachine(t, srv, remote)
+func TestStateWordsOfOneSidedSessions(t *testing.T) { eachBackend(t, testStateWordsOfOneSidedSessions) }
+
+func testStateWordsOfOneSidedSessions(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b, c := newMachine(t, be, remote), newMachine(t, be, remote), newMachine(t, be, remote)
 	a.newSession(t, "/words/a", 1)
 	a.run(t, "push")
 	b.newSession(t, "/words/b", 1)
 	b.opts.AgentUseDir = filepath.Join(filepath.Dir(b.agentDir), "data")
 	root := filepath.Join(b.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,14 +120,39 @@ func newDeafProxy(t testing.TB, target string, forward bool, match func(*http.Re
 	return p
 }
 
+// loseReply makes m's next upload of a manifest below m/<kind>/ lose its
+// reply (the request reaching the store when forward), after which the
+// store stays unreachable; the S3 remote's through a proxy, the directory
+// remote's through a Client wrapper. It returns whether the request
+// reached the store and succeeded, and the function that reconnects m.
+func loseReply(t *testing.T, be *backend, m *machine, kind string, forward bool) (fired func() bool, reconnect func()) {
+	if !be.s3() {
+		fc := newFaultClient(t, m.opts.Remote)
+		fc.loseReply(forward, func(op, key string) bool {
+			return op == "PutIfAbsent" && strings.HasPrefix(key, "m/"+kind+"/")
+		})
+		m.opts.Client = fc
+		return fc.fired.Load, func() { m.opts.Client = nil }
+	}
+	p := newDeafProxy(t, be.srv.Addr, forward, func(r *http.Request) bool {
+		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/m/"+kind+"/")
+	})
+	direct := m.opts.S3
+	m.opts.S3.Endpoint = p.srv.URL
+	m.opts.S3.RequestTimeout = time.Second
+	m.opts.S3.MaxRetries = 1
+	return p.fired.Load, func() { m.opts.S3 = direct }
+}
+
 // A push sends its manifest and sees no reply. When the manifest reached
 // the server, the next status recognises it as the one pushed (by its
 // bytes, not its generation) and says "in sync"; when it did not, or
 // another writer published that generation with other bytes, status says
 // there is something to push. Either way a sync then brings both sides
 // together and a further sync moves nothing.
-func TestStatusAfterPushWithLostReply(t *testing.T) {
-	srv := testenv.MinIO(t)
+func TestStatusAfterPushWithLostReply(t *testing.T) { eachBackend(t, testStatusAfterPushWithLostReply) }
+
+func testStatusAfterPushWithLostReply(t *testing.T, be *backend) {
 	for _, c := range []struct {
 		name    string
 		enc     bool
@@ -141,8 +166,8 @@ func TestStatusAfterPushWithLostReply(t *testing.T) {
 		{name: "another writer's", other: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			remote := remoteFor(t, srv)
-			a, b := newMachine(t, srv, remote), newMachine(t, srv, remote)
+			remote := remoteFor(t, be)
+			a, b := newMachine(t, be, remote), newMachine(t, be, remote)
 			if c.enc {
 				id, err := age.GenerateX25519Identity()
 				if err != nil {
@@ -157,23 +182,17 @@ func TestStatusAfterPushWithLostReply(t *testing.T) {
 			b.run(t, "pull")
 			pb := sessionFiles(t, b.agentDir)[filepath.Base(pa)]
 			appendTo(t, pa, "more", 2)
-			p := newDeafProxy(t, srv.Addr, c.arrived, func(r *http.Request) bool {
-				return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/m/pi/")
-			})
-			direct := a.opts.S3
-			a.opts.S3.Endpoint = p.srv.URL
-			a.opts.S3.RequestTimeout = time.Second
-			a.opts.S3.MaxRetries = 1
+			fired, reconnect := loseReply(t, be, a, "pi", c.arrived)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			rep, err := a.remote(t).Push(ctx)
 			if err == nil && rep.Sessions[0].Err == nil {
 				t.Fatalf("push with its reply lost succeeded: %+v", rep.Sessions)
 			}
-			if p.fired.Load() != c.arrived {
-				t.Fatalf("the manifest reached the server: %t, want %t", p.fired.Load(), c.arrived)
+			if fired() != c.arrived {
+				t.Fatalf("the manifest reached the server: %t, want %t", fired(), c.arrived)
 			}
-			a.opts.S3 = direct
+			reconnect()
 			if c.other {
 				appendTo(t, pb, "b", 1)
 				b.run(t, "push")
@@ -203,14 +222,17 @@ func TestStatusAfterPushWithLostReply(t *testing.T) {
 // The same for an AgentUse session directory: a push whose manifest
 // arrived but whose reply was lost is recognised by the next status.
 func TestStatusAfterAgentUsePushWithLostReply(t *testing.T) {
-	srv := testenv.MinIO(t)
-	remote := remoteFor(t, srv)
-	a := newMachine(t, srv, remote)
+	eachBackend(t, testStatusAfterAgentUsePushWithLostReply)
+}
+
+func testStatusAfterAgentUsePushWithLostReply(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a := newMachine(t, be, remote)
 	a.opts.AgentDir = ""
 	a.opts.AgentUseDir = filepath.Join(filepath.Dir(a.agentDir), "data")
 	ctx := context.Background()
 	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +243,7 @@ func TestStatusAfterAgentUsePushWithLostReply(t *testing.T) {
 	dir := w.Dir()
 	w.Close()
 	a.run(t, "push")
-	w, err = st.OpenWriterAt(ctx, dir)
+	w, err = st.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,21 +251,15 @@ func TestStatusAfterAgentUsePushWithLostReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	p := newDeafProxy(t, srv.Addr, true, func(r *http.Request) bool {
-		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/m/agentuse/")
-	})
-	direct := a.opts.S3
-	a.opts.S3.Endpoint = p.srv.URL
-	a.opts.S3.RequestTimeout = time.Second
-	a.opts.S3.MaxRetries = 1
+	fired, reconnect := loseReply(t, be, a, "agentuse", true)
 	rep, err := a.remote(t).Push(ctx)
 	if err == nil && rep.Sessions[0].Err == nil {
 		t.Fatalf("push with its reply lost succeeded: %+v", rep.Sessions)
 	}
-	if !p.fired.Load() {
+	if !fired() {
 		t.Fatal("the manifest did not reach the server")
 	}
-	a.opts.S3 = direct
+	reconnect()
 	if got := states(a.run(t, "status")); got["agentuse/0123456789abcdef/"+filepath.Base(dir)] != "in sync" {
 		t.Errorf("status after the push: %v, want in sync", got)
 	}

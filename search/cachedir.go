@@ -2,7 +2,10 @@ package search
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
+	"runtime"
+	"strings"
 
 	"github.com/sessctl/sessctl/layout"
 )
@@ -16,4 +19,69 @@ func defaultDir() (string, error) {
 		return "", fmt.Errorf("find the search index directory: %w", err)
 	}
 	return filepath.Join(dir, "search"), nil
+}
+
+// dirError is an index directory inside a store; it matches
+// fs.ErrInvalid.
+type dirError struct{ msg string }
+
+func (e *dirError) Error() string        { return e.msg }
+func (e *dirError) Is(target error) bool { return target == fs.ErrInvalid }
+
+// checkIndexDir refuses an index directory that is, or is inside, an
+// agent's store (pi's and indusagi's agent directories, AgentUse's data
+// directory) or one of stores: the index is never written into a store.
+// Symbolic links are resolved on both sides.
+func checkIndexDir(dir string, stores []Store) error {
+	type place struct{ root, what string }
+	var places []place
+	if d, err := layout.AgentDir(layout.AgentPi); err == nil {
+		places = append(places, place{d, "pi's store"})
+	}
+	if d, err := layout.AgentDir(layout.AgentIndusagi); err == nil {
+		places = append(places, place{d, "indusagi's store"})
+	}
+	if d, err := layout.AgentUseDataDir(); err == nil {
+		places = append(places, place{filepath.Join(d, "agentuse"), "AgentUse's store"})
+	}
+	for _, st := range stores {
+		places = append(places, place{st.Root, "the searched store"})
+	}
+	real := realPath(dir)
+	for _, p := range places {
+		if root := realPath(p.root); within(real, root) {
+			return &dirError{fmt.Sprintf("search index directory %s is inside %s %s: the index is never kept in a session store", dir, p.what, p.root)}
+		}
+	}
+	return nil
+}
+
+// realPath returns p absolute with the symbolic links of its longest
+// existing part resolved.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for cur := abs; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// within reports whether path is root or below it; file names compare
+// without case where file systems usually ignore it.
+func within(path, root string) bool {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		path, root = strings.ToLower(path), strings.ToLower(root)
+	}
+	return isUnder(path, root)
 }

@@ -44,7 +44,16 @@
 // first build indexes on several CPUs. The databases are in WAL mode
 // with a busy timeout: searches read while another process indexes, and
 // two indexing processes take turns (each re-reads a file's state inside
-// its write transaction, so no text is indexed twice). A damaged
-// database (SQLite reports corruption, or Check's quick_check fails) is
-// deleted and built again.
+// its write transaction, so no text is indexed twice). A search has the
+// databases open only for its update and query, holding a lock file in
+// the index directory shared; a database file is deleted or created
+// (Options.Rebuild, damage, a first search) only with that lock
+// exclusive, which waits for the searches under way. A database file is
+// trusted only as sessctl left it: its size, times and inode are
+// recorded after every search, and a file that differs from the record
+// before a search (written by another program, or by a process killed
+// before it recorded) is deleted and built again. So is one SQLite
+// reports damaged during a search, which then runs again, and one that
+// fails Check's quick_check. An index failure is an error matching
+// ErrIndex.
 package search

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sessctl/sessctl/layout/vfs"
+
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (cgo-free, FTS5 compiled in)
 )
 
@@ -37,31 +39,50 @@ var ErrQuery = errors.New("bad search query")
 type Options struct {
 	// Dir is the index directory; "" means <user cache dir>/sessctl/search
 	// ($XDG_CACHE_HOME or ~/.cache on Linux, ~/Library/Caches on macOS,
-	// %LocalAppData% on Windows). It is created 0700.
+	// %LocalAppData% on Windows). It is created 0700 at the first search.
+	// A directory inside a session store is refused (see Open).
 	Dir string
 	// NoIndex searches without an index: every file of the stores is read
 	// at each search and nothing is written. Dir is not used.
 	NoIndex bool
-	// Rebuild deletes the index and builds it again at the first search.
+	// Rebuild deletes the index and builds it again at the first search,
+	// once the searches other processes have under way are done.
 	Rebuild bool
 	// Progress, when not nil, is called while the index is brought up to
 	// date with the bytes indexed so far and the bytes to index, from one
 	// goroutine at a time. It is not called when nothing needs indexing.
 	Progress func(done, total int64)
 	// Warn, when not nil, is told about each file or directory of a store
-	// that could not be read (the error names it). Such files are left
-	// out. It is called from one goroutine at a time.
+	// that could not be read (the error names it), once per search. Such
+	// files are left out. It is called from one goroutine at a time.
 	Warn func(err error)
 }
 
+// ErrIndex is matched by the error of a search that could not use its
+// index (open, read, update or rebuild it): the search did not run to
+// its end, so its hits are unknown. Options.NoIndex searches without one.
+var ErrIndex = errors.New("search index failed")
+
+// indexError marks an error of the index as matching ErrIndex, keeping
+// its message.
+type indexError struct{ err error }
+
+func (e *indexError) Error() string   { return e.err.Error() }
+func (e *indexError) Unwrap() []error { return []error{e.err, ErrIndex} }
+
 // Index is a full-text index of session stores. It is safe for use by
 // one goroutine at a time; several processes may use the same index
-// directory at once.
+// directory at once. It holds no file open between searches: each search
+// opens the index's databases, under the index lock (see lock.go), for
+// its update and query, and closes them before the first hit.
 type Index struct {
-	o      Options
-	dir    string
-	shards []*shard
-	warnMu sync.Mutex
+	o       Options
+	dir     string
+	lock    *indexLock // held while shards are open
+	shards  []*shard
+	rebuilt bool // Options.Rebuild was done
+	warnMu  sync.Mutex
+	warned  map[string]bool // what this search reported, so each is told once
 }
 
 type shard struct {
@@ -69,8 +90,12 @@ type shard struct {
 	db   *sql.DB
 }
 
-// Open opens (creating when needed) the index in o.Dir. Nothing is
-// indexed until the first Search. With o.NoIndex nothing is opened.
+// Open returns the index in o.Dir. Nothing is created, opened or
+// indexed until the first Search. A directory that is or is inside an
+// agent's session store (pi's or indusagi's agent directory, AgentUse's
+// data directory) is refused with an error matching fs.ErrInvalid, and
+// so is, by Search, one inside a store it searches: the index is never
+// kept in a store. With o.NoIndex no index is used.
 func Open(ctx context.Context, o Options) (*Index, error) {
 	x := &Index{o: o}
 	if o.NoIndex {
@@ -83,24 +108,9 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("open search index %s: %w", dir, err)
-	}
 	x.dir = dir
-	if o.Rebuild {
-		for i := range Shards {
-			if err := removeDB(x.shardPath(i)); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for i := range Shards {
-		s, err := openShard(ctx, x.shardPath(i))
-		if err != nil {
-			x.Close()
-			return nil, err
-		}
-		x.shards = append(x.shards, s)
+	if err := checkIndexDir(dir, nil); err != nil {
+		return nil, err
 	}
 	return x, nil
 }
@@ -108,30 +118,108 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 // Dir returns the index directory ("" with NoIndex).
 func (x *Index) Dir() string { return x.dir }
 
-// Close closes the index's databases.
+// Close releases the index. A search holds its files and lock only
+// until its first hit, so after a search Close has nothing left to do.
 func (x *Index) Close() error {
-	var first error
-	for _, s := range x.shards {
-		if s != nil && s.db != nil {
-			if err := s.db.Close(); err != nil && first == nil {
-				first = fmt.Errorf("close search index %s: %w", s.path, err)
+	if x.lock == nil {
+		return nil
+	}
+	x.closeShards()
+	err := x.lock.release()
+	x.lock = nil
+	return err
+}
+
+// use runs fn with the index lock held shared and every shard open, and
+// closes them after. The index directory is created at the first use; it
+// must not be inside one of stores (or an agent's store).
+func (x *Index) use(ctx context.Context, stores []Store, fn func() error) (err error) {
+	if err := checkIndexDir(x.dir, stores); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, ErrQuery) && ctx.Err() == nil && !errors.Is(err, ErrIndex) {
+			err = &indexError{err}
+		}
+	}()
+	if err := os.MkdirAll(x.dir, 0o700); err != nil {
+		return fmt.Errorf("open search index %s: %w", x.dir, err)
+	}
+	lk, err := lockShared(ctx, x.dir)
+	if err != nil {
+		return err
+	}
+	x.lock = lk
+	defer func() {
+		x.closeShards()
+		// What this process wrote is recorded as sessctl's (state.go); a
+		// failure costs a rebuild at the next search, nothing else.
+		if lk.held {
+			x.saveState(context.WithoutCancel(ctx))
+		}
+		if rerr := lk.release(); err == nil {
+			err = rerr
+		}
+		x.lock = nil
+	}()
+	untrusted, err := x.untrusted(ctx)
+	switch {
+	case err != nil:
+		return err
+	case x.o.Rebuild && !x.rebuilt:
+		if err := x.repair(ctx, nil, true); err != nil {
+			return err
+		}
+		x.rebuilt = true
+	case untrusted:
+		// Changed since sessctl recorded it, or by a search under way:
+		// repair looks again once the others are done.
+		if err := x.repair(ctx, nil, false); err != nil {
+			return err
+		}
+	default:
+		bad, err := x.openShards(ctx)
+		if err != nil {
+			return err
+		}
+		if len(bad) > 0 {
+			if err := x.repairDamaged(ctx, bad); err != nil {
+				return err
 			}
 		}
 	}
+	return fn()
+}
+
+func (x *Index) closeShards() {
+	for _, s := range x.shards {
+		if s != nil && s.db != nil {
+			s.db.Close()
+		}
+	}
 	x.shards = nil
-	return first
 }
 
 func (x *Index) shardPath(i int) string {
 	return filepath.Join(x.dir, fmt.Sprintf("index-%d.db", i))
 }
 
+// warn tells Options.Warn about err, once per search: a directory of
+// session files is walked for both formats and would be reported twice.
 func (x *Index) warn(err error) {
-	if x.o.Warn != nil {
-		x.warnMu.Lock()
-		x.o.Warn(err)
-		x.warnMu.Unlock()
+	if x.o.Warn == nil {
+		return
 	}
+	x.warnMu.Lock()
+	defer x.warnMu.Unlock()
+	if x.warned[err.Error()] {
+		return
+	}
+	if x.warned == nil {
+		x.warned = map[string]bool{}
+	}
+	x.warned[err.Error()] = true
+	x.o.Warn(err)
 }
 
 // shardOf returns the shard of a session (its file, or its AgentUse
@@ -180,27 +268,125 @@ CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize='` + tokenizer + `');
 `
 
-// openShard opens one database file, creating its schema, and deletes
-// and recreates it when it is damaged or of another schema version.
-func openShard(ctx context.Context, path string) (*shard, error) {
-	s, err := tryOpenShard(ctx, path)
-	if err == nil || !isDamage(err) {
-		return s, err
-	}
-	if err := removeDB(path); err != nil {
-		return nil, err
-	}
-	return tryOpenShard(ctx, path)
-}
+// errMissing is a shard whose file does not exist yet.
+var errMissing = errors.New("search index file missing")
 
 // errStale is a shard of another schema version.
 var errStale = errors.New("search index of another version")
 
-func tryOpenShard(ctx context.Context, path string) (*shard, error) {
+// openShards opens every shard with the index lock held shared, when
+// nothing may be created or deleted. It returns the shards whose files
+// are missing, damaged or of another version: they need the lock
+// exclusive (repairDamaged).
+func (x *Index) openShards(ctx context.Context) (map[int]bool, error) {
+	bad := map[int]bool{}
+	x.shards = make([]*shard, Shards)
+	errs := make([]error, Shards)
+	var wg sync.WaitGroup
+	for i := range Shards {
+		wg.Go(func() { x.shards[i], errs[i] = tryOpenShard(ctx, x.shardPath(i), false) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, errMissing) || isDamage(err):
+			bad[i] = true
+		default:
+			x.closeShards()
+			return nil, err
+		}
+	}
+	return bad, nil
+}
+
+// openShardsExclusive opens every shard with the index lock held
+// exclusive: a missing file is created, and one that is damaged or of
+// another version deleted and created again.
+func (x *Index) openShardsExclusive(ctx context.Context) error {
+	x.shards = make([]*shard, Shards)
+	for i := range Shards {
+		path := x.shardPath(i)
+		s, err := tryOpenShard(ctx, path, true)
+		if err != nil && isDamage(err) {
+			if err = removeDB(path); err == nil {
+				s, err = tryOpenShard(ctx, path, true)
+			}
+		}
+		if err != nil {
+			x.closeShards()
+			return err
+		}
+		x.shards[i] = s
+	}
+	return nil
+}
+
+// repair closes the shards, takes the index lock exclusive, deletes the
+// files that cannot be trusted, opens every shard again (creating what
+// is missing), records them, and gives the lock back to shared. With
+// the lock exclusive no other process has the files open and every one
+// that had has recorded what it wrote, so a file is deleted when it
+// differs from the record (changed outside sessctl, or by a process
+// that was killed), when it is one of damaged (found damaged, with the
+// stamp it had then) unchanged since, or with all.
+func (x *Index) repair(ctx context.Context, damaged map[int]stamp, all bool) error {
+	x.closeShards()
+	if err := x.lock.exclusive(ctx); err != nil {
+		return err
+	}
+	err := x.withState(ctx, func() error {
+		rec := x.readState()
+		for i := range Shards {
+			cur := stampOf(x.shardPath(i))
+			st, found := damaged[i]
+			if cur.exists && (all || cur != rec[i] || found && st == cur) {
+				if err := removeDB(x.shardPath(i)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := x.openShardsExclusive(ctx); err != nil {
+			return err
+		}
+		return x.writeState(x.currentStamps())
+	})
+	if serr := x.lock.shared(ctx); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// repairDamaged rebuilds the shards found damaged (or missing). Each
+// file's stamp is taken once this process has closed it (closing can
+// checkpoint, which writes it): one that has changed by the time the
+// lock is exclusive was rebuilt by another process meanwhile and is kept.
+func (x *Index) repairDamaged(ctx context.Context, bad map[int]bool) error {
+	x.closeShards()
+	damaged := map[int]stamp{}
+	for i := range bad {
+		damaged[i] = stampOf(x.shardPath(i))
+	}
+	// Recorded first: what this process wrote is sessctl's, so only
+	// the damage itself decides.
+	x.saveState(ctx)
+	return x.repair(ctx, damaged, false)
+}
+
+// tryOpenShard opens one database file and checks its schema version;
+// with create, a missing file is created with its schema.
+func tryOpenShard(ctx context.Context, path string, create bool) (*shard, error) {
+	flag := os.O_RDWR
+	if create {
+		flag |= os.O_CREATE
+	}
 	// SQLite creates a database 0644 and gives its -wal and -shm files the
 	// database's mode: the file is made 0600 first.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, flag, 0o600)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = errMissing
+		}
 		return nil, fmt.Errorf("open search index %s: %w", path, err)
 	}
 	f.Close()
@@ -212,12 +398,6 @@ func tryOpenShard(ctx context.Context, path string) (*shard, error) {
 	s := &shard{path: path, db: db}
 	if err := s.init(ctx); err != nil {
 		db.Close()
-		if errors.Is(err, errStale) {
-			if err := removeDB(path); err != nil {
-				return nil, err
-			}
-			return tryOpenShard(ctx, path)
-		}
 		return nil, fmt.Errorf("open search index %s: %w", path, err)
 	}
 	return s, nil
@@ -278,62 +458,110 @@ func dsn(path string) string {
 	return "file:" + p + "?_pragma=busy_timeout(60000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 }
 
-// removeDB deletes a database file and its WAL files.
+// removeDB deletes a database file and its WAL files; only with the
+// index lock held exclusive.
 func removeDB(path string) error {
 	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove damaged search index %s: %w", p, err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is said once
+			}
+			return fmt.Errorf("remove search index %s: %w", p, err)
 		}
 	}
 	return nil
 }
 
 // isDamage reports whether err is SQLite saying a database file is
-// damaged or not a database.
+// damaged or not a database. FTS5 reports a damaged configuration as a
+// plain error ("invalid fts5 file format").
 func isDamage(err error) bool {
 	var c interface{ Code() int }
 	if errors.As(err, &c) {
 		switch c.Code() & 0xff {
 		case 11, 26: // SQLITE_CORRUPT, SQLITE_NOTADB
 			return true
+		case 1: // SQLITE_ERROR
+			if strings.Contains(err.Error(), "invalid fts5 file format") {
+				return true
+			}
 		}
 	}
 	return errors.Is(err, errStale)
 }
 
-// reset deletes a damaged shard and opens a new empty one in its place.
-func (x *Index) reset(ctx context.Context, i int) error {
-	s := x.shards[i]
-	s.db.Close()
-	if err := removeDB(s.path); err != nil {
-		return err
-	}
-	ns, err := openShard(ctx, s.path)
+// stamp is what a database file's stat says: a file that changed has
+// another stamp.
+type stamp struct {
+	exists             bool
+	size, mtime, ctime int64
+	id                 uint64
+}
+
+func stampOf(path string) stamp {
+	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return stamp{}
 	}
-	x.shards[i] = ns
-	return nil
+	return stamp{exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime(fi), id: vfs.FileID(fi)}
+}
+
+// damage is the error of an update or query that met damaged shards.
+type damage struct {
+	shards map[int]bool
+	err    error
+}
+
+func (d *damage) Error() string { return d.err.Error() }
+func (d *damage) Unwrap() error { return d.err }
+
+// shardErrors joins the errors of the shards, one per shard; when every
+// error is damage, it is a *damage naming the damaged shards.
+func shardErrors(errs []error) error {
+	err := errors.Join(errs...)
+	if err == nil {
+		return nil
+	}
+	d := &damage{shards: map[int]bool{}, err: err}
+	for i, e := range errs {
+		if e == nil {
+			continue
+		}
+		if !isDamage(e) {
+			return err
+		}
+		d.shards[i] = true
+	}
+	return d
 }
 
 // Check runs SQLite's quick_check on every database file of the index
 // and rebuilds (empties) those that fail it; the next search indexes
 // their files again. It returns the number of files rebuilt.
 func (x *Index) Check(ctx context.Context) (int, error) {
-	n := 0
-	for i, s := range x.shards {
-		var res string
-		err := s.db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&res)
-		if err == nil && res == "ok" {
-			continue
-		}
-		if err != nil && !isDamage(err) {
-			return n, fmt.Errorf("check search index %s: %w", s.path, err)
-		}
-		if err := x.reset(ctx, i); err != nil {
-			return n, err
-		}
-		n++
+	if x.o.NoIndex {
+		return 0, nil
 	}
-	return n, nil
+	n := 0
+	err := x.use(ctx, nil, func() error {
+		bad := map[int]bool{}
+		for i, s := range x.shards {
+			var res string
+			err := s.db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&res)
+			if err == nil && res == "ok" {
+				continue
+			}
+			if err != nil && !isDamage(err) {
+				return fmt.Errorf("check search index %s: %w", s.path, err)
+			}
+			bad[i] = true
+		}
+		n = len(bad)
+		if n == 0 {
+			return nil
+		}
+		return x.repairDamaged(ctx, bad)
+	})
+	return n, err
 }

@@ -8,5 +8,5 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, map[string]func() int{"searcher": searcher}))
+	os.Exit(testenv.Main(m, map[string]func() int{"searcher": searcher, "rebuilder": rebuilder}))
 }

@@ -121,6 +121,9 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 			yield(Hit{}, errors.New("search: no store to search"))
 			return
 		}
+		x.warnMu.Lock()
+		x.warned = nil
+		x.warnMu.Unlock()
 		warn := x.warn
 		files, err := walk(ctx, q.Stores, warn)
 		if err != nil {
@@ -173,52 +176,65 @@ func roots(stores []Store) []string {
 	return out
 }
 
-// query updates the index and asks every shard. A shard found damaged
-// by the query is emptied, and the update and query run once more.
+// query updates the index and asks every shard, with the index's
+// databases open. Shards found damaged by the update or the query are
+// rebuilt (deleted, created empty, then indexed again), and the update
+// and query run again: an answer comes from shards that were whole.
 func (x *Index) query(ctx context.Context, files []found, q Query) ([]candidate, error) {
-	rs := roots(q.Stores)
-	for attempt := 0; ; attempt++ {
-		if err := x.update(ctx, files, rs); err != nil {
-			return nil, err
-		}
-		sqlq, args := buildSQL(q, rs)
-		results := make([][]candidate, len(x.shards))
-		errs := make([]error, len(x.shards))
-		var wg sync.WaitGroup
-		for i, s := range x.shards {
-			wg.Go(func() {
-				results[i], errs[i] = queryShard(ctx, s, sqlq, args)
-			})
-		}
-		wg.Wait()
-		damaged := false
-		for i, err := range errs {
-			switch {
-			case err == nil:
-			case isDamage(err) && attempt == 0:
-				if err := x.reset(ctx, i); err != nil {
-					return nil, err
-				}
-				damaged = true
-			case !isDamage(err) && (strings.Contains(err.Error(), "fts5: syntax") || strings.Contains(err.Error(), "no such column")):
-				return nil, fmt.Errorf("%w: %v", ErrQuery, err)
-			default:
-				return nil, fmt.Errorf("search %s: %w", x.shards[i].path, err)
+	var out []candidate
+	err := x.use(ctx, q.Stores, func() error {
+		rs := roots(q.Stores)
+		for attempt := 0; ; attempt++ {
+			err := x.update(ctx, files, rs)
+			if err == nil {
+				out, err = x.queryShards(ctx, q, rs)
 			}
+			var d *damage
+			if errors.As(err, &d) && attempt < 2 {
+				if err := x.repairDamaged(ctx, d.shards); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
 		}
-		if damaged {
-			continue
-		}
-		var all []candidate
-		for _, r := range results {
-			all = append(all, r...)
-		}
-		slices.SortFunc(all, func(a, b candidate) int { return compareCandidates(&a, &b) })
-		if q.Limit > 0 && len(all) > q.Limit+16 {
-			all = all[:q.Limit+16]
-		}
-		return all, nil
+	})
+	return out, err
+}
+
+// queryShards asks every shard and merges their candidates.
+func (x *Index) queryShards(ctx context.Context, q Query, rs []string) ([]candidate, error) {
+	sqlq, args := buildSQL(q, rs)
+	results := make([][]candidate, len(x.shards))
+	errs := make([]error, len(x.shards))
+	var wg sync.WaitGroup
+	for i, s := range x.shards {
+		wg.Go(func() {
+			results[i], errs[i] = queryShard(ctx, s, sqlq, args)
+		})
 	}
+	wg.Wait()
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case !isDamage(err) && (strings.Contains(err.Error(), "fts5: syntax") || strings.Contains(err.Error(), "no such column")):
+			return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		default:
+			errs[i] = fmt.Errorf("search %s: %w", x.shards[i].path, err)
+		}
+	}
+	if err := shardErrors(errs); err != nil {
+		return nil, err
+	}
+	var all []candidate
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	slices.SortFunc(all, func(a, b candidate) int { return compareCandidates(&a, &b) })
+	if q.Limit > 0 && len(all) > q.Limit+16 {
+		all = all[:q.Limit+16]
+	}
+	return all, nil
 }
 
 // kindsOf returns the kinds of a role.

@@ -284,3 +284,16 @@ func TestIndexFilesPrivate(t *testing.T) {
 		t.Errorf("store holds %v, want only the two sessions", names)
 	}
 }
+
+func TestIndexDirInStore(t *testing.T) {
+	root, _, _ := fixtureStore(t)
+	dir := filepath.Join(root, "index")
+	x := openIndex(t, Options{Dir: dir})
+	_, err := collect(x, Query{Text: "flaky", Stores: []Store{{Format: FormatJSONL, Root: root}}})
+	if !errors.Is(err, fs.ErrInvalid) || !strings.Contains(err.Error(), "is inside the searched store") {
+		t.Errorf("search with its index in the store: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the index directory was made in the store: %v", err)
+	}
+}

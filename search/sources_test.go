@@ -21,7 +21,7 @@ func TestAgentUse(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	projects := filepath.Join(data, "agentuse", "project")
 	start := time.Date(2026, 4, 1, 8, 0, 0, 0, time.UTC)
-	store, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Join(projects, "0123456789abcdef", "session"), Sync: agentuse.SyncNone,
+	store, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Join(projects, "0123456789abcdef", "session"), Sync: agentuse.SyncNone,
 		Now: func() time.Time { return start.Add(-time.Hour) }})
 	if err != nil {
 		t.Fatal(err)

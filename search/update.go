@@ -61,7 +61,8 @@ type plan struct {
 
 // update brings the index up to date with files, the files found under
 // roots: new and changed files are indexed, rows of files under roots
-// that are gone are deleted. Shards are updated in parallel.
+// that are gone are deleted. Shards are updated in parallel. Damaged
+// shards make it fail with a *damage error (see query).
 func (x *Index) update(ctx context.Context, files []found, roots []string) error {
 	byShard := make([][]found, len(x.shards))
 	for _, f := range files {
@@ -73,17 +74,11 @@ func (x *Index) update(ctx context.Context, files []found, roots []string) error
 	var wg sync.WaitGroup
 	for i := range x.shards {
 		wg.Go(func() {
-			p, err := x.plan(ctx, i, byShard[i], roots)
-			if err != nil && isDamage(err) {
-				if err = x.reset(ctx, i); err == nil {
-					p, err = x.plan(ctx, i, byShard[i], roots)
-				}
-			}
-			plans[i], errs[i] = p, err
+			plans[i], errs[i] = x.plan(ctx, i, byShard[i], roots)
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := shardErrors(errs); err != nil {
 		return err
 	}
 	var total int64
@@ -106,20 +101,11 @@ func (x *Index) update(ctx context.Context, files []found, roots []string) error
 			continue
 		}
 		wg.Go(func() {
-			err := x.apply(ctx, i, &plans[i], progress)
-			if err != nil && isDamage(err) {
-				// The shard is damaged: start it again empty and index
-				// every file it holds.
-				if err = x.reset(ctx, i); err == nil {
-					p := plan{work: byShard[i], rows: map[string]fileRow{}}
-					err = x.apply(ctx, i, &p, func(int64) {})
-				}
-			}
-			errs[i] = err
+			errs[i] = x.apply(ctx, i, &plans[i], progress)
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return shardErrors(errs)
 }
 
 // plan compares the files of a shard with its rows.

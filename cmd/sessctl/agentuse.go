@@ -2,15 +2,15 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
-	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // AgentUse stores: `sessctl list --agentuse`, and dump (and show) of an
@@ -44,35 +44,42 @@ func addAgentUseFlags(fs *flag.FlagSet, list bool) *agentUseFlags {
 // agentUseStore opens the AgentUse store of a project directory ("" means
 // the working directory).
 func agentUseStore(e *env, project string) (*agentuse.Store, error) {
-	return agentuse.OpenStore(e.ctx, agentuse.Options{StateRoot: project})
+	return agentuse.OpenStore(e.ctx, agentuse.StoreOptions{StateRoot: project})
+}
+
+// isAgentUseDir reports whether path names an AgentUse session directory:
+// one that holds a regular session.json file.
+func isAgentUseDir(path string) bool {
+	fi, err := os.Stat(filepath.Join(path, layout.AgentUseSessionFile))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // useAgentUse reports whether a dump or show argument names an AgentUse
 // session: --store agentuse, or the path of a session directory.
 func useAgentUse(store, arg string) bool {
-	return store == "agentuse" || agentuse.IsSessionDir(arg)
+	return store == "agentuse" || isAgentUseDir(arg)
 }
 
-// findAgentUse resolves an AgentUse session argument: a session directory,
-// or a full id or unique id prefix in the project's store.
-func findAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Session, error) {
-	if agentuse.IsSessionDir(arg) {
-		return agentuse.FindDir(e.ctx, arg)
+// findAgentUse resolves an AgentUse session argument: a session directory
+// (in a store of the sessions beside it), or a full id or unique id
+// prefix in the project's store. The caller closes the store.
+func findAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Info, error) {
+	var st *agentuse.Store
+	var err error
+	if isAgentUseDir(arg) {
+		if arg, err = filepath.Abs(arg); err != nil {
+			return nil, nil, err
+		}
+		st, err = agentuse.OpenStore(e.ctx, agentuse.StoreOptions{Dir: filepath.Dir(arg)})
+	} else {
+		st, err = agentUseStore(e, project)
 	}
-	st, err := agentUseStore(e, project)
 	if err != nil {
 		return nil, nil, err
 	}
-	x, err := st.Find(e.ctx, arg)
-	var amb *agentuse.AmbiguousError
-	if errors.As(err, &amb) {
-		ae := &engine.AmbiguousError{Name: arg}
-		for _, c := range amb.Candidates {
-			ae.Candidates = append(ae.Candidates, errs.Candidate{ID: c.ID, Path: c.Dir})
-		}
-		return nil, nil, ae
-	}
+	x, err := st.Resolve(e.ctx, arg)
 	if err != nil {
+		_ = st.Close()
 		return nil, nil, err
 	}
 	return st, x, nil
@@ -86,6 +93,7 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	defer st.Close()
 	code := exitOK
 	list, err := st.List(e.ctx, agentuse.ListOptions{Subagents: *f.subagents, Warn: func(err error) {
 		fmt.Fprintf(e.stderr, "sessctl: list: skipped %v\n", err)
@@ -101,7 +109,7 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 		return code
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(e.stderr, "no AgentUse sessions in %s\n", human.QuotePath(st.Root()))
+		fmt.Fprintf(e.stderr, "no AgentUse sessions in %s\n", human.QuotePath(st.Dir()))
 		return code
 	}
 	render.AgentUseList(w, list)
@@ -113,7 +121,7 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 // Damaged files are listed under "problems" and reported on stderr; the
 // exit code is then 4.
 func runDumpAgentUse(e *env, f *agentUseFlags, arg string) int {
-	_, c, code := readAgentUse(e, *f.project, arg)
+	c, code := readAgentUse(e, *f.project, arg)
 	if c == nil {
 		return code
 	}
@@ -127,7 +135,7 @@ func runDumpAgentUse(e *env, f *agentUseFlags, arg string) int {
 // render.AgentUseTranscript), or with asJSON as render.AgentUseJSON does. It
 // is what `sessctl show` calls for an AgentUse session.
 func runShowAgentUse(e *env, project, arg string, full, asJSON bool) int {
-	_, c, code := readAgentUse(e, project, arg)
+	c, code := readAgentUse(e, project, arg)
 	if c == nil {
 		return code
 	}
@@ -145,16 +153,17 @@ func runShowAgentUse(e *env, project, arg string, full, asJSON bool) int {
 
 // readAgentUse finds and reads a session; on failure it reports the error
 // and returns a nil session and the exit code.
-func readAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Contents, int) {
+func readAgentUse(e *env, project, arg string) (*agentuse.Contents, int) {
 	st, x, err := findAgentUse(e, project, arg)
 	if err != nil {
-		return nil, nil, e.fail(err)
+		return nil, e.fail(err)
 	}
+	defer st.Close()
 	c, err := st.Read(e.ctx, x)
 	if err != nil {
-		return nil, nil, e.fail(err)
+		return nil, e.fail(err)
 	}
-	return st, c, exitOK
+	return c, exitOK
 }
 
 // reportAgentUseProblems writes one line per damaged file and per file or

@@ -204,3 +204,20 @@ func TestAgentUseTranscript(t *testing.T) {
 		}
 	}
 }
+
+// TestIsAgentUseDir: a session directory, its store and a missing
+// directory are told apart (what makes show and dump take a directory as
+// an AgentUse session).
+func TestIsAgentUseDir(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "01M7ZXJ0KC9S183XADC88B6A01-ag")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, layout.AgentUseSessionFile), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !isAgentUseDir(dir) || isAgentUseDir(root) || isAgentUseDir(filepath.Join(root, "nope")) {
+		t.Errorf("isAgentUseDir: a session directory, its store and a missing directory are not told apart")
+	}
+}

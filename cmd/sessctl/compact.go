@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
@@ -99,7 +100,20 @@ func (sf *summaryFlags) callerText(stdin io.Reader) (string, bool, error) {
 		if err != nil {
 			return "", false, fmt.Errorf("read summary: %w", err)
 		}
-		return strings.TrimRight(string(data), " \t\r\n"), true, nil
+		text := strings.TrimRight(string(data), " \t\r\n")
+		what := "summary file " + *sf.file
+		if *sf.file == "-" {
+			what = "the summary on standard input"
+		}
+		for i, r := range text {
+			switch {
+			case r == 0:
+				return "", false, fmt.Errorf("%s is not text: a NUL byte at byte %d", what, i)
+			case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+				return "", false, fmt.Errorf("%s is not text: invalid UTF-8 at byte %d", what, i)
+			}
+		}
+		return text, true, nil
 	}
 	return "", false, nil
 }

@@ -35,3 +35,11 @@ func TestImportInvalidUTF8(t *testing.T) {
 		t.Errorf("imported session:\n%s\nwant line 3's text, not line 2's, and no U+FFFD", out)
 	}
 }
+
+// noErr fails the test on err.
+func noErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -8,24 +8,20 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/sessionfile"
+	"github.com/sessctl/sessctl/replica"
 )
 
 func main() {
-	// SIGTERM (what kill and service managers send) ends a command as
-	// Ctrl-C does: its context is cancelled, so a summary command's
-	// process group is killed, the session lock released and the owner
-	// record removed before sessctl exits.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGTERM and SIGHUP end a command as Ctrl-C does (signals.go).
+	ctx, stop := signalContext()
 	catchSIGPIPE()
 	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
 	stderr := newStdout(os.Stderr, isTerminal(os.Stderr))
@@ -47,6 +43,7 @@ const (
 	exitLocked   = 3 // another writer has the session: a lock holder, or a lock-less writer (pi) in the middle of a line
 	exitCorrupt  = 4
 	exitNotFound = 5
+	exitIndex    = 6 // search: the search index could not be used, so the hits are unknown
 )
 
 // env is what a command runs with.
@@ -274,6 +271,8 @@ func hintFor(err error) string {
 		return "the summary command ran out of time; raise --summary-timeout (0: no limit) or use a faster model"
 	case errors.Is(err, compaction.ErrOutputTooLarge):
 		return "a summary should be short; check the command, or raise --summary-max-bytes (0: no limit)"
+	case errors.Is(err, replica.ErrNoBucket):
+		return "create the bucket (or the directory) first: sessctl sync never creates one"
 	case errors.Is(err, fs.ErrPermission):
 		return ownerHint(err)
 	}

@@ -107,13 +107,6 @@ func statOf(t *testing.T, p string) *syscall.Stat_t {
 	return fi.Sys().(*syscall.Stat_t)
 }
 
-func noErr(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestMigrateWaitBoundsOnlyTheLock: --wait D is how long to wait for a
 // held session, not a limit on the migration: with the session free, even
 // the shortest wait migrates it (it used to be the deadline of the whole

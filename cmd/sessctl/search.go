@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -116,7 +117,7 @@ func runSearch(e *env, args []string) int {
 	}
 	x, err := search.Open(e.ctx, o)
 	if err != nil {
-		return e.fail(err)
+		return searchFail(e, err)
 	}
 	defer x.Close()
 
@@ -135,7 +136,7 @@ func runSearch(e *env, args []string) int {
 				fmt.Fprintf(e.stderr, "hint: words, \"a phrase\", prefix*, AND, OR, NOT, NEAR(a b); quote punctuation: '\"bytes.Split\"'\n")
 				return exitUsage
 			}
-			return e.fail(err)
+			return searchFail(e, err)
 		}
 		hits++
 		if *asJSON {
@@ -160,6 +161,23 @@ func runSearch(e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// searchFail reports a search's error: an index directory inside a store
+// is a usage mistake (exit 2), an index that could not be used has its
+// own exit code (6), not grep's "nothing found" (1).
+func searchFail(e *env, err error) int {
+	switch {
+	case errors.Is(err, fs.ErrInvalid):
+		fmt.Fprintf(e.stderr, "sessctl: search: %v\n", err)
+		fmt.Fprintf(e.stderr, "hint: give --index-dir a directory outside every session store, or leave it out (the user cache directory)\n")
+		return exitUsage
+	case errors.Is(err, search.ErrIndex):
+		fmt.Fprintf(e.stderr, "sessctl: search: %v\n", err)
+		fmt.Fprintf(e.stderr, "hint: the search index failed, so nothing is known about hits; retry, rebuild it with --reindex, or search without it with --no-index\n")
+		return exitIndex
+	}
+	return e.fail(err)
 }
 
 // searchStores turns --store values (or --all) into stores to search.

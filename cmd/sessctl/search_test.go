@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -129,6 +131,82 @@ func TestSearchExitCodes(t *testing.T) {
 			_, errOut, code := runCLI(t, append([]string{"search"}, tc.args...)...)
 			if code != tc.code || !strings.Contains(errOut, tc.stderr) || tc.stderr == "" && errOut != "" {
 				t.Errorf("exit %d, stderr %q; want exit %d, stderr with %q", code, errOut, tc.code, tc.stderr)
+			}
+		})
+	}
+}
+
+// TestSearchIndexFailure checks that a search whose index cannot be used
+// exits 6 with a hint, not 1 (grep's "nothing found").
+func TestSearchIndexFailure(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "sessions")
+	buildFixtures(t, dir)
+	idx := filepath.Join(tmp, "index")
+	if _, errOut, code := runCLI(t, "search", "--store", dir, "--index-dir", idx, "parser"); code != exitOK {
+		t.Fatalf("first search: exit %d: %s", code, errOut)
+	}
+	// A database file that is a directory with a file in it: SQLite
+	// cannot open it, and the search cannot delete it to start again.
+	db := filepath.Join(idx, "index-1.db")
+	if err := os.Remove(db); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(db, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "search", "--store", dir, "--index-dir", idx, "parser")
+	if code != exitIndex || out != "" || !strings.Contains(errOut, "search index "+db) || !strings.Contains(errOut, "hint: the search index failed") {
+		t.Errorf("exit %d, want %d; stdout %q, stderr:\n%s", code, exitIndex, out, errOut)
+	}
+	// Without the index the search works.
+	if _, errOut, code := runCLI(t, "search", "--store", dir, "--no-index", "parser"); code != exitOK {
+		t.Errorf("--no-index: exit %d: %s", code, errOut)
+	}
+}
+
+// TestSearchIndexDirInStore checks that --index-dir inside a store
+// (searched or not) is refused before anything is written there.
+func TestSearchIndexDirInStore(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "sessions")
+	buildFixtures(t, dir)
+	pi := filepath.Join(tmp, "pi-agent")
+	if err := os.MkdirAll(filepath.Join(pi, "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PI_CODING_AGENT_DIR", pi)
+	link := filepath.Join(tmp, "link")
+	linked := os.Symlink(dir, link) == nil // (not on Windows without the right)
+	list := func(root string) []string {
+		var names []string
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			names = append(names, p)
+			return nil
+		})
+		return names
+	}
+	cases := []struct {
+		name, index, where string
+	}{
+		{"the store", dir, "the searched store"},
+		{"below the store", filepath.Join(dir, "idx"), "the searched store"},
+		{"through a link", filepath.Join(link, "idx"), "the searched store"},
+		{"pi's store", filepath.Join(pi, "cache"), "pi's store"},
+		{"pi's sessions", filepath.Join(pi, "sessions", "idx"), "pi's store"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.index, link) && !linked {
+				t.Skip("no symbolic link")
+			}
+			before, beforePi := list(dir), list(pi)
+			_, errOut, code := runCLI(t, "search", "--store", dir, "--index-dir", tc.index, "parser")
+			if code != exitUsage || !strings.Contains(errOut, "is inside "+tc.where) || !strings.Contains(errOut, "hint: give --index-dir") {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitUsage, errOut)
+			}
+			if !cmp.Equal(before, list(dir)) || !cmp.Equal(beforePi, list(pi)) {
+				t.Errorf("written into a store: %v, %v", list(dir), list(pi))
 			}
 		})
 	}

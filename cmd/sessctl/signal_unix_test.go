@@ -18,11 +18,25 @@ import (
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
-// TestSIGTERMDuringCompact starts a real `sessctl compact` whose summary
-// command sleeps, sends it SIGTERM, and checks that it cleaned up as it
-// does on Ctrl-C: the summary command's whole process group is gone, the
-// owner record removed, the session unchanged.
-func TestSIGTERMDuringCompact(t *testing.T) {
+// TestSignalDuringCompact starts a real `sessctl compact` whose summary
+// command sleeps, sends it SIGTERM, SIGHUP (a closed terminal) or SIGINT,
+// and checks that it cleaned up as it does on Ctrl-C: the summary
+// command's whole process group is gone, the owner record removed, the
+// session unchanged, and stderr says what happened.
+func TestSignalDuringCompact(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		want string
+	}{
+		{syscall.SIGTERM, "stopped by SIGTERM"},
+		{syscall.SIGHUP, "stopped by SIGHUP (the terminal closed)"},
+		{syscall.SIGINT, "interrupted (SIGINT, Ctrl-C)"},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) { signalDuringCompact(t, tc.sig, tc.want) })
+	}
+}
+
+func signalDuringCompact(t *testing.T, sig syscall.Signal, want string) {
 	_, cwd := mutStore(t)
 	src, _ := mutSession(t, cwd)
 	before := mustRead(t, src)
@@ -61,20 +75,20 @@ func TestSIGTERMDuringCompact(t *testing.T) {
 		t.Fatalf("no owner record while compact runs: %v", err)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	err := <-exited
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
-		t.Errorf("sessctl compact after SIGTERM: %v, want exit %d\nstderr: %s", err, exitFailure, stderr.String())
+		t.Errorf("sessctl compact after %v: %v, want exit %d\nstderr: %s", sig, err, exitFailure, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "context canceled; nothing was written") {
-		t.Errorf("stderr does not say the compaction was cancelled:\n%s", stderr.String())
+	if !strings.Contains(stderr.String(), want+"; it was killed with the processes it started; nothing was written") {
+		t.Errorf("stderr does not say what happened:\n%s", stderr.String())
 	}
 	waitGroupGone(t, pgid)
 	if _, err := os.Stat(owner); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the owner record %s is still there after SIGTERM (%v)", owner, err)
+		t.Errorf("the owner record %s is still there after %v (%v)", owner, sig, err)
 	}
 	if mustRead(t, src) != before {
 		t.Errorf("the session changed")

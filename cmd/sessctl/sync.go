@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,7 +16,7 @@ import (
 
 var syncCommand = &command{
 	name:    "sync",
-	summary: "replicate sessions to S3-compatible storage, and merge them back",
+	summary: "replicate sessions to S3-compatible storage or a directory, and merge them back",
 	usage:   helpText("sync"),
 }
 
@@ -37,7 +38,7 @@ func (c *cwdMaps) Set(s string) error {
 func runSync(e *env, args []string) int {
 	fs := e.flags(syncCommand)
 	store := fs.String("store", "pi", "which sessions: `pi`, indusagi, agentuse, all or an agent directory")
-	remote := fs.String("remote", "", "the remote, s3://`BUCKET/PREFIX`")
+	remote := fs.String("remote", "", "the remote: s3://`BUCKET/PREFIX`, or a directory (file:///DIR, /DIR, ./DIR)")
 	var maps cwdMaps
 	fs.Var(&maps, "cwd-map", "restore sessions of cwd `OLD=NEW` (repeatable)")
 	redactFlag := fs.Bool("redact", false, "mask likely secrets in what is uploaded")
@@ -54,10 +55,7 @@ func runSync(e *env, args []string) int {
 		return e.usageError("unknown sync command %s: expected push, pull or status", human.Quote(verb))
 	}
 	if *remote == "" {
-		return e.usageError("--remote s3://BUCKET/PREFIX is required: nothing is uploaded unless configured")
-	}
-	if _, _, err := replica.ParseRemote(*remote); err != nil {
-		return e.usageError("%v", err)
+		return e.usageError("--remote s3://BUCKET/PREFIX (or a directory) is required: nothing is uploaded unless configured")
 	}
 	opts := replica.Options{Remote: *remote, S3: replica.EnvS3Config(os.LookupEnv), CwdMap: maps}
 	if err := opts.SetStore(*store); err != nil {
@@ -75,6 +73,9 @@ func runSync(e *env, args []string) int {
 		}
 	}
 	r, err := replica.Open(opts)
+	if errors.Is(err, replica.ErrBadRemote) {
+		return e.usageError("%v", err)
+	}
 	if err != nil {
 		return e.fail(err)
 	}

@@ -219,3 +219,46 @@ func TestSyncFailedHint(t *testing.T) {
 		t.Errorf("push: exit %d, want %d\n%s", code, exitFailure, errOut)
 	}
 }
+
+// sync with a directory remote (a file:// URL or a path) needs no
+// server: a session pushed from one agent directory is pulled into
+// another, and status then says it is in sync. A directory that does not
+// exist is not created: the push fails with a hint.
+func TestSyncDirectoryRemote(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	remote := filepath.Join(t.TempDir(), "remote")
+	if err := os.Mkdir(remote, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(t, engine.StoreOptions{AgentDir: a}).Create(context.Background(), "/cli/dir", engine.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AppendMessage(rawMessage(`{"role":"user","content":"hi","timestamp":1}`))
+	s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	s.Close()
+	out, errOut, code := runCLI(t, "sync", "push", "--remote", "file://"+filepath.ToSlash(remote), "--store", a)
+	if code != exitOK || !strings.Contains(out, "1 pushed") {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "sync", "pull", "--remote", remote, "--store", b)
+	if code != exitOK || !strings.Contains(out, "1 pulled") {
+		t.Fatalf("pull: exit %d\n%s%s", code, out, errOut)
+	}
+	if m, _ := filepath.Glob(filepath.Join(b, "sessions", "--cli-dir--", "*.jsonl")); len(m) != 1 {
+		t.Fatalf("pull restored %v", m)
+	}
+	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", b)
+	if code != exitOK || !strings.Contains(out, "1 in sync") {
+		t.Fatalf("status after pull: exit %d\n%s%s", code, out, errOut)
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	_, errOut, code = runCLI(t, "sync", "push", "--remote", missing, "--store", a)
+	if code != exitFailure || !strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "hint: create the bucket (or the directory) first") {
+		t.Errorf("push to a missing directory: exit %d, want %d\n%s", code, exitFailure, errOut)
+	}
+	if _, err := os.Lstat(missing); err == nil {
+		t.Error("the push created the missing directory")
+	}
+}

@@ -12,9 +12,9 @@ import (
 
 // go test -run '^$' -bench AgentUse -benchtime 2s ./engine/
 
-func benchAUWriter(b *testing.B, sync agentuse.SyncPolicy) (*agentuse.Writer, string) {
+func benchAUWriter(b *testing.B, sync agentuse.SyncPolicy) (*agentuse.Session, string) {
 	b.Helper()
-	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{SessionRoot: b.TempDir(), Sync: sync})
+	st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{Dir: b.TempDir(), Sync: sync})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func BenchmarkAgentUseUpdatePart(b *testing.B) {
 // tool and log parts of one message) and orders them.
 func BenchmarkAgentUseReadSession10k(b *testing.B) {
 	const n = 10000
-	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{SessionRoot: b.TempDir(), Sync: agentuse.SyncNone})
+	st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{Dir: b.TempDir(), Sync: agentuse.SyncNone})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func BenchmarkAgentUseReadSession10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	x, err := st.Find(ctx, w.ID())
+	x, err := st.Resolve(ctx, w.ID())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -107,13 +107,13 @@ func TestAgentUseConformanceReader(t *testing.T) {
 					}
 					return "", errors.New("not a git repository")
 				}
-				st, err := agentuse.OpenStore(ctx, agentuse.Options{DataDir: xdg, StateRoot: p.StateRoot, Git: git})
+				st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{DataDir: xdg, StateRoot: p.StateRoot, Git: git})
 				if err != nil {
 					t.Fatal(err)
 				}
 				wantRoot, _ := filepath.Abs(filepath.Join(xdg, filepath.FromSlash(p.SessionRoot)))
-				if st.Root() != wantRoot {
-					t.Fatalf("store root %s, want %s", st.Root(), wantRoot)
+				if st.Dir() != wantRoot {
+					t.Fatalf("store root %s, want %s", st.Dir(), wantRoot)
 				}
 
 				top, err := st.List(ctx, agentuse.ListOptions{})
@@ -123,7 +123,7 @@ func TestAgentUseConformanceReader(t *testing.T) {
 				if diff := cmp.Diff(p.CLIListOrderTopLevel, auSessionIDs(top)); diff != "" {
 					t.Errorf("top-level list order (-want +got):\n%s", diff)
 				}
-				all, err := st.Sessions(ctx)
+				all, err := collectSessions(ctx, st)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -134,7 +134,7 @@ func TestAgentUseConformanceReader(t *testing.T) {
 				if diff := cmp.Diff(wantIDs, gotIDs); diff != "" {
 					t.Errorf("discovered sessions (-want +got):\n%s", diff)
 				}
-				byID := map[string]*agentuse.Session{}
+				byID := map[string]*agentuse.Info{}
 				for _, x := range all {
 					byID[x.ID] = x
 				}
@@ -149,9 +149,9 @@ func TestAgentUseConformanceReader(t *testing.T) {
 					if diff := cmp.Diff(want, got); diff != "" {
 						t.Errorf("session %s (-want +got):\n%s", id, diff)
 					}
-					found, err := st.Find(ctx, strings.ToLower(id[:20]))
+					found, err := st.Resolve(ctx, strings.ToLower(id[:20]))
 					if err != nil || found.ID != id {
-						t.Errorf("Find(%s) = %v, %v", strings.ToLower(id[:20]), found, err)
+						t.Errorf("Resolve(%s) = %v, %v", strings.ToLower(id[:20]), found, err)
 					}
 				}
 			})
@@ -159,7 +159,7 @@ func TestAgentUseConformanceReader(t *testing.T) {
 	}
 }
 
-func auSessionIDs(xs []*agentuse.Session) []string {
+func auSessionIDs(xs []*agentuse.Info) []string {
 	out := []string{}
 	for _, x := range xs {
 		out = append(out, x.ID)
@@ -168,7 +168,7 @@ func auSessionIDs(xs []*agentuse.Session) []string {
 }
 
 // auSessionState renders a session in expected.json's shape.
-func auSessionState(t *testing.T, st *agentuse.Store, x *agentuse.Session, xdg string) map[string]any {
+func auSessionState(t *testing.T, st *agentuse.Store, x *agentuse.Info, xdg string) map[string]any {
 	t.Helper()
 	c, err := st.Read(context.Background(), x)
 	if err != nil {
@@ -259,10 +259,10 @@ type auReplay struct {
 
 func newAUReplay(t *testing.T, root string, sync agentuse.SyncPolicy) *auReplay {
 	r := &auReplay{t: t}
-	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{
-		SessionRoot: root,
-		Sync:        sync,
-		Now:         func() time.Time { return time.UnixMilli(r.now) },
+	st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{
+		Dir:  root,
+		Sync: sync,
+		Now:  func() time.Time { return time.UnixMilli(r.now) },
 		NewID: func() string {
 			if len(r.ids) == 0 {
 				t.Fatal("replay: no id queued")
@@ -329,7 +329,7 @@ func auAfter(keys []string, vals map[string]json.RawMessage, k string) []agentus
 }
 
 // session replays the session x (read from src) and its children.
-func (r *auReplay) session(src *agentuse.Store, x *agentuse.Session, parent *agentuse.Writer) {
+func (r *auReplay) session(src *agentuse.Store, x *agentuse.Info, parent *agentuse.Session) {
 	t := r.t
 	t.Helper()
 	keys, v := auMembers(t, x.Raw)
@@ -355,7 +355,7 @@ func (r *auReplay) session(src *agentuse.Store, x *agentuse.Session, parent *age
 	}
 	r.now = auNum(tm["created"])
 	r.ids = []string{x.ID}
-	var w *agentuse.Writer
+	var w *agentuse.Session
 	var err error
 	if parent == nil {
 		w, err = r.store.Create(context.Background(), spec)
@@ -402,7 +402,7 @@ func (r *auReplay) session(src *agentuse.Store, x *agentuse.Session, parent *age
 	}
 }
 
-func (r *auReplay) message(w *agentuse.Writer, m *agentuse.Message) {
+func (r *auReplay) message(w *agentuse.Session, m *agentuse.Message) {
 	t := r.t
 	t.Helper()
 	_, v := auMembers(t, m.Raw)
@@ -472,7 +472,7 @@ func (r *auReplay) message(w *agentuse.Writer, m *agentuse.Message) {
 	r.artifacts(w, m)
 }
 
-func (r *auReplay) artifacts(w *agentuse.Writer, m *agentuse.Message) {
+func (r *auReplay) artifacts(w *agentuse.Session, m *agentuse.Message) {
 	t := r.t
 	t.Helper()
 	dir := filepath.Join(m.Dir, layout.AgentUseArtifactDir)
@@ -553,7 +553,7 @@ func TestAgentUseRoundTrip(t *testing.T) {
 	for name, corpus := range exp.Corpora {
 		xdg := filepath.Join(dir, name, "xdg-data")
 		for _, p := range corpus.Projects {
-			src, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Join(xdg, filepath.FromSlash(p.SessionRoot))})
+			src, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Join(xdg, filepath.FromSlash(p.SessionRoot))})
 			if err != nil {
 				t.Fatal(err)
 			}

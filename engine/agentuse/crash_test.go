@@ -1,7 +1,7 @@
 package agentuse_test
 
 // AgentUse crash workloads: sessions, subagents, messages, parts and their
-// updates written through a Writer on a vfstest.CrashFS, cut by a
+// updates written through a Session on a vfstest.CrashFS, cut by a
 // simulated power cut before a random filesystem call. Every AgentUse file
 // is replaced atomically, so after the crash every file whose write was
 // acknowledged must hold exactly its last acknowledged bytes, or, for the
@@ -79,7 +79,7 @@ type auWorkload struct {
 	ackedAt  map[string][]byte
 
 	acked    map[string][]byte // every AgentUse file -> its acknowledged bytes
-	w        *agentuse.Writer
+	w        *agentuse.Session
 	sessions []string            // ids of sessions created
 	messages map[string][]string // session id -> message ids
 	parts    map[string][]string // message id -> part ids
@@ -120,10 +120,10 @@ func (r rngReader) Read(p []byte) (int, error) {
 }
 
 func (w *auWorkload) store() *agentuse.Store {
-	s, err := agentuse.OpenStore(context.Background(), agentuse.Options{
-		SessionRoot: w.root,
-		FS:          w.ffs,
-		Sync:        agentuse.SyncEach,
+	s, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{
+		Dir:  w.root,
+		FS:   w.ffs,
+		Sync: agentuse.SyncEach,
 		Now: func() time.Time {
 			w.clock = w.clock.Add(time.Duration(1+w.rng.IntN(900)) * time.Millisecond)
 			return w.clock
@@ -256,7 +256,7 @@ func (w *auWorkload) step(s *agentuse.Store) {
 			return
 		}
 		id := w.pick(w.sessions)
-		wr, err := s.OpenWriter(context.Background(), id)
+		wr, err := s.Open(context.Background(), id)
 		if err != nil && errors.Is(err, agentuse.ErrNotFound) && !w.dead {
 			return // its creation was never acknowledged and did not survive
 		}
@@ -339,7 +339,7 @@ func (w *auWorkload) reboot() {
 	}
 	w.ffs = vfstest.NewFaultFS(w.disk)
 	s := w.store()
-	sessions, err := s.Sessions(context.Background())
+	sessions, err := collectSessions(context.Background(), s)
 	if err != nil {
 		w.fatalf("list sessions after the crash: %v", err)
 	}
@@ -371,7 +371,7 @@ func TestStoreInNewDirectoriesSurvivesPowerCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := base + "/agentuse/project/0123456789abcdef/session"
-	s, err := agentuse.OpenStore(t.Context(), agentuse.Options{SessionRoot: root, FS: disk})
+	s, err := agentuse.OpenStore(t.Context(), agentuse.StoreOptions{Dir: root, FS: disk})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,44 +8,49 @@
 // described in shared/spec/agentuse-format.md.
 //
 // OpenStore finds a project's store as AgentUse does (its git top level,
-// else its absolute path, hashed). A Store lists (Sessions, List), finds
-// (Find: an id or a unique prefix) and reads (Read) sessions, and creates
-// them (Create) or opens them for writing (OpenWriter). A Writer holds the
-// session's writer lock until Close and adds messages (AddMessage), parts
-// (AddPart with TextPart, ToolPart, ReasoningPart and the other part
-// constructors), tool results (CompleteTool, FailTool, SuspendTool,
-// ResumeTool), streamed tool output (CreateToolOutputStream), subagent
-// sessions (CreateSubagent), updates (UpdatePart, UpdateSession) and the
-// session's status, error and tokens.
+// else its absolute path, hashed), or takes a directory (StoreOptions.Dir).
+// The Store's methods are the acts on sessions, with the verbs of package
+// engine's Store: Create a session, Open one for writing (by the path of
+// its directory, its id or a unique id prefix), List the sessions (Info
+// rows, in AgentUse's order) or walk them (Sessions, an iterator),
+// Resolve a name to its session, Read a session's messages and parts, and
+// Close the store. As in package engine, a Session is an open handle: it
+// holds the session's writer lock until Close and adds messages
+// (AddMessage), parts (AddPart with TextPart, ToolPart, ReasoningPart and
+// the other part constructors), tool results (CompleteTool, FailTool,
+// SuspendTool, ResumeTool), streamed tool output (CreateToolOutputStream),
+// subagent sessions (CreateSubagent), updates (UpdatePart, UpdateSession)
+// and the session's status, error and tokens; a session as listed is an
+// Info.
 //
 // A session recorded (the package example):
 //
 //	func record(ctx context.Context, store *agentuse.Store, now time.Time) error {
-//		w, err := store.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "reviewer", Name: "reviewer"}, Model: "anthropic:claude-sonnet-4-5"})
-//		if err != nil {
-//			return err // ErrLocked names the holder
-//		}
-//		defer w.Close()
-//		msg, err := w.AddMessage(agentuse.MessageSpec{Task: "Review the change.", ModelID: "anthropic:claude-sonnet-4-5"})
+//		sess, err := store.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "reviewer", Name: "reviewer"}, Model: "anthropic:claude-sonnet-4-5"})
 //		if err != nil {
 //			return err
 //		}
-//		if _, err := w.AddPart(msg, agentuse.TextPart("Looks good.", now)); err != nil {
+//		defer sess.Close()
+//		msg, err := sess.AddMessage(agentuse.MessageSpec{Task: "Review the change.", ModelID: "anthropic:claude-sonnet-4-5"})
+//		if err != nil {
 //			return err
 //		}
-//		if err := w.CompleteMessage(msg); err != nil {
+//		if _, err := sess.AddPart(msg, agentuse.TextPart("Looks good.", now)); err != nil {
 //			return err
 //		}
-//		return w.SetStatus(agentuse.StatusCompleted)
+//		if err := sess.CompleteMessage(msg); err != nil {
+//			return err
+//		}
+//		return sess.SetStatus(agentuse.StatusCompleted)
 //	}
 //
 // # Deliberate differences from AgentUse
 //
 //   - Every read-modify-write happens under the session's writer lock
 //     (session.lock inside the session directory, held from Create or
-//     OpenWriter until Close, see package lock), so two writers, in one
+//     Open until Close, see package lock), so two writers, in one
 //     process or in two, never lose each other's updates. A second writer
-//     gets ErrLocked naming the holder, or waits with Options.Wait.
+//     gets ErrLocked naming the holder, or waits with StoreOptions.Wait.
 //   - Files are replaced atomically and durably (temporary file in the
 //     same directory, fsync, rename, fsync of the directory; SyncNone
 //     skips the fsyncs), created 0600 in directories created 0700 (see

@@ -17,34 +17,45 @@ var (
 	// ErrNotFound is returned for a session, message, part or file that
 	// does not exist, updates of a missing file included.
 	ErrNotFound = errs.ErrNotFound
-	// ErrClosed is returned by every method of a closed Writer.
+	// ErrClosed is returned by every method of a closed Session, and
+	// of a closed Store (Dir aside).
 	ErrClosed = errs.ErrClosed
 	// ErrCorrupt means a file that is not one JSON object.
 	ErrCorrupt = errs.ErrCorrupt
 	// ErrLocked means another writer holds the session's lock.
 	ErrLocked = lock.ErrLocked
+	// ErrAmbiguous means an id prefix that names more than one session
+	// (an *AmbiguousError).
+	ErrAmbiguous = errs.ErrAmbiguous
 )
 
 // CorruptError names a file that cannot be used as it is, and what is
 // wrong with it (Err). It matches ErrCorrupt.
 type CorruptError = errs.CorruptError
 
+// AmbiguousError lists the sessions an id prefix matches: Name, the
+// prefix, and Candidates, each session's id and directory (Path), sorted
+// by path. It matches ErrAmbiguous, and is the same type as package
+// engine's.
+type AmbiguousError = errs.AmbiguousError
+
 // LockedError names the holder of a session's writer lock (pid, command,
 // host, since). It matches ErrLocked.
 type LockedError = lock.LockedError
 
-// SyncPolicy says when the files a Writer writes are forced to stable
-// storage.
-type SyncPolicy int
+// SyncPolicy says when the files a Session writes are forced to stable
+// storage. It is the same type as package engine's, so one value serves
+// both stores.
+type SyncPolicy = errs.SyncPolicy
 
 const (
 	// SyncEach fsyncs every file and its directory before the call that
 	// wrote it returns: an acknowledged update survives a power cut. The
 	// default.
-	SyncEach SyncPolicy = iota
+	SyncEach SyncPolicy = errs.SyncEach
 	// SyncNone never fsyncs (AgentUse's behaviour): files are still
 	// replaced atomically, so a crash of the process leaves the old or
 	// the new file, but a power cut may lose recent updates. For tests,
 	// benchmarks and scratch stores.
-	SyncNone
+	SyncNone SyncPolicy = errs.SyncNone
 )

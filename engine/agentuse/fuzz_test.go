@@ -87,11 +87,11 @@ func FuzzAgentUsePart(f *testing.F) {
 		write(fuzzOdd+"/session.json", data)
 		isObject := jsonl.Valid(data) && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
 
-		store, err := agentuse.OpenStore(t.Context(), agentuse.Options{SessionRoot: fuzzRoot, FS: fsys})
+		store, err := agentuse.OpenStore(t.Context(), agentuse.StoreOptions{Dir: fuzzRoot, FS: fsys})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sessions, err := store.Sessions(t.Context())
+		sessions, err := collectSessions(t.Context(), store)
 		if err != nil {
 			t.Fatalf("Sessions: %v", err)
 		}

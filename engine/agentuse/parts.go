@@ -215,7 +215,7 @@ func PatchPart(hash string, files []string) Part {
 // FinishText ends a streamed text or reasoning part: text becomes text
 // with trailing whitespace removed (JavaScript's trimEnd) and time becomes
 // {start, end: now}, start kept from the part (now when it has none).
-func (w *Writer) FinishText(messageID, partID, text string) error {
+func (w *Session) FinishText(messageID, partID, text string) error {
 	now := w.s.now()
 	return w.updatePart(messageID, partID, func(o *auObject) error {
 		start := o.sub("time").get("start")
@@ -252,17 +252,17 @@ func optionalJSON(v any) ([]byte, error) {
 // {status: "completed", input, output, time: {start, end: now}, metadata?}.
 // output is the tool's return value; metadata (for a subagent call,
 // {tokens}) is omitted when nil.
-func (w *Writer) CompleteTool(messageID, partID string, output, metadata any) error {
+func (w *Session) CompleteTool(messageID, partID string, output, metadata any) error {
 	return w.finishTool(messageID, partID, "completed", "output", output, metadata)
 }
 
 // FailTool records a tool failure as the stream does: state becomes
 // {status: "error", input, error, time: {start, end: now}, metadata?}.
-func (w *Writer) FailTool(messageID, partID, message string, metadata any) error {
+func (w *Session) FailTool(messageID, partID, message string, metadata any) error {
 	return w.finishTool(messageID, partID, StatusError, "error", message, metadata)
 }
 
-func (w *Writer) finishTool(messageID, partID, status, key string, value, metadata any) error {
+func (w *Session) finishTool(messageID, partID, status, key string, value, metadata any) error {
 	now := w.s.now()
 	val, err := optionalJSON(value)
 	if err != nil {
@@ -299,7 +299,7 @@ func (w *Writer) finishTool(messageID, partID, status, key string, value, metada
 // {kind: "await_human", prompt?, surface?, approvalUrl?, expiresAt?,
 // resumeToken?, channelMessage?} or {kind: "subagent_wait",
 // childSessionID?, childAgentName?}; it is omitted when nil.
-func (w *Writer) SuspendTool(messageID, partID string, resumePayload any) error {
+func (w *Session) SuspendTool(messageID, partID string, resumePayload any) error {
 	now := w.s.now()
 	payload, err := optionalJSON(resumePayload)
 	if err != nil {
@@ -324,7 +324,7 @@ func (w *Writer) SuspendTool(messageID, partID string, resumePayload any) error 
 // applyResumeToolResult does: state becomes {status: "completed", input,
 // output, metadata: {resumePayload}?, time: {start: suspendedAt, end:
 // now}}, metadata present when the pending state had a resumePayload.
-func (w *Writer) ResumeTool(messageID, partID string, output any) error {
+func (w *Session) ResumeTool(messageID, partID string, output any) error {
 	now := w.s.now()
 	val, err := optionalJSON(output)
 	if err != nil {
@@ -383,11 +383,11 @@ type Stopped struct {
 // carries an error with the same code, each of its running or pending tool
 // parts becomes {status: "error", input, error: message, metadata:
 // {resumePayload}?, time: {start, end}}.
-func (w *Writer) Stop(o StopOptions) (Stopped, error) {
+func (w *Session) Stop(o StopOptions) (Stopped, error) {
 	return w.stopAt(o.withDefaults(), w.s.now())
 }
 
-func (w *Writer) stopAt(o StopOptions, now time.Time) (Stopped, error) {
+func (w *Session) stopAt(o StopOptions, now time.Time) (Stopped, error) {
 	var res Stopped
 	file := filepath.Join(w.dir, layout.AgentUseSessionFile)
 	w.mu.Lock()
@@ -467,33 +467,33 @@ func (w *Writer) stopAt(o StopOptions, now time.Time) (Stopped, error) {
 	return res, nil
 }
 
-// StopSessionTree stops the session id (full id or unique prefix) and
+// StopSessionTree stops the session name stands for (see Resolve) and
 // every session below it, parents before children, as AgentUse's
-// stopSessionTree does (see Writer.Stop). Each session is stopped
-// under its own writer lock, taken in turn (waiting with Options.Wait), so
+// stopSessionTree does (see Session.Stop). Each session is stopped under
+// its own writer lock, taken in turn (waiting with StoreOptions.Wait), so
 // a session another writer holds fails the call with ErrLocked; sessions
 // stopped before that stay stopped. Only a session's own parts are
 // converted, under its own lock.
-func (s *Store) StopSessionTree(ctx context.Context, id string, o StopOptions) ([]Stopped, error) {
+func (s *Store) StopSessionTree(ctx context.Context, name string, o StopOptions) ([]Stopped, error) {
 	o = o.withDefaults()
-	root, err := s.Find(ctx, id)
+	root, err := s.Resolve(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("stop session tree: %w", err)
 	}
-	all, err := s.Sessions(ctx)
+	all, _, err := s.discover(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stop session tree: %w", err)
 	}
-	byParent := map[string][]*Session{}
+	byParent := map[string][]*Info{}
 	for _, x := range all {
 		if x.ParentID != "" {
 			byParent[x.ParentID] = append(byParent[x.ParentID], x)
 		}
 	}
-	var ordered []*Session
-	seen := map[*Session]bool{}
-	var visit func(x *Session)
-	visit = func(x *Session) {
+	var ordered []*Info
+	seen := map[*Info]bool{}
+	var visit func(x *Info)
+	visit = func(x *Info) {
 		if seen[x] {
 			return
 		}
@@ -513,7 +513,7 @@ func (s *Store) StopSessionTree(ctx context.Context, id string, o StopOptions) (
 		if x.Err != nil {
 			continue // an unreadable session.json cannot be stopped
 		}
-		w, err := s.OpenWriterAt(ctx, x.Dir)
+		w, err := s.openDir(ctx, x.Dir)
 		if err != nil {
 			return out, fmt.Errorf("stop session tree: %w", err)
 		}
@@ -569,14 +569,14 @@ type ArtifactRef struct {
 // SetArtifactAgentID sets the agentId written into tool-output artifacts.
 // It defaults to the session's agent.id; AgentUse writes whatever agent id
 // its runner passes, so a writer reproducing its files can match it.
-func (w *Writer) SetArtifactAgentID(agentID string) {
+func (w *Session) SetArtifactAgentID(agentID string) {
 	w.mu.Lock()
 	w.artifactAgentID = &agentID
 	w.mu.Unlock()
 }
 
 // artifactAgent is the agentId of artifacts; w.mu is held.
-func (w *Writer) artifactAgent() string {
+func (w *Session) artifactAgent() string {
 	if w.artifactAgentID != nil {
 		return *w.artifactAgentID
 	}
@@ -584,7 +584,7 @@ func (w *Writer) artifactAgent() string {
 }
 
 // artifactFile picks the path of a new artifact of the message.
-func (w *Writer) artifactFile(messageID, toolName, ext string) (string, string, error) {
+func (w *Session) artifactFile(messageID, toolName, ext string) (string, string, error) {
 	id, err := w.s.newID()
 	if err != nil {
 		return "", "", err
@@ -611,7 +611,7 @@ func (w *Writer) artifactFile(messageID, toolName, ext string) (string, string, 
 // <messageID>/artifact/tool-output-<tool>-<id>.json, holding {kind:
 // "tool-output", toolName, createdAt, sessionID, agentId, messageID,
 // output}, as AgentUse's writeToolOutputArtifact does.
-func (w *Writer) WriteToolOutput(messageID, toolName string, output any) (ArtifactRef, error) {
+func (w *Session) WriteToolOutput(messageID, toolName string, output any) (ArtifactRef, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -653,7 +653,7 @@ func utf16Len(s string) int64 { return int64(jsonl.UTF16Len(s)) }
 // ArtifactStream receives a tool's streamed output into a
 // temporary file; Finalize moves it into place, Discard drops it.
 type ArtifactStream struct {
-	w     *Writer
+	w     *Session
 	f     vfs.File
 	tmp   string
 	file  string
@@ -671,7 +671,7 @@ type ArtifactStream struct {
 // Artifact", kind, tool, createdAt as an ISO time, sessionID, agentId,
 // messageID and, when metadata is a non-empty object, "metadata: " and
 // its 2-space JSON), a blank line, then the bytes written to the stream.
-func (w *Writer) CreateToolOutputStream(messageID, toolName string, metadata any) (*ArtifactStream, error) {
+func (w *Session) CreateToolOutputStream(messageID, toolName string, metadata any) (*ArtifactStream, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {

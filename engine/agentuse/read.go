@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"math"
 	"path/filepath"
 	"slices"
@@ -24,8 +25,10 @@ import (
 // are never followed. Readers take no lock: AgentUse and sessctl replace
 // files atomically, so a reader sees each file whole, old or new.
 
-// Session is one session found in a store.
-type Session struct {
+// Info is one session as a store lists it (List, Sessions, Resolve):
+// what its session.json says and where it is. An open session is a
+// Session.
+type Info struct {
 	ID       string // session.json's id; the directory name's id when the file is unreadable
 	Dir      string // absolute session directory
 	RelDir   string // Dir relative to the store root, '/'-separated
@@ -33,7 +36,7 @@ type Session struct {
 	// Nested is set for a session found inside another session's
 	// subagent/ directory; Parent is then the innermost such session.
 	Nested bool
-	Parent *Session
+	Parent *Info
 
 	ParentID   string // parentSessionID
 	AgentID    string // agent.id
@@ -63,46 +66,100 @@ type Session struct {
 	// order: sessions inside this one's subagent/ directory whose
 	// parentSessionID is this session's id, by time.created, then
 	// agent.id, then id.
-	Children []*Session
+	Children []*Info
 }
 
 // TopLevel reports whether AgentUse's session list shows the session
-// without --subagents: it is not nested in another session and is not a
-// subagent.
-func (x *Session) TopLevel() bool { return !x.Nested && !x.IsSubAgent }
+// by default, without subagent sessions: it is not nested in another
+// session and is not a subagent.
+func (x *Info) TopLevel() bool { return !x.Nested && !x.IsSubAgent }
 
-// Sessions discovers every session of the store, in directory order (names
-// sorted) with parents before their nested children, and links each to its
-// children. A missing store has no sessions. A session.json that cannot be
-// parsed yields a session with Err set. A directory below the root that
-// cannot be read, and a session.json that is not a regular file (a named
-// pipe, a symbolic link: the directory is then not a session), are passed
-// over, so that one bad directory costs its own sessions only: the
-// innermost session around each lists it in Skipped, and List reports
-// every one of them (ListOptions.Warn). An error reading the root is
-// returned.
-func (s *Store) Sessions(ctx context.Context) ([]*Session, error) {
-	out, _, err := s.discover(ctx)
-	return out, err
+// Sessions returns an iterator over every session of the store, nested
+// ones included, in directory order (names sorted) with parents before
+// their nested children, each linked to its parent and its children. A
+// top-level session is read with everything below it before it is
+// yielded, so its tree's Children are complete; nothing else is held. A
+// missing store yields nothing. A session.json that cannot be parsed
+// yields a session with Err set. What is passed over (a directory below
+// the root that cannot be read, a session.json that is not a regular
+// file: a named pipe, a symbolic link, whose directory is then not a
+// session) is yielded as a nil Info and an error naming its path, where
+// it was found, and the iteration goes on, so that one bad directory
+// costs its own sessions only; the innermost session around it lists it
+// in Skipped too. An error reading the root, a closed store or ctx done
+// yields the error and ends the iteration.
+func (s *Store) Sessions(ctx context.Context) iter.Seq2[*Info, error] {
+	return func(yield func(*Info, error) bool) {
+		if err := s.check(); err != nil {
+			yield(nil, err)
+			return
+		}
+		if err := s.walk(ctx, yield); err != nil && err != errStop {
+			yield(nil, err)
+		}
+	}
 }
 
 // errSymlink is why a symbolic link in a store is passed over: readers
 // never follow one.
 var errSymlink = errors.New("a symbolic link, not followed")
 
-// discover is Sessions; it also returns everything it passed over, each
-// error naming its path.
-func (s *Store) discover(ctx context.Context) (out []*Session, skipped []error, err error) {
-	var stack []*Session
-	skip := func(err error) {
-		skipped = append(skipped, err)
-		if len(stack) > 0 {
-			x := stack[len(stack)-1]
-			x.Skipped = append(x.Skipped, err)
+// errStop ends a walk whose caller wants no more.
+var errStop = errors.New("stop")
+
+// discover returns every session of the store (Sessions' order) and
+// everything it passed over, each error naming its path.
+func (s *Store) discover(ctx context.Context) (out []*Info, skipped []error, err error) {
+	if err := s.check(); err != nil {
+		return nil, nil, err
+	}
+	err = s.walk(ctx, func(x *Info, err error) bool {
+		if x != nil {
+			out = append(out, x)
+		} else {
+			skipped = append(skipped, err)
 		}
+		return true
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, skipped, nil
+}
+
+// walk discovers the store's sessions for Sessions: it calls emit with
+// each session, and with a nil session and the error of each thing
+// passed over, in the order found; the sessions of a top-level session's
+// tree, and what was passed over in it, are emitted once the tree is
+// read, its Children sorted. An error reading the root, or ctx's, is
+// returned; errStop when emit returned false.
+func (s *Store) walk(ctx context.Context, emit func(*Info, error) bool) error {
+	type event struct {
+		x   *Info
+		err error
+	}
+	var stack []*Info
+	var pending []event // the events of the tree being read
+	stopped := false
+	send := func(ev event) {
+		if !stopped && !emit(ev.x, ev.err) {
+			stopped = true
+		}
+	}
+	skip := func(err error) {
+		if len(stack) == 0 {
+			send(event{err: err})
+			return
+		}
+		x := stack[len(stack)-1]
+		x.Skipped = append(x.Skipped, err)
+		pending = append(pending, event{err: err})
 	}
 	var walk func(dir, rel string, nested bool) error
 	walk = func(dir, rel string, nested bool) error {
+		if stopped {
+			return errStop
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -151,7 +208,7 @@ func (s *Store) discover(ctx context.Context) (out []*Session, skipped []error, 
 				a.Children = append(a.Children, x)
 			}
 		}
-		out = append(out, x)
+		pending = append(pending, event{x: x})
 		for _, e := range ents {
 			if e.Name() != layout.AgentUseSubagentDir {
 				continue
@@ -167,15 +224,24 @@ func (s *Store) discover(ctx context.Context) (out []*Session, skipped []error, 
 				return err
 			}
 		}
+		if len(stack) == 0 {
+			// The tree is read: its children are all known.
+			for _, ev := range pending {
+				if ev.x != nil {
+					slices.SortStableFunc(ev.x.Children, compareChildren)
+				}
+			}
+			for _, ev := range pending {
+				send(ev)
+			}
+			pending = pending[:0]
+		}
+		if stopped {
+			return errStop
+		}
 		return nil
 	}
-	if err := walk(s.root, "", false); err != nil {
-		return nil, nil, err
-	}
-	for _, x := range out {
-		slices.SortStableFunc(x.Children, compareChildren)
-	}
-	return out, skipped, nil
+	return walk(s.root, "", false)
 }
 
 // readDirError is the error of a directory that could not be read: an
@@ -196,7 +262,7 @@ func joinRel(rel, name string) string {
 }
 
 // compareChildren is listChildSessions' order.
-func compareChildren(a, b *Session) int {
+func compareChildren(a, b *Info) int {
 	if a.Created != b.Created {
 		if a.Created < b.Created {
 			return -1
@@ -210,9 +276,9 @@ func compareChildren(a, b *Session) int {
 }
 
 // readSessionInfo reads the session.json of the session in dir.
-func (s *Store) readSessionInfo(dir, rel string) *Session {
+func (s *Store) readSessionInfo(dir, rel string) *Info {
 	name := filepath.Base(dir)
-	x := &Session{Dir: dir, RelDir: rel, Trigger: "manual"}
+	x := &Info{Dir: dir, RelDir: rel, Trigger: "manual"}
 	file := filepath.Join(dir, layout.AgentUseSessionFile)
 	raw, err := s.fs().ReadFile(file)
 	var o *auObject
@@ -272,7 +338,7 @@ type ListOptions struct {
 // List returns the sessions in AgentUse's list order: by time.created,
 // newest first, sessions whose session.json is unreadable last; top-level
 // sessions only unless o.Subagents is set. Ties keep directory order.
-func (s *Store) List(ctx context.Context, o ListOptions) ([]*Session, error) {
+func (s *Store) List(ctx context.Context, o ListOptions) ([]*Info, error) {
 	all, skipped, err := s.discover(ctx)
 	if err != nil {
 		return nil, err
@@ -282,13 +348,13 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]*Session, error) {
 			o.Warn(err)
 		}
 	}
-	var out []*Session
+	var out []*Info
 	for _, x := range all {
 		if o.Subagents || x.TopLevel() {
 			out = append(out, x)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *Session) int {
+	slices.SortStableFunc(out, func(a, b *Info) int {
 		ca, cb := a.Created, b.Created
 		if a.Err != nil {
 			ca = 0
@@ -307,47 +373,40 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]*Session, error) {
 	return out, nil
 }
 
-// ErrAmbiguous is matched by an *AmbiguousError: a session id
-// prefix that names more than one session.
-var ErrAmbiguous = errors.New("ambiguous session id")
-
-// AmbiguousError lists the sessions an id prefix matches.
-type AmbiguousError struct {
-	Prefix     string
-	Candidates []*Session
-}
-
-// Error lists the prefix and every session it matches.
-func (e *AmbiguousError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "session id %q matches %d sessions:", e.Prefix, len(e.Candidates))
-	for _, c := range e.Candidates {
-		fmt.Fprintf(&b, " %s (%s)", c.ID, c.RelDir)
+// Resolve returns the session name stands for: the path of its
+// directory; otherwise its full id, or the only session whose id starts
+// with name (compared case-insensitively, as AgentUse's CLI does). A name
+// that has a path separator, or names an existing session directory, is
+// a path. Nested sessions are found too. A name no session matches, a
+// path to a directory that is not one of the store's sessions among them,
+// is an error matching ErrNotFound; a name several sessions match is an
+// *AmbiguousError.
+func (s *Store) Resolve(ctx context.Context, name string) (*Info, error) {
+	if name == "" {
+		return nil, fmt.Errorf("resolve session: empty name: %w", ErrNotFound)
 	}
-	return b.String()
-}
-
-// Is reports whether target is ErrAmbiguous.
-func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
-
-// Find returns the session with id idOrPrefix, or the only session whose
-// id starts with it (compared case-insensitively, as AgentUse's CLI does).
-// Nested sessions are found too. No match is an error matching
-// ErrNotFound; several are an *AmbiguousError.
-func (s *Store) Find(ctx context.Context, idOrPrefix string) (*Session, error) {
-	if idOrPrefix == "" {
-		return nil, fmt.Errorf("find session: empty id: %w", ErrNotFound)
+	dir, isPath, err := s.pathName(name)
+	if err != nil {
+		return nil, fmt.Errorf("resolve session %s: %w", name, err)
 	}
 	all, skipped, err := s.discover(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var exact, prefix []*Session
-	up := strings.ToUpper(idOrPrefix)
+	if isPath {
+		for _, x := range all {
+			if x.Dir == dir {
+				return x, nil
+			}
+		}
+		return nil, fmt.Errorf("resolve session %s: not a session of the store %s: %w", dir, s.root, ErrNotFound)
+	}
+	var exact, prefix []*Info
+	up := strings.ToUpper(name)
 	for _, x := range all {
 		switch {
 		case x.ID == "":
-		case x.ID == idOrPrefix:
+		case x.ID == name:
 			exact = append(exact, x)
 		case strings.HasPrefix(strings.ToUpper(x.ID), up):
 			prefix = append(prefix, x)
@@ -357,18 +416,29 @@ func (s *Store) Find(ctx context.Context, idOrPrefix string) (*Session, error) {
 	case len(exact) == 1:
 		return exact[0], nil
 	case len(exact) > 1:
-		return nil, &AmbiguousError{Prefix: idOrPrefix, Candidates: exact}
+		return nil, ambiguous(name, exact)
 	case len(prefix) == 1:
 		return prefix[0], nil
 	case len(prefix) > 1:
-		return nil, &AmbiguousError{Prefix: idOrPrefix, Candidates: prefix}
+		return nil, ambiguous(name, prefix)
 	}
 	if len(skipped) > 0 {
 		// It may be in what could not be read: say so, not "not found".
 		return nil, fmt.Errorf("session %s in %s: not among the sessions that could be read (%d passed over): %w",
-			jsonl.KeyString(idOrPrefix), s.root, len(skipped), skipped[0])
+			jsonl.KeyString(name), s.root, len(skipped), skipped[0])
 	}
-	return nil, errs.NotFound("session " + jsonl.KeyString(idOrPrefix) + " in " + s.root)
+	return nil, errs.NotFound("session " + jsonl.KeyString(name) + " in " + s.root)
+}
+
+// ambiguous is the *AmbiguousError of a name that matches the sessions
+// xs: their ids and directories, sorted by directory.
+func ambiguous(name string, xs []*Info) error {
+	e := &AmbiguousError{Name: name}
+	for _, x := range xs {
+		e.Candidates = append(e.Candidates, errs.Candidate{ID: x.ID, Path: x.Dir})
+	}
+	slices.SortFunc(e.Candidates, func(a, b errs.Candidate) int { return strings.Compare(a.Path, b.Path) })
+	return e
 }
 
 // Message is one message of a session with its parts.
@@ -405,7 +475,7 @@ func (p *PartInfo) HasSortKey() bool { return !math.IsInf(p.SortKey, 1) }
 // Contents is everything stored in one session directory, not
 // counting its child sessions.
 type Contents struct {
-	Session *Session
+	Info *Info // the session, as listed
 	// Messages in AgentUse's order (time.created, then id); messages whose
 	// message.json is unreadable follow, by directory name. Each
 	// message's parts are in getMessageParts order: by sort key
@@ -429,12 +499,16 @@ type Contents struct {
 	Skipped []error
 }
 
-// Read reads the messages, parts and snapshots of a session. Damaged
+// Read reads the messages, parts and snapshots of a session as listed
+// (by List, Sessions or Resolve). Damaged
 // files are reported in Problems, and what cannot be read in Skipped; the
 // rest of the session still reads. An error reading the session
 // directory itself is returned.
-func (s *Store) Read(ctx context.Context, x *Session) (*Contents, error) {
-	c := &Contents{Session: x}
+func (s *Store) Read(ctx context.Context, x *Info) (*Contents, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	c := &Contents{Info: x}
 	if x.Err != nil {
 		var ce *CorruptError
 		if errors.As(x.Err, &ce) {

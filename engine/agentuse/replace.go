@@ -17,6 +17,9 @@ import (
 // to restore and update sessions; paths are checked element by element
 // and the lock file is refused.
 func (s *Store) WriteFiles(ctx context.Context, dir string, files map[string][]byte) error {
+	if err := s.check(); err != nil {
+		return err
+	}
 	if err := s.ensureDir(dir); err != nil {
 		return fmt.Errorf("write session %s: %w", dir, err)
 	}

@@ -26,14 +26,14 @@ const (
 	StatusSuspended = "suspended"
 )
 
-// Options configure an AgentUse store. The zero value is the
+// StoreOptions configure an AgentUse store. The zero value is the
 // project of the process's working directory in the XDG data root, with
 // fsync on every write, the real filesystem, clock and ULIDs.
-type Options struct {
-	// SessionRoot is the session directory of the project
-	// (<data>/agentuse/project/<hash>/session). When set, DataDir,
-	// StateRoot and Git are not used.
-	SessionRoot string
+type StoreOptions struct {
+	// Dir is the store: the session directory of a project
+	// (<data>/agentuse/project/<hash>/session), or any directory used as
+	// one. When set, DataDir, StateRoot and Git are not used.
+	Dir string
 	// DataDir is the data root; "" resolves it from the environment
 	// (layout.AgentUseDataDir).
 	DataDir string
@@ -45,10 +45,12 @@ type Options struct {
 
 	// Sync is the durability policy for every file written.
 	Sync SyncPolicy
-	// Wait makes Create and OpenWriter wait for a session's writer lock
-	// until their context is done, instead of failing with ErrLocked.
+	// Wait makes every call that takes a session's writer lock (Create,
+	// Open, CreateSubagent, StopSessionTree, WriteFiles) wait for it until
+	// its context is done, instead of failing with ErrLocked.
 	Wait bool
-	// LockMode and Command are recorded in the lock owner record.
+	// LockMode and Command are recorded in the lock's owner record,
+	// which another writer's LockedError shows.
 	LockMode string
 	Command  string
 
@@ -62,30 +64,35 @@ type Options struct {
 	NewID func() string
 }
 
-// Store is the session directory of one AgentUse project.
+// Store is the session directory of one AgentUse project. Its methods
+// are safe for concurrent use.
 type Store struct {
 	root string
-	opts Options
+	opts StoreOptions
+
+	mu     sync.Mutex
+	closed bool
+	open   map[*Session]struct{} // the sessions opened and not yet closed
 }
 
-// OpenStore resolves the session directory of a project, as
-// AgentUse does. It runs git, so it takes a context. Nothing is created:
-// writers create directories as they need them.
-func OpenStore(ctx context.Context, opts Options) (*Store, error) {
-	root := opts.SessionRoot
+// OpenStore resolves the session directory of a project as AgentUse
+// does, or takes StoreOptions.Dir. It runs git, so it takes a context.
+// Nothing is created: writers create directories as they need them.
+func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
+	root := o.Dir
 	if root == "" {
-		data := opts.DataDir
+		data := o.DataDir
 		if data == "" {
 			var err error
 			if data, err = layout.AgentUseDataDir(); err != nil {
 				return nil, err
 			}
 		}
-		stateRoot := opts.StateRoot
+		stateRoot := o.StateRoot
 		if stateRoot == "" {
 			stateRoot = "."
 		}
-		git := opts.Git
+		git := o.Git
 		if git == nil {
 			git = layout.GitShowTopLevel
 		}
@@ -99,11 +106,42 @@ func OpenStore(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolve session root %s: %w", root, err)
 	}
-	return &Store{root: abs, opts: opts}, nil
+	return &Store{root: abs, opts: o, open: map[*Session]struct{}{}}, nil
 }
 
-// Root returns the store's session directory.
-func (s *Store) Root() string { return s.root }
+// Dir returns the store's directory (absolute).
+func (s *Store) Dir() string { return s.root }
+
+// Close closes the sessions opened from the store that are still open,
+// releasing their writer locks (a call in progress on one finishes
+// first), and then the store: its methods, Dir aside, fail with
+// ErrClosed. Closing a closed store does nothing.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	open := s.open
+	s.open = nil
+	s.mu.Unlock()
+	var errList []error
+	for w := range open {
+		errList = append(errList, w.Close())
+	}
+	return errors.Join(errList...)
+}
+
+// check returns ErrClosed for a closed store.
+func (s *Store) check() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
 
 func (s *Store) fs() vfs.FS {
 	if s.opts.FS == nil {
@@ -171,9 +209,11 @@ type SessionSpec struct {
 	Project Project
 }
 
-// Writer writes one AgentUse session. It holds the session's
-// writer lock until Close. Its methods are safe for concurrent use.
-type Writer struct {
+// Session is an open AgentUse session, from Store.Create, Store.Open or
+// Session.CreateSubagent: it writes the session and holds its writer lock
+// until Close. Its methods are safe for concurrent use. (A session as a
+// store lists it is an Info.)
+type Session struct {
 	s       *Store
 	dir     string
 	id      string
@@ -185,24 +225,32 @@ type Writer struct {
 	artifactAgentID *string
 }
 
-// Create creates a top-level session and returns a writer holding its
-// lock. The directory is <root>/<id>-<sanitised agent id>.
-func (s *Store) Create(ctx context.Context, spec SessionSpec) (*Writer, error) {
+// Create creates a top-level session, <store>/<id>-<sanitised agent id>
+// with its session.json, and returns it open, holding its writer lock
+// until Close.
+func (s *Store) Create(ctx context.Context, spec SessionSpec) (*Session, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
 	return s.create(ctx, s.root, "", spec)
 }
 
 // CreateSubagent creates a child session of w's session, nested at
 // <w's dir>/subagent/<id>-<sanitised agent id>, with parentSessionID set
-// and agent.isSubAgent true, and returns a writer holding its lock.
-func (w *Writer) CreateSubagent(ctx context.Context, spec SessionSpec) (*Writer, error) {
-	if err := w.check(); err != nil {
+// and agent.isSubAgent true, and returns it open, holding its writer
+// lock.
+func (w *Session) CreateSubagent(ctx context.Context, spec SessionSpec) (*Session, error) {
+	w.mu.Lock()
+	err := w.check()
+	w.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	spec.Agent.IsSubAgent = true
 	return w.s.create(ctx, filepath.Join(w.dir, layout.AgentUseSubagentDir), w.id, spec)
 }
 
-func (s *Store) create(ctx context.Context, parentDir, parentID string, spec SessionSpec) (*Writer, error) {
+func (s *Store) create(ctx context.Context, parentDir, parentID string, spec SessionSpec) (*Session, error) {
 	id := spec.ID
 	if id == "" {
 		var err error
@@ -294,19 +342,31 @@ func sessionJSON(id, parentID string, spec SessionSpec, now time.Time) ([]byte, 
 	return b.Bytes(), nil
 }
 
-// OpenWriter opens an existing session, named by full id or unique id
-// prefix (see Find), for writing: it takes the session's writer lock, or
-// waits for it with Options.Wait.
-func (s *Store) OpenWriter(ctx context.Context, id string) (*Writer, error) {
-	sess, err := s.Find(ctx, id)
-	if err != nil {
+// Open opens an existing session for writing, named by the path of its
+// directory, its full id or a unique id prefix (see Resolve): it takes
+// the session's writer lock, or waits for it with StoreOptions.Wait. A
+// directory outside the store is refused (layout.ErrUnsafeName).
+func (s *Store) Open(ctx context.Context, name string) (*Session, error) {
+	if err := s.check(); err != nil {
 		return nil, err
 	}
-	return s.OpenWriterAt(ctx, sess.Dir)
+	dir, isPath, err := s.pathName(name)
+	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w", name, err)
+	}
+	if !isPath {
+		x, err := s.Resolve(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("open session: %w", err)
+		}
+		dir = x.Dir
+	}
+	return s.openDir(ctx, dir)
 }
 
-// OpenWriterAt opens the session in directory dir for writing.
-func (s *Store) OpenWriterAt(ctx context.Context, dir string) (*Writer, error) {
+// openDir opens the session in directory dir, inside the store, for
+// writing.
+func (s *Store) openDir(ctx context.Context, dir string) (*Session, error) {
 	if err := s.checkDir(dir); err != nil {
 		return nil, fmt.Errorf("open session %s: %w", dir, err)
 	}
@@ -336,8 +396,24 @@ func (s *Store) OpenWriterAt(ctx context.Context, dir string) (*Writer, error) {
 	return w, nil
 }
 
+// pathName reports whether name is a path rather than an id or id prefix:
+// it has a path separator, is "." or "..", or names an existing session
+// directory. A path is returned absolute.
+func (s *Store) pathName(name string) (string, bool, error) {
+	isPath := strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) || name == "." || name == ".."
+	if !isPath && name != "" {
+		fi, err := s.fs().Lstat(filepath.Join(name, layout.AgentUseSessionFile))
+		isPath = err == nil && fi.Mode().IsRegular()
+	}
+	if !isPath {
+		return "", false, nil
+	}
+	abs, err := filepath.Abs(name)
+	return abs, true, err
+}
+
 // lockWriter takes the writer lock of the session directory dir.
-func (s *Store) lockWriter(ctx context.Context, dir, id string) (*Writer, error) {
+func (s *Store) lockWriter(ctx context.Context, dir, id string) (*Session, error) {
 	lk, err := lock.Acquire(ctx, filepath.Join(dir, layout.AgentUseLockFile), lock.Options{
 		Mode:    s.opts.LockMode,
 		Command: s.opts.Command,
@@ -346,31 +422,43 @@ func (s *Store) lockWriter(ctx context.Context, dir, id string) (*Writer, error)
 	if err != nil {
 		return nil, fmt.Errorf("lock session %s: %w", dir, err)
 	}
-	return &Writer{s: s, dir: dir, id: id, lk: lk}, nil
+	w := &Session{s: s, dir: dir, id: id, lk: lk}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		_ = lk.Close()
+		return nil, ErrClosed
+	}
+	s.open[w] = struct{}{}
+	return w, nil
 }
 
 // ID returns the session id.
-func (w *Writer) ID() string { return w.id }
+func (w *Session) ID() string { return w.id }
 
 // Dir returns the session directory.
-func (w *Writer) Dir() string { return w.dir }
+func (w *Session) Dir() string { return w.dir }
 
-// Now returns the writer's clock (Options.Now), for the times of new
+// Now returns the store's clock (StoreOptions.Now), for the times of new
 // parts.
-func (w *Writer) Now() time.Time { return w.s.now() }
+func (w *Session) Now() time.Time { return w.s.now() }
 
-// Close releases the writer lock. Further calls fail with ErrClosed.
-func (w *Writer) Close() error {
+// Close releases the writer lock. Further calls fail with ErrClosed;
+// closing a closed session does nothing.
+func (w *Session) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil
 	}
 	w.closed = true
+	w.s.mu.Lock()
+	delete(w.s.open, w)
+	w.s.mu.Unlock()
 	return w.lk.Close()
 }
 
-func (w *Writer) check() error {
+func (w *Session) check() error {
 	if w.closed {
 		return ErrClosed
 	}
@@ -379,7 +467,7 @@ func (w *Writer) check() error {
 
 // update runs a read-modify-write of the JSON object in file under the
 // writer's mutex (the session lock excludes other writers).
-func (w *Writer) update(file string, fn func(o *auObject) error) error {
+func (w *Session) update(file string, fn func(o *auObject) error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -400,7 +488,7 @@ func (w *Writer) update(file string, fn func(o *auObject) error) error {
 
 // UpdateSession merges fields into session.json as AgentUse's
 // updateSession does (Object.assign), then sets time.updated to now.
-func (w *Writer) UpdateSession(fields ...Field) error {
+func (w *Session) UpdateSession(fields ...Field) error {
 	now := w.s.now()
 	return w.update(filepath.Join(w.dir, layout.AgentUseSessionFile), func(o *auObject) error {
 		if err := o.merge(fields); err != nil {
@@ -414,7 +502,7 @@ func (w *Writer) UpdateSession(fields ...Field) error {
 }
 
 // SetStatus sets the session's status (StatusRunning, ...).
-func (w *Writer) SetStatus(status string) error {
+func (w *Session) SetStatus(status string) error {
 	return w.UpdateSession(Field{Key: "status", Value: status})
 }
 
@@ -443,7 +531,7 @@ func (e SessionError) json(now time.Time) []byte {
 
 // SetError sets status "error" and the session error, stamped with the
 // current time, as AgentUse's setSessionError does.
-func (w *Writer) SetError(e SessionError) error {
+func (w *Session) SetError(e SessionError) error {
 	return w.UpdateSession(
 		Field{Key: "status", Value: StatusError},
 		Field{Key: "error", Value: rawJSON(e.json(w.s.now()))},
@@ -451,7 +539,7 @@ func (w *Writer) SetError(e SessionError) error {
 }
 
 // ClearError removes the session error.
-func (w *Writer) ClearError() error {
+func (w *Session) ClearError() error {
 	return w.UpdateSession(Field{Key: "error", Delete: true})
 }
 
@@ -494,7 +582,7 @@ type MessageSpec struct {
 
 // AddMessage creates <id>/message.json as AgentUse's createMessage does
 // and returns the new message id.
-func (w *Writer) AddMessage(m MessageSpec) (string, error) {
+func (w *Session) AddMessage(m MessageSpec) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -563,7 +651,7 @@ type MessageUpdate struct {
 }
 
 // UpdateMessage merges u into the message's message.json.
-func (w *Writer) UpdateMessage(messageID string, u MessageUpdate) error {
+func (w *Session) UpdateMessage(messageID string, u MessageUpdate) error {
 	file, err := layout.AgentUseMessagePath(w.dir, messageID)
 	if err != nil {
 		return fmt.Errorf("update message: %w", err)
@@ -621,7 +709,7 @@ func objectOfOrEmpty(v []byte) *auObject {
 
 // SetTokens sets the message's token totals (assistant.tokens), as the
 // runtime does after every model step.
-func (w *Writer) SetTokens(messageID string, t Tokens) error {
+func (w *Session) SetTokens(messageID string, t Tokens) error {
 	return w.UpdateMessage(messageID, MessageUpdate{
 		Tokens: []Field{
 			{Key: "input", Value: t.Input}, {Key: "output", Value: t.Output}, {Key: "reasoning", Value: t.Reasoning},
@@ -632,7 +720,7 @@ func (w *Writer) SetTokens(messageID string, t Tokens) error {
 
 // CompleteMessage sets the message's time.completed to now, as a run that
 // completes does.
-func (w *Writer) CompleteMessage(messageID string) error {
+func (w *Session) CompleteMessage(messageID string) error {
 	return w.UpdateMessage(messageID, MessageUpdate{
 		Time: []Field{{Key: "completed", Value: w.s.now().UnixMilli()}},
 	})
@@ -655,7 +743,7 @@ func reservedPartKey(k string) bool {
 // AddPart writes a new part of the message, <messageID>/part/<id>.json,
 // as AgentUse's addPart does ({type, ...fields, id, sessionID,
 // messageID}), and returns its id. The message must exist.
-func (w *Writer) AddPart(messageID string, p Part) (string, error) {
+func (w *Session) AddPart(messageID string, p Part) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {
@@ -707,7 +795,7 @@ func (w *Writer) AddPart(messageID string, p Part) (string, error) {
 // UpdatePart merges fields into a part as AgentUse's updatePart does
 // ({...part, ...fields}: a shallow merge, so state and time are replaced
 // whole). id, sessionID and messageID cannot be changed.
-func (w *Writer) UpdatePart(messageID, partID string, fields ...Field) error {
+func (w *Session) UpdatePart(messageID, partID string, fields ...Field) error {
 	for _, f := range fields {
 		if f.Key == "id" || f.Key == "sessionID" || f.Key == "messageID" {
 			return fmt.Errorf("update part %s: field %s cannot be changed", partID, f.Key)
@@ -716,7 +804,7 @@ func (w *Writer) UpdatePart(messageID, partID string, fields ...Field) error {
 	return w.updatePart(messageID, partID, func(o *auObject) error { return o.merge(fields) })
 }
 
-func (w *Writer) updatePart(messageID, partID string, fn func(o *auObject) error) error {
+func (w *Session) updatePart(messageID, partID string, fn func(o *auObject) error) error {
 	file, err := layout.AgentUsePartPath(w.dir, messageID, partID)
 	if err != nil {
 		return fmt.Errorf("update part: %w", err)
@@ -726,17 +814,17 @@ func (w *Writer) updatePart(messageID, partID string, fn func(o *auObject) error
 
 // WriteTools writes tools.json, the tools snapshot
 // ({tools: [{name, description?, inputSchema?}], providerOptions?}).
-func (w *Writer) WriteTools(snapshot any) error {
+func (w *Session) WriteTools(snapshot any) error {
 	return w.writeWhole(layout.AgentUseToolsFile, snapshot)
 }
 
 // WriteContext writes context.json, the context snapshot ({version: 1,
 // updatedAt, messageID?, messages, usage}).
-func (w *Writer) WriteContext(snapshot any) error {
+func (w *Session) WriteContext(snapshot any) error {
 	return w.writeWhole(layout.AgentUseContextFile, snapshot)
 }
 
-func (w *Writer) writeWhole(name string, v any) error {
+func (w *Session) writeWhole(name string, v any) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.check(); err != nil {

@@ -36,10 +36,10 @@ type auTestStore struct {
 	now  int64
 }
 
-func newAUTestStore(t *testing.T, o agentuse.Options) *auTestStore {
+func newAUTestStore(t *testing.T, o agentuse.StoreOptions) *auTestStore {
 	t.Helper()
 	s := &auTestStore{root: filepath.Join(t.TempDir(), "session"), now: 1795293774000}
-	o.SessionRoot = s.root
+	o.Dir = s.root
 	if o.Now == nil {
 		o.Now = func() time.Time {
 			s.mu.Lock()
@@ -53,6 +53,19 @@ func newAUTestStore(t *testing.T, o agentuse.Options) *auTestStore {
 	}
 	s.Store = st
 	return s
+}
+
+// collectSessions collects Store.Sessions: every session, up to the first
+// error yielded, and that error.
+func collectSessions(ctx context.Context, s *agentuse.Store) ([]*agentuse.Info, error) {
+	var out []*agentuse.Info
+	for x, err := range s.Sessions(ctx) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 func (s *auTestStore) set(ms int64) {
@@ -69,7 +82,7 @@ var auSpec = agentuse.SessionSpec{
 	Project: agentuse.Project{Root: "/p", Cwd: "/p"},
 }
 
-func mustCreate(t *testing.T, s *agentuse.Store, spec agentuse.SessionSpec) *agentuse.Writer {
+func mustCreate(t *testing.T, s *agentuse.Store, spec agentuse.SessionSpec) *agentuse.Session {
 	t.Helper()
 	w, err := s.Create(context.Background(), spec)
 	if err != nil {
@@ -79,7 +92,7 @@ func mustCreate(t *testing.T, s *agentuse.Store, spec agentuse.SessionSpec) *age
 	return w
 }
 
-func mustMessage(t *testing.T, w *agentuse.Writer) string {
+func mustMessage(t *testing.T, w *agentuse.Session) string {
 	t.Helper()
 	id, err := w.AddMessage(agentuse.MessageSpec{Task: "do it", ModelID: "anthropic:claude-sonnet-4-5", Cwd: "/p", Root: "/p"})
 	if err != nil {
@@ -101,7 +114,7 @@ func readFile(t *testing.T, p string) string {
 // through the typed API, independent of the corpus.
 func TestAgentUseWriterFiles(t *testing.T) {
 	ids := []string{"01M7ZXJ093A1K5TPE8N7MS01CN", "01M7ZXJ097NY47W4P7E5X53TK7", "01M7ZXJ09CPXSR6AGN7KR6KS7W"}
-	s := newAUTestStore(t, agentuse.Options{NewID: func() string { id := ids[0]; ids = ids[1:]; return id }})
+	s := newAUTestStore(t, agentuse.StoreOptions{NewID: func() string { id := ids[0]; ids = ids[1:]; return id }})
 	s.set(1000)
 	w := mustCreate(t, s.Store, auSpec)
 	s.set(1001)
@@ -355,7 +368,7 @@ func TestAgentUseTypedParts(t *testing.T) {
 type auPartHarness struct {
 	tt    *testing.T
 	st    *auTestStore
-	w     *agentuse.Writer
+	w     *agentuse.Session
 	msg   string
 	part  string
 	want  []byte
@@ -367,7 +380,7 @@ func newAUPartHarness(t *testing.T, want []byte) *auPartHarness {
 	_, v := auMembers(t, want)
 	sid, mid, pid := auStr(v["sessionID"]), auStr(v["messageID"]), auStr(v["id"])
 	h.queue = []string{sid, mid, pid}
-	h.st = newAUTestStore(t, agentuse.Options{NewID: func() string {
+	h.st = newAUTestStore(t, agentuse.StoreOptions{NewID: func() string {
 		if len(h.queue) == 0 {
 			t.Fatal("no id queued")
 		}
@@ -432,7 +445,7 @@ func TestAgentUseConcurrentWriters(t *testing.T) {
 	const n = 25
 	for _, shared := range []bool{true, false} {
 		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) {
-			s := newAUTestStore(t, agentuse.Options{Sync: agentuse.SyncNone, Wait: true})
+			s := newAUTestStore(t, agentuse.StoreOptions{Sync: agentuse.SyncNone, Wait: true})
 			w := mustCreate(t, s.Store, auSpec)
 			msg := mustMessage(t, w)
 			part, err := w.AddPart(msg, agentuse.TextPart("x", w.Now()))
@@ -452,7 +465,7 @@ func TestAgentUseConcurrentWriters(t *testing.T) {
 					ww := w
 					if !shared {
 						var err error
-						if ww, err = s.OpenWriter(context.Background(), id); err != nil {
+						if ww, err = s.Open(context.Background(), id); err != nil {
 							errs <- err
 							return
 						}
@@ -510,14 +523,14 @@ func writer() int {
 	root, id, msg, part := os.Getenv("AU_ROOT"), os.Getenv("AU_ID"), os.Getenv("AU_MSG"), os.Getenv("AU_PART")
 	g, _ := strconv.Atoi(os.Getenv("AU_G"))
 	n, _ := strconv.Atoi(os.Getenv("AU_N"))
-	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{SessionRoot: root, Sync: agentuse.SyncNone, Wait: true})
+	st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{Dir: root, Sync: agentuse.SyncNone, Wait: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	// Each update opens its own writer, so the two processes interleave.
 	for i := range n {
-		w, err := st.OpenWriter(context.Background(), id)
+		w, err := st.Open(context.Background(), id)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -540,7 +553,7 @@ func writer() int {
 
 func TestAgentUseConcurrentProcesses(t *testing.T) {
 	const n = 15
-	s := newAUTestStore(t, agentuse.Options{Sync: agentuse.SyncNone})
+	s := newAUTestStore(t, agentuse.StoreOptions{Sync: agentuse.SyncNone})
 	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
 	part, err := w.AddPart(msg, agentuse.TextPart("x", w.Now()))
@@ -574,7 +587,7 @@ func TestAgentUseConcurrentProcesses(t *testing.T) {
 }
 
 func TestAgentUseLock(t *testing.T) {
-	s := newAUTestStore(t, agentuse.Options{})
+	s := newAUTestStore(t, agentuse.StoreOptions{})
 	w := mustCreate(t, s.Store, auSpec)
 	lockFile := filepath.Join(w.Dir(), layout.AgentUseLockFile)
 	ownerFile := filepath.Join(w.Dir(), "session.owner")
@@ -583,7 +596,7 @@ func TestAgentUseLock(t *testing.T) {
 			t.Errorf("while open: %v", err)
 		}
 	}
-	_, err := s.OpenWriter(context.Background(), w.ID())
+	_, err := s.Open(context.Background(), w.ID())
 	if !errors.Is(err, agentuse.ErrLocked) {
 		t.Errorf("second writer: %v, want ErrLocked", err)
 	}
@@ -596,13 +609,13 @@ func TestAgentUseLock(t *testing.T) {
 	if err := w.SetStatus("x"); !errors.Is(err, agentuse.ErrClosed) {
 		t.Errorf("SetStatus after Close: %v, want ErrClosed", err)
 	}
-	w2, err := s.OpenWriter(context.Background(), w.ID())
+	w2, err := s.Open(context.Background(), w.ID())
 	if err != nil {
 		t.Fatalf("writer after Close: %v", err)
 	}
 	defer w2.Close()
 	// The lock files are invisible to AgentUse's readers and to ours.
-	xs, err := s.Sessions(context.Background())
+	xs, err := collectSessions(context.Background(), s.Store)
 	if err != nil || len(xs) != 1 {
 		t.Fatalf("Sessions = %v, %v", xs, err)
 	}
@@ -613,7 +626,7 @@ func TestAgentUseLock(t *testing.T) {
 }
 
 func TestAgentUseUpdateErrors(t *testing.T) {
-	s := newAUTestStore(t, agentuse.Options{})
+	s := newAUTestStore(t, agentuse.StoreOptions{})
 	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
 	missing := ulid.Make().String()
@@ -640,12 +653,12 @@ func TestAgentUseUpdateErrors(t *testing.T) {
 	}
 }
 
-func addPartErr(w *agentuse.Writer, msg string) error {
+func addPartErr(w *agentuse.Session, msg string) error {
 	_, err := w.AddPart(msg, agentuse.StepStartPart())
 	return err
 }
 
-func mustPart(t *testing.T, w *agentuse.Writer, msg string) string {
+func mustPart(t *testing.T, w *agentuse.Session, msg string) string {
 	t.Helper()
 	id, err := w.AddPart(msg, agentuse.TextPart("t", w.Now()))
 	if err != nil {
@@ -661,8 +674,8 @@ func TestAgentUseHostileNames(t *testing.T) {
 	root := filepath.Join(base, "store", "session")
 	bad := []string{"", "../x", "..", "../../../../etc/passwd", "a/b", `a\b`, "\x00", "01M7ZXJ093A1K5TPE8N7MS01CN/..", "01m7zxj093a1k5tpe8n7ms01cn"}
 	var queue []string
-	st, err := agentuse.OpenStore(context.Background(), agentuse.Options{
-		SessionRoot: root,
+	st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{
+		Dir: root,
 		NewID: func() string {
 			if len(queue) > 0 {
 				id := queue[0]
@@ -724,11 +737,11 @@ func TestAgentUseHostileNames(t *testing.T) {
 		}
 		w.Close()
 	}
-	if _, err := st.OpenWriterAt(context.Background(), base); !errors.Is(err, layout.ErrUnsafeName) {
-		t.Errorf("OpenWriterAt outside the store: %v", err)
+	if _, err := st.Open(context.Background(), base); !errors.Is(err, layout.ErrUnsafeName) {
+		t.Errorf("Open outside the store: %v", err)
 	}
-	if _, err := st.Find(context.Background(), "../.."); !errors.Is(err, agentuse.ErrNotFound) {
-		t.Errorf("Find(../..): %v", err)
+	if _, err := st.Resolve(context.Background(), "../.."); !errors.Is(err, agentuse.ErrNotFound) {
+		t.Errorf("Resolve(../..): %v", err)
 	}
 	// Nothing but the store was created in base.
 	ents, err := os.ReadDir(base)
@@ -758,7 +771,7 @@ func TestAgentUseHostileNames(t *testing.T) {
 // TestAgentUseDamagedFiles: a 0-byte or garbage file is reported with its
 // path and the rest of the session still reads.
 func TestAgentUseDamagedFiles(t *testing.T) {
-	s := newAUTestStore(t, agentuse.Options{Sync: agentuse.SyncNone})
+	s := newAUTestStore(t, agentuse.StoreOptions{Sync: agentuse.SyncNone})
 	ctx := context.Background()
 	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
@@ -779,7 +792,7 @@ func TestAgentUseDamagedFiles(t *testing.T) {
 	w2 := mustCreate(t, s.Store, auSpec)
 	writeRaw(t, filepath.Join(w2.Dir(), "session.json"), "")
 
-	x, err := s.Find(ctx, w.ID())
+	x, err := s.Resolve(ctx, w.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -817,9 +830,9 @@ func TestAgentUseDamagedFiles(t *testing.T) {
 	if len(list) != 2 || list[1].ID != w2.ID() || !errors.Is(list[1].Err, agentuse.ErrCorrupt) {
 		t.Errorf("list: %v", auSessionIDs(list))
 	}
-	bad, err := s.Find(ctx, w2.ID())
+	bad, err := s.Resolve(ctx, w2.ID())
 	if err != nil || bad.Err == nil {
-		t.Errorf("Find damaged session: %v, %v", bad, err)
+		t.Errorf("Resolve damaged session: %v, %v", bad, err)
 	}
 }
 
@@ -870,11 +883,11 @@ func TestAgentUseDiscovery(t *testing.T) {
 	}
 	mk("leftover.json.123.tmp", "{")
 
-	st, err := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: root})
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := st.Sessions(ctx)
+	all, err := collectSessions(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -901,20 +914,20 @@ func TestAgentUseDiscovery(t *testing.T) {
 	if diff := cmp.Diff([]string{b, c, d, e, a, f}, auSessionIDs(withSubs)); diff != "" {
 		t.Errorf("list with subagents (-want +got):\n%s", diff)
 	}
-	_, err = st.Find(ctx, "01")
+	_, err = st.Resolve(ctx, "01")
 	var amb *agentuse.AmbiguousError
 	if !errors.As(err, &amb) || !errors.Is(err, agentuse.ErrAmbiguous) || len(amb.Candidates) != 6 {
-		t.Errorf("Find(01): %v", err)
+		t.Errorf("Resolve(01): %v", err)
 	}
-	if x, err := st.Find(ctx, "01e"); err != nil || x.ID != e {
-		t.Errorf("Find(01e) = %v, %v", x, err)
+	if x, err := st.Resolve(ctx, "01e"); err != nil || x.ID != e {
+		t.Errorf("Resolve(01e) = %v, %v", x, err)
 	}
-	if _, err := st.Find(ctx, "01Z"); !errors.Is(err, agentuse.ErrNotFound) {
-		t.Errorf("Find(01Z): %v", err)
+	if _, err := st.Resolve(ctx, "01Z"); !errors.Is(err, agentuse.ErrNotFound) {
+		t.Errorf("Resolve(01Z): %v", err)
 	}
 	// A missing store has no sessions.
-	none, _ := agentuse.OpenStore(ctx, agentuse.Options{SessionRoot: filepath.Join(root, "nope")})
-	if xs, err := none.Sessions(ctx); err != nil || len(xs) != 0 {
+	none, _ := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Join(root, "nope")})
+	if xs, err := collectSessions(ctx, none); err != nil || len(xs) != 0 {
 		t.Errorf("missing store: %v, %v", xs, err)
 	}
 }
@@ -923,7 +936,7 @@ func TestAgentUseDiscovery(t *testing.T) {
 // a gate: both get USER_STOPPED, the child's pending tool becomes an error
 // keeping its resume payload, a finished sibling is left alone.
 func TestAgentUseStopSessionTree(t *testing.T) {
-	s := newAUTestStore(t, agentuse.Options{})
+	s := newAUTestStore(t, agentuse.StoreOptions{})
 	ctx := context.Background()
 	parent := mustCreate(t, s.Store, auSpec)
 	pmsg := mustMessage(t, parent)
@@ -956,7 +969,7 @@ func TestAgentUseStopSessionTree(t *testing.T) {
 	if err := done.SetStatus(agentuse.StatusCompleted); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []*agentuse.Writer{parent, child, done} {
+	for _, w := range []*agentuse.Session{parent, child, done} {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -1018,7 +1031,7 @@ func TestAgentUseStopSessionTree(t *testing.T) {
 
 // TestAgentUseArtifacts writes both artifact kinds and discards a stream.
 func TestAgentUseArtifacts(t *testing.T) {
-	s := newAUTestStore(t, agentuse.Options{})
+	s := newAUTestStore(t, agentuse.StoreOptions{})
 	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
 	ref, err := w.WriteToolOutput(msg, "tools__bash", "héllo😀")
@@ -1073,13 +1086,13 @@ func TestAgentUseStoreResolution(t *testing.T) {
 	noGit := func(context.Context, string) (string, error) { return "", errors.New("no repo") }
 	cases := []struct {
 		name string
-		o    agentuse.Options
+		o    agentuse.StoreOptions
 		want string
 	}{
-		{"git top level", agentuse.Options{DataDir: "/d", StateRoot: "/home/dev/demo-project/packages/app",
+		{"git top level", agentuse.StoreOptions{DataDir: "/d", StateRoot: "/home/dev/demo-project/packages/app",
 			Git: func(context.Context, string) (string, error) { return "/home/dev/demo-project\n", nil }}, "/d/agentuse/project/a451240a36c0c105/session"},
-		{"no git", agentuse.Options{DataDir: "/d", StateRoot: "/home/dev/scratch-agents/", Git: noGit}, "/d/agentuse/project/7fa0b5443ea9e42b/session"},
-		{"explicit root", agentuse.Options{SessionRoot: "/x/session", DataDir: "/d"}, "/x/session"},
+		{"no git", agentuse.StoreOptions{DataDir: "/d", StateRoot: "/home/dev/scratch-agents/", Git: noGit}, "/d/agentuse/project/7fa0b5443ea9e42b/session"},
+		{"explicit root", agentuse.StoreOptions{Dir: "/x/session", DataDir: "/d"}, "/x/session"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -1087,19 +1100,19 @@ func TestAgentUseStoreResolution(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Root() != filepath.FromSlash(c.want) {
-				t.Errorf("root %s, want %s", st.Root(), c.want)
+			if st.Dir() != filepath.FromSlash(c.want) {
+				t.Errorf("root %s, want %s", st.Dir(), c.want)
 			}
 		})
 	}
 	t.Run("XDG_DATA_HOME", func(t *testing.T) {
 		t.Setenv("XDG_DATA_HOME", "/xdg")
-		st, err := agentuse.OpenStore(ctx, agentuse.Options{StateRoot: "/home/dev/e2e-project", Git: noGit})
+		st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{StateRoot: "/home/dev/e2e-project", Git: noGit})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := filepath.FromSlash("/xdg/agentuse/project/edb07f2a96b085fe/session"); st.Root() != want {
-			t.Errorf("root %s, want %s", st.Root(), want)
+		if want := filepath.FromSlash("/xdg/agentuse/project/edb07f2a96b085fe/session"); st.Dir() != want {
+			t.Errorf("root %s, want %s", st.Dir(), want)
 		}
 	})
 }
@@ -1109,7 +1122,7 @@ func TestAgentUseStoreResolution(t *testing.T) {
 func TestAgentUseDurableModes(t *testing.T) {
 	testenv.SkipOnWindows(t, "no permission bits: the user profile's ACLs protect the files")
 	for _, sync := range []agentuse.SyncPolicy{agentuse.SyncEach, agentuse.SyncNone} {
-		s := newAUTestStore(t, agentuse.Options{Sync: sync})
+		s := newAUTestStore(t, agentuse.StoreOptions{Sync: sync})
 		w := mustCreate(t, s.Store, auSpec)
 		msg := mustMessage(t, w)
 		p := mustPart(t, w, msg)

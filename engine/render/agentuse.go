@@ -15,7 +15,7 @@ import (
 )
 
 // AgentUseIDs returns the ids of xs as a JSON array.
-func AgentUseIDs(xs []*agentuse.Session) []byte {
+func AgentUseIDs(xs []*agentuse.Info) []byte {
 	out := []byte{'['}
 	for i, c := range xs {
 		if i > 0 {
@@ -41,7 +41,7 @@ func AgentUseIDs(xs []*agentuse.Session) []byte {
 // Stored files appear as parsed JSON values (null when unreadable), in
 // AgentUse's message and part order.
 func AgentUseJSON(w io.Writer, c *agentuse.Contents) error {
-	x := c.Session
+	x := c.Info
 	b := jsonl.NewObject(1<<16).String("format", "agentuse").String("id", x.ID).String("dir", x.Dir)
 	if x.ParentID != "" {
 		b.String("parentSessionID", x.ParentID)
@@ -138,7 +138,7 @@ func auRawOrNull(raw []byte, ok bool) []byte {
 // lines unless full is set.
 func AgentUseTranscript(w io.Writer, c *agentuse.Contents, full bool) error {
 	bw := bufio.NewWriter(w)
-	x := c.Session
+	x := c.Info
 	status := x.Status
 	if x.Err != nil {
 		status = "damaged session.json"

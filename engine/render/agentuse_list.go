@@ -14,7 +14,7 @@ import (
 // table of 'sessctl list --agentuse': created (local time), status, short
 // id, agent and model, subagents indented under their parents; a damaged
 // session shows as "damaged" with its agent directory.
-func AgentUseList(w io.Writer, list []*agentuse.Session) {
+func AgentUseList(w io.Writer, list []*agentuse.Info) {
 	fmt.Fprintf(w, "%-16s  %-9s  %-12s  %-24s  %s\n", "CREATED", "STATUS", "ID", "AGENT", "MODEL")
 	for _, x := range list {
 		created, status, agent := "unknown", x.Status, x.AgentName
@@ -39,7 +39,7 @@ func AgentUseList(w io.Writer, list []*agentuse.Session) {
 
 // AgentUseListJSON writes AgentUse sessions as the JSON array of
 // 'sessctl list --agentuse --json', one session a line.
-func AgentUseListJSON(w io.Writer, list []*agentuse.Session) {
+func AgentUseListJSON(w io.Writer, list []*agentuse.Info) {
 	io.WriteString(w, "[")
 	for i, x := range list {
 		if i > 0 {
@@ -55,7 +55,7 @@ func AgentUseListJSON(w io.Writer, list []*agentuse.Session) {
 }
 
 // agentUseInfoJSON is one session of AgentUseListJSON.
-func agentUseInfoJSON(x *agentuse.Session) []byte {
+func agentUseInfoJSON(x *agentuse.Info) []byte {
 	b := jsonl.NewObject(512).String("id", x.ID).String("dir", x.Dir).String("agentDir", x.AgentDir)
 	if x.Err != nil {
 		return b.String("error", x.Err.Error()).Bytes()

@@ -3,7 +3,7 @@
 // engine on a filesystem that crashes or fails (package vfstest) instead
 // of the operating system's (OS).
 //
-// It is public because engine.StoreOptions.FS, agentuse.Options.FS and
+// It is public because engine.StoreOptions.FS, agentuse.StoreOptions.FS and
 // migrate's file functions take an FS: a program that embeds sessctl can
 // pass its own implementation, or wrap OS to observe or fail operations,
 // without importing anything internal. It imports only the standard

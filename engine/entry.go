@@ -13,16 +13,16 @@ import "github.com/sessctl/sessctl/internal/jsonl"
 // and methods:
 //
 //	type Entry struct {
-//		Raw       []byte // the JSON object, without surrounding whitespace and newline
-//		Type      string // "message", "model_change", "label", ...; "" when absent or not a string
-//		ID        string
-//		ParentID  string
-//		Timestamp string
-//		Role      string // the role of a message entry's message, when it is a string
-//		Offset    int64  // byte offset of the line in the file
-//		Line      int    // 1-based line number in the file, 0 when not read from a file
-//		IDKind     Kind  // KindString normally; KindAbsent when the line has no id
-//		ParentKind Kind  // KindString, KindNull for a root, KindAbsent when missing
+//		Raw        []byte // the JSON object, without surrounding whitespace and newline
+//		Type       string // "message", "model_change", "label", ...; "" when absent or not a string
+//		ID         string
+//		ParentID   string
+//		Timestamp  string
+//		Role       string // the role of a message entry's message, when it is a string
+//		Offset     int64  // byte offset of the line in the file
+//		Line       int    // 1-based line number in the file, 0 when not read from a file
+//		IDKind     Kind   // KindString normally; KindAbsent when the line has no id
+//		ParentKind Kind   // KindString, KindNull for a root, KindAbsent when missing
 //	}
 //
 //	func (e *Entry) Message() []byte // a message entry's "message" object, nil otherwise

@@ -28,8 +28,10 @@ type Replicator interface {
 // AppendLines appends complete entry lines byte for byte, as they were
 // read from another copy of the session (replication's merge). Each line
 // must be one JSON object with a string id that is new to the session
-// (else ErrDuplicateID) and not a header; its parentId may name an entry of
-// the session, an earlier line of the call, or be null. All lines are
+// (else ErrDuplicateID) and not a header, and a message entry's message an
+// object with a string role (any role: an extension's too, which pi
+// keeps); its parentId may name an entry of the session, an earlier line of
+// the call, or be null. All lines are
 // written with one write (synced under SyncEach) and indexed; the leaf
 // moves to the last one, as a reload would put it. The session's file must
 // exist (a new session's file is written by its first append or Flush).
@@ -59,6 +61,10 @@ func (s *Session) AppendLines(lines [][]byte) error {
 			}
 			if e.IsHeader() || e.IDKind != jsonl.KindString {
 				return nil, fmt.Errorf("append lines to %s: line %d is not an entry with a string id", s.file, i+1)
+			}
+			if e.Type == jsonl.TypeMessage && (!e.HasMessage() || e.Role == "") {
+				// pi drops such a session from its list, or fails to open it.
+				return nil, fmt.Errorf("append lines to %s: line %d is a message entry without a message object with a string role", s.file, i+1)
 			}
 			k := tree.Key(&e)
 			if seen[k] || s.ix.Has(k) {

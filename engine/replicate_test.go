@@ -51,6 +51,25 @@ func TestAppendLines(t *testing.T) {
 	if err := s.AppendLines([][]byte{[]byte(`{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}`)}); err == nil || !strings.Contains(err.Error(), "not an entry") {
 		t.Errorf("a header line: %v", err)
 	}
+	// What pi cannot read is refused; a role pi does not know (an
+	// extension's) is another copy's business and is kept.
+	for _, l := range []string{
+		`{"type":"message","id":"cccc0001","parentId":"aaaa0002","timestamp":"t","message":null}`,
+		`{"type":"message","id":"cccc0001","parentId":"aaaa0002","timestamp":"t","message":"x"}`,
+		`{"type":"message","id":"cccc0001","parentId":"aaaa0002","timestamp":"t"}`,
+		`{"type":"message","id":"cccc0001","parentId":"aaaa0002","timestamp":"t","message":{"content":"hi"}}`,
+		`{"type":"message","id":"cccc0001","parentId":"aaaa0002","timestamp":"t","message":{"role":7}}`,
+	} {
+		if err := s.AppendLines([][]byte{[]byte(l)}); err == nil || !strings.Contains(err.Error(), "string role") {
+			t.Errorf("%s: %v", l, err)
+		}
+	}
+	if again, _ := os.ReadFile(s.SessionFile()); string(again) != string(after) {
+		t.Error("a refused message line was written")
+	}
+	if err := s.AppendLines([][]byte{[]byte(`{"type":"message","id":"cccc0001","parentId":"aaaa0002","timestamp":"t","message":{"role":"x-ext","content":"hi"}}`)}); err != nil {
+		t.Errorf("an extension's role: %v", err)
+	}
 }
 
 // recorder is an engine.Replicator that records its calls.

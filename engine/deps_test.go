@@ -44,11 +44,14 @@ var allowed = map[string][]string{
 	"engine/stats":         {"engine", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
 	"engine/render":        {"engine", "engine/agentuse", "engine/message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "layout/vfs", "migrate", "tree"},
 	"redact":               {"internal/jsonl"},
-	"search":               {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock"},
-	"internal/human":       {},
-	"internal/workload":    {"internal/jsonl", "layout"},
-	"cmd/sessctl":          {"*"},
-	"examples/agent":       {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
+	// The web viewer sits on everything a reader uses (the stores, search,
+	// render, stats, redact) and takes no third-party module.
+	"engine/web":        {"engine", "engine/agentuse", "engine/message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},
+	"search":            {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock"},
+	"internal/human":    {},
+	"internal/workload": {"internal/jsonl", "layout"},
+	"cmd/sessctl":       {"*"},
+	"examples/agent":    {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage or a directory: the stores'
 	// write paths, the S3 client, client-side encryption (README
 	// "Dependencies"), and flock for a directory remote's

@@ -1,0 +1,220 @@
+package web
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/search"
+)
+
+// The search page: 'sessctl search' in a form (the query in FTS5's syntax,
+// the stores, --cwd, --since, --until, --role, --tool, --limit), through
+// the same index (package search). The page is streamed: its head and the
+// form go out at once, then, while the index is brought up to date, how
+// far it got, then each hit as it is found.
+
+type searchForm struct {
+	Q, Cwd, Since, Until, Role, Tool string
+	Limit                            int
+	Stores                           []storeOpt
+}
+
+type searchHit struct {
+	URL     string
+	When    string
+	Label   string
+	Session string
+	Short   string
+	Cwd     string
+	Store   string
+	Parts   []snipPart
+}
+
+type snipPart struct {
+	Text string
+	Mark bool
+}
+
+func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := searchForm{Q: strings.TrimSpace(q.Get("q")), Cwd: strings.TrimSpace(q.Get("cwd")), Since: strings.TrimSpace(q.Get("since")),
+		Until: strings.TrimSpace(q.Get("until")), Role: q.Get("role"), Tool: strings.TrimSpace(q.Get("tool")), Limit: 50}
+	if l := q.Get("limit"); l != "" {
+		if n, err := strconv.Atoi(l); err == nil && n >= 0 {
+			f.Limit = min(n, 1000)
+		}
+	}
+	picked := map[string]bool{}
+	for _, k := range q["store"] {
+		picked[k] = true
+	}
+	for _, s := range h.stores {
+		f.Stores = append(f.Stores, storeOpt{Key: s.key, Name: s.Name + " (" + s.Format.String() + ")", Sel: len(picked) == 0 || picked[s.key]})
+	}
+	p := struct {
+		page
+		F searchForm
+	}{page: h.page(r, "Search"), F: f}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fl, _ := w.(http.Flusher)
+	flush := func() {
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	if err := templates.ExecuteTemplate(w, "searchhead", p); err != nil {
+		h.logf("sessctl serve: search page: %v", err)
+		return
+	}
+	flush()
+	defer func() { _ = templates.ExecuteTemplate(w, "searchfoot", p) }()
+	if f.Q == "" {
+		return
+	}
+	msg := func(text string) {
+		_ = templates.ExecuteTemplate(w, "searchmsg", text)
+	}
+	sq := search.Query{Text: f.Q, Role: f.Role, Tool: f.Tool, Limit: f.Limit}
+	switch f.Role {
+	case "", search.RoleUser, search.RoleAssistant, search.RoleTool, search.RoleOther:
+	default:
+		msg("Role must be user, assistant, tool or other.")
+		return
+	}
+	now := time.Now().UTC()
+	var err error
+	if f.Since != "" {
+		if sq.Since, err = search.ParseTime(f.Since, now, false); err != nil {
+			msg("Since: " + err.Error())
+			return
+		}
+	}
+	if f.Until != "" {
+		if sq.Until, err = search.ParseTime(f.Until, now, true); err != nil {
+			msg("Until: " + err.Error())
+			return
+		}
+	}
+	sq.Cwd = strings.TrimSuffix(f.Cwd, "/")
+	if sq.Cwd == "" && f.Cwd == "/" {
+		sq.Cwd = "/"
+	}
+	for _, s := range h.stores {
+		if (len(picked) == 0 || picked[s.key]) && s.real != "" {
+			sq.Stores = append(sq.Stores, search.Store{Format: s.Format, Root: s.root})
+		}
+	}
+	if len(sq.Stores) == 0 {
+		msg("None of the stores chosen exists on this machine.")
+		return
+	}
+	var lastProg time.Time
+	progOpen := false
+	x, err := search.Open(r.Context(), search.Options{Dir: h.o.IndexDir,
+		Progress: func(done, total int64) {
+			if time.Since(lastProg) < 300*time.Millisecond {
+				return
+			}
+			lastProg = time.Now()
+			if !progOpen {
+				_ = templates.ExecuteTemplate(w, "progopen", nil)
+				progOpen = true
+			}
+			_ = templates.ExecuteTemplate(w, "progstep", progress{Done: done >> 20, All: total >> 20})
+			flush()
+		}})
+	if err != nil {
+		msg(searchErr(err))
+		return
+	}
+	defer x.Close()
+	n := 0
+	for hit, err := range x.Search(r.Context(), sq) {
+		if progOpen {
+			_ = templates.ExecuteTemplate(w, "progclose", nil)
+			progOpen = false
+		}
+		if err != nil {
+			msg(searchErr(err))
+			return
+		}
+		if n == 0 {
+			_ = templates.ExecuteTemplate(w, "hitsopen", nil)
+		}
+		n++
+		if err := templates.ExecuteTemplate(w, "hit", h.hitView(&hit)); err != nil {
+			return
+		}
+		if n%20 == 0 {
+			flush()
+		}
+	}
+	if progOpen {
+		_ = templates.ExecuteTemplate(w, "progclose", nil)
+	}
+	if n == 0 {
+		msg("No hits.")
+		return
+	}
+	_ = templates.ExecuteTemplate(w, "hitsclose", n)
+}
+
+type progress struct{ Done, All int64 }
+
+// searchErr words a search's error for the page.
+func searchErr(err error) string {
+	switch {
+	case errors.Is(err, search.ErrQuery):
+		return err.Error() + ` (words, "a phrase", prefix*, AND, OR, NOT, NEAR(a b); quote punctuation: "bytes.Split")`
+	case errors.Is(err, search.ErrIndex):
+		return err.Error() + " (the search index failed, so nothing is known about hits; try again)"
+	case errors.Is(err, fs.ErrNotExist):
+		return err.Error()
+	}
+	return err.Error()
+}
+
+// hitView is one hit as the page shows it: where it is, what it is, and
+// the snippet cut into plain and matched parts.
+func (h *Handler) hitView(hit *search.Hit) searchHit {
+	v := searchHit{Label: hit.Label(), Session: hit.Session.Name, Short: render.ShortID(hit.Session.ID), Cwd: hit.Session.Cwd}
+	if !hit.Time.IsZero() {
+		v.When = clock(hit.Time)
+	}
+	u := h.sessionURL(hit.Session.Path, hit.Session.Format)
+	if u != "" && hit.Entry != "" {
+		if hit.Session.Format == search.FormatJSONL {
+			u += "?at=" + url.QueryEscape(hit.Entry) + "#e-" + url.QueryEscape(hit.Entry)
+		} else {
+			u += "#e-" + url.QueryEscape(hit.Entry)
+		}
+	}
+	v.URL = u
+	for _, s := range h.stores {
+		if within(hit.Session.Path, s.root) {
+			v.Store = s.Name
+			break
+		}
+	}
+	at := 0
+	for _, m := range hit.Matches {
+		if m[0] < at || m[1] > len(hit.Snippet) || m[0] > m[1] {
+			continue
+		}
+		if m[0] > at {
+			v.Parts = append(v.Parts, snipPart{Text: hit.Snippet[at:m[0]]})
+		}
+		v.Parts = append(v.Parts, snipPart{Text: hit.Snippet[m[0]:m[1]], Mark: true})
+		at = m[1]
+	}
+	if at < len(hit.Snippet) {
+		v.Parts = append(v.Parts, snipPart{Text: hit.Snippet[at:]})
+	}
+	return v
+}

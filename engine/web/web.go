@@ -1,0 +1,435 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/search"
+)
+
+// Store is one place the viewer shows sessions from.
+type Store struct {
+	// Name is what the pages call the store: "pi", "indusagi",
+	// "agentuse", or a directory.
+	Name string
+	// Format is the format of its sessions.
+	Format search.Format
+	// Root is its directory. For FormatJSONL, a directory of session
+	// files, listed recursively (pi's <agent dir>/sessions, or any
+	// directory); for FormatAgentUse, a project's session directory or
+	// any directory above session directories (<data>/agentuse/project
+	// for every project).
+	Root string
+}
+
+// DefaultStores returns the stores of this machine that exist: pi's,
+// indusagi's and AgentUse's (every project), as search.AllStores finds
+// them. Sessions imported from other agents are in pi's store. When none
+// exists it returns pi's store alone, which then lists no sessions.
+func DefaultStores() ([]Store, error) {
+	var out []Store
+	for _, n := range search.StoreNames {
+		st, err := search.NamedStore(n)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(st.Root); err == nil {
+			out = append(out, Store{Name: n, Format: st.Format, Root: st.Root})
+		}
+	}
+	if len(out) == 0 {
+		st, err := search.NamedStore("pi")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Store{Name: "pi", Format: st.Format, Root: st.Root})
+	}
+	return out, nil
+}
+
+// NamedStore returns the store an agent's name stands for ("pi",
+// "indusagi" or "agentuse", where the environment puts it), or for any
+// other name the stores of that directory, which may hold session files
+// and AgentUse sessions both.
+func NamedStore(name string) ([]Store, error) {
+	switch name {
+	case "pi", "indusagi", "agentuse":
+		st, err := search.NamedStore(name)
+		if err != nil {
+			return nil, err
+		}
+		return []Store{{Name: name, Format: st.Format, Root: st.Root}}, nil
+	}
+	var out []Store
+	for _, st := range search.DirStores(name) {
+		out = append(out, Store{Name: name, Format: st.Format, Root: st.Root})
+	}
+	return out, nil
+}
+
+// Options configure New.
+type Options struct {
+	// Addr is the address the server listens on, as its listener
+	// reports it ("127.0.0.1:43121"). Requests whose Host header names
+	// anything else are refused (DNS rebinding); see New for the names
+	// that are accepted. It is required.
+	Addr string
+	// Stores are the stores shown, in this order; nil means
+	// DefaultStores.
+	Stores []Store
+	// Token is the secret every request must carry; "" draws a random
+	// one (Handler.Token returns it). A token given here must be at
+	// least 16 characters.
+	Token string
+	// BasePath is the path the handler is mounted at ("/sessions"), with
+	// the prefix stripped before requests reach it (http.StripPrefix);
+	// "" is the root. Links and the cookie's path use it.
+	BasePath string
+	// IndexDir is the search index directory; "" is the user cache
+	// directory (search.Options.Dir).
+	IndexDir string
+	// CacheDir is where the engine keeps its caches (list and offset
+	// indexes); "" is the user cache directory (engine.StoreOptions).
+	CacheDir string
+	// Command is recorded in the owner record of the writer locks the
+	// handler's acts take; "" is "sessctl serve".
+	Command string
+	// ListMaxAge is how old the listing may be before a page that shows
+	// it starts reading the stores again (in the background: the page is
+	// served from the listing at hand); 0 means 10 seconds. Acts that
+	// create or rename a session refresh it at once.
+	ListMaxAge time.Duration
+	// FollowInterval is how often a live page's session file is looked
+	// at for appended entries; 0 means 250 ms.
+	FollowInterval time.Duration
+	// Logf, when set, is told of errors the handler meets that no page
+	// shows (a failed write to a client, a store that could not be read
+	// in the background).
+	Logf func(format string, args ...any)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	// leanMin is the file size from which a session page keeps message
+	// entries detached (read back by page); tests lower it.
+	leanMin int64
+}
+
+// Handler is the viewer: an http.Handler. It is safe for concurrent use.
+type Handler struct {
+	o       Options
+	stores  []*storeRef
+	token   string
+	cookie  string // the cookie's name: sessctl-<hash of the token>
+	csrf    string
+	hosts   hostRule
+	base    string // BasePath without a trailing slash
+	mux     *http.ServeMux
+	ctx     context.Context
+	cancel  context.CancelFunc
+	bg      sync.WaitGroup
+	list    *lister
+	views   *viewCache
+	usage   *usageCache
+	prov    *provCache
+	started time.Time
+}
+
+// storeRef is one configured store.
+type storeRef struct {
+	Store
+	key  string // its name in URLs: pi, indusagi, agentuse, d1, d2...
+	root string // Root, absolute and clean
+	real string // root with symbolic links resolved ("" when it does not exist yet)
+}
+
+// New returns the viewer of the stores o names.
+//
+// Host headers accepted: o.Addr itself; "localhost" with its port when
+// it is a loopback address; and, when it is an unspecified address
+// (0.0.0.0, [::]), any IP address with its port: a DNS name other than
+// localhost is never accepted, so a page of another site cannot reach
+// the server by making its own name resolve to it.
+func New(o Options) (*Handler, error) {
+	if o.Addr == "" {
+		return nil, errors.New("web: Options.Addr is required (the address the server listens on)")
+	}
+	hr, err := parseHostRule(o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("web: Options.Addr %q: %w", o.Addr, err)
+	}
+	if o.Stores == nil {
+		if o.Stores, err = DefaultStores(); err != nil {
+			return nil, err
+		}
+	}
+	if o.Token == "" {
+		o.Token = randomHex(24)
+	} else if len(o.Token) < 16 {
+		return nil, errors.New("web: Options.Token must be at least 16 characters")
+	}
+	if o.Command == "" {
+		o.Command = "sessctl serve"
+	}
+	if o.ListMaxAge <= 0 {
+		o.ListMaxAge = 10 * time.Second
+	}
+	if o.FollowInterval <= 0 {
+		o.FollowInterval = 250 * time.Millisecond
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.leanMin <= 0 {
+		o.leanMin = 8 << 20
+	}
+	h := &Handler{o: o, token: o.Token, csrf: randomHex(16), hosts: hr,
+		base: strings.TrimSuffix(o.BasePath, "/"), started: o.Now()}
+	sum := sha256.Sum256([]byte("cookie\x00" + o.Token))
+	h.cookie = "sessctl-" + hex.EncodeToString(sum[:6])
+	dirs := 0
+	seen := map[string]bool{}
+	for _, st := range o.Stores {
+		abs, err := filepath.Abs(st.Root)
+		if err != nil {
+			return nil, fmt.Errorf("web: store %s: %w", st.Root, err)
+		}
+		ref := &storeRef{Store: st, root: filepath.Clean(abs)}
+		switch st.Name {
+		case "pi", "indusagi", "agentuse":
+			ref.key = st.Name
+		}
+		if ref.key == "" || seen[ref.key] {
+			dirs++
+			ref.key = fmt.Sprintf("d%d", dirs)
+		}
+		seen[ref.key] = true
+		ref.real = realPath(ref.root)
+		h.stores = append(h.stores, ref)
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.list = newLister(h)
+	h.views = newViewCache(8)
+	h.usage = newUsageCache(h)
+	h.prov = newProvCache()
+	h.mux = h.routes()
+	return h, nil
+}
+
+// Token returns the token every request must carry.
+func (h *Handler) Token() string { return h.token }
+
+// URL returns the address to open in a browser: the handler's root on
+// Options.Addr, with the token.
+func (h *Handler) URL() string {
+	return "http://" + h.o.Addr + h.base + "/?token=" + h.token
+}
+
+// Close stops what the handler runs in the background (live pages'
+// follows, listing and counting) and waits for it. Requests served after
+// Close fail.
+func (h *Handler) Close() error {
+	h.cancel()
+	h.bg.Wait()
+	return nil
+}
+
+// logf reports an error no page shows.
+func (h *Handler) logf(format string, args ...any) {
+	if h.o.Logf != nil {
+		h.o.Logf(format, args...)
+	}
+}
+
+// goBG runs f in the background until Close.
+func (h *Handler) goBG(f func()) {
+	h.bg.Add(1)
+	go func() {
+		defer h.bg.Done()
+		f()
+	}()
+}
+
+// path returns the handler's URL path of p ("/s/pi/x" under BasePath).
+func (h *Handler) path(p string) string { return h.base + p }
+
+// storeByKey returns the configured store named key in URLs.
+func (h *Handler) storeByKey(key string) *storeRef {
+	for _, s := range h.stores {
+		if s.key == key {
+			return s
+		}
+	}
+	return nil
+}
+
+// jsonlStore returns an engine store for the session files of dir, with
+// the handler's options.
+func (h *Handler) jsonlStore(dir string) *engine.Store {
+	st, err := engine.OpenStore(h.ctx, engine.StoreOptions{Dir: dir, CacheDir: h.o.CacheDir, Command: h.o.Command})
+	if err != nil {
+		// OpenStore fails only resolving an agent's directory, which a
+		// store on a directory never does.
+		panic("web: a store on a directory: " + err.Error())
+	}
+	return st
+}
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("web: no randomness: " + err.Error())
+	}
+	return hex.EncodeToString(b)
+}
+
+// realPath returns p with symbolic links resolved, "" when it cannot be.
+func realPath(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// errOutside is the error for a path outside every store.
+var errOutside = errors.New("not a session of the viewer's stores")
+
+// sessionPath returns the file (FormatJSONL) or directory
+// (FormatAgentUse) that rel names in the store, after checking that it
+// is one: a clean relative path, not in a trash directory, that exists
+// and, with every symbolic link on the way resolved, is inside the
+// store's directory; a session file must be a regular *.jsonl file, an
+// AgentUse session a directory holding a regular session.json. It never
+// follows a path out of the store.
+func (s *storeRef) sessionPath(rel string, format search.Format) (string, error) {
+	if s.Format != format || rel == "" || strings.ContainsRune(rel, 0) || strings.Contains(rel, "\\") {
+		return "", errOutside
+	}
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || filepath.VolumeName(clean) != "" {
+		return "", errOutside
+	}
+	for _, el := range strings.Split(clean, string(filepath.Separator)) {
+		if el == ".trash" {
+			return "", errOutside
+		}
+	}
+	p := filepath.Join(s.root, clean)
+	root := s.real
+	if root == "" {
+		root = realPath(s.root)
+	}
+	real := realPath(p)
+	if real == "" {
+		if _, err := os.Lstat(p); err != nil {
+			return "", fmt.Errorf("%s: %w", p, engine.ErrNotFound)
+		}
+		return "", errOutside // a dangling or looping link
+	}
+	if !within(real, root) {
+		return "", errOutside
+	}
+	switch format {
+	case search.FormatJSONL:
+		fi, err := os.Stat(real)
+		if err != nil {
+			return "", err
+		}
+		if !fi.Mode().IsRegular() || !strings.HasSuffix(clean, ".jsonl") {
+			return "", errOutside
+		}
+	case search.FormatAgentUse:
+		fi, err := os.Lstat(filepath.Join(real, layout.AgentUseSessionFile))
+		if err != nil || !fi.Mode().IsRegular() {
+			return "", errOutside
+		}
+	}
+	return p, nil
+}
+
+// relOf returns p relative to the store's directory with '/', or false
+// when p is not inside it.
+func (s *storeRef) relOf(p string) (string, bool) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	if !within(abs, s.root) || abs == s.root {
+		return "", false
+	}
+	rel, err := filepath.Rel(s.root, abs)
+	if err != nil {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// sessionURL returns the page of the session at p (a session file or an
+// AgentUse session directory), "" when no store holds it.
+func (h *Handler) sessionURL(p string, format search.Format) string {
+	for _, s := range h.stores {
+		if s.Format != format {
+			continue
+		}
+		if rel, ok := s.relOf(p); ok {
+			prefix := "/s/"
+			if format == search.FormatAgentUse {
+				prefix = "/a/"
+			}
+			return h.path(prefix + s.key + "/" + escapeRel(rel))
+		}
+	}
+	return ""
+}
+
+// isLoopback reports whether the address (host:port) is a loopback one.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopback reports whether addr (host:port) names a loopback address,
+// reachable from this machine only.
+func IsLoopback(addr string) bool { return isLoopback(addr) }
+
+// statKey identifies a file's state for the caches: size, time, inode.
+type statKey struct {
+	size  int64
+	mtime int64
+	ino   uint64
+}
+
+func keyOf(fi fs.FileInfo) statKey {
+	return statKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: vfs.FileID(fi)}
+}

@@ -26,10 +26,6 @@ var exportTypes = map[string]struct{ ext, ctype string }{
 	"json": {"json", "application/json"},
 }
 
-// exportRedactor masks exports (a variable so that tests can make
-// redaction fail).
-var exportRedactor render.Redactor = redact.Rules{}
-
 func (h *Handler) serveExport(w http.ResponseWriter, r *http.Request) {
 	_, path, err := h.sessionRef(r, search.FormatJSONL)
 	if err != nil {
@@ -79,7 +75,7 @@ func (h *Handler) serveExport(w http.ResponseWriter, r *http.Request) {
 	var opts render.Options
 	masked := q.Get("redact") != "0"
 	if masked {
-		opts.Redactor = exportRedactor
+		opts.Redactor = h.redactor
 	}
 	name := "session-" + render.ShortID(id)
 	if masked {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,6 +131,7 @@ func (s *server) page(file string) string {
 // label, an abandoned branch with a summary, a compaction, and texts
 // holding markup and a secret.
 type fixture struct {
+	base                               time.Time // the time of its first entry
 	file                               string
 	id                                 string
 	question, answer, result, abandon  string
@@ -143,11 +145,20 @@ const (
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
+// fixtures counts the fixtures written: each starts a minute after the
+// one before, so that the newest is the last written.
+var fixtures atomic.Int64
+
 // writeFixture writes the fixture session into dir for cwd.
 func writeFixture(t testing.TB, dir, cwd string) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone, CacheDir: t.TempDir()})
+	base := t0.Add(time.Duration(fixtures.Add(1)) * time.Minute)
+	now := base
+	// Entries are dated as their messages are (the store's clock).
+	at := func(d time.Duration) time.Time { now = base.Add(d); return now }
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone, CacheDir: t.TempDir(),
+		Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +167,7 @@ func writeFixture(t testing.TB, dir, cwd string) *fixture {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	f := &fixture{file: s.SessionFile(), id: s.SessionID()}
+	f := &fixture{base: base, file: s.SessionFile(), id: s.SessionID()}
 	must := func(id string, err error) string {
 		t.Helper()
 		if err != nil {
@@ -166,22 +177,22 @@ func writeFixture(t testing.TB, dir, cwd string) *fixture {
 	}
 	usage := message.NewUsage(1000, 200, 0, 0, message.Cost{Input: 0.003, Output: 0.003, Total: 0.006})
 	must(s.AppendModelChange("anthropic", "claude-sonnet-4-5"))
-	f.question = must(s.AppendMessage(message.NewUser("Why does the build fail?", t0)))
+	f.question = must(s.AppendMessage(message.NewUser("Why does the build fail?", at(0))))
 	f.answer = must(s.AppendMessage(message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5", []message.Block{
 		message.NewThinking("Check the CI log first."),
 		message.NewText("Let me look at the log."),
 		message.NewToolCall("call_1", "bash", map[string]string{"command": "make test"}),
-	}, usage, message.StopToolUse, t0.Add(time.Second))))
+	}, usage, message.StopToolUse, at(time.Second))))
 	f.result = must(s.AppendMessage(message.NewToolResult("call_1", "bash",
-		[]message.Block{message.NewText("codec.go:12: undefined: utf16\nFAIL")}, true, t0.Add(2*time.Second))))
+		[]message.Block{message.NewText("codec.go:12: undefined: utf16\nFAIL")}, true, at(2*time.Second))))
 	f.abandon = must(s.AppendMessage(message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5",
-		[]message.Block{message.NewText("The abandoned answer about the vendor directory.")}, usage, message.StopStop, t0.Add(3*time.Second))))
+		[]message.Block{message.NewText("The abandoned answer about the vendor directory.")}, usage, message.StopStop, at(3*time.Second))))
 	must(s.AppendLabelChange(f.result, "the failure"))
 	f.summary = must(s.BranchWithSummary(engine.BranchSummary{FromID: f.result, Summary: "Tried the vendor directory; it did not help."}))
-	f.markupID = must(s.AppendMessage(message.NewUser("Show me "+markup+" and my key "+secret, t0.Add(4*time.Second))))
+	f.markupID = must(s.AppendMessage(message.NewUser("Show me "+markup+" and my key "+secret, at(4*time.Second))))
 	f.second = must(s.AppendMessage(message.NewAssistant("anthropic-messages", "openai", "gpt-5", []message.Block{
 		message.NewText("The fix: import unicode/utf16 in codec.go."),
-	}, message.NewUsage(500, 100, 0, 0, message.Cost{Input: 0.001, Output: 0.002, Total: 0.003}), message.StopStop, t0.Add(24*time.Hour))))
+	}, message.NewUsage(500, 100, 0, 0, message.Cost{Input: 0.001, Output: 0.002, Total: 0.003}), message.StopStop, at(24*time.Hour))))
 	f.compact = must(s.AppendCompaction(engine.Compaction{Summary: "The build failed on a missing import; fixed.", FirstKeptEntryID: f.second, TokensBefore: 1800}))
 	must(s.AppendSessionInfo("fix the " + markup + " build"))
 	return f

@@ -44,6 +44,7 @@ type holderState struct {
 	locked  string    // the text for the lock's holder, "" when not locked
 	grewAt  time.Time // when the file last grew while not locked
 	writers string    // the processes last seen writing without the lock
+	seenAt  time.Time // when they were seen
 	size    int64
 }
 
@@ -55,16 +56,19 @@ func (h *Handler) holderText(path string, st *holderState) string {
 		st = &holderState{size: -1}
 	}
 	lp := sessionfile.LockPath(path)
+	wasLocked := st.locked != ""
 	h.probeLock(lp, st)
 	fi, err := os.Stat(path)
 	if err == nil {
-		if st.size >= 0 && fi.Size() != st.size && st.locked == "" {
+		// Growth is put down to a lock-less writer only when no lock was
+		// held at this look nor the one before.
+		if st.size >= 0 && fi.Size() != st.size && st.locked == "" && !wasLocked {
 			st.grewAt = h.o.Now()
 		}
 		st.size = fi.Size()
 		if st.locked == "" {
 			if ws, known := lock.FileWriters(fi); known && len(ws) > 0 {
-				st.writers = lock.WritersText(ws)
+				st.writers, st.seenAt = lock.WritersText(ws), h.o.Now()
 			}
 		}
 	}
@@ -116,10 +120,10 @@ func (st *holderState) text(now time.Time) string {
 	switch {
 	case st.locked != "":
 		return st.locked
-	case st.writers != "":
-		return "written without a lock (pi takes none) by " + st.writers + lastGrew(st.grewAt, now)
+	case st.writers != "" && now.Sub(st.seenAt) < 2*time.Minute:
+		return "written without a writer lock (pi takes none) by " + st.writers + lastGrew(st.grewAt, now)
 	case !st.grewAt.IsZero() && now.Sub(st.grewAt) < 2*time.Minute:
-		return "written without a lock (pi takes none, so its process is not known)" + lastGrew(st.grewAt, now)
+		return "written while no writer lock was held: a writer that takes none, such as pi, whose process cannot be told" + lastGrew(st.grewAt, now)
 	}
 	return "no writer holds the lock"
 }

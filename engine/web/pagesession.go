@@ -198,23 +198,28 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 	}
 	p.Live = !p.Pinned && end == p.Total
 	p.EventsURL = strings.Replace(self, "/s/", "/events/s/", 1)
-	onBranch := make(map[string]bool, len(branch))
-	for _, e := range branch {
-		onBranch[e.ID] = true
-	}
-	p.Tree, err = treeLines(st.tree(), ix, leaf, target, onBranch, func(id string) string {
-		if id == leaf {
-			return self + "#e-" + id
-		}
-		return self + "?at=" + url.QueryEscape(id) + "#e-" + id
-	}, v.filled)
-	if err != nil {
+	if p.Tree, err = treeOf(v, branch, leaf, target, self); err != nil {
 		return nil, err
 	}
 	p.S = h.sessInfo(r, v, st)
 	p.Title = human.Or(p.S.Name, "Session "+render.ShortID(p.S.ID))
 	p.Holder = h.holderText(v.path, nil)
 	return p, nil
+}
+
+// treeOf is the tree beside the transcript of the branch that ends at
+// target. The view's lock is held for reading.
+func treeOf(v *view, branch []*jsonl.Entry, leaf, target, self string) ([]treeLine, error) {
+	onBranch := make(map[string]bool, len(branch))
+	for _, e := range branch {
+		onBranch[e.ID] = true
+	}
+	return treeLines(v.st.tree(), v.st.ix, leaf, target, onBranch, func(id string) string {
+		if id == leaf {
+			return self + "#e-" + id
+		}
+		return self + "?at=" + url.QueryEscape(id) + "#e-" + id
+	}, v.filled)
 }
 
 // actURL is the URL an act on the session page self is posted to.
@@ -313,12 +318,19 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) {
 		h.failPage(w, r, err)
 		return
 	}
-	p, err := h.sessionPage(r, v)
+	v.mu.RLock()
+	leaf, _ := v.st.ix.Leaf()
+	var branch []*jsonl.Entry
+	if leaf != "" {
+		branch = v.st.ix.Branch(leaf)
+	}
+	tree, err := treeOf(v, branch, leaf, leaf, h.sessionURL(path, search.FormatJSONL))
+	v.mu.RUnlock()
 	if err != nil {
 		h.failPage(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "treefrag", p)
+	h.render(w, r, http.StatusOK, "treefrag", struct{ Tree []treeLine }{tree})
 }
 
 // serveEntry shows one entry whole (a page cuts long texts).

@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/redact"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -147,6 +149,9 @@ type Handler struct {
 	usage   *usageCache
 	prov    *provCache
 	started time.Time
+	// redactor masks exports (a field so that tests can make redaction
+	// fail).
+	redactor render.Redactor
 }
 
 // storeRef is one configured store.
@@ -197,7 +202,7 @@ func New(o Options) (*Handler, error) {
 	if o.leanMin <= 0 {
 		o.leanMin = 8 << 20
 	}
-	h := &Handler{o: o, token: o.Token, csrf: randomHex(16), hosts: hr,
+	h := &Handler{o: o, token: o.Token, csrf: randomHex(16), hosts: hr, redactor: redact.Rules{},
 		base: strings.TrimSuffix(o.BasePath, "/"), started: o.Now()}
 	sum := sha256.Sum256([]byte("cookie\x00" + o.Token))
 	h.cookie = "sessctl-" + hex.EncodeToString(sum[:6])

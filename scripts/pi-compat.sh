@@ -23,8 +23,8 @@ cd "$root"
 dir=$(scripts/pi-install.sh "$version")
 # The tests that call testenv.Pi (internal/testenv's TestPiCompatCoversPiTests
 # keeps this list complete).
-tests='^(TestPiSessionManagerParity|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs)$'
-packages=(./engine/ ./compaction/ ./cmd/sessctl/ ./examples/agent/)
+tests='^(TestPiSessionManagerParity|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs|TestInABrowser)$'
+packages=(./engine/ ./compaction/ ./cmd/sessctl/ ./examples/agent/ ./engine/web/)
 log=$(mktemp "${TMPDIR:-/tmp}/pi-compat-$version.XXXXXX")
 echo "pi-compat.sh: pi $version from $dir; log in $log" >&2
 status=0

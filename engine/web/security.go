@@ -32,7 +32,9 @@ func setSecurityHeaders(w http.ResponseWriter) {
 	hd.Set("Content-Security-Policy", contentSecurityPolicy)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
-	hd.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer Chromium sends
+	// "Origin: null" with a form's POST, which crossSite must refuse.
+	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-store")

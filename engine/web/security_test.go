@@ -443,7 +443,7 @@ func TestEveryResponseCarriesTheSecurityHeaders(t *testing.T) {
 		resp.Body.Close()
 		hd := resp.Header
 		if hd.Get("Content-Security-Policy") != contentSecurityPolicy || hd.Get("X-Content-Type-Options") != "nosniff" ||
-			hd.Get("X-Frame-Options") != "DENY" || hd.Get("Referrer-Policy") != "no-referrer" {
+			hd.Get("X-Frame-Options") != "DENY" || hd.Get("Referrer-Policy") != "same-origin" {
 			t.Errorf("%s (%s): headers %v", name, resp.Status, hd)
 		}
 	}

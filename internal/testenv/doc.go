@@ -17,6 +17,10 @@
 //     run against (one per test binary, stopped when Main's tests end;
 //     NewMinIO gives a test its own, to kill and restart), skipping
 //     without the binary, failing with SESSCTL_REQUIRE_MINIO=1.
+//   - Chromium finds a headless browser for the web viewer's tests and
+//     NewBrowser drives it over the DevTools protocol on a pipe (navigate,
+//     evaluate, wait, screenshot), skipping without one, failing with
+//     SESSCTL_REQUIRE_BROWSER=1.
 //   - Tmpfs mounts a small tmpfs, a real full disk, skipping where
 //     mounting is not permitted (not root), failing with
 //     SESSCTL_REQUIRE_TMPFS=1.

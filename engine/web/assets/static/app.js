@@ -73,6 +73,7 @@
       }, 300);
     };
     const es = new EventSource(sess.dataset.live);
+    es.addEventListener("open", () => { sess.dataset.connected = "1"; });
     es.addEventListener("holder", (ev) => showHolder(JSON.parse(ev.data)));
     es.addEventListener("entries", (ev) => {
       const batch = JSON.parse(ev.data) || [];

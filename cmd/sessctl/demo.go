@@ -12,6 +12,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/layout"
 )
 
 var demoCommand = &command{
@@ -105,6 +106,7 @@ func runDemo(e *env, args []string) int {
 	}
 	if *keep {
 		fmt.Fprintf(out, "\nThe store is kept at %s\n", human.QuotePath(root))
+		fmt.Fprintf(out, "Browse it: sessctl serve --store %s\n", human.ShellQuote(layout.SessionsDir(agentDir)))
 	}
 	return exitOK
 }

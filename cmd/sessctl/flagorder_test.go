@@ -103,6 +103,11 @@ var flagOrderCases = map[string]flagOrderCase{
 	"help": {func(f *flagOrderFixture) ([]string, []string) {
 		return []string{"tail"}, nil
 	}, exitOK},
+	// serve checks its stores before it listens: a missing one ends it
+	// after every flag was taken.
+	"serve": {func(f *flagOrderFixture) ([]string, []string) {
+		return nil, []string{"--addr", "127.0.0.1:0", "--store", filepath.Join(f.root, "nosuch"), "--index-dir", filepath.Join(f.root, "index")}
+	}, exitNotFound},
 	"demo": {func(f *flagOrderFixture) ([]string, []string) {
 		return nil, []string{"--keep=false"}
 	}, exitOK},

@@ -183,13 +183,12 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 		return nil, err
 	}
 	full := strings.Replace(self, "/s/", "/entry/", 1)
+	forks := st.tree().forks
 	for _, e := range filled {
 		lb, ok := ix.Label(e.ID)
 		it := entryView(e, lb, ok)
 		it.Leaf = e.ID == leaf
-		if n := len(ix.Children(e.ID)); n > 1 {
-			it.Forks = n
-		}
+		it.Forks = forks[e.ID]
 		it.Full = full + "?id=" + url.QueryEscape(e.ID)
 		p.Entries = append(p.Entries, entryCtx{E: it, Acts: p.Acts, CSRF: h.csrf, Self: self})
 	}
@@ -219,7 +218,7 @@ func treeOf(v *view, branch []*jsonl.Entry, leaf, target, self string) ([]treeLi
 			return self + "#e-" + id
 		}
 		return self + "?at=" + url.QueryEscape(id) + "#e-" + id
-	}, v.filled)
+	}, v.previews)
 }
 
 // actURL is the URL an act on the session page self is posted to.

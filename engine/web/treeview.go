@@ -1,6 +1,9 @@
 package web
 
 import (
+	"cmp"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/sessctl/sessctl/engine/render"
@@ -21,6 +24,7 @@ import (
 type treeModel struct {
 	segs    []*segment
 	entries int
+	forks   map[string]int // the children of each branch point, by id
 }
 
 // segment is one run of single-child entries.
@@ -38,15 +42,85 @@ type segItem struct {
 }
 
 // segmentShown is how many entries a segment shows in full; longer ones
-// show segmentEnds at each end and the notable entries between.
+// show segmentEnds at each end and the notable entries between. A large
+// session (bigTree entries or more) shows fewer.
 const (
-	segmentShown = 40
-	segmentEnds  = 3
+	segmentShown    = 40
+	segmentEnds     = 3
+	bigTree         = 2000
+	bigSegmentShown = 8
+	bigSegmentEnds  = 2
 )
 
-// buildTree makes the tree model of an index.
-func buildTree(ix *tree.Index) *treeModel {
-	tm := &treeModel{entries: ix.Len()}
+// buildTree makes the tree model of a view's entries. pi's getTree
+// (tree.Index.Tree) makes a node and a map entry for every entry; for a
+// session of a million entries that is hundreds of megabytes, so the
+// children are found here by position instead: each entry's parent is the
+// last entry with its parent id (where tree.Index.BranchFrom steps), the
+// children of an entry are in file order, stably sorted by timestamp as
+// pi sorts them, and the roots are the entries without a parent among
+// them (a null, missing or own id as parent, or an id no entry has).
+// Entries on a parent cycle are reached from no root and, as in pi's
+// tree, appear nowhere. (With a repeated id, pi shows the one node once
+// per copy; here each copy is shown once, and the children of the id hang
+// from its last copy.)
+func buildTree(st *viewState) *treeModel {
+	ix := st.ix
+	var all []*jsonl.Entry
+	for _, c := range st.chunks {
+		for i := range c {
+			if !c[i].IsHeader() {
+				all = append(all, &c[i])
+			}
+		}
+	}
+	n := len(all)
+	parent := make([]int32, n)
+	{
+		last := make(map[string]int32, n)
+		for i, e := range all {
+			last[tree.Key(e)] = int32(i)
+		}
+		for i, e := range all {
+			parent[i] = -1
+			if pk, ok := tree.ParentKey(e); ok && pk != tree.Key(e) {
+				if p, ok := last[pk]; ok {
+					parent[i] = p
+				}
+			}
+		}
+	}
+	start := make([]int32, n+1) // the children of i are kids[start[i]:start[i+1]]
+	for _, p := range parent {
+		if p >= 0 {
+			start[p+1]++
+		}
+	}
+	for i := range n {
+		start[i+1] += start[i]
+	}
+	kids := make([]int32, start[n])
+	fill := slices.Clone(start[:n])
+	var roots []int32
+	for i, p := range parent {
+		if p < 0 {
+			roots = append(roots, int32(i))
+			continue
+		}
+		kids[fill[p]] = int32(i)
+		fill[p]++
+	}
+	for i := range n {
+		if ks := kids[start[i]:start[i+1]]; len(ks) > 1 {
+			slices.SortStableFunc(ks, func(a, b int32) int { return byTime(all[a], all[b]) })
+		}
+	}
+
+	tm := &treeModel{entries: ix.Len(), forks: map[string]int{}}
+	shown, ends := segmentShown, segmentEnds
+	if n >= bigTree {
+		shown, ends = bigSegmentShown, bigSegmentEnds
+	}
 	var cur *segment
 	var run []*jsonl.Entry
 	flush := func() {
@@ -55,14 +129,14 @@ func buildTree(ix *tree.Index) *treeModel {
 		}
 		cur.n = len(run)
 		cur.last = run[len(run)-1].ID
-		if len(run) <= segmentShown {
+		if len(run) <= shown {
 			for _, e := range run {
 				cur.items = append(cur.items, segItem{e: e})
 			}
 		} else {
 			gap := 0
 			for i, e := range run {
-				if i < segmentEnds || i >= len(run)-segmentEnds || notable(ix, e) {
+				if i < ends || i >= len(run)-ends || notable(ix, e) {
 					if gap > 0 {
 						cur.items = append(cur.items, segItem{gap: gap})
 						gap = 0
@@ -75,35 +149,48 @@ func buildTree(ix *tree.Index) *treeModel {
 		}
 		cur, run = nil, nil
 	}
-	// A node starts a segment when it is a root or its parent has
-	// several children; the walk gives nodes depth first, so a run goes
-	// on exactly while each node is the only child of the one before.
-	// A segment hangs one level below the segment its first entry's
-	// parent ends (a branch point always ends its segment).
-	var prev *tree.Node
-	level := map[*tree.Node]int{} // the depth of the segments branch points end
-	parent := map[*tree.Node]*tree.Node{}
-	tree.Walk(ix.Tree(), func(n *tree.Node, d int) bool {
-		if cur == nil || prev == nil || len(prev.Children) != 1 || prev.Children[0] != n {
+	// Depth first, with an explicit stack. A segment goes on while each
+	// entry is the only child of the one before; it hangs one level below
+	// the segment that ends at its first entry's parent (a branch point).
+	level := map[int32]int{}
+	stack := slices.Clone(roots)
+	slices.Reverse(stack)
+	prev := int32(-1)
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if cur == nil || prev < 0 || parent[i] != prev || start[prev+1]-start[prev] != 1 {
 			flush()
 			cur = &segment{}
-			if p, ok := parent[n]; ok {
+			if p := parent[i]; p >= 0 {
 				cur.Depth = level[p] + 1
 			}
 			tm.segs = append(tm.segs, cur)
 		}
-		run = append(run, n.Entry)
-		if len(n.Children) > 1 {
-			level[n] = cur.Depth
-			for _, c := range n.Children {
-				parent[c] = n
-			}
+		run = append(run, all[i])
+		ks := kids[start[i]:start[i+1]]
+		if len(ks) > 1 {
+			level[i] = cur.Depth
+			tm.forks[all[i].ID] = len(ks)
 		}
-		prev = n
-		return true
-	}, nil)
+		for j := len(ks) - 1; j >= 0; j-- {
+			stack = append(stack, ks[j])
+		}
+		prev = i
+	}
 	flush()
 	return tm
+}
+
+// byTime orders two entries by Date.parse of their timestamps, as pi
+// sorts children; a time that does not parse compares equal to anything.
+func byTime(a, b *jsonl.Entry) int {
+	x, okx := jsonl.ParseDate(a.Timestamp)
+	y, oky := jsonl.ParseDate(b.Timestamp)
+	if !okx || !oky || math.IsNaN(x) || math.IsNaN(y) {
+		return 0
+	}
+	return cmp.Compare(x, y)
 }
 
 // notable reports whether a long segment shows e: a labelled entry, a
@@ -137,7 +224,7 @@ type treeLine struct {
 // change of the file. The view's lock is held for reading.
 func (st *viewState) tree() *treeModel {
 	if st.treeMemo == nil || st.treeGen != st.gen {
-		st.treeMemo = buildTree(st.ix)
+		st.treeMemo = buildTree(st)
 		st.treeGen = st.gen
 	}
 	return st.treeMemo
@@ -176,9 +263,7 @@ func treeLines(tm *treeModel, ix *tree.Index, leaf, at string, onBranch map[stri
 			if lb, ok := ix.Label(e.ID); ok {
 				l.Label = lb
 			}
-			if n := len(ix.Children(e.ID)); n > 1 {
-				l.Branch = n
-			}
+			l.Branch = tm.forks[e.ID]
 			out = append(out, l)
 		}
 	}
@@ -188,6 +273,13 @@ func treeLines(tm *treeModel, ix *tree.Index, leaf, at string, onBranch map[stri
 // preview is an entry's one line in the tree.
 func preview(e *jsonl.Entry) string {
 	if e.Raw == nil {
+		// Not read back (a long line of a large session).
+		switch {
+		case e.Role == "toolResult":
+			return "tool result"
+		case e.Role != "":
+			return e.Role
+		}
 		return e.Type
 	}
 	return strings.TrimSpace(render.Preview(e))

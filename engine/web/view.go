@@ -52,6 +52,10 @@ type viewState struct {
 	treeMemo *treeModel
 }
 
+// readChunk is how much of a file is read at a time (a longer line is read
+// whole).
+const readChunk = 1 << 20
+
 // loadView reads the session file at path.
 func loadView(ctx context.Context, path string, leanMin int64) (*view, error) {
 	st, err := loadState(ctx, path, leanMin)
@@ -79,7 +83,7 @@ func loadState(ctx context.Context, path string, leanMin int64) (*viewState, err
 	if lean {
 		keep = func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage }
 	}
-	p, err := jsonl.ParseReader(io.LimitReader(f, fi.Size()), 0, keep)
+	p, err := jsonl.ParseReader(io.LimitReader(f, fi.Size()), readChunk, keep)
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", path, err)
 	}
@@ -165,7 +169,7 @@ func (st *viewState) readOn(path string, fi os.FileInfo) bool {
 	if st.lean {
 		keep = func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage }
 	}
-	p, err := jsonl.ParseReader(io.NewSectionReader(f, st.size, k.size-st.size), 0, keep)
+	p, err := jsonl.ParseReader(io.NewSectionReader(f, st.size, k.size-st.size), readChunk, keep)
 	if err != nil || p.Tail != jsonl.TailClean || p.Size != k.size-st.size {
 		return false // caught mid-line: read whole (rare)
 	}
@@ -210,12 +214,29 @@ func notFound(err error) error {
 // lines that were parsed (an error wrapping jsonl.ErrChanged when the
 // file changed since).
 func (v *view) filled(es []*jsonl.Entry) ([]*jsonl.Entry, error) {
+	return v.fill(es, 0)
+}
+
+// previewMax is the longest line the tree reads back for an entry's
+// preview; a longer one (a large tool result, an image) is named by its
+// role alone.
+const previewMax = 8 << 10
+
+// previews is filled for the tree: lines longer than previewMax stay
+// detached.
+func (v *view) previews(es []*jsonl.Entry) ([]*jsonl.Entry, error) {
+	return v.fill(es, previewMax)
+}
+
+// fill is filled, leaving detached the lines longer than max (when above
+// zero).
+func (v *view) fill(es []*jsonl.Entry, max int) ([]*jsonl.Entry, error) {
 	out := make([]*jsonl.Entry, len(es))
 	var detached []*jsonl.Entry
 	for i, e := range es {
 		c := *e
 		out[i] = &c
-		if c.Detached() {
+		if _, n := c.Span(); c.Detached() && (max <= 0 || n <= max) {
 			detached = append(detached, &c)
 		}
 	}
@@ -228,13 +249,20 @@ func (v *view) filled(es []*jsonl.Entry) ([]*jsonl.Entry, error) {
 	}
 	defer f.Close()
 	slices.SortFunc(detached, func(a, b *jsonl.Entry) int { return cmp.Compare(a.Offset, b.Offset) })
+	// Nearby lines are read together: runs of lines at most gap bytes
+	// apart, of at most run bytes (smaller for previews, which are
+	// scattered over the file).
+	gap, run := int64(64<<10), int64(4<<20)
+	if max > 0 {
+		gap, run = 4<<10, 256<<10
+	}
 	for i := 0; i < len(detached); {
 		start, _ := detached[i].Span()
 		j := i + 1
 		for ; j < len(detached); j++ {
 			po, pn := detached[j-1].Span()
 			o, n := detached[j].Span()
-			if o-(po+int64(pn)) > 64<<10 || o+int64(n)-start > 4<<20 {
+			if o-(po+int64(pn)) > gap || o+int64(n)-start > run {
 				break
 			}
 		}
@@ -245,7 +273,11 @@ func (v *view) filled(es []*jsonl.Entry) ([]*jsonl.Entry, error) {
 		}
 		for _, e := range detached[i:j] {
 			o, n := e.Span()
-			if err := e.Fill(buf[o-start : o-start+int64(n) : o-start+int64(n)]); err != nil {
+			line := buf[o-start : o-start+int64(n) : o-start+int64(n)]
+			if max > 0 {
+				line = bytes.Clone(line) // keep the lines, not the run read
+			}
+			if err := e.Fill(line); err != nil {
 				return nil, fmt.Errorf("read session %s: %w", v.path, err)
 			}
 		}

@@ -12,6 +12,7 @@
 #   GOBENCH      set to 0 to skip the Go benchmarks
 #   SYNCBENCH    set to 0 to skip the sync benchmarks (MinIO)
 #   SEARCHBENCH  set to 0 to skip the search runs
+#   WEBBENCH     set to 0 to skip the web viewer's pages (engine/web)
 #
 # Sizes, for smoke tests at a small scale (use another BENCH_DIR: the
 # workloads are regenerated when the sizes change):
@@ -130,6 +131,16 @@ noix() { rm -rf "$XDG_CACHE_HOME/sessctl/offset-index"; }
 # v1copy FILE: a fresh copy of FILE to migrate, written out (sync) so
 # that no run's fsync waits on the writeback of an earlier run's files.
 v1copy() { rm -f "$B/work.jsonl"*; cp "$1" "$B/work.jsonl"; sync; }
+
+# The web viewer (sessctl serve): the first byte of the list and search
+# pages on sessions/, warm (the listing in memory, the index built), and
+# a large session's page, cold and warm (its own generated file).
+if [ "${WEBBENCH:-1}" != 0 ]; then
+  say "== web viewer (engine/web)"
+  SESSCTL_BENCH_DIR="$B" SESSCTL_WEB_BENCH_STORE="$B/sessions" SESSCTL_WEB_BENCH_BIG="$BIG_ENTRIES" go test -run='^$' \
+    -bench='^Benchmark(ListPage|SearchPage|BigSessionPage)$' -benchtime=30x -count=1 -timeout 2h ./engine/web/ \
+    | tee "$B/web-bench.txt" >&2
+fi
 
 say "== whole-process runs (median of $RUNS)"
 # open + context, cold: no offset index (as pi, which has none); then
@@ -281,5 +292,10 @@ if [ $have_search = 1 ]; then
   check "search: warm query" "$(le "${T[swarm]}" 0.05)" "${T[swarm]} s" "< 0.05 s"
   check "search: query after 10 sessions grew" "$(le "${T[supd]}" 0.2)" "${T[supd]} s" "< 0.2 s"
   r=$(div "${T[rg]}" "${T[swarm]}"); check "search: warm query vs rg --json" "$(ge "$r" 10)" "${r}x as fast" ">= 10x"
+fi
+if [ -s "$B/web-bench.txt" ]; then
+  metric() { awk -v b="$1" -v m="$2" 'index($1, b) == 1 { for (i = 2; i < NF; i++) if ($(i + 1) == m) { print $i; exit } }' "$B/web-bench.txt"; }
+  v=$(metric "BenchmarkListPage/q=-" ttfb-ms); [ -z "$v" ] || check "web: list page first byte, warm" "$(le "$v" 200)" "$v ms" "<= 200 ms"
+  v=$(metric "BenchmarkSearchPage/q=function-" ttfb-ms); [ -z "$v" ] || check "web: search page first byte, warm" "$(le "$v" 200)" "$v ms" "<= 200 ms"
 fi
 echo "$miss of $checked checked figures miss their targets"

@@ -204,6 +204,9 @@ func (h *Handler) listRowOf(r *row, depth int) listRow {
 	switch r.Format {
 	case search.FormatJSONL:
 		lr.Agent = r.Store.Name
+		if r.Store.key != "pi" && r.Store.key != "indusagi" {
+			lr.Agent = "jsonl"
+		}
 		if src := h.prov.source(r); src != "" {
 			lr.Agent = "imported: " + src
 		}

@@ -1,0 +1,208 @@
+package web
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/search"
+)
+
+// The viewer's speed on big stores (make bench; never go test):
+//
+//	SESSCTL_WEB_BENCH_STORE      a store to use as it is (a directory of session files)
+//	SESSCTL_WEB_BENCH_SESSIONS   else, sessions of a generated store (default 2000), over 40 cwds
+//	SESSCTL_WEB_BENCH_SIZE       bytes per generated session (default 60000)
+//	SESSCTL_WEB_BENCH_BIG        entries of the generated big session (default 100000, ~165 MB)
+//	SESSCTL_BENCH_DIR            where generated workloads are kept (default the temporary directory)
+//
+// Each benchmark reports the time to the first byte of the page (ttfb-ms:
+// the response's headers; pages are rendered whole before they are sent,
+// so this is the page's time on the server) and, for search, to the first
+// hit (hit-ms), as medians of b.N requests with the slowest (max-ms).
+
+func benchDir(b *testing.B) string {
+	if d := os.Getenv("SESSCTL_BENCH_DIR"); d != "" {
+		return d
+	}
+	return os.TempDir()
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// benchStore returns the store to measure: SESSCTL_WEB_BENCH_STORE, or a
+// generated one (kept for the next run).
+func benchStore(b *testing.B) string {
+	if s := os.Getenv("SESSCTL_WEB_BENCH_STORE"); s != "" {
+		return s
+	}
+	n := envInt("SESSCTL_WEB_BENCH_SESSIONS", 2000)
+	size := envInt("SESSCTL_WEB_BENCH_SIZE", 60000)
+	dir := filepath.Join(benchDir(b), fmt.Sprintf("web-store-%d-%d", n, size))
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return dir
+	}
+	b.Logf("generating %d sessions of ~%d bytes in %s", n, size, dir)
+	for i := range n {
+		cwd := fmt.Sprintf("/home/dev/project%02d", i%40)
+		d := filepath.Join(dir, layout.CwdDirName(cwd))
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
+		name := layout.SessionFileName(start, fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i))
+		o := workload.Options{Seed: uint64(i)*7919 + 1, Entries: max(4, size/1000), ToolResultMin: 500, ToolResultMax: 6000,
+			ImageEvery: -1, Start: start, Cwd: cwd}
+		if _, err := workload.WriteFile(filepath.Join(d, name), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(done, nil, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// timed fetches url n times and returns the median and largest times to
+// the first byte and to the first occurrence of mark in the body ("" for
+// the whole body).
+func timed(b *testing.B, c *http.Client, url, mark string) (ttfb, ttmark []time.Duration) {
+	for b.Loop() {
+		t0 := time.Now()
+		resp, err := c.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("%s: %s", url, resp.Status)
+		}
+		ttfb = append(ttfb, time.Since(t0))
+		if mark == "" {
+			_, _ = io.Copy(io.Discard, resp.Body)
+		} else {
+			r := bufio.NewReaderSize(resp.Body, 1<<16)
+			var seen strings.Builder
+			for {
+				line, err := r.ReadString('\n')
+				seen.WriteString(line)
+				if strings.Contains(line, mark) {
+					break
+				}
+				if err != nil {
+					b.Fatalf("%s: no %q in the page", url, mark)
+				}
+			}
+			_, _ = io.Copy(io.Discard, r)
+		}
+		ttmark = append(ttmark, time.Since(t0))
+		resp.Body.Close()
+	}
+	return ttfb, ttmark
+}
+
+func report(b *testing.B, name string, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, name+"-ms")
+	b.ReportMetric(float64(ds[len(ds)-1].Microseconds())/1000, name+"-max-ms")
+}
+
+// benchServer starts a viewer of root with its listing read.
+func benchServer(b *testing.B, root string) *server {
+	s := newServer(b, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}},
+		IndexDir: filepath.Join(benchDir(b), "web-index-"+filepath.Base(root)), ListMaxAge: time.Hour})
+	t0 := time.Now()
+	s.h.list.invalidate()
+	s.h.list.wait(time.Hour)
+	ls := s.h.list.get(0)
+	b.Logf("listing %d sessions took %v (the engine's List, in the background)", len(ls.rows), time.Since(t0).Round(time.Millisecond))
+	return s
+}
+
+// BenchmarkListPage: the session list, warm (the listing in memory), the
+// first page and a filtered one.
+func BenchmarkListPage(b *testing.B) {
+	s := benchServer(b, benchStore(b))
+	for _, q := range []string{"", "?cwd=/home/dev/project07", "?q=zzzz-no-such-text", "?page=3"} {
+		b.Run("q="+strings.TrimPrefix(q, "?"), func(b *testing.B) {
+			ttfb, all := timed(b, s.c, s.origin+"/"+q, "")
+			report(b, "ttfb", ttfb)
+			report(b, "page", all)
+		})
+	}
+}
+
+// BenchmarkSearchPage: a search, warm (the index built and up to date):
+// the first byte (the form, sent before the search runs) and the first
+// hit.
+func BenchmarkSearchPage(b *testing.B) {
+	s := benchServer(b, benchStore(b))
+	t0 := time.Now()
+	s.mustGet("/search?q=function")
+	b.Logf("first search (builds the index) took %v", time.Since(t0).Round(time.Millisecond))
+	for _, q := range []string{"q=function", "q=function&role=user", "q=%22no+such+phrase+anywhere%22"} {
+		b.Run(q, func(b *testing.B) {
+			mark := `<li class="hit">`
+			if strings.Contains(q, "no+such") {
+				mark = "No hits."
+			}
+			ttfb, hit := timed(b, s.c, s.origin+"/search?"+q, mark)
+			report(b, "ttfb", ttfb)
+			report(b, "hit", hit)
+		})
+	}
+}
+
+// BenchmarkBigSessionPage: a large session's page, cold (its file read
+// again for each request: the view dropped) and warm.
+func BenchmarkBigSessionPage(b *testing.B) {
+	entries := envInt("SESSCTL_WEB_BENCH_BIG", 100000)
+	dir := filepath.Join(benchDir(b), fmt.Sprintf("web-big-%d", entries))
+	file := filepath.Join(dir, "2026-03-01T09-00-00-000Z_big.jsonl")
+	if _, err := os.Stat(file); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := workload.WriteFile(file, workload.Options{Seed: 1, Entries: entries}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fi, _ := os.Stat(file)
+	b.Logf("%s: %d entries, %.0f MB", file, entries, float64(fi.Size())/(1<<20))
+	s := newServer(b, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: dir}}, ListMaxAge: time.Hour})
+	page := s.page(file)
+	b.Run("cold", func(b *testing.B) {
+		var ttfb []time.Duration
+		for b.Loop() {
+			s.h.views.drop(file)
+			t0 := time.Now()
+			s.mustGet(page)
+			ttfb = append(ttfb, time.Since(t0))
+		}
+		report(b, "page", ttfb)
+	})
+	b.Run("warm", func(b *testing.B) {
+		s.mustGet(page)
+		_, all := timed(b, s.c, s.origin+page, "")
+		report(b, "page", all)
+	})
+
+}

@@ -228,12 +228,14 @@ func (h *Handler) serveAgentUseEvents(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 		return err == nil
 	}
+	// The files as they are when the stream starts, before the page is
+	// told anything: a change after the first event is a change.
+	print := dirPrint(dir)
 	hs := &holderState{size: -1}
 	last := h.agentUseHolder(dir, hs)
 	if !send("holder", last) {
 		return
 	}
-	print := dirPrint(dir)
 	tick := time.NewTicker(max(h.o.FollowInterval, 500*time.Millisecond))
 	defer tick.Stop()
 	for {

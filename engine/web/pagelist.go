@@ -73,7 +73,9 @@ func (h *Handler) serveList(w http.ResponseWriter, r *http.Request) {
 	ls := h.list.get(150 * time.Millisecond)
 	if ls == nil {
 		_, loaded, total := h.list.refreshing()
-		h.render(w, r, http.StatusOK, "loading", loadingPage{page: h.page(r, "Sessions"), What: "Reading the stores", Done: loaded, All: total})
+		lp := loadingPage{page: h.page(r, "Sessions"), What: "Reading the stores", Done: loaded, All: total}
+		lp.Refresh = 2
+		h.render(w, r, http.StatusOK, "loading", lp)
 		return
 	}
 	q := r.URL.Query()
@@ -104,7 +106,7 @@ func (h *Handler) serveList(w http.ResponseWriter, r *http.Request) {
 		if f.Store != "" && rw.Store.key != f.Store {
 			continue
 		}
-		if f.Cwd != "" && !within(rw.Cwd, strings.TrimSuffix(f.Cwd, "/")) && rw.Cwd != f.Cwd {
+		if !underCwd(rw.Cwd, f.Cwd) {
 			continue
 		}
 		if !from.IsZero() && rw.Modified.Before(from) {
@@ -155,6 +157,13 @@ func (h *Handler) serveList(w http.ResponseWriter, r *http.Request) {
 	p.Took = ls.took.Round(time.Millisecond).String()
 	p.Refreshing, _, _ = h.list.refreshing()
 	h.render(w, r, http.StatusOK, "list", p)
+}
+
+// underCwd reports whether a session of cwd is kept by the filter dir: dir
+// itself or below it ("" and "/" keep every session).
+func underCwd(cwd, dir string) bool {
+	dir = strings.TrimRight(dir, "/")
+	return dir == "" || cwd == dir || strings.HasPrefix(cwd, dir+"/")
 }
 
 // groupRows returns the rows whose parent is not among rows (newest

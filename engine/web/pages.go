@@ -127,7 +127,9 @@ func (h *Handler) failPage(w http.ResponseWriter, r *http.Request, err error) {
 	default:
 		p.Status = http.StatusInternalServerError
 	}
-	if store, rel := r.PathValue("store"), r.PathValue("rel"); store != "" && rel != "" && h.storeByKey(store) != nil {
+	if store, rel := r.PathValue("store"), r.PathValue("rel"); store != "" && rel != "" && h.storeByKey(store) != nil &&
+		!strings.HasPrefix(r.URL.Path, "/s/") && !strings.HasPrefix(r.URL.Path, "/a/") {
+		// An act, an export or an entry of a session: back to its page.
 		kind := "/s/"
 		if strings.HasPrefix(r.URL.Path, "/a/") || strings.HasPrefix(r.URL.Path, "/export/a/") || strings.HasPrefix(r.URL.Path, "/events/a/") {
 			kind = "/a/"

@@ -658,3 +658,113 @@ func TestLivePageGetsAppendsAndTheHolder(t *testing.T) {
 	w.Close()
 	ev.waitFor(t, m, "holder", func(d string) bool { return strings.Contains(d, "no writer holds the lock") })
 }
+
+func TestDamagedAndOldSessions(t *testing.T) {
+	s := newServer(t, Options{})
+	bad := filepath.Join(s.root, "2026-03-01T09-00-00-000Z_bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"type":"message","id":"a1","parentId":null}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, body := s.get(s.page(bad))
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "_bad.jsonl:1: no session header") || !strings.Contains(body, "sessctl repair") {
+		t.Errorf("a file without a header: %d\n%s", code, regexp.MustCompile(`(?s)<section.*</section>`).FindString(body))
+	}
+	if fileBytes(t, bad) != `{"type":"message","id":"a1","parentId":null}`+"\n" {
+		t.Error("the damaged file was changed")
+	}
+	// A version 1 file (no ids) is shown migrated, in memory only.
+	old := filepath.Join(s.root, "2026-03-01T09-00-00-000Z_old.jsonl")
+	v1 := `{"type":"session","id":"old-1","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w/old"}` + "\n" +
+		`{"type":"message","timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"user","content":"an old prompt","timestamp":1}}` + "\n"
+	if err := os.WriteFile(old, []byte(v1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	body = s.mustGet(s.page(old))
+	if len(entryIDs(body)) != 1 || !strings.Contains(body, "an old prompt") {
+		t.Errorf("a version 1 file:\n%s", body)
+	}
+	if fileBytes(t, old) != v1 {
+		t.Error("showing a version 1 file migrated it on disk")
+	}
+}
+
+func TestListWaitsForItsFirstReadingAndFiltersAllCwds(t *testing.T) {
+	s := newServer(t, Options{})
+	writeFixture(t, s.root, "/w/app")
+	// Before the first listing is read, the page says so and reloads.
+	s.h.list.mu.Lock()
+	s.h.list.cur = nil
+	s.h.list.running = make(chan struct{}) // a reading that never ends
+	s.h.list.mu.Unlock()
+	body := s.mustGet("/")
+	if !strings.Contains(body, `<meta http-equiv="refresh" content="2">`) || !strings.Contains(body, "Reading the stores") {
+		t.Errorf("before the first listing:\n%s", body)
+	}
+	s.h.list.mu.Lock()
+	s.h.list.running = nil
+	s.h.list.mu.Unlock()
+	s.h.list.invalidate()
+	s.h.list.wait(5 * time.Second)
+	for _, cwd := range []string{"/", "/w/", "/w/app/"} {
+		if body := s.mustGet("/?cwd=" + url.QueryEscape(cwd)); strings.Count(body, `<td class="when"`) != 1 {
+			t.Errorf("cwd=%s shows no session", cwd)
+		}
+	}
+}
+
+func TestAgentUsePageIsToldOfChanges(t *testing.T) {
+	root := t.TempDir()
+	ctx := context.Background()
+	aus, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root, Sync: agentuse.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := aus.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "a", Name: "a"}, Model: "m:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	s := newServer(t, Options{FollowInterval: 100 * time.Millisecond,
+		Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
+	page := s.h.sessionURL(sess.Dir(), search.FormatAgentUse)
+	req, _ := http.NewRequest(http.MethodGet, s.origin+strings.Replace(page, "/a/", "/events/a/", 1), nil)
+	resp, err := s.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	got := make(chan string, 16)
+	go func() {
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				close(got)
+				return
+			}
+			got <- line
+		}
+	}()
+	wait := func(want string) {
+		t.Helper()
+		deadline := time.After(20 * time.Second)
+		for {
+			select {
+			case l, ok := <-got:
+				if !ok {
+					t.Fatalf("the stream ended before %q", want)
+				}
+				if strings.Contains(l, want) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no %q", want)
+			}
+		}
+	}
+	wait("written by pid " + fmt.Sprint(os.Getpid()))
+	if _, err := sess.AddMessage(agentuse.MessageSpec{Task: "t", ModelID: "m:m"}); err != nil {
+		t.Fatal(err)
+	}
+	wait("event: changed")
+}

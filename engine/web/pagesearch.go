@@ -87,7 +87,7 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 		msg("Role must be user, assistant, tool or other.")
 		return
 	}
-	now := time.Now().UTC()
+	now := h.o.Now().UTC()
 	var err error
 	if f.Since != "" {
 		if sq.Since, err = search.ParseTime(f.Since, now, false); err != nil {

@@ -52,7 +52,9 @@ func (h *Handler) serveStats(w http.ResponseWriter, r *http.Request) {
 	ls := h.list.get(150 * time.Millisecond)
 	if ls == nil {
 		_, loaded, total := h.list.refreshing()
-		h.render(w, r, http.StatusOK, "loading", loadingPage{page: h.page(r, "Stats"), What: "Reading the stores", Done: loaded, All: total})
+		lp := loadingPage{page: h.page(r, "Stats"), What: "Reading the stores", Done: loaded, All: total}
+		lp.Refresh = 2
+		h.render(w, r, http.StatusOK, "loading", lp)
 		return
 	}
 	h.usage.scanStores(ls, 30*time.Second)
@@ -64,7 +66,7 @@ func (h *Handler) serveStats(w http.ResponseWriter, r *http.Request) {
 		if rw.Format != search.FormatJSONL {
 			continue
 		}
-		if f.Cwd != "" && rw.Cwd != f.Cwd && !within(rw.Cwd, strings.TrimSuffix(f.Cwd, "/")) {
+		if !underCwd(rw.Cwd, f.Cwd) {
 			continue
 		}
 		rows = append(rows, rw)

@@ -45,6 +45,12 @@ type row struct {
 	Parent   string
 	Status   string // AgentUse's session status
 	Stat     statKey
+
+	// Set when the listing is complete:
+	i      int    // the row's place in listing.rows
+	up     *row   // the listed session it was forked from, or whose child it is
+	kids   []*row // the listed sessions forked from it, or its children, newest first
+	search string // name, first message and id, in lower case, for the text filter
 }
 
 // listing is the sessions of every store at one time.
@@ -214,6 +220,26 @@ func (l *lister) read(ctx context.Context) *listing {
 		return nil
 	}
 	slices.SortStableFunc(ls.rows, func(a, b *row) int { return b.Modified.Compare(a.Modified) })
+	for i, r := range ls.rows {
+		r.i = i
+		r.search = strings.ToLower(r.Name + "\n" + r.First + "\n" + r.ID)
+		if p := ls.byPath[r.Parent]; r.Parent != "" && p != nil && p != r {
+			r.up = p
+			p.kids = append(p.kids, r) // in the listing's order: newest first
+		}
+	}
+	// Sessions naming each other as parents (hand-made files) would hang
+	// under each other and nowhere else: such a loop is cut.
+	for _, r := range ls.rows {
+		x := r.up
+		for steps := 0; x != nil && x != r && steps < len(ls.rows); steps++ {
+			x = x.up
+		}
+		if x == r {
+			r.up.kids = slices.DeleteFunc(r.up.kids, func(k *row) bool { return k == r })
+			r.up = nil
+		}
+	}
 	seen := map[string]bool{}
 	for _, r := range ls.rows {
 		if r.Cwd != "" && !seen[r.Cwd] {

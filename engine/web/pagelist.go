@@ -101,7 +101,8 @@ func (h *Handler) serveList(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ql := strings.ToLower(f.Q)
-	var keep []*row
+	keep := make([]bool, len(ls.rows))
+	count := 0
 	for _, rw := range ls.rows {
 		if f.Store != "" && rw.Store.key != f.Store {
 			continue
@@ -115,22 +116,30 @@ func (h *Handler) serveList(w http.ResponseWriter, r *http.Request) {
 		if !to.IsZero() && !rw.Modified.Before(to) {
 			continue
 		}
-		if ql != "" && !strings.Contains(strings.ToLower(rw.Name), ql) && !strings.Contains(strings.ToLower(rw.First), ql) &&
-			!strings.HasPrefix(strings.ToLower(rw.ID), ql) {
+		if ql != "" && !strings.Contains(rw.search, ql) {
 			continue
 		}
-		keep = append(keep, rw)
+		keep[rw.i] = true
+		count++
 	}
-	p.Count = len(keep)
-	p.Filtered = len(keep) != len(ls.rows)
-	roots, kids := groupRows(keep)
+	p.Count = count
+	p.Filtered = count != len(ls.rows)
+	// Sessions whose parent is not shown are shown at the top level;
+	// the others under their parent.
+	var roots []*row
+	for _, rw := range ls.rows {
+		if keep[rw.i] && (rw.up == nil || !keep[rw.up.i]) {
+			roots = append(roots, rw)
+		}
+	}
 	lo := f.Page * groupsPerPage
 	if lo > len(roots) {
 		lo = len(roots)
 	}
 	hi := min(lo+groupsPerPage, len(roots))
+	seen := map[*row]bool{}
 	for _, rt := range roots[lo:hi] {
-		h.addRows(&p.Rows, rt, kids, 0, map[*row]bool{})
+		h.addRows(&p.Rows, rt, keep, 0, seen)
 	}
 	link := func(page int) string {
 		v := url.Values{}
@@ -166,33 +175,17 @@ func underCwd(cwd, dir string) bool {
 	return dir == "" || cwd == dir || strings.HasPrefix(cwd, dir+"/")
 }
 
-// groupRows returns the rows whose parent is not among rows (newest
-// first, as rows are), and each row's children and forks among them.
-func groupRows(rows []*row) (roots []*row, kids map[string][]*row) {
-	in := make(map[string]bool, len(rows))
-	for _, r := range rows {
-		in[r.Path] = true
-	}
-	kids = map[string][]*row{}
-	for _, r := range rows {
-		if r.Parent != "" && r.Parent != r.Path && in[r.Parent] {
-			kids[r.Parent] = append(kids[r.Parent], r)
-		} else {
-			roots = append(roots, r)
-		}
-	}
-	return roots, kids
-}
-
-// addRows adds r and, below it, its children and forks.
-func (h *Handler) addRows(out *[]listRow, r *row, kids map[string][]*row, depth int, seen map[*row]bool) {
+// addRows adds r and, below it, its children and forks that are kept.
+func (h *Handler) addRows(out *[]listRow, r *row, keep []bool, depth int, seen map[*row]bool) {
 	if seen[r] {
 		return // a parent loop: shown once
 	}
 	seen[r] = true
 	*out = append(*out, h.listRowOf(r, depth))
-	for _, k := range kids[r.Path] {
-		h.addRows(out, k, kids, depth+1, seen)
+	for _, k := range r.kids {
+		if keep[k.i] {
+			h.addRows(out, k, keep, depth+1, seen)
+		}
 	}
 }
 

@@ -768,3 +768,22 @@ func TestAgentUsePageIsToldOfChanges(t *testing.T) {
 	}
 	wait("event: changed")
 }
+
+func TestListShowsSessionsThatNameEachOtherAsParents(t *testing.T) {
+	s := newServer(t, Options{})
+	a := filepath.Join(s.root, "a.jsonl")
+	b := filepath.Join(s.root, "b.jsonl")
+	head := func(id, parent string) string {
+		return `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w","parentSession":"` + parent + `"}` + "\n"
+	}
+	os.WriteFile(a, []byte(head("aaaa", b)), 0o600)
+	os.WriteFile(b, []byte(head("bbbb", a)), 0o600)
+	s.h.list.invalidate()
+	s.h.list.wait(5 * time.Second)
+	body := s.mustGet("/")
+	for _, p := range []string{a, b} {
+		if strings.Count(body, `href="`+s.page(p)+`"`) != 1 {
+			t.Errorf("%s is not listed once", p)
+		}
+	}
+}

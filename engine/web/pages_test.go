@@ -138,6 +138,10 @@ func TestListShowsNewestFirstWithForksUnderTheirParent(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("list rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// The parent's page lists its fork.
+	if body := s.mustGet(s.page(a.file)); !strings.Contains(body, `<li><a href="`+fork+`">`) {
+		t.Error("the parent's page does not list its fork")
+	}
 	// Filters: cwd, dates, text.
 	// (The fork's last message is a's tool result, of a's first day.)
 	for q, n := range map[string]int{"cwd=/w/lib": 1, "cwd=/w": 3, "cwd=/w/app": 2, "cwd=/elsewhere": 0,

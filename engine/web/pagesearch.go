@@ -118,8 +118,8 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 	progOpen := false
 	x, err := search.Open(r.Context(), search.Options{Dir: h.o.IndexDir,
 		Progress: func(done, total int64) {
-			if time.Since(lastProg) < 300*time.Millisecond {
-				return
+			if total < 8<<20 || time.Since(lastProg) < 300*time.Millisecond {
+				return // small updates say nothing
 			}
 			lastProg = time.Now()
 			if !progOpen {

@@ -242,8 +242,8 @@ func (h *Handler) sessInfo(r *http.Request, v *view, st *viewState) sessInfo {
 		si.ParentURL = h.sessionURL(filepath.Clean(st.header.ParentSession), search.FormatJSONL)
 	}
 	if ls := h.list.get(0); ls != nil {
-		for _, rw := range ls.rows {
-			if rw.Parent == v.path {
+		if me := ls.byPath[v.path]; me != nil {
+			for _, rw := range me.kids {
 				si.Children = append(si.Children, linkText{URL: h.path("/" + rw.Key), Text: human.Or(rw.Name, human.OneLine(rw.First, 80)) + " (" + render.ShortID(rw.ID) + ")"})
 			}
 		}

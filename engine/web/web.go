@@ -133,22 +133,21 @@ type Options struct {
 
 // Handler is the viewer: an http.Handler. It is safe for concurrent use.
 type Handler struct {
-	o       Options
-	stores  []*storeRef
-	token   string
-	cookie  string // the cookie's name: sessctl-<hash of the token>
-	csrf    string
-	hosts   hostRule
-	base    string // BasePath without a trailing slash
-	mux     *http.ServeMux
-	ctx     context.Context
-	cancel  context.CancelFunc
-	bg      sync.WaitGroup
-	list    *lister
-	views   *viewCache
-	usage   *usageCache
-	prov    *provCache
-	started time.Time
+	o      Options
+	stores []*storeRef
+	token  string
+	cookie string // the cookie's name: sessctl-<hash of the token>
+	csrf   string
+	hosts  hostRule
+	base   string // BasePath without a trailing slash
+	mux    *http.ServeMux
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
+	list   *lister
+	views  *viewCache
+	usage  *usageCache
+	prov   *provCache
 	// redactor masks exports (a field so that tests can make redaction
 	// fail).
 	redactor render.Redactor
@@ -203,7 +202,7 @@ func New(o Options) (*Handler, error) {
 		o.leanMin = 8 << 20
 	}
 	h := &Handler{o: o, token: o.Token, csrf: randomHex(16), hosts: hr, redactor: redact.Rules{},
-		base: strings.TrimSuffix(o.BasePath, "/"), started: o.Now()}
+		base: strings.TrimSuffix(o.BasePath, "/")}
 	sum := sha256.Sum256([]byte("cookie\x00" + o.Token))
 	h.cookie = "sessctl-" + hex.EncodeToString(sum[:6])
 	dirs := 0

@@ -791,3 +791,24 @@ func TestListShowsSessionsThatNameEachOtherAsParents(t *testing.T) {
 		}
 	}
 }
+
+func TestImportedSessionsNameTheirAgent(t *testing.T) {
+	s := newServer(t, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "indusagi", Format: search.FormatJSONL, Root: t.TempDir()}}})
+	dir := filepath.Join(s.root, "--w-imp--")
+	os.MkdirAll(dir, 0o700)
+	file := filepath.Join(dir, "2026-03-01T09-00-00-000Z_imp.jsonl")
+	data := `{"type":"session","version":3,"id":"imp-1","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w/imp"}` + "\n" +
+		`{"type":"custom","customType":"sessctl-import","data":{"source":"claude","sourcePath":"/x.jsonl","sourceId":"x","digest":"d"},"id":"a0000001","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}` + "\n" +
+		`{"type":"message","id":"a0000002","parentId":"a0000001","timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"user","content":"imported prompt","timestamp":1772355601000}}` + "\n"
+	os.WriteFile(file, []byte(data), 0o600)
+	ind := writeFixture(t, s.h.stores[1].root, "/w/ind")
+	s.h.list.invalidate()
+	s.h.list.wait(5 * time.Second)
+	body := s.mustGet("/")
+	if !strings.Contains(body, `<td class="agent">imported: claude</td>`) || !strings.Contains(body, `<td class="agent">indusagi</td>`) {
+		t.Errorf("the agents are not named:\n%s", body)
+	}
+	if b := s.mustGet(s.h.sessionURL(ind.file, search.FormatJSONL)); !strings.Contains(b, "Why does the build fail?") {
+		t.Error("the indusagi session's page")
+	}
+}

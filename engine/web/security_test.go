@@ -7,12 +7,16 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessctl/sessctl/search"
 )
 
 // Every route, for the rules that hold on all of them.
@@ -484,5 +488,65 @@ func TestEveryResponseCarriesTheSecurityHeaders(t *testing.T) {
 		if resp.Header.Get("Content-Type") != ctype || string(b) != string(want) {
 			t.Errorf("/static/%s: %s, %d bytes", name, resp.Header.Get("Content-Type"), len(b))
 		}
+	}
+}
+
+func TestMountedUnderAPrefix(t *testing.T) {
+	root := t.TempDir()
+	f := writeFixture(t, root, "/w/app")
+	ts := httptest.NewUnstartedServer(nil)
+	h, err := New(Options{Addr: ts.Listener.Addr().String(), BasePath: "/sessions/", Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}},
+		IndexDir: t.TempDir(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/sessions/", http.StripPrefix("/sessions", h))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "the agent's own page") })
+	ts.Config.Handler = mux
+	ts.Start()
+	defer ts.Close()
+	if !strings.HasSuffix(h.URL(), "/sessions/?token="+h.Token()) {
+		t.Errorf("URL %s", h.URL())
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(strings.Replace(h.URL(), "http://"+ts.Listener.Addr().String(), ts.URL, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/sessions/" {
+		t.Fatalf("%s at %s", resp.Status, resp.Request.URL)
+	}
+	page := "/sessions" + h.sessionURL(f.file, search.FormatJSONL)[len("/sessions"):]
+	for _, want := range []string{`href="/sessions/static/style.css"`, `href="` + page + `"`, `action="/sessions/"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the list lacks %s", want)
+		}
+	}
+	for _, ck := range jar.Cookies(resp.Request.URL) {
+		if ck.Name == h.cookie {
+			goto found
+		}
+	}
+	t.Error("no cookie for the prefix")
+found:
+	resp, err = c.Get(ts.URL + page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `action="`+strings.Replace(page, "/s/", "/act/label/", 1)+`"`) {
+		t.Errorf("the session page under the prefix: %s", resp.Status)
+	}
+	// The cookie is the prefix's only.
+	resp, _ = c.Get(ts.URL + "/")
+	resp.Body.Close()
+	if req := resp.Request; req.Header.Get("Cookie") != "" {
+		t.Errorf("the viewer's cookie is sent to the agent's other pages: %s", req.Header.Get("Cookie"))
 	}
 }

@@ -216,4 +216,3 @@ func TestServeUsage(t *testing.T) {
 		t.Errorf("help serve: %d\n%s", code, out)
 	}
 }
-

@@ -86,7 +86,9 @@ func (r hostRule) allows(hostHeader string) bool {
 	return host == "localhost" && (r.loopback || r.any)
 }
 
-// ServeHTTP checks the request against the rules above and serves it.
+// ServeHTTP serves a request that passes the checks of the package
+// documentation's Security section: the Host header, the token, the
+// method, and for a write the CSRF token and origin.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setSecurityHeaders(w)
 	if !h.hosts.allows(r.Host) {

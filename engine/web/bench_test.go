@@ -189,16 +189,26 @@ func BenchmarkBigSessionPage(b *testing.B) {
 	fi, _ := os.Stat(file)
 	b.Logf("%s: %d entries, %.0f MB", file, entries, float64(fi.Size())/(1<<20))
 	s := newServer(b, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: dir}}, ListMaxAge: time.Hour})
+	s.c.Timeout = 0
 	page := s.page(file)
+	// The listing (the engine's, which reads the file for pi's list
+	// fields) is read first, and not measured.
+	s.h.list.invalidate()
+	s.h.list.wait(time.Hour)
 	b.Run("cold", func(b *testing.B) {
 		var ttfb []time.Duration
+		var peak uint64
 		for b.Loop() {
 			s.h.views.drop(file)
-			t0 := time.Now()
-			s.mustGet(page)
-			ttfb = append(ttfb, time.Since(t0))
+			p := heapPeak(func() {
+				t0 := time.Now()
+				s.mustGet(page)
+				ttfb = append(ttfb, time.Since(t0))
+			})
+			peak = max(peak, p)
 		}
 		report(b, "page", ttfb)
+		b.ReportMetric(float64(peak)/(1<<20), "heap-peak-MB")
 	})
 	b.Run("warm", func(b *testing.B) {
 		s.mustGet(page)

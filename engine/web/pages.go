@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // The templates, styles and script are embedded in the binary: the pages
@@ -124,6 +125,9 @@ func (h *Handler) failPage(w http.ResponseWriter, r *http.Request, err error) {
 		p.Hint = "'sessctl verify FILE' names the damage; 'sessctl repair FILE' salvages it into a new file."
 	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrBusy):
 		p.Status = http.StatusConflict
+	case errors.Is(err, vfs.ErrSymlink):
+		p.Status = http.StatusBadRequest
+		p.Hint = "A session reached through a symbolic link is only read; open the file it points to to change it."
 	default:
 		p.Status = http.StatusInternalServerError
 	}

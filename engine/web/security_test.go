@@ -400,6 +400,13 @@ func TestOnlySessionsInTheStoresAreServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.mustGet("/s/pi/" + d("alias.jsonl"))
+	// It is only read: a write through the link is refused.
+	before = fileBytes(t, f.file)
+	resp = s.post(actURL("/s/pi/"+d("alias.jsonl"), "label"), url.Values{"entry": {f.question}, "text": {"x"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || fileBytes(t, f.file) != before {
+		t.Errorf("label through a link: %s", resp.Status)
+	}
 }
 
 func TestSessionTextIsEscaped(t *testing.T) {

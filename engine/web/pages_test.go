@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -810,5 +812,103 @@ func TestImportedSessionsNameTheirAgent(t *testing.T) {
 	}
 	if b := s.mustGet(s.h.sessionURL(ind.file, search.FormatJSONL)); !strings.Contains(b, "Why does the build fail?") {
 		t.Error("the indusagi session's page")
+	}
+}
+
+// treeClass returns the class of the tree line linking to id.
+func treeClass(t *testing.T, body, id string) string {
+	t.Helper()
+	_, tree, _ := strings.Cut(body, `class="treelines"`)
+	m := regexp.MustCompile(`<li class="([^"]*)">(?:<span class="label">[^<]*</span> )?<a href="[^"]*" data-id="` + regexp.QuoteMeta(id) + `"`).FindStringSubmatch(tree)
+	if m == nil {
+		t.Fatalf("the tree has no line for %s", id)
+	}
+	return " " + m[1] + " "
+}
+
+// openReader opens the session file read-only through the engine.
+func openReader(t *testing.T, file string) (*engine.Session, error) {
+	st, err := engine.OpenStore(context.Background(), engine.StoreOptions{Dir: filepath.Dir(file), CacheDir: t.TempDir()})
+	if err != nil {
+		return nil, err
+	}
+	return st.Open(context.Background(), file, engine.OpenOptions{ReadOnly: true})
+}
+
+func TestTreeMarksTheBranchShownAndFollowsAppends(t *testing.T) {
+	s := newServer(t, Options{})
+	f := writeFixture(t, s.root, "/w/app")
+	s.h.list.invalidate()
+	es, err := openReader(t, f.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch := es.BranchPath("")
+	leaf := branch[len(branch)-1].ID
+	es.Close()
+	// Pages asked for at once, each building the tree (the race detector
+	// watches the shared tree).
+	var wg sync.WaitGroup
+	bodies := make([]string, 6)
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := ""
+			if i%2 == 1 {
+				q = "?at=" + f.abandon
+			}
+			resp, err := s.c.Get(s.origin + s.page(f.file) + q)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			bodies[i] = string(b)
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for i, body := range bodies {
+		leafAt := strings.Contains(treeClass(t, body, leaf), " at ")
+		abandonAt := strings.Contains(treeClass(t, body, f.abandon), " at ")
+		if i%2 == 0 && (!leafAt || abandonAt) || i%2 == 1 && (leafAt || !abandonAt) {
+			t.Errorf("page %d: the tree marks the leaf %v, the abandoned answer %v", i, leafAt, abandonAt)
+		}
+		onBranch := strings.Contains(treeClass(t, body, f.second), " on ")
+		if onBranch != (i%2 == 0) {
+			t.Errorf("page %d: the second answer on the branch shown: %v", i, onBranch)
+		}
+	}
+	// An append changes the tree the page and its live fragment show.
+	w := openWriter(t, f.file)
+	id, err := w.AppendMessage(message.NewUser("one more question", time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		body := s.mustGet(s.page(f.file))
+		if slices.Contains(treeIDs(body), id) {
+			if c := treeClass(t, body, id); !strings.Contains(c, " at ") || !strings.Contains(c, " leaf ") {
+				t.Errorf("the appended entry's tree line: %q", c)
+			}
+			if strings.Contains(treeClass(t, body, leaf), " at ") {
+				t.Error("the old leaf is still marked")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the appended entry never reached the tree")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	frag := s.mustGet(strings.Replace(s.page(f.file), "/s/", "/tree/", 1))
+	if !strings.Contains(frag, `data-id="`+id+`"`) {
+		t.Error("the live tree fragment lacks the appended entry")
 	}
 }

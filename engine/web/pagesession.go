@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"html/template"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -24,7 +25,7 @@ type sessionPage struct {
 	page
 	S         sessInfo
 	Entries   []entryCtx
-	Tree      []treeLine
+	TreeHTML  template.HTML // the tree, rendered
 	TreeURL   string
 	Pinned    bool
 	At        string
@@ -197,28 +198,13 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 	}
 	p.Live = !p.Pinned && end == p.Total
 	p.EventsURL = strings.Replace(self, "/s/", "/events/s/", 1)
-	if p.Tree, err = treeOf(v, branch, leaf, target, self); err != nil {
+	if p.TreeHTML, err = st.treeHTML(branch, leaf, target, self, v.previews); err != nil {
 		return nil, err
 	}
 	p.S = h.sessInfo(r, v, st)
 	p.Title = human.Or(p.S.Name, "Session "+render.ShortID(p.S.ID))
 	p.Holder = h.holderText(v.path, nil)
 	return p, nil
-}
-
-// treeOf is the tree beside the transcript of the branch that ends at
-// target. The view's lock is held for reading.
-func treeOf(v *view, branch []*jsonl.Entry, leaf, target, self string) ([]treeLine, error) {
-	onBranch := make(map[string]bool, len(branch))
-	for _, e := range branch {
-		onBranch[e.ID] = true
-	}
-	return treeLines(v.st.tree(), v.st.ix, leaf, target, onBranch, func(id string) string {
-		if id == leaf {
-			return self + "#e-" + id
-		}
-		return self + "?at=" + url.QueryEscape(id) + "#e-" + id
-	}, v.previews)
 }
 
 // actURL is the URL an act on the session page self is posted to.
@@ -255,8 +241,7 @@ func (h *Handler) sessInfo(r *http.Request, v *view, st *viewState) sessInfo {
 	}
 	if !ok {
 		si.Counting = true
-		path := v.path
-		h.goBG(func() { _, _ = h.usage.get(h.ctx, path) })
+		h.usage.background(v.path)
 		return si
 	}
 	byModel := map[string]*tally{}
@@ -323,13 +308,14 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) {
 	if leaf != "" {
 		branch = v.st.ix.Branch(leaf)
 	}
-	tree, err := treeOf(v, branch, leaf, leaf, h.sessionURL(path, search.FormatJSONL))
+	tree, err := v.st.treeHTML(branch, leaf, leaf, h.sessionURL(path, search.FormatJSONL), v.previews)
 	v.mu.RUnlock()
 	if err != nil {
 		h.failPage(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "treefrag", struct{ Tree []treeLine }{tree})
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write([]byte(tree))
 }
 
 // serveEntry shows one entry whole (a page cuts long texts).

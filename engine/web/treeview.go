@@ -1,8 +1,11 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
+	"html/template"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -25,6 +28,9 @@ type treeModel struct {
 	segs    []*segment
 	entries int
 	forks   map[string]int // the children of each branch point, by id
+
+	previews map[*jsonl.Entry]string  // the previews of the entries shown, once read
+	html     map[string]template.HTML // the tree rendered for a branch's last entry
 }
 
 // segment is one run of single-child entries.
@@ -220,9 +226,15 @@ type treeLine struct {
 	Branch  int // children, at a branch point
 }
 
-// treeMemo returns the tree model of the view's entries, built once per
+// tree returns the tree model of the view's entries, built once per
 // change of the file. The view's lock is held for reading.
 func (st *viewState) tree() *treeModel {
+	st.treeMu.Lock()
+	defer st.treeMu.Unlock()
+	return st.treeLocked()
+}
+
+func (st *viewState) treeLocked() *treeModel {
 	if st.treeMemo == nil || st.treeGen != st.gen {
 		st.treeMemo = buildTree(st)
 		st.treeGen = st.gen
@@ -234,21 +246,23 @@ func (st *viewState) tree() *treeModel {
 // at (onBranch holds its ids), the entries' previews read back (fill).
 func treeLines(tm *treeModel, ix *tree.Index, leaf, at string, onBranch map[string]bool, link func(id string) string,
 	fill func([]*jsonl.Entry) ([]*jsonl.Entry, error)) ([]treeLine, error) {
-	var shown []*jsonl.Entry
-	for _, s := range tm.segs {
-		for _, it := range s.items {
-			if it.e != nil {
-				shown = append(shown, it.e)
+	if tm.previews == nil {
+		var shown []*jsonl.Entry
+		for _, s := range tm.segs {
+			for _, it := range s.items {
+				if it.e != nil {
+					shown = append(shown, it.e)
+				}
 			}
 		}
-	}
-	filled, err := fill(shown)
-	if err != nil {
-		return nil, err
-	}
-	byPtr := make(map[*jsonl.Entry]*jsonl.Entry, len(shown))
-	for i, e := range shown {
-		byPtr[e] = filled[i]
+		filled, err := fill(shown)
+		if err != nil {
+			return nil, err
+		}
+		tm.previews = make(map[*jsonl.Entry]string, len(shown))
+		for i, e := range shown {
+			tm.previews[e] = preview(filled[i])
+		}
 	}
 	var out []treeLine
 	for _, s := range tm.segs {
@@ -257,8 +271,8 @@ func treeLines(tm *treeModel, ix *tree.Index, leaf, at string, onBranch map[stri
 				out = append(out, treeLine{Depth: s.Depth, Gap: it.gap})
 				continue
 			}
-			e := byPtr[it.e]
-			l := treeLine{Depth: min(s.Depth, 12), Seg: i == 0, ID: e.ID, URL: link(e.ID), Preview: preview(e),
+			e := it.e
+			l := treeLine{Depth: min(s.Depth, 12), Seg: i == 0, ID: e.ID, URL: link(e.ID), Preview: tm.previews[e],
 				Kind: kindOf(e), Leaf: e.ID == leaf, On: onBranch[e.ID], At: e.ID == at}
 			if lb, ok := ix.Label(e.ID); ok {
 				l.Label = lb
@@ -304,4 +318,39 @@ func kindOf(e *jsonl.Entry) string {
 		return "summary"
 	}
 	return "note"
+}
+
+// treeHTML renders the tree beside the transcript of the branch that ends
+// at target (branch), kept per branch shown until the file changes. The
+// view's lock is held for reading.
+func (st *viewState) treeHTML(branch []*jsonl.Entry, leaf, target, self string, fill func([]*jsonl.Entry) ([]*jsonl.Entry, error)) (template.HTML, error) {
+	st.treeMu.Lock()
+	defer st.treeMu.Unlock()
+	tm := st.treeLocked()
+	if h, ok := tm.html[target]; ok {
+		return h, nil
+	}
+	onBranch := make(map[string]bool, len(branch))
+	for _, e := range branch {
+		onBranch[e.ID] = true
+	}
+	lines, err := treeLines(tm, st.ix, leaf, target, onBranch, func(id string) string {
+		if id == leaf {
+			return self + "#e-" + id
+		}
+		return self + "?at=" + url.QueryEscape(id) + "#e-" + id
+	}, fill)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, "tree", struct{ Tree []treeLine }{lines}); err != nil {
+		return "", err
+	}
+	if tm.html == nil || len(tm.html) >= 8 {
+		tm.html = map[string]template.HTML{}
+	}
+	h := template.HTML(buf.String()) // rendered by html/template: escaped
+	tm.html[target] = h
+	return h, nil
 }

@@ -56,7 +56,8 @@ type usageCache struct {
 	h     *Handler
 	mu    sync.Mutex
 	files map[string]*fileUsage
-	sem   chan struct{} // at most two files read at once
+	sem   chan struct{}   // at most two files read at once
+	busy  map[string]bool // files being read in the background
 
 	scanMu   sync.Mutex
 	scanning bool
@@ -66,7 +67,25 @@ type usageCache struct {
 }
 
 func newUsageCache(h *Handler) *usageCache {
-	return &usageCache{h: h, files: map[string]*fileUsage{}, sem: make(chan struct{}, 2)}
+	return &usageCache{h: h, files: map[string]*fileUsage{}, sem: make(chan struct{}, 2), busy: map[string]bool{}}
+}
+
+// background counts the file at path in the background, unless that is
+// under way already.
+func (c *usageCache) background(path string) {
+	c.mu.Lock()
+	if c.busy[path] {
+		c.mu.Unlock()
+		return
+	}
+	c.busy[path] = true
+	c.mu.Unlock()
+	c.h.goBG(func() {
+		_, _ = c.get(c.h.ctx, path)
+		c.mu.Lock()
+		delete(c.busy, path)
+		c.mu.Unlock()
+	})
 }
 
 // peek returns the counts of the file at path when they are those of the

@@ -48,6 +48,7 @@ type viewState struct {
 	malformed int
 	gen       int // bumped whenever entries are added
 
+	treeMu   sync.Mutex // guards the two below: pages build them under the view's read lock
 	treeGen  int
 	treeMemo *treeModel
 }

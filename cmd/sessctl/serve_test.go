@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -214,5 +216,58 @@ func TestServeUsage(t *testing.T) {
 	out, _, code := runCLI(t, "help", "serve")
 	if code != 0 || !strings.Contains(out, "Usage: sessctl serve") || !strings.Contains(out, "--addr") {
 		t.Errorf("help serve: %d\n%s", code, out)
+	}
+}
+
+// outsideAddr returns an address of this machine that is not loopback,
+// or "" when it has none.
+func outsideAddr() string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return ""
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
+			return n.IP.String()
+		}
+	}
+	return ""
+}
+
+// TestServeBindsLoopbackByDefault: without --addr the viewer listens on
+// 127.0.0.1 only (this machine's other addresses are refused) and says
+// nothing; on another address it warns.
+func TestServeBindsLoopbackByDefault(t *testing.T) {
+	store := t.TempDir()
+	u, c, stop := startServe(t, "--store", store)
+	pu, err := neturl.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pu.Hostname() != "127.0.0.1" {
+		t.Fatalf("serve listens on %s", pu.Host)
+	}
+	if code, _ := getBody(t, c, u); code != http.StatusOK {
+		t.Errorf("the printed URL: %d", code)
+	}
+	if ip := outsideAddr(); ip != "" {
+		conn, err := net.DialTimeout("tcp", net.JoinHostPort(ip, pu.Port()), 5*time.Second)
+		if err == nil {
+			conn.Close()
+			t.Errorf("the viewer is reachable on %s", net.JoinHostPort(ip, pu.Port()))
+		}
+	} else {
+		t.Log("this machine has no address but loopback: only the printed address is checked")
+	}
+	if code, errText := stop(); code != exitOK || strings.Contains(errText, "not a loopback address") {
+		t.Errorf("stop: exit %d, %q", code, errText)
+	}
+
+	u, c, stop = startServe(t, "--store", store, "--addr", "0.0.0.0:0")
+	if code, _ := getBody(t, c, u); code != http.StatusOK {
+		t.Errorf("the printed URL on 0.0.0.0: %d", code)
+	}
+	if _, errText := stop(); !strings.Contains(errText, "which is not a loopback address") {
+		t.Errorf("no warning on 0.0.0.0: %q", errText)
 	}
 }

@@ -97,7 +97,7 @@ bench:
 bench-smoke:
 	BENCH_DIR=.bench-smoke RUNS=3 BIG_ENTRIES=3000 SESSIONS=50 SESSION_SIZE=20000 \
 	  V1_ENTRIES=2000 V1BIG_ENTRIES=4000 APPEND_N=1000 APPEND_BIG_N=2000 APPEND_SYNC_N=50 \
-	  SYNCBENCH=0 scripts/bench.sh
+	  SYNCBENCH=0 SCALE_DIR=.bench-smoke/no-scale scripts/bench.sh
 
 lint:
 	scripts/lint.sh

@@ -3,16 +3,22 @@ package web
 import (
 	"bufio"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
@@ -24,6 +30,7 @@ import (
 //	SESSCTL_WEB_BENCH_SESSIONS   else, sessions of a generated store (default 2000), over 40 cwds
 //	SESSCTL_WEB_BENCH_SIZE       bytes per generated session (default 60000)
 //	SESSCTL_WEB_BENCH_BIG        entries of the generated big session (default 100000, ~165 MB)
+//	SESSCTL_WEB_BENCH_BIG_FILE   else, a big session to use as it is (alone in its folder)
 //	SESSCTL_BENCH_DIR            where generated workloads are kept (default the temporary directory)
 //
 // Each benchmark reports the time to the first byte of the page (ttfb-ms:
@@ -128,7 +135,7 @@ func report(b *testing.B, name string, ds []time.Duration) {
 // benchServer starts a viewer of root with its listing read.
 func benchServer(b *testing.B, root string) *server {
 	s := newServer(b, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}},
-		IndexDir: filepath.Join(benchDir(b), "web-index-"+filepath.Base(root)), ListMaxAge: time.Hour})
+		IndexDir: filepath.Join(benchDir(b), fmt.Sprintf("web-index-%s-%08x", filepath.Base(root), crc32.ChecksumIEEE([]byte(root)))), ListMaxAge: time.Hour})
 	s.c.Timeout = 0 // a first search of a large store builds its index for minutes
 	t0 := time.Now()
 	s.h.list.invalidate()
@@ -139,11 +146,21 @@ func benchServer(b *testing.B, root string) *server {
 }
 
 // BenchmarkListPage: the session list, warm (the listing in memory), the
-// first page and a filtered one.
+// first page, one cwd's, a text filter matching nothing, a later page.
 func BenchmarkListPage(b *testing.B) {
 	s := benchServer(b, benchStore(b))
-	for _, q := range []string{"", "?cwd=/home/dev/project07", "?q=zzzz-no-such-text", "?page=3"} {
-		b.Run("q="+strings.TrimPrefix(q, "?"), func(b *testing.B) {
+	// A cwd of the store (of the generated one: /home/dev/project07).
+	cwd := "/home/dev/project07"
+	if cwds := s.h.list.get(0).cwds; len(cwds) > 0 && !slices.Contains(cwds, cwd) {
+		cwd = cwds[len(cwds)/2]
+	}
+	for _, q := range []string{"", "?cwd=" + url.QueryEscape(cwd), "?q=zzzz-no-such-text", "?page=3"} {
+		name := "q=" + strings.TrimPrefix(q, "?")
+		if strings.HasPrefix(q, "?cwd=") {
+			name = "q=cwd" // the cwd named in the log
+			b.Logf("cwd filter: %s", cwd)
+		}
+		b.Run(name, func(b *testing.B) {
 			ttfb, all := timed(b, s.c, s.origin+"/"+q, "")
 			report(b, "ttfb", ttfb)
 			report(b, "page", all)
@@ -178,7 +195,10 @@ func BenchmarkBigSessionPage(b *testing.B) {
 	entries := envInt("SESSCTL_WEB_BENCH_BIG", 100000)
 	dir := filepath.Join(benchDir(b), fmt.Sprintf("web-big-%d", entries))
 	file := filepath.Join(dir, "2026-03-01T09-00-00-000Z_big.jsonl")
-	if _, err := os.Stat(file); err != nil {
+	if f := os.Getenv("SESSCTL_WEB_BENCH_BIG_FILE"); f != "" {
+		// A session of its own folder (the folder is the store).
+		file, dir = f, filepath.Dir(f)
+	} else if _, err := os.Stat(file); err != nil {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			b.Fatal(err)
 		}
@@ -187,7 +207,7 @@ func BenchmarkBigSessionPage(b *testing.B) {
 		}
 	}
 	fi, _ := os.Stat(file)
-	b.Logf("%s: %d entries, %.0f MB", file, entries, float64(fi.Size())/(1<<20))
+	b.Logf("%s: %.0f MB", file, float64(fi.Size())/(1<<20))
 	s := newServer(b, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: dir}}, ListMaxAge: time.Hour})
 	s.c.Timeout = 0
 	page := s.page(file)
@@ -215,5 +235,63 @@ func BenchmarkBigSessionPage(b *testing.B) {
 		_, all := timed(b, s.c, s.origin+page, "")
 		report(b, "page", all)
 	})
+}
 
+// BenchmarkLiveAppend: the time from an append to the session file to
+// its entry in a live page's event stream (the default FollowInterval),
+// for appends by sessctl's engine (the writer lock held) and by pi 0.73.1
+// (its SessionManager, a process per append, no lock; skipped without
+// pi), measured from when the writer has written the line.
+func BenchmarkLiveAppend(b *testing.B) {
+	s := newServer(b, Options{})
+	f := writeFixture(b, s.root, "/w/app")
+	ev := s.events(s.page(f.file))
+	ev.waitFor(b, 0, "holder", func(string) bool { return true })
+	b.Run("sessctl", func(b *testing.B) {
+		w := openWriter(b, f.file)
+		defer w.Close()
+		var ds []time.Duration
+		n := 0
+		for b.Loop() {
+			n++
+			// Appends at different points of the follow's interval.
+			time.Sleep(time.Duration(n%5) * 50 * time.Millisecond)
+			m := ev.mark()
+			id, err := w.AppendMessage(message.NewUser(fmt.Sprintf("live prompt %d", n), time.Now()))
+			t0 := time.Now()
+			if err != nil {
+				b.Fatal(err)
+			}
+			ev.waitFor(b, m, "entries", func(d string) bool { return strings.Contains(d, `"`+id+`"`) })
+			ds = append(ds, time.Since(t0))
+		}
+		report(b, "live", ds)
+	})
+	b.Run("pi", func(b *testing.B) {
+		node, modules := testenv.Pi(b)
+		var ds []time.Duration
+		for b.Loop() {
+			m := ev.mark()
+			cmd := exec.Command(node, filepath.Join(testenv.RepoRoot(b), "scripts", "pi-writer.mjs"), modules, f.file, "30", "1", "40")
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			id, err := bufio.NewReader(out).ReadString('\n')
+			t0 := time.Now()
+			if err != nil {
+				b.Fatalf("pi-writer: %v", err)
+			}
+			id = strings.TrimSpace(id)
+			ev.waitFor(b, m, "entries", func(d string) bool { return strings.Contains(d, `"`+id+`"`) })
+			ds = append(ds, time.Since(t0))
+			if err := cmd.Wait(); err != nil {
+				b.Fatalf("pi-writer: %v", err)
+			}
+		}
+		report(b, "live", ds)
+	})
 }

@@ -61,6 +61,8 @@ var allowed = map[string][]string{
 	"internal/testenv": {},
 	// make test's summary of go test -json: progress, failures, skips.
 	"internal/cmd/testsum": {},
+	// make api-check: the public API against the last release's.
+	"internal/cmd/apicheck": {},
 	// Writes the bcryptprimitives.dll wine before 9.0 lacks (make test-windows).
 	"scripts/wineprng": {},
 }

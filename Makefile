@@ -19,8 +19,11 @@ BIN       := bin/sessctl
 
 all: build
 
+# -buildvcs=auto: the binary records the version (a release tag) and the
+# commit it was built from, which sessctl --version prints, even where
+# GOFLAGS turns VCS stamping off.
 build:
-	$(GO) build -o $(BIN) ./cmd/sessctl
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/sessctl
 
 demo: build
 	./$(BIN) demo

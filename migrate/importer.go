@@ -129,9 +129,14 @@ const SkipEmpty = "no messages"
 // fields and its entry lines. Entries are in the order that makes the
 // source's active branch the last line, so pi's leaf is right.
 type Imported struct {
-	Source         string    // the source's Name
-	SourceID       string    // the session's id in the source
-	SourcePath     string    // the file or database it was read from
+	Source     string // the source's Name
+	SourceID   string // the session's id in the source
+	SourcePath string // the file or database it was read from, as its provenance names it
+	// ReadFrom is the file actually read when it is not SourcePath: a
+	// compressed form of it (Codex's rollout-*.jsonl.zst, whose
+	// provenance names the plain .jsonl so that compressing it changes
+	// nothing). "" otherwise.
+	ReadFrom       string
 	SourceVersion  string    // the agent's version, when recorded
 	ParentSourceID string    // the source id of the session this one is a subagent of
 	ID             string    // the pi session id, derived from Source and SourceID

@@ -394,6 +394,9 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	// read, so that Codex compressing a session does not change its
 	// import.
 	m := migrate.Meta{SourcePath: r.plain}
+	if r.path != r.plain {
+		m.ReadFrom = r.path
+	}
 	sourceID := r.id
 	provider := ""
 	haveUser, haveAsst := false, false

@@ -112,8 +112,8 @@ func TestCompressedRollout(t *testing.T) {
 				if got := res.Sessions[0].Bytes(""); !bytes.Equal(got, want) {
 					t.Errorf("%s: the compressed rollout imports to other bytes:\n%s\nwant\n%s", path, got, want)
 				}
-				if res.Refs[0].Path != plain+".zst" {
-					t.Errorf("ref path %s, want the compressed file", res.Refs[0].Path)
+				if res.Refs[0].Path != plain+".zst" || res.Sessions[0].ReadFrom != plain+".zst" || res.Sessions[0].SourcePath != plain {
+					t.Errorf("ref path %s, read from %q, source path %s; want the compressed file read, the plain one named", res.Refs[0].Path, res.Sessions[0].ReadFrom, res.Sessions[0].SourcePath)
 				}
 				st, _ := os.Stat(plain + ".zst")
 				if got := res.Read[plain+".zst"]; got != [2]int64{st.Size(), st.Size()} {

@@ -24,7 +24,7 @@
 //
 // Importers bring other agents' sessions into version 3 files, one
 // subpackage per source (claude, codex, gemini, cursor, windsurf,
-// opencode, agsh; the list is migrate/sources), each behind the Source and
+// opencode, agsh, goose, crush; the list is migrate/sources), each behind the Source and
 // Store interfaces: detect a store, list its sessions, convert one. They
 // share a Builder that derives entry ids from source ids (collision
 // checked, so a re-import gives identical bytes), keeps the source's

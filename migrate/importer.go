@@ -16,7 +16,7 @@ import (
 // This file is the contract every importer of a foreign agent's store
 // implements, and the result they share. The importers themselves live in
 // the subpackages (claude, codex, gemini, cursor, windsurf, opencode,
-// agsh); the list of them is migrate/sources.
+// agsh, goose, crush); the list of them is migrate/sources.
 
 // Source is one foreign agent whose sessions can be imported: it knows
 // where the agent keeps its store, recognises one, and opens it.

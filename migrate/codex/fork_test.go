@@ -248,11 +248,8 @@ func TestForkParentMissing(t *testing.T) {
 // as skipped with the reason.
 func TestForkNothingOwn(t *testing.T) {
 	home, files := forkHome(t)
-	child := []string{}
-	for _, l := range strings.SplitAfter(rolloutOf(time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC), append([][2]string{{"session_meta", meta(childID, `,"forked_from_id":"`+parentID+`"`)}}, copyOf(parentLines, childID)...)), "\n") {
-		child = append(child, l)
-	}
-	writeFile(t, files[childID], []byte(strings.Join(child, "")), time.Time{})
+	child := rolloutOf(time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC), append([][2]string{{"session_meta", meta(childID, `,"forked_from_id":"`+parentID+`"`)}}, copyOf(parentLines, childID)...))
+	writeFile(t, files[childID], []byte(child), time.Time{})
 	res := importtest.Import(t, Source{}, home, migrate.ImportOptions{})
 	var reasons []string
 	for _, sk := range res.Skipped {

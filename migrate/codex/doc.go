@@ -68,9 +68,9 @@
 // ended on. If the parent's rollout is not in the store (deleted, or the
 // fork imported alone), the replay is imported as the child's own
 // history, being the only copy left, and the entry says "imported". A
-// paginated rollout (history_mode "paginated", Codex 0.15x and later by
-// default) names the parent's history in history_base and copies none of
-// it; nothing is left out. An unknown history_mode is reported as
+// paginated rollout (history_mode "paginated", what Codex 0.171.0 writes
+// by default) names the parent's history in history_base and copies none
+// of it; nothing is left out. An unknown history_mode is reported as
 // damage.
 //
 // Built from the rollout format of Codex 0.98 (the corpus) to 0.171.0:

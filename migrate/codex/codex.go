@@ -405,14 +405,17 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	for i, e := range entries {
 		switch e.kind {
 		case "session_meta", "legacy_meta":
-			if metaSeen {
+			id := jsonString(e.it.ID)
+			if metaSeen && id != sourceID {
+				// A copy of another session's meta (a fork's replay).
 				break
 			}
+			first := !metaSeen
 			metaSeen = true
-			if id := jsonString(e.it.ID); id != "" {
+			if id != "" {
 				sourceID = id
 			}
-			if !knownHistoryModes[e.it.HistoryMode] {
+			if first && !knownHistoryModes[e.it.HistoryMode] {
 				return nil, &migrate.Damage{Path: r.path, Line: e.n, Err: fmt.Errorf("history_mode %q is not one this importer reads (legacy, paginated)", e.it.HistoryMode)}
 			}
 			if t, ok := migrate.ParseTime(e.it.Timestamp); ok {
@@ -434,7 +437,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			} else if e.it.ParentThreadID != "" {
 				m.ParentSourceID = e.it.ParentThreadID
 			}
-			if e.it.ForkedFromID != "" {
+			if first && e.it.ForkedFromID != "" {
 				fork = forkInfo{parent: e.it.ForkedFromID, meta: i, base: jsonl.KindOf(bytes.TrimSpace(e.it.HistoryBase)) == jsonl.KindObject}
 				m.ParentSourceID = e.it.ForkedFromID
 			}

@@ -282,3 +282,26 @@ func TestUnknownHistoryMode(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedMeta: a rollout's own session_meta written again (Codex
+// repeats it, and a resume by a newer Codex names its version) still
+// updates the session's facts, as before; another session's meta (a
+// replayed copy) does not.
+func TestRepeatedMeta(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "sessions", "2026", "05", "01", "rollout-2026-05-01T10-00-00-"+parentID+".jsonl")
+	writeFile(t, file, []byte(rolloutOf(time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC), [][2]string{
+		{"session_meta", meta(parentID, "")},
+		userItem("hi"),
+		{"session_meta", strings.Replace(meta(parentID, ""), "0.140.0", "0.150.0", 1)},
+		{"session_meta", strings.Replace(meta(childID, ""), "0.140.0", "9.9.9", 1)},
+		answerItem("hello"),
+	})), time.Time{})
+	res := importtest.Import(t, Source{}, home, migrate.ImportOptions{})
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	if s := res.Sessions[0]; s.SourceID != parentID || s.SourceVersion != "0.150.0" {
+		t.Errorf("source id %s version %s, want %s 0.150.0", s.SourceID, s.SourceVersion, parentID)
+	}
+}

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"tree":                 {"internal/jsonl"},
 	"compaction":           {"internal/jsonl", "tree", "engine/message"},
 	"engine/message":       {"internal/jsonl"},
-	"migrate":              {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
+	"migrate":              {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
 	"lock":                 {"layout/vfs", "github.com/gofrs/flock"},
 	"engine":               {"internal/jsonl", "internal/errs", "internal/sessionfile", "layout", "layout/vfs", "tree", "compaction", "engine/message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":      {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},

@@ -27,19 +27,25 @@ import (
 const realCodexVersion = "0.171.0"
 
 // codexBinary returns the Codex CLI to run: $SESSCTL_CODEX, else the one
-// npm installs into ~/.cache/sessctl/codex (never into the repository).
+// scripts/codex-install.sh installs into ~/.cache/sessctl/codex (never
+// into the repository). Without it the test skips, or fails where
+// SESSCTL_REQUIRE_CODEX=1 (CI).
 func codexBinary(t *testing.T) string {
 	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("SESSCTL_REQUIRE_CODEX") == "1" {
+		skip = t.Fatalf
+	}
 	if p := os.Getenv("SESSCTL_CODEX"); p != "" {
 		return p
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		t.Skipf("no cache directory: %v", err)
+		skip("no cache directory: %v", err)
 	}
 	p := filepath.Join(cache, "sessctl", "codex", "node_modules", ".bin", "codex")
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("the Codex CLI is not installed: npm install --prefix %s @openai/codex@%s (or set SESSCTL_CODEX)", filepath.Dir(filepath.Dir(filepath.Dir(p))), realCodexVersion)
+		skip("the Codex CLI %s is not installed: run scripts/codex-install.sh (or set SESSCTL_CODEX)", realCodexVersion)
 	}
 	return p
 }

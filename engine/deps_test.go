@@ -48,7 +48,9 @@ var allowed = map[string][]string{
 	"internal/human":       {},
 	"internal/workload":    {"internal/jsonl", "layout"},
 	"cmd/sessctl":          {"*"},
-	"examples/agent":       {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
+	// make bench's workloads and its library rows against pi.
+	"cmd/sessctl-bench": {"engine", "engine/message", "internal/sessionfile", "internal/workload", "tree"},
+	"examples/agent":    {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage or a directory: the stores'
 	// write paths, the S3 client, client-side encryption (README
 	// "Dependencies"), and flock for a directory remote's

@@ -5,7 +5,7 @@
 #   make cross   go build and go vet for every GOOS/GOARCH in PLATFORMS (CI runs it after test)
 #   make test-windows   the suite as Windows programs under wine64
 #   make lint    staticcheck (pinned; installed into the cache when missing)
-#   make check   test plus go mod tidy check
+#   make check   test plus go mod tidy check and the API guard (api-check)
 #   make fuzz    every fuzz target for FUZZTIME (default 30s) each
 #   make crash   randomized crash-and-reopen workloads, real-process kills, search beside rebuilds
 #   make bench   Go benchmarks plus whole-process runs, printed as a table
@@ -15,12 +15,15 @@ SHELL     := bash
 FUZZTIME  ?= 30s
 BIN       := bin/sessctl
 
-.PHONY: all build demo test stress lint fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
+.PHONY: all build demo test stress lint api api-check fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
 
 all: build
 
+# -buildvcs=auto: the binary records the version (a release tag) and the
+# commit it was built from, which sessctl --version prints, even where
+# GOFLAGS turns VCS stamping off.
 build:
-	$(GO) build -o $(BIN) ./cmd/sessctl
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/sessctl
 
 demo: build
 	./$(BIN) demo
@@ -109,7 +112,18 @@ stress:
 tidy-check:
 	$(GO) mod tidy -diff
 
-check: test tidy-check
+# make api-check: no exported name of a public package removed or changed
+# since the last release (api/v*.txt) without a CHANGELOG entry under
+# Unreleased; see internal/cmd/apicheck. At a release, `make api` writes
+# the new API file (API=api/vX.Y.Z.txt).
+api-check:
+	$(GO) run ./internal/cmd/apicheck
+
+api:
+	@test -n "$(API)" || { echo "make api: set API=api/vX.Y.Z.txt"; exit 1; }
+	$(GO) run ./internal/cmd/apicheck -write $(API)
+
+check: test tidy-check api-check
 
 clean:
 	rm -rf bin .bench .bench-smoke .bench-cache .bench-smoke-cache

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"tree":                 {"internal/jsonl"},
 	"compaction":           {"internal/jsonl", "tree", "engine/message"},
 	"engine/message":       {"internal/jsonl"},
-	"migrate":              {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite"},
+	"migrate":              {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
 	"lock":                 {"layout/vfs", "github.com/gofrs/flock"},
 	"engine":               {"internal/jsonl", "internal/errs", "internal/sessionfile", "layout", "layout/vfs", "tree", "compaction", "engine/message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":      {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
@@ -51,6 +51,8 @@ var allowed = map[string][]string{
 	"internal/human":    {},
 	"internal/workload": {"internal/jsonl", "layout"},
 	"cmd/sessctl":       {"*"},
+	// make bench's workloads and its library rows against pi.
+	"cmd/sessctl-bench": {"engine", "engine/message", "internal/sessionfile", "internal/workload", "tree"},
 	"examples/agent":    {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage or a directory: the stores'
 	// write paths, the S3 client, client-side encryption (README
@@ -64,6 +66,8 @@ var allowed = map[string][]string{
 	"internal/testenv": {},
 	// make test's summary of go test -json: progress, failures, skips.
 	"internal/cmd/testsum": {},
+	// make api-check: the public API against the last release's.
+	"internal/cmd/apicheck": {},
 	// Writes the bcryptprimitives.dll wine before 9.0 lacks (make test-windows).
 	"scripts/wineprng": {},
 }

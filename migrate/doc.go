@@ -24,8 +24,9 @@
 //
 // Importers bring other agents' sessions into version 3 files, one
 // subpackage per source (claude, codex, gemini, cursor, windsurf,
-// opencode, agsh; the list is migrate/sources), each behind the Source and
-// Store interfaces: detect a store, list its sessions, convert one. They
+// opencode, agsh, goose, crush; the list is migrate/sources), each
+// behind the Source and Store interfaces: detect a store, list its
+// sessions, convert one. They
 // share a Builder that derives entry ids from source ids (collision
 // checked, so a re-import gives identical bytes), keeps the source's
 // branches and writes the active branch last, and starts every file with

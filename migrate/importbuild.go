@@ -212,6 +212,7 @@ func (b *Builder) SetLeaf(n *Node) { b.leaf = n }
 // Meta is what Finish needs besides the nodes.
 type Meta struct {
 	SourcePath     string
+	ReadFrom       string // the file read, when it is not SourcePath (see Imported)
 	SourceVersion  string
 	ParentSourceID string
 	Start          time.Time
@@ -228,6 +229,7 @@ func (b *Builder) Finish(m Meta) *Imported {
 		Source:         b.source,
 		SourceID:       b.sourceID,
 		SourcePath:     m.SourcePath,
+		ReadFrom:       m.ReadFrom,
 		SourceVersion:  m.SourceVersion,
 		ParentSourceID: m.ParentSourceID,
 		ID:             b.sessionID,

@@ -16,7 +16,7 @@ import (
 // This file is the contract every importer of a foreign agent's store
 // implements, and the result they share. The importers themselves live in
 // the subpackages (claude, codex, gemini, cursor, windsurf, opencode,
-// agsh); the list of them is migrate/sources.
+// agsh, goose, crush); the list of them is migrate/sources.
 
 // Source is one foreign agent whose sessions can be imported: it knows
 // where the agent keeps its store, recognises one, and opens it.
@@ -129,9 +129,14 @@ const SkipEmpty = "no messages"
 // fields and its entry lines. Entries are in the order that makes the
 // source's active branch the last line, so pi's leaf is right.
 type Imported struct {
-	Source         string    // the source's Name
-	SourceID       string    // the session's id in the source
-	SourcePath     string    // the file or database it was read from
+	Source     string // the source's Name
+	SourceID   string // the session's id in the source
+	SourcePath string // the file or database it was read from, as its provenance names it
+	// ReadFrom is the file actually read when it is not SourcePath: a
+	// compressed form of it (Codex's rollout-*.jsonl.zst, whose
+	// provenance names the plain .jsonl so that compressing it changes
+	// nothing). "" otherwise.
+	ReadFrom       string
 	SourceVersion  string    // the agent's version, when recorded
 	ParentSourceID string    // the source id of the session this one is a subagent of
 	ID             string    // the pi session id, derived from Source and SourceID

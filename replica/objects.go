@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -376,21 +375,6 @@ func parseManifestKey(rest string) (kind, name string, gen int64, ok bool) {
 		ok = false
 	}
 	return kind, name, g, ok
-}
-
-// sortedHeads returns the heads in a stable order.
-func sortedHeads(m map[string]*head) []*head {
-	out := make([]*head, 0, len(m))
-	for _, h := range m {
-		out = append(out, h)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].kind != out[j].kind {
-			return out[i].kind < out[j].kind
-		}
-		return out[i].name < out[j].name
-	})
-	return out
 }
 
 func (b *bucket) remove(ctx context.Context, key string) error {

@@ -26,6 +26,9 @@ func testPushPullRoundTrip(t *testing.T, be *backend) {
 		t.Fatalf("push: %+v", rep.Sessions)
 	}
 	rep = b.run(t, "pull")
+	if rep.Downloaded == 0 || len(rep.Sessions) != 1 || !rep.Sessions[0].Created {
+		t.Fatalf("pull: downloaded %d bytes, sessions %+v; want the session created", rep.Downloaded, rep.Sessions)
+	}
 	got := sessionFiles(t, b.agentDir)
 	want := filepath.Join(b.agentDir, "sessions", "--home-dev-proj--", filepath.Base(path))
 	if got[filepath.Base(path)] != want {

@@ -58,9 +58,9 @@ fi
 # agent's store), so a cache under $B would never be used.
 export XDG_CACHE_HOME="$B-cache"
 S="$B/sessctl"
-D="$B/benchdriver"
+D="$B/sessctl-bench"
 go build -o "$S" ./cmd/sessctl
-go build -o "$D" scripts/benchdriver/main.go
+go build -o "$D" ./cmd/sessctl-bench
 
 say() { printf '%s\n' "$*" >&2; }
 sizes="$BIG_ENTRIES $SESSIONS $SESSION_SIZE $V1_ENTRIES $V1BIG_ENTRIES"
@@ -68,10 +68,10 @@ if [ "$(cat "$B/sizes" 2>/dev/null)" != "$sizes" ]; then
   rm -rf "$B/big.jsonl" "$B/sessions" "$B/v1.jsonl" "$B/v1-500.jsonl" "$B/search-sessions" "$B/search-index" "$XDG_CACHE_HOME"
   echo "$sizes" > "$B/sizes"
 fi
-[ -f "$B/big.jsonl" ] || { say "generating big.jsonl ($BIG_ENTRIES entries)"; "$S" gen session --entries "$BIG_ENTRIES" --seed 1 "$B/big.jsonl" >/dev/null; }
-[ -d "$B/sessions" ] || { say "generating sessions/ ($SESSIONS x $SESSION_SIZE bytes)"; "$S" gen dir --sessions "$SESSIONS" --size "$SESSION_SIZE" --seed 1 "$B/sessions" >/dev/null; }
-[ -f "$B/v1.jsonl" ] || { say "generating v1.jsonl ($V1_ENTRIES entries, version 1)"; "$S" gen session --entries "$V1_ENTRIES" --v1 --seed 1 "$B/v1.jsonl" >/dev/null; }
-[ -f "$B/v1-500.jsonl" ] || { say "generating v1-500.jsonl ($V1BIG_ENTRIES entries, version 1)"; "$S" gen session --entries "$V1BIG_ENTRIES" --v1 --seed 2 "$B/v1-500.jsonl" >/dev/null; }
+[ -f "$B/big.jsonl" ] || { say "generating big.jsonl ($BIG_ENTRIES entries)"; "$D" gen session --entries "$BIG_ENTRIES" --seed 1 "$B/big.jsonl" >/dev/null; }
+[ -d "$B/sessions" ] || { say "generating sessions/ ($SESSIONS x $SESSION_SIZE bytes)"; "$D" gen dir --sessions "$SESSIONS" --size "$SESSION_SIZE" --seed 1 "$B/sessions" >/dev/null; }
+[ -f "$B/v1.jsonl" ] || { say "generating v1.jsonl ($V1_ENTRIES entries, version 1)"; "$D" gen session --entries "$V1_ENTRIES" --v1 --seed 1 "$B/v1.jsonl" >/dev/null; }
+[ -f "$B/v1-500.jsonl" ] || { say "generating v1-500.jsonl ($V1BIG_ENTRIES entries, version 1)"; "$D" gen session --entries "$V1BIG_ENTRIES" --v1 --seed 2 "$B/v1-500.jsonl" >/dev/null; }
 # Old enough for the offset index (files modified in the last 2 s are
 # never indexed).
 touch -d '-1 hour' "$B/big.jsonl"

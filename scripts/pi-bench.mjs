@@ -15,7 +15,7 @@
 // NODE_MODULES is a folder outside the repository where
 // `npm install @mariozechner/pi-coding-agent@0.58.3` was run (see
 // scripts/pi-install.sh). The append messages are the typed values
-// scripts/benchdriver appends (message.NewAssistant, message.NewUser):
+// cmd/sessctl-bench appends (message.NewAssistant, message.NewUser):
 // the message objects of both files are the same bytes.
 import path from "node:path";
 import { pathToFileURL } from "node:url";

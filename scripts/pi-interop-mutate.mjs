@@ -14,7 +14,7 @@
 //
 // It works in a fresh temporary directory (PI_CODING_AGENT_DIR points
 // there) on sessions written by pi's own SessionManager and on seeded
-// workloads from `sessctl gen`, and exits 1 on the first kind of mismatch
+// workloads from `sessctl-bench gen`, and exits 1 on the first kind of mismatch
 // it reports (after reporting all of them).
 
 import { spawnSync } from "node:child_process";

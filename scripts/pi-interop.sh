@@ -17,12 +17,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/sessctl" "$root/cmd/sessctl"
+go build -o "$work/sessctl-bench" "$root/cmd/sessctl-bench"
 S="$work/sessctl"
+G="$work/sessctl-bench"
 files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
-  "$S" gen session --entries 3000 --seed 7 "$work/gen.jsonl" >/dev/null
-  "$S" gen session --entries 20000 --seed 8 "$work/gen-big.jsonl" >/dev/null
-  "$S" gen session --entries 2000 --seed 9 --v1 "$work/v1.jsonl" >/dev/null
+  "$G" gen session --entries 3000 --seed 7 "$work/gen.jsonl" >/dev/null
+  "$G" gen session --entries 20000 --seed 8 "$work/gen-big.jsonl" >/dev/null
+  "$G" gen session --entries 2000 --seed 9 --v1 "$work/v1.jsonl" >/dev/null
   cp "$work/v1.jsonl" "$work/v1-orig.jsonl"
   "$S" migrate "$work/v1.jsonl" >/dev/null
   # A session written through the engine API (appends, a label, a branch

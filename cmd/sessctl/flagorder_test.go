@@ -97,9 +97,6 @@ var flagOrderCases = map[string]flagOrderCase{
 		return []string{"status"}, []string{"--remote", "s3://bucket/me", "--store", filepath.Join(f.root, "agent"),
 			"--age-identity", filepath.Join(f.root, "no-identity"), "--json"}
 	}, exitNotFound},
-	"gen": {func(f *flagOrderFixture) ([]string, []string) {
-		return []string{"session", filepath.Join(f.root, "gen.jsonl")}, []string{"--entries", "5", "--seed", "3"}
-	}, exitOK},
 	"help": {func(f *flagOrderFixture) ([]string, []string) {
 		return []string{"tail"}, nil
 	}, exitOK},

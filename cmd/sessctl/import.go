@@ -22,7 +22,7 @@ import (
 
 var importCommand = &command{
 	name:    "import",
-	summary: "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode and agsh",
+	summary: "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode, agsh, Goose and Crush",
 	usage:   helpText("import"),
 }
 

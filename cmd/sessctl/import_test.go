@@ -22,7 +22,7 @@ func isolate(t *testing.T, dir string) {
 	t.Setenv("HOME", dir)
 	t.Setenv("USERPROFILE", dir) // the home directory on Windows
 	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "pi"))
-	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "WINDSURF_SESSIONS_DIR", "OPENCODE_DB", "APPDATA"} {
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "WINDSURF_SESSIONS_DIR", "OPENCODE_DB", "APPDATA", "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA", "LOCALAPPDATA"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "xdg"))
@@ -135,7 +135,7 @@ func TestImportAll(t *testing.T) {
 	tmp := t.TempDir()
 	isolate(t, tmp)
 	out, errOut, code := runCLI(t, "import", "--all", "--dry-run")
-	if code != exitOK || !strings.Contains(out, "No sessions to import: none of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode, agsh keeps a store on this machine.") || errOut != "" {
+	if code != exitOK || !strings.Contains(out, "No sessions to import: none of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode, agsh, Goose, Crush keeps a store on this machine.") || errOut != "" {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if !strings.Contains(out, filepath.Join(tmp, ".claude")) {

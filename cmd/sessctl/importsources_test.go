@@ -1,16 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/importer"
@@ -316,5 +319,115 @@ one more question', '2026-04-17T08:09:00.000000000+00:00')`},
 				}
 			}
 		})
+	}
+}
+
+// TestImportAllNewSources: 'import --all --dry-run' finds a Goose store
+// and a Crush store where those agents keep them by default (the XDG data
+// directory; Crush's projects.json naming each project's .crush) and a
+// compressed Codex rollout, lists their sessions, and writes nothing;
+// the real import then files a Goose subagent under its parent's file.
+func TestImportAllNewSources(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	xdg := filepath.Join(tmp, "xdg")
+	exec := func(db *sql.DB, stmts ...string) {
+		t.Helper()
+		for _, q := range stmts {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+	open := func(path string) *sql.DB {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	// Goose: the tables of its schema v17 that hold sessions, a parent
+	// and its subagent.
+	g := open(filepath.Join(xdg, "goose", "sessions", "sessions.db"))
+	exec(g, `CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)`,
+		`INSERT INTO schema_version (version) VALUES (17)`,
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, provider_name TEXT, model_config_json TEXT, parent_session_id TEXT)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT, session_id TEXT NOT NULL, role TEXT NOT NULL, content_json TEXT NOT NULL, created_timestamp INTEGER NOT NULL, metadata_json TEXT)`,
+		`INSERT INTO sessions (id, name, working_dir, created_at) VALUES ('20260512_1', 'goose parent', '/w/goose', '2026-05-12 09:00:00')`,
+		`INSERT INTO sessions (id, name, session_type, working_dir, created_at, parent_session_id) VALUES ('20260512_2', 'goose child', 'sub_agent', '/w/goose', '2026-05-12 09:01:00', '20260512_1')`,
+		`INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES ('20260512_1', 'user', '[{"type":"text","text":"hi goose"}]', 1778576401)`,
+		`INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES ('20260512_2', 'user', '[{"type":"text","text":"sub task"}]', 1778576461)`)
+	g.Close()
+	// Crush: a project's .crush/crush.db, listed in projects.json.
+	proj := filepath.Join(tmp, "proj")
+	c := open(filepath.Join(proj, ".crush", "crush.db"))
+	exec(c, `CREATE TABLE goose_db_version (id INTEGER PRIMARY KEY AUTOINCREMENT, version_id INTEGER NOT NULL, is_applied INTEGER NOT NULL, tstamp TIMESTAMP DEFAULT (datetime('now')))`,
+		`INSERT INTO goose_db_version (version_id, is_applied) VALUES (20260127000000, 1)`,
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT NOT NULL, prompt_tokens INTEGER NOT NULL DEFAULT 0, completion_tokens INTEGER NOT NULL DEFAULT 0, cost REAL NOT NULL DEFAULT 0.0, updated_at INTEGER NOT NULL, created_at INTEGER NOT NULL, summary_message_id TEXT)`,
+		`CREATE TABLE messages (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, parts TEXT NOT NULL default '[]', model TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, provider TEXT, is_summary_message INTEGER DEFAULT 0 NOT NULL)`,
+		`INSERT INTO sessions (id, title, updated_at, created_at) VALUES ('ses_c', 'crush session', 1780308000, 1780308000)`,
+		`INSERT INTO messages (id, session_id, role, parts, created_at, updated_at) VALUES ('m1', 'ses_c', 'user', '[{"type":"text","data":{"text":"hi crush"}}]', 1780308001, 1780308001)`)
+	c.Close()
+	list := `{"projects":[{"path":` + strconv.Quote(proj) + `,"data_dir":` + strconv.Quote(filepath.Join(proj, ".crush")) + `}]}`
+	if err := os.MkdirAll(filepath.Join(xdg, "crush"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(xdg, "crush", "projects.json"), []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Codex: one rollout, compressed.
+	rollout := `{"timestamp":"2026-03-01T08:00:00.000Z","type":"session_meta","payload":{"id":"0195a1f0-0000-7000-8000-00000000000c","timestamp":"2026-03-01T08:00:00.000Z","cwd":"/w/codex"}}` + "\n" +
+		`{"timestamp":"2026-03-01T08:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi codex"}]}}` + "\n"
+	var z bytes.Buffer
+	enc, err := zstd.NewWriter(&z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc.Write([]byte(rollout))
+	enc.Close()
+	codexHome := filepath.Join(tmp, "codex")
+	zst := filepath.Join(codexHome, "sessions", "2026", "03", "01", "rollout-2026-03-01T09-00-00-0195a1f0-0000-7000-8000-00000000000c.jsonl.zst")
+	if err := os.MkdirAll(filepath.Dir(zst), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(zst, z.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CODEX_HOME", codexHome)
+
+	out, errOut, code := runCLI(t, "import", "--all", "--dry-run")
+	if code != exitOK || errOut != "" || !strings.Contains(out, "would import 4 sessions from 3 stores: 4 new") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"codex    0195a1f0-0000-7000-8000-00000000000c", "goose    20260512_1", "goose    20260512_2", "crush    ses_c"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the dry run does not list %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "pi")); !os.IsNotExist(err) {
+		t.Errorf("a dry run wrote into pi's store: %v", err)
+	}
+	doc := importJSON(t, exitOK, "--all")
+	files := map[string]importer.ReportSession{}
+	for _, l := range doc.Sessions {
+		files[l.SourceID] = l
+	}
+	if child, parent := files["20260512_2"], files["20260512_1"]; child.ParentSession == "" || child.ParentSession != parent.File {
+		t.Errorf("the Goose subagent's parentSession %q, want %q", child.ParentSession, parent.File)
+	}
+	if l := files["ses_c"]; l.Cwd != proj || !l.CwdFromSource {
+		t.Errorf("the Crush session's cwd %q, want its project %s", l.Cwd, proj)
+	}
+	if l := files["0195a1f0-0000-7000-8000-00000000000c"]; l.SourcePath != zst || l.Cwd != "/w/codex" {
+		t.Errorf("codex: %+v", l)
+	}
+	for _, l := range doc.Sessions {
+		if _, errOut, code := runCLI(t, "verify", l.File); code != exitOK {
+			t.Errorf("verify %s: exit %d\n%s", l.File, code, errOut)
+		}
 	}
 }

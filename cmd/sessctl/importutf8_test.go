@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestImportInvalidUTF8: a source line holding bytes that are not UTF-8
@@ -41,5 +44,36 @@ func noErr(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestImportInvalidUTF8Compressed: the same holds inside a compressed
+// Codex rollout: the damaged line is reported with the .zst file and its
+// line in the decompressed text.
+func TestImportInvalidUTF8Compressed(t *testing.T) {
+	tmp := t.TempDir()
+	isolate(t, tmp)
+	zst := filepath.Join(tmp, "codex", "sessions", "2026", "03", "01", "rollout-2026-03-01T09-00-00-0195a1f0-0000-7000-8000-00000000000c.jsonl.zst")
+	noErr(t, os.MkdirAll(filepath.Dir(zst), 0o700))
+	data := `{"timestamp":"2026-03-01T08:00:00.000Z","type":"session_meta","payload":{"id":"0195a1f0-0000-7000-8000-00000000000c","cwd":"/w"}}
+{"timestamp":"2026-03-01T08:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"broken BAD text"}]}}
+{"timestamp":"2026-03-01T08:00:02.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}}
+`
+	data = strings.Replace(data, "BAD", "\xff\xfe", 1)
+	var z bytes.Buffer
+	enc, err := zstd.NewWriter(&z)
+	noErr(t, err)
+	_, err = enc.Write([]byte(data))
+	noErr(t, err)
+	noErr(t, enc.Close())
+	noErr(t, os.WriteFile(zst, z.Bytes(), 0o600))
+	doc := importJSON(t, exitCorrupt, "codex", filepath.Join(tmp, "codex"))
+	if len(doc.Damaged) != 1 || doc.Damaged[0].Path != zst || doc.Damaged[0].Line != 2 || !strings.Contains(doc.Damaged[0].Error, "not valid UTF-8") {
+		t.Fatalf("damaged: %+v, want %s line 2, not valid UTF-8", doc.Damaged, zst)
+	}
+	out, err := os.ReadFile(doc.Sessions[0].File)
+	noErr(t, err)
+	if !strings.Contains(string(out), "hello") || strings.Contains(string(out), "broken") || strings.Contains(string(out), "\uFFFD") {
+		t.Errorf("imported session:\n%s", out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/internal/workload"
 )
 
 // TestClosedStdout runs real sessctl processes whose standard output is
@@ -21,12 +22,12 @@ import (
 func TestClosedStdout(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "big.jsonl")
-	if _, errOut, code := runCLI(t, "gen", "session", "--entries", "300", "--seed", "2", path); code != exitOK {
-		t.Fatalf("gen: %s", errOut)
+	if _, err := workload.WriteFile(path, workload.Options{Seed: 2, Entries: 300}); err != nil {
+		t.Fatal(err)
 	}
 	store := filepath.Join(dir, "store")
-	if _, errOut, code := runCLI(t, "gen", "dir", "--sessions", "100", "--size", "5000", "--seed", "2", store); code != exitOK {
-		t.Fatalf("gen dir: %s", errOut)
+	if _, err := workload.Dir(store, 100, 5000, 2); err != nil {
+		t.Fatal(err)
 	}
 	for _, args := range [][]string{
 		{"show", "--json", path},

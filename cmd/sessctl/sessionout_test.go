@@ -69,7 +69,6 @@ func TestOutputNeverASessionsFile(t *testing.T) {
 	}{
 		{"export --force", func(out string) []string { return []string{"export", src, "-o", out, "--force"} }},
 		{"repair", func(out string) []string { return []string{"repair", "-o", out, torn} }},
-		{"gen session", func(out string) []string { return []string{"gen", "session", "--entries", "10", out} }},
 	}
 	for _, c := range commands {
 		for _, tg := range targets {

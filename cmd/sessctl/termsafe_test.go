@@ -132,7 +132,7 @@ func TestPathsInLineOutput(t *testing.T) {
 // TestPathsQuotedEverywhere checks the commands that printed paths raw:
 // a file name with a newline and an escape sequence comes out quoted on
 // its line (human.QuotePath), never raw, from verify (of the file and of
-// its directory), who, repair, migrate, gen and delete.
+// its directory), who, repair, migrate and delete.
 func TestPathsQuotedEverywhere(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows file names cannot hold control characters")
@@ -148,7 +148,6 @@ func TestPathsQuotedEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := human.QuotePath(src)
-	gen := filepath.Join(dir, "gen\x1b.jsonl")
 	cases := []struct {
 		args []string
 		want []string // lines stdout must have
@@ -158,7 +157,6 @@ func TestPathsQuotedEverywhere(t *testing.T) {
 		{[]string{"who", src}, []string{q + ": not locked"}},
 		{[]string{"repair", src}, []string{q + ": nothing to repair; nothing written"}},
 		{[]string{"migrate", src}, []string{q + ": v3, nothing to do"}},
-		{[]string{"gen", "session", gen, "--entries", "3"}, nil},
 		{[]string{"delete", src}, nil},
 	}
 	for _, tc := range cases {
@@ -176,10 +174,6 @@ func TestPathsQuotedEverywhere(t *testing.T) {
 			t.Errorf("%s: a path was printed raw, or escaped another way:\n%q", tc.args[0], out)
 		}
 		switch tc.args[0] {
-		case "gen":
-			if want := human.QuotePath(gen) + ": 3 entries, "; !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
-				t.Errorf("gen: %q, want one line starting %q", out, want)
-			}
 		case "delete":
 			if want := "moved " + human.QuotePath(filepath.Base(src)) + ` to "`; !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
 				t.Errorf("delete: %q, want one line starting %q", out, want)

@@ -2,9 +2,11 @@ package importer_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -131,4 +133,54 @@ func TestImporterEvents(t *testing.T) {
 	if len(events) != 1 || events[0][:5] != "fail " {
 		t.Errorf("a missing store: events %v, want one failure", events)
 	}
+}
+
+// TestImporterCodexFork: a Codex fork imported with its parent names the
+// parent's file in its header (parentSession), and the parent's history
+// it replays is in the parent's file only.
+func TestImporterCodexFork(t *testing.T) {
+	tmp := t.TempDir()
+	home := filepath.Join(tmp, "codex")
+	const parent, child = "0196a1f0-0000-7000-8000-000000000001", "0196a6ee-8c00-7000-8000-000000000002"
+	meta := func(id, extra string) string {
+		return `"type":"session_meta","payload":{"id":"` + id + `"` + extra + `,"timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w","cli_version":"0.140.0"}}`
+	}
+	prompt := `"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"list files"}]}}`
+	answer := `"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a.go"}]}}`
+	testenv.WriteFile(t, filepath.Join(home, "sessions", "2026", "05", "01", "rollout-2026-05-01T10-00-00-"+parent+".jsonl"), testenv.Lines(
+		`{"timestamp":"2026-05-01T08:00:00.000Z",`+meta(parent, ""),
+		`{"timestamp":"2026-05-01T08:00:01.000Z",`+prompt,
+		`{"timestamp":"2026-05-01T08:00:02.000Z",`+answer,
+	))
+	testenv.WriteFile(t, filepath.Join(home, "sessions", "2026", "05", "02", "rollout-2026-05-02T10-00-00-"+child+".jsonl"), testenv.Lines(
+		`{"timestamp":"2026-05-02T08:00:00.000Z",`+meta(child, `,"forked_from_id":"`+parent+`"`),
+		`{"timestamp":"2026-05-02T08:00:00.001Z",`+meta(parent, ""),
+		`{"timestamp":"2026-05-02T08:00:00.002Z",`+prompt,
+		`{"timestamp":"2026-05-02T08:00:00.003Z",`+answer,
+		`{"timestamp":"2026-05-02T08:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"count lines"}]}}`,
+	))
+	im := importer.New(importer.Options{AgentDir: filepath.Join(tmp, "pi")})
+	rs, events := run(t, im, "codex", home)
+	if len(rs) != 2 || rs[0].Status != importer.StatusNew || rs[1].Status != importer.StatusNew {
+		t.Fatalf("results %+v, events %v", rs, events)
+	}
+	if rs[0].Session.SourceID != parent || rs[1].Parent != rs[0].Path {
+		t.Fatalf("fork's parent file %q, want %q", rs[1].Parent, rs[0].Path)
+	}
+	data, err := os.ReadFile(rs[1].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(data), "\n")
+	if !strings.Contains(head, `"parentSession":"`+jsonEscape(rs[0].Path)+`"`) {
+		t.Errorf("fork header %s does not name %s", head, rs[0].Path)
+	}
+	if strings.Contains(string(data), "list files") || !strings.Contains(string(data), "count lines") {
+		t.Errorf("fork file holds the parent's prompt again, or lacks its own:\n%s", data)
+	}
+}
+
+func jsonEscape(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }

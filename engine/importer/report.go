@@ -1,6 +1,10 @@
 package importer
 
-import "github.com/sessctl/sessctl/migrate"
+import (
+	"cmp"
+
+	"github.com/sessctl/sessctl/migrate"
+)
 
 // Report collects what an import did, session by session, in the JSON
 // shape of 'sessctl import --json'. Its slices are never nil, so they
@@ -83,7 +87,7 @@ func (r *Report) AddStore(source, path string) {
 func (r *Report) AddSession(res Result) ReportSession {
 	s := res.Session
 	line := ReportSession{
-		Source: s.Source, SourceID: s.SourceID, SourcePath: s.SourcePath, ID: s.ID, File: res.Path,
+		Source: s.Source, SourceID: s.SourceID, SourcePath: cmp.Or(s.ReadFrom, s.SourcePath), ID: s.ID, File: res.Path,
 		Entries: s.Entries(), Messages: s.Messages, Cwd: s.Cwd, CwdFromSource: s.CwdKnown, ParentSession: res.Parent,
 		Status: res.Status,
 	}

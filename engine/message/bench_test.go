@@ -8,7 +8,7 @@ import (
 )
 
 // benchMessages are the assistant and user messages of
-// scripts/benchdriver (pi-bench.mjs's): a reply with thinking, text and
+// cmd/sessctl-bench (pi-bench.mjs's): a reply with thinking, text and
 // a tool call whose arguments are a struct, and a plain user prompt.
 func benchMessages() []message.Message {
 	type editArgs struct {

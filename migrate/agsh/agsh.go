@@ -60,6 +60,11 @@ func dbPath(path string) (string, error) {
 	if !sqlitedb.IsSQLite(abs) {
 		return "", fmt.Errorf("%s is not an agsh sessions database", abs)
 	}
+	// Goose's database has the same name and tables of the same names;
+	// its schema_version table tells it apart.
+	if t, err := sqlitedb.Tables(abs); err == nil && t["schema_version"] {
+		return "", fmt.Errorf("%s is not an agsh sessions database (it has a schema_version table: Goose's)", abs)
+	}
 	return abs, nil
 }
 

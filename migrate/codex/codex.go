@@ -5,15 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/migrate"
@@ -39,8 +43,9 @@ func (Source) Locations(l migrate.Locator) []string {
 	return []string{filepath.Join(l.Home, ".codex")}
 }
 
-// Detect reports whether path is a rollout file or a directory holding
-// rollouts (the Codex home, its sessions directory, or below).
+// Detect reports whether path is a rollout file (plain or compressed) or
+// a directory holding rollouts (the Codex home, its sessions directory,
+// or below).
 func (Source) Detect(path string) bool {
 	files, err := rollouts(path, true)
 	return err == nil && len(files) > 0
@@ -52,12 +57,43 @@ func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (
 	if err != nil {
 		return nil, err
 	}
-	return &store{files: files, opts: opts}, nil
+	s := &store{files: files, opts: opts, byID: map[string]*rollout{}, byPlain: map[string]*rollout{}}
+	for _, f := range files {
+		s.byPlain[f.plain] = f
+		if _, dup := s.byID[f.id]; !dup {
+			s.byID[f.id] = f
+		}
+	}
+	return s, nil
+}
+
+// zstSuffix ends the name of a rollout Codex compressed (since Codex
+// 0.137): the plain name plus ".zst".
+const zstSuffix = ".zst"
+
+// rollout is one session's rollout file: the plain .jsonl or its
+// compressed .jsonl.zst twin, whichever is read.
+type rollout struct {
+	path  string // the file read
+	plain string // its plain name: path without ".zst"
+	id    string // the session id its name ends with
+	// other is the twin that is not read, when both exist.
+	other string
+}
+
+// isRolloutName reports whether name is a rollout's: "rollout-" and
+// ".jsonl" or ".jsonl.zst"; Codex's temporary files (*.tmp) are not.
+func isRolloutName(name string) bool {
+	return strings.HasPrefix(name, "rollout-") &&
+		(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl"+zstSuffix))
 }
 
 // rollouts returns the rollout files at or under path, oldest first (their
-// names start with the time), so parents come before their subagents.
-func rollouts(path string, first bool) ([]string, error) {
+// names start with the time), so parents come before their subagents and
+// forks. Where a rollout and its compressed twin both exist (Codex
+// compressing or decompressing it), one is taken: the plain file, unless
+// the compressed one was modified later.
+func rollouts(path string, first bool) ([]*rollout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -67,10 +103,10 @@ func rollouts(path string, first bool) ([]string, error) {
 		return nil, err
 	}
 	if !st.IsDir() {
-		if !strings.HasSuffix(abs, ".jsonl") {
+		if !strings.HasSuffix(abs, ".jsonl") && !strings.HasSuffix(abs, ".jsonl"+zstSuffix) {
 			return nil, fmt.Errorf("%s is not a Codex rollout", abs)
 		}
-		return []string{abs}, nil
+		return []*rollout{newRollout(abs)}, nil
 	}
 	roots := []string{abs}
 	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(s) {
@@ -79,40 +115,86 @@ func rollouts(path string, first bool) ([]string, error) {
 			roots = append(roots, a)
 		}
 	}
-	var files []string
+	var found []string
 	for _, root := range roots {
-		found, err := srcfs.Find(root, 0, first, func(d fs.DirEntry) bool {
-			return strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl")
-		})
+		f, err := srcfs.Find(root, 0, first, func(d fs.DirEntry) bool { return isRolloutName(d.Name()) })
 		if err != nil {
 			return nil, err
 		}
-		if files = append(files, found...); first && len(files) > 0 {
-			return files, nil
+		if found = append(found, f...); first && len(found) > 0 {
+			return []*rollout{newRollout(found[0])}, nil
+		}
+	}
+	byPlain := map[string]*rollout{}
+	var files []*rollout
+	for _, p := range found {
+		r := newRollout(p)
+		twin := byPlain[r.plain]
+		if twin == nil {
+			byPlain[r.plain] = r
+			files = append(files, r)
+			continue
+		}
+		if newer(r, twin) {
+			twin.other, twin.path = twin.path, r.path
+		} else {
+			twin.other = r.path
 		}
 	}
 	sort.Slice(files, func(i, j int) bool {
-		bi, bj := filepath.Base(files[i]), filepath.Base(files[j])
+		bi, bj := filepath.Base(files[i].plain), filepath.Base(files[j].plain)
 		if bi != bj {
 			return bi < bj
 		}
-		return files[i] < files[j]
+		return files[i].plain < files[j].plain
 	})
 	return files, nil
 }
 
+func newRollout(path string) *rollout {
+	plain := strings.TrimSuffix(path, zstSuffix)
+	return &rollout{path: path, plain: plain, id: fileID(plain)}
+}
+
+// newer reports whether a is to be read rather than its twin b: the plain
+// file is, unless the compressed one was modified strictly later. Codex
+// itself prefers the plain file; the two hold the same lines while it
+// compresses or decompresses, and a plain file appended to after a
+// failed removal of the compressed one is newer anyway.
+func newer(a, b *rollout) bool {
+	za, zb := strings.HasSuffix(a.path, zstSuffix), strings.HasSuffix(b.path, zstSuffix)
+	ma, mb := mtime(a.path), mtime(b.path)
+	switch {
+	case za == zb:
+		return false
+	case za:
+		return ma.After(mb)
+	}
+	return !mb.After(ma)
+}
+
+func mtime(p string) time.Time {
+	st, err := os.Stat(p)
+	if err != nil {
+		return time.Time{}
+	}
+	return st.ModTime()
+}
+
 type store struct {
-	files []string
-	opts  migrate.ImportOptions
+	files   []*rollout
+	byID    map[string]*rollout // by session id (from the file name)
+	byPlain map[string]*rollout // by plain name, the refs' Key
+	opts    migrate.ImportOptions
 }
 
 func (s *store) Close() error { return nil }
 
 var uuidRe = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// fileID returns the session id in a rollout's name.
+// fileID returns the session id in a rollout's (plain) name.
 func fileID(path string) string {
-	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	base := strings.TrimSuffix(filepath.Base(strings.TrimSuffix(path, zstSuffix)), ".jsonl")
 	if m := uuidRe.FindString(base); m != "" {
 		return strings.ToLower(m)
 	}
@@ -126,11 +208,46 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 				yield(migrate.Ref{}, ctx.Err())
 				return
 			}
-			if !yield(migrate.Ref{ID: fileID(f), Path: f, Key: f}, nil) {
+			if !yield(migrate.Ref{ID: f.id, Path: f.path, Key: f.plain}, nil) {
 				return
 			}
 		}
 	}
+}
+
+// openRollout opens a rollout for reading its lines: a compressed one
+// through a zstd decoder (Codex writes one frame; several, as the zstd
+// tool may write, are read one after another). progress counts the bytes
+// of the file itself.
+func openRollout(path string, progress func(path string, done, total int64)) (io.ReadCloser, error) {
+	f, err := srcfs.OpenTracked(path, progress)
+	if err != nil || !strings.HasSuffix(path, zstSuffix) {
+		return f, err
+	}
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return &zstReader{dec: dec, f: f}, nil
+}
+
+type zstReader struct {
+	dec *zstd.Decoder
+	f   io.Closer
+}
+
+func (z *zstReader) Read(p []byte) (int, error) {
+	n, err := z.dec.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("zstd: %w", err)
+	}
+	return n, err
+}
+
+func (z *zstReader) Close() error {
+	z.dec.Close()
+	return z.f.Close()
 }
 
 // line is one rollout line, in either form.
@@ -169,13 +286,17 @@ type item struct {
 	} `json:"info"`
 
 	// session_meta and turn_context
-	Cwd           string          `json:"cwd"`
-	CLIVersion    string          `json:"cli_version"`
-	ModelProvider string          `json:"model_provider"`
-	Model         string          `json:"model"`
-	Effort        string          `json:"effort"`
-	Timestamp     json.RawMessage `json:"timestamp"`
-	Source        json.RawMessage `json:"source"`
+	ForkedFromID   string          `json:"forked_from_id"`
+	ParentThreadID string          `json:"parent_thread_id"`
+	HistoryMode    string          `json:"history_mode"`
+	HistoryBase    json.RawMessage `json:"history_base"`
+	Cwd            string          `json:"cwd"`
+	CLIVersion     string          `json:"cli_version"`
+	ModelProvider  string          `json:"model_provider"`
+	Model          string          `json:"model"`
+	Effort         string          `json:"effort"`
+	Timestamp      json.RawMessage `json:"timestamp"`
+	Source         json.RawMessage `json:"source"`
 }
 
 type part struct {
@@ -184,29 +305,37 @@ type part struct {
 	ImageURL string `json:"image_url"`
 }
 
-func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
-	fh, err := srcfs.OpenTracked(ref.Key, s.opts.Progress)
+// entry is one decoded rollout line.
+type entry struct {
+	n    int // 1-based line
+	t    time.Time
+	hasT bool
+	kind string // envelope type, or "item" for a bare response item
+	it   item
+	raw  []byte
+}
+
+// readEntries reads and decodes the lines of a rollout. A line that is not
+// JSON (or not UTF-8) is damage; an error reading the file (a compressed
+// one that is cut short or corrupt) is damage at the line being read, and
+// the lines before it are kept.
+func (s *store) readEntries(ctx context.Context, r *rollout, progress func(string, int64, int64)) ([]entry, []*migrate.Damage, error) {
+	fh, err := openRollout(r.path, progress)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fh.Close()
-	conv := &migrate.Conversion{}
-	type entry struct {
-		n    int
-		t    time.Time
-		hasT bool
-		kind string // envelope type, or "item" for a bare response item
-		it   item
-		raw  []byte
-	}
 	var entries []entry
+	var damage []*migrate.Damage
+	last := 0
 	err = migrate.EachLine(fh, func(n int, b []byte) bool {
+		last = n
 		if ctx.Err() != nil {
 			return false
 		}
 		var l line
 		if err := migrate.DecodeLine(b, &l); err != nil {
-			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
+			damage = append(damage, &migrate.Damage{Path: r.path, Line: n, Err: err})
 			return true
 		}
 		e := entry{n: n}
@@ -224,29 +353,70 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			return true
 		}
 		if err := json.Unmarshal(e.raw, &e.it); err != nil {
-			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
+			damage = append(damage, &migrate.Damage{Path: r.path, Line: n, Err: err})
 			return true
 		}
 		entries = append(entries, e)
 		return true
 	})
-	if err != nil {
-		return nil, &migrate.Damage{Path: ref.Key, Err: err}
-	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
+	if err != nil {
+		if len(entries) == 0 && len(damage) == 0 {
+			return nil, nil, &migrate.Damage{Path: r.path, Err: err}
+		}
+		damage = append(damage, &migrate.Damage{Path: r.path, Line: last + 1, Err: fmt.Errorf("the rest of the file is unreadable: %w", err)})
+	}
+	return entries, damage, nil
+}
 
-	// Session facts first: they name the session.
-	m := migrate.Meta{SourcePath: ref.Key}
-	sourceID := fileID(ref.Key)
+// knownHistoryModes are the session_meta history_mode values this
+// importer reads: legacy rollouts copy a fork's history into the child,
+// paginated ones name it (history_base).
+var knownHistoryModes = map[string]bool{"": true, "legacy": true, "paginated": true}
+
+func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
+	r := s.byPlain[ref.Key]
+	if r == nil {
+		r = newRollout(ref.Key)
+	}
+	entries, damage, err := s.readEntries(ctx, r, s.opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	conv := &migrate.Conversion{Damage: damage}
+
+	// Session facts first: they name the session. The first session_meta
+	// is the rollout's own; later ones are copies (a fork's replay of its
+	// parent) or repeats.
+	// Provenance names the plain rollout even when the compressed one is
+	// read, so that Codex compressing a session does not change its
+	// import.
+	m := migrate.Meta{SourcePath: r.plain}
+	if r.path != r.plain {
+		m.ReadFrom = r.path
+	}
+	sourceID := r.id
 	provider := ""
 	haveUser, haveAsst := false, false
-	for _, e := range entries {
+	metaSeen := false
+	var fork forkInfo
+	for i, e := range entries {
 		switch e.kind {
 		case "session_meta", "legacy_meta":
-			if id := jsonString(e.it.ID); id != "" {
+			id := jsonString(e.it.ID)
+			if metaSeen && id != sourceID {
+				// A copy of another session's meta (a fork's replay).
+				break
+			}
+			first := !metaSeen
+			metaSeen = true
+			if id != "" {
 				sourceID = id
+			}
+			if first && !knownHistoryModes[e.it.HistoryMode] {
+				return nil, &migrate.Damage{Path: r.path, Line: e.n, Err: fmt.Errorf("history_mode %q is not one this importer reads (legacy, paginated)", e.it.HistoryMode)}
 			}
 			if t, ok := migrate.ParseTime(e.it.Timestamp); ok {
 				m.Start = t
@@ -264,6 +434,12 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			}
 			if p := findString(e.it.Source, "parent_thread_id"); p != "" {
 				m.ParentSourceID = p
+			} else if e.it.ParentThreadID != "" {
+				m.ParentSourceID = e.it.ParentThreadID
+			}
+			if first && e.it.ForkedFromID != "" {
+				fork = forkInfo{parent: e.it.ForkedFromID, meta: i, base: jsonl.KindOf(bytes.TrimSpace(e.it.HistoryBase)) == jsonl.KindObject}
+				m.ParentSourceID = e.it.ForkedFromID
 			}
 		case "turn_context":
 			if e.it.Cwd != "" && m.Cwd == "" {
@@ -287,7 +463,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 	}
 	if m.Start.IsZero() {
-		if st, err := os.Stat(ref.Key); err == nil {
+		if st, err := os.Stat(r.path); err == nil {
 			m.Start = st.ModTime().UTC()
 		}
 	}
@@ -297,9 +473,18 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	if provider == "" {
 		provider = "openai"
 	}
+	if r.other != "" {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: r.other,
+			Reason: "another copy of the session " + filepath.Base(r.path) + ", which was read instead"})
+	}
 
 	c := &converter{b: migrate.NewBuilder("codex", sourceID), provider: provider, tools: map[string]string{}, clock: m.Start}
-	for _, e := range entries {
+	own := entries
+	if fork.parent != "" {
+		own = s.forkPrefix(ctx, c, fork, sourceID, entries)
+	}
+	before := c.b.Len()
+	for _, e := range own {
 		if e.hasT {
 			c.clock = e.t
 		}
@@ -321,12 +506,162 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	for _, a := range c.all {
 		a.node.SetMessage(a.a.JSON())
 	}
-	if c.b.Len() == 0 {
+	switch {
+	case c.b.Len() == 0:
 		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
+		return conv, nil
+	case c.b.Len() == before && c.dropped > 0:
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path,
+			Reason: "a fork with nothing of its own after the history of " + fork.parent})
 		return conv, nil
 	}
 	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
 	return conv, nil
+}
+
+// forkInfo is what a rollout's own session_meta says of the session it
+// was forked from.
+type forkInfo struct {
+	parent string // forked_from_id
+	meta   int    // the index of the child's session_meta in the entries
+	base   bool   // history_base: the child copies nothing of the parent
+}
+
+// ForkType is the customType of the entry a Codex fork starts with (the
+// root of its tree): data {"forkedFromId", "parentHistory", "replayedLines"?,
+// "firstLine"?, "lastLine"?}. parentHistory says where the parent's
+// history is:
+//
+//   - "parent": in the parent's import, which parentSession names; the
+//     child's lines firstLine to lastLine replayed it (legacy rollouts
+//     copy the parent's items into the child) and were not imported;
+//   - "referenced": a paginated rollout names it (history_base) and
+//     copies none of it;
+//   - "imported": the parent's rollout is not in the store read, so the
+//     lines replaying it are imported as the start of this session (they
+//     are the only copy);
+//   - "none": the child holds no replay of it.
+const ForkType = "codex-fork"
+
+// forkPrefix returns the entries of a forked rollout that are its own: for
+// a legacy rollout that replays its parent (its second line is the
+// parent's session_meta), the lines that match the parent's rollout, read
+// from the same store, item by item, are left out (the parent's import
+// has them). It adds the ForkType entry, and the model and thinking level
+// the replay ended on, as the child's first entries.
+func (s *store) forkPrefix(ctx context.Context, c *converter, f forkInfo, childID string, entries []entry) []entry {
+	note := jsonl.NewObject(128).String("forkedFromId", f.parent)
+	i0 := f.meta + 1
+	replay := i0 < len(entries) && isMeta(entries[i0]) && jsonString(entries[i0].it.ID) == f.parent
+	own := entries
+	switch {
+	case f.base:
+		note.String("parentHistory", "referenced")
+	case !replay:
+		note.String("parentHistory", "none")
+	default:
+		var parent []entry
+		pr := s.byID[f.parent]
+		if pr != nil {
+			var err error
+			if parent, _, err = s.readEntries(ctx, pr, nil); err != nil {
+				parent = nil
+			}
+		}
+		if parent == nil {
+			note.String("parentHistory", "imported")
+			break
+		}
+		i, j := i0, 0
+		for i < len(entries) && j < len(parent) {
+			e := entries[i]
+			if isMeta(e) && jsonString(e.it.ID) == childID {
+				break
+			}
+			if sameItem(&e, &parent[j]) {
+				i, j = i+1, j+1
+				continue
+			}
+			if skippable(&parent[j]) {
+				j++
+				continue
+			}
+			break
+		}
+		for _, e := range entries[i0:i] {
+			if e.kind == "turn_context" {
+				if e.it.Model != "" {
+					c.model = e.it.Model
+				}
+				if e.it.Effort != "" {
+					c.effort = e.it.Effort
+				}
+			}
+			if e.kind == "event_msg" && e.it.Info != nil && e.it.Info.Last != nil {
+				c.lastTotal = e.it.Info.Last.Total
+			}
+		}
+		c.dropped = i - i0
+		note.String("parentHistory", "parent").Number("replayedLines", float64(i-i0))
+		if i > i0 {
+			note.Number("firstLine", float64(entries[i0].n)).Number("lastLine", float64(entries[i-1].n))
+		}
+		own = append(append([]entry(nil), entries[:i0]...), entries[i:]...)
+	}
+	t := c.clock
+	c.tip = c.b.Custom("fork", nil, t, ForkType, note.Bytes())
+	if c.model != "" {
+		c.tip = c.b.ModelChange("fork/model", c.tip, t, c.provider, c.model)
+	}
+	if c.effort != "" {
+		c.tip = c.b.ThinkingLevel("fork/effort", c.tip, t, c.effort)
+	}
+	return own
+}
+
+func isMeta(e entry) bool { return e.kind == "session_meta" }
+
+// sameItem reports whether a line of a fork is the copy of a line of its
+// parent: the same type and payload, the line's time aside (the copy is
+// stamped when the fork was made), and payload members that are null or
+// (on response items) an id left out, since a copy may gain an id under
+// the child's or "content": null.
+func sameItem(child, parent *entry) bool {
+	if child.kind != parent.kind {
+		return false
+	}
+	if child.kind == "session_meta" {
+		return jsonString(child.it.ID) == jsonString(parent.it.ID)
+	}
+	a, b := normItem(child), normItem(parent)
+	return a != nil && b != nil && reflect.DeepEqual(a, b)
+}
+
+func normItem(e *entry) map[string]any {
+	var v map[string]any
+	if json.Unmarshal(e.raw, &v) != nil {
+		return nil
+	}
+	for k, x := range v {
+		if x == nil || k == "id" && e.kind == "response_item" {
+			delete(v, k)
+		}
+	}
+	return v
+}
+
+// skippable reports whether a parent's line may be missing from the
+// replay in its fork: events and items that the writing Codex no longer
+// keeps (ghost snapshots are dropped when a rollout is loaded; which
+// events are kept changed between versions).
+func skippable(e *entry) bool {
+	switch e.kind {
+	case "session_meta", "turn_context", "compacted":
+		return false
+	case "response_item":
+		return e.it.Type == "ghost_snapshot"
+	}
+	return true
 }
 
 // converter turns the items of one rollout into a linear chain.
@@ -344,6 +679,7 @@ type converter struct {
 	clock     time.Time
 	line      int
 	lastTotal float64
+	dropped   int // lines of a fork's replay of its parent left out
 }
 
 type asst struct {

@@ -50,6 +50,30 @@
 // {reason}). A type this importer does not know is kept as a custom
 // entry "opencode-message" holding it.
 //
+// opencode 2 (2.0.x; schema as captured from 2.0.3 to 2.0.25 stores and
+// schema.gen.ts) keeps its sessions in the table session_v2 (the columns
+// of session plus fork_session_id and fork_boundary) and their messages
+// in session_message, whose foreign key now names session_v2; it leaves
+// the 1.x tables in place and copies their sessions into session_v2
+// under the same id, and a 1.x opencode run after the upgrade adds
+// sessions to the old tables only. Both are read: session_v2 first, then
+// the session table for the ids session_v2 lacks, so a migrated session is
+// imported once, from its v2 copy, and from its session_message rows
+// only. A database with neither table is reported with the names of the
+// tables it has. The 2.0 shapes of session_message data are read beside
+// 1.18's: shell {command, status, exit, output {output, truncated}}
+// (details {command, output, exit}), compaction {status, reason, summary}
+// (a failed one is kept as an "opencode-message" entry, not a
+// compaction), tool state error {type, message}, a pending tool's input
+// as a JSON string; idle, location-switched and other types are kept as
+// "opencode-message" entries. A session_v2 row with parent_id is a
+// subagent of that session; one with fork_session_id a fork, imported as
+// a child of its source (parentSession): opencode copies the source's
+// messages into it, and the leading rows whose type and data are the
+// source's, in seq order, are left out, the fork starting with a custom
+// entry ForkType saying how many; when the source session is not in the
+// store, they are imported as the fork's own history.
+//
 // A session that gives no entry at all is reported in
 // Conversion.Skipped, never dropped silently.
 package opencode

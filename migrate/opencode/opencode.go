@@ -121,12 +121,19 @@ type sessionRef struct {
 	info session
 	db   *sqlitedb.DB // nil for a JSON session
 	file string       // the JSON session file
+	// v2 is true for a session_v2 row (opencode 2): its messages are the
+	// session_message rows only (the v1 rows of a session opencode
+	// migrated to v2 are copies of them).
+	v2 bool
 }
 
 // session is a session record (JSON file or database row).
 type session struct {
-	ID        string `json:"id"`
-	ParentID  string `json:"parentID"`
+	ID       string `json:"id"`
+	ParentID string `json:"parentID"`
+	// ForkOf is session_v2.fork_session_id (opencode 2): the session this
+	// one was forked from.
+	ForkOf    string `json:"-"`
 	Directory string `json:"directory"`
 	Title     string `json:"title"`
 	Version   string `json:"version"`
@@ -193,9 +200,56 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 	}
 }
 
-// dbSessions reads the session table, whatever columns this version has.
+// dbSessions reads the sessions of a database: opencode 2's session_v2
+// table first, then the session table (opencode 1.2 to 1.18, and the
+// sessions opencode 2 did not migrate) for the ids session_v2 lacks, so a
+// migrated session is read once, from its v2 copy. A database with
+// neither table is reported, naming the tables it has.
 func (s *store) dbSessions(ctx context.Context, db *sqlitedb.DB) error {
-	rows, err := db.QueryContext(ctx, `SELECT * FROM session`)
+	tables, err := tableNames(ctx, db)
+	if err != nil {
+		return fmt.Errorf("list sessions of %s: %w", db.Path, err)
+	}
+	if !tables["session"] && !tables["session_v2"] {
+		var names []string
+		for n := range tables {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Errorf("%s has neither opencode's session nor its session_v2 table: a schema this importer does not know (tables: %s)", db.Path, strings.Join(names, ", "))
+	}
+	if tables["session_v2"] {
+		if err := s.readSessions(ctx, db, "session_v2", true); err != nil {
+			return err
+		}
+	}
+	if tables["session"] {
+		return s.readSessions(ctx, db, "session", false)
+	}
+	return nil
+}
+
+// tableNames returns the names of db's tables.
+func tableNames(ctx context.Context, db *sqlitedb.DB) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out[n] = true
+	}
+	return out, rows.Err()
+}
+
+// readSessions reads a session table, whatever columns this version has.
+func (s *store) readSessions(ctx context.Context, db *sqlitedb.DB, table string, v2 bool) error {
+	rows, err := db.QueryContext(ctx, `SELECT * FROM `+table)
 	if err != nil {
 		return fmt.Errorf("list sessions of %s: %w", db.Path, err)
 	}
@@ -221,6 +275,10 @@ func (s *store) dbSessions(ctx context.Context, db *sqlitedb.DB) error {
 				info.ID = asString(v)
 			case "parent_id":
 				info.ParentID = asString(v)
+			case "fork_session_id":
+				if v2 {
+					info.ForkOf = asString(v)
+				}
 			case "directory":
 				info.Directory = asString(v)
 			case "title":
@@ -237,7 +295,7 @@ func (s *store) dbSessions(ctx context.Context, db *sqlitedb.DB) error {
 		}
 		if info.ID != "" {
 			if _, dup := s.sessions[info.ID]; !dup {
-				s.sessions[info.ID] = &sessionRef{info: info, db: db}
+				s.sessions[info.ID] = &sessionRef{info: info, db: db, v2: v2}
 			}
 		}
 	}
@@ -367,14 +425,17 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	conv := &migrate.Conversion{}
 	var msgs []*msg
 	var err error
-	if r.db != nil {
+	switch {
+	case r.v2:
+		msgs, err = s.v2Messages(ctx, r.db, r.info.ID, conv)
+	case r.db != nil:
 		msgs, err = s.dbMessages(ctx, r.db, r.info.ID, conv)
 		if err == nil {
 			var v2 []*msg
 			v2, err = s.v2Messages(ctx, r.db, r.info.ID, conv)
 			msgs = mergeByTime(msgs, v2)
 		}
-	} else {
+	default:
 		msgs, err = s.jsonMessages(r.info.ID, conv)
 	}
 	if err != nil {
@@ -388,6 +449,10 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		m.Cwd = s.opts.Cwd
 	}
 	c := &converter{b: migrate.NewBuilder("opencode", r.info.ID)}
+	if r.info.ForkOf != "" {
+		m.ParentSourceID = r.info.ForkOf
+		msgs = s.forkPrefix(ctx, c, r, msgs)
+	}
 	var revertLeaf *migrate.Node
 	reverted := false
 	for _, mm := range msgs {
@@ -396,9 +461,12 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 		c.message(mm)
 	}
-	if c.b.Len() == 0 {
+	if c.b.Len() == c.forkEntries {
 		reason := migrate.SkipEmpty
-		if len(msgs) > 0 {
+		switch {
+		case c.dropped > 0 && len(msgs) == 0:
+			reason = "a fork with nothing of its own after what it copied of " + r.info.ForkOf
+		case len(msgs) > 0:
 			reason = fmt.Sprintf("%d messages, none with content", len(msgs))
 			if len(msgs) == 1 {
 				reason = "1 message, without content"
@@ -514,6 +582,10 @@ func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg
 type converter struct {
 	b   *migrate.Builder
 	tip *migrate.Node
+	// forkEntries is how many entries the fork entry made and dropped the
+	// copied messages left out (see forkPrefix): a fork with nothing
+	// after them is empty.
+	forkEntries, dropped int
 	// lastTokens is the context size the last assistant message reports,
 	// a v2 compaction's tokensBefore.
 	lastTokens float64

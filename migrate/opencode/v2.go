@@ -48,10 +48,12 @@ type v2Msg struct {
 		Mime string `json:"mime"`
 		Name string `json:"name"`
 	} `json:"files"`
-	CallID  string `json:"callID"`
-	Command string `json:"command"`
-	Output  string `json:"output"`
-	Agent   string `json:"agent"`
+	CallID  string          `json:"callID"`
+	Command string          `json:"command"`
+	Output  json.RawMessage `json:"output"` // 1.18: a string; 2.0: {output, truncated}
+	Status  string          `json:"status"` // shell (2.0): exited...; compaction (2.0): completed, failed
+	Exit    *int            `json:"exit"`
+	Agent   string          `json:"agent"`
 	Model   *struct {
 		ID         string `json:"id"`
 		ProviderID string `json:"providerID"`
@@ -172,10 +174,17 @@ func (c *converter) v2message(m *msg) {
 	case "shell":
 		// opencode shows the model "Shell command: <command>\n<output>"
 		// as a user message.
-		details := jsonl.NewObject(len(v.Command)+len(v.Output)+64).String("callID", v.CallID).
-			String("command", v.Command).String("output", v.Output).Bytes()
-		text := "Shell command: " + v.Command + "\n" + v.Output
-		c.tip = c.b.CustomMessage(m.id, c.tip, t, "opencode-shell", jsonl.AppendString(nil, text), true, details)
+		out := shellOutput(v.Output)
+		d := jsonl.NewObject(len(v.Command) + len(out) + 64)
+		if v.CallID != "" {
+			d.String("callID", v.CallID)
+		}
+		d.String("command", v.Command).String("output", out)
+		if v.Exit != nil {
+			d.Number("exit", float64(*v.Exit))
+		}
+		text := "Shell command: " + v.Command + "\n" + out
+		c.tip = c.b.CustomMessage(m.id, c.tip, t, "opencode-shell", jsonl.AppendString(nil, text), true, d.Bytes())
 	case "model-switched":
 		if v.Model != nil {
 			c.tip = c.b.ModelChange(m.id, c.tip, t, v.Model.ProviderID, v.Model.ID)
@@ -184,6 +193,12 @@ func (c *converter) v2message(m *msg) {
 		data := jsonl.NewObject(len(v.Agent)+16).String("agent", v.Agent).Bytes()
 		c.tip = c.b.Custom(m.id, c.tip, t, "opencode-agent", data)
 	case "compaction":
+		if v.Status == "failed" || v.Status == "pending" || v.Status == "running" {
+			// A compaction that did not complete summarises nothing: kept
+			// out of the context, like a type this importer does not know.
+			c.unknown(m, t)
+			return
+		}
 		summary := v.Summary
 		if strings.TrimSpace(v.Recent) != "" {
 			summary += "\n\n" + v.Recent
@@ -196,14 +211,90 @@ func (c *converter) v2message(m *msg) {
 	case "assistant":
 		c.v2assistant(m, t, ms)
 	default:
-		// A type this importer does not know: kept out of the context,
-		// with its data, so nothing is lost.
-		data := jsonl.NewObject(len(m.v2.data)+64).String("type", m.v2.typ)
-		if out, err := jsonl.Canonical(nil, m.v2.data); err == nil {
-			data.Raw("data", out)
-		}
-		c.tip = c.b.Custom(m.id, c.tip, t, "opencode-message", data.Bytes())
+		c.unknown(m, t)
 	}
+}
+
+// unknown keeps a session_message row of a type this importer does not
+// know (or a failed compaction) out of the context, with its data, so
+// nothing is lost: a custom entry "opencode-message" {type, data}.
+func (c *converter) unknown(m *msg, t time.Time) {
+	data := jsonl.NewObject(len(m.v2.data)+64).String("type", m.v2.typ)
+	if out, err := jsonl.Canonical(nil, m.v2.data); err == nil {
+		data.Raw("data", out)
+	}
+	c.tip = c.b.Custom(m.id, c.tip, t, "opencode-message", data.Bytes())
+}
+
+// shellOutput returns a shell message's output: a string (1.18) or
+// {"output","truncated"} (2.0).
+func shellOutput(raw json.RawMessage) string {
+	if s, ok := jsonl.String(raw); ok {
+		return s
+	}
+	var o struct {
+		Output    string `json:"output"`
+		Truncated bool   `json:"truncated"`
+	}
+	if json.Unmarshal(raw, &o) == nil {
+		if o.Truncated {
+			return o.Output + "\n(output truncated)"
+		}
+		return o.Output
+	}
+	return ""
+}
+
+// ForkType is the customType of the entry an opencode 2 fork starts with
+// (the root of its tree): data {"forkedFrom", "parentHistory",
+// "copiedMessages"?}. opencode copies the source session's messages into
+// the fork (new ids, the same type and data); parentHistory "parent" says
+// the first copiedMessages of them matched the source's, in seq order,
+// and were left out (the source's import has them, and parentSession
+// names it); "imported" that the source session is not in the store, so
+// the copies are imported as the fork's own history.
+const ForkType = "opencode-fork"
+
+// forkPrefix leaves out the messages a fork copied from its source
+// session, when that session is in the store: the leading rows whose type
+// and data are those of the source's rows in order.
+func (s *store) forkPrefix(ctx context.Context, c *converter, r *sessionRef, msgs []*msg) []*msg {
+	note := jsonl.NewObject(96).String("forkedFrom", r.info.ForkOf)
+	parent := s.sessions[r.info.ForkOf]
+	var prows []*msg
+	if parent != nil && parent.db != nil {
+		var scratch migrate.Conversion
+		if rows, err := s.v2Messages(ctx, parent.db, parent.info.ID, &scratch); err == nil {
+			prows = rows
+		}
+	}
+	out := msgs
+	if parent == nil || len(prows) == 0 {
+		note.String("parentHistory", "imported")
+	} else {
+		n := 0
+		for n < len(msgs) && n < len(prows) && sameRow(msgs[n], prows[n]) {
+			n++
+		}
+		note.String("parentHistory", "parent").Number("copiedMessages", float64(n))
+		out = msgs[n:]
+		c.dropped = n
+	}
+	t := time.UnixMilli(int64(r.info.Time.Created)).UTC()
+	c.tip = c.b.Custom("\x00fork", nil, t, ForkType, note.Bytes())
+	c.forkEntries = c.b.Len()
+	return out
+}
+
+// sameRow reports whether a fork's session_message row is a copy of its
+// source's: the same type and the same data.
+func sameRow(a, b *msg) bool {
+	if a.v2 == nil || b.v2 == nil || a.v2.typ != b.v2.typ {
+		return false
+	}
+	ca, err1 := jsonl.Canonical(nil, a.v2.data)
+	cb, err2 := jsonl.Canonical(nil, b.v2.data)
+	return err1 == nil && err2 == nil && string(ca) == string(cb)
 }
 
 func (c *converter) v2assistant(m *msg, t time.Time, ms int64) {

@@ -7,8 +7,10 @@ import (
 	"github.com/sessctl/sessctl/migrate/agsh"
 	"github.com/sessctl/sessctl/migrate/claude"
 	"github.com/sessctl/sessctl/migrate/codex"
+	"github.com/sessctl/sessctl/migrate/crush"
 	"github.com/sessctl/sessctl/migrate/cursor"
 	"github.com/sessctl/sessctl/migrate/gemini"
+	"github.com/sessctl/sessctl/migrate/goose"
 	"github.com/sessctl/sessctl/migrate/opencode"
 	"github.com/sessctl/sessctl/migrate/windsurf"
 )
@@ -23,6 +25,8 @@ func All() []migrate.Source {
 		windsurf.Source{},
 		opencode.Source{},
 		agsh.Source{},
+		goose.Source{},
+		crush.Source{},
 	}
 }
 

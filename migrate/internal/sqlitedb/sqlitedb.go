@@ -158,3 +158,36 @@ func uriPath(p string) string {
 	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 	return r.Replace(p)
 }
+
+// Tables returns the names of the tables of the database at path, read
+// from the file as it is (immutable: no lock, no -shm, nothing created;
+// what only a -wal file holds is not seen). It is meant for telling one
+// agent's database from another's cheaply, before Open.
+func Tables(path string) (map[string]bool, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if !IsSQLite(abs) {
+		return nil, fmt.Errorf("%s is not a SQLite database", abs)
+	}
+	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?mode=ro&immutable=1&_pragma=query_only(1)")
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", abs, err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return nil, fmt.Errorf("read the tables of %s: %w", abs, err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("read the tables of %s: %w", abs, err)
+		}
+		out[name] = true
+	}
+	return out, rows.Err()
+}

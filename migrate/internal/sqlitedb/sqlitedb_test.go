@@ -2,6 +2,7 @@ package sqlitedb
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -80,4 +81,50 @@ func listing(t *testing.T, dir string) string {
 		out += e.Name() + " " + fi.ModTime().String() + "\n"
 	}
 	return out
+}
+
+// TestTables lists a WAL database's tables without creating or changing
+// any file beside it, while a writer has it open.
+func TestTables(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	w, err := sql.Open("sqlite", "file:"+uriPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, q := range []string{`PRAGMA journal_mode=WAL`, `CREATE TABLE a (v TEXT)`, `CREATE TABLE b (v TEXT)`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
+		if _, err := w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := snapshot(t, dir)
+	got, err := Tables(path)
+	if err != nil || len(got) != 2 || !got["a"] || !got["b"] {
+		t.Fatalf("tables %v, %v", got, err)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Errorf("the directory changed:\n%s\nafter:\n%s", before, after)
+	}
+	if _, err := Tables(filepath.Join(dir, "missing.db")); err == nil {
+		t.Error("no error for a missing database")
+	}
+}
+
+// snapshot describes every file of dir: name, size and modification time.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s += fmt.Sprintf("%s %d %v\n", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+	}
+	return s
 }

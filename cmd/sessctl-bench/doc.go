@@ -1,0 +1,27 @@
+// Command sessctl-bench writes the workloads of `make bench` and runs the
+// sessctl side of its like-for-like rows against pi (the counterpart of
+// scripts/pi-bench.mjs). It is a tool of this repository, not part of the
+// sessctl a user installs.
+//
+// Usage:
+//
+//	sessctl-bench gen session [--seed N] [--entries N] [--v1] FILE
+//	sessctl-bench gen dir [--seed N] [--sessions N] [--size BYTES] DIR
+//	sessctl-bench resume FILE
+//	sessctl-bench append N DIR
+//	sessctl-bench append-sync N DIR
+//
+// "gen session" writes one seeded, realistic pi session file (prompts,
+// assistant turns with thinking, text, tool calls and usage, tool results
+// of 1-20 KB, an image every thousand entries, branches, labels, names and
+// compactions; the same seed gives the same bytes); "gen dir" writes a
+// store of such sessions with pi's file names. Neither writes over a file
+// that belongs to a session.
+//
+// "resume" opens FILE for writing with the default options (lock, backup
+// of a migrated file), flushes the deferred migration and closes it, and
+// prints the entries. "append" creates a session in DIR and appends N typed
+// messages (the messages of pi-bench.mjs) without an fsync and prints
+// entries per second; "append-sync" does the same with an fsync per
+// append.
+package main

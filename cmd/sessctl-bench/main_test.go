@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/workload"
+)
+
+func runBench(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := run(context.Background(), &out, args)
+	return out.String(), err
+}
+
+// TestGen: the generated session is the workload's bytes for its seed, a
+// session sessctl opens with every entry; a store has the sessions asked
+// for; nothing is written over a session's own files.
+func TestGen(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.jsonl")
+	out, err := runBench(t, "gen", "session", "--entries", "200", "--seed", "4", path)
+	if err != nil || !strings.HasPrefix(out, path+": 200 entries, ") {
+		t.Fatalf("gen session: %q, %v", out, err)
+	}
+	var want bytes.Buffer
+	if _, err := workload.Write(&want, workload.Options{Seed: 4, Entries: 200}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("gen session wrote %d bytes, the workload is %d (%v)", len(got), want.Len(), err)
+	}
+	if out, err := runBench(t, "resume", path); err != nil || out != "200 entries\n" {
+		t.Fatalf("resume: %q, %v", out, err)
+	}
+
+	store := filepath.Join(dir, "store")
+	if _, err := runBench(t, "gen", "dir", "--sessions", "7", "--size", "3000", store); err != nil {
+		t.Fatal(err)
+	}
+	st, err := engine.OpenStore(context.Background(), engine.StoreOptions{Dir: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := st.List(context.Background(), "", engine.ListOptions{NoIndex: true})
+	if err != nil || len(infos) != 7 {
+		t.Fatalf("gen dir: %d sessions listed, want 7 (%v)", len(infos), err)
+	}
+
+	lock := path + ".lock"
+	if err := os.WriteFile(lock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runBench(t, "gen", "session", "--entries", "3", lock); err == nil {
+		t.Fatal("gen session wrote over a session's lock file")
+	}
+	if b, _ := os.ReadFile(lock); len(b) != 0 {
+		t.Fatalf("the lock file holds %d bytes", len(b))
+	}
+}
+
+// TestAppend: append creates one session holding the messages appended.
+func TestAppend(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, err := runBench(t, "append", "10", dir)
+	if err != nil || !strings.HasPrefix(out, "10 entries in ") {
+		t.Fatalf("append: %q, %v", out, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("%d session files, want 1", len(files))
+	}
+	s, err := engine.OpenFile(context.Background(), files[0], engine.OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(s.Context().Messages); n != 10 {
+		t.Fatalf("context has %d messages, want 10", n)
+	}
+}
+
+// TestUsage: a command line not understood is a usage error.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{nil, {"gen"}, {"gen", "nope", "x"}, {"gen", "session"}, {"append", "x", "d"}, {"frob", "x"}} {
+		if _, err := runBench(t, args...); !errors.Is(err, errUsage) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+}

@@ -344,6 +344,5 @@ func checkParentsFirst(t testing.TB, path string) {
 	}
 }
 
-
 // transferred returns what a report says was moved besides listings.
 func moved(rep *replica.Report) int64 { return rep.Uploaded + rep.Downloaded }

@@ -42,6 +42,7 @@ func ids(es []*jsonl.Entry) []string {
 }
 
 func TestCollectEntriesForBranchSummary(t *testing.T) {
+	t.Parallel()
 	ix := branchTree(t)
 	tests := []struct {
 		name, old, target string
@@ -56,6 +57,7 @@ func TestCollectEntriesForBranchSummary(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := CollectEntriesForBranchSummary(ix, tc.old, tc.target)
 			if diff := cmp.Diff(tc.want, ids(c.Entries)); diff != "" {
 				t.Errorf("entries (-want +got):\n%s", diff)
@@ -68,6 +70,7 @@ func TestCollectEntriesForBranchSummary(t *testing.T) {
 }
 
 func TestPrepareBranchEntries(t *testing.T) {
+	t.Parallel()
 	ix := branchTree(t)
 	c := CollectEntriesForBranchSummary(ix, "e", "g")
 	p := PrepareBranchEntries(c.Entries, 0)
@@ -94,6 +97,7 @@ func TestPrepareBranchEntries(t *testing.T) {
 }
 
 func TestPrepareBranchBudget(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user(100).branchSummary(fill(50), `{"readFiles":["r.ts"],"modifiedFiles":["m.ts"]}`, false).
 		branchSummary("ext", `{"readFiles":["hook.ts"]}`, true).
@@ -113,6 +117,7 @@ func TestPrepareBranchBudget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := PrepareBranchEntries(entries, tc.budget)
 			if diff := cmp.Diff(tc.want, roles(p.Messages)); diff != "" {
 				t.Errorf("messages (-want +got):\n%s", diff)
@@ -130,6 +135,7 @@ func TestPrepareBranchBudget(t *testing.T) {
 }
 
 func TestNoContentToSummarize(t *testing.T) {
+	t.Parallel()
 	ix := branchTree(t)
 	// From c (a tool result) back to b: only the tool result is collected.
 	c := CollectEntriesForBranchSummary(ix, "c", "f")

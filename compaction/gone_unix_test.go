@@ -57,6 +57,7 @@ func processGone(pid int) bool {
 // a grace period has passed, instead of waiting as long as that process
 // runs.
 func TestCommandOutputHeldOutsideGroup(t *testing.T) {
+	t.Parallel()
 	needSh(t)
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("needs setsid")

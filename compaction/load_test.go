@@ -30,6 +30,7 @@ func viewContext(c Context) contextView {
 // are detached builds FromPath's context, asking load for exactly the
 // entries it reads: first the settings', then the context's.
 func TestFromPathLoad(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		path  *pathBuilder
@@ -55,6 +56,7 @@ func TestFromPathLoad(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			want := FromPath(tc.path.path(t))
 			data := []byte(strings.Join(tc.path.lines, "\n") + "\n")
 			p, err := jsonl.ParseReader(bytes.NewReader(data), 0, func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage })

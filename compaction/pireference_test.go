@@ -20,6 +20,7 @@ import (
 // sends a reasoning model (budget and reasoning level) for each case, at
 // the thinking levels "off" and "medium".
 func TestPrepareCasesArePis(t *testing.T) {
+	t.Parallel()
 	node, modules := testenv.Pi(t)
 	dir := t.TempDir()
 	type fileCase struct {
@@ -81,6 +82,7 @@ func TestPrepareCasesArePis(t *testing.T) {
 	testenv.PiReference(t, node, modules, map[string]any{"prepare": map[string]any{"files": files, "keeps": keepList}}, &answer)
 	for _, fc := range cases {
 		t.Run(fc.c.name+"/"+fc.level, func(t *testing.T) {
+			t.Parallel()
 			pi := answer.Prepare[fc.file][fmt.Sprint(fc.c.keep)]
 			data, err := os.ReadFile(fc.file)
 			if err != nil {

@@ -150,11 +150,15 @@ var workedExamples = []prepCase{
 }
 
 // TestPrepareWorkedExamples checks the worked examples.
-func TestPrepareWorkedExamples(t *testing.T) { checkPrepCases(t, workedExamples) }
+func TestPrepareWorkedExamples(t *testing.T) {
+	t.Parallel()
+	checkPrepCases(t, workedExamples)
+}
 
 func checkPrepCases(t *testing.T, cases []prepCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var b pathBuilder
 			tc.build(&b)
 			p, err := Prepare(b.path(t), settingsKeep(tc.keep))
@@ -177,6 +181,7 @@ func checkPrepCases(t *testing.T, cases []prepCase) {
 // TestCompactE2E3 checks the assembled summaries and the request
 // parameters of E2 and E3.
 func TestCompactWorkedSummaries(t *testing.T) {
+	t.Parallel()
 	byKind := Func(func(_ context.Context, r Request) (string, error) {
 		return "<" + string(r.Kind) + ">", nil
 	})
@@ -249,6 +254,7 @@ func TestCompactWorkedSummaries(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var b pathBuilder
 			tc.build(&b)
 			s := settingsKeep(tc.keep)
@@ -365,9 +371,13 @@ var edgeCases = []prepCase{
 }
 
 // TestPrepareEdgeCases checks the edge cases.
-func TestPrepareEdgeCases(t *testing.T) { checkPrepCases(t, edgeCases) }
+func TestPrepareEdgeCases(t *testing.T) {
+	t.Parallel()
+	checkPrepCases(t, edgeCases)
+}
 
 func TestPrepareNoID(t *testing.T) {
+	t.Parallel()
 	path := parseLines(t,
 		`{"type":"message","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}`,
 	)
@@ -377,6 +387,7 @@ func TestPrepareNoID(t *testing.T) {
 }
 
 func TestEmptyConversationRequest(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user(10).asst(10, 0)
 	p, err := Prepare(b.path(t), settingsKeep(100000))
@@ -394,6 +405,7 @@ func TestEmptyConversationRequest(t *testing.T) {
 }
 
 func TestUpdateRequestPrompt(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.userText("first").asst(5, 0).compaction("OLD SUMMARY", "e0", "", false).userText("second").asst(5, 0).userText("third")
 	p, err := Prepare(b.path(t), settingsKeep(1))
@@ -412,6 +424,7 @@ func TestUpdateRequestPrompt(t *testing.T) {
 }
 
 func TestCompactErrors(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user(100).asst(100, 0).user(100).asst(100, 0)
 	p, err := Prepare(b.path(t), settingsKeep(201)) // E2: only a turn-prefix request
@@ -426,6 +439,7 @@ func TestCompactErrors(t *testing.T) {
 }
 
 func TestTokensBeforeNaN(t *testing.T) {
+	t.Parallel()
 	path := parseLines(t,
 		`{"type":"message","id":"a","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}`,
 		`{"type":"message","id":"b","parentId":"a","timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"assistant","content":[],"usage":{"input":5},"stopReason":"stop","timestamp":1}}`,
@@ -442,6 +456,7 @@ func TestTokensBeforeNaN(t *testing.T) {
 // TestRequestsJSON checks the dry-run JSON of the requests: one object
 // per request, with the prompt that carries the custom instructions.
 func TestRequestsJSON(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user(10).asst(10, 0)
 	p, err := Prepare(b.path(t), settingsKeep(100000))

@@ -16,6 +16,7 @@ func msgs(raw ...string) []Message {
 }
 
 func TestSerializeConversation(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 5000)
 	tests := []struct {
 		name string
@@ -82,6 +83,7 @@ func TestSerializeConversation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if diff := cmp.Diff(tc.want, SerializeConversation(ConvertToLLM(tc.msgs))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -90,6 +92,7 @@ func TestSerializeConversation(t *testing.T) {
 }
 
 func TestTruncateSurrogatePair(t *testing.T) {
+	t.Parallel()
 	s := strings.Repeat("a", 1999) + "😀" + "bcd"
 	got := truncateForSummary(s, 2000)
 	// pi keeps half the pair; sessctl cuts one unit earlier and still
@@ -101,6 +104,7 @@ func TestTruncateSurrogatePair(t *testing.T) {
 }
 
 func TestConvertToLLMShapes(t *testing.T) {
+	t.Parallel()
 	got := ConvertToLLM(msgs(
 		`{"role":"custom","customType":"x","content":"hi","display":true,"timestamp":5}`,
 		`{"role":"custom","customType":"x","content":[{"type":"text","text":"a"}],"display":false,"timestamp":6}`,
@@ -121,6 +125,7 @@ func TestConvertToLLMShapes(t *testing.T) {
 }
 
 func TestEntryMessage(t *testing.T) {
+	t.Parallel()
 	path := parseLines(t,
 		`{"type":"custom_message","customType":"ext","content":"c","display":false,"details":{"k":1},"id":"a","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z"}`,
 		`{"type":"branch_summary","id":"b","parentId":"a","timestamp":"2026-03-01T09:00:01.000Z","fromId":"a","summary":""}`,
@@ -145,6 +150,7 @@ func TestEntryMessage(t *testing.T) {
 }
 
 func TestFileOps(t *testing.T) {
+	t.Parallel()
 	var f FileOps
 	for _, m := range []string{
 		`{"role":"assistant","content":[{"type":"toolCall","name":"read","arguments":{"path":"b.ts"}},{"type":"toolCall","name":"read","arguments":{"path":"a.ts"}},{"type":"toolCall","name":"edit","arguments":{"path":"a.ts"}}]}`,

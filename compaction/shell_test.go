@@ -9,6 +9,7 @@ import (
 )
 
 func TestShell(t *testing.T) {
+	t.Parallel()
 	want := &Command{Path: "sh", Args: []string{"-c", "summarise --fast"}, JSON: true, Timeout: time.Minute, MaxOutput: -1}
 	if runtime.GOOS == "windows" {
 		want.Path, want.Args[0] = "cmd", "/C"

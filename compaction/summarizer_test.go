@@ -28,6 +28,7 @@ func sampleRequest(t *testing.T) Request {
 }
 
 func TestFixed(t *testing.T) {
+	t.Parallel()
 	got, err := Fixed("S").Summarize(t.Context(), Request{})
 	if err != nil || got != "S" {
 		t.Fatalf("Fixed = %q, %v", got, err)
@@ -47,6 +48,7 @@ func needSh(t *testing.T) {
 }
 
 func TestCommand(t *testing.T) {
+	t.Parallel()
 	needSh(t)
 	req := sampleRequest(t)
 	tests := []struct {
@@ -65,6 +67,7 @@ func TestCommand(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := &Command{Path: "sh", Args: []string{"-c", tc.script}, JSON: tc.json}
 			got, err := c.Summarize(t.Context(), req)
 			if tc.wantErr != "" {
@@ -84,6 +87,7 @@ func TestCommand(t *testing.T) {
 }
 
 func TestRequestJSON(t *testing.T) {
+	t.Parallel()
 	req := Request{Kind: KindBranch, SystemPrompt: "s", Prompt: "p<&>", MaxTokens: 2048, ConversationText: "c",
 		CustomInstructions: "focus", ReplaceInstructions: true, Messages: msgs(`{"role":"user","content":"x"}`)}
 	want := `{"kind":"branch","systemPrompt":"s","prompt":"p<&>","maxTokens":2048,"reasoning":null,"conversationText":"c","previousSummary":null,"customInstructions":"focus","replaceInstructions":true,"messages":[{"role":"user","content":"x"}]}`
@@ -97,6 +101,7 @@ func TestRequestJSON(t *testing.T) {
 }
 
 func TestCommandCancelKillsIt(t *testing.T) {
+	t.Parallel()
 	needSh(t)
 	started := filepath.Join(t.TempDir(), "started")
 	// The shell starts a child that outlives a plain kill of the shell;
@@ -128,6 +133,7 @@ func TestCommandCancelKillsIt(t *testing.T) {
 // that runs too long or prints too much is killed, its whole process
 // group with it, and Summarize fails with the matching error.
 func TestCommandLimits(t *testing.T) {
+	t.Parallel()
 	needSh(t)
 	tests := []struct {
 		name    string
@@ -149,6 +155,7 @@ func TestCommandLimits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			c := &Command{Path: "sh", Args: []string{"-c", tc.script, pidFile}, Timeout: tc.timeout, MaxOutput: tc.max}
 			got, err := c.Summarize(t.Context(), Request{Prompt: "x"})
@@ -176,6 +183,7 @@ func TestCommandLimits(t *testing.T) {
 // standard error) does not make Summarize fail or wait for it: the
 // summary is what the program printed before it exited.
 func TestCommandLeavesNothing(t *testing.T) {
+	t.Parallel()
 	needSh(t)
 	tests := []struct {
 		name   string
@@ -188,6 +196,7 @@ func TestCommandLeavesNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			c := &Command{Path: "sh", Args: []string{"-c", tc.script, pidFile}}
 			got, err := c.Summarize(t.Context(), Request{Prompt: strings.Repeat("x", 1<<20)})
@@ -206,6 +215,7 @@ func TestCommandLeavesNothing(t *testing.T) {
 // TestCommandNotText checks that output with a NUL byte or invalid UTF-8
 // is refused: it would be written into the session as a summary.
 func TestCommandNotText(t *testing.T) {
+	t.Parallel()
 	needSh(t)
 	tests := []struct {
 		script, wantErr string
@@ -223,6 +233,7 @@ func TestCommandNotText(t *testing.T) {
 }
 
 func TestOffline(t *testing.T) {
+	t.Parallel()
 	req := sampleRequest(t)
 	s1, err := Offline{}.Summarize(t.Context(), req)
 	if err != nil {
@@ -263,6 +274,7 @@ func TestOffline(t *testing.T) {
 }
 
 func TestOfflineKinds(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.userText("first task").asst(10, 0).
 		compaction("## Goal\n- old goal\n\n<read-files>\nr.ts\n</read-files>", "e0", `{"readFiles":["r.ts"],"modifiedFiles":[]}`, false).

@@ -10,6 +10,7 @@ import (
 )
 
 func TestUTF16Len(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		want int
@@ -35,6 +36,7 @@ func TestUTF16Len(t *testing.T) {
 }
 
 func TestEstimateTokens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		msg  string
@@ -57,6 +59,7 @@ func TestEstimateTokens(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if got := EstimateTokens([]byte(tc.msg)); got != tc.want {
 				t.Errorf("EstimateTokens = %d, want %d", got, tc.want)
 			}
@@ -65,6 +68,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func TestStringifyKeyOrder(t *testing.T) {
+	t.Parallel()
 	got := stringify([]byte(`{"b":"\u003c&>", "a":"\u00e9", "2":1, "1":2.0}`))
 	if want := `{"1":2,"2":1,"b":"<&>","a":"é"}`; got != want {
 		t.Errorf("stringify = %s, want %s", got, want)
@@ -72,6 +76,7 @@ func TestStringifyKeyOrder(t *testing.T) {
 }
 
 func TestCalculateContextTokens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		usage string
@@ -86,6 +91,7 @@ func TestCalculateContextTokens(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := CalculateContextTokens([]byte(tc.usage))
 			if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
 				t.Errorf("CalculateContextTokens = %v, want %v", got, tc.want)
@@ -95,6 +101,7 @@ func TestCalculateContextTokens(t *testing.T) {
 }
 
 func TestEstimateContextTokens(t *testing.T) {
+	t.Parallel()
 	msg := func(s string) Message { return Message{Raw: []byte(s)} }
 	user := msg(`{"role":"user","content":"` + strings.Repeat("x", 40) + `"}`) // 10 tokens
 	good := msg(`{"role":"assistant","content":[],"usage":{"totalTokens":500},"stopReason":"stop"}`)
@@ -115,6 +122,7 @@ func TestEstimateContextTokens(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if diff := cmp.Diff(tc.want, EstimateContextTokens(tc.msgs)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -123,6 +131,7 @@ func TestEstimateContextTokens(t *testing.T) {
 }
 
 func TestShouldCompact(t *testing.T) {
+	t.Parallel()
 	s := Settings{Enabled: true, ReserveTokens: 10000, KeepRecentTokens: 20000}
 	tests := []struct {
 		name           string
@@ -145,6 +154,7 @@ func TestShouldCompact(t *testing.T) {
 }
 
 func TestCompareUTF16(t *testing.T) {
+	t.Parallel()
 	// JavaScript sorts by UTF-16 units: U+FF5E (a BMP character above the
 	// surrogates) sorts after U+1F600, whose first unit is 0xD83D.
 	got := []string{"b", "～", "😀", "a", "ab", ""}

@@ -20,6 +20,7 @@ import (
 // a label, which then names an entry the new session does not have, so
 // the branch (and the model context) broke at the label.
 func TestCreateBranchedSessionAcrossLabels(t *testing.T) {
+	t.Parallel()
 	msg := func(role, text string) message.Message {
 		return raw(string(jsonl.NewObject(64).String("role", role).String("content", text).Number("timestamp", 1).Bytes()))
 	}
@@ -67,6 +68,7 @@ func TestCreateBranchedSessionAcrossLabels(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			clock := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 			s := inMemory(t, "/work", engine.StoreOptions{Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
 			leaf := tc.build(t, s)
@@ -128,6 +130,7 @@ func mustID(t *testing.T) func(string, error) string {
 // (built the same way) too; a label entry without a timestamp is
 // re-created without one. The tree reports each label's time.
 func TestBranchedSessionKeepsLabelTimes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.jsonl")
 	testenv.WriteFile(t, src, testenv.Lines(

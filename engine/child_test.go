@@ -34,6 +34,7 @@ func reply(at time.Time) *message.Assistant {
 // file, it lives beside it, and ContinueRecent passes over it only when
 // asked to.
 func TestNewChild(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone})
 	parent, err := st.Create(t.Context(), "/w", engine.CreateOptions{})
@@ -98,6 +99,7 @@ func TestNewChild(t *testing.T) {
 // TestUnwrittenSessionLeavesNoLock checks that a session that never
 // reached its first write leaves no lock file (nor owner record) behind.
 func TestUnwrittenSessionLeavesNoLock(t *testing.T) {
+	t.Parallel()
 	at := time.UnixMilli(1772442003123)
 	for _, tc := range []struct {
 		name string
@@ -134,6 +136,7 @@ func TestUnwrittenSessionLeavesNoLock(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			for _, s := range tc.make(t, dir) {
 				if err := s.Close(); err != nil {

@@ -28,6 +28,7 @@ func compactSession(t *testing.T, messages int) *engine.Session {
 }
 
 func TestSummarizeBranch(t *testing.T) {
+	t.Parallel()
 	s := compactSession(t, 4)
 	// Moving to the leaf abandons nothing; moving to the first entry
 	// abandons the rest.

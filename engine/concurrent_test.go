@@ -65,12 +65,14 @@ func needProc(t *testing.T) {
 // reload; a label beside a running pi does not pull pi's branch away from
 // its latest messages.
 func TestWriteReadsLinesAppendedSinceOpen(t *testing.T) {
+	t.Parallel()
 	for _, perAppend := range []bool{false, true} {
 		name := "before the first write"
 		if perAppend {
 			name = "between two writes"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			p := writeSession(t, msgLine("a1", "", `"one"`))
 			// SyncEach (the default) checks before every write; SyncNone
 			// before the first and then every 100 ms.
@@ -240,6 +242,7 @@ func TestWriteRefusesToCutALineAnotherWriterHolds(t *testing.T) {
 // writer was killed) is quarantined and cut at once; a reader holding the
 // file open is not a writer.
 func TestWriteCutsAnAbandonedLine(t *testing.T) {
+	t.Parallel()
 	frag := `{"type":"message","id":"p1","parentId":"a1","mess`
 	for _, reader := range []bool{false, true} {
 		name := "nobody holds the file"
@@ -247,6 +250,7 @@ func TestWriteCutsAnAbandonedLine(t *testing.T) {
 			name = "a reader holds the file"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			if reader {
 				needProc(t)
 			}
@@ -284,6 +288,7 @@ func TestWriteCutsAnAbandonedLine(t *testing.T) {
 // was killed in the middle of a line) is cut before the next write, which
 // would otherwise be glued onto it and lost.
 func TestWriteAfterAnotherWriterWasKilledMidLine(t *testing.T) {
+	t.Parallel()
 	p := writeSession(t, msgLine("a1", "", `"one"`))
 	s, err := openStore(t, engine.StoreOptions{TornWait: abandonedWait()}).Open(context.Background(), p, engine.OpenOptions{})
 	if err != nil {
@@ -313,6 +318,7 @@ func TestWriteAfterAnotherWriterWasKilledMidLine(t *testing.T) {
 // about to end, gets its newline through the O_APPEND descriptor: at worst
 // that leaves a blank line, never a glued one.
 func TestWriteEndsACompleteLastLine(t *testing.T) {
+	t.Parallel()
 	p := writeSession(t, strings.TrimSuffix(msgLine("a1", "", `"one"`), "\n"))
 	s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(context.Background(), p, engine.OpenOptions{})
 	if err != nil {

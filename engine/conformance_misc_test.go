@@ -57,6 +57,7 @@ func setMtimes(t *testing.T, dir string, mt time.Time) {
 }
 
 func TestPiConformanceListDir(t *testing.T) {
+	t.Parallel()
 	c := piCaseNamed(t, "list-dir")
 	root := copyTree(t, c.dir)
 	dir := filepath.Join(root, c.exp["sessionDir"].(string))
@@ -79,6 +80,7 @@ func TestPiConformanceListDir(t *testing.T) {
 }
 
 func TestPiConformanceListAll(t *testing.T) {
+	t.Parallel()
 	c := piCaseNamed(t, "list-all")
 	root := copyTree(t, c.dir)
 	infos, err := openStore(t, engine.StoreOptions{AgentDir: filepath.Join(root, "agent")}).List(context.Background(), "", engine.ListOptions{})
@@ -91,6 +93,7 @@ func TestPiConformanceListAll(t *testing.T) {
 }
 
 func TestPiConformanceContinueRecent(t *testing.T) {
+	t.Parallel()
 	c := piCaseNamed(t, "continue-recent")
 	root := copyTree(t, c.dir)
 	dir := filepath.Join(root, c.exp["sessionDir"].(string))
@@ -141,6 +144,7 @@ func TestPiConformanceContinueRecent(t *testing.T) {
 }
 
 func TestPiConformanceDirEncoding(t *testing.T) {
+	t.Parallel()
 	c := piCaseNamed(t, "dir-encoding")
 	for _, row := range c.exp["table"].([]any) {
 		r := row.(map[string]any)
@@ -173,6 +177,7 @@ func TestPiConformanceDirEncoding(t *testing.T) {
 // <file>.torn-<ms> and cut off, and a complete last line gets its newline,
 // so every entry survives the reload.
 func TestPiConformanceAppendAfterBadTail(t *testing.T) {
+	t.Parallel()
 	c := piCaseNamed(t, "append-after-bad-tail")
 	root := copyTree(t, c.dir)
 	for name, want := range c.exp["loadsBeforeAppend"].(map[string]any) {

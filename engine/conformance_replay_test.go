@@ -397,12 +397,14 @@ var deliberate = map[string]string{
 }
 
 func TestPiConformanceScenarios(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadPiCases(t) {
 		ops, _ := c.exp["ops"].([]any)
 		if len(ops) == 0 || c.name == "append-after-bad-tail" {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			root, err := filepath.EvalSymlinks(t.TempDir())
 			if err != nil {
 				t.Fatal(err)

@@ -248,12 +248,14 @@ func isLegacy(data []byte) bool {
 }
 
 func TestPiConformanceLoads(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadPiCases(t) {
 		loads, _ := c.exp["loads"].(map[string]any)
 		if len(loads) == 0 {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			root := copyTree(t, c.dir)
 			names := make([]string, 0, len(loads))
 			for n := range loads {

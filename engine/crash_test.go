@@ -75,6 +75,7 @@ type crashStats struct {
 }
 
 func TestCrashWorkloads(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("not ported to Windows yet: the workloads' bookkeeping reports more entries on disk than acknowledged there (make crash runs on Linux)")
 	}

@@ -52,6 +52,7 @@ func dirState(t *testing.T, dir string) map[string]string {
 // file, final newline, cutting a torn tail, removing stale temporary
 // files) wait for the first write that gets past its argument checks.
 func TestFailedCallsLeaveTheFileAlone(t *testing.T) {
+	t.Parallel()
 	files := []struct {
 		name string
 		data string
@@ -110,6 +111,7 @@ func TestFailedCallsLeaveTheFileAlone(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
 			p := filepath.Join(t.TempDir(), "s.jsonl")
 			dir := filepath.Dir(p)
 			if err := os.WriteFile(p, []byte(f.data), 0o600); err != nil {
@@ -165,6 +167,7 @@ func TestFailedCallsLeaveTheFileAlone(t *testing.T) {
 // first write are the ones the migration rewrite writes, so an id the
 // caller took from the session stays valid across the rewrite.
 func TestDeferredMigrationKeepsTheEntries(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	if err := os.WriteFile(p, []byte(legacyV1), 0o600); err != nil {
 		t.Fatal(err)
@@ -198,6 +201,7 @@ func TestDeferredMigrationKeepsTheEntries(t *testing.T) {
 
 // A session whose file was never written leaves no lock file behind.
 func TestUnwrittenSessionLeavesNoLockFile(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		open func(t *testing.T, dir string) *engine.Session
@@ -232,6 +236,7 @@ func TestUnwrittenSessionLeavesNoLockFile(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			s := c.open(t, dir)
 			if err := s.Close(); err != nil {
@@ -248,6 +253,7 @@ func TestUnwrittenSessionLeavesNoLockFile(t *testing.T) {
 		})
 	}
 	t.Run("a written session keeps its lock file", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})
 		if err != nil {
@@ -268,6 +274,7 @@ func TestUnwrittenSessionLeavesNoLockFile(t *testing.T) {
 // migration (or write) of the session holds the lock, so it knows the
 // file is stale and removes it.
 func TestMigrateRemovesStaleTemps(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	if err := os.WriteFile(p, []byte(legacyV1), 0o600); err != nil {
 		t.Fatal(err)

@@ -85,6 +85,7 @@ func rule(rel string) ([]string, bool) {
 }
 
 func TestImportsPointOneWay(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the go tool")
 	}
@@ -145,6 +146,7 @@ func permitted(rel, imp string, allow []string) bool {
 // TestReadmePackageMap checks that the README's package map has one row
 // for each package of the module, and no other.
 func TestReadmePackageMap(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the go tool")
 	}
@@ -189,6 +191,7 @@ func TestReadmePackageMap(t *testing.T) {
 // Libraries never print and never exit: only cmd/sessctl (and the
 // example programs under examples/) talk to the terminal.
 func TestLibrariesNeitherPrintNorExit(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..")
 	bad := regexp.MustCompile(`\bos\.Exit\(|\bfmt\.Print(f|ln)?\(|\bos\.Std(out|err)\b|\blog\.(Print|Fatal|Panic)`)
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {

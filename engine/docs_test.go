@@ -17,6 +17,7 @@ import (
 // the README. An example is written as an Example function (or a function
 // an Example calls) and copied into the documentation.
 func TestDocExamples(t *testing.T) {
+	t.Parallel()
 	root := ".."
 	tests := map[string][]string{} // directory -> its test files' lines
 	var all [][]string

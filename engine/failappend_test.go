@@ -22,6 +22,7 @@ import (
 // next append is not glued onto a fragment. The session still refuses
 // writes until it is reopened, and a reopen finds no torn tail.
 func TestFailedAppendLeavesTheFileAsItWas(t *testing.T) {
+	t.Parallel()
 	big := `{"role":"user","content":"` + strings.Repeat("z", 5000) + `"}`
 	cases := []struct {
 		name  string
@@ -36,6 +37,7 @@ func TestFailedAppendLeavesTheFileAsItWas(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			cfs := vfstest.NewCrashFS()
 			ffs := vfstest.NewFaultFS(cfs)
 			opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: "/store"})
@@ -89,6 +91,7 @@ func TestFailedAppendLeavesTheFileAsItWas(t *testing.T) {
 // a failed append left, those bytes are not the file's last any more:
 // nothing is cut, so pi's line is kept, and the error says what was left.
 func TestFailedAppendKeepsALineAppendedAfterIt(t *testing.T) {
+	t.Parallel()
 	cfs := vfstest.NewCrashFS()
 	ffs := vfstest.NewFaultFS(cfs)
 	opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: "/store"})
@@ -142,6 +145,7 @@ func TestFailedAppendKeepsALineAppendedAfterIt(t *testing.T) {
 
 // The bytes are cut on the real filesystem too (a descriptor with Seek).
 func TestFailedAppendOnTheOSFilesystem(t *testing.T) {
+	t.Parallel()
 	ffs := vfstest.NewFaultFS(vfs.OS())
 	opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: t.TempDir()})
 	s, err := openStore(t, opts).Create(context.Background(), "/w", engine.CreateOptions{})

@@ -45,6 +45,7 @@ func ids(es []*engine.Entry) []string {
 
 // TestRefresh follows a file another process (pi, by hand) appends to.
 func TestRefresh(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		do        func(t *testing.T, path string)
 		news      []string // ids Refresh returns
@@ -90,6 +91,7 @@ func TestRefresh(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			if err := os.WriteFile(path, []byte(tc.start), 0o600); err != nil {
 				t.Fatal(err)
@@ -123,6 +125,7 @@ func TestRefresh(t *testing.T) {
 }
 
 func TestRefreshVanishedAndWriter(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	if err := os.WriteFile(path, []byte(followHeader), 0o600); err != nil {
 		t.Fatal(err)
@@ -150,6 +153,7 @@ func TestRefreshVanishedAndWriter(t *testing.T) {
 
 // TestFollow reads, through Follow, what a writer appends, typed.
 func TestFollow(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(t.Context(), "/w", engine.CreateOptions{})
 	if err != nil {

@@ -29,6 +29,7 @@ func fixedOpts(dir, id string) engine.StoreOptions {
 
 // TestForkBranch forks one branch of a session (Store.Fork with At).
 func TestForkBranch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := createIn(t, fixedOpts(dir, "11111111-1111-4111-8111-111111111111"), "/proj", engine.CreateOptions{})
 	if err != nil {
@@ -119,6 +120,7 @@ func TestForkBranch(t *testing.T) {
 }
 
 func TestTrash(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "2026-03-01T09-00-00-000Z_abc.jsonl")
 	stale := file + ".tmp-0123456789abcdef" // an interrupted migration's output

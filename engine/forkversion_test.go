@@ -13,6 +13,7 @@ import (
 // a format version it does not know under a version 3 header: both fail
 // with ErrUnsupportedVersion and write nothing.
 func TestForkRefusesNewerVersion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "v4.jsonl")
 	data := `{"type":"session","version":4,"id":"s4","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/p"}` + "\n" +

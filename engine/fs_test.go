@@ -20,6 +20,7 @@ import (
 // with os.SameFile that check failed for every FileInfo the os package did
 // not make, so no session on a CrashFS could take a second line.
 func TestAppendThroughFSSeam(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		meddle  func(t *testing.T, fsys vfs.FS, file string)
@@ -45,6 +46,7 @@ func TestAppendThroughFSSeam(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			fsys := vfstest.NewCrashFS()
 			clock := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 			opts := engine.WithoutLock(engine.StoreOptions{FS: fsys, Dir: "/sessions", Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
@@ -91,6 +93,7 @@ func TestAppendThroughFSSeam(t *testing.T) {
 // survives the harshest crash. Creating the directory without syncing its
 // parent lost the directory, and every session in it, on a power cut.
 func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		open func(ctx context.Context, st *engine.Store) (*engine.Session, error)
@@ -104,6 +107,7 @@ func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			fsys := vfstest.NewCrashFS()
 			if err := fsys.MkdirAll("/base", vfs.DirMode); err != nil {
 				t.Fatal(err)
@@ -139,6 +143,7 @@ func TestSessionInNewDirectorySurvivesPowerCut(t *testing.T) {
 // only the file; unless the open synced the directory, the file's name
 // (and every acknowledged entry in it) was lost in a power cut.
 func TestReopenMakesTheFileNameDurable(t *testing.T) {
+	t.Parallel()
 	disk := vfstest.NewCrashFS()
 	if err := vfs.MkdirAllSync(disk, "/sessions", vfs.DirMode); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // for byte as it was, and pi's next append (pi 0.58.3 itself, once space
 // is freed) is a whole entry, not glued onto a fragment of the label.
 func TestLabelOnAFullTmpfs(t *testing.T) {
+	t.Parallel()
 	dir := testenv.Tmpfs(t, 600<<10)
 	s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {

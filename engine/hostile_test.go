@@ -52,6 +52,7 @@ func openRO(t *testing.T, p string) *engine.Session {
 // Each hostile input gives a tolerant result or a clear error; none
 // panics, hangs or writes outside the store.
 func TestHostileInputs(t *testing.T) {
+	t.Parallel()
 	t.Run("a 200 MB single line", func(t *testing.T) {
 		// 200 MB in make stress (CI); 20 MB in every go test.
 		size := 20 << 20
@@ -66,6 +67,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("invalid UTF-8 is kept, not fatal", func(t *testing.T) {
+		t.Parallel()
 		p := writeSession(t, msgLine("a1", "", "\"bad \xff\xfe bytes\"")+msgLine("a2", "a1", `"fine"`))
 		s := openRO(t, p)
 		if got := len(s.Entries()); got != 2 {
@@ -76,6 +78,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("duplicate keys: the last wins, as in JSON.parse", func(t *testing.T) {
+		t.Parallel()
 		line := `{"type":"message","id":"first","parentId":null,"id":"second","timestamp":"t","message":{"role":"user","role":"assistant","content":"x"}}` + "\n"
 		s := openRO(t, writeSession(t, line))
 		e, ok := s.Entry("second")
@@ -84,6 +87,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("nesting 100,000 deep", func(t *testing.T) {
+		t.Parallel()
 		deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
 		s := openRO(t, writeSession(t, msgLine("a1", "", deep)))
 		if len(s.Context().Messages) != 1 {
@@ -120,6 +124,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("parent cycles and self parents end", func(t *testing.T) {
+		t.Parallel()
 		body := msgLine("a", "b", `"a"`) + msgLine("b", "a", `"b"`) + msgLine("s", "s", `"self"`) + msgLine("z", "a", `"leaf"`)
 		s := openRO(t, writeSession(t, body))
 		if got := len(s.BranchPath("z")); got != 3 {
@@ -133,6 +138,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("ids with separators, dot-dot or NUL never touch a path", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(context.Background(), "/w", engine.CreateOptions{})
 		if err != nil {
@@ -149,6 +155,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a named pipe among the sessions is skipped, not waited on", func(t *testing.T) {
+		t.Parallel()
 		dir := filepath.Dir(writeSession(t, msgLine("a1", "", `"hi"`)))
 		if err := mkfifo(filepath.Join(dir, "pipe.jsonl")); err != nil {
 			t.Skipf("mkfifo: %v", err)
@@ -168,6 +175,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a symlink at the session path is refused for writing", func(t *testing.T) {
+		t.Parallel()
 		testenv.SkipOnWindows(t, "symbolic links need a privilege on Windows, and opens have no O_NOFOLLOW")
 		dir := t.TempDir()
 		target := filepath.Join(dir, "elsewhere.jsonl")
@@ -184,6 +192,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a symlink at the quarantine path is refused", func(t *testing.T) {
+		t.Parallel()
 		testenv.SkipOnWindows(t, "symbolic links need a privilege on Windows, and opens have no O_NOFOLLOW")
 		dir := t.TempDir()
 		p := filepath.Join(dir, "s.jsonl")
@@ -213,6 +222,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a read-only filesystem gives a clear error and writes nothing", func(t *testing.T) {
+		t.Parallel()
 		testenv.SkipOnWindows(t, "the test's read-only filesystem (EROFS) is a POSIX error")
 		cfs := vfstest.NewCrashFS()
 		ffs := vfstest.NewFaultFS(cfs)
@@ -227,6 +237,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 	})
 	t.Run("a full disk: the append fails and is cut off, the session refuses more, a reopen recovers", func(t *testing.T) {
+		t.Parallel()
 		cfs := vfstest.NewCrashFS()
 		ffs := vfstest.NewFaultFS(cfs)
 		opts := engine.WithoutLock(engine.StoreOptions{FS: ffs, Dir: "/store"})
@@ -266,6 +277,7 @@ func TestHostileInputs(t *testing.T) {
 // it: no append is lost, ids stay unique in one chain, and readers never
 // fail or see a partial line.
 func TestConcurrentAppendersAndReaders(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {

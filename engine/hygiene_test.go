@@ -19,6 +19,7 @@ import (
 // list drops a session holding one, and its open throws on a null
 // message); a message of a known role, typed or kept as JSON, goes in.
 func TestAppendMessageRefusesWhatPiCannotRead(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	st := openStore(t, engine.StoreOptions{Sync: engine.SyncNone})
 	s, err := st.Create(ctx, "/w", engine.CreateOptions{WriteAtOnce: true})
@@ -72,6 +73,7 @@ func TestAppendMessageRefusesWhatPiCannotRead(t *testing.T) {
 // record, anywhere: not beside a file that is not a session, a missing
 // path, or a session that was only read.
 func TestNoLockBesideWhatIsNotASession(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
 	write := func(name, data string) string {

@@ -64,6 +64,7 @@ func appender() int {
 // each time, that every acknowledged entry is in the file, that the lock
 // is free at once, and that the reopened tree is valid.
 func TestKillWhileAppending(t *testing.T) {
+	t.Parallel()
 	kills := 25
 	if n, err := strconv.Atoi(os.Getenv("SESSCTL_KILLS")); err == nil && n > 0 {
 		kills = n

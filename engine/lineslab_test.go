@@ -16,6 +16,7 @@ import (
 // larger than the blocks lines are built in, and checks that every entry
 // still holds exactly its own bytes afterwards, in memory and in the file.
 func TestAppendedLinesDoNotOverlap(t *testing.T) {
+	t.Parallel()
 	s, err := openStore(t, engine.StoreOptions{Dir: t.TempDir()}).Create(context.Background(), "/w", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

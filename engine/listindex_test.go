@@ -56,6 +56,7 @@ func listJSON(t *testing.T, dir string, noIndex bool) any {
 }
 
 func TestListIndexGivesTheScanResults(t *testing.T) {
+	t.Parallel()
 	dir := makeStore(t, 20)
 	scan := listJSON(t, dir, true)
 	if _, err := os.Stat(indexPath(t, dir)); err == nil {
@@ -79,6 +80,7 @@ func TestListIndexGivesTheScanResults(t *testing.T) {
 }
 
 func TestListIndexNoticesChanges(t *testing.T) {
+	t.Parallel()
 	dir := makeStore(t, 5)
 	listJSON(t, dir, false)
 	ents, _ := os.ReadDir(dir)
@@ -112,6 +114,7 @@ func TestListIndexNoticesChanges(t *testing.T) {
 }
 
 func TestListIndexDamagedOrRacy(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		index string
@@ -125,6 +128,7 @@ func TestListIndexDamagedOrRacy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := makeStore(t, 4)
 			if err := os.MkdirAll(filepath.Dir(indexPath(t, dir)), 0o700); err != nil {
 				t.Fatal(err)
@@ -138,6 +142,7 @@ func TestListIndexDamagedOrRacy(t *testing.T) {
 		})
 	}
 	t.Run("recently modified files are not cached", func(t *testing.T) {
+		t.Parallel()
 		dir := makeStore(t, 3)
 		// Modified "just now" as far as the listing can tell, however long
 		// it takes to get there on a loaded machine: a time ahead of the
@@ -158,6 +163,7 @@ func TestListIndexDamagedOrRacy(t *testing.T) {
 // A session writer refreshes its entry in an existing index on Close, so
 // the next listing serves it from the index (and gets it right).
 func TestListIndexUpdatedByWrites(t *testing.T) {
+	t.Parallel()
 	dir := makeStore(t, 3)
 	listJSON(t, dir, false)
 	s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(context.Background(), "/home/dev/project", engine.CreateOptions{})
@@ -190,6 +196,7 @@ func TestListIndexUpdatedByWrites(t *testing.T) {
 // An info served from the index is written from the cached bytes, unless
 // the caller changed a field of its copy.
 func TestWriteInfoNoticesChangedFields(t *testing.T) {
+	t.Parallel()
 	dir := makeStore(t, 2)
 	listJSON(t, dir, false) // builds the index
 	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{})
@@ -215,6 +222,7 @@ func TestWriteInfoNoticesChangedFields(t *testing.T) {
 // was: the index lives under the user cache directory, keyed by the
 // listed directory, and is never required.
 func TestListWritesNothingIntoTheStore(t *testing.T) {
+	t.Parallel()
 	dir := makeStore(t, 4)
 	before := dirNames(t, dir)
 	listJSON(t, dir, false)

@@ -13,6 +13,7 @@ import (
 // that has no session directory yet create none (pi's list creates it,
 // sessctl list --cwd DIR used to leave an empty --<cwd>-- behind).
 func TestListingCreatesNothing(t *testing.T) {
+	t.Parallel()
 	for _, noIndex := range []bool{false, true} {
 		agent := filepath.Join(t.TempDir(), "agent")
 		o := engine.ListOptions{NoIndex: noIndex}

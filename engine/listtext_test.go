@@ -20,6 +20,7 @@ import (
 // strings, escapes JSON.stringify would not write, and lone surrogates,
 // which JavaScript keeps and writes back as \u escapes.
 func TestListTextExtraction(t *testing.T) {
+	t.Parallel()
 	const header = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`
 	msg := func(id, role, content string) string {
 		return `{"type":"message","id":"` + id + `","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"` + role + `","content":` + content + `,"timestamp":1767225601000}}`
@@ -64,6 +65,7 @@ func TestListTextExtraction(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			data := []byte(header + "\n")
 			for _, l := range c.lines {
 				data = append(data, l+"\n"...)

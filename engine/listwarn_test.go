@@ -67,6 +67,7 @@ func listed(t *testing.T, list func(o engine.ListOptions) ([]engine.Info, error)
 // cause; the others are listed; the list index does not remember a
 // failure, so a file that becomes readable is listed at once.
 func TestListWarnsAboutUnreadableFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeOld(t, filepath.Join(dir, "good.jsonl"), sessionBytes("g", "good"))
 	writeOld(t, filepath.Join(dir, "notsession.jsonl"), []byte("{\"type\":\"message\"}\n"))
@@ -119,6 +120,7 @@ var sortStrings = cmp.Transformer("sort", func(in []string) []string {
 // link is read each time, so a change of its target is seen even when the
 // link itself (whose times the index would key on) did not change.
 func TestListFollowsSymlinkedSessions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "real.jsonl")
 	writeOld(t, target, sessionBytes("r", "before"))
@@ -139,6 +141,7 @@ func TestListFollowsSymlinkedSessions(t *testing.T) {
 // .trash and directories reached through symbolic links, and reports an
 // unreadable directory; a missing root is not found.
 func TestListTree(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for path, text := range map[string]string{
 		"a.jsonl":                 "top",

@@ -15,6 +15,7 @@ import (
 // never finishes on a loop. x and y are each other's parent; z is its own;
 // c hangs below the loop; r is a plain root.
 func TestWriteRefusesParentLoops(t *testing.T) {
+	t.Parallel()
 	body := msgLine("r", "", `"root"`) + msgLine("x", "y", `"x"`) + msgLine("y", "x", `"y"`) +
 		msgLine("z", "z", `"self"`) + msgLine("c", "x", `"below"`)
 	cases := []struct {
@@ -65,6 +66,7 @@ func TestWriteRefusesParentLoops(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			p := writeSession(t, body)
 			before, _ := os.ReadFile(p)
 			s, err := openStore(t, engine.StoreOptions{Sync: engine.SyncNone}).Open(context.Background(), p, engine.OpenOptions{})

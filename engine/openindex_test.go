@@ -138,6 +138,7 @@ func (f *indexFixture) mustUse(got, want engine.OffsetIndexUse, what string) {
 }
 
 func TestOffsetIndexReuse(t *testing.T) {
+	t.Parallel()
 	f := newIndexFixture(t, 400, 1)
 	f.mustUse(f.check(), engine.OffsetIndexUnused, "first open")
 	st, err := os.Stat(f.indexPath())
@@ -193,6 +194,7 @@ func ixUserLine(id, parent, text string) string {
 }
 
 func TestOffsetIndexGrownFile(t *testing.T) {
+	t.Parallel()
 	f := newIndexFixture(t, 300, 2)
 	f.check()
 	leaf := lastID(t, f.path)
@@ -325,6 +327,7 @@ func indexChanges() map[string]func(t *testing.T, f *indexFixture) {
 }
 
 func TestOffsetIndexNeverStale(t *testing.T) {
+	t.Parallel()
 	neverStale(t, (*indexFixture).check)
 }
 
@@ -334,6 +337,7 @@ func TestOffsetIndexNeverStale(t *testing.T) {
 func neverStale(t *testing.T, read func(*indexFixture) engine.OffsetIndexUse) {
 	for name, change := range indexChanges() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			f := newIndexFixture(t, 300, 3)
 			read(f)
 			f.mustUse(read(f), engine.OffsetIndexExact, "before the change")
@@ -375,6 +379,7 @@ func (f *indexFixture) readContext() engine.OffsetIndexUse {
 }
 
 func TestReadContextOffsetIndex(t *testing.T) {
+	t.Parallel()
 	f := newIndexFixture(t, 300, 5)
 	// A branch off an early entry, and an id used again: parents that are
 	// not the line before, found through the map of ids.
@@ -416,6 +421,7 @@ func TestReadContextOffsetIndex(t *testing.T) {
 }
 
 func TestOffsetIndexDamaged(t *testing.T) {
+	t.Parallel()
 	damage := map[string]func([]byte) []byte{
 		"garbage":            func([]byte) []byte { return []byte("garbage\n") },
 		"empty":              func([]byte) []byte { return nil },
@@ -426,6 +432,7 @@ func TestOffsetIndexDamaged(t *testing.T) {
 	}
 	for name, f := range damage {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			fx := newIndexFixture(t, 200, 4)
 			fx.check()
 			b, err := os.ReadFile(fx.indexPath())
@@ -440,6 +447,7 @@ func TestOffsetIndexDamaged(t *testing.T) {
 		})
 	}
 	t.Run("another file's index", func(t *testing.T) {
+		t.Parallel()
 		a := newIndexFixture(t, 200, 5)
 		b := newIndexFixture(t, 200, 6)
 		b.cache = a.cache
@@ -457,6 +465,7 @@ func TestOffsetIndexDamaged(t *testing.T) {
 }
 
 func TestOffsetIndexOff(t *testing.T) {
+	t.Parallel()
 	f := newIndexFixture(t, 200, 7)
 	s, err := openStore(t, engine.WithOffsetIndexTest(
 		engine.StoreOptions{CacheDir: f.cache, NoOffsetIndex: true}, 1, func(engine.OffsetIndexUse) {
@@ -494,6 +503,7 @@ func TestOffsetIndexOff(t *testing.T) {
 // identity (Windows), opens neither use nor write an offset index: a
 // replaced file of the same size and time could pass for the indexed one.
 func TestOffsetIndexNoFileID(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "windows" {
 		t.Skip("Unix stat has an inode: the other offset index tests cover it")
 	}

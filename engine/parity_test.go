@@ -86,6 +86,7 @@ var goFuncs = map[string]any{
 // .d.ts and checks that each has a Go counterpart or says why not, so a
 // method a new pi adds is noticed.
 func TestPiSessionManagerParity(t *testing.T) {
+	t.Parallel()
 	_, modules := testenv.Pi(t)
 	data, err := os.ReadFile(filepath.Join(modules, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "session-manager.d.ts"))
 	if err != nil {
@@ -150,6 +151,7 @@ func TestPiSessionManagerParity(t *testing.T) {
 // branch is compaction.LatestCompactionEntry of Session.BranchPath; and a
 // session never written leaves no lock file when it is closed.
 func TestLatestCompaction(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone})
 	unwritten, err := st.Create(t.Context(), "/w", engine.CreateOptions{})

@@ -330,6 +330,7 @@ func makeForks(t *testing.T, sources []string, dir string) []forkOut {
 // forks and branches that load in pi with the context they were made
 // from.
 func TestPiReference(t *testing.T) {
+	t.Parallel()
 	node, modules := testenv.Pi(t)
 	seed := piDiffSeed(t)
 	root := t.TempDir()
@@ -500,6 +501,7 @@ func branchedLikePi(piEntries []map[string]any, ours any) string {
 // timestamps of tree nodes (0.58.3 has none). Compaction preparations
 // changed (see README's compatibility table) and are not compared.
 func TestPiCorpusReleaseAgrees(t *testing.T) {
+	t.Parallel()
 	node, modules := testenv.PiCorpus(t)
 	seed := piDiffSeed(t)
 	dir := filepath.Join(t.TempDir(), "sessions")
@@ -549,6 +551,7 @@ func TestPiCorpusReleaseAgrees(t *testing.T) {
 // truncates on open (corrupt-or-empty: sessctl refuses them, a deliberate
 // difference).
 func TestPiReferenceCorpus(t *testing.T) {
+	t.Parallel()
 	node, modules := testenv.Pi(t)
 	root := t.TempDir()
 	type load struct{ name, open, listDir string }

@@ -31,6 +31,7 @@ import (
 // is rare, so this test catches it in some runs, not in all; the
 // deterministic tests of the same code are in concurrent_test.go.)
 func TestLabelsBesideARunningPi(t *testing.T) {
+	t.Parallel()
 	node, modules := testenv.Pi(t)
 	dir := t.TempDir()
 	s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})

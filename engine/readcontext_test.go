@@ -117,6 +117,7 @@ func contextFiles(t *testing.T, versions ...int) []string {
 }
 
 func TestReadContextMatchesOpen(t *testing.T) {
+	t.Parallel()
 	files := contextFiles(t, 3, 1)
 	for _, p := range files {
 		if _, err := engine.OpenFile(context.Background(), p, engine.OpenOptions{ReadOnly: true}); err != nil {
@@ -139,6 +140,7 @@ func TestReadContextMatchesOpen(t *testing.T) {
 // context from it (no map of ids: the branch is walked by position, the
 // leaf looked for entry by entry), at the leaf and at other entries.
 func TestReadContextIndexedMatchesOpen(t *testing.T) {
+	t.Parallel()
 	skipWithoutOffsetIndex(t)
 	files := contextFiles(t, 3)
 	old := time.Now().Add(-time.Hour) // old enough to be indexed
@@ -178,6 +180,7 @@ func TestReadContextIndexedMatchesOpen(t *testing.T) {
 // is the last entry with its id, and each branch is the tree's, as Open
 // gives them.
 func TestReadContextIndexedRepeatedIDs(t *testing.T) {
+	t.Parallel()
 	skipWithoutOffsetIndex(t)
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	testenv.WriteFile(t, p, testenv.Lines(`{"type":"session","version":3,"id":"s","cwd":"/w"}`,
@@ -202,6 +205,7 @@ func TestReadContextIndexedRepeatedIDs(t *testing.T) {
 }
 
 func TestReadContextUnknownLeaf(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	testenv.WriteFile(t, p, testenv.Lines(`{"type":"session","version":3,"id":"s","cwd":"/w"}`, testenv.PiMessage("a", "")))
 	_, err := engine.ReadContext(context.Background(), p, "nope", engine.OpenOptions{})
@@ -248,6 +252,7 @@ func (f *countingFile) ReadAt(b []byte, off int64) (int, error) {
 }
 
 func TestReadContextReadsBackOnlyTheContext(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	if _, err := generate.WriteFile(p, generate.Options{Seed: 7, Entries: 6500, ImageEvery: -1, ToolResultMin: 200, ToolResultMax: 1500}); err != nil {
 		t.Fatal(err)
@@ -270,6 +275,7 @@ func TestReadContextReadsBackOnlyTheContext(t *testing.T) {
 // than one run of read-back: it is Open's, the branches between its
 // lines are not read, and nearby lines are read together.
 func TestReadContextReadsBackInRuns(t *testing.T) {
+	t.Parallel()
 	lines := []string{`{"type":"session","version":3,"id":"s","cwd":"/w"}`}
 	message := func(id, parent string, size int) string {
 		return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"user","content":%q,"timestamp":1}}`,
@@ -319,6 +325,7 @@ func rewriteRoles(t *testing.T, p string) {
 }
 
 func TestReadContextFileChangedWhileRead(t *testing.T) {
+	t.Parallel()
 	for name, change := range map[string]func(t *testing.T, p string){
 		"rewritten in place": rewriteRoles,
 		"rewritten in place, same size and time": func(t *testing.T, p string) {
@@ -350,6 +357,7 @@ func TestReadContextFileChangedWhileRead(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			p := filepath.Join(t.TempDir(), "s.jsonl")
 			if _, err := generate.WriteFile(p, generate.Options{Seed: 3, Entries: 400, ImageEvery: -1}); err != nil {
 				t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // spacing kept), moves the leaf to the last, and refuses a line whose id
 // the session has (writing nothing of the call).
 func TestAppendLines(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/p", engine.CreateOptions{})
 	if err != nil {
@@ -85,6 +86,7 @@ func (r *recorder) Closed(path string)   { r.mu.Lock(); r.closed = append(r.clos
 // The Replicator is told of every write (the file's creation included) and
 // of Close, and of nothing for a session that never wrote.
 func TestReplicatorHook(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rec := &recorder{}
 	s, err := openStore(t, engine.StoreOptions{Dir: dir, Replicator: rec}).Create(context.Background(), "/p", engine.CreateOptions{})

@@ -26,6 +26,7 @@ func sessionWithIDs(t *testing.T, ids ...string) *engine.Session {
 }
 
 func TestResolveEntry(t *testing.T) {
+	t.Parallel()
 	s := sessionWithIDs(t, "abcd0001", "abcd0002", "ffff0003")
 	tests := []struct {
 		arg, want, err string
@@ -65,6 +66,7 @@ func writeStoreFile(t *testing.T, path, id string) {
 // TestResolveSession names sessions of a store by path, id and id
 // prefix (Store.Resolve).
 func TestResolveSession(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := filepath.Join(dir, "--p--", "2026-03-01T09-00-00-000Z_aaaa1111-0000-4000-8000-000000000001.jsonl")
 	b := filepath.Join(dir, "--p--", "2026-03-01T09-00-01-000Z_aaaa2222-0000-4000-8000-000000000002.jsonl")

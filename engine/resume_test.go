@@ -41,6 +41,7 @@ not json
 // bytes: the file is what migrate.File writes, the original is kept, and
 // the session's entries are the new file's lines at their new offsets.
 func TestFlushWritesTheMigrationOfTheOpen(t *testing.T) {
+	t.Parallel()
 	var big bytes.Buffer
 	if _, err := gen.Write(&big, gen.Options{Seed: 9, Entries: 4000, Version: 1}); err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestFlushWritesTheMigrationOfTheOpen(t *testing.T) {
 	}
 	for name, input := range inputs {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			p := filepath.Join(dir, "s.jsonl")
 			ref := filepath.Join(dir, "ref.jsonl")
@@ -121,9 +123,11 @@ func TestFlushWritesTheMigrationOfTheOpen(t *testing.T) {
 // file again; in the instant before the rename, the rewrite made from
 // memory is dropped and the file migrated from disk.
 func TestFlushMigrationKeepsLinesAppendedMeanwhile(t *testing.T) {
+	t.Parallel()
 	const piLine = `{"type":"message","timestamp":"t9","message":{"role":"user","content":"from pi"}}` + "\n"
 	for _, when := range []string{"after open", "before rename"} {
 		t.Run(when, func(t *testing.T) {
+			t.Parallel()
 			p := filepath.Join(t.TempDir(), "s.jsonl")
 			if err := os.WriteFile(p, []byte(legacyV1), 0o600); err != nil {
 				t.Fatal(err)

@@ -34,6 +34,7 @@ func v7Millis(t *testing.T, id string) int64 {
 // version 7 UUID carrying the time it was made at, as pi 0.73.1 draws
 // them (0.58.3: version 4), so ids made later sort after earlier ones.
 func TestSessionIDsAreUUIDv7(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	before := time.Now().UnixMilli()
 	var ids []string

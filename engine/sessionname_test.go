@@ -17,6 +17,7 @@ import (
 // An empty or blank name clears the session's name, in Name and in the
 // listing, as in pi 0.73.1 (0.58.3 kept the earlier name).
 func TestEmptyNameClearsTheName(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(t.Context(), "/w", engine.CreateOptions{})
 	if err != nil {
@@ -59,6 +60,7 @@ func TestEmptyNameClearsTheName(t *testing.T) {
 // version 3) must not be used: it would still give the name an empty
 // name has cleared since.
 func TestListIndexOfTheOldNameRuleIsNotUsed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	header := `{"type":"session","version":3,"id":"11111111-1111-4111-8111-111111111111","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w"}`
 	user := func(text string) string {

@@ -57,6 +57,7 @@ func written(t testing.TB, st *engine.Store, cwd string) (file, id string) {
 // (every entry, the leaf's branch, a branch at an entry), trash and the
 // walk of its files.
 func TestStoreVerbs(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	agent := t.TempDir()
 	st := openStore(t, engine.StoreOptions{AgentDir: agent, Sync: engine.SyncNone})
@@ -190,6 +191,7 @@ func isBelow(path, dir string) bool {
 // TestStoreOnDir: a store opened on a directory is one session directory
 // for every cwd, and lists its whole tree with cwd "".
 func TestStoreOnDir(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
 	st := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone})
@@ -223,6 +225,7 @@ func TestStoreOnDir(t *testing.T) {
 // and leaves nothing behind; OpenOptions.Create starts a new session
 // there, written at its first assistant message.
 func TestOpenMissingPath(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "typo.jsonl")
@@ -266,6 +269,7 @@ func TestOpenMissingPath(t *testing.T) {
 // file, header and prompt, before any assistant message; without it
 // nothing is written, as in pi.
 func TestCreateWriteAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	st := openStore(t, engine.StoreOptions{})
 	for _, once := range []bool{false, true} {
@@ -302,6 +306,7 @@ func TestCreateWriteAtOnce(t *testing.T) {
 // TestCreateInMemory: an in-memory session takes the store's clock and
 // ids, and writes nothing.
 func TestCreateInMemory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := openStore(t, engine.StoreOptions{Dir: dir, NewSessionID: func() string { return "mem" },
 		Now: func() time.Time { return time.UnixMilli(1772355600000) }})

@@ -50,9 +50,11 @@ func tailCases() map[string]string {
 // OpenTail gives exactly the last n entries a read-only Open gives, for
 // every n, and the same header.
 func TestOpenTailMatchesOpen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, data := range tailCases() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 			testenv.WriteFile(t, p, data)
 			s, err := openStore(t, engine.StoreOptions{NoOffsetIndex: true}).Open(context.Background(), p, engine.OpenOptions{ReadOnly: true})
@@ -89,6 +91,7 @@ func TestOpenTailMatchesOpen(t *testing.T) {
 // each line is complete; after a file is replaced, the entries after the
 // last one given.
 func TestTailFollow(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	m := func(id string) string { return testenv.PiMessage(id, "") }
 	testenv.WriteFile(t, p, testenv.Lines(testenv.PiHeader, m("a"), m("b"))+`{"type":"mess`)

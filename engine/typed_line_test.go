@@ -22,6 +22,7 @@ import (
 // with keys Canonical merges, and ones growing past the room the session
 // asks for (up to more than a line block), so that lines outgrow it.
 func TestTypedAppendIsJSONAppend(t *testing.T) {
+	t.Parallel()
 	at := time.UnixMilli(1772442003123)
 	var msgs []message.Message
 	decoded, err := message.Decode([]byte(`{"timestamp":1,"content":[{"type":"text","text":"a","citations":[1.0]}],"role":"user","7":0}`))

@@ -52,6 +52,7 @@ func must[T any](t *testing.T) func(T, error) T {
 // TestTypedAppendAndContext appends typed messages and reads them back
 // from the context as types, with the model and thinking level.
 func TestTypedAppendAndContext(t *testing.T) {
+	t.Parallel()
 	at := time.UnixMilli(1772442003123)
 	typed := inMemory(t, "/p", fixedOptions())
 	fromJSON := inMemory(t, "/p", fixedOptions())
@@ -112,6 +113,7 @@ func TestTypedAppendAndContext(t *testing.T) {
 // entries with pi's detail keys, however the caller passes them; the keys
 // are also read from pi's own compaction entry in the corpus.
 func TestCompactionDetailsKeys(t *testing.T) {
+	t.Parallel()
 	details := compaction.FileLists{ReadFiles: []string{"src/a.ts"}, ModifiedFiles: []string{"src/b.ts"}}
 	res := compaction.Result{Summary: "s", FirstKeptEntryID: "00000001", TokensBefore: 12, Details: details}
 	const want = `{"readFiles":["src/a.ts"],"modifiedFiles":["src/b.ts"]}`
@@ -138,6 +140,7 @@ func TestCompactionDetailsKeys(t *testing.T) {
 		}, `true`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := inMemory(t, "/p", fixedOptions())
 			must[string](t)(s.AppendMessage(message.NewUser("hi", time.UnixMilli(1))))
 			id := must[string](t)(tc.append(s))
@@ -177,6 +180,7 @@ func TestCompactionDetailsKeys(t *testing.T) {
 // clears one); a branch summary at an entry with nothing optional, and
 // at the root with details and fromHook; a compaction's fromHook.
 func TestOptionalArguments(t *testing.T) {
+	t.Parallel()
 	yes, target := true, "00000001"
 	for _, tc := range []struct {
 		name   string
@@ -198,6 +202,7 @@ func TestOptionalArguments(t *testing.T) {
 		}, `,"summary":"s","firstKeptEntryId":"00000001","tokensBefore":0,"fromHook":true}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := inMemory(t, "/p", fixedOptions())
 			must[string](t)(s.AppendMessage(message.NewUser("hi", time.UnixMilli(1))))
 			id := must[string](t)(tc.append(s))
@@ -215,6 +220,7 @@ func TestOptionalArguments(t *testing.T) {
 // TestCustomMessageContent passes message.Content to
 // AppendCustomMessageEntry: a string or blocks, as pi writes them.
 func TestCustomMessageContent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		content message.Content
 		want    string

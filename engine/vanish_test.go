@@ -14,6 +14,7 @@ import (
 // every append; appends that went to a removed file are still reported, at
 // the latest by Close, never silently dropped.
 func TestSyncNoneWriterReportsARemovedFileOnClose(t *testing.T) {
+	t.Parallel()
 	testenv.SkipUnderWine(t, "POSIX delete semantics (FILE_DISPOSITION_POSIX_SEMANTICS): a file deleted while open stays in its directory until closed")
 	dir := t.TempDir()
 	s, err := openStore(t, engine.StoreOptions{Dir: dir, Sync: engine.SyncNone}).Create(context.Background(), "/w", engine.CreateOptions{})

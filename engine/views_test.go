@@ -15,6 +15,7 @@ import (
 // out and checks that the session still has its bytes, ids and
 // timestamps (they used to share memory with the returned Raw).
 func TestReturnedEntriesAreCopies(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	data := followHeader + userLine("a", "", "one") + "\n" + userLine("b", "a", "two") + "\n"
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
@@ -84,6 +85,7 @@ func TestReturnedEntriesAreCopies(t *testing.T) {
 // TestEntriesAndLeafID: every entry in file order, the leaf's branch, and
 // the leaf as pi's getLeafId has it (an id, null or undefined).
 func TestEntriesAndLeafID(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	data := followHeader + userLine("a", "", "one") + "\n" + userLine("b", "a", "two") + "\n" + userLine("c", "a", "three") + "\n"
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
@@ -139,6 +141,7 @@ func leafKind(s *engine.Session) engine.Kind {
 // TestSessionsIterator lists a directory one file at a time and finds
 // what List finds.
 func TestSessionsIterator(t *testing.T) {
+	t.Parallel()
 	dir := makeStore(t, 5)
 	if err := os.WriteFile(filepath.Join(dir, "not-a-session.jsonl"), []byte("garbage\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // The expected names below come from AgentUse's sanitizeAgentName run in
 // Node 20 (the spec's vectors plus hostile and Unicode edge cases).
 func TestSanitizeAgentName(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{"manager", "manager"},
 		{"agents/manager", "agents-manager"},
@@ -72,6 +73,7 @@ func TestSanitizeAgentName(t *testing.T) {
 }
 
 func TestAgentUseProjectHash(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{"/home/dev/demo-project", "a451240a36c0c105"},
 		{"/home/dev/demo-project/", "2614c1e09088c6fc"},
@@ -100,6 +102,7 @@ func TestAgentUseDataDirFrom(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			got := AgentUseDataDirFrom(func(k string) string { return c.env[k] }, "/home/me")
 			if got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
@@ -116,6 +119,7 @@ func TestAgentUseDataDirFrom(t *testing.T) {
 }
 
 func TestAgentUseHashSource(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	abs := func(p string) string {
 		a, err := filepath.Abs(filepath.FromSlash(p))
@@ -198,6 +202,7 @@ func runGit(ctx context.Context, dir string, args ...string) error {
 }
 
 func TestAgentUseIDs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		id   string
 		want bool
@@ -229,6 +234,7 @@ func TestAgentUseIDs(t *testing.T) {
 }
 
 func TestAgentUsePaths(t *testing.T) {
+	t.Parallel()
 	const sid, mid, pid = "01M7ZXJ093A1K5TPE8N7MS01CN", "01M7ZXJ097NY47W4P7E5X53TK7", "01M7ZXJ09CPXSR6AGN7KR6KS7W"
 	name, err := AgentUseSessionDirName(sid, "agents/manager")
 	if err != nil || name != sid+"-agents-manager" {
@@ -290,6 +296,7 @@ func TestAgentUsePaths(t *testing.T) {
 }
 
 func TestIsAgentUseDataFile(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		want bool

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCacheDirFrom(t *testing.T) {
+	t.Parallel()
 	abs := func(p string) string { r, _ := filepath.Abs(p); return r }
 	for _, tc := range []struct {
 		name      string
@@ -21,6 +22,7 @@ func TestCacheDirFrom(t *testing.T) {
 		{"none", nil, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := layout.CacheDirFrom(func(k string) string { return tc.env[k] }, tc.userCache)
 			if got != tc.want {
 				t.Errorf("CacheDirFrom = %q, want %q", got, tc.want)

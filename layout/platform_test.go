@@ -15,6 +15,7 @@ import (
 // AgentUse's getXdgDataDir: the same rules everywhere, joined with the
 // system's separator).
 func TestLocationsFor(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		goos, home string
 		env        map[string]string
@@ -47,6 +48,7 @@ func TestLocationsFor(t *testing.T) {
 // TestSessionDirFor checks pi's per-cwd directory on each system: pi
 // removes one leading separator and replaces every '/', '\' and ':'.
 func TestSessionDirFor(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ goos, agentDir, cwd, want string }{
 		{"windows", `C:\Users\x\.pi\agent`, `C:\Users\x\proj`, `C:\Users\x\.pi\agent\sessions\--C--Users-x-proj--`},
 		{"windows", `C:\Users\x\.pi\agent`, `\\server\share\proj`, `C:\Users\x\.pi\agent\sessions\---server-share-proj--`},
@@ -113,6 +115,7 @@ func TestLocationsOfThisSystem(t *testing.T) {
 // cannot hold device names, trailing dots and spaces, and some
 // characters, which are ordinary names elsewhere.
 func TestCheckNameFor(t *testing.T) {
+	t.Parallel()
 	both := []string{"", ".", "..", "a/b", `a\b`, "a\x00b"}
 	windowsOnly := []string{
 		"CON", "con", "nul.jsonl", "NUL .txt", "Aux", "prn.x.y", "COM1", "com9.json", "LPT0", "COM¹", "lpt³.txt",

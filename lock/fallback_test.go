@@ -30,6 +30,7 @@ func leftovers(t *testing.T, dir string) []string {
 }
 
 func TestFallbackHoldsExclFile(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	l := mustAcquire(t, path, Options{NoFlock: true, Command: "pi", Now: clock})
 	rec, err := readRecord(exclPath(path))
@@ -55,6 +56,7 @@ func TestFallbackHoldsExclFile(t *testing.T) {
 }
 
 func TestFallbackCloseLeavesForeignFile(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	l := mustAcquire(t, path, Options{NoFlock: true})
 	other := writeRecord(t, exclPath(path), Owner{PID: 1, Host: "buildbox", Command: "pi", Mode: "write"})
@@ -68,6 +70,7 @@ func TestFallbackCloseLeavesForeignFile(t *testing.T) {
 }
 
 func TestFallbackOtherProcess(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	h := startHelper(t, "hold", pathEnv(path), noFlockEnv(true))
 	le := mustLocked(t, path, Options{NoFlock: true, Now: clock})
@@ -82,6 +85,7 @@ func TestFallbackOtherProcess(t *testing.T) {
 }
 
 func TestFallbackStaleTakeover(t *testing.T) {
+	t.Parallel()
 	me := currentSelf()
 	tests := []struct {
 		name      string
@@ -102,6 +106,7 @@ func TestFallbackStaleTakeover(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.linuxOnly && runtime.GOOS != "linux" {
 				t.Skip("needs start times")
 			}
@@ -123,6 +128,7 @@ func TestFallbackStaleTakeover(t *testing.T) {
 }
 
 func TestFallbackNeverTakesOver(t *testing.T) {
+	t.Parallel()
 	me := currentSelf()
 	tests := []struct {
 		name       string
@@ -147,6 +153,7 @@ func TestFallbackNeverTakesOver(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.linuxOnly && runtime.GOOS != "linux" {
 				t.Skip("needs boot ids")
 			}
@@ -173,6 +180,7 @@ func TestFallbackNeverTakesOver(t *testing.T) {
 }
 
 func TestTakeOverConfirmsRecord(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	excl := filepath.Join(dir, "s.lock.excl")
 	fresh := []byte(`{"pid":1,"host":"h","command":"new","mode":"write","since":"2026-03-01T10:00:00Z"}` + "\n")
@@ -193,6 +201,7 @@ func TestTakeOverConfirmsRecord(t *testing.T) {
 }
 
 func TestMixedModes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name            string
 		holder, second  bool // NoFlock of the holder and of the second acquirer
@@ -203,6 +212,7 @@ func TestMixedModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			t.Run("same process", func(t *testing.T) {
 				path := lockPath(t)
 				l := mustAcquire(t, path, Options{NoFlock: tt.holder})
@@ -234,6 +244,7 @@ func TestMixedModes(t *testing.T) {
 }
 
 func TestFallbackKilledHolder(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	h := startHelper(t, "hold", pathEnv(path), noFlockEnv(true))
 	h.kill(t)

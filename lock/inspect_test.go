@@ -32,6 +32,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 }
 
 func TestInspect(t *testing.T) {
+	t.Parallel()
 	me := currentSelf()
 	since := fixedNow.Add(-time.Hour)
 	tests := []struct {
@@ -102,6 +103,7 @@ func TestInspect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.linuxOnly && runtime.GOOS != "linux" {
 				t.Skip("needs start times")
 			}

@@ -101,6 +101,7 @@ func inode(t *testing.T, path string) os.FileInfo {
 }
 
 func TestOwnerPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"/s/x.jsonl.lock", "/s/x.jsonl.owner"},
 		{"/s/dir/session.lock", "/s/dir/session.owner"},
@@ -116,6 +117,7 @@ func TestOwnerPath(t *testing.T) {
 }
 
 func TestParseProcStat(t *testing.T) {
+	t.Parallel()
 	fields := func(comm string) string {
 		// pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime priority nice threads itrealvalue starttime vsize
 		return "4821 (" + comm + ") S 1 4821 4821 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 987654 1234567 ..."
@@ -135,6 +137,7 @@ func TestParseProcStat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := parseProcStat([]byte(tt.data))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
@@ -147,6 +150,7 @@ func TestParseProcStat(t *testing.T) {
 }
 
 func TestReadProcStatSelf(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("start times are read on linux only")
 	}
@@ -163,6 +167,7 @@ func TestReadProcStatSelf(t *testing.T) {
 }
 
 func TestLockedErrorMessage(t *testing.T) {
+	t.Parallel()
 	since := fixedNow.Add(-14 * time.Minute)
 	owner := &Owner{PID: 4821, Host: "devbox", Command: "pi", Mode: "write", Since: since}
 	withUser := &Owner{PID: 4821, Host: "devbox", User: "alice", Command: "sessctl", Mode: "migrate", Since: since.Add(-26 * time.Hour)}
@@ -190,6 +195,7 @@ func TestLockedErrorMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := tt.err.Error(); got != tt.want {
 				t.Errorf("Error() =\n%s\nwant\n%s", got, tt.want)
 			}
@@ -198,6 +204,7 @@ func TestLockedErrorMessage(t *testing.T) {
 }
 
 func TestAgo(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		d    time.Duration
 		want string
@@ -219,6 +226,7 @@ func TestAgo(t *testing.T) {
 }
 
 func TestLockedErrorIs(t *testing.T) {
+	t.Parallel()
 	var err error = &LockedError{Path: "/s/x.lock"}
 	wrapped := fmt.Errorf("open session x: %w", err)
 	if !errors.Is(wrapped, ErrLocked) {
@@ -233,6 +241,7 @@ func TestLockedErrorIs(t *testing.T) {
 }
 
 func TestAcquireCreatesFiles(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	l := mustAcquire(t, path, Options{Command: "pi", Now: clock})
 	if l.Path() != path {
@@ -275,8 +284,10 @@ func TestAcquireCreatesFiles(t *testing.T) {
 }
 
 func TestLockFileSurvivesRelease(t *testing.T) {
+	t.Parallel()
 	for _, noFlock := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoFlock=%v", noFlock), func(t *testing.T) {
+			t.Parallel()
 			path := lockPath(t)
 			if noFlock {
 				// The fallback never needs the lock file; make one to watch.
@@ -305,6 +316,7 @@ func TestLockFileSurvivesRelease(t *testing.T) {
 }
 
 func TestCloseKeepsForeignOwnerRecord(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	l := mustAcquire(t, path, Options{})
 	other := writeRecord(t, OwnerPath(path), Owner{PID: 1, Host: "elsewhere", Command: "x", Mode: "write"})
@@ -318,8 +330,10 @@ func TestCloseKeepsForeignOwnerRecord(t *testing.T) {
 }
 
 func TestSelf(t *testing.T) {
+	t.Parallel()
 	for _, noFlock := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoFlock=%v", noFlock), func(t *testing.T) {
+			t.Parallel()
 			path := lockPath(t)
 			l := mustAcquire(t, path, Options{NoFlock: noFlock, Now: clock})
 			le := mustLocked(t, path, Options{NoFlock: noFlock, Now: clock})
@@ -339,6 +353,7 @@ func TestSelf(t *testing.T) {
 }
 
 func TestSymlinkRefused(t *testing.T) {
+	t.Parallel()
 	testenv.SkipOnWindows(t, "symbolic links need a privilege on Windows, and opens have no O_NOFOLLOW")
 	tests := []struct {
 		name    string
@@ -352,6 +367,7 @@ func TestSymlinkRefused(t *testing.T) {
 	for _, tt := range tests {
 		for _, targetExists := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/target exists=%v", tt.name, targetExists), func(t *testing.T) {
+				t.Parallel()
 				path := lockPath(t)
 				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 					t.Fatal(err)
@@ -395,6 +411,7 @@ func TestSymlinkRefused(t *testing.T) {
 }
 
 func TestHeldByAnother(t *testing.T) {
+	t.Parallel()
 	me := currentSelf()
 	sleeper := startHelper(t, "sleep")
 	dead := deadPID(t)
@@ -440,6 +457,7 @@ func TestHeldByAnother(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.linuxOnly && runtime.GOOS != "linux" {
 				t.Skip("needs start times and boot ids")
 			}
@@ -471,8 +489,10 @@ func TestHeldByAnother(t *testing.T) {
 // held (LockedError asks Options.Now), so the test asserts the order of
 // events, not durations: it holds on a loaded machine.
 func TestWait(t *testing.T) {
+	t.Parallel()
 	for _, noFlock := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoFlock=%v", noFlock), func(t *testing.T) {
+			t.Parallel()
 			path := lockPath(t)
 			holder := mustAcquire(t, path, Options{NoFlock: noFlock})
 			var released atomic.Bool
@@ -527,6 +547,7 @@ func TestWaitDeadline(t *testing.T) {
 }
 
 func TestAcquireCanceledContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := Acquire(ctx, lockPath(t), Options{})
@@ -536,6 +557,7 @@ func TestAcquireCanceledContext(t *testing.T) {
 }
 
 func TestCheckIdentity(t *testing.T) {
+	t.Parallel()
 	testenv.SkipOnWindows(t, "a held lock file is open without delete sharing, so Windows lets nobody remove or replace it: the case cannot arise")
 	tests := []struct {
 		name    string
@@ -568,6 +590,7 @@ func TestCheckIdentity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			path := lockPath(t)
 			fl := holdFlock(t, path)
 			tt.change(t, path)
@@ -580,6 +603,7 @@ func TestCheckIdentity(t *testing.T) {
 }
 
 func TestAcquireRetriesReplacedFile(t *testing.T) {
+	t.Parallel()
 	testenv.SkipOnWindows(t, "a held lock file is open without delete sharing, so Windows lets nobody remove or replace it: the case cannot arise")
 	// A lock file that was unlinked while a holder kept its descriptor is
 	// no obstacle: the new file at the path is a different inode.
@@ -595,6 +619,7 @@ func TestAcquireRetriesReplacedFile(t *testing.T) {
 // the next Acquire makes a new file and holds it. (A process that opened
 // the old file before the removal starts over: TestAcquireRetriesReplacedFile.)
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	l := mustAcquire(t, path, Options{})
 	removed, err := l.Remove()

@@ -12,6 +12,7 @@ import (
 )
 
 func TestSecondProcessGetsErrLocked(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	h := startHelper(t, "hold", pathEnv(path), noFlockEnv(false))
 	le := mustLocked(t, path, Options{})
@@ -29,6 +30,7 @@ func TestSecondProcessGetsErrLocked(t *testing.T) {
 }
 
 func TestKilledHolderReleases(t *testing.T) {
+	t.Parallel()
 	path := lockPath(t)
 	h := startHelper(t, "hold", pathEnv(path), noFlockEnv(false))
 	before := inode(t, path)
@@ -55,6 +57,7 @@ func TestKilledHolderReleases(t *testing.T) {
 // lock many times; an O_EXCL marker file shows that they never hold it at
 // the same time.
 func TestMutualExclusion(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		a, b   bool // NoFlock of the two processes
@@ -68,6 +71,7 @@ func TestMutualExclusion(t *testing.T) {
 	// The full counts run in make crash (CI); every go test runs 100.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			cycles := tt.cycles
 			if testing.Short() || !testenv.Stress() {
 				cycles = 100

@@ -47,6 +47,7 @@ func texts(t *testing.T, s *Imported) (file, path []string) {
 }
 
 func TestBuilderOrder(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		build    func(b *Builder)
@@ -89,6 +90,7 @@ func TestBuilderOrder(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			b := NewBuilder("test", "s1")
 			b.SetName("N")
 			c.build(b)
@@ -120,6 +122,7 @@ func nodeByKey(b *Builder, key string) *Node {
 }
 
 func TestEntryShapes(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder("test", "s1")
 	r := b.Message("u", nil, t0, user("hi"))
 	c := b.Compaction("c", r, t0, "sum", 1234, nil)
@@ -156,6 +159,7 @@ func TestEntryShapes(t *testing.T) {
 }
 
 func TestAssistantAndArgs(t *testing.T) {
+	t.Parallel()
 	a := Assistant{API: "x", Provider: "p", Model: "m", Timestamp: 5,
 		Content: [][]byte{ThinkingBlock("t", "sig", false), ToolCallBlock("c1", "read", ObjectArgs([]byte(`"{\"b\":1,\"a\":2.0}"`)))},
 		Usage:   Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4}}
@@ -171,6 +175,7 @@ func TestAssistantAndArgs(t *testing.T) {
 }
 
 func TestCheckReplace(t *testing.T) {
+	t.Parallel()
 	build := func(texts ...string) *Imported {
 		b := NewBuilder("test", "s1")
 		var tip *Node
@@ -199,6 +204,7 @@ func TestCheckReplace(t *testing.T) {
 }
 
 func TestDamageError(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		d    Damage
 		want string
@@ -217,6 +223,7 @@ func TestDamageError(t *testing.T) {
 // that are not UTF-8 (encoding/json would read them as U+FFFD), naming
 // the first; escapes, even of lone surrogates, and real U+FFFD pass.
 func TestDecodeRefusesInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	var v map[string]any
 	for _, bad := range []string{"{\"t\":\"a\xffb\"}", "{\"t\":\"\xed\xa0\x80\"}", "{\"t\":\"\xe2\x82\"}"} {
 		err := DecodeLine([]byte(bad), &v)

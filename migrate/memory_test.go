@@ -155,6 +155,7 @@ func checkEntries(t *testing.T, entries, read []jsonl.Entry, out []byte) {
 }
 
 func TestInMemoryWritesWhatStreamWrites(t *testing.T) {
+	t.Parallel()
 	for _, s := range migrateFixtures {
 		p := jsonl.ParseFile([]byte(s))
 		if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || !migrate.Needed(migrate.VersionOf(&p.Entries[0])) {
@@ -165,7 +166,10 @@ func TestInMemoryWritesWhatStreamWrites(t *testing.T) {
 	for _, v := range []int{0, 1, 2} {
 		for seed := range uint64(4) {
 			data := memoryFile(seed, 300, v)
-			t.Run(fmt.Sprintf("v%d-seed%d", v, seed), func(t *testing.T) { checkInMemory(t, data, false) })
+			t.Run(fmt.Sprintf("v%d-seed%d", v, seed), func(t *testing.T) {
+				t.Parallel()
+				checkInMemory(t, data, false)
+			})
 		}
 	}
 }

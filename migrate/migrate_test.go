@@ -75,6 +75,7 @@ func checkTree(t *testing.T, data []byte) {
 }
 
 func TestFileMigratesKeepsBackupAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	path := writeTemp(t, "s.jsonl", v1File)
 	res, err := migrate.File(context.Background(), path, migrate.FileOptions{})
 	if err != nil {
@@ -119,9 +120,11 @@ func TestFileMigratesKeepsBackupAndIsIdempotent(t *testing.T) {
 // holds the line; a file that changes at every attempt is left alone,
 // with the error ErrChanged.
 func TestFileKeepsLinesAppendedMeanwhile(t *testing.T) {
+	t.Parallel()
 	const piLine = `{"type":"message","timestamp":"2025-11-20T10:00:06.000Z","message":{"role":"user","content":"from pi","timestamp":6}}` + "\n"
 	for _, appends := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("appended %d times", appends), func(t *testing.T) {
+			t.Parallel()
 			path := writeTemp(t, "s.jsonl", v1File)
 			ffs := vfstest.NewFaultFS(vfs.OS())
 			done := 0
@@ -170,6 +173,7 @@ func TestFileKeepsLinesAppendedMeanwhile(t *testing.T) {
 }
 
 func TestFileIsDeterministic(t *testing.T) {
+	t.Parallel()
 	a := writeTemp(t, "a.jsonl", v1File)
 	b := writeTemp(t, "b.jsonl", v1File)
 	for _, p := range []string{a, b} {
@@ -198,6 +202,7 @@ func TestFileIsDeterministic(t *testing.T) {
 }
 
 func TestFileDryRunAndRefusals(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		data    string
@@ -212,6 +217,7 @@ func TestFileDryRunAndRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			path := writeTemp(t, "s.jsonl", c.data)
 			_, err := migrate.File(context.Background(), path, c.opts)
 			if c.wantErr == nil && err != nil || c.wantErr != nil && !errors.Is(err, c.wantErr) {
@@ -232,6 +238,7 @@ func TestFileDryRunAndRefusals(t *testing.T) {
 // A crash at any point of the rewrite leaves either the original file or
 // the complete migrated one, never a mix or nothing.
 func TestFileCrashLeavesOriginalOrResult(t *testing.T) {
+	t.Parallel()
 	var want []byte
 	{
 		path := writeTemp(t, "s.jsonl", v1File)
@@ -284,6 +291,7 @@ func TestFileCrashLeavesOriginalOrResult(t *testing.T) {
 }
 
 func TestStreamMemoryIsBoundedByTheLongestLine(t *testing.T) {
+	t.Parallel()
 	// A large v1 file through a reader: Stream never needs it whole. The
 	// check is structural (the output is a valid tree, every entry kept),
 	// memory is measured by BenchmarkMigrateStream.

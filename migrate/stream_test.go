@@ -17,6 +17,7 @@ import (
 // header after a blank line and a byte order mark, and to drop a last
 // entry followed by a no-break space, which the read-only open kept.
 func TestStreamTrimsLikeTheLoader(t *testing.T) {
+	t.Parallel()
 	const hdr = `{"type":"session","id":"s"}`
 	const msg = `{"type":"message","timestamp":"t","message":{"role":"user","content":"q"}}`
 	cases := []struct {
@@ -35,6 +36,7 @@ func TestStreamTrimsLikeTheLoader(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var out bytes.Buffer
 			res, err := migrate.Stream(context.Background(), bytes.NewReader([]byte(tc.in)), &out)
 			if err != nil {

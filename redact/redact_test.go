@@ -10,6 +10,7 @@ import (
 )
 
 func TestRedactString(t *testing.T) {
+	t.Parallel()
 	ghp := "ghp_" + strings.Repeat("aB3", 12)
 	google := "AIza" + strings.Repeat("x9Y", 11) + "ab"
 	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----"
@@ -46,6 +47,7 @@ func TestRedactString(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := String(tc.in)
 			if got != tc.want {
 				t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
@@ -58,6 +60,7 @@ func TestRedactString(t *testing.T) {
 }
 
 func TestRedactJSON(t *testing.T) {
+	t.Parallel()
 	in := `{"role":"user","content":[{"type":"text","text":"use sk-proj-Abc123Def456Ghi789Jkl0"},{"type":"image","data":"aZ3kQ9mW2xP7vB4nL8cR1tY6uE5oI0sDaZ3kQ9mW2xP7vB4nL8cR1tY6uE5oI0sD","mimeType":"image/png"}],"nested":{"password":"hunter2","n":[1,true,null,"ghp_aB3aB3aB3aB3aB3aB3aB3aB3aB3aB3aB3aB3"]},"t\u00e9":"caf\u00e9"}`
 	want := `{"role":"user","content":[{"type":"text","text":"use [REDACTED]"},{"type":"image","data":"aZ3kQ9mW2xP7vB4nL8cR1tY6uE5oI0sDaZ3kQ9mW2xP7vB4nL8cR1tY6uE5oI0sD","mimeType":"image/png"}],"nested":{"password":"hunter2","n":[1,true,null,"[REDACTED]"]},"t\u00e9":"caf\u00e9"}`
 	got := string(redactJSON(nil, []byte(in), 0))
@@ -70,6 +73,7 @@ func TestRedactJSON(t *testing.T) {
 }
 
 func TestRedactEntropyPaths(t *testing.T) {
+	t.Parallel()
 	tok := "aZ3kQ9mW2xP7vB4nL8cR1tY6uE5oI0sD"
 	cases := []struct{ in, want string }{
 		{"/Users/JaneDoe42/Qx7Service/internal/Zk9Handler/Main3.go", "/Users/JaneDoe42/Qx7Service/internal/Zk9Handler/Main3.go"},
@@ -87,6 +91,7 @@ func TestRedactEntropyPaths(t *testing.T) {
 }
 
 func TestLine(t *testing.T) {
+	t.Parallel()
 	secret := "sk-proj-Abc123Def456Ghi789Jkl0"
 	cases := []struct {
 		name, in, want string
@@ -109,6 +114,7 @@ func TestLine(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := Line([]byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
@@ -123,6 +129,7 @@ func TestLine(t *testing.T) {
 // TestLineFailsClosed checks that what cannot be masked is an error, with
 // no line returned: a caller never gets the unmasked bytes back.
 func TestLineFailsClosed(t *testing.T) {
+	t.Parallel()
 	secret := "sk-proj-Abc123Def456Ghi789Jkl0"
 	for _, in := range []string{
 		"",

@@ -80,6 +80,7 @@ func shape(nodes []*tree.Node) string {
 }
 
 func TestBranchAndTree(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		specs    []string
@@ -97,6 +98,7 @@ func TestBranchAndTree(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			ix := build(t, c.specs...)
 			if diff := cmp.Diff(c.branch, ids(ix.Branch(c.branchOf))); diff != "" {
 				t.Errorf("branch (-want +got):\n%s", diff)
@@ -110,6 +112,7 @@ func TestBranchAndTree(t *testing.T) {
 }
 
 func TestChildrenLabelsNameLeaf(t *testing.T) {
+	t.Parallel()
 	ix := build(t,
 		`a<-`,
 		`b<a`,
@@ -140,6 +143,7 @@ func TestChildrenLabelsNameLeaf(t *testing.T) {
 
 // A chain far deeper than any goroutine stack would allow recursion over.
 func TestDeepChainDoesNotRecurse(t *testing.T) {
+	t.Parallel()
 	const n = 200000
 	specs := make([]string, n)
 	specs[0] = "e0<-"
@@ -160,6 +164,7 @@ func TestDeepChainDoesNotRecurse(t *testing.T) {
 // Loop finds the parent-id loops on which pi's getBranch never ends, and
 // only those.
 func TestLoop(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		specs []string
@@ -180,6 +185,7 @@ func TestLoop(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			ix := build(t, c.specs...)
 			e, ok := ix.Loop(c.from)
 			got := ""
@@ -197,6 +203,7 @@ func TestLoop(t *testing.T) {
 // do not fit the entries: a position whose entry has another key than
 // the parent id, a header, one past the end. Each is refused.
 func TestBranchAtRefusesWrongPositions(t *testing.T) {
+	t.Parallel()
 	entries := slicesOf(build(t, "a<-", "b<a", "c<b").Entries())
 	all := append([]jsonl.Entry{{Type: jsonl.TypeSession}}, entries...) // a header first
 	parents := tree.ParentPositions(all)
@@ -227,6 +234,7 @@ func slicesOf(es []*jsonl.Entry) []jsonl.Entry {
 // branch; an empty, blank or missing name clears it (0.58.3 skipped such
 // entries and kept the previous name, untrimmed).
 func TestNameIsTheLastSessionInfo(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		names  []string // the session_info entries' name members (JSON), in order
@@ -242,6 +250,7 @@ func TestNameIsTheLastSessionInfo(t *testing.T) {
 		{"none", nil, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			specs := []string{`a<-`, `b<a`, `c<a`} // c on a branch of its own
 			parent := "c"
 			for i, n := range c.names {
@@ -269,6 +278,7 @@ func TestNameIsTheLastSessionInfo(t *testing.T) {
 // the label entry that last set an entry's label, as written; none once
 // the label is cleared, nor when that entry has no timestamp.
 func TestLabelTimestamps(t *testing.T) {
+	t.Parallel()
 	ix := build(t,
 		`a<-`,
 		`b<a`,

@@ -34,6 +34,7 @@ func chainOfRepeats(t *testing.T, levels int) []jsonl.Entry {
 // large ones, which would take 2^levels visits, stop after
 // MaxRepeatVisits repeat visits.
 func TestWalkEndsOnChainedRepeatedIDs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		levels int
 		want   int
@@ -45,6 +46,7 @@ func TestWalkEndsOnChainedRepeatedIDs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.levels), func(t *testing.T) {
+			t.Parallel()
 			ix := tree.Build(chainOfRepeats(t, tc.levels))
 			visits, leaves := 0, 0
 			tree.Walk(ix.Tree(), func(*tree.Node, int) bool {

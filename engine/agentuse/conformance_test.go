@@ -69,6 +69,7 @@ func loadAUExpected(t *testing.T) (string, *auExpected) {
 }
 
 func TestAgentUseConformanceVectors(t *testing.T) {
+	t.Parallel()
 	_, exp := loadAUExpected(t)
 	if len(exp.Vectors.SanitizeAgentName) == 0 || len(exp.Vectors.ProjectHash) == 0 {
 		t.Fatal("no vectors in expected.json")
@@ -88,12 +89,14 @@ func TestAgentUseConformanceVectors(t *testing.T) {
 // TestAgentUseConformanceReader compares what the reader finds with
 // expected.json, produced by AgentUse's own reader API.
 func TestAgentUseConformanceReader(t *testing.T) {
+	t.Parallel()
 	dir, exp := loadAUExpected(t)
 	ctx := context.Background()
 	for name, corpus := range exp.Corpora {
 		xdg := filepath.Join(dir, name, "xdg-data")
 		for _, p := range corpus.Projects {
 			t.Run(name+"/"+p.Label, func(t *testing.T) {
+				t.Parallel()
 				if runtime.GOOS == "windows" && !strings.HasPrefix(p.HashInputKind, "git") {
 					// AgentUse hashes the absolute state root, which on
 					// Windows is a drive path: the recording's folder
@@ -548,6 +551,7 @@ func (r *auReplay) artifacts(w *agentuse.Session, m *agentuse.Message) {
 // TestAgentUseRoundTrip replays every corpus session through the writer
 // and compares every file byte for byte.
 func TestAgentUseRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir, exp := loadAUExpected(t)
 	ctx := context.Background()
 	for name, corpus := range exp.Corpora {
@@ -563,6 +567,7 @@ func TestAgentUseRoundTrip(t *testing.T) {
 			}
 			for _, x := range top {
 				t.Run(name+"/"+p.Label+"/"+filepath.Base(x.Dir), func(t *testing.T) {
+					t.Parallel()
 					dst := t.TempDir()
 					r := newAUReplay(t, dst, agentuse.SyncNone)
 					r.session(src, x, nil)

@@ -36,6 +36,7 @@ import (
 )
 
 func TestCrashAgentUseWorkloads(t *testing.T) {
+	t.Parallel()
 	plan := testenv.CrashPlan(t, 5, 20, 0.25)
 	var st auStats
 	for i := 0; plan.More(i); i++ {
@@ -365,6 +366,7 @@ func (w *auWorkload) reboot() {
 // synced when the store root was created, so the whole store, with every
 // acknowledged file in it, could vanish.
 func TestStoreInNewDirectoriesSurvivesPowerCut(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir() // the writer lock lives on the real filesystem
 	disk := vfstest.NewCrashFS()
 	if err := vfs.MkdirAllSync(disk, base, vfs.DirMode); err != nil {

@@ -12,6 +12,7 @@ import (
 // String.prototype.localeCompare gives (AgentUse's tie-breaker for
 // children, messages and parts).
 func TestLocaleCompare(t *testing.T) {
+	t.Parallel()
 	want := []string{"01M7ZXJ0B9NH7FQE1AXR815054", "01M7ZXJ0BZ49YSKR706YJH13T0", "a", "A", "a_1", "a-1", "a.1", "a~",
 		"a$", "a1", "ab", "aB", "Ab", "agents reviewer", "agents_reviewer", "agents-reviewer", "agents/a", "Agents/b",
 		"agents/reviewer", "agents/Reviewer", "agentsreviewer", "x;y", "x:y", "x[y", "x{y", "x@y"}

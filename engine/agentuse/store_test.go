@@ -113,6 +113,7 @@ func readFile(t *testing.T, p string) string {
 // TestAgentUseWriterFiles checks the bytes of a small session written
 // through the typed API, independent of the corpus.
 func TestAgentUseWriterFiles(t *testing.T) {
+	t.Parallel()
 	ids := []string{"01M7ZXJ093A1K5TPE8N7MS01CN", "01M7ZXJ097NY47W4P7E5X53TK7", "01M7ZXJ09CPXSR6AGN7KR6KS7W"}
 	s := newAUTestStore(t, agentuse.StoreOptions{NewID: func() string { id := ids[0]; ids = ids[1:]; return id }})
 	s.set(1000)
@@ -225,6 +226,7 @@ func TestAgentUseWriterFiles(t *testing.T) {
 // constructors and transitions, with the corpus's ids and clock: the key
 // orders AgentUse's runtime uses must come out byte for byte.
 func TestAgentUseTypedParts(t *testing.T) {
+	t.Parallel()
 	dir := testenv.Corpus(t, "agentuse")
 	root := filepath.Join(dir, "api-driven", "xdg-data", "agentuse", "project", "a451240a36c0c105", "session")
 	const (
@@ -352,6 +354,7 @@ func TestAgentUseTypedParts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			want := readFile(t, filepath.Join(root, filepath.FromSlash(c.file)))
 			h := newAUPartHarness(t, []byte(want))
 			c.run(h)
@@ -442,9 +445,11 @@ func (h *auPartHarness) t(path ...string) time.Time {
 // second waits for the lock): every update survives. Without the lock,
 // AgentUse's read-modify-write loses one of two concurrent updates.
 func TestAgentUseConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	const n = 25
 	for _, shared := range []bool{true, false} {
 		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) {
+			t.Parallel()
 			s := newAUTestStore(t, agentuse.StoreOptions{Sync: agentuse.SyncNone, Wait: true})
 			w := mustCreate(t, s.Store, auSpec)
 			msg := mustMessage(t, w)
@@ -552,6 +557,7 @@ func writer() int {
 }
 
 func TestAgentUseConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	const n = 15
 	s := newAUTestStore(t, agentuse.StoreOptions{Sync: agentuse.SyncNone})
 	w := mustCreate(t, s.Store, auSpec)
@@ -587,6 +593,7 @@ func TestAgentUseConcurrentProcesses(t *testing.T) {
 }
 
 func TestAgentUseLock(t *testing.T) {
+	t.Parallel()
 	s := newAUTestStore(t, agentuse.StoreOptions{})
 	w := mustCreate(t, s.Store, auSpec)
 	lockFile := filepath.Join(w.Dir(), layout.AgentUseLockFile)
@@ -626,6 +633,7 @@ func TestAgentUseLock(t *testing.T) {
 }
 
 func TestAgentUseUpdateErrors(t *testing.T) {
+	t.Parallel()
 	s := newAUTestStore(t, agentuse.StoreOptions{})
 	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
@@ -670,6 +678,7 @@ func mustPart(t *testing.T, w *agentuse.Session, msg string) string {
 // TestAgentUseHostileNames makes sessions with hostile agent names and
 // tries hostile ids: everything written stays in the store.
 func TestAgentUseHostileNames(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	root := filepath.Join(base, "store", "session")
 	bad := []string{"", "../x", "..", "../../../../etc/passwd", "a/b", `a\b`, "\x00", "01M7ZXJ093A1K5TPE8N7MS01CN/..", "01m7zxj093a1k5tpe8n7ms01cn"}
@@ -771,6 +780,7 @@ func TestAgentUseHostileNames(t *testing.T) {
 // TestAgentUseDamagedFiles: a 0-byte or garbage file is reported with its
 // path and the rest of the session still reads.
 func TestAgentUseDamagedFiles(t *testing.T) {
+	t.Parallel()
 	s := newAUTestStore(t, agentuse.StoreOptions{Sync: agentuse.SyncNone})
 	ctx := context.Background()
 	w := mustCreate(t, s.Store, auSpec)
@@ -846,6 +856,7 @@ func writeRaw(t *testing.T, p, data string) {
 // TestAgentUseDiscovery checks spec section 7's rules on a hand-made
 // store.
 func TestAgentUseDiscovery(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ctx := context.Background()
 	mk := func(rel, body string) {
@@ -936,6 +947,7 @@ func TestAgentUseDiscovery(t *testing.T) {
 // a gate: both get USER_STOPPED, the child's pending tool becomes an error
 // keeping its resume payload, a finished sibling is left alone.
 func TestAgentUseStopSessionTree(t *testing.T) {
+	t.Parallel()
 	s := newAUTestStore(t, agentuse.StoreOptions{})
 	ctx := context.Background()
 	parent := mustCreate(t, s.Store, auSpec)
@@ -1031,6 +1043,7 @@ func TestAgentUseStopSessionTree(t *testing.T) {
 
 // TestAgentUseArtifacts writes both artifact kinds and discards a stream.
 func TestAgentUseArtifacts(t *testing.T) {
+	t.Parallel()
 	s := newAUTestStore(t, agentuse.StoreOptions{})
 	w := mustCreate(t, s.Store, auSpec)
 	msg := mustMessage(t, w)
@@ -1096,6 +1109,7 @@ func TestAgentUseStoreResolution(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			st, err := agentuse.OpenStore(ctx, c.o)
 			if err != nil {
 				t.Fatal(err)
@@ -1120,6 +1134,7 @@ func TestAgentUseStoreResolution(t *testing.T) {
 // TestAgentUseDurableModes checks file and directory modes and that no
 // temporary file is left behind, with and without fsync.
 func TestAgentUseDurableModes(t *testing.T) {
+	t.Parallel()
 	testenv.SkipOnWindows(t, "no permission bits: the user profile's ACLs protect the files")
 	for _, sync := range []agentuse.SyncPolicy{agentuse.SyncEach, agentuse.SyncNone} {
 		s := newAUTestStore(t, agentuse.StoreOptions{Sync: sync})

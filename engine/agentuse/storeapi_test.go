@@ -35,6 +35,7 @@ func idQueue(t *testing.T, ids ...string) func() string {
 // going on after it; a caller may stop at any point; an error reading the
 // store's root ends it.
 func TestAgentUseSessionsIterator(t *testing.T) {
+	t.Parallel()
 	const (
 		idA = "01M7ZXJ0KC9S183XADC88B6A01"
 		idB = "01M7ZXJ0KC9S183XADC88B6B01"
@@ -235,6 +236,7 @@ func TestAgentUseResolveAndOpenByPath(t *testing.T) {
 // it that are still open, releasing their locks, and its methods then
 // fail with ErrClosed.
 func TestAgentUseStoreClose(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "session")
 	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root, Sync: agentuse.SyncNone})

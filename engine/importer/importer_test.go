@@ -42,6 +42,7 @@ func run(t *testing.T, im *importer.Importer, source, path string) (results []im
 // unchanged, updated (the source changed), the dry run of each, and kept
 // once the session was continued in pi.
 func TestImporterStatuses(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	store := filepath.Join(tmp, "cascade")
 	conv := filepath.Join(store, "c1.json")
@@ -117,6 +118,7 @@ func TestImporterStatuses(t *testing.T) {
 // TestImporterEvents checks what the Handler hears of a damaged line and
 // of a store that is not there.
 func TestImporterEvents(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "claude", "projects", "-w", "s2.jsonl")
 	testenv.WriteFile(t, file, testenv.Lines(
@@ -139,6 +141,7 @@ func TestImporterEvents(t *testing.T) {
 // parent's file in its header (parentSession), and the parent's history
 // it replays is in the parent's file only.
 func TestImporterCodexFork(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	home := filepath.Join(tmp, "codex")
 	const parent, child = "0196a1f0-0000-7000-8000-000000000001", "0196a6ee-8c00-7000-8000-000000000002"

@@ -14,6 +14,7 @@ import (
 // TestReport checks that a Report counts sessions by status, keeps the
 // error of kept and failed ones, and encodes empty lists as [].
 func TestReport(t *testing.T) {
+	t.Parallel()
 	r := importer.NewReport(true)
 	var empty bytes.Buffer
 	if err := json.NewEncoder(&empty).Encode(r); err != nil {

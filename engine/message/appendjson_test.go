@@ -174,6 +174,7 @@ func constructed() []message.Message {
 // for messages built in Go, as they are and after each change to each of
 // their objects.
 func TestAppendJSONConstructed(t *testing.T) {
+	t.Parallel()
 	for i := range constructed() {
 		for _, c := range append(slices.Clip(changes), deepChange) {
 			for k := 0; ; k++ {
@@ -195,6 +196,7 @@ func TestAppendJSONConstructed(t *testing.T) {
 // every message in the pi corpus, decoded, as it is and after each change
 // to each of its objects.
 func TestAppendJSONCorpus(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for file, msgs := range corpusMessages(t) {
 		for _, raw := range msgs {
@@ -225,6 +227,7 @@ func TestAppendJSONCorpus(t *testing.T) {
 // written with U+FFFD, so the line holds the one member JavaScript would
 // read.
 func TestAppendJSONMergesKeysThatAreNotUTF8(t *testing.T) {
+	t.Parallel()
 	m := &message.BranchSummary{Summary: "s", FromID: "r", Timestamp: 1}
 	m.SetExtra("\xff", json.RawMessage(`1`))
 	m.SetExtra("\xfe", json.RawMessage(`2`))

@@ -74,6 +74,7 @@ func walkRoles(v []byte, fn func(obj []byte)) {
 // encodes it again: the bytes must be JSON.stringify's, and every member
 // of the roles pi writes must land in a Go field.
 func TestCorpusRoundTrip(t *testing.T) {
+	t.Parallel()
 	n := 0
 	roles := map[string]int{}
 	for file, msgs := range corpusMessages(t) {

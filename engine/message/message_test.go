@@ -24,6 +24,7 @@ func encode(t *testing.T, m message.Message) string {
 // object pi builds, key order included (pi-ai's providers and agent loop,
 // pi's agent-session and messages.ts).
 func TestConstructorsWritePisBytes(t *testing.T) {
+	t.Parallel()
 	usage := message.NewUsage(10, 5, 0, 0, message.Cost{Input: 0.00003, Output: 0.000075, Total: 0.000105})
 	failed := message.NewAssistant("openai-responses", "openai", "gpt-5", nil, usage, message.StopError, at)
 	failed.ErrorMessage = "429 <rate> & limit"
@@ -66,6 +67,7 @@ func TestConstructorsWritePisBytes(t *testing.T) {
 		{"compaction summary", &message.CompactionSummary{Summary: "s", TokensBefore: 1234.5, Timestamp: 5}, `{"role":"compactionSummary","summary":"s","tokensBefore":1234.5,"timestamp":5}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if diff := cmp.Diff(tc.want, encode(t, tc.msg)); diff != "" {
 				t.Errorf("encoding (-pi +got):\n%s", diff)
 			}
@@ -77,6 +79,7 @@ func TestConstructorsWritePisBytes(t *testing.T) {
 // values a Go field cannot hold, and the order members were read in
 // survive a decode, a change and an encode.
 func TestReadModifyWriteKeepsUnknown(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		in     string
@@ -119,6 +122,7 @@ func TestReadModifyWriteKeepsUnknown(t *testing.T) {
 			`{"role":"user","content":"a","timestamp":1,"origin":"cli"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			m, err := message.Decode([]byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
@@ -134,6 +138,7 @@ func TestReadModifyWriteKeepsUnknown(t *testing.T) {
 }
 
 func TestDecodeTyped(t *testing.T) {
+	t.Parallel()
 	m, err := message.Decode([]byte(`{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read","arguments":{"path":"a"}}],"api":"a","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0.5,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}},"stopReason":"toolUse","timestamp":7}`))
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // after timestamp). They decode into the typed fields and survive a
 // read-modify-write byte for byte, in the order they were read.
 func TestAssistantResponseFields(t *testing.T) {
+	t.Parallel()
 	const in = `{"role":"assistant","content":[{"type":"text","text":"a"}],"api":"openai-completions","provider":"openrouter","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1,"responseId":"gen-1","responseModel":"m-2026-01-01","diagnostics":[{"type":"provider_transport_failure","timestamp":2,"error":{"name":"Error","message":"socket hang up","stack":"Error: socket hang up\n    at x","code":"ECONNRESET"},"details":{"attempt":1}},{"type":"other","timestamp":3,"error":{"message":"m","code":429,"extra":true}}]}`
 	m, err := message.Decode([]byte(in))
 	if err != nil {
@@ -74,6 +75,7 @@ func TestAssistantResponseFields(t *testing.T) {
 // A constructed assistant message with the new fields writes them after
 // model, in pi-ai's AssistantMessage order.
 func TestAssistantResponseFieldsConstructed(t *testing.T) {
+	t.Parallel()
 	a := message.NewAssistant("anthropic-messages", "anthropic", "claude", []message.Block{message.NewText("hi")}, message.Usage{}, message.StopStop, at)
 	a.ResponseID = "msg_1"
 	a.ResponseModel = "claude-2026"

@@ -13,6 +13,7 @@ import (
 // --agentuse': a short id, an indented subagent, a damaged session shown
 // with its directory, and null parents in JSON.
 func TestAgentUseList(t *testing.T) {
+	t.Parallel()
 	list := []*agentuse.Info{
 		{ID: "01JABCDEFGHJKMNPQRSTVWXYZ0", Dir: "/d/a", AgentDir: "a", AgentName: "coder", Model: "m1", Status: "completed"},
 		{ID: "01JABCDEFGHJKMNPQRSTVWXYZ1", Dir: "/d/b", AgentDir: "b", AgentID: "helper", Nested: true, IsSubAgent: true, ParentID: "01JABCDEFGHJKMNPQRSTVWXYZ0"},

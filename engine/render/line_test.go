@@ -12,6 +12,7 @@ import (
 // role, model and tool calls of a message, the first line of its text cut
 // to lineWidth runes, and the id and time around it.
 func TestEntryLine(t *testing.T) {
+	t.Parallel()
 	s, err := testStore(t, "").Create(t.Context(), "/p", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

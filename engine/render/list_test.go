@@ -12,6 +12,7 @@ import (
 // TestList checks the table and the JSON array of 'sessctl list' for a
 // store of one session, and that no sessions give "[]" and no table.
 func TestList(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := testStore(t, dir).Create(t.Context(), "/p", engine.CreateOptions{})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // not at all on Abort, that an existing file is replaced only when asked,
 // and that a session file, the source and a directory never are.
 func TestCreateOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	source := filepath.Join(dir, "s.jsonl")
 	header := `{"type":"session","version":3,"id":"x","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w"}` + "\n"

@@ -38,6 +38,7 @@ func topKeys(t *testing.T, data []byte) []string {
 // TestStateFields checks that StateFields names exactly the fields
 // State writes, in order, for each set of options.
 func TestStateFields(t *testing.T) {
+	t.Parallel()
 	st, err := engine.OpenStore(t.Context(), engine.StoreOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

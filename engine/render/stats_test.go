@@ -11,6 +11,7 @@ import (
 // branch columns side by side, entry types and roles of either, and a
 // model table that says when there is no assistant message.
 func TestStatsText(t *testing.T) {
+	t.Parallel()
 	all, branch := stats.NewScope(), stats.NewScope()
 	all.Entries, all.Types = 3, map[string]int{"message": 2, "label": 1}
 	branch.Entries, branch.Types = 1, map[string]int{"message": 1}

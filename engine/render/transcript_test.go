@@ -13,6 +13,7 @@ import (
 // after maxBodyLines lines or maxBodyBytes bytes and says how much it left
 // out, and that full prints everything.
 func TestTranscriptCutsLongTexts(t *testing.T) {
+	t.Parallel()
 	s, err := testStore(t, "").Create(t.Context(), "/p", engine.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -97,6 +97,7 @@ func branchIDs(t *testing.T, path string) []string {
 }
 
 func TestVerifyAndRepairCrafted(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		file    string // file name; default broken.jsonl
@@ -157,6 +158,7 @@ func TestVerifyAndRepairCrafted(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			name := tc.file
 			if name == "" {
 				name = "broken.jsonl"
@@ -227,6 +229,7 @@ func TestVerifyAndRepairCrafted(t *testing.T) {
 
 // TestRepairDeterministic repairs the same bytes twice.
 func TestRepairDeterministic(t *testing.T) {
+	t.Parallel()
 	data := lines(vEntry("a", ""), vEntry("a", ""), strings.Replace(vEntry("a", "a"), "text", "other", 1), vEntry("b", "gone"))
 	var outs [][]byte
 	for range 2 {
@@ -251,6 +254,7 @@ func TestRepairDeterministic(t *testing.T) {
 // on purpose (or that pi's bugs damaged) fail with exactly these
 // problems, and repair turns each into a file that passes.
 func TestVerifyCorpus(t *testing.T) {
+	t.Parallel()
 	dir := testenv.Corpus(t, "pi", "cases")
 	damaged := map[string][]string{
 		// pi glued its next append onto a line without a newline.
@@ -295,6 +299,7 @@ func TestVerifyCorpus(t *testing.T) {
 		rel = filepath.ToSlash(rel)
 		seen[rel] = true
 		t.Run(rel, func(t *testing.T) {
+			t.Parallel()
 			want, bad := damaged[rel]
 			if !bad {
 				want = []string{}
@@ -327,6 +332,7 @@ func TestVerifyCorpus(t *testing.T) {
 // TestFileBeside checks the default output name, its mode, and that File
 // never overwrites: not an existing file, not the original.
 func TestFileBeside(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
 	data := lines(vHeader, vEntry("a", ""), "junk")
@@ -362,6 +368,7 @@ func TestFileBeside(t *testing.T) {
 // TestSalvageCorruptOpen is the package example: a file engine.OpenFile
 // refuses as corrupt opens after repair.File, with its entries.
 func TestSalvageCorruptOpen(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	if err := os.WriteFile(path, []byte(lines(vEntry("a", ""), vEntry("b", "a"))), 0o600); err != nil {
 		t.Fatal(err)
@@ -384,6 +391,7 @@ func TestSalvageCorruptOpen(t *testing.T) {
 // TestRepairBytes checks Repair on bytes alone: the made-up header takes
 // the time given, and the result passes Verify.
 func TestRepairBytes(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	data := []byte(`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}` + "\n")
 	out, res, err := repair.Repair("/nowhere/s.jsonl", data, now)

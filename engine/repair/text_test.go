@@ -13,6 +13,7 @@ import (
 // line for the rest, and a repair's changes (the command that checks its
 // output is the CLI's, see cmd/sessctl's TestRepairText).
 func TestWriteText(t *testing.T) {
+	t.Parallel()
 	v := 3.0
 	r := &repair.Report{Path: "/s.jsonl", Version: &v, Entries: 1}
 	for i := range 12 {

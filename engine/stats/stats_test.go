@@ -14,6 +14,7 @@ import (
 )
 
 func TestReadUsage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, in string
 		want     stats.Usage
@@ -53,6 +54,7 @@ func entries(t *testing.T, lines ...string) []*jsonl.Entry {
 }
 
 func TestCount(t *testing.T) {
+	t.Parallel()
 	s := stats.Count(entries(t,
 		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}`,
 		`{"type":"message","id":"b","parentId":"a","message":{"role":"assistant","provider":"p","model":"small","usage":{"input":1,"output":1}}}`,
@@ -79,6 +81,7 @@ func TestCount(t *testing.T) {
 }
 
 func TestModelName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range [][3]string{{"", "", "unknown"}, {"", "m", "m"}, {"p", "", "p/?"}, {"p", "m", "p/m"}} {
 		if got := stats.ModelName(tc[0], tc[1]); got != tc[2] {
 			t.Errorf("ModelName(%q, %q) = %q, want %q", tc[0], tc[1], got, tc[2])
@@ -87,6 +90,7 @@ func TestModelName(t *testing.T) {
 }
 
 func TestDir(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	msg := `{"type":"message","id":"a","parentId":null,"timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"assistant","provider":"p","model":"m","usage":{"input":1,"output":2}}}`
 	testenv.WriteFile(t, filepath.Join(root, "--p--", "one.jsonl"), testenv.Lines(testenv.PiHeader, msg))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestQuotePath(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{"/home/dev/s.jsonl", "/home/dev/s.jsonl"},
 		{"/home/dev/with space/ünï.jsonl", "/home/dev/with space/ünï.jsonl"},
@@ -32,6 +33,7 @@ func TestQuotePath(t *testing.T) {
 // and as JSON when the text is UTF-8, over random texts of plain and
 // control characters, quotes, backslashes and broken UTF-8.
 func TestQuoteReadsBack(t *testing.T) {
+	t.Parallel()
 	pieces := []string{"a", "ü", "日", " ", "\n", "\t", "\r", "\x00", "\x1b[2J", "\x7f", "\u0085", "\u009b", "\xff", "\xe6\x97", `"`, `\`, "\u2028", "\ufffd"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
@@ -59,6 +61,7 @@ func TestQuoteReadsBack(t *testing.T) {
 // TestShellQuoteControls checks that a word holding a control character
 // is quoted as Quote does, never with a raw newline inside shell quotes.
 func TestShellQuoteControls(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"/tmp/a\nb c": `"/tmp/a\nb c"`,
 		"x\x1b[0m":    `"x\u001b[0m"`,
@@ -70,6 +73,7 @@ func TestShellQuoteControls(t *testing.T) {
 }
 
 func TestShortText(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ got, want string }{
 		{Plural(1, "entry", "entries"), "1 entry"},
 		{Plural(0, "entry", "entries"), "0 entries"},
@@ -93,6 +97,7 @@ func TestShortText(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"a/b-c.jsonl": "a/b-c.jsonl",
 		"":            "''",
@@ -121,6 +126,7 @@ func oneLineWhole(s string, n int) string {
 // texts of words, ASCII and Unicode spaces, multi-byte runes and bytes
 // that are not UTF-8, cut at every width around their length.
 func TestOneLineReadsOnlyWhatItShows(t *testing.T) {
+	t.Parallel()
 	pieces := []string{"a", "bc", "ünï", "日本", " ", "  ", "\n", "\t", "\u00a0", "\u2028", "\u3000", "\xff", "\xe6\x97", "…", "\x85"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 5000 {

@@ -14,6 +14,7 @@ import (
 // JSON.stringify(JSON.parse(x)), the behaviour pi relies on.
 
 func TestAppendNumberMatchesJavaScript(t *testing.T) {
+	t.Parallel()
 	one, two, three, tenth := 1.0, 2.0, 3.0, 0.1
 	point3 := tenth + two*tenth // 0.1 + 0.2 in float64 arithmetic
 	third := one / three
@@ -38,6 +39,7 @@ func TestAppendNumberMatchesJavaScript(t *testing.T) {
 }
 
 func TestCanonicalMatchesJSONStringify(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{`{"b":"<&>","a":"é","2":1,"1":2}`, `{"1":2,"2":1,"b":"<&>","a":"é"}`},
 		{`{"a":1,"a":2,"b":3}`, `{"a":2,"b":3}`},
@@ -72,6 +74,7 @@ func TestCanonicalMatchesJSONStringify(t *testing.T) {
 }
 
 func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		`{}`, `[]`, `{"a":[1,2,{"b":null}]}`, `"x"`, `1`, `-0.5e+10`, `true`, `null`,
 		`{"a":}`, `{"a":1,}`, `[1,]`, `{"a" 1}`, `01`, `1.`, `.5`, `-`, `1e`, `"\x"`, "\"\x01\"",
@@ -86,6 +89,7 @@ func TestValidAgreesWithEncodingJSON(t *testing.T) {
 }
 
 func TestValidDeepNestingDoesNotRecurse(t *testing.T) {
+	t.Parallel()
 	const depth = 200000
 	b := make([]byte, 0, 2*depth+8)
 	for i := 0; i < depth; i++ {
@@ -106,6 +110,7 @@ func TestValidDeepNestingDoesNotRecurse(t *testing.T) {
 }
 
 func TestAppendStringEscapesLikeJavaScript(t *testing.T) {
+	t.Parallel()
 	in := "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff"
 	want := "\"a\\\"b\\\\c\\n\\t\\u0001<>&\u2028\u2029é\uFFFD\""
 	if got := string(AppendString(nil, in)); got != want {
@@ -115,6 +120,7 @@ func TestAppendStringEscapesLikeJavaScript(t *testing.T) {
 
 // The fast canonical check must agree with the general encoder.
 func TestIsCanonicalAgreesWithCanonical(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		`{"a":1}`, `{"a":1.0}`, `{"a":1e2}`, `{"a":-0}`, `{"a":0.1}`, `{"a":1e21}`, `{"a":1e+21}`, `{"a":123456789012345678}`,
 		`{"a":"\u00e9"}`, `{"a":"é"}`, `{"a":"\/"}`, `{"a":"\u001f"}`, `{"a":"\u001F"}`, `{"a":"\n"}`, `{"a":"\u000a"}`,
@@ -139,6 +145,7 @@ func TestIsCanonicalAgreesWithCanonical(t *testing.T) {
 }
 
 func TestISOTimeMatchesToISOString(t *testing.T) {
+	t.Parallel()
 	for _, ms := range []int64{0, 1, 999, 1772355600123, 253402300799999, 253402300800000, -1, -62167219200000, 8.64e15} {
 		tm := time.UnixMilli(ms)
 		if got, want := ISOTime(tm), FormatISOMillis(ms); got != want {
@@ -150,6 +157,7 @@ func TestISOTimeMatchesToISOString(t *testing.T) {
 // ParseEntryCanonical must agree with ParseEntry, and never call a line
 // canonical that is not.
 func TestParseEntryCanonicalAgrees(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}`,
 		`{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"content":"x","role":"assistant"}}`,
@@ -186,6 +194,7 @@ func TestParseEntryCanonicalAgrees(t *testing.T) {
 // AppendEscapedToken (copying a token already in JSON.stringify's form,
 // re-encoding any other) against Canonical, and that it appends.
 func TestAppendEscapedTokenIsCanonicalBody(t *testing.T) {
+	t.Parallel()
 	tokens := []string{
 		`""`, `"plain"`, `"tab\tquote\"back\\"`, `"\u0041\/"`, `"\ud800 lone"`,
 		`"\ud83d\ude00 pair"`, `"\u001f\u007f\u2028"`, "\"raw\u2028é\"", `"\u00e9"`,
@@ -211,6 +220,7 @@ func TestAppendEscapedTokenIsCanonicalBody(t *testing.T) {
 // random doubles, on decimals of up to 17 digits at every scale it takes,
 // their neighbours, and values around its bounds.
 func TestShortDecimalIsShortestDigits(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	short := 0
 	check := func(f float64) {
@@ -263,6 +273,7 @@ func numberRef(v []byte) float64 {
 }
 
 func TestNumberShortIntegers(t *testing.T) {
+	t.Parallel()
 	cases := []string{
 		"0", "-0", "7", "-7", "1767225636467", "-1767225636467",
 		"999999999999999", "-999999999999999", // 15 digits: the shortcut

@@ -11,6 +11,7 @@ import (
 // entries of the parse, attached or detached, and that parts that do not
 // follow each other in the file are refused.
 func TestEnvelopeParts(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n")
 	for i := range 200 {

@@ -13,6 +13,7 @@ import (
 // The expected layouts were produced by Node 20's
 // JSON.stringify(JSON.parse(in), null, 2).
 func TestIndentMatchesJSONStringify(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, in, want string }{
 		{"scalar", `  "x" `, `"x"`},
 		{"number", `1.50`, `1.5`},
@@ -26,6 +27,7 @@ func TestIndentMatchesJSONStringify(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := Indent(nil, []byte(c.in))
 			if err != nil {
 				t.Fatal(err)
@@ -45,6 +47,7 @@ func TestIndentMatchesJSONStringify(t *testing.T) {
 // TestIndentReproducesAgentUseFiles re-lays out every JSON file AgentUse
 // wrote into the conformance corpus; each must come out byte-identical.
 func TestIndentReproducesAgentUseFiles(t *testing.T) {
+	t.Parallel()
 	dir := testenv.Corpus(t, "agentuse")
 	n := 0
 	err := filepath.WalkDir(filepath.Join(dir, "api-driven"), func(p string, d fs.DirEntry, err error) error {

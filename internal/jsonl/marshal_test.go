@@ -21,6 +21,7 @@ func (upper) MarshalJSON() ([]byte, error) { return []byte(`{"b" : "<\u0041>", "
 // own MarshalJSON), that Marshal returns the same bytes, and that both
 // fail alike, AppendMarshal leaving dst as it was.
 func TestAppendMarshal(t *testing.T) {
+	t.Parallel()
 	type args struct {
 		Path string  `json:"path"`
 		Old  string  `json:"oldText"`

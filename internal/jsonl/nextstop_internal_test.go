@@ -10,6 +10,7 @@ import (
 // every start offset, so a match in any lane of either word (and a borrow
 // from one lane into the next) is exercised.
 func TestNextStopFindsFirstStopByte(t *testing.T) {
+	t.Parallel()
 	alphabet := []byte{'"', '\\', 0x00, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xff, 'a'}
 	naive := func(b []byte, i int, high bool) int {
 		for ; i < len(b); i++ {

@@ -40,6 +40,7 @@ func checkParseFileCanonical(t *testing.T, data []byte) {
 }
 
 func TestParseFileCanonicalReadsAsParseFile(t *testing.T) {
+	t.Parallel()
 	for _, s := range fuzzFiles {
 		checkParseFileCanonical(t, []byte(s))
 	}

@@ -182,6 +182,7 @@ func TestScanStringAVX2BlockEdges(t *testing.T) {
 // whole blocks hold none, the first block that runs past the end, from
 // where nextSpecial finds what it finds from the start.
 func TestNextSpecialAVX2(t *testing.T) {
+	t.Parallel()
 	if !useAVX2 {
 		t.Skip("no AVX2")
 	}

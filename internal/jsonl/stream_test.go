@@ -159,6 +159,7 @@ func checkStream(t *testing.T, data []byte, chunk int, kind readerKind) {
 }
 
 func TestParseReaderMatchesParseFile(t *testing.T) {
+	t.Parallel()
 	files := append([]string{}, streamFiles...)
 	for _, l := range fuzzLines {
 		files = append(files, l, l+"\n", "\n"+l+"\n"+l)
@@ -167,17 +168,25 @@ func TestParseReaderMatchesParseFile(t *testing.T) {
 	for i, f := range files {
 		for _, chunk := range []int{1, 2, 3, 5, 8, 13, 64, 4096} {
 			t.Run(fmt.Sprintf("file%d/chunk%d", i, chunk), func(t *testing.T) {
+				t.Parallel()
 				checkStream(t, []byte(f), chunk, plainReader)
 			})
 		}
-		t.Run(fmt.Sprintf("file%d/onebyte", i), func(t *testing.T) { checkStream(t, []byte(f), 16, oneByteReader) })
+		t.Run(fmt.Sprintf("file%d/onebyte", i), func(t *testing.T) {
+			t.Parallel()
+			checkStream(t, []byte(f), 16, oneByteReader)
+		})
 		for _, kind := range []readerKind{sizedReader, wrongSizeSmall, wrongSizeLarge} {
-			t.Run(fmt.Sprintf("file%d/sized%d", i, kind), func(t *testing.T) { checkStream(t, []byte(f), 5, kind) })
+			t.Run(fmt.Sprintf("file%d/sized%d", i, kind), func(t *testing.T) {
+				t.Parallel()
+				checkStream(t, []byte(f), 5, kind)
+			})
 		}
 	}
 }
 
 func TestParseReaderCorpus(t *testing.T) {
+	t.Parallel()
 	for _, data := range testenv.CorpusFiles(t, testenv.Suffix(".jsonl"), "pi", "cases") {
 		for _, chunk := range []int{7, 1000, 0} {
 			checkStream(t, data, chunk, sizedReader)
@@ -186,6 +195,7 @@ func TestParseReaderCorpus(t *testing.T) {
 }
 
 func TestParseReaderLarge(t *testing.T) {
+	t.Parallel()
 	// Large enough that each piece is parsed on several CPUs.
 	var b strings.Builder
 	b.WriteString(`{"type":"session","version":3,"id":"s","cwd":"/w"}` + "\n")
@@ -201,6 +211,7 @@ func TestParseReaderLarge(t *testing.T) {
 }
 
 func TestParseReaderKeep(t *testing.T) {
+	t.Parallel()
 	data := []byte(strings.Join(fuzzLines[:4], "\n") + "\n")
 	p := parseStream(t, data, 9, plainReader, func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage })
 	for _, e := range p.Entries {
@@ -214,6 +225,7 @@ func TestParseReaderKeep(t *testing.T) {
 }
 
 func TestFillRefusesOtherBytes(t *testing.T) {
+	t.Parallel()
 	data := []byte(`{"type":"session","id":"s"}` + "\n" + `{"type":"message","id":"a","parentId":"s","message":{"role":"user","content":"hi"}}` + "\n")
 	cases := map[string]string{
 		"another id":       `{"type":"message","id":"b","parentId":"s","message":{"role":"user","content":"hi"}}`,
@@ -228,6 +240,7 @@ func TestFillRefusesOtherBytes(t *testing.T) {
 	}
 	for name, line := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			p := parseStream(t, data, 0, plainReader, func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage })
 			e := &p.Entries[1]
 			if err := e.Fill([]byte(line)); !errors.Is(err, jsonl.ErrChanged) {
@@ -256,6 +269,7 @@ func (r *errReader) Read(b []byte) (int, error) {
 }
 
 func TestParseReaderReadError(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	_, err := jsonl.ParseReader(&errReader{data: []byte(strings.Repeat(`{"a":1}`+"\n", 100)), err: boom}, 64, nil)
 	if !errors.Is(err, boom) {

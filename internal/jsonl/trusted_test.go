@@ -9,6 +9,7 @@ import (
 // On valid JSON the trusted walk finds exactly what the validating one
 // finds.
 func TestMembersTrustedAgreesOnValidJSON(t *testing.T) {
+	t.Parallel()
 	objs := []string{
 		`{}`, `{"a":1}`, ` { "a" : "x\"y\\" , "b":[1,{"c":"]}"}],"d":{"e":null},"f":-1.5e3,"g":true } `,
 		`{"s":"\\\\","t":"\\\"","u":"\u0022"}`, `{"k\"ey":{"n":[[],[[]]]}}`,
@@ -29,6 +30,7 @@ func TestMembersTrustedAgreesOnValidJSON(t *testing.T) {
 
 // On garbage it never panics or hangs.
 func TestMembersTrustedSurvivesGarbage(t *testing.T) {
+	t.Parallel()
 	for _, g := range []string{"", "{", `{"a`, `{"a":`, `{"a":"\`, `{"a":[{`, `{"a":1,`, `{"a":1 2}`, `{:}`, `{"a":}`, `{"a":"x"]`} {
 		_ = MembersTrusted([]byte(g), func(k, v []byte) bool { return true })
 	}

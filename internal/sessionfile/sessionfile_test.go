@@ -19,6 +19,7 @@ import (
 )
 
 func TestIDFromFileName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"2026-03-01T09-00-00-123Z_390d8e15-aaaa.jsonl": "390d8e15-aaaa",
 		"named.jsonl":  "",
@@ -32,6 +33,7 @@ func TestIDFromFileName(t *testing.T) {
 }
 
 func TestTrashDir(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 9, 0, 0, 123e6, time.UTC)
 	root := t.TempDir()
 	stamp := "2026-03-01T09-00-00-123Z"
@@ -51,6 +53,7 @@ func TestTrashDir(t *testing.T) {
 // TempFiles names sessctl's own temporary files of a session, and only
 // those.
 func TestTempFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.jsonl")
 	names := []string{
@@ -88,6 +91,7 @@ func TestTempFiles(t *testing.T) {
 // or not, an existing *.jsonl is refused, and so is anything inside an
 // AgentUse session directory; other names pass.
 func TestCheckOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	existing := filepath.Join(dir, "old.jsonl")
 	if err := os.WriteFile(existing, nil, 0o600); err != nil {
@@ -129,6 +133,7 @@ func TestCheckOutput(t *testing.T) {
 }
 
 func TestWriteWhole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "s.jsonl")

@@ -11,6 +11,7 @@ import (
 // TestPiVersionsAgree checks that scripts/pi-install.sh installs the
 // releases the tests look for: moving the reference means changing both.
 func TestPiVersionsAgree(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(RepoRoot(t), "scripts", "pi-install.sh"))
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +50,7 @@ func TestPiInstalled(t *testing.T) {
 // TestPiCompatCoversPiTests checks that scripts/pi-compat.sh runs every
 // test that runs the reference pi (calls testenv.Pi), in its package.
 func TestPiCompatCoversPiTests(t *testing.T) {
+	t.Parallel()
 	root := RepoRoot(t)
 	script, err := os.ReadFile(filepath.Join(root, "scripts", "pi-compat.sh"))
 	if err != nil {

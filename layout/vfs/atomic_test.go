@@ -16,6 +16,7 @@ import (
 // on the way to a durable file is durable too: its entry lives in its
 // parent, which must be synced.
 func TestWritesInNewDirectoriesSurviveACrash(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		do   func(t *testing.T, c *vfstest.CrashFS)
@@ -53,6 +54,7 @@ func TestWritesInNewDirectoriesSurviveACrash(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := vfstest.NewCrashFS()
 			must(t, c.MkdirAll("/base", 0o700))
 			must(t, c.SyncDir("/"))
@@ -74,8 +76,10 @@ func TestWritesInNewDirectoriesSurviveACrash(t *testing.T) {
 // directories behind whose names are not durable, or the second would
 // find them and sync nothing.
 func TestMkdirAllSyncRetryAfterFailure(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("sync %d fails", n), func(t *testing.T) {
+			t.Parallel()
 			disk := vfstest.NewCrashFS()
 			must(t, disk.MkdirAll("/base", 0o700))
 			must(t, disk.SyncDir("/"))

@@ -44,6 +44,7 @@ func noTemps(t *testing.T, dir string) {
 // file without any write bit is refused, even for root, and left as it
 // was.
 func TestWriteFileAtomicKeepsAttrs(t *testing.T) {
+	t.Parallel()
 	root := os.Geteuid() == 0
 	otherGid := -1 // a group the process is not running as
 	if root {
@@ -73,7 +74,10 @@ func TestWriteFileAtomicKeepsAttrs(t *testing.T) {
 	}
 	for _, w := range writers {
 		for _, c := range cases {
-			t.Run(w.name+"/"+c.name, func(t *testing.T) { keepsAttrs(t, w.write, c.mode, c.gid, c.want) })
+			t.Run(w.name+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				keepsAttrs(t, w.write, c.mode, c.gid, c.want)
+			})
 		}
 	}
 }
@@ -121,6 +125,7 @@ func keepsAttrs(t *testing.T, write func(vfs.FS, string, []byte, fs.FileMode) er
 // TestCheckReplaceRefuses covers what may not be replaced besides
 // read-only files: links, special files and directories.
 func TestCheckReplaceRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	reg := filepath.Join(dir, "s.jsonl")
 	if err := os.WriteFile(reg, nil, 0o600); err != nil {

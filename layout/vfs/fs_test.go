@@ -17,6 +17,7 @@ import (
 // (which bypasses os.OpenFile): contents, the errors callers test for,
 // and that NoFollow refuses a symbolic link.
 func TestOSReadOnlyOpen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
 	if err := os.WriteFile(path, []byte("line\n"), 0o600); err != nil {

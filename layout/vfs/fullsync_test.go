@@ -11,6 +11,7 @@ import (
 // fsync (macOS's logic, run here on every system): only when the
 // filesystem does not support it, never to hide a real error.
 func TestFullSyncFallback(t *testing.T) {
+	t.Parallel()
 	eio := syscall.EIO
 	cases := []struct {
 		name      string
@@ -30,6 +31,7 @@ func TestFullSyncFallback(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			calls, plained := 0, false
 			err := fullSync(func() error {
 				err := c.full[calls]

@@ -17,6 +17,7 @@ import (
 // owner of another (through FaultFS too). A rewrite keeps the file's own
 // owner (KeepAttrs).
 func TestNewFilesOwnedLikeTheirDirectory(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to create files for another user")
 	}

@@ -17,6 +17,7 @@ import (
 // the real filesystem and on a FS of another kind, and checks the bytes,
 // the size and the modification time against what Stat says.
 func TestReadInto(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mtime := time.Date(2026, 3, 4, 5, 6, 7, 891011100, time.UTC) // in 100 ns, which Windows keeps
 	mem := vfstest.NewCrashFS()

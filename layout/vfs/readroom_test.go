@@ -14,6 +14,7 @@ import (
 // leaves that much capacity after the bytes, on the real filesystem (small
 // and large files, the latter read in parallel) and on others.
 func TestReadFileRoom(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, size := range []int{0, 10, 5000, 9 << 20} {
 		data := bytes.Repeat([]byte("0123456789abcde\n"), size/16+1)[:size]

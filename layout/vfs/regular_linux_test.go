@@ -12,6 +12,7 @@ import (
 // TestOpenRegularBlocks checks that the O_NONBLOCK used to open without
 // waiting is cleared again on the regular file returned.
 func TestOpenRegularBlocks(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	if err := os.WriteFile(p, []byte("x\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -39,6 +39,7 @@ func within(t *testing.T, what string, fn func()) {
 // read path of the real filesystem: each is refused at once with an error
 // naming the file, and a regular file still reads.
 func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

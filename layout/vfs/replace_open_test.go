@@ -20,6 +20,7 @@ import (
 // has no POSIX rename, the replace fails with ErrInUse and must lose
 // nothing.
 func TestReplaceWhileOpen(t *testing.T) {
+	t.Parallel()
 	fsys := vfs.OS()
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	must(t, os.WriteFile(p, []byte("old\n"), vfs.FileMode))
@@ -71,5 +72,6 @@ func TestReplaceWhileOpen(t *testing.T) {
 // Windows, which has no directory fsync (a FlushFileBuffers there would
 // fail with access denied).
 func TestSyncDir(t *testing.T) {
+	t.Parallel()
 	must(t, vfs.OS().SyncDir(t.TempDir()))
 }

@@ -15,6 +15,7 @@ import (
 // the rename, and the rewrite fails with ErrInUse, naming the file, with
 // the original untouched and no temporary file left behind.
 func TestReplaceHeldWithoutDeleteSharing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.jsonl")
 	must(t, os.WriteFile(p, []byte("old\n"), vfs.FileMode))
@@ -40,6 +41,7 @@ func TestReplaceHeldWithoutDeleteSharing(t *testing.T) {
 // TestOpenSharesDelete checks that every open of the real filesystem
 // allows deleting and renaming the file meanwhile.
 func TestOpenSharesDelete(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.jsonl")
 	must(t, os.WriteFile(p, []byte("x\n"), vfs.FileMode))

@@ -14,6 +14,7 @@ import (
 )
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(importtest.Corpus(t, "agsh"), "handmade-v0.1.0-schema", "agsh-data")
 	opts := migrate.ImportOptions{Cwd: "/home/me"}
 	res := importtest.Import(t, Source{}, dir, opts)
@@ -61,6 +62,7 @@ func TestCorpus(t *testing.T) {
 // rollback journal beside it (so it is copied, never touched) and a row
 // whose content is not JSON.
 func TestDamagedRow(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sessions.db")
 	db, err := sql.Open("sqlite", path)

@@ -21,6 +21,7 @@ const recipeStore = "testdata/recipe-0.11/agsh-data"
 var recipeSignature = strings.Repeat("EqQBCkgIBxABGAIqQKZ3b2ZrZXNpZ25hdHVyZQ", 6) + "=="
 
 func TestRecipe011(t *testing.T) {
+	t.Parallel()
 	opts := migrate.ImportOptions{Cwd: "/fallback"}
 	res := importtest.Import(t, Source{}, recipeStore, opts)
 	if len(res.Damage) != 0 || len(res.Skipped) != 0 || len(res.Sessions) != 5 {
@@ -127,6 +128,7 @@ func TestRecipe011(t *testing.T) {
 }
 
 func TestSplitContext(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, block, prompt string }{
 		{"<context>\n[Environment context]\nWorking directory: /w\nDate: Fri, 17 Apr 2026 10:00:00 +0200\n</context>\n\nhi",
 			"<context>\n[Environment context]\nWorking directory: /w\nDate: Fri, 17 Apr 2026 10:00:00 +0200\n</context>", "hi"},
@@ -153,6 +155,7 @@ func TestSplitContext(t *testing.T) {
 }
 
 func TestRealSignature(t *testing.T) {
+	t.Parallel()
 	str := func(s string) *string { return &s }
 	cases := []struct {
 		in   *string
@@ -177,6 +180,7 @@ func TestRealSignature(t *testing.T) {
 // database whose metadata names the model and a working directory gives
 // them to the session (the directory wins over the context blocks).
 func TestMetadataModel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := sql.Open("sqlite", filepath.Join(dir, "sessions.db"))
 	if err != nil {

@@ -131,6 +131,7 @@ func all(map[string]any) bool { return true }
 // calls paired with results, subagents linked to their parent, a
 // well-formed file, and identical bytes on re-import.
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	root := importtest.Corpus(t, "claude")
 	type sess struct {
 		id, file, parent, name string
@@ -169,6 +170,7 @@ func TestCorpus(t *testing.T) {
 	for _, c := range cases {
 		seen[c.dir] = true
 		t.Run(c.dir, func(t *testing.T) {
+			t.Parallel()
 			home := filepath.Join(root, c.dir, "claude-home")
 			opts := migrate.ImportOptions{Cwd: "/fallback"}
 			res := importtest.Import(t, Source{}, home, opts)
@@ -215,6 +217,7 @@ func TestCorpus(t *testing.T) {
 	for _, e := range ents {
 		if e.IsDir() && !seen[e.Name()] {
 			t.Run(e.Name(), func(t *testing.T) {
+				t.Parallel()
 				res := importtest.Import(t, Source{}, filepath.Join(root, e.Name(), "claude-home"), migrate.ImportOptions{})
 				for _, s := range res.Sessions {
 					importtest.CheckToolPairs(t, s.SourceID, importtest.Load(t, s, "").Messages())
@@ -240,6 +243,7 @@ func line(fields ...string) string { return "{" + strings.Join(fields, ",") + "}
 // of the last message written last; a damaged line is reported with its
 // path and line and the rest is imported.
 func TestBranchesAndDamage(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	file := filepath.Join(home, "projects", "-w", "s1.jsonl")
 	env := `"sessionId":"s1","cwd":"/w","version":"2.1.0"`
@@ -300,6 +304,7 @@ func TestBranchesAndDamage(t *testing.T) {
 
 // TestEncodeCwd checks Claude Code's project directory names.
 func TestEncodeCwd(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"/home/user/Claude", "-home-user-Claude"},
 		{`C:\Users\user`, "C--Users-user"},
@@ -314,6 +319,7 @@ func TestEncodeCwd(t *testing.T) {
 // TestHistoryCwd: a session file whose records name no cwd gets it from
 // history.jsonl.
 func TestHistoryCwd(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeFile(t, filepath.Join(home, "history.jsonl"), `{"display":"hi","pastedContents":{},"timestamp":1,"project":"/srv/my.app"}`+"\n")
 	writeFile(t, filepath.Join(home, "projects", "-srv-my-app", "s2.jsonl"),

@@ -15,6 +15,7 @@ import (
 // TestHistory imports testdata/history with and without
 // ImportOptions.History.
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join("testdata", "history", "claude-home")
 	hist, _ := filepath.Abs(filepath.Join(home, "history.jsonl"))
 
@@ -83,6 +84,7 @@ func TestHistory(t *testing.T) {
 // TestHistoryCorpus: the real history.jsonl of the corpus lists one
 // session whose transcript is not there.
 func TestHistoryCorpus(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(importtest.Corpus(t, "claude"), "flat-subagents-2.0.76", "claude-home")
 	res := importtest.Import(t, Source{}, home, migrate.ImportOptions{History: true})
 	var prompt []*migrate.Imported

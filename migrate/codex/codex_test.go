@@ -89,6 +89,7 @@ func expected(t *testing.T, path string) []importtest.Msg {
 }
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	root := importtest.Corpus(t, "codex")
 	cases := []struct {
 		dir, id, cwd, version, model string
@@ -100,6 +101,7 @@ func TestCorpus(t *testing.T) {
 	for _, c := range cases {
 		seen[c.dir] = true
 		t.Run(c.dir, func(t *testing.T) {
+			t.Parallel()
 			home := filepath.Join(root, c.dir, "codex-home")
 			opts := migrate.ImportOptions{Cwd: "/fallback"}
 			res := importtest.Import(t, Source{}, home, opts)
@@ -127,6 +129,7 @@ func TestCorpus(t *testing.T) {
 	for _, e := range ents {
 		if e.IsDir() && !seen[e.Name()] {
 			t.Run(e.Name(), func(t *testing.T) {
+				t.Parallel()
 				res := importtest.Import(t, Source{}, filepath.Join(root, e.Name(), "codex-home"), migrate.ImportOptions{})
 				for _, s := range res.Sessions {
 					importtest.CheckToolPairs(t, s.SourceID, importtest.Load(t, s, "").Messages())
@@ -140,6 +143,7 @@ func TestCorpus(t *testing.T) {
 // failures, an aborted turn, compaction, web search, the event fallback,
 // a subagent's parent and a damaged line.
 func TestRollout(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sessions", "2026", "01", "02", "rollout-2026-01-02T10-00-00-11111111-2222-3333-4444-555555555555.jsonl")
 	lines := []string{
@@ -214,6 +218,7 @@ func TestRollout(t *testing.T) {
 // TestEventFallback: a rollout without message items is read from its
 // user_message and agent_message events.
 func TestEventFallback(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "rollout-2026-01-02T10-00-00-abc.jsonl")
 	data := `{"timestamp":"2026-01-02T10:00:00.000Z","type":"session_meta","payload":{"id":"abc","cwd":"/w"}}

@@ -69,6 +69,7 @@ func writeFile(t *testing.T, path string, data []byte, mtime time.Time) {
 // frame as Codex writes it or several frames with checksums (a file
 // recompressed with the zstd tool); Codex's temporary files are not read.
 func TestCompressedRollout(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	day := filepath.Join(home, "sessions", "2026", "03", "01")
 	plain := filepath.Join(day, compressedName)
@@ -132,6 +133,7 @@ func TestCompressedRollout(t *testing.T) {
 // by side. One is imported, never both: the plain file unless the
 // compressed one is strictly newer; the other is reported as skipped.
 func TestCompressedTwins(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
 	appended := compressed + `{"timestamp":"2026-03-09T08:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"one more"}]}}` + "\n"
 	cases := []struct {
@@ -147,6 +149,7 @@ func TestCompressedTwins(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			home := t.TempDir()
 			plain := filepath.Join(home, "sessions", "2026", "03", "01", compressedName)
 			writeFile(t, plain, []byte(c.plain), c.plainTime)
@@ -181,6 +184,7 @@ func TestCompressedTwins(t *testing.T) {
 // file that is cut short keeps the lines before the cut and reports the
 // rest as damage at the line where it breaks off.
 func TestCompressedDamage(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	plain := filepath.Join(home, "sessions", "2026", "03", "01", compressedName)
 	lines := strings.SplitAfter(compressed, "\n")

@@ -154,6 +154,7 @@ func forkNote(t *testing.T, l *importtest.Loaded) map[string]any {
 // model the replay ended on. A fork of a fork drops the replay of both;
 // a paginated fork copies nothing and loses nothing.
 func TestFork(t *testing.T) {
+	t.Parallel()
 	home, files := forkHome(t)
 	res := importtest.Import(t, Source{}, home, migrate.ImportOptions{})
 	if len(res.Damage) != 0 || len(res.Skipped) != 0 || len(res.Sessions) != 4 {
@@ -211,6 +212,7 @@ func TestFork(t *testing.T) {
 // copy of the parent's history, so the fork is imported whole, the
 // replay included, and its fork entry says so.
 func TestForkParentMissing(t *testing.T) {
+	t.Parallel()
 	_, files := forkHome(t)
 	res := importtest.Import(t, Source{}, files[childID], migrate.ImportOptions{})
 	if len(res.Sessions) != 1 || len(res.Damage) != 0 {
@@ -247,6 +249,7 @@ func TestForkParentMissing(t *testing.T) {
 // parent (forked, then left) gives no session of its own; it is reported
 // as skipped with the reason.
 func TestForkNothingOwn(t *testing.T) {
+	t.Parallel()
 	home, files := forkHome(t)
 	child := rolloutOf(time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC), append([][2]string{{"session_meta", meta(childID, `,"forked_from_id":"`+parentID+`"`)}}, copyOf(parentLines, childID)...))
 	writeFile(t, files[childID], []byte(child), time.Time{})
@@ -265,6 +268,7 @@ func TestForkNothingOwn(t *testing.T) {
 // TestUnknownHistoryMode: a rollout whose history_mode this importer does
 // not know (Codex itself refuses it) is reported as damage, naming it.
 func TestUnknownHistoryMode(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	file := filepath.Join(home, "sessions", "2026", "05", "01", "rollout-2026-05-01T10-00-00-"+parentID+".jsonl")
 	writeFile(t, file, []byte(rolloutOf(time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC), [][2]string{
@@ -288,6 +292,7 @@ func TestUnknownHistoryMode(t *testing.T) {
 // updates the session's facts, as before; another session's meta (a
 // replayed copy) does not.
 func TestRepeatedMeta(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	file := filepath.Join(home, "sessions", "2026", "05", "01", "rollout-2026-05-01T10-00-00-"+parentID+".jsonl")
 	writeFile(t, file, []byte(rolloutOf(time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC), [][2]string{

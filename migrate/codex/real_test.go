@@ -131,6 +131,7 @@ func stubModel(t *testing.T) string {
 // wrote: the compressed parent (to the same bytes as its plain form),
 // and the fork as its child without the parent's history.
 func TestRealCodex(t *testing.T) {
+	t.Parallel()
 	bin := codexBinary(t)
 	url := stubModel(t)
 	tmp := t.TempDir()

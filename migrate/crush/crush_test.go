@@ -150,6 +150,7 @@ func crushDB(t *testing.T, path string, version int64, extra ...string) {
 // whose data directory is elsewhere, each session with its project as
 // the working directory.
 func TestProjects(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	app, other := filepath.Join(tmp, "app"), filepath.Join(tmp, "other")
 	crushDB(t, filepath.Join(app, ".crush", "crush.db"), SchemaVersion)
@@ -192,6 +193,7 @@ func TestProjects(t *testing.T) {
 }
 
 func TestSessions(t *testing.T) {
+	t.Parallel()
 	proj := filepath.Join(t.TempDir(), "app")
 	db := filepath.Join(proj, ".crush", "crush.db")
 	crushDB(t, db, SchemaVersion)
@@ -279,6 +281,7 @@ func TestSessions(t *testing.T) {
 // database and the message; a database migrated past the schema this
 // importer knows is reported naming its version, and the others are read.
 func TestDamage(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "a", ".crush", "crush.db")
 	crushDB(t, db, SchemaVersion, `INSERT INTO sessions (id, title, updated_at, created_at) VALUES ('ses_bad', 'Bad', 1, 1)`,
@@ -334,6 +337,7 @@ func TestDamage(t *testing.T) {
 }
 
 func TestLocations(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		env  map[string]string
 		goos string

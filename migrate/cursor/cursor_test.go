@@ -26,6 +26,7 @@ const (
 // root's messages in its order, the superseded reply left out,
 // <user_query> unwrapped, <user_info> out of the transcript.
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	root := importtest.Corpus(t, "cursor")
 	home := filepath.Join(root, "handmade-store-db", "cursor-home")
 	db := filepath.Join(home, "chats", "31bf9be8dab14ea81743876242131f3f", "3f2b8c1e-7d4a-4e59-9a61-2c8d0f5b7e13", "store.db")
@@ -120,6 +121,7 @@ func blobID(data []byte) string {
 // TestFixture builds a store.db in WAL mode with the driver: messages out
 // of table order, a damaged blob named by the root, an image, a tool error.
 func TestFixture(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	path := filepath.Join(home, "chats", "abc", "agent-1", "store.db")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -191,6 +193,7 @@ func TestFixture(t *testing.T) {
 // TestModel: the model is the chat's lastUsedModel, or "unknown" when the
 // chat records none.
 func TestModel(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ meta, want string }{
 		{`,"lastUsedModel":"gpt-5"`, `"provider":"cursor","model":"gpt-5"`},
 		{``, `"provider":"cursor","model":"unknown"`},

@@ -99,6 +99,7 @@ func expected(t *testing.T, path string) []importtest.Msg {
 }
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	root := importtest.Corpus(t, "gemini")
 	cases := []struct {
 		dir, file, id, model, name string
@@ -111,6 +112,7 @@ func TestCorpus(t *testing.T) {
 	for _, c := range cases {
 		seen[c.dir] = true
 		t.Run(c.dir, func(t *testing.T) {
+			t.Parallel()
 			home := filepath.Join(root, c.dir, "gemini-home")
 			opts := migrate.ImportOptions{Cwd: "/projects/given"}
 			res := importtest.Import(t, Source{}, home, opts)
@@ -138,6 +140,7 @@ func TestCorpus(t *testing.T) {
 	for _, e := range ents {
 		if e.IsDir() && !seen[e.Name()] {
 			t.Run(e.Name(), func(t *testing.T) {
+				t.Parallel()
 				res := importtest.Import(t, Source{}, filepath.Join(root, e.Name(), "gemini-home"), migrate.ImportOptions{Cwd: "/x"})
 				for _, s := range res.Sessions {
 					importtest.CheckToolPairs(t, s.SourceID, importtest.Load(t, s, "").Messages())
@@ -163,6 +166,7 @@ func write(t *testing.T, path, data string) {
 // path the chat names; a subagent chat links to its parent; a damaged
 // line is reported.
 func TestRewindSubagentAndCwd(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), ".gemini")
 	h := sha256.Sum256([]byte("/srv/proj"))
 	hash := hex.EncodeToString(h[:])
@@ -229,6 +233,7 @@ func TestRewindSubagentAndCwd(t *testing.T) {
 // TestProjectRoot: newer builds name the project directory and record its
 // root in .project_root.
 func TestProjectRoot(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), ".gemini")
 	write(t, filepath.Join(home, "tmp", "proj", ".project_root"), "/home/me/proj\n")
 	write(t, filepath.Join(home, "tmp", "proj", "chats", "session-2026-05-01T10-00-bbbbbbbb.json"),

@@ -159,6 +159,7 @@ func entriesOf(l *importtest.Loaded, typ string) []jsonl.Entry {
 }
 
 func TestDatabase(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "goose", "sessions")
 	db := gooseDB(t, dir)
 	// A legacy file of the same session as the database's first: read
@@ -261,6 +262,7 @@ func TestDatabase(t *testing.T) {
 // database: metadata line, messages (a tool result in the old bare-array
 // form), a damaged line (not UTF-8) reported with its line.
 func TestLegacyFiles(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sessions")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -305,6 +307,7 @@ func TestLegacyFiles(t *testing.T) {
 // TestDamagedRow: a message row whose content_json is not UTF-8 is
 // reported with the database and the row, and the rest is imported.
 func TestDamagedRow(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sessions")
 	db := gooseDB(t, dir, "INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES ('20260512_2', 'assistant', CAST(X'5b7b2274797065223a2274657874222c2274657874223a22ff227d5d' AS TEXT), "+itoa(int(t0)+30)+")")
 	res := importtest.Import(t, Source{}, dir, migrate.ImportOptions{})
@@ -320,6 +323,7 @@ func TestDamagedRow(t *testing.T) {
 // importer knows is refused with an error naming its version; a database
 // without Goose's tables is not taken for Goose's.
 func TestNewerSchema(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sessions")
 	gooseDB(t, dir, `INSERT INTO schema_version (version) VALUES (18)`)
 	_, err := Source{}.Open(t.Context(), dir, migrate.ImportOptions{TempDir: t.TempDir()})
@@ -342,6 +346,7 @@ func TestNewerSchema(t *testing.T) {
 }
 
 func TestLocations(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		env  map[string]string
 		goos string

@@ -133,6 +133,7 @@ func check(t *testing.T, res *importtest.Result) {
 }
 
 func TestJSONStorage(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	st := filepath.Join(data, "storage")
 	for id, s := range sessions {
@@ -159,6 +160,7 @@ func TestJSONStorage(t *testing.T) {
 // the JSON storage with an older title: the database wins, nothing is
 // imported twice.
 func TestDatabase(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	write(t, filepath.Join(data, "storage", "session", "p1", "ses_a.json"), strings.Replace(sessions["ses_a"], "Fix the build", "old title", 1))
 	db, err := sql.Open("sqlite", filepath.Join(data, "opencode.db"))
@@ -217,6 +219,7 @@ func TestDatabase(t *testing.T) {
 }
 
 func TestLocations(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"XDG_DATA_HOME": "/xdg", "OPENCODE_DB": "/db/oc.db"}
 	got := Source{}.Locations(migrate.Locator{Getenv: func(k string) string { return env[k] }, Home: "/h"})
 	if diff := cmp.Diff([]string{"/db/oc.db", filepath.Join("/xdg", "opencode")}, got); diff != "" {

@@ -58,6 +58,7 @@ func countOf(l *importtest.Loaded) counts {
 }
 
 func TestRealStore(t *testing.T) {
+	t.Parallel()
 	opts := migrate.ImportOptions{Cwd: "/fallback"}
 	res := importtest.Import(t, Source{}, realStore, opts)
 	if len(res.Damage) != 0 || len(res.Skipped) != 0 {
@@ -253,6 +254,7 @@ func copyStore(t *testing.T) string {
 // (its v2 API has no shell command and its compaction writes nothing),
 // shaped as opencode's own schema for them, and an empty session.
 func TestV2MessageTypes(t *testing.T) {
+	t.Parallel()
 	dir := copyStore(t)
 	db, err := sql.Open("sqlite", filepath.Join(dir, "opencode.db"))
 	if err != nil {

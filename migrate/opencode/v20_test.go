@@ -124,6 +124,7 @@ func itoa64(i int64) string { return strconv.FormatInt(i, 10) }
 // in the v1 tables from those), session_message rows of 2.0's shapes, a
 // subagent and a fork (the messages it copied from its source left out).
 func TestOpencode20(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := db20(t, dir)
 	res := importtest.Import(t, Source{}, dir, migrate.ImportOptions{Cwd: "/fallback"})
@@ -219,6 +220,7 @@ func TestOpencode20(t *testing.T) {
 // session nor a session_v2 table is reported, naming the tables it has,
 // and not silently skipped.
 func TestUnknownSchema(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := sql.Open("sqlite", filepath.Join(dir, "opencode.db"))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // TestFind looks in a home with only a Claude Code store: Find returns
 // that store and every location it looked in, one per source at least.
 func TestFind(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".claude", "projects"), 0o700); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // report how far they have read it, to its end, for every session they
 // convert, so that a caller can show progress inside a large session.
 func TestImportProgress(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		source string
 		stores func(root string) []string

@@ -14,6 +14,7 @@ import (
 // TestDetect checks that each corpus store is recognised by its own
 // importer only.
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	root := importtest.Corpus(t)
 	stores := map[string]string{
 		"claude":   "claude/hier-subagent-2.1.97/claude-home",
@@ -45,6 +46,7 @@ func TestDetect(t *testing.T) {
 // same file name (agsh's and Goose's sessions.db) or of similar tables
 // are each recognised by their own importer only.
 func TestDetectSQLiteStores(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	mk := func(path string, stmts ...string) string {
 		t.Helper()

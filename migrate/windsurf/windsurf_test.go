@@ -15,6 +15,7 @@ import (
 )
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(importtest.Corpus(t, "windsurf"), "handmade-cascade-json", "cascade")
 	opts := migrate.ImportOptions{Cwd: "/fallback"}
 	res := importtest.Import(t, Source{}, dir, opts)
@@ -41,6 +42,7 @@ func TestCorpus(t *testing.T) {
 }
 
 func TestLocations(t *testing.T) {
+	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	cases := []struct {
 		goos string
@@ -61,6 +63,7 @@ func TestLocations(t *testing.T) {
 }
 
 func TestDamaged(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte("{\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"x\"},,\n  ]\n}\n"), 0o600); err != nil {
@@ -83,6 +86,7 @@ func TestDamaged(t *testing.T) {
 // (reported with its file and position), never imported with them
 // replaced by U+FFFD; the other messages are imported.
 func TestInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.json")
 	doc := "{\"conversationId\": \"s\", \"cwd\": \"/w\", \"messages\": [\n" +
@@ -107,6 +111,7 @@ func TestInvalidUTF8(t *testing.T) {
 // time set to one known time: the sessions take the dates their files
 // hold, and only the file without any is dated by its mtime and says so.
 func TestDates(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join("testdata", "dates", "cascade")
 	dir := t.TempDir()
 	mtime := time.Date(2026, 5, 6, 7, 8, 9, 123_000_000, time.UTC)

@@ -14,6 +14,7 @@ const (
 )
 
 func TestAPINames(t *testing.T) {
+	t.Parallel()
 	for line, want := range map[string]string{
 		openFile: "OpenFile",
 		closeM:   "Session.Close",
@@ -36,6 +37,7 @@ func TestAPINames(t *testing.T) {
 }
 
 func TestReport(t *testing.T) {
+	t.Parallel()
 	old := []string{openFile, closeM, field, iface}
 	cur := []string{closeM, field, iface, strings.Replace(openFile, "string)", "string, Options)", 1), embedded}
 	var out strings.Builder
@@ -78,6 +80,7 @@ func TestReport(t *testing.T) {
 }
 
 func TestUnreleased(t *testing.T) {
+	t.Parallel()
 	log := "# Changelog\n\n## [Unreleased]\n\n### Removed\n- `A`\n\n## [0.1.0] - 2026-11-27\n\n### Added\n- `B`\n"
 	got := unreleased(log)
 	if !strings.Contains(got, "`A`") || strings.Contains(got, "`B`") {
@@ -86,6 +89,7 @@ func TestUnreleased(t *testing.T) {
 }
 
 func TestVersionOrder(t *testing.T) {
+	t.Parallel()
 	files := []string{"api/v0.10.0.txt", "api/v0.9.3.txt", "api/v1.0.0.txt", "api/v0.1.0.txt"}
 	newest := files[0]
 	for _, f := range files[1:] {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestSummary(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"Action":"run","Package":"example.com/a","Test":"TestPi"}`,
 		`{"Action":"output","Package":"example.com/a","Test":"TestPi","Output":"=== RUN   TestPi\n"}`,
@@ -47,6 +48,7 @@ func TestSummary(t *testing.T) {
 }
 
 func TestAllPass(t *testing.T) {
+	t.Parallel()
 	in := `{"Action":"pass","Package":"example.com/a","Test":"TestX"}` + "\n" + `{"Action":"pass","Package":"example.com/a","Elapsed":2}` + "\n"
 	var out strings.Builder
 	if code := run(strings.NewReader(in), &out, time.Now); code != 0 {

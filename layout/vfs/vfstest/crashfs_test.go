@@ -116,6 +116,7 @@ func setupTree(t *testing.T, fsys vfs.FS, root string) {
 // operations on the real filesystem and on a CrashFS and compares the
 // errors: type, operation and errno.
 func TestCrashFSErrorsMatchOS(t *testing.T) {
+	t.Parallel()
 	testenv.SkipOnWindows(t, "CrashFS models the POSIX errors (ENOENT, ENOTDIR, EISDIR...), which Windows reports with other codes")
 	type op func(fsys vfs.FS, p func(string) string) error
 	open := func(name string, flag int) op {
@@ -274,6 +275,7 @@ func TestCrashFSErrorsMatchOS(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			osfs := vfs.OS()
 			setupTree(t, osfs, root)
@@ -295,10 +297,12 @@ func TestCrashFSErrorsMatchOS(t *testing.T) {
 // TestCrashFSRandomOpsMatchOS runs seeded random sequences of operations on
 // both filesystems and compares every error and the final trees.
 func TestCrashFSRandomOpsMatchOS(t *testing.T) {
+	t.Parallel()
 	testenv.SkipOnWindows(t, "CrashFS models the POSIX errors (ENOENT, ENOTDIR, EISDIR...), which Windows reports with other codes")
 	names := []string{"a", "b", "d/a", "d/b", "d", "e/f", "e"}
 	for seed := uint64(1); seed <= 20; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			cfs := vfstest.NewCrashFS()
 			must(t, cfs.MkdirAll("/r", 0o700))
@@ -401,6 +405,7 @@ func TestCrashFSRandomOpsMatchOS(t *testing.T) {
 // TestCrashFSDurability checks what the harshest crash (CrashClone(nil))
 // keeps after each kind of change, synced or not.
 func TestCrashFSDurability(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		do   func(t *testing.T, c *vfstest.CrashFS)
@@ -532,6 +537,7 @@ func TestCrashFSDurability(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := vfstest.NewCrashFS()
 			must(t, c.MkdirAll("/d", 0o700))
 			must(t, c.SyncDir("/"))
@@ -555,7 +561,9 @@ func TestCrashFSDurability(t *testing.T) {
 // torn appends keep a prefix, renames are atomic, directory changes
 // survive in order, and every outcome does occur.
 func TestCrashFSRandomCrashes(t *testing.T) {
+	t.Parallel()
 	t.Run("torn append keeps a prefix", func(t *testing.T) {
+		t.Parallel()
 		c := vfstest.NewCrashFS()
 		mustWriteFile(t, c, "/f", "synced|", true)
 		must(t, c.SyncDir("/"))
@@ -582,6 +590,7 @@ func TestCrashFSRandomCrashes(t *testing.T) {
 		}
 	})
 	t.Run("rename is atomic", func(t *testing.T) {
+		t.Parallel()
 		c := vfstest.NewCrashFS()
 		must(t, c.MkdirAll("/d", 0o700))
 		must(t, c.SyncDir("/"))
@@ -606,6 +615,7 @@ func TestCrashFSRandomCrashes(t *testing.T) {
 		}
 	})
 	t.Run("directory changes survive in order", func(t *testing.T) {
+		t.Parallel()
 		c := vfstest.NewCrashFS()
 		must(t, c.MkdirAll("/d", 0o700))
 		must(t, c.SyncDir("/"))
@@ -633,6 +643,7 @@ func TestCrashFSRandomCrashes(t *testing.T) {
 		}
 	})
 	t.Run("same seed gives the same state", func(t *testing.T) {
+		t.Parallel()
 		c := vfstest.NewCrashFS()
 		for i := range 20 {
 			dir := fmt.Sprintf("/d%d", i%3)
@@ -654,6 +665,7 @@ func TestCrashFSRandomCrashes(t *testing.T) {
 // do not share contents and that open handles keep working on the
 // original.
 func TestCrashFSCloneIsIndependent(t *testing.T) {
+	t.Parallel()
 	c := vfstest.NewCrashFS()
 	f, err := c.OpenFile("/f", os.O_RDWR|os.O_CREATE, 0o600)
 	must(t, err)
@@ -675,6 +687,7 @@ func TestCrashFSCloneIsIndependent(t *testing.T) {
 }
 
 func TestCrashFSUnsynced(t *testing.T) {
+	t.Parallel()
 	c := vfstest.NewCrashFS()
 	must(t, c.MkdirAll("/a/b", 0o700))
 	mustWriteFile(t, c, "/a/b/f", "x", false)
@@ -695,6 +708,7 @@ func TestCrashFSUnsynced(t *testing.T) {
 // the same file, equal contents are not, and a name replaced by rename
 // names another file.
 func TestSameFile(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		fsys vfs.FS
@@ -704,6 +718,7 @@ func TestSameFile(t *testing.T) {
 		{"crashfs", vfstest.NewCrashFS(), "/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := func(n string) string { return filepath.Join(tc.root, n) }
 			c := tc.fsys
 			mustWriteFile(t, c, p("f"), "x", true)
@@ -736,6 +751,7 @@ func TestSameFile(t *testing.T) {
 // shared O_APPEND handle and some through their own, and checks that no
 // write is lost or interleaved (run with -race).
 func TestCrashFSConcurrent(t *testing.T) {
+	t.Parallel()
 	c := vfstest.NewCrashFS()
 	shared, err := c.OpenFile("/log", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	must(t, err)
@@ -801,6 +817,7 @@ func splitLines(s string) []string {
 // TestCrashFSPaths checks that relative and unclean names reach the same
 // files as clean absolute ones.
 func TestCrashFSPaths(t *testing.T) {
+	t.Parallel()
 	c := vfstest.NewCrashFS()
 	must(t, c.MkdirAll("a/b", 0o700))
 	mustWriteFile(t, c, "/a/./b/../b/f", "x", true)

@@ -18,6 +18,7 @@ import (
 // sequence of operations (each kind three times) on a fresh FaultFS over
 // a CrashFS, checking which call failed, how, and that nothing else did.
 func TestFaultFSFailsTheNthCall(t *testing.T) {
+	t.Parallel()
 	// Handles are opened before the fault is armed, so that each call
 	// below is exactly one operation of its kind.
 	type handles struct {
@@ -55,6 +56,7 @@ func TestFaultFSFailsTheNthCall(t *testing.T) {
 			for _, errno := range []syscall.Errno{syscall.EIO, syscall.ENOSPC} {
 				name := target.op.String() + "#" + itoa(n) + " " + errno.Error()
 				t.Run(name, func(t *testing.T) {
+					t.Parallel()
 					base := vfstest.NewCrashFS()
 					must(t, base.MkdirAll("/d", 0o700))
 					mustWriteFile(t, base, "/d/base", "base", true)
@@ -108,6 +110,7 @@ func itoa(i int) string { return string(rune('0' + i)) }
 // TestFaultFSPartialWrite checks the full-disk fault: the failing write
 // stores a prefix of its bytes and later writes keep failing.
 func TestFaultFSPartialWrite(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		fault    vfstest.Fault
@@ -153,6 +156,7 @@ func TestFaultFSPartialWrite(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			base := vfstest.NewCrashFS()
 			ffs := vfstest.NewFaultFS(base)
 			ffs.Inject(tc.fault)
@@ -180,6 +184,7 @@ func TestFaultFSPartialWrite(t *testing.T) {
 }
 
 func TestFaultFSMatchRepeatAndClear(t *testing.T) {
+	t.Parallel()
 	ffs := vfstest.NewFaultFS(vfstest.NewCrashFS())
 	ffs.Inject(vfstest.Fault{Op: vfstest.OpSync, Repeat: true, Match: func(p string) bool { return strings.HasSuffix(p, ".jsonl") }})
 	for _, name := range []string{"/a.jsonl", "/b.txt"} {
@@ -212,6 +217,7 @@ func TestFaultFSMatchRepeatAndClear(t *testing.T) {
 }
 
 func TestFaultFSHook(t *testing.T) {
+	t.Parallel()
 	ffs := vfstest.NewFaultFS(vfstest.NewCrashFS())
 	var seen []string
 	stop := errors.New("stopped by hook")
@@ -251,6 +257,7 @@ func TestFaultFSHook(t *testing.T) {
 // TestFaultFSOverOS checks that the wrapper passes calls through to the
 // real filesystem unchanged and that its files keep their identity.
 func TestFaultFSOverOS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ffs := vfstest.NewFaultFS(vfs.OS())
 	p := dir + "/s.jsonl"

@@ -13,6 +13,7 @@ import (
 // from a copy, and checks that neither source directory gains or changes
 // a file.
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	for _, wal := range []bool{false, true} {
 		name := "a dir?#%" // characters a URI must escape
 		if runtime.GOOS == "windows" {
@@ -86,6 +87,7 @@ func listing(t *testing.T, dir string) string {
 // TestTables lists a WAL database's tables without creating or changing
 // any file beside it, while a writer has it open.
 func TestTables(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.db")
 	w, err := sql.Open("sqlite", "file:"+uriPath(path))

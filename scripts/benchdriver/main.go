@@ -19,6 +19,10 @@
 //	                                of the loop
 //	benchdriver append-sync N DIR   the same under SyncEach (an fsync per
 //	                                append)
+//	benchdriver recent CWD          Store.ContinueRecent(CWD), read-only, in
+//	                                pi's store ($PI_CODING_AGENT_DIR): prints
+//	                                the file it opened and the time of the
+//	                                call in process, in ms
 package main
 
 import (
@@ -62,7 +66,7 @@ func messages() (*message.Assistant, *message.User) {
 func run(args []string) error {
 	ctx := context.Background()
 	if len(args) < 2 {
-		return fmt.Errorf("usage: benchdriver resume FILE | append N DIR | append-sync N DIR")
+		return fmt.Errorf("usage: benchdriver resume FILE | append N DIR | append-sync N DIR | recent CWD")
 	}
 	switch args[0] {
 	case "resume":
@@ -120,6 +124,22 @@ func run(args []string) error {
 			return err
 		}
 		fmt.Printf("%d entries in %dms: %d entries/s\n", n, d.Milliseconds(), int64(float64(n)/d.Seconds()))
+	case "recent":
+		st, err := engine.OpenStore(ctx, engine.StoreOptions{})
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		s, err := st.ContinueRecent(ctx, args[1], engine.OpenOptions{ReadOnly: true})
+		d := time.Since(start)
+		if err != nil {
+			return err
+		}
+		file := s.SessionFile()
+		if err := s.Close(); err != nil {
+			return err
+		}
+		fmt.Printf("%s: %.3f ms\n", file, float64(d.Microseconds())/1000)
 	default:
 		return fmt.Errorf("unknown mode %q", args[0])
 	}

@@ -44,9 +44,11 @@ func copyEntries(es []*Entry) []*Entry {
 	out := make([]*Entry, len(es))
 	for i, e := range es {
 		vals[i] = *e
-		start := len(buf)
-		buf = append(buf, e.Raw...)
-		vals[i].Raw = buf[start:len(buf):len(buf)]
+		if e.Raw != nil { // nil: a detached entry (View) stays detached
+			start := len(buf)
+			buf = append(buf, e.Raw...)
+			vals[i].Raw = buf[start:len(buf):len(buf)]
+		}
 		out[i] = &vals[i]
 	}
 	return out

@@ -54,12 +54,16 @@ func (d *doc) html(w *bufio.Writer) error {
 		fmt.Fprintf(w, "<dt>%s</dt><dd>%s</dd>\n", htmlEsc(kv[0]), htmlEsc(kv[1]))
 	}
 	w.WriteString("</dl>\n</header>\n<main>\n")
-	for _, raw := range d.path {
+	err = d.s.each(d.path, func(raw *jsonl.Entry) error {
 		en, err := d.view(raw)
 		if err != nil {
 			return err
 		}
 		h.entry(en)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	w.WriteString("</main>\n</body>\n</html>\n")
 	return nil

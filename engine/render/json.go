@@ -55,14 +55,14 @@ func (d *doc) json(w *bufio.Writer) error {
 	w.Write(head)
 	w.WriteString(",\n  \"messages\": [")
 	n := 0
-	for _, raw := range d.path {
+	err := d.s.each(d.path, func(raw *jsonl.Entry) error {
 		en, err := d.view(raw)
 		if err != nil {
 			return err
 		}
 		m := exportMessage(en)
 		if m == nil {
-			continue
+			return nil
 		}
 		item := jsonl.NewObject(len(m) + 128)
 		if id, ok := en.IDJSON(); ok {
@@ -85,6 +85,10 @@ func (d *doc) json(w *bufio.Writer) error {
 		}
 		w.Write(buf.Bytes())
 		n++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if n > 0 {
 		w.WriteString("\n  ")

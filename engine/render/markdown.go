@@ -46,12 +46,16 @@ func (d *doc) markdown(w *bufio.Writer) error {
 		fmt.Fprintf(w, "- **%s:** %s\n", kv[0], v)
 	}
 	w.WriteString("\n---\n\n")
-	for _, raw := range d.path {
+	err = d.s.each(d.path, func(raw *jsonl.Entry) error {
 		en, err := d.view(raw)
 		if err != nil {
 			return err
 		}
 		m.entry(en)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return nil
 }

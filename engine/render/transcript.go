@@ -47,10 +47,14 @@ func Transcript(w io.Writer, s *Session, branch []*jsonl.Entry, o TranscriptOpti
 	bw := bufio.NewWriterSize(w, 1<<16)
 	tw := &transcript{w: bw, sv: s, full: o.Full, cutNote: o.CutNote}
 	tw.head(branch)
-	for _, en := range branch {
+	err := s.each(branch, func(en *jsonl.Entry) error {
 		tw.entry(en)
+		return nil
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
 	}
-	return bw.Flush()
+	return err
 }
 
 type transcript struct {

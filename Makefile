@@ -67,6 +67,7 @@ fuzz:
 	$(GO) test -run=NONE -fuzz='^FuzzParseEntry$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
 	$(GO) test -run=NONE -fuzz='^FuzzParseFile$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
 	$(GO) test -run=NONE -fuzz='^FuzzParseReader$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
+	$(GO) test -run=NONE -fuzz='^FuzzIndentTrusted$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
 	$(GO) test -run=NONE -fuzz='^FuzzMigrate$$' -fuzztime=$(FUZZTIME) ./migrate/
 	$(GO) test -run=NONE -fuzz='^FuzzBuild$$' -fuzztime=$(FUZZTIME) ./tree/
 	$(GO) test -run=NONE -fuzz='^FuzzAgentUsePart$$' -fuzztime=$(FUZZTIME) ./engine/agentuse/

@@ -108,7 +108,8 @@ func (h *htmlWriter) entry(en *jsonl.Entry) {
 	code := func(s string) string { return "<code>" + htmlEsc(s) + "</code>" }
 	switch en.Type {
 	case jsonl.TypeMessage:
-		msg := msgOf(en)
+		mv := msgOf(en)
+		msg := mv.obj()
 		switch role := msg.s("role"); role {
 		case "user":
 			h.open("user", "User", en)
@@ -153,7 +154,7 @@ func (h *htmlWriter) entry(en *jsonl.Entry) {
 			if c := msg.get("content"); len(c) > 0 {
 				h.content(c)
 			} else {
-				h.pre(indentJSON(msg))
+				h.pre(indentJSON(mv))
 			}
 		}
 		h.close()

@@ -127,7 +127,8 @@ func (m *mdWriter) text(s string) {
 func (m *mdWriter) entry(en *jsonl.Entry) {
 	switch en.Type {
 	case jsonl.TypeMessage:
-		msg := msgOf(en)
+		mv := msgOf(en)
+		msg := mv.obj()
 		switch role := msg.s("role"); role {
 		case "user":
 			m.heading("User", en)
@@ -175,7 +176,7 @@ func (m *mdWriter) entry(en *jsonl.Entry) {
 			if c := msg.get("content"); len(c) > 0 {
 				m.content(c)
 			} else {
-				m.w.WriteString(mdBlock("json", indentJSON(msg)) + "\n")
+				m.w.WriteString(mdBlock("json", indentJSON(mv)) + "\n")
 			}
 		}
 	case jsonl.TypeCompaction:

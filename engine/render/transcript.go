@@ -263,7 +263,8 @@ func (t *transcript) entry(en *jsonl.Entry) {
 }
 
 func (t *transcript) message(en *jsonl.Entry, id, when string) {
-	m := msgOf(en)
+	mv := msgOf(en)
+	m := mv.obj()
 	role := m.s("role")
 	switch role {
 	case "user":
@@ -324,7 +325,7 @@ func (t *transcript) message(en *jsonl.Entry, id, when string) {
 		if c := m.get("content"); len(c) > 0 {
 			t.content(c)
 		} else if t.full {
-			t.body(m.compact(), 0)
+			t.body(mv.compact(), 0)
 		}
 	}
 }

@@ -177,7 +177,7 @@ func yieldDir(ctx context.Context, fsys vfs.FS, d dirFiles, buf *[]byte, b *info
 			return false
 		}
 		p := filepath.Join(d.dir, name)
-		in, err := readInfoBuf(fsys, p, buf, b)
+		in, err := readInfoBuf(fsys, p, buf, b, false)
 		switch {
 		case errors.Is(err, errNotSession):
 			continue

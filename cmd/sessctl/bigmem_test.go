@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/testenv"
 	generate "github.com/sessctl/sessctl/internal/workload"
 )
 
@@ -63,25 +64,34 @@ func peakHeap(fn func()) uint64 {
 // and tail peak at a heap that grows by a small fraction of a byte for
 // each byte of the session, where they held it several times over (show
 // of a 166 MB session took 785 MB, an HTML export 1 GB). Each command
-// runs on a session of about 10 MB and one of about 40 MB: the growth of
-// its peak heap between the two, per byte the session grew, must stay
-// under a quarter (the fixed part, read buffers of a few MB, does not
-// count), and the peak on the larger under its size. Measured as the peak
-// heap during the command, sampled, with the collector running often (so
-// that the peak follows what is held), never as time; the bench
-// (scripts/bench-scale.sh) measures the processes' RSS on sessions of
-// 400 MB and 1 GB.
+// runs on a session of about 16 MB and one of about 64 MB (100 MB and
+// 400 MB, the size, in builds with the crash tag: make crash):
+// the growth of its peak heap between the two, per byte the session
+// grew, must stay under a half (the fixed part, read buffers of a few MB,
+// does not count), and the peak on the larger must not exceed its size.
+// Measured as the peak heap during the command, sampled every
+// millisecond, with the collector running often (so that the peak follows
+// what is held), never as time; the bench (scripts/bench-scale.sh)
+// measures the processes' RSS on sessions of 400 MB and 1 GB.
 func TestLargeSessionMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes 50 MB of sessions")
+		t.Skip("writes 80 MB of sessions")
+	}
+	// About 4.6 KB an entry with these tool results.
+	const perEntry = 4600
+	targets := []int{16 << 20, 64 << 20}
+	if testenv.Stress() {
+		targets = []int{100 << 20, 400 << 20}
+	} else {
+		t.Log("sessions of 16 and 64 MB; make crash runs 100 and 400 MB")
 	}
 	dir := t.TempDir()
 	var files [2]string
 	var sizes [2]int64
 	old := time.Now().Add(-time.Hour)
-	for i, n := range []int{2000, 8000} {
+	for i, target := range targets {
 		files[i] = filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
-		size, err := generate.WriteFile(files[i], generate.Options{Seed: uint64(7 + i), Entries: n, ToolResultMin: 8000, ToolResultMax: 24000})
+		size, err := generate.WriteFile(files[i], generate.Options{Seed: uint64(7 + i), Entries: target / perEntry, ToolResultMin: 8000, ToolResultMax: 24000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,7 +75,8 @@ fuzz:
 # make crash: the randomized crash workloads for CRASHTIME, from a seed
 # taken from the clock unless CRASHSEED is set (the run prints it); the
 # stress cases at full size (testenv.Stress: 1,000 cross-process lock
-# cycles, the 200 MB line, the million siblings), which every go test
+# cycles, the 200 MB line, the million siblings, the 400 MB session's
+# peak heap), which every go test
 # runs scaled down; real-process kills.
 CRASHTIME ?= 2m
 CRASHSEED ?= 0
@@ -106,6 +107,7 @@ lint:
 # make stress: only the stress cases at full size (CI runs it).
 stress:
 	$(GO) test -tags crash -run 'TestMutualExclusion|TestHostileInputs' -count=1 -timeout 30m ./lock/ ./engine/
+	$(GO) test -tags crash -run TestLargeSessionMemory -count=1 -v -timeout 30m ./cmd/sessctl/
 
 tidy-check:
 	$(GO) mod tidy -diff

@@ -15,7 +15,7 @@ SHELL     := bash
 FUZZTIME  ?= 30s
 BIN       := bin/sessctl
 
-.PHONY: all build demo test stress lint fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
+.PHONY: all build demo test stress lint fmt-check vet cross test-windows race check tidy-check fuzz crash bench bench-scale clean
 
 all: build
 
@@ -95,6 +95,11 @@ crash: stress
 # scale in .bench-smoke, to check the script, not to measure.
 bench:
 	scripts/bench.sh
+	scripts/bench-scale.sh
+
+# make bench-scale: only the real-size part (issue 35; BENCHMARKS.md, Scale).
+bench-scale:
+	scripts/bench-scale.sh
 
 bench-smoke:
 	BENCH_DIR=.bench-smoke RUNS=3 BIG_ENTRIES=3000 SESSIONS=50 SESSION_SIZE=20000 \

@@ -152,6 +152,7 @@ run recent "$RUNS" : "$D" recent "$BUSYCWD"
 : > "$W/recent-ms.txt"
 for _ in $(seq "$RUNS"); do "$D" recent "$BUSYCWD" | sed 's/.*: \([0-9.]*\) ms/\1/' >> "$W/recent-ms.txt"; done
 read -r RMS RMS0 RMS1 < <(stats < "$W/recent-ms.txt")
+say "  recent in process ($BUSYN sessions in the cwd): $RMS ms ($RMS0-$RMS1)"
 run strfirst "$RUNS" "rmcache stats-index" "$S" stats --all
 run stwarm "$RUNS" : "$S" stats --all
 if [ "${SEARCHBENCH:-1}" != 0 ]; then
@@ -167,6 +168,7 @@ PLSALL=
 if [ "${SCALE_PIBENCH:-1}" != 0 ]; then
   run plsall 1 : "${P[@]}" listall
   PLSALL=$(cat "$W/stdout.out" 2>/dev/null || true)
+  say "  plsall: pi returned ${PLSALL:-nothing}"
   run precent "$RUNS" : "${P[@]}" recent "$BUSY"
 fi
 

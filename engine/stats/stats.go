@@ -270,9 +270,3 @@ func get(v []byte, key string) []byte {
 	b, _ := jsonl.Lookup(v, key)
 	return b
 }
-
-// str returns a string member of a raw object, "" when it is not one.
-func str(v []byte, key string) string {
-	s, _ := jsonl.String(get(v, key))
-	return s
-}

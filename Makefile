@@ -15,7 +15,7 @@ SHELL     := bash
 FUZZTIME  ?= 30s
 BIN       := bin/sessctl
 
-.PHONY: all build demo test stress lint api api-check fmt-check vet cross test-windows race check tidy-check fuzz crash bench clean
+.PHONY: all build demo test stress lint api api-check fmt-check vet cross test-windows race check tidy-check fuzz crash bench bench-scale clean
 
 all: build
 
@@ -70,6 +70,7 @@ fuzz:
 	$(GO) test -run=NONE -fuzz='^FuzzParseEntry$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
 	$(GO) test -run=NONE -fuzz='^FuzzParseFile$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
 	$(GO) test -run=NONE -fuzz='^FuzzParseReader$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
+	$(GO) test -run=NONE -fuzz='^FuzzIndentTrusted$$' -fuzztime=$(FUZZTIME) ./internal/jsonl/
 	$(GO) test -run=NONE -fuzz='^FuzzMigrate$$' -fuzztime=$(FUZZTIME) ./migrate/
 	$(GO) test -run=NONE -fuzz='^FuzzBuild$$' -fuzztime=$(FUZZTIME) ./tree/
 	$(GO) test -run=NONE -fuzz='^FuzzAgentUsePart$$' -fuzztime=$(FUZZTIME) ./engine/agentuse/
@@ -77,7 +78,8 @@ fuzz:
 # make crash: the randomized crash workloads for CRASHTIME, from a seed
 # taken from the clock unless CRASHSEED is set (the run prints it); the
 # stress cases at full size (testenv.Stress: 1,000 cross-process lock
-# cycles, the 200 MB line, the million siblings), which every go test
+# cycles, the 200 MB line, the million siblings, the 400 MB session's
+# peak heap), which every go test
 # runs scaled down; real-process kills.
 CRASHTIME ?= 2m
 CRASHSEED ?= 0
@@ -96,6 +98,11 @@ crash: stress
 # scale in .bench-smoke, to check the script, not to measure.
 bench:
 	scripts/bench.sh
+	scripts/bench-scale.sh
+
+# make bench-scale: only the real-size part (issue 35; BENCHMARKS.md, Scale).
+bench-scale:
+	scripts/bench-scale.sh
 
 bench-smoke:
 	BENCH_DIR=.bench-smoke RUNS=3 BIG_ENTRIES=3000 SESSIONS=50 SESSION_SIZE=20000 \
@@ -108,6 +115,7 @@ lint:
 # make stress: only the stress cases at full size (CI runs it).
 stress:
 	$(GO) test -tags crash -run 'TestMutualExclusion|TestHostileInputs' -count=1 -timeout 30m ./lock/ ./engine/
+	$(GO) test -tags crash -run TestLargeSessionMemory -count=1 -v -timeout 30m ./cmd/sessctl/
 
 tidy-check:
 	$(GO) mod tidy -diff

@@ -143,51 +143,9 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 	if err := s.check(); err != nil {
 		return "", err
 	}
-	path := s.ix.Branch(leafID)
-	if len(path) == 0 {
-		return "", entryNotFound(leafID)
-	}
-	if at, loop := s.ix.Loop(leafID); loop {
-		// The copied path would keep the loop, and pi could not load the
-		// new file.
-		return "", &LoopError{Path: s.file, Entry: leafID, At: tree.Key(at), Line: at.Line}
-	}
-	var kept []*Entry
-	onPath := make(map[string]bool, len(path))
-	dropped := make(map[string]bool)
-	for _, e := range path {
-		if e.Type == jsonl.TypeLabel {
-			dropped[tree.Key(e)] = true
-			continue
-		}
-		// pi keeps the parentId of an entry that follows a label, which
-		// then names an entry the new file does not have: the branch
-		// breaks there and the context loses everything above it. Link
-		// such an entry to the nearest kept ancestor instead.
-		if p, ok := tree.ParentKey(e); ok && dropped[p] {
-			parent := []byte("null")
-			if len(kept) > 0 {
-				parent, _ = kept[len(kept)-1].IDJSON()
-			}
-			re, err := withParent(e, parent)
-			if err != nil {
-				return "", fmt.Errorf("create branched session: %w", err)
-			}
-			e = re
-		}
-		kept = append(kept, e)
-		onPath[tree.Key(e)] = true
-	}
-	type pathLabel struct {
-		tree.LabelPair
-		ts []byte // nil: the label entry had no timestamp
-	}
-	var labels []pathLabel
-	for _, l := range s.ix.Labels() {
-		if onPath[l.Target] {
-			ts, _ := s.ix.LabelTimestamp(l.Target)
-			labels = append(labels, pathLabel{l, ts})
-		}
+	plan, err := planBranch(s.ix, leafID, s.file)
+	if err != nil {
+		return "", err
 	}
 	var parent *string
 	if s.persist {
@@ -204,32 +162,20 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 	}
 	// Build the new state first; switch files only when it is complete.
 	ix := tree.Build(nil)
-	for _, e := range kept {
+	for i, e := range plan.kept {
+		if parent, ok := plan.reparent[i]; ok {
+			re, err := withParent(e, parent)
+			if err != nil {
+				return "", fmt.Errorf("create branched session: %w", err)
+			}
+			e = re
+		}
 		ix.Add(e)
 	}
-	for _, l := range labels {
-		lid := entryID(s.candidate(), newUUID, ix.Has)
-		b := jsonl.NewObject(160).String("type", jsonl.TypeLabel).String("id", lid)
+	for _, l := range plan.labels {
 		leaf, kind := ix.Leaf()
-		if raw, ok := keyJSON(leaf); ok && kind == KindString {
-			b.Raw("parentId", raw)
-		} else if kind == KindString {
-			b.String("parentId", leaf)
-		} else {
-			b.Null("parentId")
-		}
-		// The label keeps the time it was set (pi 0.73.1; 0.58.3 wrote
-		// the time of the copy), and has none when its entry had none.
-		if l.ts != nil {
-			b.Raw("timestamp", l.ts)
-		}
-		if raw, ok := keyJSON(l.Target); ok {
-			b.Raw("targetId", raw)
-		} else {
-			b.String("targetId", l.Target)
-		}
-		b.String("label", l.Label)
-		e, err := jsonl.ParseEntry(b.Bytes())
+		line := l.line(entryID(s.candidate(), newUUID, ix.Has), leaf, kind)
+		e, err := jsonl.ParseEntry(line)
 		if err != nil {
 			return "", err
 		}
@@ -261,6 +207,93 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 		}
 	}
 	return newFile, nil
+}
+
+// branchPlan is what a session holding one path of another is made of
+// (pi's createBranchedSession): the path's entries but its labels, some
+// of them linked to a new parent, then label entries re-created for the
+// labels whose targets are on the path.
+type branchPlan struct {
+	kept []*Entry
+	// reparent holds, for the kept entries (by index) that followed a
+	// dropped label, the parentId (JSON) they get: pi keeps the parentId
+	// of an entry that follows a label, which then names an entry the new
+	// file does not have, so that the branch breaks there and the context
+	// loses everything above it; such an entry is linked to the nearest
+	// kept ancestor instead.
+	reparent map[int][]byte
+	labels   []pathLabel
+}
+
+// pathLabel is a label whose target is on the path, with the timestamp of
+// the label entry that set it (nil when it had none).
+type pathLabel struct {
+	tree.LabelPair
+	ts []byte
+}
+
+// planBranch plans the session holding the root-to-leafID path of ix, the
+// index of the session file file. The kept entries are ix's own (without
+// their bytes when ix is a View's): the plan needs only their envelopes.
+func planBranch(ix *tree.Index, leafID, file string) (*branchPlan, error) {
+	path := ix.Branch(leafID)
+	if len(path) == 0 {
+		return nil, entryNotFound(leafID)
+	}
+	if at, loop := ix.Loop(leafID); loop {
+		// The copied path would keep the loop, and pi could not load the
+		// new file.
+		return nil, &LoopError{Path: file, Entry: leafID, At: tree.Key(at), Line: at.Line}
+	}
+	plan := &branchPlan{reparent: map[int][]byte{}}
+	onPath := make(map[string]bool, len(path))
+	dropped := make(map[string]bool)
+	for _, e := range path {
+		if e.Type == jsonl.TypeLabel {
+			dropped[tree.Key(e)] = true
+			continue
+		}
+		if p, ok := tree.ParentKey(e); ok && dropped[p] {
+			parent := []byte("null")
+			if n := len(plan.kept); n > 0 {
+				parent, _ = plan.kept[n-1].IDJSON()
+			}
+			plan.reparent[len(plan.kept)] = parent
+		}
+		plan.kept = append(plan.kept, e)
+		onPath[tree.Key(e)] = true
+	}
+	for _, l := range ix.Labels() {
+		if onPath[l.Target] {
+			ts, _ := ix.LabelTimestamp(l.Target)
+			plan.labels = append(plan.labels, pathLabel{l, ts})
+		}
+	}
+	return plan, nil
+}
+
+// line returns the label entry that re-creates l with id lid, its parent
+// the leaf (id, kind) of the session so far.
+func (l pathLabel) line(lid, leaf string, kind jsonl.Kind) []byte {
+	b := jsonl.NewObject(160).String("type", jsonl.TypeLabel).String("id", lid)
+	if raw, ok := keyJSON(leaf); ok && kind == KindString {
+		b.Raw("parentId", raw)
+	} else if kind == KindString {
+		b.String("parentId", leaf)
+	} else {
+		b.Null("parentId")
+	}
+	// The label keeps the time it was set (pi 0.73.1; 0.58.3 wrote the
+	// time of the copy), and has none when its entry had none.
+	if l.ts != nil {
+		b.Raw("timestamp", l.ts)
+	}
+	if raw, ok := keyJSON(l.Target); ok {
+		b.Raw("targetId", raw)
+	} else {
+		b.String("targetId", l.Target)
+	}
+	return b.String("label", l.Label).Bytes()
 }
 
 // withParent returns a copy of e whose parentId member holds parent (JSON

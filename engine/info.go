@@ -7,21 +7,23 @@ import "github.com/sessctl/sessctl/internal/jsonl"
 // id, cwd, name (when set), parentSessionPath (when set), created,
 // modified (ISO strings; null for an invalid date), messageCount,
 // firstMessage, allMessagesText. Writing head then rest writes the
-// element. rest is the info's own memory, not a copy (a listing served
-// from the list index holds it encoded already): it must not be
-// modified. It is for writers of many infos, with vectored I/O;
-// MarshalJSON gives the element in one piece.
+// element; rest is copied from what the info holds encoded already (a
+// listing served from the list index). It is for writers of many infos,
+// with vectored I/O; MarshalJSON gives the element in one piece.
 func (i *Info) AppendJSON(dst []byte) (head, rest []byte) {
-	tail := i.cachedJSON()
-	if tail == nil {
-		tail = infoJSON(i)
+	h := i.cachedHead()
+	if h == nil {
+		h = headJSON(i)
 	}
 	dst = append(dst, `{"path":`...)
 	dst = jsonl.AppendString(dst, i.Path)
-	if len(tail) > 2 {
-		dst = append(dst, ',')
-	}
-	return dst, tail[1:]
+	dst = append(dst, ',')
+	text := allTextJSON(i)
+	rest = make([]byte, 0, len(h)+len(text)+24)
+	rest = append(rest, h[1:len(h)-1]...)
+	rest = append(rest, `,"allMessagesText":`...)
+	rest = append(append(rest, text...), '}')
+	return dst, rest
 }
 
 // MarshalJSON returns the info as pi's list() element JSON (see
@@ -31,11 +33,11 @@ func (i *Info) MarshalJSON() ([]byte, error) {
 	return append(head, rest...), nil
 }
 
-// infoJSON encodes every field of pi's list() element but the path, in its
-// order: the form the list index stores, so a listing served from the
-// index copies it instead of encoding it again.
-func infoJSON(in *Info) []byte {
-	b := jsonl.NewObject(256+len(in.allTextJSON)+len(in.FirstMessage)).
+// headJSON encodes every field of pi's list() element but the path and
+// allMessagesText, in its order: the form the list index stores, so a
+// listing served from the index copies it instead of encoding it again.
+func headJSON(in *Info) []byte {
+	b := jsonl.NewObject(256+len(in.FirstMessage)).
 		Raw("id", orNull(in.ID)).
 		String("cwd", in.Cwd)
 	if in.HasName {
@@ -51,8 +53,7 @@ func infoJSON(in *Info) []byte {
 	}
 	return b.String("modified", jsonl.ISOTime(in.Modified)).
 		Number("messageCount", float64(in.MessageCount)).
-		Raw("firstMessage", firstJSON(in)).
-		Raw("allMessagesText", allTextJSON(in)).Bytes()
+		Raw("firstMessage", firstJSON(in)).Bytes()
 }
 
 // firstJSON returns firstMessage as a JSON string: as it was read when

@@ -58,22 +58,24 @@ type Info struct {
 	// Size and ModTime are the file's size and mtime when it was read.
 	Size    int64
 	ModTime time.Time
+	// stamp is the stat the info was read under (see stamp).
+	stamp stamp
 
 	// cache holds the encoded fields of an info read from the list
 	// index, with the values they encode, so AppendJSON can copy them.
 	cache *infoCache
 }
 
-// infoCache is the list index's encoding of an info (see infoJSON).
+// infoCache is the list index's encoding of an info (see headJSON).
 type infoCache struct {
-	json []byte
-	snap Info // the fields json encodes, as decoded
+	head []byte
+	snap Info // the fields head encodes, as decoded
 }
 
-// cachedJSON returns the cached encoding when the info still holds the
+// cachedHead returns the cached encoding when the info still holds the
 // values it encodes (a caller may have changed a field of its copy).
 // Strings that share their bytes compare in constant time.
-func (i *Info) cachedJSON() []byte {
+func (i *Info) cachedHead() []byte {
 	c := i.cache
 	if c == nil {
 		return nil
@@ -86,12 +88,13 @@ func (i *Info) cachedJSON() []byte {
 		(i.ParentSessionPath == nil) != (s.ParentSessionPath == nil) {
 		return nil
 	}
-	return c.json
+	return c.head
 }
 
 // AllMessagesText returns the texts of all user and assistant messages
 // joined with single spaces (pi's allMessagesText, the bulk of a listing:
-// it is decoded on demand).
+// it is decoded on demand); "" when the listing was made with
+// ListOptions.NoText.
 func (i *Info) AllMessagesText() string {
 	s, _ := jsonl.String(i.allTextJSON)
 	return s
@@ -115,6 +118,11 @@ type ListOptions struct {
 	// index is then neither read nor written. The index never changes
 	// what a listing returns, only how fast it is.
 	NoIndex bool
+	// NoText leaves AllMessagesText empty: the texts of the messages, most
+	// of a listing's bytes, are neither gathered from the files nor read
+	// from the list index. For a caller that does not show them (a table
+	// of sessions); every other field is as without it.
+	NoText bool
 	// Warn, when not nil, is told about each file named like a session
 	// that was left out because it could not be read (permission denied,
 	// a broken or looping symbolic link, a named pipe or other special
@@ -224,11 +232,16 @@ type dirFiles struct {
 	// stats holds the lstat of each regular file; nil when it failed or
 	// the name is a symbolic link, whose own times say nothing of its
 	// target: those are always read, never cached.
-	stats   []fs.FileInfo
-	links   []bool // names that are symbolic links
-	index   map[string]indexEntry
-	special []string // *.jsonl names that are named pipes, sockets or devices
-	subdirs []string // directories, not symbolic links to them
+	stats []fs.FileInfo
+	links []bool // names that are symbolic links
+	// statRead says that the files were not stat'ed beforehand (there
+	// is no index to compare them with): each file's index entry takes
+	// the size and time of the file as it was read.
+	statRead bool
+	index    map[string]indexEntry
+	texts    map[string]textEntry // the text index, when the listing wants texts
+	special  []string             // *.jsonl names that are named pipes, sockets or devices
+	subdirs  []string             // directories, not symbolic links to them
 }
 
 // sessionFilesIndexed is sessionFiles that also reads the directory's
@@ -236,18 +249,32 @@ type dirFiles struct {
 func sessionFilesIndexed(o listing, dir string) (dirFiles, error) {
 	fsys := o.fs()
 	var index map[string]indexEntry
+	var texts map[string]textEntry
 	done := make(chan struct{})
+	if !o.NoIndex {
+		if _, err := fsys.Lstat(listIndexPath(o.CacheDir, dir)); err != nil {
+			// No index: every file is read, and its index entry takes the
+			// stat of the read rather than one taken before (a first
+			// listing costs about what a listing without the index does).
+			files, err := sessionFiles(fsys, dir, false)
+			files.statRead = true
+			return files, err
+		}
+	}
 	if o.NoIndex {
 		close(done)
 	} else {
 		go func() {
 			defer close(done)
 			index = readIndex(fsys, o.CacheDir, dir)
+			if !o.NoText {
+				texts = readTexts(fsys, o.CacheDir, dir)
+			}
 		}()
 	}
 	files, err := sessionFiles(fsys, dir, !o.NoIndex)
 	<-done
-	files.index = index
+	files.index, files.texts = index, texts
 	return files, err
 }
 
@@ -334,13 +361,17 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 	infos := make([]*Info, total)
 	readErrs := make([]error, total) // why a file could not be listed
 	fsys := o.fs()
-	now := time.Now()
+	started := time.Now()
 	var jobs []job
 	indexes := make([]map[string]indexEntry, len(dirs))
 	dirty := make([]bool, len(dirs))
+	textDirty := make([]bool, len(dirs))
 	slot := 0
 	done := 0
 	for di, d := range dirs {
+		if d.statRead {
+			dirty[di], textDirty[di] = true, !o.NoText
+		}
 		if !o.NoIndex {
 			indexes[di] = d.index
 			cached := 0 // files the index can hold (not symbolic links)
@@ -352,13 +383,30 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 			if len(indexes[di]) != cached {
 				dirty[di] = true // files came or went
 			}
+			if !o.NoText && len(d.texts) != cached {
+				textDirty[di] = true
+			}
 		}
 		for i, name := range d.names {
 			st := d.stats[i]
 			if ix := indexes[di]; ix != nil && st != nil {
-				if ent, ok := ix[name]; ok && ent.size == st.Size() && ent.mtimeNs == st.ModTime().UnixNano() {
+				ent, ok := ix[name]
+				ok = ok && ent.stamp == stampOf(st)
+				var text textEntry
+				textOK := o.NoText || ent.info == nil
+				if ok && !textOK {
+					text, textOK = d.texts[name]
+					textOK = textOK && text.stamp == stampOf(st)
+				}
+				if ok && textOK {
 					if ent.info != nil {
-						infos[slot] = ent.info
+						in := ent.info
+						if !o.NoText {
+							c := *in
+							c.allTextJSON = text.text
+							in = &c
+						}
+						infos[slot] = in
 					}
 					slot++
 					done++
@@ -367,7 +415,12 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 					}
 					continue
 				}
-				dirty[di] = true
+				if !ok {
+					dirty[di] = true
+				}
+				if !o.NoText {
+					textDirty[di] = true
+				}
 			}
 			jobs = append(jobs, job{d.dir, name, st, slot})
 			slot++
@@ -394,7 +447,7 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 					return
 				}
 				j := jobs[k]
-				info, err := readInfoBuf(fsys, filepath.Join(j.dir, j.name), &buf, &b)
+				info, err := readInfoBuf(fsys, filepath.Join(j.dir, j.name), &buf, &b, o.NoText)
 				if err == nil {
 					infos[j.slot] = info
 				} else if !errors.Is(err, errNotSession) {
@@ -434,27 +487,51 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 		slot = 0
 		for di, d := range dirs {
 			fresh := make(map[string]indexEntry, len(d.names))
+			var texts map[string]textEntry
+			if textDirty[di] {
+				texts = make(map[string]textEntry, len(d.names))
+			}
 			for i, name := range d.names {
-				st := d.stats[i]
 				in := infos[slot]
 				failed := readErrs[slot] != nil
 				slot++
-				if st == nil || failed {
+				if failed {
 					continue // a read that failed is tried again next time
 				}
-				if old, ok := indexes[di][name]; ok && old.size == st.Size() && old.mtimeNs == st.ModTime().UnixNano() {
-					fresh[name] = old
+				var now stamp
+				switch {
+				case d.stats[i] != nil:
+					now = stampOf(d.stats[i])
+					if old, ok := indexes[di][name]; ok && old.stamp == now {
+						fresh[name] = old
+						if texts != nil && in != nil {
+							texts[name] = textEntry{now, allTextJSON(in)}
+						}
+						continue
+					}
+					if in != nil && in.stamp != now {
+						continue // changed since it was stat'ed
+					}
+				case d.statRead && in != nil && !d.links[i]:
+					now = in.stamp // the stat of the read
+				default:
+					continue // a symbolic link, or a stat that failed
+				}
+				// Only files that are not being written right now are
+				// cached.
+				if !cacheable(time.Unix(0, now.mtimeNs), started) {
 					continue
 				}
-				// Only files that are not being written right now, and
-				// whose stat still matches what was read, are cached.
-				if !cacheable(st.ModTime(), now) || (in != nil && (in.Size != st.Size() || !in.ModTime.Equal(st.ModTime()))) {
-					continue
+				fresh[name] = indexEntry{now, in}
+				if texts != nil && in != nil {
+					texts[name] = textEntry{now, allTextJSON(in)}
 				}
-				fresh[name] = indexEntry{size: st.Size(), mtimeNs: st.ModTime().UnixNano(), info: in}
 			}
 			if dirty[di] {
 				writeIndex(fsys, o.CacheDir, d.dir, fresh, d.names)
+			}
+			if texts != nil {
+				writeTexts(fsys, o.CacheDir, d.dir, texts, d.names)
 			}
 		}
 	}
@@ -482,27 +559,31 @@ var errNotSession = errors.New("not a session file")
 func readInfo(fsys vfs.FS, path string) (*Info, error) {
 	var buf []byte
 	var b infoBuilder
-	return readInfoBuf(orOS(fsys), path, &buf, &b)
+	return readInfoBuf(orOS(fsys), path, &buf, &b, false)
 }
 
 // readInfoBuf is readInfo reading into *buf, which it grows and keeps for
-// the next file.
-func readInfoBuf(fsys vfs.FS, path string, buf *[]byte, b *infoBuilder) (*Info, error) {
+// the next file; with noText the info's AllMessagesText is left empty.
+func readInfoBuf(fsys vfs.FS, path string, buf *[]byte, b *infoBuilder, noText bool) (*Info, error) {
 	// Read up to the size stat gave (the size the list index keys on): a
 	// line appended since is not needed.
-	data, size, mtime, err := vfs.ReadInto(fsys, path, *buf)
+	data, st, err := vfs.ReadIntoInfo(fsys, path, *buf)
 	*buf = data
 	if err != nil {
 		return nil, err
 	}
-	return b.build(path, data, mtime, size)
+	info, err := b.build(path, data, st.ModTime(), st.Size(), noText)
+	if info != nil {
+		info.stamp = stampOf(st)
+	}
+	return info, err
 }
 
 // build computes the Info of a file from its bytes, mtime and size; b's
 // buffers are reused from file to file. The result shares no memory with
 // data.
-func (b *infoBuilder) build(path string, data []byte, mtime time.Time, size int64) (*Info, error) {
-	b.start(path, mtime, size)
+func (b *infoBuilder) build(path string, data []byte, mtime time.Time, size int64, noText bool) (*Info, error) {
+	b.start(path, mtime, size, noText)
 	jsonl.EachEntry(data, b.add)
 	return b.finish()
 }
@@ -522,10 +603,12 @@ type infoBuilder struct {
 	firstJSON []byte
 	last      float64
 	hasLast   bool
+	// noText gathers no text beyond the first user message's.
+	noText bool
 }
 
-func (b *infoBuilder) start(path string, mtime time.Time, size int64) {
-	*b = infoBuilder{info: &Info{Path: path, Size: size, ModTime: mtime}, text: append(b.text[:0], '"')}
+func (b *infoBuilder) start(path string, mtime time.Time, size int64, noText bool) {
+	*b = infoBuilder{info: &Info{Path: path, Size: size, ModTime: mtime}, text: append(b.text[:0], '"'), noText: noText}
 }
 
 // add takes the next object line; it returns false once the file is known
@@ -583,6 +666,9 @@ func (b *infoBuilder) add(e *Entry, m *jsonl.MessageMembers) bool {
 			b.last, b.hasLast = ms, true
 		}
 	}
+	if b.noText && (b.firstJSON != nil || e.Role != "user") {
+		return true // only the first user text is wanted
+	}
 	mark := len(b.text)
 	if len(b.text) > 1 { // a text before this one, after the opening quote
 		b.text = append(b.text, ' ')
@@ -609,8 +695,10 @@ func (b *infoBuilder) finish() (*Info, error) {
 		info.FirstMessage, _ = jsonl.String(b.firstJSON)
 		info.firstJSON = b.firstJSON
 	}
-	b.text = append(b.text, '"')
-	info.allTextJSON = b.text // the builder's buffer until withCache copies it
+	if !b.noText {
+		b.text = append(b.text, '"')
+		info.allTextJSON = bytes.Clone(b.text)
+	}
 	switch {
 	case b.hasLast && b.last > 0:
 		info.Modified = time.UnixMilli(int64(b.last)).UTC()
@@ -619,7 +707,8 @@ func (b *infoBuilder) finish() (*Info, error) {
 	default:
 		info.Modified = info.ModTime.UTC()
 	}
-	withCache(info)
+	// Not encoded here: a table shows no JSON, and the index and
+	// AppendJSON encode the head when they need it (headJSON).
 	return info, nil
 }
 
@@ -678,27 +767,40 @@ func appendTextOf(dst []byte, m *jsonl.MessageMembers) []byte {
 // session header with a string id, the one with the newest mtime; with
 // skipChildren, files whose header has a parentSession are passed over.
 // ok is false when there is none.
+//
+// The files are stat'ed first (on every CPU for a large directory) and
+// their headers read newest first, so that in a directory of thousands of
+// sessions only the newest one or two are opened: the same answer as
+// reading every header, at the cost of the stats.
 func findMostRecent(fsys vfs.FS, dir string, skipChildren bool) (path string, ok bool) {
-	files, err := sessionFiles(fsys, dir, false)
+	files, err := sessionFiles(fsys, dir, true)
 	if err != nil {
 		return "", false
 	}
-	var best string
-	var bestTime time.Time
-	for _, n := range files.names {
-		name := filepath.Join(dir, n)
-		if h, ok := headerInFirst512(fsys, name); !ok || (skipChildren && h.HasParentSession) {
-			continue
+	type cand struct {
+		name  string
+		mtime time.Time
+	}
+	cands := make([]cand, 0, len(files.names))
+	for i, n := range files.names {
+		st := files.stats[i]
+		if st == nil { // a symbolic link, or a stat that failed: pi's statSync follows it
+			if st, err = fsys.Stat(filepath.Join(dir, n)); err != nil {
+				continue
+			}
 		}
-		st, err := fsys.Stat(name)
-		if err != nil {
-			continue
-		}
-		if best == "" || st.ModTime().After(bestTime) {
-			best, bestTime = name, st.ModTime()
+		cands = append(cands, cand{n, st.ModTime()})
+	}
+	// Newest first; among equal times the first by name, as the scan
+	// keeps the first of equal times in ReadDir's (name) order.
+	slices.SortStableFunc(cands, func(a, b cand) int { return b.mtime.Compare(a.mtime) })
+	for _, c := range cands {
+		name := filepath.Join(dir, c.name)
+		if h, ok := headerInFirst512(fsys, name); ok && (!skipChildren || !h.HasParentSession) {
+			return name, true
 		}
 	}
-	return best, best != ""
+	return "", false
 }
 
 func headerInFirst512(fsys vfs.FS, name string) (jsonl.Header, bool) {

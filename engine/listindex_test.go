@@ -185,8 +185,16 @@ func TestListIndexUpdatedByWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), filepath.Base(s.SessionFile())) || !strings.Contains(string(data), "and indexed on close") {
+	if !strings.Contains(string(data), filepath.Base(s.SessionFile())) || !strings.Contains(string(data), "written through the engine") {
 		t.Fatalf("closing the writer did not add its entry to the index:\n%s", data)
+	}
+	// The texts are kept apart, beside the index.
+	texts, err := os.ReadFile(indexPath(t, dir) + ".text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(texts), filepath.Base(s.SessionFile())) || !strings.Contains(string(texts), "and indexed on close") {
+		t.Fatalf("closing the writer did not add its texts to the text index:\n%s", texts)
 	}
 	if diff := cmp.Diff(listJSON(t, dir, true), listJSON(t, dir, false)); diff != "" {
 		t.Errorf("indexed listing after a write differs from a scan:\n%s", diff)

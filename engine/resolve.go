@@ -203,20 +203,25 @@ const maxSuggestions = 5
 // name fails with an *EntryError suggesting the ids within a small edit
 // distance; a prefix of several ids fails listing them.
 func (s *Session) ResolveEntry(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return resolveEntry(s.ix, name)
+}
+
+// resolveEntry is ResolveEntry in the index ix.
+func resolveEntry(ix *tree.Index, name string) (string, error) {
 	if name == "" {
 		return "", &EntryError{Name: name}
 	}
-	if _, ok := s.Entry(name); ok {
+	if ix.Has(name) {
 		return name, nil
 	}
 	var ids []string
-	s.Index(func(ix *tree.Index) {
-		for _, k := range ix.IDs() {
-			if k != "" && k[0] >= 0x20 { // string ids only
-				ids = append(ids, k)
-			}
+	for _, k := range ix.IDs() {
+		if k != "" && k[0] >= 0x20 { // string ids only
+			ids = append(ids, k)
 		}
-	})
+	}
 	low := strings.ToLower(name)
 	var prefixed []string
 	for _, id := range ids {

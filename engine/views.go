@@ -44,9 +44,11 @@ func copyEntries(es []*Entry) []*Entry {
 	out := make([]*Entry, len(es))
 	for i, e := range es {
 		vals[i] = *e
-		start := len(buf)
-		buf = append(buf, e.Raw...)
-		vals[i].Raw = buf[start:len(buf):len(buf)]
+		if e.Raw != nil { // nil: a detached entry (View) stays detached
+			start := len(buf)
+			buf = append(buf, e.Raw...)
+			vals[i].Raw = buf[start:len(buf):len(buf)]
+		}
 		out[i] = &vals[i]
 	}
 	return out
@@ -175,7 +177,7 @@ func yieldDir(ctx context.Context, fsys vfs.FS, d dirFiles, buf *[]byte, b *info
 			return false
 		}
 		p := filepath.Join(d.dir, name)
-		in, err := readInfoBuf(fsys, p, buf, b)
+		in, err := readInfoBuf(fsys, p, buf, b, false)
 		switch {
 		case errors.Is(err, errNotSession):
 			continue

@@ -10,6 +10,7 @@
 //	sessctl-bench resume FILE
 //	sessctl-bench append N DIR
 //	sessctl-bench append-sync N DIR
+//	sessctl-bench recent CWD
 //
 // "gen session" writes one seeded, realistic pi session file (prompts,
 // assistant turns with thinking, text, tool calls and usage, tool results
@@ -23,5 +24,7 @@
 // prints the entries. "append" creates a session in DIR and appends N typed
 // messages (the messages of pi-bench.mjs) without an fsync and prints
 // entries per second; "append-sync" does the same with an fsync per
-// append.
+// append. "recent" opens the most recent session of CWD in pi's store
+// ($PI_CODING_AGENT_DIR) read-only, as an agent's "continue" does, and
+// prints its file and the time of Store.ContinueRecent in process.
 package main

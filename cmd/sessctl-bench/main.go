@@ -22,7 +22,8 @@ const usage = `usage: sessctl-bench gen session [--seed N] [--entries N] [--v1] 
        sessctl-bench gen dir [--seed N] [--sessions N] [--size BYTES] DIR
        sessctl-bench resume FILE
        sessctl-bench append N DIR
-       sessctl-bench append-sync N DIR`
+       sessctl-bench append-sync N DIR
+       sessctl-bench recent CWD`
 
 // errUsage marks a command line that was not understood (exit 2).
 var errUsage = errors.New(usage)
@@ -53,6 +54,16 @@ func run(ctx context.Context, out io.Writer, args []string) error {
 			return err
 		}
 		_, err = fmt.Fprintf(out, "%d entries\n", n)
+		return err
+	case "recent":
+		if len(args) != 2 {
+			return errUsage
+		}
+		file, d, err := recent(ctx, args[1])
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(out, "%s: %.3f ms\n", file, float64(d.Microseconds())/1000)
 		return err
 	case "append", "append-sync":
 		if len(args) != 3 {
@@ -135,6 +146,24 @@ func resume(ctx context.Context, path string) (int, error) {
 	var n int
 	s.Index(func(ix *tree.Index) { n = ix.Len() })
 	return n, s.Close()
+}
+
+// recent opens the most recent session of cwd in pi's store (the agent
+// directory of $PI_CODING_AGENT_DIR or the default), read-only, and
+// returns its file and the time Store.ContinueRecent took in process.
+func recent(ctx context.Context, cwd string) (string, time.Duration, error) {
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{})
+	if err != nil {
+		return "", 0, err
+	}
+	start := time.Now()
+	s, err := st.ContinueRecent(ctx, cwd, engine.OpenOptions{ReadOnly: true})
+	d := time.Since(start)
+	if err != nil {
+		return "", 0, err
+	}
+	file := s.SessionFile()
+	return file, d, s.Close()
 }
 
 // editArgs are the tool call's arguments, in pi-bench.mjs's key order.

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/workload"
 )
 
@@ -97,5 +99,38 @@ func TestUsage(t *testing.T) {
 		if _, err := runBench(t, args...); !errors.Is(err, errUsage) {
 			t.Errorf("%q: %v, want a usage error", args, err)
 		}
+	}
+}
+
+// TestRecent: recent opens the newest session of a cwd in pi's store.
+func TestRecent(t *testing.T) {
+	agent := t.TempDir()
+	t.Setenv("PI_CODING_AGENT_DIR", agent)
+	ctx := context.Background()
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for i := range 2 {
+		s, err := st.Create(ctx, "/work/p", engine.CreateOptions{WriteAtOnce: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AppendMessage(message.NewUser("hello", time.UnixMilli(int64(1772355600000+i)))); err != nil {
+			t.Fatal(err)
+		}
+		last = s.SessionFile()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(time.Duration(i-2) * time.Hour)
+		if err := os.Chtimes(last, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := runBench(t, "recent", "/work/p")
+	if err != nil || !strings.HasPrefix(out, last+": ") || !strings.HasSuffix(out, " ms\n") {
+		t.Fatalf("recent: %q, %v; want %s", out, err, last)
 	}
 }

@@ -44,7 +44,7 @@ func runExport(e *env, args []string) int {
 	if *force && !toFile {
 		return e.usageError("--force needs -o FILE")
 	}
-	sv, err := openView(e, *store, pos[0])
+	sv, err := openLean(e, *store, pos[0])
 	if err != nil {
 		return e.fail(err)
 	}

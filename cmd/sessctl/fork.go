@@ -59,7 +59,8 @@ func runFork(e *env, args []string) int {
 		}
 		st = fileStore(path, so)
 	}
-	ns, err := st.Fork(e.ctx, path, engine.ForkOptions{Branch: !*all, At: *at, Cwd: newCwd})
+	// The copy streams: a large session is never held whole.
+	ff, err := st.ForkFile(e.ctx, path, engine.ForkOptions{Branch: !*all, At: *at, Cwd: newCwd})
 	var ee *engine.EntryError
 	switch {
 	case errors.As(err, &ee):
@@ -67,12 +68,8 @@ func runFork(e *env, args []string) int {
 	case err != nil:
 		return e.fail(err)
 	}
-	id, file, h := ns.SessionID(), ns.SessionFile(), ns.Header()
-	leaf, hasLeaf := ns.LeafID()
-	n := len(ns.Entries())
-	if err := ns.Close(); err != nil {
-		return e.fail(err)
-	}
+	id, file, h := ff.Header.ID, ff.Path, ff.Header
+	leaf, hasLeaf, n := ff.Leaf, ff.HasLeaf, ff.Entries
 	if *asJSON {
 		b := jsonl.NewObject(256).String("id", id).String("path", file).
 			String("parentSession", h.ParentSession).String("cwd", h.Cwd)

@@ -70,7 +70,8 @@ func runList(e *env, args []string) int {
 		return e.usageError("--dir, --cwd, --all and --store DIR cannot be combined")
 	}
 	skipped := 0
-	o := engine.ListOptions{NoIndex: *noIndex, Warn: func(err error) {
+	// The table shows no texts: they are neither gathered nor loaded.
+	o := engine.ListOptions{NoIndex: *noIndex, NoText: !*asJSON, Warn: func(err error) {
 		skipped++
 		fmt.Fprintf(e.stderr, "sessctl: list: skipped %v\n", err)
 	}}
@@ -116,8 +117,10 @@ func runList(e *env, args []string) int {
 		code = exitFailure
 	}
 	if *asJSON {
-		if err := writeBuffers(e.stdout, render.ListJSON(infos)); err != nil {
-			return e.fail(err)
+		for part := range render.ListJSONChunks(infos) {
+			if err := writeBuffers(e.stdout, part); err != nil {
+				return e.fail(err)
+			}
 		}
 		return code
 	}

@@ -36,7 +36,7 @@ func runShow(e *env, args []string) int {
 		}
 		return runShowAgentUse(e, *au.project, pos[0], *full, *asJSON)
 	}
-	sv, err := openView(e, *store, pos[0])
+	sv, err := openLean(e, *store, pos[0])
 	if err != nil {
 		return e.fail(err)
 	}
@@ -49,15 +49,22 @@ func runShow(e *env, args []string) int {
 	if *asJSON {
 		w.Write(sv.Header.Raw)
 		w.WriteByte('\n')
-		for _, en := range path {
+		for en, rerr := range sv.v.Lines(path) {
+			if rerr != nil {
+				err = rerr
+				break
+			}
 			w.Write(en.Raw)
 			w.WriteByte('\n')
 		}
 	} else {
-		// A write error stays in w: Flush reports it.
-		_ = render.Transcript(w, sv.Session, path, render.TranscriptOptions{Full: *full, CutNote: "--full shows all"})
+		// A write error stays in w too: Flush reports it.
+		err = render.Transcript(w, sv.Session, path, render.TranscriptOptions{Full: *full, CutNote: "--full shows all"})
 	}
-	if err := w.Flush(); err != nil {
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		return e.fail(err)
 	}
 	return exitOK
@@ -66,10 +73,13 @@ func runShow(e *env, args []string) int {
 // ---- the session as the read commands see it ----
 
 // sessionView is a session opened read-only, with a snapshot of what the
-// read commands print about it.
+// read commands print about it: a whole session (s) where the command
+// needs every entry's bytes at once, or a View (v), whose messages are
+// read back as they are printed, where it goes through them in order.
 type sessionView struct {
 	*render.Session
 	s *engine.Session
+	v *engine.View
 }
 
 // openView resolves and opens a session read-only and snapshots it,
@@ -89,17 +99,54 @@ func openView(e *env, store, arg string) (*sessionView, error) {
 	return sv, nil
 }
 
-func (sv *sessionView) close() { _ = sv.s.Close() }
+// openLean is openView for the commands that go through the entries in
+// order (show, export, stats): the session is read as an engine.View,
+// holding a small part of a large file at a time.
+func openLean(e *env, store, arg string) (*sessionView, error) {
+	path, err := resolveSession(store, arg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := fileStore(path, engine.StoreOptions{}).View(e.ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	sv := &sessionView{Session: render.SnapshotView(v), v: v}
+	e.warnVersion(sv.Path, sv.Header.Entry)
+	return sv, nil
+}
+
+func (sv *sessionView) close() {
+	if sv.v != nil {
+		_ = sv.v.Close()
+		return
+	}
+	_ = sv.s.Close()
+}
 
 // branch returns the root-to-leaf path, or the path to the entry named by
 // id (a full id or a unique prefix).
-func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) { return branchTo(sv.s, id) }
+func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) {
+	if sv.v != nil {
+		return branchOf(sv.v, id)
+	}
+	return branchOf(sv.s, id)
+}
+
+// aSession is what branchOf needs of an engine.Session or engine.View.
+type aSession interface {
+	LeafID() (string, bool)
+	BranchPath(id string) []*jsonl.Entry
+	ResolveEntry(name string) (string, error)
+}
 
 // branchTo returns the branch, root first, that ends at the entry named
 // by a full id or unique prefix (engine.Session.ResolveEntry), or with
 // name "" the branch of the leaf: nil when the leaf is no entry (a
 // session without entries, a version 1 file).
-func branchTo(s *engine.Session, name string) ([]*jsonl.Entry, error) {
+func branchTo(s *engine.Session, name string) ([]*jsonl.Entry, error) { return branchOf(s, name) }
+
+func branchOf(s aSession, name string) ([]*jsonl.Entry, error) {
 	if name == "" {
 		if id, ok := s.LeafID(); !ok || id == "" {
 			return nil, nil

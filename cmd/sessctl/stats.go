@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/human"
@@ -37,20 +40,24 @@ func runStats(e *env, args []string) int {
 	if code := e.oneSession(fs.Args()); code >= 0 {
 		return code
 	}
-	sv, err := openView(e, *store, fs.Arg(0))
+	sv, err := openLean(e, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
 	}
 	defer sv.close()
 	var branch []*jsonl.Entry
 	if sv.Leaf != "" {
-		branch = sv.s.BranchPath("")
+		branch = sv.v.BranchPath("")
+	}
+	allScope, onBranch, err := countView(sv.v, sv.Entries, branch)
+	if err != nil {
+		return e.fail(err)
 	}
 	rep := render.SessionStats{
 		Path:   sv.Path,
 		ID:     sv.Header.ID,
-		All:    stats.Count(sv.Entries),
-		Branch: stats.Count(branch),
+		All:    allScope,
+		Branch: onBranch,
 	}
 	if sv.HasName {
 		rep.Name = &sv.Name
@@ -68,6 +75,43 @@ func runStats(e *env, args []string) int {
 		return e.fail(err)
 	}
 	return exitOK
+}
+
+// countView counts the entries of a session and those of its branch in
+// one pass over the file: the branch's entries are found among all by
+// their line's offset (distinct for the lines of one file, and in file
+// order along a branch). Where the offsets do not tell them apart (a
+// session migrated in memory), the branch is read again.
+func countView(v *engine.View, entries, branch []*jsonl.Entry) (all, onBranch *stats.Scope, err error) {
+	all, onBranch = stats.NewScope(), stats.NewScope()
+	byOffset := slices.IsSortedFunc(branch, func(a, b *jsonl.Entry) int { return cmp.Compare(a.Offset, b.Offset) }) &&
+		slices.IsSortedFunc(entries, func(a, b *jsonl.Entry) int { return cmp.Compare(a.Offset, b.Offset) })
+	for i := 1; byOffset && i < len(entries); i++ {
+		byOffset = entries[i].Offset != entries[i-1].Offset
+	}
+	next := 0 // the next branch entry, by offset
+	for en, err := range v.Lines(entries) {
+		if err != nil {
+			return nil, nil, err
+		}
+		all.Add(en)
+		if byOffset && next < len(branch) && branch[next].Offset == en.Offset {
+			onBranch.Add(en)
+			next++
+		}
+	}
+	if !byOffset || next != len(branch) {
+		onBranch = stats.NewScope()
+		for en, err := range v.Lines(branch) {
+			if err != nil {
+				return nil, nil, err
+			}
+			onBranch.Add(en)
+		}
+	}
+	all.Finish()
+	onBranch.Finish()
+	return all, onBranch, nil
 }
 
 // statsAll adds up every session file of a store.

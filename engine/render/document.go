@@ -24,6 +24,12 @@ type Session struct {
 	Entries []*engine.Entry   // every entry of the file, in file order, without the header
 	Leaf    string            // the leaf's id; "" when the leaf is null or not a string
 	Labels  map[string]string // entry id -> its label
+
+	// view, when not nil, is the View the session was taken from: its
+	// Entries and the branches given with it are without the bytes of
+	// their messages, which the renderers read back from it one window
+	// at a time (SnapshotView).
+	view *engine.View
 }
 
 // Snapshot returns what the renderers show of the open session s.
@@ -42,6 +48,52 @@ func Snapshot(s *engine.Session) *Session {
 	})
 	return sv
 }
+
+// SnapshotView returns what the renderers show of the session file v
+// reads. Its Entries, and the branches taken from v (View.BranchPath),
+// hold the messages without their bytes: Transcript, Markdown, HTML and
+// JSON read each message back from v as they come to it (View.Lines), so
+// that a session is rendered holding a few megabytes of it at a time,
+// whatever its size. v must stay open while they run.
+func SnapshotView(v *engine.View) *Session {
+	sv := &Session{Path: v.SessionFile(), Header: v.Header(), view: v}
+	sv.Name, sv.HasName = v.Name()
+	sv.Entries = v.Entries()
+	if id, ok := v.LeafID(); ok {
+		sv.Leaf = id
+	}
+	sv.Labels = map[string]string{}
+	for _, l := range v.Labels() {
+		sv.Labels[l.Target] = l.Label
+	}
+	return sv
+}
+
+// each calls fn with each entry of branch in order, with its bytes (read
+// back from the View the session came from, when it came from one), and
+// stops at the first error.
+func (s *Session) each(branch []*jsonl.Entry, fn func(en *jsonl.Entry) error) error {
+	if s.view == nil {
+		for _, en := range branch {
+			if err := fn(en); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for en, err := range s.view.Lines(branch) {
+		if err != nil {
+			return err
+		}
+		if err := fn(en); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errStop ends an each early.
+var errStop = errors.New("stop")
 
 // Redactor masks secrets in what a document shows. Package redact's
 // Rules is one.
@@ -137,16 +189,26 @@ func (d *doc) title() (string, error) {
 	if d.s.HasName && strings.TrimSpace(d.name) != "" {
 		return human.OneLine(d.name, 80), nil
 	}
-	for _, en := range d.path {
-		if en.Type == jsonl.TypeMessage && msgOf(en).s("role") == "user" {
-			en, err := d.view(en)
-			if err != nil {
-				return "", err
-			}
-			if t := human.OneLine(contentText(msgOf(en).get("content")), 80); t != "" {
-				return t, nil
-			}
+	title := ""
+	err := d.s.each(d.path, func(en *jsonl.Entry) error {
+		if en.Type != jsonl.TypeMessage || en.Role != "user" {
+			return nil
 		}
+		en, err := d.view(en)
+		if err != nil {
+			return err
+		}
+		if t := human.OneLine(contentText(msgOf(en).get("content")), 80); t != "" {
+			title = t
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		return "", err
+	}
+	if title != "" {
+		return title, nil
 	}
 	return "Session " + d.header.s("id"), nil
 }

@@ -54,12 +54,16 @@ func (d *doc) html(w *bufio.Writer) error {
 		fmt.Fprintf(w, "<dt>%s</dt><dd>%s</dd>\n", htmlEsc(kv[0]), htmlEsc(kv[1]))
 	}
 	w.WriteString("</dl>\n</header>\n<main>\n")
-	for _, raw := range d.path {
+	err = d.s.each(d.path, func(raw *jsonl.Entry) error {
 		en, err := d.view(raw)
 		if err != nil {
 			return err
 		}
 		h.entry(en)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	w.WriteString("</main>\n</body>\n</html>\n")
 	return nil
@@ -104,7 +108,8 @@ func (h *htmlWriter) entry(en *jsonl.Entry) {
 	code := func(s string) string { return "<code>" + htmlEsc(s) + "</code>" }
 	switch en.Type {
 	case jsonl.TypeMessage:
-		msg := msgOf(en)
+		mv := msgOf(en)
+		msg := mv.obj()
 		switch role := msg.s("role"); role {
 		case "user":
 			h.open("user", "User", en)
@@ -149,7 +154,7 @@ func (h *htmlWriter) entry(en *jsonl.Entry) {
 			if c := msg.get("content"); len(c) > 0 {
 				h.content(c)
 			} else {
-				h.pre(indentJSON(msg))
+				h.pre(indentJSON(mv))
 			}
 		}
 		h.close()

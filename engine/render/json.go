@@ -55,14 +55,15 @@ func (d *doc) json(w *bufio.Writer) error {
 	w.Write(head)
 	w.WriteString(",\n  \"messages\": [")
 	n := 0
-	for _, raw := range d.path {
+	var ind []byte
+	err := d.s.each(d.path, func(raw *jsonl.Entry) error {
 		en, err := d.view(raw)
 		if err != nil {
 			return err
 		}
 		m := exportMessage(en)
 		if m == nil {
-			continue
+			return nil
 		}
 		item := jsonl.NewObject(len(m) + 128)
 		if id, ok := en.IDJSON(); ok {
@@ -79,12 +80,15 @@ func (d *doc) json(w *bufio.Writer) error {
 			w.WriteByte(',')
 		}
 		w.WriteString("\n    ")
-		buf.Reset()
-		if err := json.Indent(&buf, item.Bytes(), "    ", "  "); err != nil {
-			return fmt.Errorf("format export: %w", err)
-		}
-		w.Write(buf.Bytes())
+		// The item is valid JSON (its parts come from parsed lines), so
+		// it is indented without being validated again.
+		ind = jsonl.IndentTrusted(ind[:0], item.Bytes(), "    ", "  ")
+		w.Write(ind)
 		n++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if n > 0 {
 		w.WriteString("\n  ")

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"iter"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
@@ -50,38 +51,64 @@ func ShortID(id string) string {
 }
 
 // ListJSON returns infos as the JSON array of 'sessctl list --json', one element per line, as the
-// pieces to write in order: the large part of each element is the info's own
-// memory, not a copy. An import dated by its source file's modification
-// time carries "dateFromFile": true after pi's members.
+// pieces to write in order. An import dated by its source file's
+// modification time carries "dateFromFile": true after pi's members.
+// ListJSONChunks gives the same pieces a part at a time.
 func ListJSON(infos []engine.Info) [][]byte {
-	// Heads go into one buffer, whose growth would move them, so they are
-	// recorded as bounds and sliced once it is complete.
-	var heads []byte
-	bounds := make([][2]int, len(infos))
-	rests := make([][]byte, len(infos))
-	for i := range infos {
-		start := len(heads)
-		if i > 0 {
-			heads = append(heads, ',')
-		} else {
-			heads = append(heads, '[')
+	var out [][]byte
+	for part := range ListJSONChunks(infos) {
+		out = append(out, part...)
+	}
+	return out
+}
+
+// listJSONChunk is the number of infos of a ListJSONChunks part.
+const listJSONChunk = 1000
+
+// ListJSONChunks yields the pieces of ListJSON(infos) in parts of a
+// thousand infos, so that a writer holds one part's encoding at a time;
+// each part's pieces may be reused once the next is asked for.
+func ListJSONChunks(infos []engine.Info) iter.Seq[[][]byte] {
+	return func(yield func([][]byte) bool) {
+		if len(infos) == 0 {
+			yield([][]byte{[]byte("[]\n")})
+			return
 		}
-		heads = append(heads, "\n  "...)
-		heads, rests[i] = infos[i].AppendJSON(heads)
-		bounds[i] = [2]int{start, len(heads)}
-	}
-	out := make([][]byte, 0, 3*len(infos)+1)
-	for i := range infos {
-		out = append(out, heads[bounds[i][0]:bounds[i][1]], rests[i])
-		// An import dated by its source file's mtime says so in one more
-		// member, after pi's.
-		if r := rests[i]; len(r) > 0 && r[len(r)-1] == '}' && migrate.ImportedDateFromFile(infos[i].Path, infos[i].IDString()) {
-			out[len(out)-1] = r[:len(r)-1]
-			out = append(out, []byte(`,"dateFromFile":true}`))
+		for lo := 0; lo < len(infos); lo += listJSONChunk {
+			hi := min(lo+listJSONChunk, len(infos))
+			// Heads go into one buffer, whose growth would move them, so
+			// they are recorded as bounds and sliced once it is complete.
+			var heads []byte
+			bounds := make([][2]int, hi-lo)
+			rests := make([][]byte, hi-lo)
+			for i := lo; i < hi; i++ {
+				start := len(heads)
+				if i > 0 {
+					heads = append(heads, ',')
+				} else {
+					heads = append(heads, '[')
+				}
+				heads = append(heads, "\n  "...)
+				heads, rests[i-lo] = infos[i].AppendJSON(heads)
+				bounds[i-lo] = [2]int{start, len(heads)}
+			}
+			out := make([][]byte, 0, 3*(hi-lo)+1)
+			for i := lo; i < hi; i++ {
+				b := bounds[i-lo]
+				out = append(out, heads[b[0]:b[1]], rests[i-lo])
+				// An import dated by its source file's mtime says so in one
+				// more member, after pi's.
+				if r := rests[i-lo]; len(r) > 0 && r[len(r)-1] == '}' && migrate.ImportedDateFromFile(infos[i].Path, infos[i].IDString()) {
+					out[len(out)-1] = r[:len(r)-1]
+					out = append(out, []byte(`,"dateFromFile":true}`))
+				}
+			}
+			if hi == len(infos) {
+				out = append(out, []byte("\n]\n"))
+			}
+			if !yield(out) {
+				return
+			}
 		}
 	}
-	if len(infos) == 0 {
-		return append(out, []byte("[]\n"))
-	}
-	return append(out, []byte("\n]\n"))
 }

@@ -46,12 +46,16 @@ func (d *doc) markdown(w *bufio.Writer) error {
 		fmt.Fprintf(w, "- **%s:** %s\n", kv[0], v)
 	}
 	w.WriteString("\n---\n\n")
-	for _, raw := range d.path {
+	err = d.s.each(d.path, func(raw *jsonl.Entry) error {
 		en, err := d.view(raw)
 		if err != nil {
 			return err
 		}
 		m.entry(en)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return nil
 }
@@ -123,7 +127,8 @@ func (m *mdWriter) text(s string) {
 func (m *mdWriter) entry(en *jsonl.Entry) {
 	switch en.Type {
 	case jsonl.TypeMessage:
-		msg := msgOf(en)
+		mv := msgOf(en)
+		msg := mv.obj()
 		switch role := msg.s("role"); role {
 		case "user":
 			m.heading("User", en)
@@ -171,7 +176,7 @@ func (m *mdWriter) entry(en *jsonl.Entry) {
 			if c := msg.get("content"); len(c) > 0 {
 				m.content(c)
 			} else {
-				m.w.WriteString(mdBlock("json", indentJSON(msg)) + "\n")
+				m.w.WriteString(mdBlock("json", indentJSON(mv)) + "\n")
 			}
 		}
 	case jsonl.TypeCompaction:

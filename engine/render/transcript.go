@@ -47,10 +47,14 @@ func Transcript(w io.Writer, s *Session, branch []*jsonl.Entry, o TranscriptOpti
 	bw := bufio.NewWriterSize(w, 1<<16)
 	tw := &transcript{w: bw, sv: s, full: o.Full, cutNote: o.CutNote}
 	tw.head(branch)
-	for _, en := range branch {
+	err := s.each(branch, func(en *jsonl.Entry) error {
 		tw.entry(en)
+		return nil
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
 	}
-	return bw.Flush()
+	return err
 }
 
 type transcript struct {
@@ -259,7 +263,8 @@ func (t *transcript) entry(en *jsonl.Entry) {
 }
 
 func (t *transcript) message(en *jsonl.Entry, id, when string) {
-	m := msgOf(en)
+	mv := msgOf(en)
+	m := mv.obj()
 	role := m.s("role")
 	switch role {
 	case "user":
@@ -320,7 +325,7 @@ func (t *transcript) message(en *jsonl.Entry, id, when string) {
 		if c := m.get("content"); len(c) > 0 {
 			t.content(c)
 		} else if t.full {
-			t.body(m.compact(), 0)
+			t.body(mv.compact(), 0)
 		}
 	}
 }

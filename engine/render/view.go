@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -16,11 +17,54 @@ func (v rview) get(key string) rview {
 	if jsonl.KindOf(v) != jsonl.KindObject {
 		return nil
 	}
-	b, _ := jsonl.Lookup(v, key)
+	// The bytes were validated when their line was parsed.
+	b, _ := jsonl.LookupTrusted(v, key)
 	return rview(b)
 }
 
 func (v rview) kind() jsonl.Kind { return jsonl.KindOf(v) }
+
+// robj is an object's members, found in one pass, for an object whose
+// members are looked up several times (a message): rview.get walks the
+// object again for each.
+type robj []rmember
+
+type rmember struct {
+	key []byte // raw, without quotes
+	val rview
+}
+
+// obj returns the members of v (none when v is not an object).
+func (v rview) obj() robj {
+	if jsonl.KindOf(v) != jsonl.KindObject {
+		return nil
+	}
+	out := make(robj, 0, 12)
+	err := jsonl.MembersTrusted(v, func(k, val []byte) bool {
+		if bytes.IndexByte(k, '\\') >= 0 {
+			dk, _ := jsonl.String(append(append([]byte{'"'}, k...), '"'))
+			k = []byte(dk)
+		}
+		out = append(out, rmember{k, rview(val)})
+		return true
+	})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// get returns the last member named key, as rview.get.
+func (o robj) get(key string) rview {
+	for i := len(o) - 1; i >= 0; i-- {
+		if string(o[i].key) == key {
+			return o[i].val
+		}
+	}
+	return nil
+}
+
+func (o robj) s(key string) string { return o.get(key).str() }
 
 func (v rview) str() string {
 	s, _ := jsonl.String(v)
@@ -43,7 +87,7 @@ func (v rview) elems() []rview {
 		return nil
 	}
 	var out []rview
-	_ = jsonl.Elements(v, func(el []byte) bool {
+	_ = jsonl.ElementsTrusted(v, func(el []byte) bool {
 		out = append(out, rview(el))
 		return true
 	})
@@ -85,8 +129,9 @@ func contentBlocks(content rview) []cblock {
 		return nil
 	}
 	var out []cblock
-	for _, el := range content.elems() {
-		b := cblock{typ: el.s("type"), raw: el}
+	for _, raw := range content.elems() {
+		el := raw.obj()
+		b := cblock{typ: el.s("type"), raw: raw}
 		switch b.typ {
 		case "text":
 			b.text = el.s("text")
@@ -119,13 +164,16 @@ func contentText(content rview) string {
 
 // message returns the message object of a message entry.
 func msgOf(en *jsonl.Entry) rview {
+	if m := en.Message(); m != nil { // found when the line was parsed
+		return rview(m)
+	}
 	m, _ := en.Field("message")
 	return rview(m)
 }
 
 // fieldOf returns a top-level member of an entry.
 func entryField(en *jsonl.Entry, key string) rview {
-	v, _ := en.Field(key)
+	v, _ := jsonl.LookupTrusted(en.Raw, key)
 	return rview(v)
 }
 

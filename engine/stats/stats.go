@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"bytes"
 	"math"
 	"sort"
 
@@ -40,26 +41,69 @@ func ReadUsage(u []byte) Usage {
 		return f
 	}
 	i := func(v []byte) int64 { return int64(math.Round(n(v))) }
-	out.Input = i(get(u, "input"))
-	out.Output = i(get(u, "output"))
-	out.CacheRead = i(get(u, "cacheRead"))
-	out.CacheWrite = i(get(u, "cacheWrite"))
-	if t := get(u, "totalTokens"); jsonl.KindOf(t) == jsonl.KindNumber {
-		out.TotalTokens = i(t)
+	// One pass over each object's members; the last of repeated keys
+	// wins, as in JSON.parse. (Usage comes from lines validated when they
+	// were parsed.)
+	var input, output, cacheRead, cacheWrite, total, c []byte
+	members(u, func(k, v []byte) {
+		switch string(k) {
+		case "input":
+			input = v
+		case "output":
+			output = v
+		case "cacheRead":
+			cacheRead = v
+		case "cacheWrite":
+			cacheWrite = v
+		case "totalTokens":
+			total = v
+		case "cost":
+			c = v
+		}
+	})
+	out.Input, out.Output, out.CacheRead, out.CacheWrite = i(input), i(output), i(cacheRead), i(cacheWrite)
+	if jsonl.KindOf(total) == jsonl.KindNumber {
+		out.TotalTokens = i(total)
 	} else {
 		out.TotalTokens = out.Input + out.Output + out.CacheRead + out.CacheWrite
 	}
-	c := get(u, "cost")
-	out.Cost.Input = n(get(c, "input"))
-	out.Cost.Output = n(get(c, "output"))
-	out.Cost.CacheRead = n(get(c, "cacheRead"))
-	out.Cost.CacheWrite = n(get(c, "cacheWrite"))
-	if t := get(c, "total"); jsonl.KindOf(t) == jsonl.KindNumber {
-		out.Cost.Total = n(t)
+	var ct []byte
+	members(c, func(k, v []byte) {
+		switch string(k) {
+		case "input":
+			out.Cost.Input = n(v)
+		case "output":
+			out.Cost.Output = n(v)
+		case "cacheRead":
+			out.Cost.CacheRead = n(v)
+		case "cacheWrite":
+			out.Cost.CacheWrite = n(v)
+		case "total":
+			ct = v
+		}
+	})
+	if jsonl.KindOf(ct) == jsonl.KindNumber {
+		out.Cost.Total = n(ct)
 	} else {
 		out.Cost.Total = out.Cost.Input + out.Cost.Output + out.Cost.CacheRead + out.Cost.CacheWrite
 	}
 	return out
+}
+
+// members calls fn with each member of the object v (nothing when v is
+// not an object), keys decoded, in order.
+func members(v []byte, fn func(key, val []byte)) {
+	if jsonl.KindOf(v) != jsonl.KindObject {
+		return
+	}
+	_ = jsonl.MembersTrusted(v, func(k, val []byte) bool {
+		if bytes.IndexByte(k, '\\') >= 0 {
+			s, _ := jsonl.String(append(append([]byte{'"'}, k...), '"'))
+			k = []byte(s)
+		}
+		fn(k, val)
+		return true
+	})
 }
 
 // Add adds o to u.
@@ -132,14 +176,45 @@ func (s *Scope) Add(en *jsonl.Entry) {
 	if en.Type != jsonl.TypeMessage {
 		return
 	}
-	m, _ := en.Field("message")
-	role := human.Or(str(m, "role"), "(none)")
+	// One pass over the message's members (the line was validated when it
+	// was parsed; the last of repeated keys wins, as in JSON.parse).
+	var roleV, providerV, modelV, u []byte
+	m := en.Message() // found when the line was parsed
+	if m == nil {
+		m, _ = en.Field("message")
+	}
+	if jsonl.KindOf(m) == jsonl.KindObject {
+		_ = jsonl.MembersTrusted(m, func(k, v []byte) bool {
+			switch string(k) {
+			case "role":
+				roleV = v
+			case "provider":
+				providerV = v
+			case "model":
+				modelV = v
+			case "usage":
+				u = v
+			default:
+				if bytes.IndexByte(k, '\\') >= 0 {
+					// An escaped key: the slow way, for this message.
+					roleV, providerV, modelV, u = get(m, "role"), get(m, "provider"), get(m, "model"), get(m, "usage")
+					return false
+				}
+			}
+			return true
+		})
+	}
+	strOf := func(v []byte) string {
+		s, _ := jsonl.String(v)
+		return s
+	}
+	role := human.Or(strOf(roleV), "(none)")
 	s.Messages++
 	s.Roles[role]++
 	if role != "assistant" {
 		return
 	}
-	provider, model := str(m, "provider"), str(m, "model")
+	provider, model := strOf(providerV), strOf(modelV)
 	name := ModelName(provider, model)
 	ms := s.byModel[name]
 	if ms == nil {
@@ -148,7 +223,7 @@ func (s *Scope) Add(en *jsonl.Entry) {
 		s.Models = append(s.Models, ms)
 	}
 	ms.Messages++
-	if u := get(m, "usage"); jsonl.KindOf(u) == jsonl.KindObject {
+	if jsonl.KindOf(u) == jsonl.KindObject {
 		us := ReadUsage(u)
 		ms.Usage.Add(us)
 		s.Usage.Add(us)
@@ -194,10 +269,4 @@ func get(v []byte, key string) []byte {
 	}
 	b, _ := jsonl.Lookup(v, key)
 	return b
-}
-
-// str returns a string member of a raw object, "" when it is not one.
-func str(v []byte, key string) string {
-	s, _ := jsonl.String(get(v, key))
-	return s
 }

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"time"
 )
@@ -15,20 +16,31 @@ import (
 // where OpenFile, Stat and Read make seven. A named pipe or other special
 // file is refused as by OpenRegular.
 func ReadInto(fsys FS, name string, buf []byte) (data []byte, size int64, mtime time.Time, err error) {
+	data, st, err := ReadIntoInfo(fsys, name, buf)
+	if st == nil {
+		return data, 0, time.Time{}, err
+	}
+	return data, st.Size(), st.ModTime(), err
+}
+
+// ReadIntoInfo is ReadInto returning the whole stat the file had when it
+// was opened (its Sys is a *syscall.Stat_t where the platform has one:
+// FileID and ChangeTime read it), nil when the open failed.
+func ReadIntoInfo(fsys FS, name string, buf []byte) (data []byte, st fs.FileInfo, err error) {
 	if _, ok := fsys.(osFS); ok && rawReadInto {
 		return readIntoRaw(name, buf)
 	}
 	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
-		return buf, 0, time.Time{}, err
+		return buf, nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	st, err = f.Stat()
 	if err != nil {
-		return buf, 0, time.Time{}, err
+		return buf, nil, err
 	}
 	data, err = readUpTo(f.Read, buf, st.Size())
-	return data, st.Size(), st.ModTime(), err
+	return data, st, err
 }
 
 // readUpTo reads with read into buf[:0] until size bytes or the end of

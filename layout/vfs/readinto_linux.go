@@ -3,6 +3,7 @@ package vfs
 import (
 	"io"
 	"io/fs"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -15,10 +16,10 @@ const rawReadInto = true
 // gives its size and time, and read with the flag still set, which a
 // regular file ignores; should a read still answer EAGAIN, the flag is
 // cleared and the read made again.
-func readIntoRaw(name string, buf []byte) ([]byte, int64, time.Time, error) {
+func readIntoRaw(name string, buf []byte) ([]byte, fs.FileInfo, error) {
 	fd, st, err := openRegularFd(name, syscall.O_RDONLY)
 	if err != nil {
-		return buf, 0, time.Time{}, err
+		return buf, nil, err
 	}
 	defer syscall.Close(fd)
 	cleared := false
@@ -42,8 +43,22 @@ func readIntoRaw(name string, buf []byte) ([]byte, int64, time.Time, error) {
 			return n, nil
 		}
 	}, buf, st.Size)
+	fi := &statInfo{name: filepath.Base(name), st: *st}
 	if err != nil {
-		return buf, 0, time.Time{}, &fs.PathError{Op: "read", Path: name, Err: err}
+		return buf, fi, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	return data, st.Size, time.Unix(st.Mtim.Unix()), nil
+	return data, fi, nil
 }
+
+// statInfo is the fs.FileInfo of a regular file's Stat_t.
+type statInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (s *statInfo) Name() string       { return s.name }
+func (s *statInfo) Size() int64        { return s.st.Size }
+func (s *statInfo) Mode() fs.FileMode  { return fs.FileMode(s.st.Mode & 0o777) }
+func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
+func (s *statInfo) IsDir() bool        { return false }
+func (s *statInfo) Sys() any           { return &s.st }

@@ -2,11 +2,11 @@
 
 package vfs
 
-import "time"
+import "io/fs"
 
 const rawReadInto = false
 
 // readIntoRaw is never called here: ReadInto goes through OpenFile.
-func readIntoRaw(string, []byte) ([]byte, int64, time.Time, error) {
+func readIntoRaw(string, []byte) ([]byte, fs.FileInfo, error) {
 	panic("vfs: readIntoRaw without a raw implementation")
 }

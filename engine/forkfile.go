@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/tree"
+)
+
+// ForkedFile is the session file Store.ForkFile wrote.
+type ForkedFile struct {
+	Path   string // the new session file, absolute
+	Header Header // its header
+	// Leaf is the id of its leaf, its last entry; HasLeaf is false when
+	// it has no entries or the last has no string id.
+	Leaf    string
+	HasLeaf bool
+	Entries int // its entries, the header aside
+}
+
+// ForkFile writes the session file Fork would, with the same bytes for
+// the same ids and clock, and returns what it wrote, without opening it:
+// the source is read as a View and its lines are copied to the new file
+// as they are read back, so that forking a session of a gigabyte holds a
+// small part of it in memory (Fork returns the new session open, holding
+// every entry). The new file is written under its writer lock, to a
+// temporary file that is synced and renamed into place; the lock is
+// released when ForkFile returns. A source that a View reads whole (a
+// version 1 or 2 file, migrated in memory) is forked by Fork.
+func (st *Store) ForkFile(ctx context.Context, source string, o ForkOptions) (*ForkedFile, error) {
+	path, err := st.Resolve(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	v, err := openView(ctx, path, st.openOptions(OpenOptions{ReadOnly: true}))
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	if v.s != nil {
+		ns, err := st.Fork(ctx, path, o)
+		if err != nil {
+			return nil, err
+		}
+		out := &ForkedFile{Path: ns.SessionFile(), Header: ns.Header()}
+		ns.Index(func(ix *tree.Index) { out.Entries = ix.Len() })
+		out.Leaf, out.HasLeaf = ns.LeafID()
+		return out, ns.Close()
+	}
+	if ver := migrate.VersionOf(&v.header); ver > CurrentVersion {
+		// Copying entries of a format this code does not know under a
+		// version 3 header would silently change their meaning.
+		return nil, &VersionError{Path: v.path, Found: ver, Max: CurrentVersion}
+	}
+	h := jsonl.ParseHeader(v.header)
+	cwd := o.Cwd
+	if cwd == "" {
+		// The source's cwd, as the header gives it, or the process's.
+		cwd = processCwd()
+		if h.HasCwd {
+			cwd = h.Cwd
+		}
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = filepath.Dir(v.path)
+		if o.Cwd != "" {
+			dir = st.sessionDir(o.Cwd)
+		}
+	}
+	opts := st.options()
+	if !o.Branch && o.At == "" {
+		// Every entry, in file order (pi's forkFrom), naming the source
+		// as it was given.
+		entries := v.ix.Entries()
+		lines := func(yield func([]byte, error) bool) {
+			for e, err := range v.Lines(entries) {
+				if err != nil || !yield(e.Raw, nil) {
+					if err != nil {
+						yield(nil, err)
+					}
+					return
+				}
+			}
+		}
+		out, err := writeFork(ctx, opts, path, cwd, dir, lines)
+		if err != nil {
+			return nil, fmt.Errorf("fork %s: %w", path, err)
+		}
+		out.Entries = len(entries)
+		if n := len(entries); n > 0 && entries[n-1].IDKind == KindString {
+			out.Leaf, out.HasLeaf = tree.Key(entries[n-1]), true
+		}
+		return out, nil
+	}
+	var leaf string
+	if o.At != "" {
+		if leaf, err = v.ResolveEntry(o.At); err != nil {
+			return nil, fmt.Errorf("fork %s: %w", v.path, err)
+		}
+	} else {
+		id, ok := v.LeafID()
+		if !ok {
+			return nil, fmt.Errorf("fork %s: the session has no entries to fork", v.path)
+		}
+		leaf = id
+	}
+	plan, err := planBranch(v.ix, leaf, v.path)
+	if err != nil {
+		return nil, err
+	}
+	// The new entries' ids: the path's, and the labels' drawn as the
+	// session's appends draw them.
+	ids := make(map[string]bool, len(plan.kept)+len(plan.labels))
+	for _, e := range plan.kept {
+		ids[tree.Key(e)] = true
+	}
+	ns := &Session{opts: opts}
+	leafKey, leafKind := "", KindNull
+	if n := len(plan.kept); n > 0 {
+		if last := plan.kept[n-1]; last.IDKind == jsonl.KindAbsent {
+			leafKind = jsonl.KindAbsent
+		} else {
+			leafKey, leafKind = tree.Key(last), KindString
+		}
+	}
+	lines := func(yield func([]byte, error) bool) {
+		i := 0
+		for e, err := range v.Lines(plan.kept) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if parent, ok := plan.reparent[i]; ok {
+				if e, err = withParent(e, parent); err != nil {
+					yield(nil, err)
+					return
+				}
+			}
+			i++
+			if !yield(e.Raw, nil) {
+				return
+			}
+		}
+		for _, l := range plan.labels {
+			lid := entryID(ns.candidate(), newUUID, func(id string) bool { return ids[id] })
+			ids[lid] = true
+			line := l.line(lid, leafKey, leafKind)
+			leafKey, leafKind = lid, KindString
+			if !yield(line, nil) {
+				return
+			}
+		}
+	}
+	// The copy's header names the source by its absolute path (the
+	// session's file), as Fork's does.
+	out, err := writeFork(ctx, opts, v.path, cwd, dir, lines)
+	if err != nil {
+		return nil, fmt.Errorf("fork branch: %w", err)
+	}
+	out.Entries = len(plan.kept) + len(plan.labels)
+	out.Leaf, out.HasLeaf = leafKey, leafKind == KindString
+	return out, nil
+}
+
+// writeFork writes a new session file for cwd in dir: a header naming
+// parent as its parentSession, then lines. It takes the new file's lock,
+// writes a temporary file, syncs and renames it into place and syncs the
+// directory, then releases the lock; on an error nothing is left behind.
+func writeFork(ctx context.Context, opts options, parent, cwd, dir string, lines iter.Seq2[[]byte, error]) (_ *ForkedFile, err error) {
+	opts.ReadOnly, opts.Dir = false, dir
+	if dir, err = opts.sessionDir(); err != nil {
+		return nil, err
+	}
+	id := opts.sessionID()
+	if err := layout.CheckName(id); err != nil {
+		return nil, err
+	}
+	now := opts.now()
+	header := jsonl.NewHeaderLine(id, now, cwd, &parent)
+	file := filepath.Join(dir, layout.SessionFileName(now, id))
+	fsys := opts.fs()
+	lk, err := acquire(ctx, file, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		var lerr error
+		if _, serr := fsys.Lstat(file); serr != nil {
+			_, lerr = lk.Remove() // nothing was written: no lock file stays
+		} else {
+			lerr = lk.Close()
+		}
+		if err == nil {
+			err = lerr
+		}
+	}()
+	if _, err := fsys.Lstat(file); err == nil {
+		return nil, fmt.Errorf("create session file %s: %w", file, fs.ErrExist)
+	}
+	if err := vfs.MkdirAllSync(fsys, dir, vfs.DirMode); err != nil {
+		return nil, fmt.Errorf("create session file %s: %w", file, err)
+	}
+	tmp := vfs.TempName(file)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
+	if err != nil {
+		return nil, fmt.Errorf("create temporary file for %s: %w", file, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = fsys.Remove(tmp)
+		}
+	}()
+	if d, derr := fsys.Stat(dir); derr == nil {
+		// Owned like its directory (when root writes in a user's store).
+		if err = vfs.OwnLike(f, d); err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("create session file %s: %w", file, err)
+		}
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	w.Write(header)
+	w.WriteByte('\n')
+	for line, lerr := range lines {
+		if lerr != nil {
+			_ = f.Close()
+			return nil, lerr
+		}
+		w.Write(line)
+		w.WriteByte('\n')
+	}
+	if err = w.Flush(); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err = f.Sync(); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err = f.Close(); err != nil {
+		return nil, fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if err = fsys.Rename(tmp, file); err != nil {
+		return nil, fmt.Errorf("rename %s: %w", tmp, err)
+	}
+	if err = fsys.SyncDir(dir); err != nil {
+		return nil, fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	h, _ := jsonl.ParseEntry(header)
+	return &ForkedFile{Path: file, Header: jsonl.ParseHeader(h)}, nil
+}

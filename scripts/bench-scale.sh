@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# bench-scale.sh: the real-size part of `make bench` (issue 35): a store of
+# 50,000 sessions (4 GB) over 40 cwds and single sessions of 400 MB and
+# 1 GB, written by pi's own SessionManager (scripts/scale-gen.mjs, seeded;
+# no code of sessctl's makes these bytes), generated once into a cache
+# outside the repository and kept. sessctl and pi 0.73.1 are timed on the
+# same files, whole processes, warm page cache, medians of RUNS with the
+# spread; the load average is printed with every row.
+#
+#   SCALE_DIR       where the workloads are kept
+#                   (default ${XDG_CACHE_HOME:-~/.cache}/sessctl/bench)
+#   SCALE_PI        folder where pi 0.73.1 is npm-installed: it writes the
+#                   workloads (needed) and is timed beside sessctl
+#                   (default ~/.cache/sessctl/pi-0.73.1)
+#   RUNS            runs per measurement (default 3)
+#   SCALE_SESSIONS (50000), SCALE_CWDS (40), SCALE_MEAN (59000: the
+#                   generator's mean target size; the files come out at
+#                   about 80 KB on average, the target plus the turn that
+#                   crosses it), SCALE_BIG (400000000 1000000000: the
+#                   single sessions' sizes in bytes)
+#   SCALE_GEN_ONLY  set to 1 to generate the workloads and stop
+#   SCALE_SESSCTL   a sessctl binary to measure instead of one built here
+#   SCALE_PIBENCH   set to 0 to leave pi out; SEARCHBENCH=0 leaves search out
+#   SCALE_PI_MAX_MB skip pi where its peak memory would pass this
+#                   (default 12000)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+cache=${XDG_CACHE_HOME:-$HOME/.cache}
+SD=${SCALE_DIR:-$cache/sessctl/bench}
+PIM=${SCALE_PI:-$HOME/.cache/sessctl/pi-0.73.1}
+RUNS=${RUNS:-3}
+SCALE_SESSIONS=${SCALE_SESSIONS:-50000}
+SCALE_CWDS=${SCALE_CWDS:-40}
+SCALE_MEAN=${SCALE_MEAN:-59000}
+SCALE_BIG=${SCALE_BIG:-400000000 1000000000}
+say() { printf '%s\n' "$*" >&2; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+[ -d "$PIM/node_modules/@mariozechner/pi-coding-agent" ] || {
+  say "bench-scale: pi is not installed in $PIM (scripts/pi-install.sh 0.73.1 \"$PIM\"); it writes the workloads"
+  exit 1
+}
+mkdir -p "$SD"
+SD=$(cd "$SD" && pwd)
+
+# gen NAME CMD...: runs the generator into $SD/NAME, marked complete at
+# the end: a workload interrupted halfway is made again. (Written in place,
+# not renamed: a child session's header holds its parent's path.)
+gen() {
+  local name=$1; shift
+  [ -f "$SD/$name/complete" ] && return 0
+  rm -rf "${SD:?}/$name"
+  mkdir -p "$SD/$name"
+  say "bench-scale: generating $name (once; kept in $SD) at load $(load)"
+  local t0=$SECONDS
+  nice node --max-old-space-size=8192 scripts/scale-gen.mjs "$PIM" "$@" > "$SD/$name/gen.out"
+  # Files modified in the last 2 s are never cached: let the last ones age.
+  sleep 3
+  touch "$SD/$name/complete"
+  say "bench-scale: $name took $((SECONDS - t0)) s: $(cat "$SD/$name/gen.out")"
+}
+STORE=store-s1-n$SCALE_SESSIONS-c$SCALE_CWDS-m$SCALE_MEAN
+gen "$STORE" store "$SD/$STORE/agent" 1 "$SCALE_SESSIONS" "$SCALE_CWDS" "$SCALE_MEAN"
+BIGS=()
+seed=2
+for b in $SCALE_BIG; do
+  gen "session-s$seed-$b" session "$SD/session-s$seed-$b/session" "$seed" "$b"
+  BIGS+=("$(find "$SD/session-s$seed-$b/session" -name '*.jsonl' | head -1)")
+  seed=$((seed + 1))
+done
+[ "${SCALE_GEN_ONLY:-0}" = 1 ] && exit 0
+
+AGENT="$SD/$STORE/agent"
+SESS="$AGENT/sessions"
+# sessctl's caches (list, offset, stats and search indexes) go to a cache
+# folder of the run, beside the workloads; never to the user's.
+export XDG_CACHE_HOME="$SD/run-cache"
+C="$XDG_CACHE_HOME/sessctl"
+mkdir -p "$XDG_CACHE_HOME"
+W="$SD/run"   # scratch: timings, outputs, forks
+rm -rf "$W"
+mkdir -p "$W"
+S=${SCALE_SESSCTL:-$W/sessctl}
+D="$W/sessctl-bench"
+[ -n "${SCALE_SESSCTL:-}" ] || go build -o "$S" ./cmd/sessctl
+go build -o "$D" ./cmd/sessctl-bench
+P=(node "$root/scripts/pi-bench.mjs" "$PIM")
+PI_MAX_MB=${SCALE_PI_MAX_MB:-12000}
+
+# stats: numbers, one a line -> "median min max" (lower middle of an even
+# count).
+stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%s %s %s\n", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+
+# measure N PREP CMD...: runs PREP (untimed) then CMD, N times; prints
+# "median min max rss-of-the-median-run max-rss load" (seconds, KiB, the
+# 1-minute load average before the first run). A failing CMD prints
+# "fail" and its stderr's last line instead.
+measure() {
+  local n=$1 prep=$2; shift 2
+  local t0 t1 m i l
+  l=$(cut -d' ' -f1 /proc/loadavg)
+  : > "$W/runs.txt"
+  for i in $(seq "$n"); do
+    eval "$prep"
+    t0=$(date +%s%N)
+    if ! /usr/bin/time -f '%M' -o "$W/time.out" "$@" > "$W/stdout.out" 2> "$W/stderr.out"; then
+      echo "fail $(grep -v 'Command exited' "$W/stderr.out" | tail -1 | tr ' ' '_' | cut -c1-160)"
+      return 0
+    fi
+    t1=$(date +%s%N)
+    read -r m < "$W/time.out"
+    awk -v d=$((t1 - t0)) -v m="$m" 'BEGIN { printf "%.3f %d\n", d / 1e9, m }' >> "$W/runs.txt"
+  done
+  read -r med lo hi < <(cut -d' ' -f1 "$W/runs.txt" | stats)
+  printf '%s %s %s %s %s %s\n' "$med" "$lo" "$hi" \
+    "$(awk -v t="$med" '$1 == t { print $2; exit }' "$W/runs.txt")" "$(cut -d' ' -f2 "$W/runs.txt" | sort -n | tail -1)" "$l"
+}
+
+declare -A T T0 T1 R RX L
+# run KEY N PREP CMD...: measure into T (median), T0-T1 (spread), R (RSS
+# of the median run), RX (largest RSS), L (load); a failure leaves T[KEY]
+# as "fail" and the reason in R[KEY].
+run() {
+  local k=$1; shift
+  local out
+  out=$(measure "$@")
+  if [ "${out%% *}" = fail ]; then
+    T[$k]=fail R[$k]=${out#fail }
+    say "  $k: failed: ${R[$k]//_/ }"
+    return 0
+  fi
+  read -r T[$k] T0[$k] T1[$k] R[$k] RX[$k] L[$k] <<< "$out"
+  say "  $k: ${T[$k]} s (${T0[$k]}-${T1[$k]}), $((${R[$k]} / 1024)) MiB, load ${L[$k]}"
+}
+# skip KEY REASON: a row not measured, and why.
+skip() { T[$1]=skip R[$1]=$2; say "  $1: skipped: $2"; }
+rmcache() { rm -rf "$C/$1"; }
+
+say "== scale: store of $SCALE_SESSIONS sessions ($(du -sb "$SESS" | cut -f1) bytes), load $(load)"
+export PI_CODING_AGENT_DIR="$AGENT"
+run cat "$RUNS" : sh -c 'find "$1" -name "*.jsonl" -print0 | xargs -0 cat > /dev/null' sh "$SESS"
+run lsno "$RUNS" : "$S" list --all --no-index
+run lsfirst "$RUNS" "rmcache list-index" "$S" list --all
+run lswarm "$RUNS" : "$S" list --all
+run lsjson "$RUNS" : "$S" list --all --json
+# ContinueRecent in the busiest cwd: in process (the call) and the process.
+BUSY=$(for d in "$SESS"/*/; do echo "$(ls "$d" | wc -l) $d"; done | sort -n | tail -1 | cut -d' ' -f2-)
+BUSYN=$(ls "$BUSY" | wc -l)
+BUSYCWD=$(head -1 "$(ls -d "$BUSY"* | head -1)" | sed 's/.*"cwd":"\([^"]*\)".*/\1/')
+run recent "$RUNS" : "$D" recent "$BUSYCWD"
+: > "$W/recent-ms.txt"
+for _ in $(seq "$RUNS"); do "$D" recent "$BUSYCWD" | sed 's/.*: \([0-9.]*\) ms/\1/' >> "$W/recent-ms.txt"; done
+read -r RMS RMS0 RMS1 < <(stats < "$W/recent-ms.txt")
+say "  recent in process ($BUSYN sessions in the cwd): $RMS ms ($RMS0-$RMS1)"
+run strfirst "$RUNS" "rmcache stats-index" "$S" stats --all
+run stwarm "$RUNS" : "$S" stats --all
+if [ "${SEARCHBENCH:-1}" != 0 ]; then
+  # The query: three words the generator puts into one session in 400,
+  # 600 and 900.
+  SQ='quokkaPipeline OR marmosetCache OR wombatSchema'
+  run sbuild 1 "rmcache search" "$S" search --store "$SESS" --limit 100 "$SQ"
+  run swarm "$RUNS" : "$S" search --store "$SESS" --limit 100 "$SQ"
+fi
+# pi 0.73.1: listAll of the whole store holds every file's text at once
+# (4.5 GB for 4 GB here); continueRecent of the busiest cwd.
+PLSALL=
+if [ "${SCALE_PIBENCH:-1}" != 0 ]; then
+  run plsall 1 : "${P[@]}" listall
+  PLSALL=$(cat "$W/stdout.out" 2>/dev/null || true)
+  say "  plsall: pi returned ${PLSALL:-nothing}"
+  run precent "$RUNS" : "${P[@]}" recent "$BUSY"
+fi
+
+for f in "${BIGS[@]}"; do
+  sz=$(stat -c %s "$f")
+  k=$((sz / 1000000))
+  say "== scale: one session of $k MB, load $(load)"
+  ixcold="rm -rf $C/offset-index"
+  run "cat$k" "$RUNS" : cat "$f"
+  for cmd in show "export --format md" "export --format json" "export --format html" stats "tail -n 10"; do
+    key="${cmd%% *}"
+    case "$cmd" in *md) key=md ;; *json) key=json ;; *html) key=html ;; esac
+    # shellcheck disable=SC2086
+    run "$key$k" "$RUNS" "$ixcold" "$S" $cmd "$f"
+    # shellcheck disable=SC2086
+    run "${key}w$k" "$RUNS" : "$S" $cmd "$f"
+  done
+  # fork: the branch into a new session of another cwd, in a store of
+  # the run (not beside the workload).
+  run "fork$k" "$RUNS" "rm -rf $W/fork-agent $C/offset-index" env PI_CODING_AGENT_DIR="$W/fork-agent" "$S" fork --cwd /tmp/forked "$f"
+  rm -rf "$W/fork-agent"
+  # pi reads a file as one string: V8 holds at most 2^29-24 characters.
+  if [ "${SCALE_PIBENCH:-1}" = 0 ]; then
+    :
+  elif [ "$sz" -ge 536870888 ]; then
+    skip "pctx$k" "pi reads the whole file into one string, and V8's strings hold at most 512 MiB (2^29-24 characters)"
+    skip "phtml$k" "as above"
+  else
+    run "pctx$k" 1 : "${P[@]}" context "$f"
+    run "phtml$k" 1 "rm -f $W/pi.html" "${P[@]}" html "$f" "$W/pi.html"
+    rm -f "$W/pi.html"
+  fi
+done

@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	// write paths, the S3 client, client-side encryption (README
 	// "Dependencies"), and flock for a directory remote's
 	// compare-and-swap across processes.
-	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age", "github.com/gofrs/flock"},
+	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age", "github.com/gofrs/flock"},
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},

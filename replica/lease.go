@@ -22,17 +22,18 @@ import (
 // local writer lock keeps out the other writers of one machine, the
 // lease those of the others that share the remote. It is taken with a
 // create-only write (or a compare-and-swap of a released or expired
-// one), renewed every TTL/3 with a compare-and-swap, and released on
+// one), renewed every TTL/4 with a compare-and-swap, and released on
 // Close. It expires when its holder stops renewing: another machine
-// takes it over once it has seen the same version of it for a whole TTL
-// by its own clock, or at once when the holder's last renewal (by the
-// holder's clock) is more than TTL plus a minute (or TTL, if longer) in
-// the past.
+// takes it over once it has seen the same version of it for 4/5 of TTL
+// by its own clock (it looks every TTL/10, so within TTL of the last
+// renewal), or at once when the holder's last renewal (by the holder's
+// clock) is more than TTL plus a minute (or TTL, if longer) in the past.
 //
 // A holder that cannot renew (a network partition, a remote that is
 // down) stops writing before its lease can expire elsewhere: it writes
-// only within 4/5 of TTL after it sent its last successful renewal,
-// while the others wait a whole TTL after they saw that renewal arrive.
+// only within 3/5 of TTL after it sent its last successful renewal,
+// while the others wait 4/5 of TTL after they saw that renewal arrive,
+// which is after it was sent.
 // What it appended before it stopped is in its local file and shipped
 // when the remote is reachable again; if another machine wrote
 // meanwhile, the two histories meet as branches (the merge rule keeps
@@ -130,8 +131,12 @@ type lease struct {
 }
 
 // validFor is the part of TTL a holder writes for after a renewal it
-// sent: less than the TTL the others wait after seeing it.
-func validFor(ttl time.Duration) time.Duration { return ttl * 4 / 5 }
+// sent: less than expireAfter, which the others wait after seeing it.
+func validFor(ttl time.Duration) time.Duration { return ttl * 3 / 5 }
+
+// expireAfter is how long another machine sees the same version of a
+// lease before it takes it over.
+func expireAfter(ttl time.Duration) time.Duration { return ttl * 4 / 5 }
 
 // takeLease takes the lease of a session (see Replicator.Lease).
 func (r *Remote) takeLease(ctx context.Context, seen *leaseSeen, kind, name string, ttl time.Duration, command string, wait bool) (*lease, error) {
@@ -167,7 +172,7 @@ func (r *Remote) takeLease(ctx context.Context, seen *leaseSeen, kind, name stri
 		if !free {
 			curTTL := time.Duration(cur.TTL) * time.Millisecond
 			seenAt := seen.observe(key, info.ETag)
-			free = time.Since(seenAt) >= curTTL
+			free = time.Since(seenAt) >= expireAfter(curTTL)
 			if t, err := time.Parse(time.RFC3339Nano, cur.Renewed); err == nil && r.opts.now().Sub(t) > curTTL+max(curTTL, time.Minute) {
 				free = true
 			}
@@ -224,7 +229,7 @@ func (r *Remote) leaseHeld(key string, cur *leaseRec) error {
 	return &engine.LockedError{Path: r.b.objectName(key), Owner: o, Reason: reason, Now: r.opts.now()}
 }
 
-// Valid returns nil while the lease is certainly held: within 4/5 of TTL
+// Valid returns nil while the lease is certainly held: within 3/5 of TTL
 // after the last renewal that succeeded was sent.
 func (l *lease) Valid() error {
 	l.mu.Lock()
@@ -238,11 +243,11 @@ func (l *lease) Valid() error {
 	return nil
 }
 
-// renew renews the lease every TTL/3 (every TTL/15 after a failure)
+// renew renews the lease every TTL/4 (every TTL/20 after a failure)
 // until Release.
 func (l *lease) renew() {
 	defer close(l.done)
-	every := l.ttl / 3
+	every := l.ttl / 4
 	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
@@ -261,7 +266,7 @@ func (l *lease) renew() {
 		if ok {
 			t.Reset(every)
 		} else {
-			t.Reset(max(l.ttl/15, 10*time.Millisecond))
+			t.Reset(max(l.ttl/20, 10*time.Millisecond))
 		}
 	}
 }
@@ -269,7 +274,7 @@ func (l *lease) renew() {
 // renewOnce writes the lease again if it still holds this holder's
 // version; it reports whether it did.
 func (l *lease) renewOnce() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
+	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/4)
 	defer cancel()
 	l.mu.Lock()
 	rec, etag := l.rec, l.etag

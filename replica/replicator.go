@@ -39,9 +39,10 @@ type ReplicatorOptions struct {
 	// take a lease on the remote, so that one machine at a time writes
 	// it (see Replicator.Lease). Off by default.
 	Lease bool
-	// LeaseTTL is how long a lease lasts unless renewed; the holder
-	// renews it every LeaseTTL/3 and stops writing when it could not
-	// for 4/5 of it. 0 means 30 seconds.
+	// LeaseTTL is how long a lease lasts unless renewed: another
+	// machine takes it over within LeaseTTL of the holder's last
+	// renewal. The holder renews it every LeaseTTL/4 (a PUT) and stops
+	// writing when it could not for 3/5 of it. 0 means 30 seconds.
 	LeaseTTL time.Duration
 	// Command is recorded in the leases taken (default: the program
 	// name).

@@ -19,17 +19,24 @@
 //	                                of the loop
 //	benchdriver append-sync N DIR   the same under SyncEach (an fsync per
 //	                                append)
+//	benchdriver mkbucket BUCKET     make the bucket on the S3 server the
+//	                                AWS_* variables name (sync's RSS rows)
 package main
 
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/replica"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -120,6 +127,17 @@ func run(args []string) error {
 			return err
 		}
 		fmt.Printf("%d entries in %dms: %d entries/s\n", n, d.Milliseconds(), int64(float64(n)/d.Seconds()))
+	case "mkbucket":
+		c := replica.EnvS3Config(os.LookupEnv)
+		u, err := url.Parse(c.Endpoint)
+		if err != nil || u.Host == "" {
+			return fmt.Errorf("mkbucket: AWS_ENDPOINT_URL %q is not a URL", c.Endpoint)
+		}
+		mc, err := minio.New(u.Host, &minio.Options{Creds: credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, ""), Secure: u.Scheme == "https", BucketLookup: minio.BucketLookupPath})
+		if err != nil {
+			return err
+		}
+		return mc.MakeBucket(ctx, args[1], minio.MakeBucketOptions{})
 	default:
 		return fmt.Errorf("unknown mode %q", args[0])
 	}

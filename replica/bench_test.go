@@ -251,7 +251,7 @@ func loadavg() float64 {
 // BenchmarkSyncFleet: SESSCTL_FLEET_SESSIONS (1,000) sessions open at once,
 // each appending SESSCTL_FLEET_RATE (2) entries a second (user and
 // assistant messages of about 400 bytes, at random phases, SyncNone)
-// through one Replicator with its defaults (Interval 1 s) to MinIO on
+// through one Replicator with its defaults (Interval 930 ms) to MinIO on
 // loopback, for SESSCTL_FLEET_SECONDS (60) after a 10-second warm-up.
 // It reports the lag of the shipments (for each, the time since the
 // oldest append it carries), the PUTs per second per session (of
@@ -333,12 +333,14 @@ func BenchmarkSyncFleet(b *testing.B) {
 		measuring = true
 		mu.Unlock()
 		puts0, dputs0, mputs0, app0 := cc.count("put", "m")+cc.count("put", "d")+cc.count("put", "l"), cc.count("put", "d"), cc.count("put", "m"), appends.Load()
+		dels0, gets0 := cc.count("delete", "m")+cc.count("delete", "d"), cc.count("get", "m")+cc.count("get", "d")+cc.count("get", "t")
 		t0 := time.Now()
 		b.ResetTimer()
 		time.Sleep(time.Duration(secs) * time.Second)
 		b.StopTimer()
 		el := time.Since(t0).Seconds()
 		puts, dputs, mputs, app := cc.count("put", "m")+cc.count("put", "d")+cc.count("put", "l")-puts0, cc.count("put", "d")-dputs0, cc.count("put", "m")-mputs0, appends.Load()-app0
+		dels, gets := cc.count("delete", "m")+cc.count("delete", "d")-dels0, cc.count("get", "m")+cc.count("get", "d")+cc.count("get", "t")-gets0
 		mu.Lock()
 		measuring = false
 		got := append([]time.Duration(nil), lags...)
@@ -386,6 +388,9 @@ func BenchmarkSyncFleet(b *testing.B) {
 		b.ReportMetric(float64(puts)/el/float64(n), "puts/s/session")
 		b.ReportMetric(float64(mputs)/el/float64(n), "manifest-puts/s/session")
 		b.ReportMetric(float64(dputs)/el/float64(n), "data-puts/s/session")
+		b.ReportMetric(float64(dels)/el/float64(n), "deletes/s/session")
+		b.ReportMetric(float64(gets)/el/float64(n), "gets/s/session")
+		b.ReportMetric(float64(puts+dels+gets)/el, "requests/s")
 		b.ReportMetric(float64(lost), "lost")
 		b.ReportMetric(float64(total), "entries")
 		b.ReportMetric(load0, "load-before")
@@ -515,5 +520,54 @@ func BenchmarkSyncLeaseTakeover(b *testing.B) {
 		b.ReportMetric(float64(took[len(took)-1].Milliseconds()), "takeover-max-ms")
 		b.ReportMetric(float64(refusedNamed), "refused-naming-holder")
 		b.ReportMetric(float64(rounds), "rounds")
+	}
+}
+
+// BenchmarkSyncServerPuts measures what the fleet benchmark rests on:
+// how many conditional PUTs of manifest-sized objects (1 KB, new keys)
+// MinIO on loopback takes a second from SESSCTL_PUT_PARALLEL (32, the
+// replicator's Parallel) writers at once, for SESSCTL_PUT_SECONDS (10),
+// and, in a second phase as long, PUTs and DELETEs of the keys written
+// in turn (a replicator's steady state).
+func BenchmarkSyncServerPuts(b *testing.B) {
+	par := envInt(b, "SESSCTL_PUT_PARALLEL", 32)
+	secs := envInt(b, "SESSCTL_PUT_SECONDS", 10)
+	srv := testenv.MinIO(b)
+	body := []byte(strings.Repeat("x", 1000))
+	for i := 0; i < b.N; i++ {
+		remote := remoteFor(b, s3be(srv))
+		c := clientFor(b, s3be(srv), remote)
+		phase := func(del bool) float64 {
+			var n atomic.Int64
+			stop := time.Now().Add(time.Duration(secs) * time.Second)
+			var wg sync.WaitGroup
+			for w := range par {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := 0; time.Now().Before(stop); k++ {
+						key := "m/pi/w" + strconv.Itoa(w) + "/" + strconv.FormatBool(del) + strconv.Itoa(k)
+						if _, err := c.PutIfAbsent(context.Background(), key, strings.NewReader(string(body)), int64(len(body))); err != nil {
+							b.Error(err)
+							return
+						}
+						n.Add(1)
+						if del {
+							if err := c.Delete(context.Background(), key); err != nil {
+								b.Error(err)
+								return
+							}
+							n.Add(1)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			return float64(n.Load()) / float64(secs)
+		}
+		b.ReportMetric(loadavg(), "load-before")
+		b.ReportMetric(phase(false), "puts/s")
+		b.ReportMetric(phase(true), "put+delete-requests/s")
+		b.ReportMetric(loadavg(), "load-after")
 	}
 }

@@ -86,6 +86,11 @@ func (c *countingClient) PutIfMatch(ctx context.Context, key string, r io.Reader
 	return c.Client.PutIfMatch(ctx, key, r, size, etag)
 }
 
+func (c *countingClient) Delete(ctx context.Context, key string) error {
+	c.note("delete", key)
+	return c.Client.Delete(ctx, key)
+}
+
 // manifestOf reads the newest manifest of a session from the remote.
 func manifestOf(t testing.TB, be *backend, remote, name string) replica.Manifest {
 	t.Helper()

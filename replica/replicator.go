@@ -22,8 +22,9 @@ type ReplicatorOptions struct {
 	// the request budget. A session being written costs about one PUT
 	// per Interval (its manifest, which carries small batches of lines
 	// itself; see Options.InlineMax), and an append reaches the remote
-	// within about Interval. 0 means 1 second; negative means no limit
-	// (every burst is shipped after Delay).
+	// within Interval plus a request. 0 means 930 ms: about 1.08 PUTs a
+	// second, and lines on the remote within a second; negative means
+	// no limit (every burst is shipped after Delay).
 	Interval time.Duration
 	// CloseTimeout bounds how long a session's Close and the
 	// Replicator's Close wait for what was appended to be shipped; 0
@@ -129,7 +130,7 @@ func NewReplicator(r *Remote, o ReplicatorOptions) *Replicator {
 		o.Delay = 50 * time.Millisecond
 	}
 	if o.Interval == 0 {
-		o.Interval = time.Second
+		o.Interval = 930 * time.Millisecond
 	}
 	if o.CloseTimeout <= 0 {
 		o.CloseTimeout = 10 * time.Second

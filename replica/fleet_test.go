@@ -91,6 +91,49 @@ func (c *countingClient) Delete(ctx context.Context, key string) error {
 	return c.Client.Delete(ctx, key)
 }
 
+// A push that published its manifest and died before it recorded so
+// (its record names the generation before) leaves the next pushes
+// compacting all the same: the remote segments the local file holds at
+// the same place are its own. (They once stopped compacting for good:
+// every later push added a segment.)
+func TestCompactionAfterLostRecord(t *testing.T) { eachBackend(t, testCompactionAfterLostRecord) }
+
+func testCompactionAfterLostRecord(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a := newMachine(t, be, remote)
+	compactOpts(&a.opts)
+	path := a.newSession(t, "/c/lost", 2)
+	a.run(t, "push")
+	saved := filepath.Join(t.TempDir(), "state")
+	if err := os.CopyFS(saved, os.DirFS(a.opts.StateDir)); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, path, "lost", 1)
+	a.run(t, "push")
+	// The record of that push is lost: the state is the one before.
+	if err := os.RemoveAll(a.opts.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(a.opts.StateDir, os.DirFS(saved)); err != nil {
+		t.Fatal(err)
+	}
+	pushes := 60
+	for i := range pushes {
+		appendTo(t, path, "after"+strconv.Itoa(i), 1)
+		a.run(t, "push")
+	}
+	m := manifestOf(t, be, remote, filepath.Base(path))
+	// Sealed segments (half the 4 KiB limit or more) and at most three
+	// of each of the four classes below.
+	if limit := int(m.Size/2048) + 4*3; len(m.Segments) > limit {
+		t.Errorf("%d segments for %d bytes after %d pushes; want at most %d", len(m.Segments), m.Size, pushes+2, limit)
+	}
+	checkBucket(t, be, remote)
+	fresh := newMachine(t, be, remote)
+	fresh.run(t, "pull")
+	sameEntries(t, path, sessionFiles(t, fresh.agentDir)[filepath.Base(path)])
+}
+
 // manifestOf reads the newest manifest of a session from the remote.
 func manifestOf(t testing.TB, be *backend, remote, name string) replica.Manifest {
 	t.Helper()

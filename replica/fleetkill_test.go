@@ -85,9 +85,10 @@ func compactKills(t *testing.T) int {
 }
 
 // Pushes that compact, killed with SIGKILL at random points: no
-// manifest ever names an object that is missing, a collection (Prune)
-// afterwards removes only what no manifest needs, and a pull from
-// scratch holds every line the machine wrote.
+// manifest ever names an object that is missing, the pushes after them
+// still compact, a collection (Prune) afterwards removes only what no
+// manifest needs, and a pull from scratch holds every line the machine
+// wrote.
 func TestKillDuringCompaction(t *testing.T) { eachBackend(t, testKillDuringCompaction) }
 
 func testKillDuringCompaction(t *testing.T, be *backend) {
@@ -129,6 +130,11 @@ func testKillDuringCompaction(t *testing.T, be *backend) {
 	a.run(t, "push")
 	m := manifestOf(t, be, remote, filepath.Base(path))
 	t.Logf("%d segments, %d bytes", len(m.Segments), m.Size)
+	// The pushes after the kills compact again: sealed segments and at
+	// most three of each of the four classes below.
+	if limit := int(m.Size/2048) + 4*3; len(m.Segments) > limit {
+		t.Errorf("%d segments for %d bytes after the kills; want at most %d", len(m.Segments), m.Size, limit)
+	}
 	later := a.opts
 	later.Now = func() time.Time { return time.Now().Add(3 * time.Hour) }
 	lr, err := replica.Open(later)

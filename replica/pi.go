@@ -357,11 +357,17 @@ func (r *Remote) align(path string, man *Manifest) (p int64, k int) {
 	if err != nil {
 		return 0, 0
 	}
+	return alignFrom(f, fi.Size(), man, 0, 0)
+}
+
+// alignFrom is align from segment k, which starts at p in the local
+// file f (size bytes).
+func alignFrom(f io.ReaderAt, size int64, man *Manifest, k int, p int64) (int64, int) {
 	buf := make([]byte, 256<<10)
 	for k < len(man.Segments) {
 		s := &man.Segments[k]
 		want := plainSum(s, man.Encrypted)
-		if want == "" || p+s.Plain > fi.Size() {
+		if want == "" || p+s.Plain > size {
 			break
 		}
 		h := sha256.New()

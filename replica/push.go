@@ -328,7 +328,17 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 		}
 	}
 	// Compaction needs every remote segment in the local file: the runs
-	// it merges are those this machine knows.
+	// it merges are those this machine knows. The record may lag behind
+	// the remote (a push killed after it published its manifest, before
+	// it recorded so): the segments after Q that the file holds at the
+	// same place, by checksum, are its own.
+	if man != nil && st.Q < len(man.Segments) {
+		var off int64
+		for _, s := range man.Segments[:st.Q] {
+			off += s.Plain
+		}
+		_, st.Q = alignFrom(f, end, man, st.Q, off)
+	}
 	if man == nil || st.Q >= len(man.Segments) {
 		retired := r.compact(ctx, nm, f, end)
 		for _, o := range retired {

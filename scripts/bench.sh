@@ -14,7 +14,7 @@
 #   FLEETBENCH   set to 0 to skip the fleet sync figures (issue 31), heavy:
 #                FLEET_SESSIONS (1000) sessions appending 2 entries/s for
 #                FLEET_SECONDS (60) through one replicator (FLEET_INTERVAL ms
-#                sets its Interval); PUSHES (10000) pushes of a session, then
+#                sets its Interval), and the server's own PUT rate; PUSHES (10000) pushes of a session, then
 #                a pull; 5 lease takeovers; a compaction killed COMPACT_KILLS
 #                (50) times; sync push and pull of a BIG400_ENTRIES (240000,
 #                about 400 MB) entry session
@@ -102,7 +102,7 @@ if [ "${SYNCBENCH:-1}" != 0 ] && [ "${FLEETBENCH:-1}" != 0 ] && [ -x "$SESSCTL_M
   say "== fleet sync (MinIO on loopback; load $(cut -d' ' -f1-3 /proc/loadavg))"
   SESSCTL_FLEET_SESSIONS=${FLEET_SESSIONS:-1000} SESSCTL_FLEET_SECONDS=${FLEET_SECONDS:-60} ${FLEET_INTERVAL:+SESSCTL_FLEET_INTERVAL=$FLEET_INTERVAL} \
   SESSCTL_PUSHES=${PUSHES:-10000} SESSCTL_LEASE_ROUNDS=5 SESSCTL_REQUIRE_MINIO=1 \
-    go test -run='^$' -bench='^BenchmarkSync(Fleet|PullAfterPushes|LeaseTakeover)$' -benchtime=1x -count=1 -timeout 3h ./replica/ \
+    go test -run='^$' -bench='^BenchmarkSync(Fleet|PullAfterPushes|LeaseTakeover|ServerPuts)$' -benchtime=1x -count=1 -timeout 3h ./replica/ \
     | tee "$B/fleet-bench.txt" >&2
   compact_ok=0
   SESSCTL_REQUIRE_MINIO=1 SESSCTL_COMPACT_KILLS=${COMPACT_KILLS:-50} go test -run '^TestKillDuringCompaction$' -count=1 -v -timeout 1h ./replica/ \
@@ -312,6 +312,7 @@ if [ $have_fleet = 1 ]; then
   echo "  $(metric BenchmarkSyncFleet sessions) sessions, $(metric BenchmarkSyncFleet appends/s) appends/s made: lag p50 $(metric BenchmarkSyncFleet p50-ms) ms, p99 $(metric BenchmarkSyncFleet p99-ms) ms, max $(metric BenchmarkSyncFleet max-ms) ms;" \
     "$(metric BenchmarkSyncFleet puts/s/session) PUT/s per session ($(metric BenchmarkSyncFleet manifest-puts/s/session) manifests, $(metric BenchmarkSyncFleet data-puts/s/session) data);" \
     "$(metric BenchmarkSyncFleet lost) of $(metric BenchmarkSyncFleet entries) entries missing after a pull elsewhere"
+  echo "  what that rests on: the server takes $(metric BenchmarkSyncServerPuts puts/s) conditional PUTs/s from 32 writers ($(metric BenchmarkSyncServerPuts put+delete-requests/s) requests/s of PUTs and DELETEs in turn)"
   echo "  after $(metric BenchmarkSyncPullAfterPushes pushes) pushes ($(metric BenchmarkSyncPullAfterPushes ms/push) ms each, $(metric BenchmarkSyncPullAfterPushes requests/push) requests):" \
     "$(metric BenchmarkSyncPullAfterPushes segments) segments ($(metric BenchmarkSyncPullAfterPushes inline-segments) inline) for $(metric BenchmarkSyncPullAfterPushes session-MB) MB; a pull from scratch: $(metric BenchmarkSyncPullAfterPushes pull-gets) GETs, $(metric BenchmarkSyncPullAfterPushes pull-lists) LISTs"
   echo "  lease takeover after SIGKILL of the holder: median $(metric BenchmarkSyncLeaseTakeover takeover-median-ms) ms, max $(metric BenchmarkSyncLeaseTakeover takeover-max-ms) ms (TTL $(metric BenchmarkSyncLeaseTakeover ttl-ms) ms); refused naming the holder $(metric BenchmarkSyncLeaseTakeover refused-naming-holder) of $(metric BenchmarkSyncLeaseTakeover rounds)"

@@ -123,7 +123,6 @@ type leaser struct {
 	taken    []string
 	waits    []bool
 	released []string
-	lockFree func(path string) bool // asked on Release: is the local lock still ours?
 }
 
 type testLease struct {

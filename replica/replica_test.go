@@ -25,7 +25,7 @@ func testPushPullRoundTrip(t *testing.T, be *backend) {
 	if rep.Uploaded == 0 || rep.Sessions[0].State != "pushed" {
 		t.Fatalf("push: %+v", rep.Sessions)
 	}
-	rep = b.run(t, "pull")
+	b.run(t, "pull")
 	got := sessionFiles(t, b.agentDir)
 	want := filepath.Join(b.agentDir, "sessions", "--home-dev-proj--", filepath.Base(path))
 	if got[filepath.Base(path)] != want {

@@ -134,10 +134,10 @@ func (r *Report) JSON() *ReportJSON {
 	for _, s := range r.Sessions {
 		j := SessionJSON{Kind: s.Kind, Name: s.Name, Path: s.Path, State: s.State, Pushed: s.Pushed, Pulled: s.Pulled, Created: s.Created, Conflicts: []ConflictJSON{}, Refused: []RefusedJSON{}}
 		for _, c := range s.Conflicts {
-			j.Conflicts = append(j.Conflicts, ConflictJSON{ID: c.ID, Copies: c.Copies})
+			j.Conflicts = append(j.Conflicts, ConflictJSON(c))
 		}
 		for _, l := range s.Refused {
-			j.Refused = append(j.Refused, RefusedJSON{Object: l.Object, Line: l.Line, Reason: l.Reason})
+			j.Refused = append(j.Refused, RefusedJSON(l))
 		}
 		if s.Err != nil {
 			msg := s.Err.Error()

@@ -235,7 +235,7 @@ const (
 	lineRefused                 // anything else: never restored or merged
 )
 
-// classify says what a line of a remote copy is (see segmentLines in the
+// classify says what a line of a remote copy is (see "JSONL sessions" in the
 // layout: a restore or merge takes complete entry lines only). first is
 // true for the first line of the copy's first segment, which must be the
 // session header. The entry is parsed for the caller.

@@ -55,7 +55,7 @@ type RequestCountsJSON struct {
 
 // JSON returns the counts in their JSON shape.
 func (c RequestCounts) JSON() RequestCountsJSON {
-	return RequestCountsJSON{Get: c.Get, Put: c.Put, List: c.List, Delete: c.Delete}
+	return RequestCountsJSON(c)
 }
 
 // statsPrefix starts the names of the statistics files of the

@@ -621,25 +621,45 @@ func TestLeaseOneWriter(t *testing.T) {
 	if _, err := sta.Open(ctx, s.SessionFile(), engine.OpenOptions{}); !errors.Is(err, engine.ErrLocked) {
 		t.Fatalf("first machine's open while the second holds the lease: %v", err)
 	}
-	// b loses the remote: its writes stop before the lease expires, and a
-	// takes the lease over once it expired.
+	// b loses the remote (a partition) while a waits for the lease: b's
+	// writes stop before a takes the lease over. Every append of b that
+	// succeeded began before a had the lease.
 	fb.down.Store(true)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	type taken struct {
+		s   *engine.Session
+		at  time.Time
+		err error
+	}
+	took := make(chan taken, 1)
+	go func() {
+		s, err := sta.Open(wctx, s.SessionFile(), engine.OpenOptions{Wait: true})
+		took <- taken{s, time.Now(), err}
+	}()
+	var lastOK time.Time
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		began := time.Now()
 		_, err := sb.AppendMessage(rawMessage(`{"role":"user","content":"partitioned","timestamp":1}`))
 		if errors.Is(err, replica.ErrLeaseLost) {
 			break
 		}
+		if err == nil {
+			lastOK = began
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("a holder cut off from the remote kept writing: %v", err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	sa, err := sta.Open(wctx, s.SessionFile(), engine.OpenOptions{Wait: true})
-	if err != nil {
-		t.Fatalf("taking over an expired lease: %v", err)
+	tk := <-took
+	if tk.err != nil {
+		t.Fatalf("taking over an expired lease: %v", tk.err)
+	}
+	sa := tk.s
+	if !lastOK.IsZero() && !lastOK.Before(tk.at) {
+		t.Errorf("the cut-off holder's last write began at %v, the takeover ended at %v: they overlap", lastOK, tk.at)
 	}
 	fb.heal()
 	if _, err := sb.AppendMessage(rawMessage(`{"role":"user","content":"too late","timestamp":1}`)); !errors.Is(err, replica.ErrLeaseLost) {

@@ -275,7 +275,7 @@ func (x *Replicator) work() {
 		s.last = time.Now()
 		x.mu.Unlock()
 
-		err := x.ship(s)
+		cleanup, err := x.ship(s)
 
 		x.mu.Lock()
 		s.busy = false
@@ -309,6 +309,9 @@ func (x *Replicator) work() {
 		x.enqueue(s)
 		x.cond.Broadcast()
 		x.mu.Unlock()
+		// After the shipment is done: the session may be shipped again
+		// meanwhile, and its lag does not include these requests.
+		x.deleteOld(cleanup)
 	}
 }
 
@@ -463,11 +466,13 @@ func (x *Replicator) Close() error {
 // the replicator does not bring it back.
 var errDeleted = errors.New("the session was deleted from the remote; not replicated")
 
-// ship pushes one file's new lines.
-func (x *Replicator) ship(s *rsess) error {
+// ship pushes one file's new lines; every cleanEvery it also returns
+// the superseded manifest generations, for the caller to delete once
+// the shipment is done.
+func (x *Replicator) ship(s *rsess) (cleanup []string, err error) {
 	name := filepath.Base(s.path)
 	if !validPiName(name) {
-		return nil
+		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -475,7 +480,7 @@ func (x *Replicator) ship(s *rsess) error {
 	for try := 0; ; try++ {
 		if !s.loaded {
 			if err := x.load(ctx, s, name); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		nextGen := int64(1)
@@ -491,7 +496,7 @@ func (x *Replicator) ship(s *rsess) error {
 			if errors.Is(err, ErrCorruptRemote) {
 				s.loaded = false
 			}
-			return err
+			return nil, err
 		}
 		if nm != nil {
 			x.ships.Add(1)
@@ -501,13 +506,10 @@ func (x *Replicator) ship(s *rsess) error {
 			s.man = nm
 		}
 		if len(s.old) > 0 && time.Since(s.cleaned) >= cleanEvery {
-			old := s.old
+			cleanup = s.old
 			s.old, s.cleaned = nil, time.Now()
-			for _, k := range old {
-				_ = r.b.remove(ctx, k)
-			}
 		}
-		return nil
+		return cleanup, nil
 	}
 }
 

@@ -63,13 +63,32 @@ func storeOf(b *testing.B, src string) (string, int64) {
 	var total int64
 	for _, e := range ents {
 		p := filepath.Join(src, e.Name())
-		if err := os.Link(p, filepath.Join(dst, e.Name())); err != nil {
+		if err := os.Link(p, filepath.Join(dst, piNameOf(p, e.Name()))); err != nil {
 			b.Fatal(err)
 		}
 		fi, _ := e.Info()
 		total += fi.Size()
 	}
 	return agent, total
+}
+
+// piNameOf is the name pi would file the session at path under: its
+// header's id after a timestamp (a push refuses a file whose name says
+// another session); else name.
+func piNameOf(path, name string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return name
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	line, _, _ := strings.Cut(string(head[:n]), "\n")
+	var h struct{ ID string }
+	if json.Unmarshal([]byte(line), &h) != nil || h.ID == "" {
+		return name
+	}
+	return "2026-01-01T00-00-00-000Z_" + h.ID + ".jsonl"
 }
 
 func benchMachine(b *testing.B, srv *testenv.MinIOServer, agent string) *machine {
@@ -159,7 +178,7 @@ func BenchmarkSyncPushAfterAppend(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	path := filepath.Join(dir, "2026-01-01T00-00-00-000Z_00000000-0000-4000-8000-000000000001.jsonl")
+	path := filepath.Join(dir, piNameOf(filepath.Join(benchDir(b), "big.jsonl"), "2026-01-01T00-00-00-000Z_00000000-0000-4000-8000-000000000001.jsonl"))
 	dst, _ := os.Create(path)
 	size, _ := io.Copy(dst, src)
 	src.Close()

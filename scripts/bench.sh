@@ -100,9 +100,10 @@ have_fleet=0
 if [ "${SYNCBENCH:-1}" != 0 ] && [ "${FLEETBENCH:-1}" != 0 ] && [ -x "$SESSCTL_MINIO" ]; then
   have_fleet=1
   say "== fleet sync (MinIO on loopback; load $(cut -d' ' -f1-3 /proc/loadavg))"
-  SESSCTL_FLEET_SESSIONS=${FLEET_SESSIONS:-1000} SESSCTL_FLEET_SECONDS=${FLEET_SECONDS:-60} ${FLEET_INTERVAL:+SESSCTL_FLEET_INTERVAL=$FLEET_INTERVAL} \
-  SESSCTL_PUSHES=${PUSHES:-10000} SESSCTL_LEASE_ROUNDS=5 SESSCTL_REQUIRE_MINIO=1 \
-    go test -run='^$' -bench='^BenchmarkSync(Fleet|PullAfterPushes|LeaseTakeover|ServerPuts)$' -benchtime=1x -count=1 -timeout 3h ./replica/ \
+  fleet_env=(SESSCTL_FLEET_SESSIONS="${FLEET_SESSIONS:-1000}" SESSCTL_FLEET_SECONDS="${FLEET_SECONDS:-60}"
+    SESSCTL_PUSHES="${PUSHES:-10000}" SESSCTL_LEASE_ROUNDS=5 SESSCTL_REQUIRE_MINIO=1)
+  [ -n "${FLEET_INTERVAL:-}" ] && fleet_env+=(SESSCTL_FLEET_INTERVAL="$FLEET_INTERVAL")
+  env "${fleet_env[@]}" go test -run='^$' -bench='^BenchmarkSync(Fleet|PullAfterPushes|LeaseTakeover|ServerPuts)$' -benchtime=1x -count=1 -timeout 3h ./replica/ \
     | tee "$B/fleet-bench.txt" >&2
   compact_ok=0
   SESSCTL_REQUIRE_MINIO=1 SESSCTL_COMPACT_KILLS=${COMPACT_KILLS:-50} go test -run '^TestKillDuringCompaction$' -count=1 -v -timeout 1h ./replica/ \
@@ -367,10 +368,10 @@ if [ $have_fleet = 1 ]; then
   r=$(metric BenchmarkSyncLeaseTakeover takeover-max-ms); check "lease takeover after SIGKILL (largest of 5)" "$(le "$r" "$(metric BenchmarkSyncLeaseTakeover ttl-ms)")" "$r ms" "<= the TTL, $(metric BenchmarkSyncLeaseTakeover ttl-ms) ms"
   r=$(metric BenchmarkSyncLeaseTakeover refused-naming-holder); check "second host refused naming the holder" "$(ge "$r" "$(metric BenchmarkSyncLeaseTakeover rounds)")" "$r of $(metric BenchmarkSyncLeaseTakeover rounds)" "every time"
   check "compaction killed ${COMPACT_KILLS:-50} times: nothing lost, no needed object missing" "$compact_ok" "$([ $compact_ok = 1 ] && echo passed || echo "FAILED, see $B/compact-kill.txt")" "passes"
-  check "sync pull of the 400 MB session restores it byte for byte" "$pull_same" "$([ "$pull_same" = 1 ] && echo yes || echo no)" "yes"
+  check "sync pull of the $((s400/1000000)) MB session restores it byte for byte" "$pull_same" "$([ "$pull_same" = 1 ] && echo yes || echo no)" "yes"
   for k in rsspush rsspull; do
     r=$(awk -v r="${RX[$k]}" -v s="$(size "$B/big400.jsonl")" 'BEGIN { printf "%.2f", r * 1024 / s }')
-    check "sync ${k#rss} of the 400 MB session: peak RSS / file" "$(le "$r" 1.0)" "${r}x" "<= 1.0x"
+    check "sync ${k#rss} of the $((s400/1000000)) MB session: peak RSS / file" "$(le "$r" 1.0)" "${r}x" "<= 1.0x"
   done
 fi
 echo "$miss of $checked checked figures miss their targets"

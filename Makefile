@@ -79,14 +79,18 @@ fuzz:
 # taken from the clock unless CRASHSEED is set (the run prints it); the
 # stress cases at full size (testenv.Stress: 1,000 cross-process lock
 # cycles, the 200 MB line, the million siblings, the 400 MB session's
-# peak heap), which every go test
-# runs scaled down; real-process kills.
+# peak heap), which every go test runs scaled down; real-process kills:
+# of syncs, of compacting pushes (50) and of the MinIO server under them
+# (10), and of a lease holder that another machine then takes over (5
+# rounds; the takeover times are logged).
 CRASHTIME ?= 2m
 CRASHSEED ?= 0
 crash: stress
 	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ ./engine/agentuse/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
 	SESSCTL_KILLS=200 $(GO) test -run TestKillWhileAppending -count=1 -v -timeout 30m ./engine/
 	SESSCTL_SYNC_KILLS=50 $(GO) test -run TestKillDuringSync -count=1 -v -timeout 30m ./replica/
+	SESSCTL_REQUIRE_MINIO=1 SESSCTL_COMPACT_KILLS=50 $(GO) test -run 'TestKillDuringCompaction|TestServerKilledMidCompaction' -count=1 -v -timeout 30m ./replica/
+	SESSCTL_REQUIRE_MINIO=1 SESSCTL_LEASE_ROUNDS=5 $(GO) test -run TestLeaseTakeoverAfterKill -count=1 -v -timeout 30m ./replica/
 	SESSCTL_SEARCH_ROUNDS=30 $(GO) test -run TestSearchBesideRebuild -count=1 -v -timeout 30m ./search/
 
 # make bench: Go benchmarks and whole-process runs on generated workloads

@@ -52,13 +52,13 @@ var allowed = map[string][]string{
 	"internal/workload": {"internal/jsonl", "layout"},
 	"cmd/sessctl":       {"*"},
 	// make bench's workloads and its library rows against pi.
-	"cmd/sessctl-bench": {"engine", "engine/message", "internal/sessionfile", "internal/workload", "tree"},
+	"cmd/sessctl-bench": {"engine", "engine/message", "internal/sessionfile", "internal/workload", "tree", "replica", "github.com/minio/minio-go/v7"},
 	"examples/agent":    {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage or a directory: the stores'
 	// write paths, the S3 client, client-side encryption (README
 	// "Dependencies"), and flock for a directory remote's
 	// compare-and-swap across processes.
-	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age", "github.com/gofrs/flock"},
+	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age", "github.com/gofrs/flock"},
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},

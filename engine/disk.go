@@ -105,6 +105,13 @@ func (s *Session) begin() error {
 	if s.writeEr != nil {
 		return s.writeEr
 	}
+	if s.lease != nil {
+		// Another machine may write the session once the lease is not
+		// held: nothing is written (not sticky: it may be held again).
+		if err := s.lease.Valid(); err != nil {
+			return fmt.Errorf("write %s: %w", s.file, err)
+		}
+	}
 	if !s.disk.prepared {
 		if err := s.prepare(); err != nil {
 			return s.sticky(err)

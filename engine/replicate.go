@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -23,6 +24,60 @@ type Replicator interface {
 	// writing to it. It may wait, for a bounded time, until what was
 	// reported has been shipped; the session's Close returns after it.
 	Closed(path string)
+}
+
+// Leaser is implemented by a Replicator that also keeps a session to one
+// writer across machines (package replica's, with its Lease option): the
+// local writer lock keeps out the other writers of this machine, a lease
+// on the remote those of the machines sharing it. The engine calls Lease
+// when it opens or creates a session for writing, right after it took the
+// local writer lock, and releases the lease when the session's Close
+// releases that lock; every write first asks the lease whether it is
+// still held.
+type Leaser interface {
+	// Lease takes the lease of the session file at path (absolute), or
+	// returns nil when the session needs none. While another machine
+	// holds it, Lease fails with an error matching ErrLocked (a
+	// *LockedError naming the holder), or, when wait is true
+	// (OpenOptions.Wait), waits until it is free or ctx is done.
+	Lease(ctx context.Context, path string, wait bool) (WriterLease, error)
+}
+
+// WriterLease is a session's lease on its remote copy, held from a
+// write-mode open to Close (see Leaser).
+type WriterLease interface {
+	// Valid returns nil while the lease is held; a write is refused with
+	// its error otherwise (nothing is written; the write may be tried
+	// again once the lease is held again).
+	Valid() error
+	// Release gives the lease up. It may wait, for a bounded time, until
+	// what was written has been shipped.
+	Release() error
+}
+
+// takeLease takes the lease of the session's file when the store's
+// Replicator is a Leaser (s.lk held, s.file set).
+func (s *Session) takeLease(ctx context.Context) error {
+	ls, ok := s.opts.Replicator.(Leaser)
+	if !ok || s.file == "" {
+		return nil
+	}
+	wl, err := ls.Lease(ctx, s.file, s.opts.Wait)
+	if err != nil {
+		return fmt.Errorf("open session %s for writing: %w", s.file, err)
+	}
+	s.lease = wl
+	return nil
+}
+
+// releaseLease gives the lease up, if the session holds one.
+func (s *Session) releaseLease() error {
+	if s.lease == nil {
+		return nil
+	}
+	err := s.lease.Release()
+	s.lease = nil
+	return err
 }
 
 // AppendLines appends complete entry lines byte for byte, as they were

@@ -114,3 +114,117 @@ func TestReplicatorHook(t *testing.T) {
 		t.Errorf("a session that wrote nothing told the replicator %v %v", idle.calls, idle.closed)
 	}
 }
+
+// leaser is an engine.Replicator and engine.Leaser whose leases are
+// refused while held is set, and whose Valid fails while invalid is set.
+type leaser struct {
+	recorder
+	mu2      sync.Mutex
+	held     *engine.LockedError // refuse the lease, naming this holder
+	invalid  error               // what Valid returns
+	taken    []string
+	waits    []bool
+	released []string
+}
+
+type testLease struct {
+	l    *leaser
+	path string
+}
+
+func (l *leaser) Lease(ctx context.Context, path string, wait bool) (engine.WriterLease, error) {
+	l.mu2.Lock()
+	defer l.mu2.Unlock()
+	l.waits = append(l.waits, wait)
+	if l.held != nil {
+		return nil, l.held
+	}
+	l.taken = append(l.taken, path)
+	return &testLease{l: l, path: path}, nil
+}
+
+func (tl *testLease) Valid() error {
+	tl.l.mu2.Lock()
+	defer tl.l.mu2.Unlock()
+	return tl.l.invalid
+}
+
+func (tl *testLease) Release() error {
+	tl.l.mu2.Lock()
+	defer tl.l.mu2.Unlock()
+	tl.l.released = append(tl.l.released, tl.path)
+	return nil
+}
+
+// A Replicator that is a Leaser gives every write-mode session a lease:
+// taken at Create and Open (with OpenOptions.Wait passed on), asked
+// before every write (a write it refuses writes nothing and is not
+// sticky), released once at Close; a refused lease fails the open with
+// the holder's ErrLocked and leaves the local lock free. Read-only opens
+// take none.
+func TestLeaserHook(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	l := &leaser{}
+	st := openStore(t, engine.StoreOptions{Dir: dir, Replicator: l})
+	s, err := st.Create(ctx, "/p", engine.CreateOptions{WriteAtOnce: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := s.SessionFile()
+	if len(l.taken) != 1 || l.taken[0] != path {
+		t.Fatalf("leases taken at Create: %v, want %s", l.taken, path)
+	}
+	if _, err := s.AppendMessage(raw(`{"role":"user","content":"hi","timestamp":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	lost := errors.New("lease lost (test)")
+	l.mu2.Lock()
+	l.invalid = lost
+	l.mu2.Unlock()
+	if _, err := s.AppendMessage(raw(`{"role":"user","content":"again","timestamp":2}`)); !errors.Is(err, lost) {
+		t.Fatalf("append without a valid lease: %v, want the lease's error", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("a write the lease refused changed the file")
+	}
+	l.mu2.Lock()
+	l.invalid = nil
+	l.mu2.Unlock()
+	if _, err := s.AppendMessage(raw(`{"role":"user","content":"again","timestamp":2}`)); err != nil {
+		t.Fatalf("append once the lease is valid again: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.released) != 1 || l.released[0] != path {
+		t.Fatalf("released %v, want %s once", l.released, path)
+	}
+
+	// Held elsewhere: the open fails naming the holder, and the local
+	// lock is not left taken.
+	l.held = &engine.LockedError{Path: "s3://b/l/pi/x", Reason: "held by another machine (test)"}
+	_, err = st.Open(ctx, path, engine.OpenOptions{Wait: true})
+	if !errors.Is(err, engine.ErrLocked) || !strings.Contains(err.Error(), "held by another machine (test)") {
+		t.Fatalf("open while another machine holds the lease: %v", err)
+	}
+	if w := l.waits[len(l.waits)-1]; !w {
+		t.Error("OpenOptions.Wait was not passed to Lease")
+	}
+	l.held = nil
+	s, err = openStore(t, engine.StoreOptions{Dir: dir}).Open(ctx, path, engine.OpenOptions{})
+	if err != nil {
+		t.Fatalf("the refused open left the local lock taken: %v", err)
+	}
+	s.Close()
+	n := len(l.taken)
+	r, err := st.Open(ctx, path, engine.OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if len(l.taken) != n {
+		t.Error("a read-only open took a lease")
+	}
+}

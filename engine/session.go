@@ -64,7 +64,8 @@ type Session struct {
 	lastTs     string
 	closed     bool
 
-	lk *lock.Lock // the writer lock; nil without one
+	lk    *lock.Lock  // the writer lock; nil without one
+	lease WriterLease // the lease on the remote (Leaser); nil without one
 
 	shipped bool // the Replicator was told of a write
 
@@ -185,6 +186,11 @@ func (s *Session) switchFile(ctx context.Context, file string) error {
 		return err
 	}
 	s.lk = lk
+	if err := s.takeLease(ctx); err != nil {
+		_, _ = s.lk.Remove()
+		s.lk = nil
+		return err
+	}
 	return nil
 }
 
@@ -211,6 +217,11 @@ func (s *Session) closeFile() error {
 		}
 		s.f = nil
 		s.fileID = nil
+	}
+	// The lease goes first (once what was written is shipped), while the
+	// local lock still keeps this machine's other writers out.
+	if lerr := s.releaseLease(); err == nil {
+		err = lerr
 	}
 	if s.lk != nil {
 		var rerr error
@@ -272,6 +283,15 @@ func open(ctx context.Context, path string, opts options) (*Session, error) {
 			return nil, err
 		}
 		s.lk = lk
+		if err := s.takeLease(ctx); err != nil {
+			if freshLock {
+				_, _ = s.lk.Remove()
+			} else {
+				_ = s.lk.Close()
+			}
+			s.lk = nil
+			return nil, err
+		}
 	}
 	if err := s.load(ctx); err != nil {
 		if freshLock {

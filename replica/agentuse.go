@@ -220,7 +220,7 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			case have && f.SHA256 == baseObj(f.Path):
 				continue // only the local side changed: the push uploads it
 			}
-			plain, err := r.b.getData(ctx, f.Object, f.SHA256, f.Plain)
+			plain, err := r.b.getData(ctx, f.Object, f.SHA256, f.Size, f.Plain)
 			if err != nil {
 				return rep, old, err
 			}
@@ -280,13 +280,13 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 						return rep, old, fmt.Errorf("push %s: transform: %w", p, err)
 					}
 				}
-				obj, sum, size, err := r.b.putData(ctx, data)
+				seg, err := r.b.putData(ctx, data)
 				if err != nil {
 					return rep, old, err
 				}
-				f = File{Path: p, Object: obj, SHA256: sum, Size: size, Plain: int64(len(data))}
+				f = File{Path: p, Object: seg.Object, SHA256: seg.SHA256, Size: seg.Size, Plain: seg.Plain}
 				changed++
-				newBase[p] = ls + "|" + sum
+				newBase[p] = ls + "|" + seg.SHA256
 			}
 			nm.Files = append(nm.Files, f)
 			nm.Size += f.Plain
@@ -302,7 +302,6 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 				lost, lostSent = err, sent
 			case h != nil:
 				for _, k := range append([]string{h.key}, h.older...) {
-					r.b.st.requests.Add(1)
 					_ = r.b.remove(ctx, k)
 				}
 			}

@@ -18,20 +18,32 @@
 // NewDirClient keeps the objects as files below a directory (each
 // written whole and renamed into place; creates by hard link, swaps
 // under a lock file). Options.Client takes any other implementation, or
-// one wrapping these. The layout needs creates only; compare-and-swap is
-// there for what replaces an object in place.
+// one wrapping these. Manifests and tombstones are created (create-only
+// writes); leases are replaced by compare-and-swap.
 //
 // # Layout
 //
-// The remote holds immutable objects only: content-addressed data
-// objects (a JSONL session's segments, each the lines one push appended;
-// an AgentUse session's files) and one small manifest per session
-// generation naming them with their SHA-256. A push uploads only what was
-// appended since the last push, and publishes the next generation with a
-// conditional PUT, so two machines never overwrite each other. A store of
-// thousands of sessions is compared with one listing and a record of the
-// last run kept in Options.StateDir. docs/spec/replication.md specifies
-// the layout.
+// The remote holds immutable objects: content-addressed data objects (a
+// JSONL session's segments; an AgentUse session's files) and one small
+// manifest per session generation naming them with their SHA-256 (and
+// carrying small segments itself). A push uploads only what was appended
+// since the last push, and publishes the next generation with a
+// conditional PUT, so two machines never overwrite each other; it
+// compacts the session's small segments into larger ones, so that a pull
+// reads a handful of objects. Transfers are streamed, a segment at a time
+// (Options.SegmentSize), every read bounded by the size its listing or
+// manifest states, and a push compares the local file with the remote
+// copy by checksums before it downloads anything. A store of thousands of
+// sessions is compared with one listing and a record of the last run kept
+// in Options.StateDir. docs/spec/replication.md specifies the layout.
+//
+// # Deletion and collection
+//
+// Remote.Delete deletes sessions from the remote, leaving tombstones, so
+// that no pull brings them back; Remote.Prune applies a retention and
+// removes the objects no manifest names, after a grace period. Nothing
+// else deletes anything from a remote. Remote.Sessions and
+// Remote.ReadSession read a remote without a local store.
 //
 // # Merge
 //
@@ -50,7 +62,9 @@
 // # Continuous replication
 //
 // A Replicator (an engine.Replicator) ships the complete lines appended
-// to open sessions in the background, a segment per burst; appends never
-// wait for the network, a server that is down is retried with backoff,
-// and Close flushes with a timeout.
+// to open sessions in the background, at most once per Interval per
+// session (the request budget); appends never wait for the network, a
+// server that is down is retried with backoff, and Close flushes with a
+// timeout. With leases on it is an engine.Leaser too: one machine at a
+// time writes a session (see Replicator.Lease).
 package replica

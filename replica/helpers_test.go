@@ -344,5 +344,15 @@ func checkParentsFirst(t testing.TB, path string) {
 	}
 }
 
+// keys returns the keys of m, sorted.
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // transferred returns what a report says was moved besides listings.
 func moved(rep *replica.Report) int64 { return rep.Uploaded + rep.Downloaded }

@@ -1,7 +1,6 @@
 package replica
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,48 +29,6 @@ type RefusedLine struct {
 
 func (l RefusedLine) String() string {
 	return fmt.Sprintf("line %d of %s: %s", l.Line, l.Object, l.Reason)
-}
-
-// segmentLines splits one segment of a remote copy into the lines a
-// restore or merge may take, without their newline. In the first segment
-// (first) the first line must be the session header: it is returned
-// apart (nil when it is not one; the caller refuses the copy). Anything
-// else that is not a complete entry line is refused: a last line without
-// its newline, a line that is not a JSON object, an object without a
-// string id, a second header.
-func segmentLines(obj string, data []byte, first bool) (header []byte, lines [][]byte, refused []RefusedLine) {
-	for n := 1; len(data) > 0; n++ {
-		line := data
-		i := bytes.IndexByte(data, '\n')
-		if i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		refuse := func(why string) { refused = append(refused, RefusedLine{Object: obj, Line: n, Reason: why}) }
-		if i < 0 {
-			refuse("no newline at its end (an unfinished line)")
-			continue
-		}
-		e, err := jsonl.ParseEntry(line)
-		switch {
-		case err != nil:
-			refuse(fmt.Sprintf("not a JSON object (%v)", err))
-		case first && n == 1:
-			if e.IsHeader() && e.IDKind == jsonl.KindString && e.ID != "" {
-				header = line
-			} else {
-				refuse("not a session header with a string id")
-			}
-		case e.IsHeader():
-			refuse("a session header after the first line")
-		case e.IDKind != jsonl.KindString || e.ID == "":
-			refuse("not an entry: it has no string id")
-		default:
-			lines = append(lines, line)
-		}
-	}
-	return header, lines, refused
 }
 
 // headerID is the session id of a header line ("" when it has none).

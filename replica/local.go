@@ -103,7 +103,7 @@ func (r *Remote) checkMarker(ctx context.Context, m mode) (ok bool, err error) {
 }
 
 func (r *Remote) checkMarker1(ctx context.Context, m mode, found *bool) error {
-	data, err := r.b.get(ctx, r.b.markerKey())
+	data, _, err := r.b.get(ctx, r.b.markerKey(), maxSmall)
 	enc := len(r.opts.Recipients) > 0
 	switch {
 	case err != nil && isNotFound(err):
@@ -143,13 +143,15 @@ func (r *Remote) checkMarker1(ctx context.Context, m mode, found *bool) error {
 func (b *bucket) head(ctx context.Context, kind, name string) (*head, error) {
 	pre := "m/" + kind + "/" + name + "/"
 	var h *head
-	b.st.requests.Add(1)
+	var n int64
+	defer func() { b.st.lists.Add(n/1000 + 1) }()
 	for obj, err := range b.c.List(ctx, pre) {
 		if err != nil {
 			return nil, err
 		}
-		k, n, gen, ok := parseManifestKey(obj.Key[2:])
-		if !ok || k != kind || n != name {
+		n++
+		k, nm, gen, ok := parseManifestKey(obj.Key[2:])
+		if !ok || k != kind || nm != name {
 			continue
 		}
 		if h == nil {

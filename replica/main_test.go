@@ -12,8 +12,10 @@ import (
 // the benchmarks left.
 func TestMain(m *testing.M) {
 	code := testenv.Main(m, map[string]func() int{
-		"syncer":     syncer,     // kill_test.go
-		"casCounter": casCounter, // dir_test.go
+		"syncer":      syncer,      // kill_test.go
+		"casCounter":  casCounter,  // dir_test.go
+		"compacter":   compacter,   // fleetkill_test.go
+		"leaseHolder": leaseHolder, // fleetkill_test.go
 	})
 	if benchRoot != "" {
 		os.RemoveAll(benchRoot)

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"filippo.io/age"
 )
@@ -41,6 +43,14 @@ type Manifest struct {
 	Lines     int       `json:"lines,omitempty"`
 	Segments  []Segment `json:"segments,omitempty"`
 	Files     []File    `json:"files,omitempty"`
+	// Retired lists the data objects earlier generations named that this
+	// one no longer does (compaction merged them), with when: a
+	// collector spares them for a while, for readers still reading an
+	// earlier generation.
+	Retired []Retired `json:"retired,omitempty"`
+	// Summary describes a JSONL session for listings of the remote
+	// (sessctl list --remote) without reading its segments.
+	Summary *Summary `json:"summary,omitempty"`
 }
 
 // Segment is one immutable data object of a JSONL session: whole lines,
@@ -51,6 +61,39 @@ type Segment struct {
 	Size   int64  `json:"size"`   // the object's bytes as stored
 	Plain  int64  `json:"plain"`  // the lines' bytes (Size unless encrypted)
 	Lines  int    `json:"lines"`
+	// PlainSHA256 is the SHA-256 of the plain bytes, so that a machine
+	// holding the same bytes knows without downloading them.
+	PlainSHA256 string `json:"plainSha256,omitempty"`
+	// Data, when set, holds the segment's bytes in the manifest itself
+	// (an inline segment: no object is stored; SHA256 is of these
+	// bytes, Size and Plain their length). Small pushes travel this way,
+	// one request instead of two.
+	Data []byte `json:"data,omitempty"`
+}
+
+// inline reports whether the segment's bytes are in the manifest.
+func (s *Segment) inline() bool { return s.Data != nil }
+
+// Retired is a data object a manifest's earlier generations named, and
+// since when this one does not (RFC 3339).
+type Retired struct {
+	Object string `json:"object"`
+	Time   string `json:"time"`
+}
+
+// Summary is what a listing of the remote shows of a JSONL session,
+// kept current by every push: the header's id, cwd and timestamp, the
+// session's name (its last session_info entry's), the text of its first
+// user message, how many message entries it has, and the timestamp of
+// its last one.
+type Summary struct {
+	ID           string `json:"id,omitempty"`
+	Cwd          string `json:"cwd,omitempty"`
+	Created      string `json:"created,omitempty"`
+	Name         string `json:"name,omitempty"`
+	FirstMessage string `json:"firstMessage,omitempty"`
+	Messages     int    `json:"messages"`
+	LastMessage  string `json:"lastMessage,omitempty"`
 }
 
 // File is one file of an AgentUse session directory.
@@ -68,14 +111,43 @@ type head struct {
 	gen        int64
 	key        string
 	size       int64
-	older      []string // keys of older generations still present
+	older      []string             // keys of older generations still present
+	mtimes     map[string]time.Time // when each of the keys was written (as listed)
+}
+
+// noteTime records when key was written.
+func (h *head) noteTime(key string, t time.Time) {
+	if h.mtimes == nil {
+		h.mtimes = map[string]time.Time{}
+	}
+	h.mtimes[key] = t
 }
 
 // stats counts what a run did over the network.
 type stats struct {
-	requests   atomic.Int64
-	uploaded   atomic.Int64
-	downloaded atomic.Int64
+	gets, puts, lists, deletes atomic.Int64
+	uploaded                   atomic.Int64
+	downloaded                 atomic.Int64
+}
+
+// counts returns the requests sent so far, by kind.
+func (s *stats) counts() RequestCounts {
+	return RequestCounts{Get: s.gets.Load(), Put: s.puts.Load(), List: s.lists.Load(), Delete: s.deletes.Load()}
+}
+
+// RequestCounts counts requests to the object store by kind: GETs (reads
+// of objects), PUTs (writes of any kind: plain, create-only and
+// compare-and-swap), LISTs (pages of up to 1,000 keys) and DELETEs.
+type RequestCounts struct {
+	Get, Put, List, Delete int64
+}
+
+// Total is the number of requests.
+func (c RequestCounts) Total() int64 { return c.Get + c.Put + c.List + c.Delete }
+
+// sub returns c minus d.
+func (c RequestCounts) sub(d RequestCounts) RequestCounts {
+	return RequestCounts{Get: c.Get - d.Get, Put: c.Put - d.Put, List: c.List - d.List, Delete: c.Delete - d.Delete}
 }
 
 // bucket is the object store seen through the layout: the keys of
@@ -156,7 +228,7 @@ var ErrCorruptRemote = errors.New("corrupt remote object")
 var errRace = errors.New("another writer published this generation first")
 
 func (b *bucket) put(ctx context.Context, key string, data []byte, exclusive bool) error {
-	b.st.requests.Add(1)
+	b.st.puts.Add(1)
 	var err error
 	if exclusive {
 		_, err = b.c.PutIfAbsent(ctx, key, bytes.NewReader(data), int64(len(data)))
@@ -173,20 +245,37 @@ func (b *bucket) put(ctx context.Context, key string, data []byte, exclusive boo
 	return nil
 }
 
-func (b *bucket) get(ctx context.Context, key string) ([]byte, error) {
-	b.st.requests.Add(1)
+// maxSmall bounds the reads of the small objects whose size nothing
+// states beforehand: the marker, leases, tombstones.
+const maxSmall = 1 << 20
+
+// maxManifest bounds the read of a manifest whose listed size is not
+// known.
+const maxManifest = 256 << 20
+
+// get reads an object that should hold at most limit bytes: a longer one
+// is refused after limit+1 bytes were read, so that what a listing or a
+// manifest states bounds every read.
+func (b *bucket) get(ctx context.Context, key string, limit int64) ([]byte, ObjectInfo, error) {
+	b.st.gets.Add(1)
 	rc, info, err := b.c.Get(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
 	defer rc.Close()
-	data := make([]byte, 0, min(max(info.Size, 0), 64<<20))
-	data, err = readAllInto(rc, data)
-	if err != nil {
-		return nil, err
+	if info.Size > limit {
+		return nil, info, fmt.Errorf("read %s: %d bytes, more than the %d expected: %w", key, info.Size, limit, ErrCorruptRemote)
 	}
+	data := make([]byte, 0, min(max(info.Size, 0), limit)+1)
+	data, err = readAllInto(io.LimitReader(rc, limit+1), data)
 	b.st.downloaded.Add(int64(len(data)))
-	return data, nil
+	if err != nil {
+		return nil, info, err
+	}
+	if int64(len(data)) > limit {
+		return nil, info, fmt.Errorf("read %s: more than the %d bytes expected: %w", key, limit, ErrCorruptRemote)
+	}
+	return data, info, nil
 }
 
 // readAllInto is io.ReadAll into buf's room.
@@ -205,28 +294,39 @@ func (b *bucket) objectName(key string) string {
 func isNotFound(err error) bool { return errors.Is(err, ErrObjectNotFound) }
 
 // putData stores plain as a content-addressed data object and returns its
-// descriptor. The key is the sha256 of the stored bytes, so an object is
-// never overwritten with other bytes.
-func (b *bucket) putData(ctx context.Context, plain []byte) (obj, sum string, size int64, err error) {
+// segment descriptor (Lines unset). The key is the sha256 of the stored
+// bytes, so an object is never overwritten with other bytes.
+func (b *bucket) putData(ctx context.Context, plain []byte) (Segment, error) {
 	stored, err := b.seal(plain)
 	if err != nil {
-		return "", "", 0, err
+		return Segment{}, err
 	}
-	sum = sha(stored)
-	obj = dataObject(sum)
+	sum := sha(stored)
+	obj := dataObject(sum)
 	if err := b.put(ctx, obj, stored, false); err != nil {
-		return "", "", 0, err
+		return Segment{}, err
 	}
-	return obj, sum, int64(len(stored)), nil
+	return Segment{Object: obj, SHA256: sum, Size: int64(len(stored)), Plain: int64(len(plain)), PlainSHA256: sha(plain)}, nil
 }
 
-// getData reads a data object and checks it against its checksum.
-func (b *bucket) getData(ctx context.Context, obj, sum string, plainSize int64) ([]byte, error) {
+// inlineSegment is the segment of plain kept in the manifest.
+func inlineSegment(plain []byte) Segment {
+	sum := sha(plain)
+	return Segment{Object: dataObject(sum), SHA256: sum, Size: int64(len(plain)), Plain: int64(len(plain)),
+		Lines: bytes.Count(plain, []byte{'\n'}), Data: bytes.Clone(plain)}
+}
+
+// getData reads a data object (an AgentUse file) and checks it against
+// its checksum and stated sizes.
+func (b *bucket) getData(ctx context.Context, obj, sum string, size, plainSize int64) ([]byte, error) {
 	if !validObject(obj) {
 		return nil, fmt.Errorf("read %s: not a data object name: %w", obj, ErrCorruptRemote)
 	}
-	stored, err := b.get(ctx, obj)
+	stored, _, err := b.get(ctx, obj, size)
 	if err != nil {
+		if isNotFound(err) {
+			return nil, fmt.Errorf("read %s: a manifest names it but it is missing: %w: %w", obj, err, ErrCorruptRemote)
+		}
 		return nil, err
 	}
 	if sha(stored) != sum {
@@ -273,8 +373,13 @@ func (b *bucket) publish(ctx context.Context, m *Manifest) ([]byte, error) {
 }
 
 // getManifest reads the manifest of h and checks that it describes h.
+// The listing's size bounds the read.
 func (b *bucket) getManifest(ctx context.Context, h *head) (*Manifest, error) {
-	stored, err := b.get(ctx, h.key)
+	limit := int64(maxManifest)
+	if h.size > 0 {
+		limit = h.size
+	}
+	stored, _, err := b.get(ctx, h.key, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -291,8 +396,11 @@ func (b *bucket) getManifest(ctx context.Context, h *head) (*Manifest, error) {
 	}
 	var total int64
 	for _, s := range m.Segments {
-		if !validObject(s.Object) || s.Plain < 0 {
+		if !validObject(s.Object) || s.Plain < 0 || s.Size < 0 {
 			return nil, fmt.Errorf("read manifest %s: bad segment %q: %w", h.key, s.Object, ErrCorruptRemote)
+		}
+		if s.inline() && (sha(s.Data) != s.SHA256 || int64(len(s.Data)) != s.Plain || s.Size != s.Plain) {
+			return nil, fmt.Errorf("read manifest %s: inline segment %q does not match its checksum or sizes: %w", h.key, s.Object, ErrCorruptRemote)
 		}
 		total += s.Plain
 	}
@@ -300,7 +408,7 @@ func (b *bucket) getManifest(ctx context.Context, h *head) (*Manifest, error) {
 		return nil, fmt.Errorf("read manifest %s: segments hold %d bytes, the manifest says %d: %w", h.key, total, m.Size, ErrCorruptRemote)
 	}
 	for _, f := range m.Files {
-		if !validObject(f.Object) || !validRelPath(f.Path) {
+		if !validObject(f.Object) || !validRelPath(f.Path) || f.Size < 0 || f.Plain < 0 {
 			return nil, fmt.Errorf("read manifest %s: bad file %q: %w", h.key, f.Path, ErrCorruptRemote)
 		}
 	}
@@ -325,7 +433,7 @@ func (b *bucket) list(ctx context.Context) (map[string]*head, []Warning, error) 
 	var n int64
 	for obj, err := range b.c.List(ctx, pre) {
 		if err != nil {
-			b.st.requests.Add(n/1000 + 1)
+			b.st.lists.Add(n/1000 + 1)
 			return nil, nil, err
 		}
 		n++
@@ -339,15 +447,17 @@ func (b *bucket) list(ctx context.Context) (map[string]*head, []Warning, error) 
 		h := heads[id]
 		switch {
 		case h == nil:
-			heads[id] = &head{kind: kind, name: name, gen: gen, key: obj.Key, size: obj.Size}
+			h = &head{kind: kind, name: name, gen: gen, key: obj.Key, size: obj.Size}
+			heads[id] = h
 		case gen > h.gen:
 			h.older = append(h.older, h.key)
 			h.gen, h.key, h.size = gen, obj.Key, obj.Size
 		default:
 			h.older = append(h.older, obj.Key)
 		}
+		h.noteTime(obj.Key, obj.ModTime)
 	}
-	b.st.requests.Add(n/1000 + 1)
+	b.st.lists.Add(n/1000 + 1)
 	return heads, warns, nil
 }
 
@@ -377,6 +487,22 @@ func parseManifestKey(rest string) (kind, name string, gen int64, ok bool) {
 	return kind, name, g, ok
 }
 
+// sortedHeads returns the heads in a stable order.
+func sortedHeads(m map[string]*head) []*head {
+	out := make([]*head, 0, len(m))
+	for _, h := range m {
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].kind != out[j].kind {
+			return out[i].kind < out[j].kind
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
 func (b *bucket) remove(ctx context.Context, key string) error {
+	b.st.deletes.Add(1)
 	return b.c.Delete(ctx, key)
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/internal/sessionfile"
-	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // tailLen is how many bytes before P the state's checksum covers.
@@ -25,6 +23,12 @@ const tailLen = 4096
 
 // piSession brings one JSONL session's two sides together as m asks.
 // It returns the state to remember (nil: forget the session).
+//
+// The remote segments are read once, streamed, each at most once per
+// run: those the local file may lack (from st.Q) for the pull, those that
+// may hold a local line after st.P (from st.F) for the push's comparison
+// by entry id; what a pull merged is remembered (Known), so that the next
+// push does not read it again.
 func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local, h *head, old *sessionState) (rep SessionReport, st *sessionState, err error) {
 	rep = SessionReport{Kind: KindPi, Name: name}
 	var man *Manifest
@@ -51,7 +55,6 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 					return rep, old, err
 				}
 				for _, k := range append([]string{h.key}, h.older...) {
-					r.b.st.requests.Add(1)
 					_ = r.b.remove(ctx, k)
 				}
 				man, nextGen = &nm, nextGen+1
@@ -63,120 +66,170 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	st = r.validState(old, loc, man)
 	pushedBefore := st.Pushed && localSame
 	st.Pushed = false
-	segCache := map[int][]byte{}
-	fetch := func(i int) ([]byte, error) {
-		if d, ok := segCache[i]; ok {
-			return d, nil
-		}
-		s := man.Segments[i]
-		d, err := r.b.getData(ctx, s.Object, s.SHA256, s.Plain)
-		if err != nil {
-			return nil, err
-		}
-		segCache[i] = d
-		return d, nil
+	n := 0
+	if man != nil {
+		n = len(man.Segments)
 	}
+	wantPull := (m == modePull || m == modeSync) && man != nil && (loc == nil || st.Q < n)
+	wantPush := (m == modePush || m == modeSync) && loc != nil
 
-	// Verify: read every segment; a torn or foreign one is rebuilt from
-	// this machine's copy by the push below.
-	corrupt := false
-	if r.opts.Verify && man != nil {
-		for i := range man.Segments {
-			if _, err := fetch(i); err != nil {
-				if !errors.Is(err, ErrCorruptRemote) {
-					return rep, st, err
-				}
-				corrupt = true
-			}
-		}
-		if corrupt && (loc == nil || m == modePull || m == modeStatus) {
-			return rep, st, fmt.Errorf("verify %s: %w", name, ErrCorruptRemote)
-		}
-	}
-
-	// Pull: the remote's segments the local copy has not merged.
-	if (m == modePull || m == modeSync) && man != nil && (loc == nil || st.Q < len(man.Segments)) {
-		if loc == nil {
-			path, n, refused, err := r.createLocal(ctx, name, man, fetch)
-			if err != nil {
-				return rep, st, err
-			}
-			rep.Refused = refused
-			fi, err := os.Lstat(path)
-			if err != nil {
+	// Pull into a store that lacks the session: restore it, streamed.
+	if wantPull && loc == nil {
+		path, nl, refused, err := r.restore(ctx, name, man)
+		switch {
+		case errors.Is(err, errRestoreExists):
+			// Written meanwhile (another sync): merge into it.
+			fi, lerr := r.opts.fs().Lstat(path)
+			if lerr != nil {
 				return rep, st, err
 			}
 			loc = &local{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-			rep.Created, rep.Pulled = true, n
-			pushedBefore = true // the local copy is the remote one
-			st = &sessionState{Path: path, P: fi.Size(), F: len(man.Segments), Q: len(man.Segments)}
-			st.PTail, _ = tailSum(path, st.P)
+			st = &sessionState{Path: path}
+		case err != nil:
+			return rep, st, err
+		default:
+			fi, err := r.opts.fs().Lstat(path)
+			if err != nil {
+				return rep, st, err
+			}
+			rep.Created, rep.Pulled, rep.Refused, rep.Path = true, nl, refused, path
+			st = &sessionState{Path: path, P: fi.Size(), F: n, Q: n, Pushed: true, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+			st.PTail, _ = r.tailSum(path, st.P)
 			st.noteRemote(man)
-		} else {
-			var lines [][]byte
-			var hdr []byte // the remote header, when segment 0 is merged
-			var refused []RefusedLine
-			var ferr error
-			for i := st.Q; i < len(man.Segments); i++ {
-				d, err := fetch(i)
-				if err != nil {
-					ferr = err
-					break
-				}
-				h, ls, ref := segmentLines(man.Segments[i].Object, d, i == 0)
-				if i == 0 {
-					if h == nil {
-						return rep, st, fmt.Errorf("pull %s: the remote copy does not start with a complete session header line", name)
-					}
-					hdr = h
-				}
-				lines = append(lines, ls...)
-				refused = append(refused, ref...)
-			}
-			switch {
-			case ferr != nil && errors.Is(ferr, ErrCorruptRemote) && (m == modeSync || corrupt):
-				// The push below rebuilds the remote copy from this one.
-			case ferr != nil:
-				return rep, st, ferr
-			default:
-				res, err := r.merge(ctx, name, loc.path, hdr, lines)
-				if err != nil {
-					return rep, st, err
-				}
-				rep.Pulled, rep.Conflicts, rep.Refused = res.appended, res.conflicts, refused
-				if res.appended > 0 {
-					st.F = min(st.F, st.Q)
-				}
-				st.Q = len(man.Segments)
-				st.noteRemote(man)
-			}
+			rep.State = "pulled"
+			return rep, st, nil
 		}
 	}
 
-	// Push: the local lines the remote lacks.
-	if (m == modePush || m == modeSync) && loc != nil {
-		var n int
-		var nm *Manifest
-		if !corrupt {
-			n, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, fetch)
+	// What to read: for the merge the segments from Q, for the push's
+	// comparison those from F (all of them when the local file is
+	// compared from its start), for Verify every one.
+	from := n
+	if wantPull {
+		from = st.Q
+	}
+	pushFrom := n
+	if wantPush && man != nil {
+		pushFrom = st.F
+		if st.P == 0 {
+			pushFrom = 0
 		}
-		if corrupt || (err != nil && errors.Is(err, ErrCorruptRemote) && man != nil) {
+		from = min(from, pushFrom)
+	}
+	if r.opts.Verify && man != nil {
+		from = 0
+	}
+	rid := &remoteIDs{ids: map[string]struct{}{}}
+	var lines [][]byte // remote entry lines from Q, for the merge
+	var hdr []byte     // the remote header, when segment 0 is merged
+	var refused []RefusedLine
+	var merged []string // ids of the remote lines from Q
+	var corrupt error   // the first torn or foreign segment
+	for i := from; i < n; i++ {
+		forMerge, forPush := wantPull && i >= st.Q, wantPush && i >= pushFrom
+		var segLines [][]byte
+		var segIDs []string
+		var segRefused []RefusedLine
+		var segHdr []byte
+		err := r.scanSegment(ctx, man.Segments[i], i == 0, func(k lineKind, line []byte, e *jsonl.Entry, ln int, why string) {
+			switch k {
+			case lineRefused:
+				if forMerge {
+					segRefused = append(segRefused, RefusedLine{Object: man.Segments[i].Object, Line: ln, Reason: why})
+				}
+			case lineHeader:
+				segHdr = bytes.Clone(line)
+			case lineEntry:
+				segIDs = append(segIDs, e.ID)
+				if forMerge {
+					segLines = append(segLines, bytes.Clone(line))
+				}
+			}
+		})
+		if err != nil {
+			if !errors.Is(err, ErrCorruptRemote) {
+				return rep, st, err
+			}
+			if corrupt == nil {
+				corrupt = err
+			}
+			continue
+		}
+		if i == 0 {
+			if segHdr == nil && (forMerge || forPush) {
+				return rep, st, fmt.Errorf("read %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
+			}
+			rid.header, rid.haveHeader = headerID(segHdr), true
+			if forMerge {
+				hdr = segHdr
+			}
+		}
+		if forPush {
+			for _, id := range segIDs {
+				rid.ids[id] = struct{}{}
+			}
+		}
+		if forMerge {
+			lines = append(lines, segLines...)
+			refused = append(refused, segRefused...)
+			merged = append(merged, segIDs...)
+		}
+	}
+	if corrupt != nil && (loc == nil || m == modePull || m == modeStatus) {
+		if r.opts.Verify {
+			return rep, st, fmt.Errorf("verify %s: %w", name, corrupt)
+		}
+		return rep, st, corrupt
+	}
+
+	// Pull: merge the remote lines the local file lacks.
+	if wantPull && corrupt == nil {
+		res, err := r.merge(ctx, name, loc.path, hdr, lines)
+		if err != nil {
+			return rep, st, err
+		}
+		rep.Pulled, rep.Conflicts, rep.Refused = res.appended, res.conflicts, refused
+		if res.appended > 0 {
+			// The lines merged are at the end of the file, after P: the
+			// next push compares by their ids instead of reading the
+			// segments again, unless there are too many to remember.
+			if st.F >= st.Q && len(st.Known)+len(merged) <= maxKnown {
+				st.Known = append(st.Known, merged...)
+				st.F = n
+			} else {
+				st.F, st.Known = min(st.F, st.Q), nil
+			}
+		}
+		st.Q = n
+		st.noteRemote(man)
+	}
+
+	// Push: the local lines the remote lacks.
+	if wantPush {
+		var np int
+		var nm *Manifest
+		if corrupt == nil {
+			for _, id := range st.Known {
+				rid.ids[id] = struct{}{}
+			}
+			np, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, rid)
+		}
+		if corrupt != nil || (err != nil && errors.Is(err, ErrCorruptRemote) && man != nil) {
 			// A torn or foreign segment: publish a new generation built
 			// from the local copy and the remote's readable segments.
-			n, nm, err = r.healPi(ctx, name, loc.path, man, nextGen, st, fetch)
+			np, nm, err = r.healPi(ctx, name, loc.path, man, nextGen, st)
 			rep.Healed = err == nil
 		}
 		if err != nil {
 			return rep, st, err
 		}
-		rep.Pushed = n
+		rep.Pushed = np
 		if nm != nil {
 			man = nm
 			// The older generations are no longer needed; a reader that
 			// listed one of them lists again.
 			if h != nil {
 				for _, k := range append([]string{h.key}, h.older...) {
-					r.b.st.requests.Add(1)
 					_ = r.b.remove(ctx, k)
 				}
 			}
@@ -189,7 +242,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		st.Pushed = pushedBefore
 	}
 	if loc != nil {
-		if fi, err := os.Lstat(loc.path); err == nil {
+		if fi, err := r.opts.fs().Lstat(loc.path); err == nil {
 			st.Path, st.Size, st.Mtime = loc.path, fi.Size(), fi.ModTime().UnixNano()
 		}
 		rep.Path = loc.path
@@ -208,6 +261,17 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		rep.State = "in sync"
 	}
 	return rep, st, nil
+}
+
+// maxKnown bounds the ids of merged lines the state remembers (Known).
+const maxKnown = 10000
+
+// remoteIDs are the ids of the remote lines that may be among the local
+// lines after P, and the remote copy's header id when segment 0 was read.
+type remoteIDs struct {
+	ids        map[string]struct{}
+	header     string
+	haveHeader bool
 }
 
 // noteRemote records the manifest both sides now know.
@@ -237,30 +301,89 @@ func (r *Remote) olderManifest(ctx context.Context, h *head) *Manifest {
 
 // validState returns the part of old that still holds: the remote must
 // extend the manifest old saw, and the local file must still hold the
-// bytes before P.
+// bytes before P. Without a record that holds, it finds how much of the
+// remote copy the local file holds byte for byte (align), so that a new
+// machine, a lost cache or a remote copy compacted since compares
+// without downloading what both sides have.
 func (r *Remote) validState(old *sessionState, loc *local, man *Manifest) *sessionState {
 	st := &sessionState{}
-	if old == nil || loc == nil || old.Path != loc.path {
+	if loc == nil {
 		return st
 	}
-	remoteOK := man != nil && old.Segs <= len(man.Segments) && old.Gen <= man.Gen &&
-		(old.Segs == 0 || man.Segments[old.Segs-1].Object == old.Last)
-	if !remoteOK {
+	if old != nil && old.Path == loc.path && man != nil && old.Segs <= len(man.Segments) && old.Gen <= man.Gen &&
+		(old.Segs == 0 || man.Segments[old.Segs-1].Object == old.Last) {
+		c := *old
+		if loc.size < c.P {
+			c.P, c.PTail, c.F, c.Known = 0, "", 0, nil
+		} else if sum, err := r.tailSum(loc.path, c.P); err != nil || sum != c.PTail {
+			c.P, c.PTail, c.F, c.Known = 0, "", 0, nil
+		}
+		return &c
+	}
+	if man == nil {
 		return st
 	}
-	c := *old
-	if loc.size < c.P {
-		c.P, c.PTail, c.F = 0, "", 0
-	} else if sum, err := tailSum(loc.path, c.P); err != nil || sum != c.PTail {
-		c.P, c.PTail, c.F = 0, "", 0
+	p, k := r.align(loc.path, man)
+	if k > 0 {
+		st.Path, st.P, st.F, st.Q = loc.path, p, k, k
+		st.PTail, _ = r.tailSum(loc.path, p)
 	}
-	return &c
+	return st
+}
+
+// plainSum is the sha256 of a segment's plain bytes, where the manifest
+// says it: given, or the stored bytes' when they are the plain ones.
+func plainSum(s *Segment, encrypted bool) string {
+	switch {
+	case s.PlainSHA256 != "":
+		return s.PlainSHA256
+	case s.inline() || (!encrypted && s.Size == s.Plain):
+		return s.SHA256
+	}
+	return ""
+}
+
+// align returns how many of man's first segments the local file holds
+// byte for byte from its start, and where they end in it: segments are
+// compared by the sha256 of their plain bytes, and the local bytes read
+// for it, never the remote ones.
+func (r *Remote) align(path string, man *Manifest) (p int64, k int) {
+	f, err := r.opts.fs().OpenFile(path, os.O_RDONLY|vfs.NoFollow, 0)
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0
+	}
+	return alignFrom(f, fi.Size(), man, 0, 0)
+}
+
+// alignFrom is align from segment k, which starts at p in the local
+// file f (size bytes).
+func alignFrom(f io.ReaderAt, size int64, man *Manifest, k int, p int64) (int64, int) {
+	buf := make([]byte, 256<<10)
+	for k < len(man.Segments) {
+		s := &man.Segments[k]
+		want := plainSum(s, man.Encrypted)
+		if want == "" || p+s.Plain > size {
+			break
+		}
+		h := sha256.New()
+		if _, err := io.CopyBuffer(h, io.NewSectionReader(f, p, s.Plain), buf); err != nil || hex.EncodeToString(h.Sum(nil)) != want {
+			break
+		}
+		p += s.Plain
+		k++
+	}
+	return p, k
 }
 
 // tailSum is the sha256 of the up to tailLen bytes before off in path.
-func tailSum(path string, off int64) (string, error) {
+func (r *Remote) tailSum(path string, off int64) (string, error) {
 	start := max(0, off-tailLen)
-	f, err := os.Open(path)
+	f, err := r.opts.fs().OpenFile(path, os.O_RDONLY|vfs.NoFollow, 0)
 	if err != nil {
 		return "", err
 	}
@@ -271,103 +394,6 @@ func tailSum(path string, off int64) (string, error) {
 	}
 	h := sha256.Sum256(buf)
 	return hex.EncodeToString(h[:]), nil
-}
-
-// appendLines splits data (whole lines) into lines without their '\n'.
-func appendLines(dst [][]byte, data []byte) [][]byte {
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return append(dst, data)
-		}
-		dst = append(dst, data[:i])
-		data = data[i+1:]
-	}
-	return dst
-}
-
-// readFrom reads the complete lines of path from off: the bytes up to
-// the last '\n' (a line another writer is still writing is left for
-// later).
-func readFrom(path string, off int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() < off {
-		return nil, fmt.Errorf("read %s: the file shrank below %d bytes", path, off)
-	}
-	data := make([]byte, fi.Size()-off)
-	if _, err := io.ReadFull(io.NewSectionReader(f, off, int64(len(data))), data); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	i := bytes.LastIndexByte(data, '\n')
-	return data[:i+1], nil
-}
-
-// createLocal writes a session the store does not have from all its
-// segments, into pi's directory for its (mapped) cwd: the header and the
-// complete entry lines (see segmentLines; the others are returned as
-// refused). It returns the path and the number of entry lines written.
-func (r *Remote) createLocal(ctx context.Context, name string, man *Manifest, fetch func(int) ([]byte, error)) (path string, n int, refused []RefusedLine, err error) {
-	var hdr []byte
-	var lines [][]byte
-	for i := range man.Segments {
-		d, err := fetch(i)
-		if err != nil {
-			return "", 0, nil, err
-		}
-		h, ls, ref := segmentLines(man.Segments[i].Object, d, i == 0)
-		if i == 0 {
-			if h == nil {
-				return "", 0, nil, fmt.Errorf("restore %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
-			}
-			hdr = h
-		}
-		lines = append(lines, ls...)
-		refused = append(refused, ref...)
-	}
-	if err := sameSession("restore", name, headerID(hdr), ""); err != nil {
-		return "", 0, nil, err
-	}
-	e, _ := jsonl.ParseEntry(hdr)
-	cwd, _ := e.StringField("cwd")
-	if mapped := r.opts.mapCwd(cwd); mapped != cwd {
-		if hdr, err = setMember(hdr, "cwd", string(jsonl.AppendString(nil, mapped))); err != nil {
-			return "", 0, nil, fmt.Errorf("restore %s: %w", name, err)
-		}
-		cwd = mapped
-	}
-	if cwd == "" {
-		return "", 0, nil, fmt.Errorf("restore %s: the header names no cwd: %w", name, ErrCorruptRemote)
-	}
-	size := len(hdr) + 1
-	for _, l := range lines {
-		size += len(l) + 1
-	}
-	data := make([]byte, 0, size)
-	data = append(append(data, hdr...), '\n')
-	for _, l := range lines {
-		data = append(append(data, l...), '\n')
-	}
-	path = filepath.Join(layout.DefaultSessionDir(r.opts.AgentDir, cwd), name)
-	_, err = sessionfile.WriteWhole(ctx, path, data, func([]byte) error {
-		return fmt.Errorf("restore %s: %w", path, fs.ErrExist)
-	}, sessionfile.WriteOptions{Lock: sessionfile.LockOptions{Command: "sessctl sync", Mode: "sync", FS: r.opts.FS}})
-	if errors.Is(err, fs.ErrExist) {
-		// Written meanwhile (another sync): merge into it instead.
-		res, err := r.merge(ctx, name, path, hdr, lines)
-		return path, res.appended, refused, err
-	}
-	if err != nil {
-		return "", 0, nil, err
-	}
-	return path, len(lines), refused, nil
 }
 
 // setMember replaces the value of a top-level member of obj.
@@ -559,267 +585,4 @@ func (r *Remote) same(local, remote []byte) bool {
 	}
 	t, err := r.opts.Transform(bytes.Clone(local))
 	return err == nil && bytes.Equal(t, remote)
-}
-
-// pushPi uploads the local lines after st.P that the remote lacks, as one
-// new segment and manifest generation. It returns the lines pushed and
-// the new manifest (nil when nothing was pushed), and moves st.
-func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, nextGen int64, st *sessionState, fetch func(int) ([]byte, error)) (int, *Manifest, error) {
-	data, err := readFrom(path, st.P)
-	if err != nil {
-		return 0, nil, err
-	}
-	lines := appendLines(nil, data)
-	// Where each line starts, to hold P back at an unpushed marker.
-	offs := make([]int64, len(lines)+1)
-	off := st.P
-	for i, l := range lines {
-		offs[i] = off
-		off += int64(len(l)) + 1
-	}
-	offs[len(lines)] = off
-	end := off
-
-	// A file compared from its start: its header must be the session the
-	// name says, and the remote copy's (checked below) the same.
-	localID := ""
-	if st.P == 0 && len(lines) > 0 {
-		if localID = headerID(lines[0]); localID != "" {
-			if id, ok := nameID(name); ok && id != localID {
-				return 0, nil, fmt.Errorf("push %s: the header has session id %q, the file name %q: %w", path, localID, id, ErrSessionMismatch)
-			}
-		}
-	}
-	// The remote lines that may be among them.
-	remote := map[string][]byte{}
-	if man != nil {
-		from := st.F
-		if st.P == 0 {
-			from = 0
-		}
-		for i := from; i < len(man.Segments); i++ {
-			d, err := fetch(i)
-			if err != nil {
-				return 0, nil, err
-			}
-			if i == 0 && localID != "" {
-				first, _, _ := bytes.Cut(d, []byte{'\n'})
-				if err := sameSession("push", name, headerID(first), localID); err != nil {
-					return 0, nil, err
-				}
-			}
-			// Only complete entry lines are in the remote copy: a pull
-			// takes no other (segmentLines).
-			_, ls, _ := segmentLines(man.Segments[i].Object, d, i == 0)
-			for _, l := range ls {
-				if e, err := jsonl.ParseEntry(l); err == nil {
-					remote[e.ID] = l
-				}
-			}
-		}
-	}
-	type cand struct {
-		i      int
-		e      jsonl.Entry
-		marker bool
-	}
-	var cands []cand
-	header := -1
-	for i, l := range lines {
-		e, err := jsonl.ParseEntry(l)
-		if err != nil {
-			continue // not an object: readers skip it too
-		}
-		if e.IsHeader() {
-			if st.P == 0 && i == 0 {
-				header = i
-			}
-			continue
-		}
-		if e.IDKind != jsonl.KindString {
-			continue
-		}
-		if rl, ok := remote[e.ID]; ok {
-			_ = rl // the same entry, or a conflict a pull keeps both sides of
-			continue
-		}
-		cands = append(cands, cand{i: i, e: e, marker: isMarker(&e)})
-	}
-	// Markers go up only when something pushed hangs below them.
-	need := map[string]bool{}
-	keep := make([]bool, len(cands))
-	for k := len(cands) - 1; k >= 0; k-- {
-		c := cands[k]
-		if c.marker && !need[c.e.ID] {
-			continue
-		}
-		keep[k] = true
-		if c.e.ParentKind == jsonl.KindString {
-			need[c.e.ParentID] = true
-		}
-	}
-	newP := end
-	for k, c := range cands {
-		if !keep[k] {
-			newP = offs[c.i]
-			break
-		}
-	}
-	var seg []byte
-	n := 0
-	add := func(l []byte) error {
-		if r.opts.Transform != nil {
-			t, err := r.opts.Transform(bytes.Clone(l))
-			if err != nil {
-				return fmt.Errorf("push %s: transform: %w", path, err)
-			}
-			l = t
-		}
-		seg = append(seg, l...)
-		seg = append(seg, '\n')
-		return nil
-	}
-	if man == nil {
-		if header < 0 {
-			return 0, nil, fmt.Errorf("push %s: the file does not start with a session header", path)
-		}
-		if err := add(lines[header]); err != nil {
-			return 0, nil, err
-		}
-	}
-	for k, c := range cands {
-		if keep[k] {
-			if err := add(lines[c.i]); err != nil {
-				return 0, nil, err
-			}
-			n++
-		}
-	}
-	if len(seg) == 0 {
-		st.P = newP
-		st.PTail, _ = tailSum(path, st.P)
-		if man != nil {
-			st.F = len(man.Segments)
-		}
-		return 0, nil, nil
-	}
-	obj, sum, size, err := r.b.putData(ctx, seg)
-	if err != nil {
-		return 0, nil, err
-	}
-	nm := &Manifest{Format: FormatVersion, Kind: KindPi, Name: name, Gen: nextGen, Host: r.opts.Host,
-		Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
-	if man != nil {
-		nm.Segments = append(nm.Segments, man.Segments...)
-		nm.Size, nm.Lines = man.Size, man.Lines
-	}
-	nm.Segments = append(nm.Segments, Segment{Object: obj, SHA256: sum, Size: size, Plain: int64(len(seg)), Lines: bytes.Count(seg, []byte{'\n'})})
-	nm.Size += int64(len(seg))
-	nm.Lines += bytes.Count(seg, []byte{'\n'})
-	next := *st
-	next.Pending = nil
-	next.P = newP
-	next.PTail, _ = tailSum(path, next.P)
-	next.F = len(nm.Segments)
-	if man == nil || st.Q >= len(man.Segments) {
-		next.Q = len(nm.Segments) // the new segment's lines are local ones
-	}
-	if sent, err := r.b.publish(ctx, nm); err != nil {
-		if sent != nil && !errors.Is(err, errRace) {
-			// The manifest may have arrived: remember what this push
-			// would have left, for the next run to check (settle).
-			p := next
-			p.noteRemote(nm)
-			p.Path, p.Size, p.Mtime, p.Pushed = path, end, 0, true
-			if fi, err := r.opts.fs().Lstat(path); err == nil && fi.Size() == end {
-				p.Mtime = fi.ModTime().UnixNano()
-			}
-			st.pending(sent, p)
-		}
-		return 0, nil, err
-	}
-	*st = next
-	return n, nm, nil
-}
-
-// healPi replaces a remote copy that holds an unreadable segment: the new
-// generation's segments are the local file's lines and the lines of the
-// readable remote segments the local file lacks. Lines only the bad
-// segment held come back from the machines that have them: their state
-// no longer matches the remote, so their next push compares in full.
-func (r *Remote) healPi(ctx context.Context, name, path string, man *Manifest, nextGen int64, st *sessionState, fetch func(int) ([]byte, error)) (int, *Manifest, error) {
-	data, err := readFrom(path, 0)
-	if err != nil {
-		return 0, nil, err
-	}
-	have := map[string]bool{}
-	var seg0 []byte
-	n := 0
-	for _, l := range appendLines(nil, data) {
-		e, err := jsonl.ParseEntry(l)
-		if err != nil || (!e.IsHeader() && e.IDKind != jsonl.KindString) {
-			continue
-		}
-		if r.opts.Transform != nil {
-			if l, err = r.opts.Transform(bytes.Clone(l)); err != nil {
-				return 0, nil, fmt.Errorf("push %s: transform: %w", path, err)
-			}
-		}
-		if !e.IsHeader() {
-			have[e.ID] = true
-			n++
-		} else if len(seg0) > 0 {
-			continue
-		}
-		seg0 = append(seg0, l...)
-		seg0 = append(seg0, '\n')
-	}
-	var seg1 []byte
-	for i := range man.Segments {
-		d, err := fetch(i)
-		if err != nil {
-			continue
-		}
-		if i == 0 {
-			// Never rebuild another session's copy from this file.
-			first, _, _ := bytes.Cut(d, []byte{'\n'})
-			if rid := headerID(first); rid != "" {
-				local, _, _ := bytes.Cut(seg0, []byte{'\n'})
-				if err := sameSession("push", name, rid, headerID(local)); err != nil {
-					return 0, nil, err
-				}
-			}
-		}
-		_, ls, _ := segmentLines(man.Segments[i].Object, d, i == 0)
-		for _, l := range ls {
-			e, err := jsonl.ParseEntry(l)
-			if err != nil || have[e.ID] {
-				continue
-			}
-			have[e.ID] = true
-			seg1 = append(seg1, l...)
-			seg1 = append(seg1, '\n')
-		}
-	}
-	nm := &Manifest{Format: FormatVersion, Kind: KindPi, Name: name, Gen: nextGen, Host: r.opts.Host,
-		Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
-	for _, seg := range [][]byte{seg0, seg1} {
-		if len(seg) == 0 {
-			continue
-		}
-		obj, sum, size, err := r.b.putData(ctx, seg)
-		if err != nil {
-			return 0, nil, err
-		}
-		lines := bytes.Count(seg, []byte{'\n'})
-		nm.Segments = append(nm.Segments, Segment{Object: obj, SHA256: sum, Size: size, Plain: int64(len(seg)), Lines: lines})
-		nm.Size += int64(len(seg))
-		nm.Lines += lines
-	}
-	if err := r.b.putManifest(ctx, nm); err != nil {
-		return 0, nil, err
-	}
-	*st = sessionState{Path: path, P: int64(len(data)), F: len(nm.Segments), Q: 1}
-	st.PTail, _ = tailSum(path, st.P)
-	return n, nm, nil
 }

@@ -77,6 +77,18 @@ type Options struct {
 
 	// Parallel is how many sessions are transferred at once; 0 means 16.
 	Parallel int
+
+	// SegmentSize bounds the segments a push or a compaction writes (a
+	// longer line is a segment of its own), and with it the memory a
+	// session's transfer takes: 0 means 16 MiB.
+	SegmentSize int
+	// InlineMax is how many bytes of lines a manifest may carry itself
+	// (inline segments), so that a small push is one request instead of
+	// two; lines beyond it move into a data object. 0 means 64 KiB;
+	// negative means none. A sessctl of v0.1.0 cannot read inline
+	// segments: its pull of such a session fails naming the object it
+	// looked for, and changes nothing.
+	InlineMax int
 }
 
 // CwdMapping is one --cwd-map OLD=NEW.
@@ -159,9 +171,10 @@ func (r *Remote) Close() error { return nil }
 // Report says what a run found and did.
 type Report struct {
 	Sessions []SessionReport
-	// Requests counts the requests sent, Uploaded and Downloaded the
-	// object bytes moved.
+	// Requests counts the requests sent (RequestKinds by kind), Uploaded
+	// and Downloaded the object bytes moved.
 	Requests             int64
+	RequestKinds         RequestCounts
 	Uploaded, Downloaded int64
 	// Warnings are objects and sessions the run went past.
 	Warnings []Warning
@@ -170,6 +183,10 @@ type Report struct {
 	// special files, names that cannot be object keys): what they hold
 	// was not synced.
 	Skipped []Warning
+	// Collected are the objects a Prune deleted (or, with DryRun, would
+	// delete), and CollectedBytes the data objects' bytes among them.
+	Collected      []string
+	CollectedBytes int64
 }
 
 // SessionReport is one session's part of a run.
@@ -260,7 +277,7 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	req0, up0, down0 := r.b.st.requests.Load(), r.b.st.uploaded.Load(), r.b.st.downloaded.Load()
+	req0, up0, down0 := r.b.st.counts(), r.b.st.uploaded.Load(), r.b.st.downloaded.Load()
 	rep := &Report{}
 	if !st.Marker {
 		ok, err := r.checkMarker(ctx, m)
@@ -274,6 +291,11 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 		return nil, err
 	}
 	rep.Warnings = append(rep.Warnings, warns...)
+	tombs, warns, err := r.b.listKeys(ctx, "t/")
+	if err != nil {
+		return nil, err
+	}
+	rep.Warnings = append(rep.Warnings, warns...)
 	locals, lwarns, skipped, err := r.scanLocal(ctx)
 	if err != nil {
 		return nil, err
@@ -283,7 +305,9 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 
 	ids := map[string]bool{}
 	for id := range heads {
-		ids[id] = true
+		if _, dead := tombs[id]; !dead {
+			ids[id] = true
+		}
 	}
 	for id := range locals {
 		ids[id] = true
@@ -301,6 +325,16 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 	for i, id := range order {
 		kind, name, _ := strings.Cut(id, "/")
 		loc, h, old := locals[id], heads[id], st.Sessions[id]
+		if _, dead := tombs[id]; dead {
+			// Deleted from the remote: a tombstone, and maybe manifests
+			// an older sessctl wrote since, which do not count.
+			reports[i], states[i] = r.deadSession(ctx, m, kind, name, loc, old)
+			if reports[i].Err != nil {
+				rep.Warnings = append(rep.Warnings, Warning{Key: loc.path, Err: reports[i].Err})
+				reports[i].Err = nil
+			}
+			continue
+		}
 		old = r.settle(ctx, old, h)
 		if fast, ok := r.fastPath(m, kind, name, loc, h, old); ok {
 			reports[i], states[i] = fast, old
@@ -321,7 +355,7 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 		if m != modeStatus {
 			if states[i] != nil {
 				st.Sessions[id] = states[i]
-			} else if locals[id] == nil && heads[id] == nil {
+			} else if _, dead := tombs[id]; dead || (locals[id] == nil && heads[id] == nil) {
 				delete(st.Sessions, id)
 			}
 		}
@@ -331,9 +365,42 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 			rep.Warnings = append(rep.Warnings, Warning{Key: r.state, Err: err})
 		}
 	}
-	rep.Requests = r.b.st.requests.Load() - req0
+	rep.RequestKinds = r.b.st.counts().sub(req0)
+	rep.Requests = rep.RequestKinds.Total()
 	rep.Uploaded = r.b.st.uploaded.Load() - up0
 	rep.Downloaded = r.b.st.downloaded.Load() - down0
+	return rep, nil
+}
+
+// deadSession handles a session the local store has and the remote
+// deleted (a tombstone): it is never pushed; a pull moves the local copy
+// of a pi session deleted on purpose (ReasonDelete) to the trash when it
+// holds nothing the remote lacked by the last sync's record, and keeps it
+// otherwise, saying why in Err (reported as a warning). The state
+// remembers the verdict, so that the tombstone is read once.
+func (r *Remote) deadSession(ctx context.Context, m mode, kind, name string, loc *local, old *sessionState) (SessionReport, *sessionState) {
+	rep := SessionReport{Kind: kind, Name: name, Path: loc.path, State: "deleted"}
+	if m != modePull && m != modeSync || (old != nil && old.Deleted != "") {
+		return rep, old
+	}
+	t, err := r.b.tombstone(ctx, kind, name)
+	if err != nil || t == nil {
+		rep.Err = err
+		return rep, old
+	}
+	st := &sessionState{Path: loc.path, Size: loc.size, Mtime: loc.mtime, Deleted: t.Reason}
+	if t.Reason != ReasonDelete {
+		return rep, st
+	}
+	unchanged := old != nil && old.Pushed && old.Path == loc.path && old.Size == loc.size && old.Mtime == loc.mtime
+	if !unchanged {
+		rep.Err = fmt.Errorf("deleted on the remote (by %s at %s), but the local copy may hold lines that were never pushed: it is kept, and not pushed", t.Host, t.Time)
+		return rep, st
+	}
+	if err := r.trashLocal(ctx, kind, loc.path); err != nil {
+		rep.Err = err
+		return rep, st
+	}
 	return rep, nil
 }
 

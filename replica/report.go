@@ -57,7 +57,7 @@ func (o *Options) LoadIdentity(path string) error {
 
 // States are the values of SessionReport.State, in the order Tally
 // counts them.
-var States = []string{"in sync", "pushed", "pulled", "pushed+pulled", "push", "pull", "push+pull", "new local", "new remote", "compare", "failed"}
+var States = []string{"in sync", "pushed", "pulled", "pushed+pulled", "push", "pull", "push+pull", "new local", "new remote", "compare", "deleted", "failed"}
 
 // StateCount is how many sessions of a Report are in one state.
 type StateCount struct {
@@ -84,12 +84,18 @@ func (r *Report) Tally() []StateCount {
 // ReportJSON is the JSON shape of a Report ('sessctl sync --json'):
 // errors as strings, lists never null.
 type ReportJSON struct {
-	Sessions   []SessionJSON `json:"sessions"`
-	Requests   int64         `json:"requests"`
-	Uploaded   int64         `json:"uploaded"`
-	Downloaded int64         `json:"downloaded"`
-	Warnings   []string      `json:"warnings"`
-	Skipped    []string      `json:"skipped"`
+	Sessions       []SessionJSON     `json:"sessions"`
+	Requests       int64             `json:"requests"`
+	RequestKinds   RequestCountsJSON `json:"requestKinds"`
+	Uploaded       int64             `json:"uploaded"`
+	Downloaded     int64             `json:"downloaded"`
+	Warnings       []string          `json:"warnings"`
+	Skipped        []string          `json:"skipped"`
+	Collected      []string          `json:"collected"`
+	CollectedBytes int64             `json:"collectedBytes"`
+	// Replicators is filled by the caller (sessctl sync status) with
+	// Remote.Replicators; it is never null.
+	Replicators []ReplicatorStats `json:"replicators"`
 }
 
 // SessionJSON is the JSON shape of a SessionReport; Error is null when
@@ -122,7 +128,9 @@ type RefusedJSON struct {
 
 // JSON returns the report in its JSON shape.
 func (r *Report) JSON() *ReportJSON {
-	out := &ReportJSON{Sessions: []SessionJSON{}, Requests: r.Requests, Uploaded: r.Uploaded, Downloaded: r.Downloaded, Warnings: []string{}, Skipped: []string{}}
+	out := &ReportJSON{Sessions: []SessionJSON{}, Requests: r.Requests, RequestKinds: r.RequestKinds.JSON(), Uploaded: r.Uploaded, Downloaded: r.Downloaded,
+		Warnings: []string{}, Skipped: []string{}, Collected: []string{}, CollectedBytes: r.CollectedBytes, Replicators: []ReplicatorStats{}}
+	out.Collected = append(out.Collected, r.Collected...)
 	for _, s := range r.Sessions {
 		j := SessionJSON{Kind: s.Kind, Name: s.Name, Path: s.Path, State: s.State, Pushed: s.Pushed, Pulled: s.Pulled, Created: s.Created, Conflicts: []ConflictJSON{}, Refused: []RefusedJSON{}}
 		for _, c := range s.Conflicts {

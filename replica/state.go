@@ -33,6 +33,9 @@ type sessionState struct {
 	F int `json:"f"`
 	// Q: the remote segments before Q are in the local file.
 	Q int `json:"q"`
+	// Known are the ids of remote lines a pull appended after P: the
+	// next push need not read their segments to know them.
+	Known []string `json:"known,omitempty"`
 
 	// Pushed: at Size, the local file held nothing the remote lacks
 	// (but held-back sync markers).
@@ -48,6 +51,10 @@ type sessionState struct {
 	// Files maps an AgentUse session's files to the sha256 of the content
 	// both sides had at the last sync.
 	Files map[string]string `json:"files,omitempty"`
+
+	// Deleted is the reason of the tombstone of a session deleted from
+	// the remote whose local copy was kept.
+	Deleted string `json:"deleted,omitempty"`
 
 	// Pending is set when a push sent a manifest and saw no reply: the
 	// manifest may be on the remote all the same (see settle).
@@ -86,7 +93,7 @@ func (r *Remote) settle(ctx context.Context, old *sessionState, h *head) *sessio
 	if h == nil || h.gen != p.State.Gen || h.size != p.Size {
 		return &c
 	}
-	stored, err := r.b.get(ctx, h.key)
+	stored, _, err := r.b.get(ctx, h.key, max(h.size, 0))
 	if err != nil || sha(stored) != p.SHA256 {
 		return &c
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
 )
 
 // openStore opens an engine store with o, on a new temporary directory
@@ -18,4 +19,13 @@ func openStore(t testing.TB, o engine.StoreOptions) *engine.Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// rawMessage decodes the JSON of a message.
+func rawMessage(s string) message.Message {
+	m, err := message.Decode([]byte(s))
+	if err != nil {
+		panic("rawMessage: " + err.Error())
+	}
+	return m
 }

@@ -11,6 +11,13 @@
 #   RUNS         whole-process runs per measurement (median; default 5)
 #   GOBENCH      set to 0 to skip the Go benchmarks
 #   SYNCBENCH    set to 0 to skip the sync benchmarks (MinIO)
+#   FLEETBENCH   set to 0 to skip the fleet sync figures (issue 31), heavy:
+#                FLEET_SESSIONS (1000) sessions appending 2 entries/s for
+#                FLEET_SECONDS (60) through one replicator (FLEET_INTERVAL ms
+#                sets its Interval), and the server's own PUT rate; PUSHES (10000) pushes of a session, then
+#                a pull; 5 lease takeovers; a compaction killed COMPACT_KILLS
+#                (50) times; sync push and pull of a BIG400_ENTRIES (240000,
+#                about 400 MB) entry session
 #   SEARCHBENCH  set to 0 to skip the search runs
 #   WEBBENCH     set to 0 to skip the web viewer's pages (engine/web)
 #   WEB_STORE    the store the web viewer's list and search pages are
@@ -56,6 +63,9 @@ fi
 # folder, not in the user's cache directory; not inside it either: an
 # offset index is never kept inside a session's own directory (the
 # agent's store), so a cache under $B would never be used.
+# The MinIO binary is found where scripts/minio.sh puts it, under the
+# user's cache directory, before that is moved.
+export SESSCTL_MINIO=${SESSCTL_MINIO:-${SESSCTL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sessctl}/bin/minio}
 export XDG_CACHE_HOME="$B-cache"
 S="$B/sessctl"
 D="$B/sessctl-bench"
@@ -95,8 +105,28 @@ fi
 # lag of continuous replication at 100 appends/s.
 if [ "${SYNCBENCH:-1}" != 0 ]; then
   say "== sync benchmarks (MinIO on loopback)"
-  SESSCTL_BENCH_DIR="$B" go test -run='^$' -bench='^BenchmarkSync' -benchtime=1x -count=1 -timeout 2h ./replica/ \
+  SESSCTL_BENCH_DIR="$B" go test -run='^$' -bench='^BenchmarkSync(InitialPush|Status|PushNoChange|PushAfterAppend|ReplicatorLag)$' -benchtime=1x -count=1 -timeout 2h ./replica/ \
     | tee "$B/sync-bench.txt" >&2
+fi
+
+# Fleet sync (issue 31), against MinIO on loopback: the load of
+# FLEET_SESSIONS sessions writing at once through one replicator, a
+# session pushed PUSHES times and pulled from scratch, lease takeovers
+# after SIGKILL, a compaction killed at random points, and the peak RSS
+# of sync push and pull of a 400 MB session (whole processes).
+have_fleet=0
+if [ "${SYNCBENCH:-1}" != 0 ] && [ "${FLEETBENCH:-1}" != 0 ] && [ -x "$SESSCTL_MINIO" ]; then
+  have_fleet=1
+  say "== fleet sync (MinIO on loopback; load $(cut -d' ' -f1-3 /proc/loadavg))"
+  fleet_env=(SESSCTL_FLEET_SESSIONS="${FLEET_SESSIONS:-1000}" SESSCTL_FLEET_SECONDS="${FLEET_SECONDS:-60}"
+    SESSCTL_PUSHES="${PUSHES:-10000}" SESSCTL_LEASE_ROUNDS=5 SESSCTL_REQUIRE_MINIO=1)
+  [ -n "${FLEET_INTERVAL:-}" ] && fleet_env+=(SESSCTL_FLEET_INTERVAL="$FLEET_INTERVAL")
+  env "${fleet_env[@]}" go test -run='^$' -bench='^BenchmarkSync(Fleet|PullAfterPushes|LeaseTakeover|ServerPuts)$' -benchtime=1x -count=1 -timeout 3h ./replica/ \
+    | tee "$B/fleet-bench.txt" >&2
+  compact_ok=0
+  SESSCTL_REQUIRE_MINIO=1 SESSCTL_COMPACT_KILLS=${COMPACT_KILLS:-50} go test -run '^TestKillDuringCompaction$' -count=1 -v -timeout 1h ./replica/ \
+    > "$B/compact-kill.txt" 2>&1 && compact_ok=1
+  grep -E 'killed before|segments,|collected' "$B/compact-kill.txt" >&2 || true
 fi
 
 # stats: reads numbers, one a line, and prints "median min max" (the
@@ -184,6 +214,37 @@ rm -f "$B/work.jsonl"*
 read -r A[app] A0[app] A1[app] < <(rates "$D" append "$APPEND_N")
 read -r A[appbig] A0[appbig] A1[appbig] < <(rates "$D" append "$APPEND_BIG_N")
 read -r A[apps] A0[apps] A1[apps] < <(rates "$D" append-sync "$APPEND_SYNC_N")
+
+# Peak RSS of sync push and pull of a session of about 400 MB (issue 31;
+# the target of issue 35: at most the file's size), whole processes
+# against MinIO on loopback.
+if [ $have_fleet = 1 ]; then
+  # A session of about 400 MB, filed under a pi name whose id is its
+  # header's, in an agent directory of its own.
+  B400=${BIG400_ENTRIES:-240000}
+  if [ "$(cat "$B/big400.size" 2>/dev/null)" != "$B400" ]; then
+    say "generating big400.jsonl ($B400 entries)"
+    "$D" gen session --entries "$B400" --seed 4 "$B/big400.jsonl" >/dev/null
+    echo "$B400" > "$B/big400.size"
+  fi
+  id400=$(head -c 4096 "$B/big400.jsonl" | head -1 | sed 's/.*"id":"\([^"]*\)".*/\1/')
+  rm -rf "$B/rss-a" "$B/rss-b"; mkdir -p "$B/rss-a/sessions/--rss--"
+  ln "$B/big400.jsonl" "$B/rss-a/sessions/--rss--/2026-01-01T00-00-00-000Z_$id400.jsonl"
+  minio_out=$(scripts/minio.sh start)
+  minio_pid=$(echo "$minio_out" | head -1 | sed 's/.*pid=\([0-9]*\).*/\1/')
+  minio_dir=$(echo "$minio_out" | head -1 | sed 's/.*dir=\(.*\)$/\1/')
+  trap 'kill "$minio_pid" 2>/dev/null; rm -rf "$minio_dir"' EXIT
+  # shellcheck disable=SC2046
+  export $(echo "$minio_out" | tail -1)
+  "$D" mkbucket rss
+  nosync() { rm -rf "$XDG_CACHE_HOME/sessctl/sync"; }
+  # Each push goes to a new prefix (an empty remote) with no sync state.
+  run rsspush nosync sh -c 'exec "$1" sync push --remote "s3://rss/push-$(date +%s%N)" --store "$2"' push "$S" "$B/rss-a"
+  nosync; "$S" sync push --remote s3://rss/base --store "$B/rss-a" >/dev/null
+  run rsspull "nosync; rm -rf $B/rss-b" "$S" sync pull --remote s3://rss/base --store "$B/rss-b"
+  cmp -s "$B/big400.jsonl" "$(ls "$B"/rss-b/sessions/*/*.jsonl)" && pull_same=1 || pull_same=0
+  kill "$minio_pid" 2>/dev/null; rm -rf "$minio_dir" "$B/rss-b"; trap - EXIT
+fi
 
 have_search=0
 if [ "${SEARCHBENCH:-1}" != 0 ]; then
@@ -276,6 +337,23 @@ if [ "${GOBENCH:-1}" != 0 ] && [ -f "$B/go-bench.txt" ]; then
   [ -n "$reopen_ms" ] && echo "reopen of big.jsonl with its offset index (Go benchmarks, in process): ReadContext $reopen_ms ms; read-only Open $reopen_open_ms ms"
 fi
 
+# metric BENCH UNIT: the figure a Go benchmark reported with that unit.
+metric() { awk -v b="^$1-" -v u="$2" '$0 ~ b { for (i = 3; i < NF; i++) if ($(i + 1) == u) { print $i; exit } }' "$B/fleet-bench.txt"; }
+if [ $have_fleet = 1 ]; then
+  echo
+  echo "fleet sync, MinIO on loopback (load before/after the load run: $(metric BenchmarkSyncFleet load-before)/$(metric BenchmarkSyncFleet load-after)):"
+  echo "  $(metric BenchmarkSyncFleet sessions) sessions, $(metric BenchmarkSyncFleet appends/s) appends/s made: lag p50 $(metric BenchmarkSyncFleet p50-ms) ms, p99 $(metric BenchmarkSyncFleet p99-ms) ms, max $(metric BenchmarkSyncFleet max-ms) ms;" \
+    "$(metric BenchmarkSyncFleet puts/s/session) PUT/s per session ($(metric BenchmarkSyncFleet manifest-puts/s/session) manifests, $(metric BenchmarkSyncFleet data-puts/s/session) data);" \
+    "$(metric BenchmarkSyncFleet lost) of $(metric BenchmarkSyncFleet entries) entries missing after a pull elsewhere"
+  echo "  what that rests on: the server takes $(metric BenchmarkSyncServerPuts puts/s) conditional PUTs/s from 32 writers ($(metric BenchmarkSyncServerPuts put+delete-requests/s) requests/s of PUTs and DELETEs in turn)"
+  echo "  after $(metric BenchmarkSyncPullAfterPushes pushes) pushes ($(metric BenchmarkSyncPullAfterPushes ms/push) ms each, $(metric BenchmarkSyncPullAfterPushes requests/push) requests):" \
+    "$(metric BenchmarkSyncPullAfterPushes segments) segments ($(metric BenchmarkSyncPullAfterPushes inline-segments) inline) for $(metric BenchmarkSyncPullAfterPushes session-MB) MB; a pull from scratch: $(metric BenchmarkSyncPullAfterPushes pull-gets) GETs, $(metric BenchmarkSyncPullAfterPushes pull-lists) LISTs"
+  echo "  lease takeover after SIGKILL of the holder: median $(metric BenchmarkSyncLeaseTakeover takeover-median-ms) ms, max $(metric BenchmarkSyncLeaseTakeover takeover-max-ms) ms (TTL $(metric BenchmarkSyncLeaseTakeover ttl-ms) ms); refused naming the holder $(metric BenchmarkSyncLeaseTakeover refused-naming-holder) of $(metric BenchmarkSyncLeaseTakeover rounds)"
+  s400=$(size "$B/big400.jsonl")
+  echo "  sync push of a $((s400/1000000)) MB session to a new prefix: ${T[rsspush]} s (${T0[rsspush]}-${T1[rsspush]}), peak RSS $(mib "${R[rsspush]}") (largest $(mib "${RX[rsspush]}"))"
+  echo "  sync pull of it into an empty store: ${T[rsspull]} s (${T0[rsspull]}-${T1[rsspull]}), peak RSS $(mib "${R[rsspull]}") (largest $(mib "${RX[rsspull]}")); restored byte for byte: $([ "$pull_same" = 1 ] && echo yes || echo NO)"
+fi
+
 # Checks: every figure that misses its target (issue 16) is named. Ratios
 # against pi need PI_MODULES; "in every run" compares sessctl's slowest
 # run with pi's median.
@@ -315,10 +393,24 @@ if [ $have_search = 1 ]; then
   r=$(div "${T[rg]}" "${T[swarm]}"); check "search: warm query vs rg --json" "$(ge "$r" 10)" "${r}x as fast" ">= 10x"
 fi
 if [ -s "$B/web-bench.txt" ]; then
-  metric() { awk -v b="$1" -v m="$2" 'index($1, b) == 1 { for (i = 2; i < NF; i++) if ($(i + 1) == m) { print $i; exit } }' "$B/web-bench.txt"; }
-  v=$(metric "BenchmarkListPage/q=-" ttfb-ms); [ -z "$v" ] || check "web: list page first byte, warm, $web_sessions sessions" "$(le "$v" 200)" "$v ms" "<= 200 ms"
-  v=$(metric "BenchmarkSearchPage/q=function-" ttfb-ms); [ -z "$v" ] || check "web: search page first byte, warm, $web_sessions sessions" "$(le "$v" 200)" "$v ms" "<= 200 ms"
-  v=$(metric "BenchmarkLiveAppend/sessctl-" live-max-ms); [ -z "$v" ] || check "web: live page shows sessctl's append, slowest" "$(le "$v" 1000)" "$v ms" "<= 1000 ms"
-  v=$(metric "BenchmarkLiveAppend/pi-" live-max-ms); [ -z "$v" ] || check "web: live page shows pi's append, slowest" "$(le "$v" 1000)" "$v ms" "<= 1000 ms"
+  webmetric() { awk -v b="$1" -v m="$2" 'index($1, b) == 1 { for (i = 2; i < NF; i++) if ($(i + 1) == m) { print $i; exit } }' "$B/web-bench.txt"; }
+  v=$(webmetric "BenchmarkListPage/q=-" ttfb-ms); [ -z "$v" ] || check "web: list page first byte, warm, $web_sessions sessions" "$(le "$v" 200)" "$v ms" "<= 200 ms"
+  v=$(webmetric "BenchmarkSearchPage/q=function-" ttfb-ms); [ -z "$v" ] || check "web: search page first byte, warm, $web_sessions sessions" "$(le "$v" 200)" "$v ms" "<= 200 ms"
+  v=$(webmetric "BenchmarkLiveAppend/sessctl-" live-max-ms); [ -z "$v" ] || check "web: live page shows sessctl's append, slowest" "$(le "$v" 1000)" "$v ms" "<= 1000 ms"
+  v=$(webmetric "BenchmarkLiveAppend/pi-" live-max-ms); [ -z "$v" ] || check "web: live page shows pi's append, slowest" "$(le "$v" 1000)" "$v ms" "<= 1000 ms"
+fi
+if [ $have_fleet = 1 ]; then
+  r=$(metric BenchmarkSyncFleet p99-ms); check "fleet: p99 replication lag, $(metric BenchmarkSyncFleet sessions) sessions x 2 entries/s" "$(le "$r" 1000)" "$r ms" "<= 1000 ms"
+  r=$(metric BenchmarkSyncFleet puts/s/session); check "fleet: PUT/s per session" "$(le "$r" 1.1)" "$r" "<= 1.1"
+  r=$(metric BenchmarkSyncFleet lost); check "fleet: entries lost" "$(le "$r" 0)" "$r" "0"
+  r=$(metric BenchmarkSyncPullAfterPushes pull-gets); check "pull from scratch after $(metric BenchmarkSyncPullAfterPushes pushes) pushes" "$(le "$r" 20)" "$r GETs" "<= 20 GETs"
+  r=$(metric BenchmarkSyncLeaseTakeover takeover-max-ms); check "lease takeover after SIGKILL (largest of 5)" "$(le "$r" "$(metric BenchmarkSyncLeaseTakeover ttl-ms)")" "$r ms" "<= the TTL, $(metric BenchmarkSyncLeaseTakeover ttl-ms) ms"
+  r=$(metric BenchmarkSyncLeaseTakeover refused-naming-holder); check "second host refused naming the holder" "$(ge "$r" "$(metric BenchmarkSyncLeaseTakeover rounds)")" "$r of $(metric BenchmarkSyncLeaseTakeover rounds)" "every time"
+  check "compaction killed ${COMPACT_KILLS:-50} times: nothing lost, no needed object missing" "$compact_ok" "$([ $compact_ok = 1 ] && echo passed || echo "FAILED, see $B/compact-kill.txt")" "passes"
+  check "sync pull of the $((s400/1000000)) MB session restores it byte for byte" "$pull_same" "$([ "$pull_same" = 1 ] && echo yes || echo no)" "yes"
+  for k in rsspush rsspull; do
+    r=$(awk -v r="${RX[$k]}" -v s="$(size "$B/big400.jsonl")" 'BEGIN { printf "%.2f", r * 1024 / s }')
+    check "sync ${k#rss} of the $((s400/1000000)) MB session: peak RSS / file" "$(le "$r" 1.0)" "${r}x" "<= 1.0x"
+  done
 fi
 echo "$miss of $checked checked figures miss their targets"

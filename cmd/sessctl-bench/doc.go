@@ -11,6 +11,7 @@
 //	sessctl-bench append N DIR
 //	sessctl-bench append-sync N DIR
 //	sessctl-bench recent CWD
+//	sessctl-bench mkbucket BUCKET
 //
 // "gen session" writes one seeded, realistic pi session file (prompts,
 // assistant turns with thinking, text, tool calls and usage, tool results
@@ -27,4 +28,6 @@
 // append. "recent" opens the most recent session of CWD in pi's store
 // ($PI_CODING_AGENT_DIR) read-only, as an agent's "continue" does, and
 // prints its file and the time of Store.ContinueRecent in process.
+// "mkbucket" makes a bucket on the S3 server that the AWS_* variables
+// name, as sessctl sync reads them.
 package main

@@ -6,15 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/replica"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -23,7 +28,8 @@ const usage = `usage: sessctl-bench gen session [--seed N] [--entries N] [--v1] 
        sessctl-bench resume FILE
        sessctl-bench append N DIR
        sessctl-bench append-sync N DIR
-       sessctl-bench recent CWD`
+       sessctl-bench recent CWD
+       sessctl-bench mkbucket BUCKET`
 
 // errUsage marks a command line that was not understood (exit 2).
 var errUsage = errors.New(usage)
@@ -65,6 +71,11 @@ func run(ctx context.Context, out io.Writer, args []string) error {
 		}
 		_, err = fmt.Fprintf(out, "%s: %.3f ms\n", file, float64(d.Microseconds())/1000)
 		return err
+	case "mkbucket":
+		if len(args) != 2 {
+			return errUsage
+		}
+		return mkbucket(ctx, args[1])
 	case "append", "append-sync":
 		if len(args) != 3 {
 			return errUsage
@@ -164,6 +175,21 @@ func recent(ctx context.Context, cwd string) (string, time.Duration, error) {
 	}
 	file := s.SessionFile()
 	return file, d, s.Close()
+}
+
+// mkbucket makes bucket on the S3 server the AWS_* variables name (as
+// sessctl sync reads them), for make bench's sync rows.
+func mkbucket(ctx context.Context, bucket string) error {
+	c := replica.EnvS3Config(os.LookupEnv)
+	u, err := url.Parse(c.Endpoint)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("mkbucket: AWS_ENDPOINT_URL %q is not a URL", c.Endpoint)
+	}
+	mc, err := minio.New(u.Host, &minio.Options{Creds: credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, ""), Secure: u.Scheme == "https", BucketLookup: minio.BucketLookupPath})
+	if err != nil {
+		return err
+	}
+	return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{})
 }
 
 // editArgs are the tool call's arguments, in pi-bench.mjs's key order.

@@ -32,11 +32,21 @@ func runList(e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON")
 	noIndex := fs.Bool("no-index", false, "read every session file instead of using the list index")
 	au := addAgentUseFlags(fs, true)
+	rf := addRemoteFlags(fs)
 	if code := e.parse(listCommand, fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 0 {
 		return e.usageError("unexpected argument %s", human.Quote(fs.Arg(0)))
+	}
+	if *rf.remote != "" {
+		if *dir != "" || *cwd != "" || *all || *indusagi || *noIndex || *au.on || *store != "pi" {
+			return e.usageError("--remote lists the remote's sessions: it cannot be combined with --dir, --cwd, --all, --store, --indusagi, --agentuse or --no-index")
+		}
+		return runListRemote(e, rf, *asJSON)
+	}
+	if *rf.identity != "" {
+		return e.usageError("--age-identity needs --remote")
 	}
 	storeDir := ""
 	switch *store {

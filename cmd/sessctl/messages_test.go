@@ -32,7 +32,7 @@ func TestSyncMessages(t *testing.T) {
 		}},
 	}, Requests: 1}
 	var out, errOut bytes.Buffer
-	code := reportSync(&env{stdout: &out, stderr: &errOut, name: "sync"}, "pull", rep, false)
+	code := reportSync(&env{stdout: &out, stderr: &errOut, name: "sync"}, "pull", rep, nil, false)
 	for _, want := range []string{
 		"sessctl: sync: pi e: entry c0ffee00 differs on the two sides; both kept (as c0ffee00-1a2b, c0ffee00-3c4d)\n",
 		"sessctl: sync: pi e: entry deadbeef differs on the two sides\n",
@@ -50,7 +50,7 @@ func TestSyncMessages(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, errOut.String())
 	}
 	errOut.Reset()
-	reportSync(&env{stdout: &out, stderr: &errOut, name: "sync"}, "push", &replica.Report{Sessions: rep.Sessions[:1]}, true)
+	reportSync(&env{stdout: &out, stderr: &errOut, name: "sync"}, "push", &replica.Report{Sessions: rep.Sessions[:1]}, nil, true)
 	if !strings.Contains(errOut.String(), "hint: 1 session failed;") {
 		t.Errorf("stderr:\n%s", errOut.String())
 	}

@@ -23,6 +23,7 @@ func runShow(e *env, args []string) int {
 	full := fs.Bool("full", false, "print thinking, tool arguments and tool results in full")
 	asJSON := fs.Bool("json", false, "print the header and the branch's stored lines as JSONL")
 	au := addAgentUseFlags(fs, false)
+	rf := addRemoteFlags(fs)
 	if code := e.parse(showCommand, fs, args); code >= 0 {
 		return code
 	}
@@ -30,17 +31,33 @@ func runShow(e *env, args []string) int {
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
-	if useAgentUse(*store, pos[0]) {
+	var sv *sessionView
+	var done func()
+	var err error
+	switch {
+	case *rf.remote != "":
+		if *store != "pi" || *au.project != "" {
+			return e.usageError("--remote shows a pi session of the remote: it cannot be combined with --store or --project")
+		}
+		if sv, done, err = openRemoteView(e, rf, pos[0]); err != nil {
+			return e.failRemote(err)
+		}
+	case *rf.identity != "":
+		return e.usageError("--age-identity needs --remote")
+	}
+	if sv == nil && useAgentUse(*store, pos[0]) {
 		if *leaf != "" {
 			return e.usageError("--leaf does not apply to AgentUse sessions, which have no branches")
 		}
 		return runShowAgentUse(e, *au.project, pos[0], *full, *asJSON)
 	}
-	sv, err := openLean(e, *store, pos[0])
-	if err != nil {
-		return e.fail(err)
+	if sv == nil {
+		if sv, err = openLean(e, *store, pos[0]); err != nil {
+			return e.fail(err)
+		}
+		done = sv.close
 	}
-	defer sv.close()
+	defer done()
 	path, err := sv.branch(*leaf)
 	if err != nil {
 		return e.fail(err)

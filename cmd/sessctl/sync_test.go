@@ -262,3 +262,115 @@ func TestSyncDirectoryRemote(t *testing.T) {
 		t.Error("the push created the missing directory")
 	}
 }
+
+// The fleet commands on a directory remote: status --json counts
+// requests by kind and reports the replicators of the store; delete
+// removes a session from the remote (exit 5 for one it does not have);
+// prune --older-than applies retention (a dry run first); list --remote
+// and show --remote read the remote without a local store.
+func TestSyncFleetCommands(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	remote := filepath.Join(t.TempDir(), "remote")
+	if err := os.Mkdir(remote, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(t.TempDir(), "a")
+	var names, paths []string
+	for i, text := range []string{"first fleet question", "second fleet question"} {
+		s, err := openStore(t, engine.StoreOptions{AgentDir: a}).Create(ctx, fmt.Sprintf("/fleet/%d", i), engine.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.AppendMessage(rawMessage(`{"role":"user","content":"` + text + `","timestamp":1}`))
+		s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+		s.AppendSessionInfo(fmt.Sprintf("fleet %d", i))
+		names = append(names, filepath.Base(s.SessionFile()))
+		paths = append(paths, s.SessionFile())
+		s.Close()
+	}
+	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", a); code != exitOK || !strings.Contains(out, "2 pushed") || !strings.Contains(out, "PUT") {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+
+	// A replicator of this store and remote on this machine.
+	cache, _ := os.UserCacheDir()
+	rr, err := replica.Open(replica.Options{Remote: remote, AgentDir: a, StateDir: filepath.Join(cache, "sessctl", "sync")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := replica.NewReplicator(rr, replica.ReplicatorOptions{})
+	s, err := openStore(t, engine.StoreOptions{AgentDir: a, Replicator: x}).Open(ctx, paths[0], engine.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AppendSessionInfo("fleet renamed")
+	s.Close()
+	x.Close()
+	out, errOut, code := runCLI(t, "sync", "status", "--remote", remote, "--store", a, "--json")
+	var st struct {
+		RequestKinds struct{ List int64 } `json:"requestKinds"`
+		Replicators  []struct {
+			PID      int
+			Closed   bool
+			Requests struct{ Put int64 }
+		}
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &st) != nil || st.RequestKinds.List == 0 || len(st.Replicators) != 1 ||
+		st.Replicators[0].PID != os.Getpid() || !st.Replicators[0].Closed || st.Replicators[0].Requests.Put == 0 {
+		t.Fatalf("status --json: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, _ := runCLI(t, "sync", "status", "--remote", remote, "--store", a); !strings.Contains(out, fmt.Sprintf("replicator pid %d", os.Getpid())) {
+		t.Errorf("status does not name the replicator:\n%s", out)
+	}
+
+	// list --remote and show --remote: no local store involved.
+	out, errOut, code = runCLI(t, "list", "--remote", remote, "--json")
+	var rows []struct {
+		Path, Cwd, Name, FirstMessage string
+		MessageCount                  int
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 2 {
+		t.Fatalf("list --remote --json: exit %d\n%s%s", code, out, errOut)
+	}
+	found := map[string]bool{}
+	for _, r := range rows {
+		found[r.FirstMessage+"|"+r.Name+"|"+r.Cwd] = r.MessageCount == 2
+	}
+	if !found["first fleet question|fleet renamed|/fleet/0"] || !found["second fleet question|fleet 1|/fleet/1"] {
+		t.Errorf("list --remote rows: %+v", rows)
+	}
+	if out, errOut, code := runCLI(t, "list", "--remote", remote); code != exitOK || !strings.Contains(out, "fleet renamed") {
+		t.Errorf("list --remote: exit %d\n%s%s", code, out, errOut)
+	}
+	id1 := strings.TrimSuffix(names[1][strings.IndexByte(names[1], '_')+1:], ".jsonl")
+	out, errOut, code = runCLI(t, "show", "--remote", remote, id1[:24])
+	if code != exitOK || !strings.Contains(out, "second fleet question") {
+		t.Errorf("show --remote: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, _, code := runCLI(t, "show", "--remote", remote, "ffffffffffff"); code != exitNotFound {
+		t.Errorf("show --remote of an unknown session: exit %d, want %d", code, exitNotFound)
+	}
+
+	// delete and prune.
+	if _, errOut, code := runCLI(t, "sync", "delete", "--remote", remote, "--store", a, "no-such-session"); code != exitNotFound || !strings.Contains(errOut, "hint:") {
+		t.Errorf("delete of an unknown session: exit %d\n%s", code, errOut)
+	}
+	if out, errOut, code := runCLI(t, "sync", "delete", "--remote", remote, "--store", a, names[1]); code != exitOK || !strings.Contains(out, "deleted") {
+		t.Errorf("delete: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, code := runCLI(t, "list", "--remote", remote, "--json"); code != exitOK || strings.Contains(out, "second fleet question") {
+		t.Errorf("list --remote after delete: exit %d\n%s", code, out)
+	}
+	if _, _, code := runCLI(t, "sync", "prune", "--remote", remote, "--older-than", "ninety days"); code != exitUsage {
+		t.Errorf("prune --older-than with a bad age: exit %d, want %d", code, exitUsage)
+	}
+	if _, _, code := runCLI(t, "sync", "push", "--remote", remote, "--older-than", "90d"); code != exitUsage {
+		t.Errorf("push --older-than: exit %d, want %d", code, exitUsage)
+	}
+	out, errOut, code = runCLI(t, "sync", "prune", "--remote", remote, "--older-than", "90d", "--dry-run", "--json")
+	var pr struct{ Sessions []struct{ State string } }
+	if code != exitOK || json.Unmarshal([]byte(out), &pr) != nil || len(pr.Sessions) != 0 {
+		t.Errorf("prune of young sessions: exit %d\n%s%s", code, out, errOut)
+	}
+}

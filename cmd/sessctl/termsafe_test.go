@@ -193,7 +193,7 @@ func TestSyncOutputQuotesPaths(t *testing.T) {
 	var out, errOut bytes.Buffer
 	e := &env{stdout: &out, stderr: &errOut, name: "sync"}
 	printSyncProblems(e, rep)
-	printSyncText(e, "pull", rep)
+	printSyncText(e, "pull", rep, nil)
 	want := "pulled       " + human.QuotePath(path) + " (2 down)\n"
 	if !strings.HasPrefix(out.String(), want) {
 		t.Errorf("stdout %q, want it to start %q", out.String(), want)

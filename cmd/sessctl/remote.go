@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/replica"
+)
+
+// remoteFlags are list's and show's --remote and --age-identity: a
+// remote read without a local store.
+type remoteFlags struct {
+	remote, identity *string
+}
+
+func addRemoteFlags(fs *flag.FlagSet) remoteFlags {
+	return remoteFlags{
+		remote:   fs.String("remote", "", "read the sessions of the sync remote `REMOTE` (s3://BUCKET/PREFIX or a directory) instead of a local store"),
+		identity: fs.String("age-identity", "", "with --remote: decrypt an encrypted remote with the age identity in `FILE`"),
+	}
+}
+
+// open opens the remote, configured as sync's (AWS_* variables).
+func (rf remoteFlags) open() (*replica.Remote, error) {
+	opts := replica.Options{Remote: *rf.remote, S3: replica.EnvS3Config(os.LookupEnv)}
+	if *rf.identity != "" {
+		if err := opts.LoadIdentity(*rf.identity); err != nil {
+			return nil, err
+		}
+	}
+	return replica.Open(opts)
+}
+
+// runListRemote lists the pi sessions a remote holds, as list does a
+// store's: the same table and JSON, from each session's newest manifest
+// (no segment is read, but for manifests an earlier sessctl wrote, whose
+// header is). path is the session's name on the remote.
+func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
+	r, err := rf.open()
+	if err != nil {
+		return e.failRemote(err)
+	}
+	defer r.Close()
+	ss, err := r.Sessions(e.ctx)
+	if err != nil {
+		return e.fail(err)
+	}
+	code := exitOK
+	var infos []engine.Info
+	for _, s := range ss {
+		if s.Err != nil {
+			fmt.Fprintf(e.stderr, "sessctl: list: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
+			code = exitFailure
+			continue
+		}
+		if s.Kind != replica.KindPi {
+			continue
+		}
+		infos = append(infos, remoteInfo(s))
+	}
+	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Modified.After(infos[j].Modified) })
+	if asJSON {
+		if err := writeBuffers(e.stdout, render.ListJSON(infos)); err != nil {
+			return e.fail(err)
+		}
+		return code
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(e.stderr, "no sessions")
+		return code
+	}
+	w := bufio.NewWriter(e.stdout)
+	_ = render.List(w, infos)
+	if err := w.Flush(); err != nil {
+		return e.fail(err)
+	}
+	return code
+}
+
+// remoteInfo is the listing row of a remote session.
+func remoteInfo(s replica.RemoteSession) engine.Info {
+	sum := s.Summary
+	in := engine.Info{Path: s.Name, ID: jsonString(sum.ID), Cwd: sum.Cwd, MessageCount: sum.Messages, FirstMessage: sum.FirstMessage,
+		Size: s.Size, ModTime: s.Time}
+	if sum.Name != "" {
+		in.Name, in.HasName = sum.Name, true
+	}
+	if sum.FirstMessage == "" {
+		in.FirstMessage = "(no messages)"
+	}
+	if t, err := time.Parse(time.RFC3339Nano, sum.Created); err == nil {
+		in.Created, in.CreatedValid = t, true
+	}
+	switch {
+	case sum.LastMessage != "":
+		if t, err := time.Parse(time.RFC3339Nano, sum.LastMessage); err == nil {
+			in.Modified = t
+			break
+		}
+		fallthrough
+	case in.CreatedValid:
+		in.Modified = in.Created
+	default:
+		in.Modified = s.Time
+	}
+	return in
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// openRemoteView reads the pi session name stands for from the remote
+// into a private temporary file (streamed, a segment at a time) and opens
+// it read-only, as openView opens a local one; close removes the file.
+func openRemoteView(e *env, rf remoteFlags, name string) (*sessionView, func(), error) {
+	r, err := rf.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	dir, err := os.MkdirTemp("", "sessctl-remote-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	f, err := os.OpenFile(filepath.Join(dir, "session.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	got, refused, err := r.ReadSession(e.ctx, name, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	for _, l := range refused {
+		fmt.Fprintf(e.stderr, "sessctl: %s: refused remote %s\n", e.name, l)
+	}
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	path := filepath.Join(dir, got)
+	if err := os.Rename(filepath.Join(dir, "session.jsonl"), path); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	v, err := fileStore(path, engine.StoreOptions{}).View(e.ctx, path)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	sv := &sessionView{Session: render.SnapshotView(v), v: v}
+	e.warnVersion(sv.Path, sv.Header.Entry)
+	return sv, func() { sv.close(); cleanup() }, nil
+}
+
+// failRemote reports an error opening a remote: a malformed one is a
+// usage mistake.
+func (e *env) failRemote(err error) int {
+	if errors.Is(err, replica.ErrBadRemote) {
+		return e.usageError("%v", err)
+	}
+	return e.fail(err)
+}

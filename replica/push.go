@@ -1,0 +1,506 @@
+package replica
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// The segments a push writes.
+const (
+	// defaultSegmentSize bounds a segment's plain bytes (a longer line is
+	// a segment of its own): the unit of memory of a transfer.
+	defaultSegmentSize = 16 << 20
+	// defaultInlineMax bounds the lines a manifest carries itself.
+	defaultInlineMax = 64 << 10
+)
+
+func (o *Options) segmentSize() int {
+	if o.SegmentSize > 0 {
+		return o.SegmentSize
+	}
+	return defaultSegmentSize
+}
+
+func (o *Options) inlineMax() int {
+	switch {
+	case o.InlineMax < 0:
+		return 0
+	case o.InlineMax == 0:
+		return defaultInlineMax
+	}
+	return o.InlineMax
+}
+
+// localLines reads the complete lines of a session file from off to end,
+// streamed: fn gets each line without its newline and where it starts.
+func localLines(f io.ReaderAt, off, end int64, fn func(off int64, line []byte) error) error {
+	lr := newLineReader(io.NewSectionReader(f, off, end-off))
+	for {
+		line, _, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(off, line); err != nil {
+			return err
+		}
+		off += int64(len(line)) + 1
+	}
+}
+
+// completeEnd returns where the last complete line of f (size bytes) that
+// starts at or after off ends: the bytes after the last '\n' are a line
+// another writer is still writing, left for later.
+func completeEnd(f io.ReaderAt, off, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > off; {
+		start := max(off, end-int64(len(buf)))
+		b := buf[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return off, nil
+}
+
+// readRemoteIDs reads the ids of the remote lines that may be among the
+// local lines after st.P: the entry lines of segments from st.F (from 0
+// when the file is compared from its start), and st.Known.
+func (r *Remote) readRemoteIDs(ctx context.Context, man *Manifest, st *sessionState) (*remoteIDs, error) {
+	rid := &remoteIDs{ids: map[string]struct{}{}}
+	for _, id := range st.Known {
+		rid.ids[id] = struct{}{}
+	}
+	if man == nil {
+		return rid, nil
+	}
+	from := st.F
+	if st.P == 0 {
+		from = 0
+	}
+	for i := from; i < len(man.Segments); i++ {
+		var ids []string
+		var hdr []byte
+		err := r.scanSegment(ctx, man.Segments[i], i == 0, func(k lineKind, line []byte, e *jsonl.Entry, _ int, _ string) {
+			switch k {
+			case lineEntry:
+				ids = append(ids, e.ID)
+			case lineHeader:
+				hdr = bytes.Clone(line)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			rid.header, rid.haveHeader = headerID(hdr), true
+		}
+		for _, id := range ids {
+			rid.ids[id] = struct{}{}
+		}
+	}
+	return rid, nil
+}
+
+// pushPi uploads the local lines after st.P that the remote lacks (rid:
+// the ids of the remote lines that may be among them; nil: read them
+// here), as the next manifest generation: an inline segment when they
+// are few, else data objects of at most SegmentSize bytes each, after
+// which the segments are compacted. It reads the local file twice,
+// streamed, and holds at most a segment. It returns the lines pushed and
+// the new manifest (nil when nothing was pushed), and moves st.
+func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, nextGen int64, st *sessionState, rid *remoteIDs) (int, *Manifest, error) {
+	f, err := r.opts.fs().OpenFile(path, os.O_RDONLY|vfs.NoFollow, 0)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, nil, err
+	}
+	if fi.Size() < st.P {
+		return 0, nil, fmt.Errorf("read %s: the file shrank below %d bytes", path, st.P)
+	}
+	end, err := completeEnd(f, st.P, fi.Size())
+	if err != nil {
+		return 0, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+
+	// A file compared from its start: its header must be the session the
+	// name says, and the remote copy's the same.
+	localID := ""
+	if st.P == 0 && end > 0 {
+		first := true
+		_ = localLines(f, 0, end, func(_ int64, line []byte) error {
+			if first {
+				localID = headerID(line)
+				first = false
+			}
+			return io.EOF
+		})
+		if localID != "" {
+			if id, ok := nameID(name); ok && id != localID {
+				return 0, nil, fmt.Errorf("push %s: the header has session id %q, the file name %q: %w", path, localID, id, ErrSessionMismatch)
+			}
+		}
+	}
+	if rid == nil {
+		if rid, err = r.readRemoteIDs(ctx, man, st); err != nil {
+			return 0, nil, err
+		}
+	}
+	if localID != "" && rid.haveHeader {
+		if err := sameSession("push", name, rid.header, localID); err != nil {
+			return 0, nil, err
+		}
+	}
+
+	// First pass: which lines go up. Markers go up only when something
+	// pushed hangs below them.
+	type marker struct {
+		parent string
+		off    int64
+	}
+	markers := map[string]marker{}
+	var order []string
+	needed := map[string]bool{}
+	header := false
+	var upBytes int64
+	err = localLines(f, st.P, end, func(off int64, line []byte) error {
+		e, err := jsonl.ParseEntry(line)
+		if err != nil {
+			return nil // not an object: readers skip it too
+		}
+		if e.IsHeader() {
+			if off == 0 && man == nil {
+				header = true
+				upBytes += int64(len(line)) + 1
+			}
+			return nil
+		}
+		if e.IDKind != jsonl.KindString {
+			return nil
+		}
+		if _, ok := rid.ids[e.ID]; ok {
+			return nil // the same entry, or a conflict a pull keeps both sides of
+		}
+		parent := ""
+		if e.ParentKind == jsonl.KindString {
+			parent = e.ParentID
+		}
+		if isMarker(&e) {
+			markers[e.ID] = marker{parent: parent, off: off}
+			order = append(order, e.ID)
+		} else if _, ok := markers[parent]; ok {
+			needed[parent] = true
+		}
+		upBytes += int64(len(line)) + 1
+		return nil
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		if mk := markers[order[i]]; needed[order[i]] {
+			if _, ok := markers[mk.parent]; ok {
+				needed[mk.parent] = true
+			}
+		}
+	}
+	newP := end
+	for _, id := range order {
+		if !needed[id] {
+			newP = markers[id].off // held back, with what follows
+			break
+		}
+	}
+	if man == nil && !header {
+		return 0, nil, fmt.Errorf("push %s: the file does not start with a session header", path)
+	}
+	keep := func(e *jsonl.Entry) bool {
+		if _, ok := rid.ids[e.ID]; ok {
+			return false
+		}
+		if _, ok := markers[e.ID]; ok {
+			return needed[e.ID]
+		}
+		return true
+	}
+
+	// Second pass: the lines, into an inline segment or data objects.
+	nm := &Manifest{Format: FormatVersion, Kind: KindPi, Name: name, Gen: nextGen, Host: r.opts.Host,
+		Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
+	var base []Segment
+	var inlineBytes int64
+	nInline := 0
+	if man != nil {
+		base = append(base, man.Segments...)
+		for i := len(base) - 1; i >= 0 && base[i].inline(); i-- {
+			inlineBytes += base[i].Plain
+			nInline++
+		}
+	}
+	inl := int64(r.opts.inlineMax())
+	inlineMode := upBytes > 0 && inl > 0 && inlineBytes+upBytes <= inl
+	w := &segBuilder{b: r.b, max: r.opts.segmentSize()}
+	if inlineMode {
+		w.max = int(inl) + 1
+	} else if upBytes > 0 && nInline > 0 {
+		// The inline segments move into data objects with the new lines.
+		for _, s := range base[len(base)-nInline:] {
+			w.buf = append(w.buf, s.Data...)
+		}
+		base = base[:len(base)-nInline]
+	}
+	sum, incremental := r.summaryBase(man, f, end)
+	n := 0
+	if upBytes > 0 {
+		err = localLines(f, st.P, end, func(off int64, line []byte) error {
+			e, err := jsonl.ParseEntry(line)
+			if err != nil {
+				return nil
+			}
+			switch {
+			case e.IsHeader():
+				if off != 0 || man != nil {
+					return nil
+				}
+			case e.IDKind != jsonl.KindString || !keep(&e):
+				return nil
+			default:
+				n++
+			}
+			if r.opts.Transform != nil {
+				t, err := r.opts.Transform(bytes.Clone(line))
+				if err != nil {
+					return fmt.Errorf("push %s: transform: %w", path, err)
+				}
+				line = t
+			}
+			if incremental {
+				sum.add(line)
+			}
+			return w.add(ctx, line)
+		})
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+	if len(w.buf) == 0 && len(w.segs) == 0 {
+		st.P = newP
+		st.PTail, _ = r.tailSum(path, st.P)
+		st.Known = nil
+		if man != nil {
+			st.F = len(man.Segments)
+		}
+		return 0, nil, nil
+	}
+	if inlineMode {
+		base = append(base, inlineSegment(w.buf))
+	} else {
+		if err := w.flush(ctx); err != nil {
+			return 0, nil, err
+		}
+		base = append(base, w.segs...)
+	}
+	nm.Segments = base
+	now := r.opts.now().UTC()
+	if man != nil {
+		for _, x := range man.Retired {
+			if t, err := time.Parse(time.RFC3339, x.Time); err == nil && now.Sub(t) < retireKeep {
+				nm.Retired = append(nm.Retired, x)
+			}
+		}
+	}
+	// Compaction needs every remote segment in the local file: the runs
+	// it merges are those this machine knows. The record may lag behind
+	// the remote (a push killed after it published its manifest, before
+	// it recorded so): the segments after Q that the file holds at the
+	// same place, by checksum, are its own.
+	if man != nil && st.Q < len(man.Segments) {
+		var off int64
+		for _, s := range man.Segments[:st.Q] {
+			off += s.Plain
+		}
+		_, st.Q = alignFrom(f, end, man, st.Q, off)
+	}
+	if man == nil || st.Q >= len(man.Segments) {
+		retired := r.compact(ctx, nm, f, end)
+		for _, o := range retired {
+			nm.Retired = append(nm.Retired, Retired{Object: o, Time: now.Format(time.RFC3339)})
+		}
+	}
+	nm.Retired = dropNamed(nm.Retired, nm.Segments)
+	for _, s := range nm.Segments {
+		nm.Size += s.Plain
+		nm.Lines += s.Lines
+	}
+	nm.Summary = sum
+	next := *st
+	next.Pending = nil
+	next.P = newP
+	next.PTail, _ = r.tailSum(path, next.P)
+	next.F = len(nm.Segments)
+	next.Known = nil
+	if man == nil || st.Q >= len(man.Segments) {
+		next.Q = len(nm.Segments) // the new segments' lines are local ones
+	}
+	if sent, err := r.b.publish(ctx, nm); err != nil {
+		if sent != nil && !errors.Is(err, errRace) {
+			// The manifest may have arrived: remember what this push
+			// would have left, for the next run to check (settle).
+			p := next
+			p.noteRemote(nm)
+			p.Path, p.Size, p.Mtime, p.Pushed = path, end, 0, true
+			if fi, err := r.opts.fs().Lstat(path); err == nil && fi.Size() == end {
+				p.Mtime = fi.ModTime().UnixNano()
+			}
+			st.pending(sent, p)
+		}
+		return 0, nil, err
+	}
+	*st = next
+	return n, nm, nil
+}
+
+// dropNamed leaves out of rs the objects segs name.
+func dropNamed(rs []Retired, segs []Segment) []Retired {
+	if len(rs) == 0 {
+		return nil
+	}
+	named := map[string]bool{}
+	for _, s := range segs {
+		if !s.inline() {
+			named[s.Object] = true
+		}
+	}
+	out := rs[:0]
+	seen := map[string]bool{}
+	for _, x := range rs {
+		if !named[x.Object] && !seen[x.Object] {
+			seen[x.Object] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// healPi replaces a remote copy that holds an unreadable segment: the new
+// generation's segments are the local file's lines and the lines of the
+// readable remote segments the local file lacks. Lines only the bad
+// segment held come back from the machines that have them: their state
+// no longer matches the remote, so their next push compares in full.
+// Both are streamed, a segment at a time.
+func (r *Remote) healPi(ctx context.Context, name, path string, man *Manifest, nextGen int64, st *sessionState) (int, *Manifest, error) {
+	f, err := r.opts.fs().OpenFile(path, os.O_RDONLY|vfs.NoFollow, 0)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, nil, err
+	}
+	end, err := completeEnd(f, 0, fi.Size())
+	if err != nil {
+		return 0, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	have := map[string]bool{}
+	w := &segBuilder{b: r.b, max: r.opts.segmentSize()}
+	sum := &Summary{}
+	n := 0
+	localHdr := ""
+	err = localLines(f, 0, end, func(_ int64, l []byte) error {
+		e, err := jsonl.ParseEntry(l)
+		if err != nil || (!e.IsHeader() && e.IDKind != jsonl.KindString) {
+			return nil
+		}
+		if e.IsHeader() {
+			if localHdr != "" {
+				return nil
+			}
+			localHdr = e.ID
+		} else {
+			have[e.ID] = true
+			n++
+		}
+		if r.opts.Transform != nil {
+			if l, err = r.opts.Transform(bytes.Clone(l)); err != nil {
+				return fmt.Errorf("push %s: transform: %w", path, err)
+			}
+		}
+		sum.add(l)
+		return w.add(ctx, l)
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := w.flush(ctx); err != nil {
+		return 0, nil, err
+	}
+	nLocal := len(w.segs)
+	for i, s := range man.Segments {
+		var add [][]byte
+		var hdr []byte
+		err := r.scanSegment(ctx, s, i == 0, func(k lineKind, line []byte, e *jsonl.Entry, _ int, _ string) {
+			switch k {
+			case lineHeader:
+				hdr = bytes.Clone(line)
+			case lineEntry:
+				if !have[e.ID] {
+					add = append(add, bytes.Clone(line))
+				}
+			}
+		})
+		if err != nil {
+			continue // unreadable: what only it held comes back from elsewhere
+		}
+		if i == 0 && hdr != nil {
+			// Never rebuild another session's copy from this file.
+			if err := sameSession("push", name, headerID(hdr), localHdr); err != nil {
+				return 0, nil, err
+			}
+		}
+		for _, l := range add {
+			e, _ := jsonl.ParseEntry(l)
+			if have[e.ID] {
+				continue
+			}
+			have[e.ID] = true
+			sum.add(l)
+			if err := w.add(ctx, l); err != nil {
+				return 0, nil, err
+			}
+		}
+	}
+	if err := w.flush(ctx); err != nil {
+		return 0, nil, err
+	}
+	nm := &Manifest{Format: FormatVersion, Kind: KindPi, Name: name, Gen: nextGen, Host: r.opts.Host,
+		Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0, Segments: w.segs, Summary: sum}
+	for _, s := range nm.Segments {
+		nm.Size += s.Plain
+		nm.Lines += s.Lines
+	}
+	if err := r.b.putManifest(ctx, nm); err != nil {
+		return 0, nil, err
+	}
+	*st = sessionState{Path: path, P: end, F: len(nm.Segments), Q: nLocal}
+	st.PTail, _ = r.tailSum(path, st.P)
+	return n, nm, nil
+}

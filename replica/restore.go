@@ -1,0 +1,162 @@
+package replica
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/sessionfile"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// errRestoreExists is returned by restore when the session file appeared
+// before it could be written (another sync): the caller merges into it.
+var errRestoreExists = errors.New("the session file exists")
+
+// restore writes a session the store does not have from its remote copy,
+// into pi's directory for its (mapped) cwd: the header and the complete
+// entry lines (see classify; the others are returned as refused). The
+// segments are streamed into a temporary file beside the session file,
+// which takes its name, under the session's writer lock, only when every
+// segment passed its checks: memory holds a line at a time, never the
+// session. It returns the path and the number of entry lines written;
+// errRestoreExists (with the path) when the file exists.
+func (r *Remote) restore(ctx context.Context, name string, man *Manifest) (path string, n int, refused []RefusedLine, err error) {
+	if len(man.Segments) == 0 {
+		return "", 0, nil, fmt.Errorf("restore %s: the remote copy is empty: %w", name, ErrCorruptRemote)
+	}
+	fsys := r.opts.fs()
+	var (
+		tmp      string
+		f        vfs.File
+		w        *bufio.Writer
+		werr     error
+		unlock   func()
+		noHeader bool
+	)
+	defer func() {
+		if f != nil {
+			f.Close()
+			_ = fsys.Remove(tmp)
+		}
+		if unlock != nil {
+			unlock()
+		}
+	}()
+	// start opens the temporary file once the header said where the
+	// session goes.
+	start := func(hdr []byte) error {
+		if err := sameSession("restore", name, headerID(hdr), ""); err != nil {
+			return err
+		}
+		e, _ := jsonl.ParseEntry(hdr)
+		cwd, _ := e.StringField("cwd")
+		if mapped := r.opts.mapCwd(cwd); mapped != cwd {
+			var err error
+			if hdr, err = setMember(hdr, "cwd", string(jsonl.AppendString(nil, mapped))); err != nil {
+				return fmt.Errorf("restore %s: %w", name, err)
+			}
+			cwd = mapped
+		}
+		if cwd == "" {
+			return fmt.Errorf("restore %s: the header names no cwd: %w", name, ErrCorruptRemote)
+		}
+		path = filepath.Join(layout.DefaultSessionDir(r.opts.AgentDir, cwd), name)
+		if err := vfs.MkdirAllSync(fsys, filepath.Dir(path), vfs.DirMode); err != nil {
+			return fmt.Errorf("restore %s: %w", path, err)
+		}
+		lk, err := sessionfile.Acquire(ctx, path, sessionfile.LockOptions{Command: "sessctl sync", Mode: "sync", FS: r.opts.FS})
+		if err != nil {
+			return fmt.Errorf("restore %s: %w", path, err)
+		}
+		unlock = func() { _ = lk.Close() }
+		if _, err := fsys.Lstat(path); err == nil {
+			return errRestoreExists
+		}
+		tmp = vfs.TempName(path)
+		if f, err = fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode); err != nil {
+			f = nil
+			return fmt.Errorf("restore %s: %w", path, err)
+		}
+		w = bufio.NewWriterSize(f, 256<<10)
+		_, werr = w.Write(hdr)
+		_ = w.WriteByte('\n')
+		return nil
+	}
+	for i, s := range man.Segments {
+		var startErr error
+		err := r.scanSegment(ctx, s, i == 0, func(k lineKind, line []byte, e *jsonl.Entry, ln int, why string) {
+			if startErr != nil {
+				return
+			}
+			switch k {
+			case lineHeader:
+				startErr = start(line)
+			case lineRefused:
+				if i == 0 && ln == 1 {
+					noHeader = true
+				}
+				refused = append(refused, RefusedLine{Object: s.Object, Line: ln, Reason: why})
+			case lineEntry:
+				if f == nil {
+					return
+				}
+				if _, err := w.Write(line); err != nil && werr == nil {
+					werr = err
+				}
+				_ = w.WriteByte('\n')
+				n++
+			}
+		})
+		switch {
+		case startErr != nil:
+			return path, 0, nil, startErr
+		case err != nil:
+			return "", 0, nil, err
+		case i == 0 && (noHeader || f == nil):
+			return "", 0, nil, fmt.Errorf("restore %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
+		}
+	}
+	if werr == nil {
+		werr = w.Flush()
+	}
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if werr != nil {
+		return "", 0, nil, fmt.Errorf("restore %s: %w", path, werr)
+	}
+	if err := f.Close(); err != nil {
+		f = nil
+		_ = fsys.Remove(tmp)
+		return "", 0, nil, fmt.Errorf("restore %s: %w", path, err)
+	}
+	f = nil
+	// Under the lock nothing of sessctl's creates the file; a link fails
+	// should anything else have.
+	err = fsys.Link(tmp, path)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, errors.ErrUnsupported) {
+		if _, lerr := fsys.Lstat(path); lerr == nil {
+			err = fs.ErrExist
+		} else {
+			err = fsys.Rename(tmp, path)
+		}
+	}
+	_ = fsys.Remove(tmp)
+	if errors.Is(err, fs.ErrExist) {
+		return path, 0, nil, errRestoreExists
+	}
+	if err != nil {
+		return "", 0, nil, fmt.Errorf("restore %s: %w", path, err)
+	}
+	if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
+		return "", 0, nil, fmt.Errorf("restore %s: %w", path, err)
+	}
+	return path, n, refused, nil
+}

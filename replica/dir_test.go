@@ -84,10 +84,10 @@ func TestRemoteNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	m := newMachine(t, &backend{}, "file://"+filepath.ToSlash(remote))
+	m := newMachine(t, &backend{}, fileURL(remote))
 	m.newSession(t, "/names", 1)
 	m.run(t, "push")
-	for _, name := range []string{remote, "." + string(filepath.Separator) + "remote", "file://localhost" + filepath.ToSlash(remote)} {
+	for _, name := range []string{remote, "." + string(filepath.Separator) + "remote", "file://localhost" + strings.TrimPrefix(fileURL(remote), "file://")} {
 		m.opts.Remote = name
 		m.opts.StateDir = "" // compare in full
 		if rep := m.run(t, "status"); len(rep.Sessions) != 1 || rep.Sessions[0].State != "compare" || rep.Requests == 0 {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,7 +60,7 @@ func remoteFor(t testing.TB, be *backend) string {
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		return "file://" + filepath.ToSlash(dir)
+		return fileURL(dir)
 	}
 	c := client(t, be.srv)
 	buckets++
@@ -91,9 +92,23 @@ func s3conf(srv *testenv.MinIOServer) replica.S3Config {
 	})
 }
 
+// fileURL is the file:// URL of an absolute directory: file:///dir, or
+// file:///C:/dir on Windows.
+func fileURL(dir string) string {
+	p := filepath.ToSlash(dir)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return "file://" + p
+}
+
 // remoteDir is the directory of a directory remote's URL.
 func remoteDir(remote string) string {
-	return filepath.FromSlash(strings.TrimPrefix(remote, "file://"))
+	p := strings.TrimPrefix(remote, "file://")
+	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+		p = p[1:]
+	}
+	return filepath.FromSlash(p)
 }
 
 // The raw object access below goes around package replica (the MinIO

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,7 +239,7 @@ func TestSyncDirectoryRemote(t *testing.T) {
 	s.AppendMessage(rawMessage(`{"role":"user","content":"hi","timestamp":1}`))
 	s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 	s.Close()
-	out, errOut, code := runCLI(t, "sync", "push", "--remote", "file://"+filepath.ToSlash(remote), "--store", a)
+	out, errOut, code := runCLI(t, "sync", "push", "--remote", (&url.URL{Scheme: "file", Path: "/" + strings.TrimPrefix(filepath.ToSlash(remote), "/")}).String(), "--store", a)
 	if code != exitOK || !strings.Contains(out, "1 pushed") {
 		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
 	}

@@ -3,6 +3,7 @@ package crush
 import (
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -159,9 +160,9 @@ func TestProjects(t *testing.T) {
 	if err := os.MkdirAll(global, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	list := `{"projects":[{"path":"` + app + `","data_dir":"` + filepath.Join(app, ".crush") + `","last_accessed":"2026-06-01T10:00:00Z"},` +
-		`{"path":"` + other + `","data_dir":"` + filepath.Join(tmp, "data", "other") + `","last_accessed":"2026-06-01T09:00:00Z"},` +
-		`{"path":"` + filepath.Join(tmp, "gone") + `","data_dir":"` + filepath.Join(tmp, "gone", ".crush") + `","last_accessed":"2026-05-01T09:00:00Z"}]}`
+	list := `{"projects":[{"path":` + q(app) + `,"data_dir":` + q(filepath.Join(app, ".crush")) + `,"last_accessed":"2026-06-01T10:00:00Z"},` +
+		`{"path":` + q(other) + `,"data_dir":` + q(filepath.Join(tmp, "data", "other")) + `,"last_accessed":"2026-06-01T09:00:00Z"},` +
+		`{"path":` + q(filepath.Join(tmp, "gone")) + `,"data_dir":` + q(filepath.Join(tmp, "gone", ".crush")) + `,"last_accessed":"2026-05-01T09:00:00Z"}]}`
 	if err := os.WriteFile(filepath.Join(global, "projects.json"), []byte(list), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestDamage(t *testing.T) {
 	if err := os.MkdirAll(global, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	list := `{"projects":[{"path":"` + filepath.Join(tmp, "a") + `","data_dir":"` + filepath.Dir(db) + `"},{"path":"` + filepath.Join(tmp, "b") + `","data_dir":"` + filepath.Dir(newer) + `"}]}`
+	list := `{"projects":[{"path":` + q(filepath.Join(tmp, "a")) + `,"data_dir":` + q(filepath.Dir(db)) + `},{"path":` + q(filepath.Join(tmp, "b")) + `,"data_dir":` + q(filepath.Dir(newer)) + `}]}`
 	if err := os.WriteFile(filepath.Join(global, "projects.json"), []byte(list), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -355,4 +356,10 @@ func TestLocations(t *testing.T) {
 			t.Errorf("%v %s: %v, want %s", c.env, c.goos, got, c.want)
 		}
 	}
+}
+
+// q is s as a JSON string (a Windows path holds backslashes).
+func q(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

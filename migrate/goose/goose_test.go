@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -359,9 +360,18 @@ func TestLocations(t *testing.T) {
 		{map[string]string{"GOOSE_PATH_ROOT": "/root/g", "XDG_DATA_HOME": "/xdg"}, "linux", "/root/g/data/sessions"},
 		{map[string]string{"APPDATA": "/appdata"}, "windows", "/appdata/Block/goose/data/sessions"},
 	}
+	// An absolute path of the host running the test: a Windows one
+	// needs a volume.
+	abs := func(p string) string {
+		if runtime.GOOS == "windows" && strings.HasPrefix(p, "/") {
+			return "C:" + p
+		}
+		return p
+	}
 	for _, c := range cases {
-		got := Source{}.Locations(migrate.Locator{Getenv: func(k string) string { return c.env[k] }, Home: "/h", GOOS: c.goos})
-		if len(got) != 1 || filepath.ToSlash(got[0]) != c.want {
+		getenv := func(k string) string { return abs(c.env[k]) }
+		got := Source{}.Locations(migrate.Locator{Getenv: getenv, Home: abs("/h"), GOOS: c.goos})
+		if len(got) != 1 || filepath.ToSlash(got[0]) != abs(c.want) {
 			t.Errorf("%v %s: %v, want %s", c.env, c.goos, got, c.want)
 		}
 	}

@@ -163,6 +163,8 @@ func runFlagOrder(t *testing.T, template string, ids []string, args func(f *flag
 	}
 	norm := func(s string) string {
 		s = strings.ReplaceAll(s, root, "/ROOT")
+		// In JSON a Windows path's backslashes are doubled.
+		s = strings.ReplaceAll(s, strings.ReplaceAll(root, `\`, `\\`), "/ROOT")
 		s = flagOrderUUID.ReplaceAllString(s, "UUID")
 		s = flagOrderTime.ReplaceAllString(s, "TIME")
 		s = flagOrderDemo.ReplaceAllString(s, "sessctl-demo-N")

@@ -196,7 +196,7 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 				}
 				continue
 			}
-			for _, ss := range parentsFirst(list) {
+			for _, ss := range sqlitedb.ParentsFirst(list, sessionID, sessionParent, sessionCreated) {
 				if ctx.Err() != nil {
 					yield(migrate.Ref{}, ctx.Err())
 					return
@@ -237,7 +237,7 @@ func (s *store) dbSessions(ctx context.Context, d database) ([]*session, error) 
 	}
 	var out []*session
 	for rows.Next() {
-		r, err := scanRow(rows, cols)
+		r, err := sqlitedb.ScanRow(rows, cols)
 		if err != nil {
 			return nil, fmt.Errorf("list sessions of %s: %w", d.path, err)
 		}
@@ -249,53 +249,6 @@ func (s *store) dbSessions(ctx context.Context, d database) ([]*session, error) 
 		}
 	}
 	return out, rows.Err()
-}
-
-// parentsFirst orders sessions by creation, each after its parent.
-func parentsFirst(list []*session) []*session {
-	sort.SliceStable(list, func(i, j int) bool {
-		if !list[i].created.Equal(list[j].created) {
-			return list[i].created.Before(list[j].created)
-		}
-		return list[i].id < list[j].id
-	})
-	byID := map[string]*session{}
-	for _, ss := range list {
-		byID[ss.id] = ss
-	}
-	done := map[string]bool{}
-	var out []*session
-	var visit func(ss *session, depth int)
-	visit = func(ss *session, depth int) {
-		if done[ss.id] {
-			return
-		}
-		done[ss.id] = true
-		if p := byID[ss.parent]; p != nil && depth < len(list) {
-			visit(p, depth+1)
-		}
-		out = append(out, ss)
-	}
-	for _, ss := range list {
-		visit(ss, 0)
-	}
-	return out
-}
-
-func scanRow(rows *sql.Rows, cols []string) (map[string]any, error) {
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, err
-	}
-	m := make(map[string]any, len(cols))
-	for i, c := range cols {
-		m[c] = vals[i]
-	}
-	return m, nil
 }
 
 func asString(v any) string {
@@ -423,7 +376,7 @@ func (s *store) messages(ctx context.Context, ss *session, path string, conv *mi
 	}
 	var out []*message
 	for rows.Next() {
-		r, err := scanRow(rows, cols)
+		r, err := sqlitedb.ScanRow(rows, cols)
 		if err != nil {
 			return nil, fmt.Errorf("read messages of %s in %s: %w", ss.id, path, err)
 		}
@@ -727,3 +680,7 @@ func dataURL(u string) (data, mime string, ok bool) {
 	}
 	return data, strings.TrimSuffix(meta, ";base64"), true
 }
+
+func sessionID(s *session) string         { return s.id }
+func sessionParent(s *session) string     { return s.parent }
+func sessionCreated(s *session) time.Time { return s.created }

@@ -231,7 +231,7 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 			}
 			list = append(list, &session{id: id, file: f})
 		}
-		for _, ss := range parentsFirst(list) {
+		for _, ss := range sqlitedb.ParentsFirst(list, sessionID, sessionParent, sessionCreated) {
 			if ctx.Err() != nil {
 				yield(migrate.Ref{}, ctx.Err())
 				return
@@ -246,54 +246,6 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 			}
 		}
 	}
-}
-
-// parentsFirst orders sessions by creation, each after its parent.
-func parentsFirst(list []*session) []*session {
-	sort.SliceStable(list, func(i, j int) bool {
-		if !list[i].created.Equal(list[j].created) {
-			return list[i].created.Before(list[j].created)
-		}
-		return list[i].id < list[j].id
-	})
-	byID := map[string]*session{}
-	for _, ss := range list {
-		byID[ss.id] = ss
-	}
-	done := map[string]bool{}
-	var out []*session
-	var visit func(ss *session, depth int)
-	visit = func(ss *session, depth int) {
-		if done[ss.id] {
-			return
-		}
-		done[ss.id] = true
-		if p := byID[ss.parent]; p != nil && depth < len(list) {
-			visit(p, depth+1)
-		}
-		out = append(out, ss)
-	}
-	for _, ss := range list {
-		visit(ss, 0)
-	}
-	return out
-}
-
-// row scans the current row of rows into a map by column name.
-func row(rows *sql.Rows, cols []string) (map[string]any, error) {
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, err
-	}
-	m := make(map[string]any, len(cols))
-	for i, c := range cols {
-		m[c] = vals[i]
-	}
-	return m, nil
 }
 
 func asString(v any) string {
@@ -359,7 +311,7 @@ func (s *store) dbSessions(ctx context.Context) ([]*session, error) {
 	}
 	var out []*session
 	for rows.Next() {
-		r, err := row(rows, cols)
+		r, err := sqlitedb.ScanRow(rows, cols)
 		if err != nil {
 			return nil, fmt.Errorf("list sessions of %s: %w", s.l.db, err)
 		}
@@ -473,7 +425,7 @@ func (s *store) dbMessages(ctx context.Context, id string, conv *migrate.Convers
 	}
 	var out []*message
 	for rows.Next() {
-		r, err := row(rows, cols)
+		r, err := sqlitedb.ScanRow(rows, cols)
 		if err != nil {
 			return nil, fmt.Errorf("read messages of %s in %s: %w", id, s.l.db, err)
 		}
@@ -511,7 +463,7 @@ func (s *store) ledger(ctx context.Context, id string) ([]ledger, error) {
 	}
 	var out []ledger
 	for rows.Next() {
-		r, err := row(rows, cols)
+		r, err := sqlitedb.ScanRow(rows, cols)
 		if err != nil {
 			return nil, fmt.Errorf("read the usage of %s in %s: %w", id, s.l.db, err)
 		}
@@ -928,3 +880,7 @@ func resultContent(tr *toolStatus) ([]byte, bool) {
 	}
 	return migrate.Array(blocks), isErr
 }
+
+func sessionID(s *session) string         { return s.id }
+func sessionParent(s *session) string     { return s.parent }
+func sessionCreated(s *session) time.Time { return s.created }

@@ -96,7 +96,7 @@ func (h *Handler) serveExport(w http.ResponseWriter, r *http.Request) {
 		// The headers are sent: the download must fail, not end looking
 		// complete. (After a redaction error what was sent is masked;
 		// the rest never will be.)
-		h.logf("sessctl serve: export %s: %v", path, err)
+		h.logf("export %s: %v", path, err)
 		panic(http.ErrAbortHandler)
 	}
 	_ = bw.Flush()

@@ -291,7 +291,7 @@ func (h *Handler) sendEntries(r *http.Request, path string, batch []*jsonl.Entry
 		var buf bytes.Buffer
 		if err := templates.ExecuteTemplate(&buf, "entryfrag", entryCtx{E: it, CSRF: h.csrf, Self: self,
 			Acts: actURLs{Fork: actURL(self, "fork"), Branch: actURL(self, "branch"), Label: actURL(self, "label"), Rename: actURL(self, "rename")}}); err != nil {
-			h.logf("sessctl serve: render an entry of %s: %v", path, err)
+			h.logf("render an entry of %s: %v", path, err)
 			continue
 		}
 		le.HTML = buf.String()

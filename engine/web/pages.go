@@ -69,7 +69,7 @@ func (h *Handler) routes() *http.ServeMux {
 	m.HandleFunc("POST /act/{act}/{store}/{rel...}", h.serveAct)
 	m.HandleFunc("/act/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "sessctl serve: an act is a POST from a session page", http.StatusMethodNotAllowed)
+		http.Error(w, "an act is a POST from a session page", http.StatusMethodNotAllowed)
 	})
 	m.HandleFunc("GET /export/s/{store}/{rel...}", h.serveExport)
 	m.HandleFunc("GET /export/a/{store}/{rel...}", h.serveExportAgentUse)
@@ -89,15 +89,15 @@ func (h *Handler) routes() *http.ServeMux {
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	var buf bytes.Buffer
 	if err := templates.ExecuteTemplate(&buf, name, data); err != nil {
-		h.logf("sessctl serve: render %s: %v", name, err)
-		http.Error(w, "sessctl serve: the page could not be made: "+err.Error(), http.StatusInternalServerError)
+		h.logf("render %s: %v", name, err)
+		http.Error(w, "the page could not be made: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		if _, err := w.Write(buf.Bytes()); err != nil {
-			h.logf("sessctl serve: write %s: %v", r.URL.Path, err)
+			h.logf("write %s: %v", r.URL.Path, err)
 		}
 	}
 }

@@ -69,7 +69,7 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := templates.ExecuteTemplate(w, "searchhead", p); err != nil {
-		h.logf("sessctl serve: search page: %v", err)
+		h.logf("search page: %v", err)
 		return
 	}
 	flush()

@@ -92,11 +92,11 @@ func (r hostRule) allows(hostHeader string) bool {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setSecurityHeaders(w)
 	if !h.hosts.allows(r.Host) {
-		http.Error(w, "sessctl serve: this server answers only to the address it is bound to, not "+quoteHeader(r.Host), http.StatusMisdirectedRequest)
+		http.Error(w, "this server answers only to the address it is bound to, not "+quoteHeader(r.Host), http.StatusMisdirectedRequest)
 		return
 	}
 	if h.ctx.Err() != nil {
-		http.Error(w, "sessctl serve: the viewer is closed", http.StatusServiceUnavailable)
+		http.Error(w, "the viewer is closed", http.StatusServiceUnavailable)
 		return
 	}
 	if t := r.URL.Query().Get("token"); t != "" {
@@ -105,7 +105,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			http.Error(w, "sessctl serve: the token goes in the URL of a GET request only", http.StatusBadRequest)
+			http.Error(w, "the token goes in the URL of a GET request only", http.StatusBadRequest)
 			return
 		}
 		http.SetCookie(w, &http.Cookie{Name: h.cookie, Value: h.token, Path: h.cookiePath(), HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -130,12 +130,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet, http.MethodHead:
 	case http.MethodPost:
 		if why := h.crossSite(r); why != "" {
-			http.Error(w, "sessctl serve: refused: "+why, http.StatusForbidden)
+			http.Error(w, "refused: "+why, http.StatusForbidden)
 			return
 		}
 	default:
 		w.Header().Set("Allow", "GET, HEAD, POST")
-		http.Error(w, "sessctl serve: method not allowed", http.StatusMethodNotAllowed)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
 	h.mux.ServeHTTP(w, r)
@@ -157,7 +157,7 @@ func (h *Handler) cookiePath() string {
 func (h *Handler) denied(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusUnauthorized)
-	fmt.Fprint(w, "sessctl serve: this page needs the token: open the URL 'sessctl serve' printed (http://ADDRESS/?token=...)\n")
+	fmt.Fprint(w, "this page needs the token: open the URL with the token that the server printed (http://ADDRESS/?token=...)\n")
 }
 
 // crossSite returns why a POST is refused, "" when it may write: it must

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"path/filepath"
 	"time"
 
@@ -92,19 +91,11 @@ func readTexts(fsys vfs.FS, cacheDir, dir string) map[string]textEntry {
 // file's allMessagesText as a JSON string, the last member, taken by
 // position and checked by its CRC-32C. A damaged line is skipped.
 func decodeTextLine(line []byte) (string, textEntry, bool) {
-	var ent textEntry
-	const key = `,"text":`
-	k := bytes.Index(line, []byte(key))
-	if k < 0 || line[len(line)-1] != '}' {
-		return "", ent, false
+	name, st, text, ok := cacheindex.DecodeLine(line, "text")
+	if !ok || jsonl.KindOf(text) != jsonl.KindString {
+		return "", textEntry{}, false
 	}
-	ent.text = line[k+len(key) : len(line)-1]
-	name, st, crc, ok := cacheindex.DecodeKey(line[:k])
-	if !ok || crc != cacheindex.CRC(ent.text) || jsonl.KindOf(ent.text) != jsonl.KindString {
-		return "", ent, false
-	}
-	ent.stamp = st
-	return name, ent, true
+	return name, textEntry{st, text}, true
 }
 
 // decodeIndexLine reads {"name","size","mtimeNs","crc"?,"info"?}: info is
@@ -114,24 +105,12 @@ func decodeTextLine(line []byte) (string, textEntry, bool) {
 // skipped.
 func decodeIndexLine(dir string, line []byte) (string, indexEntry, bool) {
 	var ent indexEntry
-	// The info object is the last member and the largest by far: it is cut
-	// off by position (an unescaped `,"info":` cannot occur inside a JSON
-	// string) and checked by its checksum instead of being walked.
-	var infoRaw []byte
-	head := line
-	if k := bytes.Index(line, []byte(`,"info":`)); k >= 0 && len(line) > 0 && line[len(line)-1] == '}' {
-		infoRaw = line[k+len(`,"info":`) : len(line)-1]
-		head = line[:k]
-	}
-	name, st, crc, ok := cacheindex.DecodeKey(head)
+	name, st, infoRaw, ok := cacheindex.DecodeLine(line, "info")
 	if !ok {
 		return "", ent, false
 	}
 	ent.stamp = st
 	if infoRaw != nil {
-		if crc != cacheindex.CRC(infoRaw) {
-			return "", ent, false
-		}
 		info, ok := decodeInfo(infoRaw)
 		if !ok {
 			return "", ent, false
@@ -148,23 +127,18 @@ func decodeIndexLine(dir string, line []byte) (string, indexEntry, bool) {
 // encodeIndexLine writes one index line, newline included: the info
 // without its texts (headJSON).
 func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
-	b := cacheindex.AppendKey(jsonl.NewObject(256), name, ent.stamp)
+	var info []byte
 	if ent.info != nil {
-		info := ent.info.cachedHead()
-		if info == nil {
+		if info = ent.info.cachedHead(); info == nil {
 			info = headJSON(ent.info)
 		}
-		b.String("crc", cacheindex.CRC(info)).Raw("info", info)
 	}
-	dst = append(dst, b.Bytes()...)
-	return append(dst, '\n')
+	return cacheindex.AppendLine(dst, name, ent.stamp, "info", info)
 }
 
 // encodeTextLine writes one text index line, newline included.
 func encodeTextLine(dst []byte, name string, ent textEntry) []byte {
-	b := cacheindex.AppendKey(jsonl.NewObject(128+len(ent.text)), name, ent.stamp).String("crc", cacheindex.CRC(ent.text)).Raw("text", ent.text)
-	dst = append(dst, b.Bytes()...)
-	return append(dst, '\n')
+	return cacheindex.AppendLine(dst, name, ent.stamp, "text", ent.text)
 }
 
 // decodeInfo reads the fields headJSON wrote, keeping its bytes for

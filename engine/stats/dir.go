@@ -133,7 +133,9 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 	for i := range items {
 		if it := &items[i]; it.walk == nil && it.stats == nil {
 			jobs = append(jobs, i)
-			dirty[it.dir] = true
+			if !it.link { // a symbolic link is never in the index
+				dirty[it.dir] = true
+			}
 		}
 	}
 	// Read the other files on every CPU.
@@ -231,7 +233,7 @@ func writeIndexes(fsys vfs.FS, cacheDir string, indexes map[string]map[string]in
 	// Files that went away leave entries no file was found for.
 	found := make(map[string]int, len(indexes))
 	for i := range items {
-		if it := &items[i]; it.walk == nil && it.err == nil {
+		if it := &items[i]; it.walk == nil && it.err == nil && !it.link {
 			found[it.dir]++
 		}
 	}

@@ -24,7 +24,10 @@ import (
 //   - an entry is used only while the file's size, modification time
 //     (nanoseconds), identity (inode) and inode change time are what they
 //     were when it was made, and files modified in the last two seconds,
-//     symbolic links and files that could not be read are never cached;
+//     symbolic links and files that could not be read are never cached
+//     (where a stat has no inode or change time, on Windows, a file
+//     rewritten in place with its size and modification time put back is
+//     not noticed);
 //   - an entry holds the file's own Scope, unrounded (floats written so
 //     that they read back to the same bits), its header line (for
 //     DirOptions.Header), or why it was left out (no header, or the
@@ -188,15 +191,10 @@ func writeIndex(fsys vfs.FS, cacheDir, dir string, entries map[string]indexEntry
 	cacheindex.Replace(fsys, cacheindex.Path(cacheDir, statsIndexKind, dir), buf)
 }
 
-// statsKey cuts an index line's payload, its last member: an unescaped
-// `,"stats":` cannot occur inside a JSON string.
-const statsKey = `,"stats":`
-
-// encodeIndexLine writes one index line, newline included:
-// {"name","size","mtimeNs","ino","ctimeNs","crc","stats"}, crc being the
-// CRC-32C of stats, which is
+// encodeIndexLine writes one index line, newline included (see
+// cacheindex.AppendLine), whose payload "stats" is
 //
-//	{"skip":"no header"}, or
+//	{"skip":"no session header"}, or
 //	{"header":<line>,"offset":N,"line":N,"skip":"<migration error>"}, or
 //	{"header":<line>,"offset":N,"line":N,"scope":<scope>}.
 func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
@@ -210,23 +208,15 @@ func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
 	} else {
 		p.Raw("scope", encodeScope(f.scope))
 	}
-	payload := p.Bytes()
-	b := cacheindex.AppendKey(jsonl.NewObject(128+len(payload)), name, ent.Stamp).String("crc", cacheindex.CRC(payload)).Raw("stats", payload)
-	dst = append(dst, b.Bytes()...)
-	return append(dst, '\n')
+	return cacheindex.AppendLine(dst, name, ent.Stamp, "stats", p.Bytes())
 }
 
 // decodeIndexLine reads a line encodeIndexLine wrote; a damaged one is
 // skipped.
 func decodeIndexLine(line []byte) (string, indexEntry, bool) {
 	var ent indexEntry
-	k := bytes.Index(line, []byte(statsKey))
-	if k < 0 || line[len(line)-1] != '}' {
-		return "", ent, false
-	}
-	payload := line[k+len(statsKey) : len(line)-1]
-	name, st, crc, ok := cacheindex.DecodeKey(line[:k])
-	if !ok || crc != cacheindex.CRC(payload) {
+	name, st, payload, ok := cacheindex.DecodeLine(line, "stats")
+	if !ok || payload == nil {
 		return "", ent, false
 	}
 	f := &fileStats{}

@@ -150,11 +150,45 @@ func ReadLines[E any](fsys vfs.FS, path string, header []byte, decode func([]byt
 	return out
 }
 
-// DecodeKey reads the members every index line starts with (AppendKey's
-// and a "crc"): name, size, mtimeNs, ino, ctimeNs and crc. ok is false
-// when the name, size or time is missing or the name is not a session
-// file's base name.
-func DecodeKey(head []byte) (name string, st Stamp, crc string, ok bool) {
+// AppendLine appends an index line and its newline: {"name","size",
+// "mtimeNs","ino","ctimeNs"} (nanoseconds and inodes as strings: they
+// exceed a double's precision), then, when payload is not nil, "crc" (its
+// CRC-32C, so that a damaged line is noticed without validating it) and
+// payload as the last member, named member.
+func AppendLine(dst []byte, name string, st Stamp, member string, payload []byte) []byte {
+	b := appendKey(jsonl.NewObject(160+len(payload)), name, st)
+	if payload != nil {
+		b.String("crc", crcHex(payload)).Raw(member, payload)
+	}
+	dst = append(dst, b.Bytes()...)
+	return append(dst, '\n')
+}
+
+// DecodeLine reads a line AppendLine wrote with member: the name, the
+// stamp and the payload (nil when the line has none). The payload, the
+// largest part by far, is cut off by position (an unescaped `,"member":`
+// cannot occur inside a JSON string) and checked by its checksum instead
+// of being walked; the members before it are read with
+// jsonl.MembersTrusted. ok is false for a damaged line: a checksum that
+// does not match, a name, size or time missing, a name that is not a
+// session file's.
+func DecodeLine(line []byte, member string) (name string, st Stamp, payload []byte, ok bool) {
+	head := line
+	key := `,"` + member + `":`
+	if k := bytes.Index(line, []byte(key)); k >= 0 && line[len(line)-1] == '}' {
+		payload = line[k+len(key) : len(line)-1]
+		head = line[:k]
+	}
+	name, st, crc, ok := decodeKey(head)
+	if !ok || (payload != nil && crc != crcHex(payload)) {
+		return "", Stamp{}, nil, false
+	}
+	return name, st, payload, true
+}
+
+// decodeKey reads the members before an index line's payload: name,
+// size, mtimeNs, ino, ctimeNs and crc.
+func decodeKey(head []byte) (name string, st Stamp, crc string, ok bool) {
 	hasName, hasSize, hasMtime := false, false, false
 	// Nanoseconds and inodes exceed a double's precision: kept as strings.
 	integer := func(v []byte) (int64, bool) {
@@ -186,18 +220,18 @@ func DecodeKey(head []byte) (name string, st Stamp, crc string, ok bool) {
 	return
 }
 
-// AppendKey writes the members every index line starts with (but crc):
+// appendKey writes the members every index line starts with (but crc):
 // name, size, mtimeNs, ino and ctimeNs.
-func AppendKey(b *jsonl.ObjectBuilder, name string, st Stamp) *jsonl.ObjectBuilder {
+func appendKey(b *jsonl.ObjectBuilder, name string, st Stamp) *jsonl.ObjectBuilder {
 	return b.String("name", name).Number("size", float64(st.Size)).String("mtimeNs", strconv.FormatInt(st.MtimeNs, 10)).
 		String("ino", strconv.FormatUint(st.Ino, 10)).String("ctimeNs", strconv.FormatInt(st.CtimeNs, 10))
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// CRC returns the CRC-32C of b in hex: an index line's checksum of its
-// payload, so that a damaged line is noticed without validating it.
-func CRC(b []byte) string {
+// crcHex returns the CRC-32C of b in hex: an index line's checksum of its
+// payload.
+func crcHex(b []byte) string {
 	var out [4]byte
 	binary.BigEndian.PutUint32(out[:], crc32.Checksum(b, castagnoli))
 	return hex.EncodeToString(out[:])

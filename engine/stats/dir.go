@@ -129,73 +129,85 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 			}
 		})
 	}
-	var jobs []int
-	for i := range items {
-		if it := &items[i]; it.walk == nil && it.stats == nil {
-			jobs = append(jobs, i)
-			if !it.link { // a symbolic link is never in the index
-				dirty[it.dir] = true
-			}
-		}
-	}
-	// Read the other files on every CPU.
+	// Read the other files on every CPU and add up in path order, a
+	// window of files at a time: without the index, what they add is let
+	// go once it is added.
 	started := time.Now()
-	parallel(len(jobs), func(buf *[]byte, k int) {
-		if ctx.Err() != nil {
-			return
-		}
-		it := &items[jobs[k]]
-		data, fi, err := vfs.ReadIntoInfo(fsys, it.path, *buf)
-		*buf = data
-		if err != nil {
-			it.err = err
-			return
-		}
-		it.stats = countFile(data)
-		if !it.link && fi.Mode().IsRegular() && cacheindex.Cacheable(fi.ModTime(), started) {
-			stamp := cacheindex.StampOf(fi)
-			it.stamp = &stamp
-		}
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("stats of %s: %w", root, err)
-	}
-	// Add up, in path order.
-	for i := range items {
-		it := &items[i]
-		switch {
-		case it.walk != nil:
-			// Left out by the walk: a directory that could not be read,
-			// a special file.
-			if errors.Is(it.walk, vfs.ErrNotRegular) {
-				total.Skipped++
+	const window = 4096
+	for lo := 0; lo < len(items); lo += window {
+		hi := min(lo+window, len(items))
+		var jobs []int
+		for i := lo; i < hi; i++ {
+			if it := &items[i]; it.walk == nil && it.stats == nil {
+				jobs = append(jobs, i)
+				if !it.link { // a symbolic link is never in the index
+					dirty[it.dir] = true
+				}
 			}
-			total.Unread++
-			skip(it.path, it.walk)
-			continue
-		case it.err != nil:
-			total.Skipped++
-			total.Unread++
-			skip(it.path, it.err)
-			continue
 		}
-		f := it.stats
-		if f.header != nil && opts.Header != nil {
-			opts.Header(it.path, f.headerEntry())
+		parallel(len(jobs), func(buf *[]byte, k int) {
+			if ctx.Err() != nil {
+				return
+			}
+			it := &items[jobs[k]]
+			data, fi, err := vfs.ReadIntoInfo(fsys, it.path, *buf)
+			*buf = data
+			if err != nil {
+				it.err = err
+				return
+			}
+			it.stats = countFile(data)
+			if !it.link && fi.Mode().IsRegular() && cacheindex.Cacheable(fi.ModTime(), started) {
+				stamp := cacheindex.StampOf(fi)
+				it.stamp = &stamp
+			}
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("stats of %s: %w", root, err)
 		}
-		if f.skip != nil {
-			total.Skipped++
-			skip(it.path, f.skip)
-			continue
+		for i := lo; i < hi; i++ {
+			total.add(&items[i], opts.Header, skip)
+			if cacheDir == "" {
+				items[i].stats = nil
+			}
 		}
-		total.All.merge(f.scope)
-		total.Sessions++
 	}
 	total.All.Finish()
 	if cacheDir != "" {
 		writeIndexes(fsys, cacheDir, indexes, dirty, items)
 	}
 	return total, nil
+}
+
+// add adds what the walk found at it to t, telling header and skip.
+func (t *DirTotal) add(it *dirItem, header func(string, jsonl.Entry), skip func(string, error)) {
+	switch {
+	case it.walk != nil:
+		// Left out by the walk: a directory that could not be read, a
+		// special file.
+		if errors.Is(it.walk, vfs.ErrNotRegular) {
+			t.Skipped++
+		}
+		t.Unread++
+		skip(it.path, it.walk)
+		return
+	case it.err != nil:
+		t.Skipped++
+		t.Unread++
+		skip(it.path, it.err)
+		return
+	}
+	f := it.stats
+	if f.header != nil && header != nil {
+		header(it.path, f.headerEntry())
+	}
+	if f.skip != nil {
+		t.Skipped++
+		skip(it.path, f.skip)
+		return
+	}
+	t.All.merge(f.scope)
+	t.Sessions++
 }
 
 // dirItem is what Dir's walk found, in path order: a file, or what the

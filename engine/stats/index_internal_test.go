@@ -27,9 +27,9 @@ func TestIndexLineRoundTrip(t *testing.T) {
 		"migration": {header: header, headerOff: 3, headerLine: 2, skip: errors.New(`line 4: bad "thing"`)},
 		"counted": {header: header, headerLine: 1, scope: &fileScope{
 			entries: 7, messages: 5,
-			types:   []count{{"message", 5}, {"wéird \"type\"\n", 2}},
-			roles:   []count{{"assistant", 3}, {"user", 2}},
-			usage:   u(9, 1e-300),
+			types: []count{{"message", 5}, {"wéird \"type\"\n", 2}},
+			roles: []count{{"assistant", 3}, {"user", 2}},
+			usage: u(9, 1e-300),
 			models: []Model{
 				{Model: "p/m", Provider: "p", ModelID: "m", Messages: 2, Usage: u(4, 0.7)},
 				{Model: "unknown", Messages: 1, Usage: u(5, 1.0/3)},

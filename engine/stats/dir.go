@@ -96,46 +96,54 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("stats of %s: %w", root, err)
 	}
-	// The index of each directory, and the files it holds that are
-	// unchanged (read and stat'ed on every CPU).
+	// The files of each directory, to know when it is done.
+	left := map[string]int{}
+	members := map[string][]int{}
+	for i := range items {
+		if it := &items[i]; it.walk == nil {
+			left[it.dir]++
+			members[it.dir] = append(members[it.dir], i)
+		}
+	}
+	// Go through the files a window at a time: load the index of each
+	// directory met, take from it the files that are unchanged, read the
+	// others, on every CPU; add up in path order; then rewrite the index
+	// of each directory done if it changed, and let go of what its files
+	// add.
+	started := time.Now()
 	indexes := map[string]map[string]indexEntry{}
 	dirty := map[string]bool{} // directories whose index is to be rewritten
-	if cacheDir != "" {
-		var dirs []string
-		for i := range items {
-			if items[i].walk == nil {
-				if dir := items[i].dir; indexes[dir] == nil {
-					indexes[dir] = map[string]indexEntry{}
-					dirs = append(dirs, dir)
-				}
-			}
-		}
-		loaded := make([]map[string]indexEntry, len(dirs))
-		parallel(len(dirs), func(_ *[]byte, k int) { loaded[k] = readIndex(fsys, cacheDir, dirs[k]) })
-		for k, dir := range dirs {
-			indexes[dir] = loaded[k]
-		}
-		parallel(len(items), func(_ *[]byte, i int) {
-			it := &items[i]
-			if it.walk != nil || it.link {
-				return
-			}
-			ent, ok := indexes[it.dir][it.name]
-			if !ok {
-				return
-			}
-			if fi, err := fsys.Lstat(it.path); err == nil && fi.Mode().IsRegular() && cacheindex.StampOf(fi) == ent.Stamp {
-				it.stats = ent.stats
-			}
-		})
-	}
-	// Read the other files on every CPU and add up in path order, a
-	// window of files at a time: without the index, what they add is let
-	// go once it is added.
-	started := time.Now()
-	const window = 4096
 	for lo := 0; lo < len(items); lo += window {
 		hi := min(lo+window, len(items))
+		if cacheDir != "" {
+			var dirs []string
+			for i := lo; i < hi; i++ {
+				if it := &items[i]; it.walk == nil {
+					if _, ok := indexes[it.dir]; !ok {
+						indexes[it.dir] = nil
+						dirs = append(dirs, it.dir)
+					}
+				}
+			}
+			loaded := make([]map[string]indexEntry, len(dirs))
+			parallel(len(dirs), func(_ *[]byte, k int) { loaded[k] = readIndex(fsys, cacheDir, dirs[k]) })
+			for k, dir := range dirs {
+				indexes[dir] = loaded[k]
+			}
+			parallel(hi-lo, func(_ *[]byte, k int) {
+				it := &items[lo+k]
+				if it.walk != nil || it.link {
+					return
+				}
+				ent, ok := indexes[it.dir][it.name]
+				if !ok {
+					return
+				}
+				if fi, err := fsys.Lstat(it.path); err == nil && fi.Mode().IsRegular() && cacheindex.StampOf(fi) == ent.Stamp {
+					it.stats = ent.stats
+				}
+			})
+		}
 		var jobs []int
 		for i := lo; i < hi; i++ {
 			if it := &items[i]; it.walk == nil && it.stats == nil {
@@ -166,18 +174,30 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 			return nil, fmt.Errorf("stats of %s: %w", root, err)
 		}
 		for i := lo; i < hi; i++ {
-			total.add(&items[i], opts.Header, skip)
-			if cacheDir == "" {
-				items[i].stats = nil
+			it := &items[i]
+			total.add(it, opts.Header, skip)
+			if it.walk != nil {
+				continue
+			}
+			if left[it.dir]--; left[it.dir] > 0 {
+				continue
+			}
+			if cacheDir != "" {
+				finishIndex(fsys, cacheDir, it.dir, indexes[it.dir], dirty[it.dir], members[it.dir], items)
+				indexes[it.dir] = nil
+			}
+			for _, m := range members[it.dir] {
+				items[m].stats = nil
 			}
 		}
 	}
 	total.All.Finish()
-	if cacheDir != "" {
-		writeIndexes(fsys, cacheDir, indexes, dirty, items)
-	}
 	return total, nil
 }
+
+// window is how many files Dir reads and adds up at a time (a variable
+// for tests).
+var window = 4096
 
 // add adds what the walk found at it to t, telling header and skip.
 func (t *DirTotal) add(it *dirItem, header func(string, jsonl.Entry), skip func(string, error)) {
@@ -238,44 +258,33 @@ func indexCacheDir(dir, root string) string {
 	return dir
 }
 
-// writeIndexes rewrites the stats index of each directory whose files
-// changed, came or went: its entries are the files found unchanged and
-// those read that may be cached.
-func writeIndexes(fsys vfs.FS, cacheDir string, indexes map[string]map[string]indexEntry, dirty map[string]bool, items []dirItem) {
-	// Files that went away leave entries no file was found for.
-	found := make(map[string]int, len(indexes))
-	for i := range items {
-		if it := &items[i]; it.walk == nil && it.err == nil && !it.link {
-			found[it.dir]++
+// finishIndex rewrites the stats index old of the directory dir, whose
+// files are items[members], if its files changed (dirty), came or went:
+// its entries are the files found unchanged and those read that may be
+// cached.
+func finishIndex(fsys vfs.FS, cacheDir, dir string, old map[string]indexEntry, dirty bool, members []int, items []dirItem) {
+	found := 0 // the files the index could hold
+	for _, m := range members {
+		if it := &items[m]; it.err == nil && !it.link {
+			found++
 		}
 	}
-	for dir, old := range indexes {
-		if len(old) != found[dir] {
-			dirty[dir] = true
-		}
+	if !dirty && len(old) == found {
+		return
 	}
-	fresh := map[string]map[string]indexEntry{}
-	for i := range items {
-		it := &items[i]
-		if it.walk != nil || it.err != nil || !dirty[it.dir] {
+	fresh := make(map[string]indexEntry, len(members))
+	for _, m := range members {
+		it := &items[m]
+		if it.err != nil || it.link {
 			continue
 		}
-		m := fresh[it.dir]
-		if m == nil {
-			m = map[string]indexEntry{}
-			fresh[it.dir] = m
-		}
 		if it.stamp != nil {
-			m[it.name] = indexEntry{*it.stamp, it.stats}
-		} else if ent, ok := indexes[it.dir][it.name]; ok && ent.stats == it.stats {
-			m[it.name] = ent
+			fresh[it.name] = indexEntry{*it.stamp, it.stats}
+		} else if ent, ok := old[it.name]; ok && ent.stats == it.stats {
+			fresh[it.name] = ent
 		}
 	}
-	for dir := range indexes {
-		if dirty[dir] {
-			writeIndex(fsys, cacheDir, dir, fresh[dir])
-		}
-	}
+	writeIndex(fsys, cacheDir, dir, fresh)
 }
 
 // splitPath returns the directory and the base name of a path the walk

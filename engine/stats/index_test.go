@@ -88,6 +88,15 @@ func indexFiles(t *testing.T, cache string) []string {
 // exactly what a scan without it gives: totals to the bit, skipped files
 // and headers.
 func TestDirIndexMatchesScan(t *testing.T) {
+	for _, w := range []int{3, 4096} {
+		t.Run(fmt.Sprintf("window %d", w), func(t *testing.T) {
+			defer stats.SetWindow(w)()
+			testDirIndexMatchesScan(t)
+		})
+	}
+}
+
+func testDirIndexMatchesScan(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "sessions")
 	cache := t.TempDir()
 	p, q := filepath.Join(root, "--p--"), filepath.Join(root, "--q--")
@@ -100,6 +109,10 @@ func TestDirIndexMatchesScan(t *testing.T) {
 		`{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"q"}}`,
 		`{"type":"message","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","provider":"prov","model":"m1","usage":{"input":5,"output":1,"cost":{"input":0.3}}}}`))
 	writeOld(t, filepath.Join(q, "blank.jsonl"), "\n\n"+testenv.Lines(testenv.PiHeader, assistant("a", "", "m2", 9, 0.9)))
+	// Directories whose files are not together in path order.
+	writeOld(t, filepath.Join(root, "a.jsonl"), testenv.Lines(testenv.PiHeader, assistant("a", "", "m3", 2, 0.02)))
+	writeOld(t, filepath.Join(p, "nested", "n.jsonl"), testenv.Lines(testenv.PiHeader, assistant("a", "", "m3", 3, 0.03)))
+	writeOld(t, filepath.Join(root, "zz.jsonl"), testenv.Lines(testenv.PiHeader, assistant("a", "", "m1", 4, 0.04)))
 	withIndex := stats.DirOptions{CacheDir: cache}
 	scan := stats.DirOptions{NoIndex: true, CacheDir: cache}
 
@@ -113,8 +126,8 @@ func TestDirIndexMatchesScan(t *testing.T) {
 		}
 	}
 	check("first run")
-	if n := len(indexFiles(t, cache)); n != 2 {
-		t.Fatalf("%d index files, want one per directory (2)", n)
+	if n := len(indexFiles(t, cache)); n != 4 {
+		t.Fatalf("%d index files, want one per directory (4)", n)
 	}
 
 	writeOld(t, filepath.Join(p, "added.jsonl"), testenv.Lines(testenv.PiHeader, assistant("a", "", "new-model", 11, 0.11)))
@@ -192,9 +205,10 @@ func TestDirIndexMatchesScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(b), `--p--"}`) {
+		switch {
+		case strings.Contains(string(b), `--p--"}`):
 			pIx = ix
-		} else {
+		case strings.Contains(string(b), `--q--"}`):
 			qIx = ix
 		}
 	}
@@ -249,21 +263,26 @@ func (c *countFS) ReadFile(name string) ([]byte, error) {
 
 // TestDirIndexReadsNoSessionFile checks that a second Dir over an
 // unchanged store reads no session file, but for one modified within the
-// racy window, which is never cached.
+// racy window, which is never cached; with windows of 2 files, so that
+// directories are done across windows.
 func TestDirIndexReadsNoSessionFile(t *testing.T) {
+	defer stats.SetWindow(2)()
 	root := t.TempDir()
 	cache := t.TempDir()
 	for i := range 5 {
 		writeOld(t, filepath.Join(root, "--p--", fmt.Sprintf("s%d.jsonl", i)), testenv.Lines(testenv.PiHeader, assistant("a", "", "m", i, 0.1)))
 	}
 	writeOld(t, filepath.Join(root, "--p--", "noheader.jsonl"), "{}\n")
+	writeOld(t, filepath.Join(root, "a.jsonl"), testenv.Lines(testenv.PiHeader, assistant("a", "", "m", 1, 0.1)))
+	writeOld(t, filepath.Join(root, "--p--", "sub", "b.jsonl"), testenv.Lines(testenv.PiHeader, assistant("a", "", "m", 1, 0.1)))
+	writeOld(t, filepath.Join(root, "z.jsonl"), testenv.Lines(testenv.PiHeader, assistant("a", "", "m", 1, 0.1)))
 	testenv.WriteFile(t, filepath.Join(root, "--p--", "recent.jsonl"), testenv.Lines(testenv.PiHeader, assistant("a", "", "m", 1, 0.2)))
 
 	fsys := &countFS{FS: vfs.OS()}
 	o := stats.DirOptions{FS: fsys, CacheDir: cache}
 	first := runDir(t, root, o)
-	if n := fsys.reads.Load(); n != 7 {
-		t.Errorf("first run read %d session files, want 7", n)
+	if n := fsys.reads.Load(); n != 10 {
+		t.Errorf("first run read %d session files, want 10", n)
 	}
 	fsys.reads.Store(0)
 	second := runDir(t, root, o)
@@ -278,8 +297,8 @@ func TestDirIndexReadsNoSessionFile(t *testing.T) {
 	if diff := cmp.Diff(first, runDir(t, root, o)); diff != "" {
 		t.Errorf("without the index (-index +scan):\n%s", diff)
 	}
-	if n := fsys.reads.Load(); n != 7 {
-		t.Errorf("a run without the index read %d session files, want 7", n)
+	if n := fsys.reads.Load(); n != 10 {
+		t.Errorf("a run without the index read %d session files, want 10", n)
 	}
 }
 

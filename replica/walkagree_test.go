@@ -161,7 +161,7 @@ func TestStoreWalksAgree(t *testing.T) {
 	total, err := stats.Dir(ctx, sessions, stats.DirOptions{
 		CacheDir: t.TempDir(), // the stats index, not in the user's cache
 		Header:   func(p string, _ jsonl.Entry) { got = append(got, p) },
-		Skip:   func(p string, err error) { statSkips = append(statSkips, p) },
+		Skip:     func(p string, err error) { statSkips = append(statSkips, p) },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/cacheindex"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -148,7 +149,7 @@ func (o listing) fs() vfs.FS { return orOS(o.FS) }
 // there is no index.
 func (o listing) withCache() listing {
 	if !o.NoIndex {
-		o.CacheDir = resolveCache(o.CacheDir)
+		o.CacheDir = cacheindex.ResolveDir(o.CacheDir)
 		o.NoIndex = o.CacheDir == ""
 	}
 	return o
@@ -391,12 +392,12 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 			st := d.stats[i]
 			if ix := indexes[di]; ix != nil && st != nil {
 				ent, ok := ix[name]
-				ok = ok && ent.stamp == stampOf(st)
+				ok = ok && ent.stamp == cacheindex.StampOf(st)
 				var text textEntry
 				textOK := o.NoText || ent.info == nil
 				if ok && !textOK {
 					text, textOK = d.texts[name]
-					textOK = textOK && text.stamp == stampOf(st)
+					textOK = textOK && text.stamp == cacheindex.StampOf(st)
 				}
 				if ok && textOK {
 					if ent.info != nil {
@@ -501,7 +502,7 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 				var now stamp
 				switch {
 				case d.stats[i] != nil:
-					now = stampOf(d.stats[i])
+					now = cacheindex.StampOf(d.stats[i])
 					if old, ok := indexes[di][name]; ok && old.stamp == now {
 						fresh[name] = old
 						if texts != nil && in != nil {
@@ -519,7 +520,7 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 				}
 				// Only files that are not being written right now are
 				// cached.
-				if !cacheable(time.Unix(0, now.mtimeNs), started) {
+				if !cacheindex.Cacheable(time.Unix(0, now.MtimeNs), started) {
 					continue
 				}
 				fresh[name] = indexEntry{now, in}
@@ -574,7 +575,7 @@ func readInfoBuf(fsys vfs.FS, path string, buf *[]byte, b *infoBuilder, noText b
 	}
 	info, err := b.build(path, data, st.ModTime(), st.Size(), noText)
 	if info != nil {
-		info.stamp = stampOf(st)
+		info.stamp = cacheindex.StampOf(st)
 	}
 	return info, err
 }

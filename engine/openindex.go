@@ -1,15 +1,14 @@
 package engine
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"hash/crc32"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/sessctl/sessctl/internal/cacheindex"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
@@ -39,9 +38,10 @@ import (
 // path under cacheDir (layout.CacheDir): <cacheDir>/offset-index/<the
 // first 32 hex digits of the SHA-256 of the file's absolute path>.
 func offsetIndexPath(cacheDir, path string) string {
-	sum := sha256.Sum256([]byte(absDir(path)))
-	return filepath.Join(cacheDir, "offset-index", hex.EncodeToString(sum[:16]))
+	return cacheindex.Path(cacheDir, "offset-index", path)
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // offsetIndexMin is the file size from which a read-only open keeps an
 // offset index: below it the parse costs less than reading the index.
@@ -264,7 +264,7 @@ func offsetIndexFile(opts options, abs string, st fs.FileInfo) string {
 	if opts.NoOffsetIndex || st == nil || !st.Mode().IsRegular() || st.Size() < minSize || vfs.FileID(st) == 0 {
 		return ""
 	}
-	cache := resolveCache(opts.CacheDir)
+	cache := cacheindex.ResolveDir(opts.CacheDir)
 	if cache == "" {
 		return ""
 	}
@@ -288,10 +288,10 @@ func keepOffsetIndex(fsys vfs.FS, opts options, ixPath, abs string, st fs.FileIn
 // offsetIndexOf returns the offset index keepOffsetIndex writes, or nil
 // when the parse may not be indexed or the file is too recent.
 func offsetIndexOf(opts options, abs string, st fs.FileInfo, p *jsonl.Parsed, parents func() []int32) []byte {
-	if !cleanParse(p) || !cacheable(st.ModTime(), opts.now()) {
+	if !cleanParse(p) || !cacheindex.Cacheable(st.ModTime(), opts.now()) {
 		return nil
 	}
-	return encodeOffsetIndex(absDir(abs), st, p, parents)
+	return encodeOffsetIndex(cacheindex.AbsDir(abs), st, p, parents)
 }
 
 // writeOffsetIndex writes the encoded index b (none when nil) to ixPath,
@@ -327,7 +327,7 @@ func (s *Session) parseWithIndex(fsys vfs.FS, ixPath string, data []byte, st fs.
 	if err != nil {
 		return jsonl.ParseFile(data), indexUnused
 	}
-	ix, ok := decodeOffsetIndex(b, absDir(s.file))
+	ix, ok := decodeOffsetIndex(b, cacheindex.AbsDir(s.file))
 	size := int64(len(data))
 	if !ok || ix.ino != vfs.FileID(st) || ix.size > size || data[ix.size-1] != '\n' {
 		return jsonl.ParseFile(data), indexUnused

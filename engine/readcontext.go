@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/internal/cacheindex"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
@@ -317,7 +318,7 @@ func detachedFromIndex(fsys vfs.FS, f vfs.File, ixPath, abs string, st fs.FileIn
 	if err != nil {
 		return nil, nil
 	}
-	ix, ok := decodeOffsetIndex(b, absDir(abs))
+	ix, ok := decodeOffsetIndex(b, cacheindex.AbsDir(abs))
 	if !ok || ix.ino != vfs.FileID(st) || ix.size != st.Size() || ix.mtimeNs != st.ModTime().UnixNano() {
 		return nil, nil
 	}

@@ -159,8 +159,9 @@ func TestStoreWalksAgree(t *testing.T) {
 	got = nil
 	var statSkips []string
 	total, err := stats.Dir(ctx, sessions, stats.DirOptions{
-		Header: func(p string, _ jsonl.Entry) { got = append(got, p) },
-		Skip:   func(p string, err error) { statSkips = append(statSkips, p) },
+		CacheDir: t.TempDir(), // the stats index, not in the user's cache
+		Header:   func(p string, _ jsonl.Entry) { got = append(got, p) },
+		Skip:     func(p string, err error) { statSkips = append(statSkips, p) },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -91,6 +91,9 @@ func TestReadCommandHelp(t *testing.T) {
 				if name == "export" {
 					wants[3] = "-format"
 				}
+				if name == "stats" {
+					wants = append(wants, "[--no-index]", "-no-index", "stats-index")
+				}
 				for _, want := range wants {
 					if !strings.Contains(out, want) {
 						t.Errorf("%v: help lacks %q", args, want)

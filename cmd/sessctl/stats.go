@@ -28,6 +28,7 @@ func runStats(e *env, args []string) int {
 	store := storeFlag(fs)
 	all := fs.Bool("all", false, "add up every session in the store")
 	asJSON := fs.Bool("json", false, "print JSON")
+	noIndex := fs.Bool("no-index", false, "with --all, read every session file instead of using the stats index")
 	if code := e.parse(statsCommand, fs, args); code >= 0 {
 		return code
 	}
@@ -35,7 +36,10 @@ func runStats(e *env, args []string) int {
 		if fs.NArg() != 0 {
 			return e.usageError("--all takes no SESSION")
 		}
-		return statsAll(e, *store, *asJSON)
+		return statsAll(e, *store, *asJSON, *noIndex)
+	}
+	if *noIndex {
+		return e.usageError("--no-index goes with --all")
 	}
 	if code := e.oneSession(fs.Args()); code >= 0 {
 		return code
@@ -115,7 +119,7 @@ func countView(v *engine.View, entries, branch []*jsonl.Entry) (all, onBranch *s
 }
 
 // statsAll adds up every session file of a store.
-func statsAll(e *env, store string, asJSON bool) int {
+func statsAll(e *env, store string, asJSON, noIndex bool) int {
 	root, err := storeRoot(store)
 	if err != nil {
 		return e.fail(err)
@@ -124,7 +128,8 @@ func statsAll(e *env, store string, asJSON bool) int {
 		Skip: func(p string, err error) {
 			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", human.QuotePath(p), err)
 		},
-		Header: e.warnVersion,
+		Header:  e.warnVersion,
+		NoIndex: noIndex,
 	})
 	if err != nil {
 		return e.fail(err)

@@ -4,11 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/cacheindex"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
-	"github.com/sessctl/sessctl/migrate"
 )
 
 // DirTotal is the Scope of every session file under a directory.
@@ -24,7 +30,8 @@ type DirTotal struct {
 	All    *Scope // every entry of the files counted (migrated to version 3)
 }
 
-// DirOptions configure Dir. The zero value counts quietly.
+// DirOptions configure Dir. The zero value counts quietly, with the
+// stats index.
 type DirOptions struct {
 	// Skip, when set, is told of each file Dir leaves out and each
 	// directory it could not read, and why.
@@ -34,6 +41,14 @@ type DirOptions struct {
 	Header func(path string, header jsonl.Entry)
 	// FS is the filesystem; nil means vfs.OS().
 	FS vfs.FS
+	// NoIndex reads every file instead of using the stats index (kept in
+	// the cache directory, one file per session directory); the index is
+	// then neither read nor written. The index never changes what Dir
+	// returns or reports, only how fast it is.
+	NoIndex bool
+	// CacheDir is where the stats index lives; "" means
+	// layout.CacheDir(). An index is never kept inside the store.
+	CacheDir string
 }
 
 // errNoHeader is why Dir leaves out a file without a session header.
@@ -44,7 +59,12 @@ var errNoHeader = errors.New("no session header")
 // deleted sessions are kept, are left out). Files are read without a
 // lock; a file that cannot be read, has no session header with a string
 // id, or cannot be migrated is skipped, and so is each directory below
-// root that cannot be read: each is told to opts.Skip.
+// root that cannot be read: each is told to opts.Skip, in path order.
+//
+// What each file adds is taken from the stats index while the file is
+// unchanged (see DirOptions.NoIndex); files are read on every CPU.
+// The files' counts are added up in path order either way, so the
+// totals do not depend on the index.
 func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 	total := &DirTotal{All: NewScope()}
 	skip := func(p string, err error) {
@@ -60,53 +80,239 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stats of %s: %w", root, err)
 	}
+	cacheDir := ""
+	if !opts.NoIndex {
+		cacheDir = indexCacheDir(opts.CacheDir, root)
+	}
+	var items []dirItem
 	for f, err := range st.Files(ctx) {
-		if err != nil {
-			if f.Path == "" {
-				return nil, fmt.Errorf("stats of %s: %w", root, err)
-			}
-			// Left out by the walk: a directory that could not be read,
-			// a special file.
-			if errors.Is(err, vfs.ErrNotRegular) {
-				total.Skipped++
-			}
-			total.Unread++
-			skip(f.Path, err)
-			continue
+		if err != nil && f.Path == "" {
+			return nil, fmt.Errorf("stats of %s: %w", root, err)
 		}
+		it := dirItem{path: f.Path, link: f.Link, walk: err}
+		it.dir, it.name = splitPath(f.Path)
+		items = append(items, it)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("stats of %s: %w", root, err)
+	}
+	// The files of each directory, to know when it is done.
+	left := map[string]int{}
+	members := map[string][]int{}
+	for i := range items {
+		if it := &items[i]; it.walk == nil {
+			left[it.dir]++
+			members[it.dir] = append(members[it.dir], i)
+		}
+	}
+	// Go through the files a window at a time: load the index of each
+	// directory met, take from it the files that are unchanged, read the
+	// others, on every CPU; add up in path order; then rewrite the index
+	// of each directory done if it changed, and let go of what its files
+	// add.
+	started := time.Now()
+	indexes := map[string]map[string]indexEntry{}
+	dirty := map[string]bool{} // directories whose index is to be rewritten
+	for lo := 0; lo < len(items); lo += window {
+		hi := min(lo+window, len(items))
+		if cacheDir != "" {
+			var dirs []string
+			for i := lo; i < hi; i++ {
+				if it := &items[i]; it.walk == nil {
+					if _, ok := indexes[it.dir]; !ok {
+						indexes[it.dir] = nil
+						dirs = append(dirs, it.dir)
+					}
+				}
+			}
+			loaded := make([]map[string]indexEntry, len(dirs))
+			parallel(len(dirs), func(_ *[]byte, k int) { loaded[k] = readIndex(fsys, cacheDir, dirs[k]) })
+			for k, dir := range dirs {
+				indexes[dir] = loaded[k]
+			}
+			parallel(hi-lo, func(_ *[]byte, k int) {
+				it := &items[lo+k]
+				if it.walk != nil || it.link {
+					return
+				}
+				ent, ok := indexes[it.dir][it.name]
+				if !ok {
+					return
+				}
+				if fi, err := fsys.Lstat(it.path); err == nil && fi.Mode().IsRegular() && cacheindex.StampOf(fi) == ent.Stamp {
+					it.stats = ent.stats
+				}
+			})
+		}
+		var jobs []int
+		for i := lo; i < hi; i++ {
+			if it := &items[i]; it.walk == nil && it.stats == nil {
+				jobs = append(jobs, i)
+				if !it.link { // a symbolic link is never in the index
+					dirty[it.dir] = true
+				}
+			}
+		}
+		parallel(len(jobs), func(buf *[]byte, k int) {
+			if ctx.Err() != nil {
+				return
+			}
+			it := &items[jobs[k]]
+			data, fi, err := vfs.ReadIntoInfo(fsys, it.path, *buf)
+			*buf = data
+			if err != nil {
+				it.err = err
+				return
+			}
+			it.stats = countFile(data)
+			if !it.link && fi.Mode().IsRegular() && cacheindex.Cacheable(fi.ModTime(), started) {
+				stamp := cacheindex.StampOf(fi)
+				it.stamp = &stamp
+			}
+		})
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("stats of %s: %w", root, err)
 		}
-		p := f.Path
-		data, err := fsys.ReadFile(p)
-		if err != nil {
-			total.Skipped++
-			total.Unread++
-			skip(p, err)
-			continue
-		}
-		parsed := jsonl.ParseFile(data)
-		if len(parsed.Entries) == 0 || !parsed.Entries[0].IsHeader() || parsed.Entries[0].IDKind != jsonl.KindString {
-			total.Skipped++
-			skip(p, errNoHeader)
-			continue
-		}
-		if opts.Header != nil {
-			opts.Header(p, parsed.Entries[0])
-		}
-		entries, _, merr := migrate.Entries(parsed.Entries)
-		if merr != nil {
-			total.Skipped++
-			skip(p, merr)
-			continue
-		}
-		for i := 1; i < len(entries); i++ {
-			if !entries[i].IsHeader() {
-				total.All.Add(&entries[i])
+		for i := lo; i < hi; i++ {
+			it := &items[i]
+			total.add(it, opts.Header, skip)
+			if it.walk != nil {
+				continue
+			}
+			if left[it.dir]--; left[it.dir] > 0 {
+				continue
+			}
+			if cacheDir != "" {
+				finishIndex(fsys, cacheDir, it.dir, indexes[it.dir], dirty[it.dir], members[it.dir], items)
+				indexes[it.dir] = nil
+			}
+			for _, m := range members[it.dir] {
+				items[m].stats = nil
 			}
 		}
-		total.Sessions++
 	}
 	total.All.Finish()
 	return total, nil
+}
+
+// window is how many files Dir reads and adds up at a time (a variable
+// for tests).
+var window = 4096
+
+// add adds what the walk found at it to t, telling header and skip.
+func (t *DirTotal) add(it *dirItem, header func(string, jsonl.Entry), skip func(string, error)) {
+	switch {
+	case it.walk != nil:
+		// Left out by the walk: a directory that could not be read, a
+		// special file.
+		if errors.Is(it.walk, vfs.ErrNotRegular) {
+			t.Skipped++
+		}
+		t.Unread++
+		skip(it.path, it.walk)
+		return
+	case it.err != nil:
+		t.Skipped++
+		t.Unread++
+		skip(it.path, it.err)
+		return
+	}
+	f := it.stats
+	if f.header != nil && header != nil {
+		header(it.path, f.headerEntry())
+	}
+	if f.skip != nil {
+		t.Skipped++
+		skip(it.path, f.skip)
+		return
+	}
+	t.All.merge(f.scope)
+	t.Sessions++
+}
+
+// dirItem is what Dir's walk found, in path order: a file, or what the
+// walk left out.
+type dirItem struct {
+	path  string
+	dir   string // the directory of path, whose index has its entry
+	name  string // path's base name
+	link  bool
+	walk  error             // left out by the walk
+	err   error             // the read failed
+	stats *fileStats        // what the file adds
+	stamp *cacheindex.Stamp // the stat of the read, when it may be cached
+}
+
+// indexCacheDir returns the cache directory of the stats index of the
+// store at root: dir, or layout.CacheDir(), or "" (no index) when there is
+// none or the index would be inside the store.
+func indexCacheDir(dir, root string) string {
+	dir = cacheindex.ResolveDir(dir)
+	if dir == "" {
+		return ""
+	}
+	ix, r := cacheindex.AbsDir(filepath.Join(dir, statsIndexKind)), cacheindex.AbsDir(root)
+	if ix == r || strings.HasPrefix(ix, r+string(filepath.Separator)) {
+		return ""
+	}
+	return dir
+}
+
+// finishIndex rewrites the stats index old of the directory dir, whose
+// files are items[members], if its files changed (dirty), came or went:
+// its entries are the files found unchanged and those read that may be
+// cached.
+func finishIndex(fsys vfs.FS, cacheDir, dir string, old map[string]indexEntry, dirty bool, members []int, items []dirItem) {
+	found := 0 // the files the index could hold
+	for _, m := range members {
+		if it := &items[m]; it.err == nil && !it.link {
+			found++
+		}
+	}
+	if !dirty && len(old) == found {
+		return
+	}
+	fresh := make(map[string]indexEntry, len(members))
+	for _, m := range members {
+		it := &items[m]
+		if it.err != nil || it.link {
+			continue
+		}
+		if it.stamp != nil {
+			fresh[it.name] = indexEntry{*it.stamp, it.stats}
+		} else if ent, ok := old[it.name]; ok && ent.stats == it.stats {
+			fresh[it.name] = ent
+		}
+	}
+	writeIndex(fsys, cacheDir, dir, fresh)
+}
+
+// splitPath returns the directory and the base name of a path the walk
+// gave (clean, below the store's directory), without filepath.Dir's
+// cleaning where it is not needed.
+func splitPath(path string) (dir, name string) {
+	if i := strings.LastIndexByte(path, filepath.Separator); i > 0 && path[i-1] != ':' {
+		return path[:i], path[i+1:]
+	}
+	return filepath.Dir(path), filepath.Base(path)
+}
+
+// parallel calls fn(buf, i) for i in [0, n) on every CPU, each worker with
+// a buffer of its own to reuse.
+func parallel(n int, fn func(buf *[]byte, i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			var buf []byte
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(&buf, i)
+			}
+		})
+	}
+	wg.Wait()
 }

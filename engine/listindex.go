@@ -298,9 +298,12 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func crcHex(b []byte) string {
+func crcHex(b []byte) string { return crcHexOf(crc32.Checksum(b, castagnoli)) }
+
+// crcHexOf is a CRC-32C as the index lines write it.
+func crcHexOf(crc uint32) string {
 	var out [4]byte
-	binary.BigEndian.PutUint32(out[:], crc32.Checksum(b, castagnoli))
+	binary.BigEndian.PutUint32(out[:], crc)
 	return hex.EncodeToString(out[:])
 }
 

@@ -11,6 +11,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -45,6 +46,7 @@ func (st *Store) ListTexts(ctx context.Context, infos []Info, o ListOptions) ite
 	return func(yield func(*Info, error) bool) {
 		t := newTextFetcher(lo, infos)
 		defer t.abandon()
+		t.start()
 		for i := range infos {
 			if err := ctx.Err(); err != nil {
 				yield(nil, err)
@@ -79,9 +81,23 @@ type textFetcher struct {
 	started  time.Time
 	dirs     map[string]*textDir
 	keepOpen bool
-	buf      []byte // the session file read last
 	line     []byte // the text index line read last
-	b        infoBuilder
+	reader   fileReader
+	ahead    *readAhead // nil: every file is read when its turn comes
+}
+
+// fileReader reads texts from session files, with buffers kept from
+// file to file.
+type fileReader struct {
+	buf []byte // the session file read last
+	b   infoBuilder
+}
+
+// fileText is what fromFile gives.
+type fileText struct {
+	out   *Info
+	cache bool
+	err   error
 }
 
 // textDir is the text index of one directory of the listing.
@@ -128,6 +144,83 @@ func newTextFetcher(o listing, infos []Info) *textFetcher {
 	return t
 }
 
+// start scans the text indexes and starts reading ahead the files whose
+// texts they do not hold, when there is more than one CPU.
+func (t *textFetcher) start() {
+	var jobs []int
+	for i := range t.infos {
+		in := &t.infos[i]
+		d := t.dirs[filepath.Dir(in.Path)]
+		if d != nil {
+			t.scan(d)
+			if ref, ok := d.offs[filepath.Base(in.Path)]; ok && ref.stamp == in.stamp {
+				continue
+			}
+		}
+		jobs = append(jobs, i)
+	}
+	if n := runtime.GOMAXPROCS(0); n > 1 && len(jobs) > 1 {
+		t.ahead = &readAhead{t: t, jobs: jobs, pending: map[*Info]chan fileText{}, readers: make(chan *fileReader, n)}
+		for range n {
+			t.ahead.readers <- &fileReader{}
+		}
+	}
+}
+
+// readAhead reads the files of the texts to come on every CPU, in
+// order, a few files or aheadBytes ahead of the one being taken, so
+// that it holds a few texts at most.
+type readAhead struct {
+	t       *textFetcher
+	jobs    []int // the infos whose texts come from their files, in order
+	next    int   // the next job to start
+	pending map[*Info]chan fileText
+	bytes   int64            // the size of the files pending
+	readers chan *fileReader // one for each CPU
+}
+
+// aheadBytes bounds the size of the files read ahead (but one, however
+// large).
+const aheadBytes = 64 << 20
+
+// take returns the text of in read ahead; ok is false when it was not.
+func (a *readAhead) take(in *Info) (r fileText, ok bool) {
+	if a == nil {
+		return r, false
+	}
+	a.fill()
+	ch, ok := a.pending[in]
+	if !ok {
+		return r, false
+	}
+	delete(a.pending, in)
+	r = <-ch
+	a.bytes -= in.Size
+	a.fill()
+	return r, true
+}
+
+// fill starts reading the next files, up to twice as many as there are
+// readers and aheadBytes.
+func (a *readAhead) fill() {
+	for a.next < len(a.jobs) && len(a.pending) < 2*cap(a.readers) {
+		in := &a.t.infos[a.jobs[a.next]]
+		if len(a.pending) > 0 && a.bytes+in.Size > aheadBytes {
+			return
+		}
+		a.next++
+		a.bytes += in.Size
+		ch := make(chan fileText, 1)
+		a.pending[in] = ch
+		go func() {
+			r := <-a.readers
+			out, cache, err := a.t.fromFile(r, in)
+			a.readers <- r
+			ch <- fileText{out, cache, err}
+		}()
+	}
+}
+
 // fetch returns in with its text (or the file as it is now, see
 // ListTexts); nil and no error when the file is no longer a session.
 func (t *textFetcher) fetch(in *Info) (*Info, error) {
@@ -149,7 +242,14 @@ func (t *textFetcher) fetch(in *Info) (*Info, error) {
 			t.makeDirty(d)
 		}
 	}
-	out, cache, err := t.fromFile(in)
+	var out *Info
+	var cache bool
+	var err error
+	if r, ok := t.ahead.take(in); ok {
+		out, cache, err = r.out, r.cache, r.err
+	} else {
+		out, cache, err = t.fromFile(&t.reader, in)
+	}
 	if cache && d != nil && d.dirty {
 		t.write(d, encodeTextLine(nil, name, textEntry{in.stamp, out.allTextJSON}))
 	}
@@ -241,9 +341,10 @@ func (t *textFetcher) drop(d *textDir) {
 	}
 }
 
-// makeDirty starts d's new text index, with the lines of the texts
-// that have gone by before, when there are any; they are not kept, so
-// then the index is left as it is (the next listing rewrites it).
+// makeDirty has d's text index rewritten after a line the scan found
+// valid failed when read (the index was replaced meanwhile). The lines
+// of the texts that went by before were not kept: when there were any,
+// the index is left as it is, and the next listing finds it stale.
 func (t *textFetcher) makeDirty(d *textDir) {
 	if d.dirty {
 		return
@@ -298,16 +399,16 @@ func (t *textFetcher) write(d *textDir, line []byte) {
 
 // fromFile reads in's text from its file; cache says the text is that of
 // the file as listed, for the text index.
-func (t *textFetcher) fromFile(in *Info) (out *Info, cache bool, err error) {
-	data, st, err := readPrefix(t.fsys, in.Path, in.Size, t.buf)
-	t.buf = data
+func (t *textFetcher) fromFile(r *fileReader, in *Info) (out *Info, cache bool, err error) {
+	data, st, err := readPrefix(t.fsys, in.Path, in.Size, r.buf)
+	r.buf = data
 	if err != nil {
 		return nil, false, err
 	}
 	now := stampOf(st)
 	// The listed state, from the file's first in.Size bytes and the
 	// modification time it was listed with.
-	got, berr := t.b.build(in.Path, data, in.ModTime, in.Size, false)
+	got, berr := r.b.build(in.Path, data, in.ModTime, in.Size, false)
 	if berr == nil && (now == in.stamp || bytes.Equal(headJSON(got), headOf(in))) {
 		c := *in
 		c.allTextJSON = got.allTextJSON
@@ -315,7 +416,7 @@ func (t *textFetcher) fromFile(in *Info) (out *Info, cache bool, err error) {
 		return &c, cache, nil
 	}
 	// Rewritten since it was listed: the file as it is now.
-	got, err = readInfoBuf(t.fsys, in.Path, &t.buf, &t.b, false)
+	got, err = readInfoBuf(t.fsys, in.Path, &r.buf, &r.b, false)
 	if errors.Is(err, errNotSession) {
 		return nil, false, nil
 	}
@@ -353,7 +454,7 @@ func readPrefix(fsys vfs.FS, path string, size int64, buf []byte) ([]byte, fs.Fi
 	if !st.Mode().IsRegular() {
 		return buf, nil, &fs.PathError{Op: "open", Path: path, Err: vfs.ErrNotRegular}
 	}
-	size = max(size, 0)
+	size = max(min(size, st.Size()), 0)
 	data := buf[:0]
 	if int64(cap(data)) < size {
 		data = make([]byte, 0, size)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -297,4 +298,51 @@ func TestListTextsOfFilesChangedSinceListed(t *testing.T) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// With more directories than text indexes kept open, each is opened for
+// each use: the texts and the indexes are the same.
+func TestListTextsOfManyDirectories(t *testing.T) {
+	t.Parallel()
+	root, cache := t.TempDir(), t.TempDir()
+	n := maxOpenTexts + 6
+	old := time.Now().Add(-time.Hour)
+	for i := range n {
+		sub := filepath.Join(root, fmt.Sprintf("d%03d", i))
+		if _, err := generate.Dir(sub, 1+i%2, 3000, uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+		ents, _ := os.ReadDir(sub)
+		for _, e := range ents {
+			os.Chtimes(filepath.Join(sub, e.Name()), old, old)
+		}
+	}
+	st, err := OpenStore(context.Background(), StoreOptions{Dir: root, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := elements(listed(t, st, ListOptions{NoIndex: true}))
+	for round := range 3 {
+		if round == 2 { // one text index damaged
+			p := listTextPath(cache, filepath.Join(root, "d007"))
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, data[:len(data)-5], 0o600)
+		}
+		got, errs := lazyList(t, st, listed(t, st, ListOptions{NoText: true}), ListOptions{})
+		if len(errs) > 0 || !slices.Equal(want, got) {
+			t.Fatalf("round %d: %v\n%s", round, errs, cmp.Diff(want, got))
+		}
+	}
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("d%03d", i))
+		f, err := os.Open(listTextPath(cache, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		offs, damaged := scanTexts(f, textHeader(dir))
+		f.Close()
+		if damaged || len(offs) != 1+i%2 {
+			t.Errorf("%s: text index of %d entries (damaged %v), want %d", dir, len(offs), damaged, 1+i%2)
+		}
+	}
 }

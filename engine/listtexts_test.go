@@ -346,3 +346,42 @@ func TestListTextsOfManyDirectories(t *testing.T) {
 		}
 	}
 }
+
+// A loop left early, or a context done, leaves no temporary file in the
+// cache and no text index half written; a context done ends the
+// iteration with its error.
+func TestListTextsLeftEarly(t *testing.T) {
+	t.Parallel()
+	dir, cache, st := textStore(t, 5)
+	infos := listed(t, st, ListOptions{NoText: true})
+	for range st.ListTexts(context.Background(), infos, ListOptions{}) {
+		break
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errs []error
+	n := 0
+	for in, err := range st.ListTexts(ctx, infos, ListOptions{}) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if in.AllMessagesText() == "" {
+			t.Error("an info without its text")
+		}
+		n++
+		cancel()
+	}
+	if n != 1 || len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Errorf("after cancel: %d infos, errors %v; want 1 and the context's", n, errs)
+	}
+	ents, _ := os.ReadDir(filepath.Join(cache, "list-index"))
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") || strings.HasSuffix(e.Name(), ".text") {
+			t.Errorf("left in the cache: %s", e.Name())
+		}
+	}
+	if _, err := os.Stat(listTextPath(cache, dir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a text index was put in place by a loop left early (%v)", err)
+	}
+}

@@ -146,11 +146,36 @@ func TestIndexesFollowChangesBehindTheirBack(t *testing.T) {
 		}
 		return out
 	}
+	// lazy is how sessctl list --json lists: without the texts, then
+	// each text in turn (ListTexts).
+	lazy := func(o ListOptions) []string {
+		t.Helper()
+		o.NoText = true
+		infos, err := st.List(context.Background(), "", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for in, err := range st.ListTexts(context.Background(), infos, o) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, _ := in.MarshalJSON()
+			out = append(out, string(j))
+		}
+		return out
+	}
 	check := func(step int, what string) {
 		t.Helper()
 		scan, scanNoText := list(ListOptions{NoIndex: true}), list(ListOptions{NoIndex: true, NoText: true})
+		if got := lazy(ListOptions{NoIndex: true}); !slices.Equal(scan, got) {
+			t.Fatalf("step %d (%s): the texts one at a time (no index) differ from a scan:\n%s", step, what, cmp.Diff(scan, got))
+		}
 		// Twice each: the first may rebuild, the second is served.
 		for range 2 {
+			if got := lazy(ListOptions{}); !slices.Equal(scan, got) {
+				t.Fatalf("step %d (%s): the texts one at a time differ from a scan:\n%s", step, what, cmp.Diff(scan, got))
+			}
 			if got := list(ListOptions{NoText: true}); !slices.Equal(scanNoText, got) {
 				t.Fatalf("step %d (%s): the list index (NoText) differs from a scan:\n%s", step, what, cmp.Diff(scanNoText, got))
 			}

@@ -26,6 +26,23 @@ func (i *Info) AppendJSON(dst []byte) (head, rest []byte) {
 	return dst, rest
 }
 
+// AppendJSONElement appends to dst the info as pi's list() element JSON,
+// as MarshalJSON gives it, and returns the extended buffer: for a writer
+// of many infos that reuses one buffer, where AppendJSON allocates the
+// rest of each element.
+func (i *Info) AppendJSONElement(dst []byte) []byte {
+	h := i.cachedHead()
+	if h == nil {
+		h = headJSON(i)
+	}
+	dst = append(dst, `{"path":`...)
+	dst = jsonl.AppendString(dst, i.Path)
+	dst = append(dst, ',')
+	dst = append(dst, h[1:len(h)-1]...)
+	dst = append(dst, `,"allMessagesText":`...)
+	return append(append(dst, allTextJSON(i)...), '}')
+}
+
 // MarshalJSON returns the info as pi's list() element JSON (see
 // AppendJSON).
 func (i *Info) MarshalJSON() ([]byte, error) {

@@ -122,7 +122,8 @@ type ListOptions struct {
 	// NoText leaves AllMessagesText empty: the texts of the messages, most
 	// of a listing's bytes, are neither gathered from the files nor read
 	// from the list index. For a caller that does not show them (a table
-	// of sessions); every other field is as without it.
+	// of sessions), or takes them one at a time once it has sorted the
+	// listing (Store.ListTexts); every other field is as without it.
 	NoText bool
 	// Warn, when not nil, is told about each file named like a session
 	// that was left out because it could not be read (permission denied,

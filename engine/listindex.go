@@ -28,7 +28,9 @@ import (
 //   - the messages' texts (allMessagesText, most of a listing's bytes)
 //     are kept apart, in <index>.text, under the same rules: a listing
 //     that does not show them (ListOptions.NoText, sessctl's table)
-//     reads and writes only the rest, and one that does keeps them;
+//     reads and writes only the rest, and one that does keeps them
+//     (Store.ListTexts finds each line in one pass, then reads the texts
+//     one at a time by their offsets);
 //   - a missing, damaged or foreign index (one whose first line names
 //     another directory) is ignored and rebuilt; deleting it is always
 //     safe, and a cache directory that cannot be made means no index. It

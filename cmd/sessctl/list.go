@@ -80,11 +80,14 @@ func runList(e *env, args []string) int {
 		return e.usageError("--dir, --cwd, --all and --store DIR cannot be combined")
 	}
 	skipped := 0
-	// The table shows no texts: they are neither gathered nor loaded.
-	o := engine.ListOptions{NoIndex: *noIndex, NoText: !*asJSON, Warn: func(err error) {
+	warn := func(err error) {
 		skipped++
 		fmt.Fprintf(e.stderr, "sessctl: list: skipped %v\n", err)
-	}}
+	}
+	// The listing holds no texts: the table shows none, and --json takes
+	// them one at a time once the listing is sorted (ListTexts), so that
+	// a store's texts, most of its bytes, are never all in memory.
+	o := engine.ListOptions{NoIndex: *noIndex, NoText: true, Warn: warn}
 	so := engine.StoreOptions{}
 	if *indusagi {
 		so.Agent = layout.AgentIndusagi
@@ -127,10 +130,27 @@ func runList(e *env, args []string) int {
 		code = exitFailure
 	}
 	if *asJSON {
-		for part := range render.ListJSONChunks(infos) {
+		var stop error // ctx done: a failure, not a skipped file
+		skip := func(err error) {
+			if cerr := e.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+				stop = err
+				return
+			}
+			warn(err)
+		}
+		for part := range render.ListJSONSeq(st.ListTexts(e.ctx, infos, o), skip) {
+			if stop != nil {
+				break
+			}
 			if err := writeBuffers(e.stdout, part); err != nil {
 				return e.fail(err)
 			}
+		}
+		if stop != nil {
+			return e.fail(stop)
+		}
+		if skipped > 0 {
+			code = exitFailure
 		}
 		return code
 	}

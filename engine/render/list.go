@@ -112,3 +112,51 @@ func ListJSONChunks(infos []engine.Info) iter.Seq[[][]byte] {
 		}
 	}
 }
+
+// listJSONPart is about how many bytes ListJSONSeq gathers before it
+// yields them.
+const listJSONPart = 256 << 10
+
+// ListJSONSeq yields the pieces of ListJSON for the infos seq gives, in
+// its order, a few hundred kilobytes at a time (or one info, when it is
+// larger), encoded into one buffer that is reused: a writer holds about
+// one info's text at a time when seq reads them one at a time, as
+// engine.Store.ListTexts does, and an info is done with before seq gives
+// the next. An error from seq is passed to skip, and the iteration goes
+// on; stopping it stops seq. The pieces are reused once the next are
+// asked for.
+func ListJSONSeq(seq iter.Seq2[*engine.Info, error], skip func(error)) iter.Seq[[][]byte] {
+	return func(yield func([][]byte) bool) {
+		var buf []byte
+		n := 0
+		for in, err := range seq {
+			if err != nil {
+				skip(err)
+				continue
+			}
+			if n == 0 {
+				buf = append(buf, "[\n  "...)
+			} else {
+				buf = append(buf, ",\n  "...)
+			}
+			n++
+			buf = in.AppendJSONElement(buf)
+			// An import dated by its source file's mtime says so in one
+			// more member, after pi's.
+			if migrate.ImportedDateFromFile(in.Path, in.IDString()) {
+				buf = append(buf[:len(buf)-1], `,"dateFromFile":true}`...)
+			}
+			if len(buf) >= listJSONPart {
+				if !yield([][]byte{buf}) {
+					return
+				}
+				buf = buf[:0]
+			}
+		}
+		if n == 0 {
+			yield([][]byte{[]byte("[]\n")})
+			return
+		}
+		yield([][]byte{append(buf, "\n]\n"...)})
+	}
+}

@@ -186,6 +186,12 @@ func DecodeLine(line []byte, member string) (name string, st Stamp, payload []by
 	return name, st, payload, true
 }
 
+// DecodeKey reads the members before an index line's payload (for a
+// reader that cuts the payload off itself): the name, the stamp and the
+// payload's checksum as the line states it (CRCHex); ok as for
+// DecodeLine.
+func DecodeKey(head []byte) (name string, st Stamp, crc string, ok bool) { return decodeKey(head) }
+
 // decodeKey reads the members before an index line's payload: name,
 // size, mtimeNs, ino, ctimeNs and crc.
 func decodeKey(head []byte) (name string, st Stamp, crc string, ok bool) {
@@ -227,13 +233,18 @@ func appendKey(b *jsonl.ObjectBuilder, name string, st Stamp) *jsonl.ObjectBuild
 		String("ino", strconv.FormatUint(st.Ino, 10)).String("ctimeNs", strconv.FormatInt(st.CtimeNs, 10))
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// CRC is the table of an index line's checksum of its payload (CRC-32C),
+// for a reader that checks a payload it streams (CRCHex words the sum).
+var CRC = crc32.MakeTable(crc32.Castagnoli)
 
 // crcHex returns the CRC-32C of b in hex: an index line's checksum of its
 // payload.
-func crcHex(b []byte) string {
+func crcHex(b []byte) string { return CRCHex(crc32.Checksum(b, CRC)) }
+
+// CRCHex words a checksum as an index line carries it.
+func CRCHex(sum uint32) string {
 	var out [4]byte
-	binary.BigEndian.PutUint32(out[:], crc32.Checksum(b, castagnoli))
+	binary.BigEndian.PutUint32(out[:], sum)
 	return hex.EncodeToString(out[:])
 }
 

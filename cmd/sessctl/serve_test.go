@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
@@ -130,7 +131,7 @@ func TestServeTheDemoStore(t *testing.T) {
 		t.Fatalf("demo names no store:\n%s", out)
 	}
 	store := filepath.Join(m[1], "agent", "sessions")
-	if !strings.Contains(out, "sessctl serve --store "+store) {
+	if !strings.Contains(out, "sessctl serve --store "+human.ShellQuote(store)) {
 		t.Errorf("demo does not say how to browse the store:\n%s", out)
 	}
 	url, c, stop := startServe(t, "--store", store)

@@ -157,6 +157,20 @@ func TestServeTheDemoStore(t *testing.T) {
 			t.Errorf("the demo session's page (%d) lacks %q", code, want)
 		}
 	}
+	// A damaged file beside the demo session: its page words what to do
+	// with sessctl's commands.
+	files, _ := filepath.Glob(filepath.Join(store, "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("demo sessions: %v", files)
+	}
+	bad := filepath.Join(filepath.Dir(files[0]), "2026-03-01T09-00-00-000Z_bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"type":"message","id":"a1","parentId":null}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badLink := link[1][:strings.LastIndex(link[1], filepath.Base(files[0]))] + filepath.Base(bad)
+	if code, page := getBody(t, c, base+badLink); code != http.StatusUnprocessableEntity || !strings.Contains(page, "sessctl repair FILE") {
+		t.Errorf("a damaged session's page (%d) does not hint at sessctl repair:\n%s", code, page)
+	}
 	code, errText := stop()
 	if code != exitOK || !strings.Contains(errText, "sessctl serve: stopped") {
 		t.Errorf("stop: exit %d, %q", code, errText)

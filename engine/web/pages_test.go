@@ -672,13 +672,13 @@ func TestLivePageGetsAppendsAndTheHolder(t *testing.T) {
 }
 
 func TestDamagedAndOldSessions(t *testing.T) {
-	s := newServer(t, Options{})
+	s := newServer(t, Options{DamagedHint: "Run the doctor on it."})
 	bad := filepath.Join(s.root, "2026-03-01T09-00-00-000Z_bad.jsonl")
 	if err := os.WriteFile(bad, []byte(`{"type":"message","id":"a1","parentId":null}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, body := s.get(s.page(bad))
-	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "_bad.jsonl:1: no session header") || !strings.Contains(body, "sessctl repair") {
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "_bad.jsonl:1: no session header") || !strings.Contains(body, "Run the doctor on it.") {
 		t.Errorf("a file without a header: %d\n%s", code, regexp.MustCompile(`(?s)<section.*</section>`).FindString(body))
 	}
 	if fileBytes(t, bad) != `{"type":"message","id":"a1","parentId":null}`+"\n" {

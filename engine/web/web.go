@@ -119,6 +119,11 @@ type Options struct {
 	// FollowInterval is how often a live page's session file is looked
 	// at for appended entries; 0 means 250 ms.
 	FollowInterval time.Duration
+	// DamagedHint, when set, is shown on the page of a session that
+	// cannot be read because its file is damaged or of a newer format
+	// version: what the user can do about it (the embedding program's
+	// own commands).
+	DamagedHint string
 	// Logf, when set, is told of errors the handler meets that no page
 	// shows (a failed write to a client, a store that could not be read
 	// in the background).

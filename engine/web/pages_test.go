@@ -456,6 +456,29 @@ func TestSearchPage(t *testing.T) {
 			t.Errorf("?%s does not say %q", q, msg)
 		}
 	}
+	// The handler keeps its index open between searches, watching the
+	// stores: a search right after an append finds it.
+	for i := range 5 {
+		word := fmt.Sprintf("pangolin%d", i)
+		line := fmt.Sprintf(`{"type":"message","id":"pg%d","parentId":null,"timestamp":"2026-03-03T10:00:00.000Z","message":{"role":"user","content":%q,"timestamp":1}}`, i, word)
+		appendRaw(t, f.file, line)
+		if body := s.mustGet("/search?q=" + word); strings.Count(body, `<li class="hit">`) != 1 {
+			t.Errorf("a search right after appending %q does not find it", word)
+		}
+	}
+}
+
+// appendRaw appends a line to a file, as another writer would.
+func appendRaw(t *testing.T, path, line string) {
+	t.Helper()
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestStatsPageCountsPerModelAndDay(t *testing.T) {

@@ -153,6 +153,7 @@ type Handler struct {
 	views  *viewCache
 	usage  *usageCache
 	prov   *provCache
+	search searcher
 	// redactor masks exports (a field so that tests can make redaction
 	// fail).
 	redactor render.Redactor
@@ -249,12 +250,13 @@ func (h *Handler) URL() string {
 }
 
 // Close stops what the handler runs in the background (live pages'
-// follows, listing and counting) and waits for it. Requests served after
+// follows, listing and counting), waits for it, and closes the search
+// index the handler keeps open between searches. Requests served after
 // Close fail.
 func (h *Handler) Close() error {
 	h.cancel()
 	h.bg.Wait()
-	return nil
+	return h.closeSearch()
 }
 
 // logf reports an error no page shows.

@@ -302,11 +302,15 @@ func (b *bucket) putData(ctx context.Context, plain []byte) (Segment, error) {
 		return Segment{}, err
 	}
 	sum := sha(stored)
+	plainSum := sum // stored is plain unless it is encrypted
+	if len(b.recipients) > 0 {
+		plainSum = sha(plain)
+	}
 	obj := dataObject(sum)
 	if err := b.put(ctx, obj, stored, false); err != nil {
 		return Segment{}, err
 	}
-	return Segment{Object: obj, SHA256: sum, Size: int64(len(stored)), Plain: int64(len(plain)), PlainSHA256: sha(plain)}, nil
+	return Segment{Object: obj, SHA256: sum, Size: int64(len(stored)), Plain: int64(len(plain)), PlainSHA256: plainSum}, nil
 }
 
 // inlineSegment is the segment of plain kept in the manifest.

@@ -301,7 +301,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			return 0, nil, err
 		}
 	}
-	if len(w.buf) == 0 && len(w.segs) == 0 {
+	if w.empty() {
 		st.P = newP
 		st.PTail, _ = r.tailSum(path, st.P)
 		st.Known = nil
@@ -310,9 +310,11 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 		}
 		return 0, nil, nil
 	}
-	if inlineMode {
+	if inlineMode && len(w.segs) == 0 && w.up == nil {
 		base = append(base, inlineSegment(w.buf))
 	} else {
+		// (In inline mode too when a transform made the lines outgrow
+		// the inline bound and a segment was uploaded.)
 		if err := w.flush(ctx); err != nil {
 			return 0, nil, err
 		}

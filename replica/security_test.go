@@ -97,3 +97,37 @@ func testTransformRedacts(t *testing.T, be *backend) {
 		}
 	}
 }
+
+// A transform may lengthen lines past the manifest's inline bound, which
+// the plan took from the local lengths: the lines that went into a data
+// object are kept with those left inline, and a pull gets every entry.
+func TestTransformOutgrowsInline(t *testing.T) { eachBackend(t, testTransformOutgrowsInline) }
+
+func testTransformOutgrowsInline(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a := newMachine(t, be, remote)
+	pa := a.newSession(t, "/r/grow", 3)
+	pad := `"pad":"` + strings.Repeat("p", 40<<10) + `",`
+	a.opts.Transform = func(line []byte) ([]byte, error) {
+		return bytes.Replace(line, []byte(`{"type":`), []byte(`{`+pad+`"type":`), 1), nil
+	}
+	a.run(t, "push")
+	b := newMachine(t, be, remote)
+	b.run(t, "pull")
+	local, _ := entries(t, pa)
+	files := sessionFiles(t, b.agentDir)
+	if len(files) != 1 {
+		t.Fatalf("pulled %d sessions", len(files))
+	}
+	for _, p := range files {
+		pulled, _ := entries(t, p)
+		if len(pulled) != len(local) {
+			t.Fatalf("pulled %d entries of %d", len(pulled), len(local))
+		}
+		for id, l := range pulled {
+			if !strings.Contains(l, pad) {
+				t.Errorf("entry %s was not transformed: %.80s", id, l)
+			}
+		}
+	}
+}

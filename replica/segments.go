@@ -192,17 +192,30 @@ func (l *lineReader) next() (line []byte, complete bool, err error) {
 
 // segBuilder gathers lines into segments of at most max plain bytes (a
 // longer line alone), uploading each as a data object when it is full.
+// A full segment is uploaded while the next one is gathered (one upload
+// in flight, so the object store's round trips overlap the reading and
+// checking of the lines); flush uploads the rest and waits for all, and
+// only then are segs complete.
 type segBuilder struct {
 	b    *bucket
 	max  int
 	buf  []byte
 	segs []Segment
+	up   *segUpload // the upload in flight, if any
+}
+
+// segUpload is one segment's upload in flight.
+type segUpload struct {
+	buf  []byte
+	done chan struct{}
+	seg  Segment
+	err  error
 }
 
 // add appends line (without its '\n').
 func (w *segBuilder) add(ctx context.Context, line []byte) error {
 	if len(w.buf) > 0 && len(w.buf)+len(line)+1 > w.max {
-		if err := w.flush(ctx); err != nil {
+		if err := w.start(ctx); err != nil {
 			return err
 		}
 	}
@@ -211,19 +224,57 @@ func (w *segBuilder) add(ctx context.Context, line []byte) error {
 	return nil
 }
 
-// flush uploads what is gathered as a data object.
-func (w *segBuilder) flush(ctx context.Context) error {
-	if len(w.buf) == 0 {
-		return nil
+// empty reports whether nothing was added.
+func (w *segBuilder) empty() bool { return len(w.buf) == 0 && len(w.segs) == 0 && w.up == nil }
+
+// wait waits for the upload in flight and takes its segment; it returns
+// the upload's buffer for reuse.
+func (w *segBuilder) wait() ([]byte, error) {
+	u := w.up
+	if u == nil {
+		return nil, nil
 	}
-	s, err := w.b.putData(ctx, w.buf)
+	<-u.done
+	w.up = nil
+	if u.err != nil {
+		return nil, u.err
+	}
+	w.segs = append(w.segs, u.seg)
+	return u.buf[:0], nil
+}
+
+// start uploads what is gathered, in the background, once the upload
+// before it is done.
+func (w *segBuilder) start(ctx context.Context) error {
+	spare, err := w.wait()
 	if err != nil {
 		return err
 	}
-	s.Lines = bytes.Count(w.buf, []byte{'\n'})
-	w.segs = append(w.segs, s)
-	w.buf = w.buf[:0]
+	if len(w.buf) == 0 {
+		w.buf = spare
+		return nil
+	}
+	u := &segUpload{buf: w.buf, done: make(chan struct{})}
+	go func() {
+		defer close(u.done)
+		u.seg, u.err = w.b.putData(ctx, u.buf)
+		u.seg.Lines = bytes.Count(u.buf, []byte{'\n'})
+	}()
+	w.up, w.buf = u, spare
 	return nil
+}
+
+// flush uploads what is gathered as a data object and waits for every
+// upload: segs then holds them all, in order.
+func (w *segBuilder) flush(ctx context.Context) error {
+	if err := w.start(ctx); err != nil {
+		return err
+	}
+	spare, err := w.wait()
+	if spare != nil {
+		w.buf = spare
+	}
+	return err
 }
 
 // lineKind is what a line of a remote copy is to a restore or merge.

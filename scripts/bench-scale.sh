@@ -23,6 +23,10 @@
 #   SCALE_PIBENCH   set to 0 to leave pi out; SEARCHBENCH=0 leaves search out
 #   SCALE_PI_MAX_MB skip pi where its peak memory would pass this
 #                   (default 12000)
+#   SCALE_SYNC      set to 0 to leave out sync push/pull of the single
+#                   sessions (they run against MinIO on loopback, at
+#                   $SESSCTL_MINIO or where scripts/minio.sh installs it;
+#                   skipped with a message when it is not there)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -34,6 +38,7 @@ SCALE_SESSIONS=${SCALE_SESSIONS:-50000}
 SCALE_CWDS=${SCALE_CWDS:-40}
 SCALE_MEAN=${SCALE_MEAN:-59000}
 SCALE_BIG=${SCALE_BIG:-400000000 1000000000}
+MINIO_BIN=${SESSCTL_MINIO:-${SESSCTL_CACHE:-$cache/sessctl}/bin/minio}
 say() { printf '%s\n' "$*" >&2; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
@@ -172,6 +177,26 @@ if [ "${SCALE_PIBENCH:-1}" != 0 ]; then
   run precent "$RUNS" : "${P[@]}" recent "$BUSY"
 fi
 
+# sync push/pull of the single sessions, against MinIO on loopback, with
+# the object store's own speed for the same bytes beside them (one object
+# written and read in parts of 16 MiB, as sync's segments are: the floor).
+have_minio=0
+if [ "${SCALE_SYNC:-1}" = 0 ]; then
+  :
+elif [ -x "$MINIO_BIN" ]; then
+  minio_out=$(SESSCTL_MINIO="$MINIO_BIN" scripts/minio.sh start)
+  minio_pid=$(echo "$minio_out" | head -1 | sed 's/.*pid=\([0-9]*\).*/\1/')
+  minio_dir=$(echo "$minio_out" | head -1 | sed 's/.*dir=\(.*\)$/\1/')
+  trap 'kill "$minio_pid" 2>/dev/null; rm -rf "$minio_dir"' EXIT
+  # shellcheck disable=SC2046
+  export $(echo "$minio_out" | tail -1)
+  "$D" mkbucket scale
+  have_minio=1
+else
+  say "  sync rows skipped: no MinIO at $MINIO_BIN (scripts/minio.sh install)"
+fi
+nosync() { rm -rf "$C/sync"; }
+
 for f in "${BIGS[@]}"; do
   sz=$(stat -c %s "$f")
   k=$((sz / 1000000))
@@ -190,6 +215,24 @@ for f in "${BIGS[@]}"; do
   # the run (not beside the workload).
   run "fork$k" "$RUNS" "rm -rf $W/fork-agent $C/offset-index" env PI_CODING_AGENT_DIR="$W/fork-agent" "$S" fork --cwd /tmp/forked "$f"
   rm -rf "$W/fork-agent"
+  if [ "$have_minio" = 1 ]; then
+    # A store of the one session (a hard link: nothing is written beside
+    # the workload); each push goes to a new prefix with no sync state.
+    rm -rf "$W/sync-a" "$W/sync-b"
+    mkdir -p "$W/sync-a/sessions/--big--"
+    ln "$f" "$W/sync-a/sessions/--big--/$(basename "$f")"
+    run "push$k" "$RUNS" nosync sh -c 'exec "$1" sync push --remote "s3://scale/push-$(date +%s%N)" --store "$2"' push "$S" "$W/sync-a"
+    nosync; "$S" sync push --remote "s3://scale/base$k" --store "$W/sync-a" > /dev/null
+    run "pull$k" "$RUNS" "nosync; rm -rf $W/sync-b" "$S" sync pull --remote "s3://scale/base$k" --store "$W/sync-b"
+    if cmp -s "$f" "$(ls "$W"/sync-b/sessions/*/*.jsonl)"; then
+      say "  pull$k: restored byte for byte"
+    else
+      say "  pull$k: NOT restored byte for byte"
+    fi
+    run "put$k" "$RUNS" : "$D" put "scale/raw$k" "$f"
+    run "get$k" "$RUNS" : "$D" get "scale/raw$k"
+    rm -rf "$W/sync-a" "$W/sync-b"
+  fi
   # pi reads a file as one string: V8 holds at most 2^29-24 characters.
   if [ "${SCALE_PIBENCH:-1}" = 0 ]; then
     :

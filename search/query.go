@@ -125,16 +125,16 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 		x.warned = nil
 		x.warnMu.Unlock()
 		warn := x.warn
-		files, err := walk(ctx, q.Stores, warn)
-		if err != nil {
-			yield(Hit{}, err)
-			return
-		}
 		var cands []candidate
 		if x.o.NoIndex {
+			files, err := walk(ctx, q.Stores, warn)
+			if err != nil {
+				yield(Hit{}, err)
+				return
+			}
 			cands, err = scan(ctx, sn, files, q, warn)
 		} else {
-			cands, err = x.query(ctx, files, q)
+			cands, err = x.search(ctx, q, warn)
 		}
 		if err != nil {
 			yield(Hit{}, err)
@@ -180,14 +180,93 @@ func roots(stores []Store) []string {
 // databases open. Shards found damaged by the update or the query are
 // rebuilt (deleted, created empty, then indexed again), and the update
 // and query run again: an answer comes from shards that were whole.
-func (x *Index) query(ctx context.Context, files []found, q Query) ([]candidate, error) {
+// search brings the index up to date with the stores and queries it; with
+// a watch (Options.Watch), a search that finds nothing changed since the
+// last one found the index current only queries.
+func (x *Index) search(ctx context.Context, q Query, warn func(error)) ([]candidate, error) {
+	key := storesKey(q.Stores)
+	if x.w != nil && x.clean.ok && x.clean.key == key && x.clean.gen == x.w.generation() {
+		cands, err := x.queryCurrent(ctx, q)
+		if !errors.Is(err, errChanged) {
+			return cands, err
+		}
+	}
+	x.clean = cleanState{}
+	var gen uint64
+	watched := false
+	if x.w != nil {
+		// The count is taken before the walk: what changes from here on
+		// makes the next search walk again.
+		gen = x.w.generation()
+		if dirs, ok := watchDirs(roots(q.Stores)); ok {
+			watched = x.w.watch(dirs)
+		}
+	}
+	files, err := walk(ctx, q.Stores, warn)
+	if err != nil {
+		return nil, err
+	}
+	cands, tags, err := x.query(ctx, files, q)
+	x.warnMu.Lock()
+	warned := len(x.warned) > 0
+	x.warnMu.Unlock()
+	if err == nil && watched && tags != nil && !warned {
+		x.clean = cleanState{ok: true, key: key, gen: gen, tags: tags}
+	}
+	return cands, err
+}
+
+// errChanged is why queryCurrent declines: the index is not as the last
+// search left it.
+var errChanged = errors.New("search index changed since the last search")
+
+// queryCurrent queries the index without walking the stores, when the
+// shards are as the last search left them; errChanged otherwise (also for
+// a damaged shard, which the full path repairs).
+func (x *Index) queryCurrent(ctx context.Context, q Query) ([]candidate, error) {
 	var out []candidate
+	err := x.use(ctx, q.Stores, func() error {
+		tags, err := x.tags(ctx)
+		if err != nil || !slices.Equal(tags, x.clean.tags) {
+			return errChanged
+		}
+		out, err = x.queryShards(ctx, q, roots(q.Stores))
+		var d *damage
+		if errors.As(err, &d) {
+			return errChanged
+		}
+		return err
+	})
+	return out, err
+}
+
+// tags returns every shard's identity and generation (shardTag).
+func (x *Index) tags(ctx context.Context) ([]string, error) {
+	out := make([]string, len(x.shards))
+	for i, s := range x.shards {
+		t, err := shardTag(ctx, s.db)
+		if err != nil || t == "" {
+			return nil, fmt.Errorf("read search index %s: no generation: %w", s.path, err)
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// query brings the index up to date with files and queries it; with a
+// watch it also returns the shards' generations after the update.
+func (x *Index) query(ctx context.Context, files []found, q Query) ([]candidate, []string, error) {
+	var out []candidate
+	var tags []string
 	err := x.use(ctx, q.Stores, func() error {
 		rs := roots(q.Stores)
 		for attempt := 0; ; attempt++ {
 			err := x.update(ctx, files, rs)
 			if err == nil {
 				out, err = x.queryShards(ctx, q, rs)
+			}
+			if err == nil && x.w != nil {
+				tags, _ = x.tags(ctx) // none: the next search walks again
 			}
 			var d *damage
 			if errors.As(err, &d) && attempt < 2 {
@@ -199,7 +278,7 @@ func (x *Index) query(ctx context.Context, files []found, q Query) ([]candidate,
 			return err
 		}
 	})
-	return out, err
+	return out, tags, err
 }
 
 // queryShards asks every shard and merges their candidates.

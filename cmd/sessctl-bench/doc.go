@@ -12,6 +12,8 @@
 //	sessctl-bench append-sync N DIR
 //	sessctl-bench recent CWD
 //	sessctl-bench mkbucket BUCKET
+//	sessctl-bench put BUCKET/KEY FILE
+//	sessctl-bench get BUCKET/KEY
 //
 // "gen session" writes one seeded, realistic pi session file (prompts,
 // assistant turns with thinking, text, tool calls and usage, tool results
@@ -29,5 +31,8 @@
 // ($PI_CODING_AGENT_DIR) read-only, as an agent's "continue" does, and
 // prints its file and the time of Store.ContinueRecent in process.
 // "mkbucket" makes a bucket on the S3 server that the AWS_* variables
-// name, as sessctl sync reads them.
+// name, as sessctl sync reads them. "put" copies FILE into one object of
+// that server, "get" reads an object to nowhere, both streamed in parts
+// of 16 MiB as sync's segments are, and print the speed: the object
+// store's own, under sessctl sync push and pull.
 package main

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -29,7 +30,9 @@ const usage = `usage: sessctl-bench gen session [--seed N] [--entries N] [--v1] 
        sessctl-bench append N DIR
        sessctl-bench append-sync N DIR
        sessctl-bench recent CWD
-       sessctl-bench mkbucket BUCKET`
+       sessctl-bench mkbucket BUCKET
+       sessctl-bench put BUCKET/KEY FILE
+       sessctl-bench get BUCKET/KEY`
 
 // errUsage marks a command line that was not understood (exit 2).
 var errUsage = errors.New(usage)
@@ -76,6 +79,24 @@ func run(ctx context.Context, out io.Writer, args []string) error {
 			return errUsage
 		}
 		return mkbucket(ctx, args[1])
+	case "put", "get":
+		if (args[0] == "put") != (len(args) == 3) || len(args) > 3 {
+			return errUsage
+		}
+		bucket, key, ok := strings.Cut(args[1], "/")
+		if !ok || bucket == "" || key == "" {
+			return fmt.Errorf("%s: %q is not BUCKET/KEY: %w", args[0], args[1], errUsage)
+		}
+		file := ""
+		if args[0] == "put" {
+			file = args[2]
+		}
+		n, d, err := transfer(ctx, bucket, key, file)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(out, "%s %d bytes in %.3f s: %.1f MB/s\n", args[0], n, d.Seconds(), float64(n)/1e6/d.Seconds())
+		return err
 	case "append", "append-sync":
 		if len(args) != 3 {
 			return errUsage
@@ -180,16 +201,54 @@ func recent(ctx context.Context, cwd string) (string, time.Duration, error) {
 // mkbucket makes bucket on the S3 server the AWS_* variables name (as
 // sessctl sync reads them), for make bench's sync rows.
 func mkbucket(ctx context.Context, bucket string) error {
+	mc, err := s3Client()
+	if err != nil {
+		return fmt.Errorf("mkbucket: %w", err)
+	}
+	return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{})
+}
+
+// s3Client is a client of the S3 server the AWS_* variables name, as
+// sessctl sync reads them.
+func s3Client() (*minio.Client, error) {
 	c := replica.EnvS3Config(os.LookupEnv)
 	u, err := url.Parse(c.Endpoint)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("mkbucket: AWS_ENDPOINT_URL %q is not a URL", c.Endpoint)
+		return nil, fmt.Errorf("AWS_ENDPOINT_URL %q is not a URL", c.Endpoint)
 	}
-	mc, err := minio.New(u.Host, &minio.Options{Creds: credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, ""), Secure: u.Scheme == "https", BucketLookup: minio.BucketLookupPath})
+	return minio.New(u.Host, &minio.Options{Creds: credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, ""), Secure: u.Scheme == "https", BucketLookup: minio.BucketLookupPath})
+}
+
+// transfer copies file into the object bucket/key (put: file != "") or
+// the object to nowhere (get), streamed in parts of 16 MiB like sync's
+// segments: the object store's own speed, the floor under sync push and
+// pull. It returns the bytes and the time.
+func transfer(ctx context.Context, bucket, key, file string) (int64, time.Duration, error) {
+	mc, err := s3Client()
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{})
+	start := time.Now()
+	if file == "" {
+		obj, err := mc.GetObject(ctx, bucket, key, minio.GetObjectOptions{})
+		if err != nil {
+			return 0, 0, err
+		}
+		defer obj.Close()
+		n, err := io.Copy(io.Discard, obj)
+		return n, time.Since(start), err
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	info, err := mc.PutObject(ctx, bucket, key, f, st.Size(), minio.PutObjectOptions{PartSize: 16 << 20, DisableContentSha256: true})
+	return info.Size, time.Since(start), err
 }
 
 // editArgs are the tool call's arguments, in pi-bench.mjs's key order.

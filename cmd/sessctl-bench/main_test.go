@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/internal/workload"
 )
 
@@ -132,5 +137,50 @@ func TestRecent(t *testing.T) {
 	out, err := runBench(t, "recent", "/work/p")
 	if err != nil || !strings.HasPrefix(out, last+": ") || !strings.HasSuffix(out, " ms\n") {
 		t.Fatalf("recent: %q, %v; want %s", out, err, last)
+	}
+}
+
+// TestPutGet: put copies a file into an object of the S3 server the
+// AWS_* variables name (real MinIO), in parts, byte for byte; get reads
+// it back and counts its bytes; a key without a bucket is a usage error.
+func TestPutGet(t *testing.T) {
+	srv := testenv.NewMinIO(t)
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	if _, err := runBench(t, "mkbucket", "floor"); err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("0123456789abcdef"), (17<<20)/16+3) // more than one 16 MiB part
+	file := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runBench(t, "put", "floor/a/big", file)
+	if err != nil || !strings.HasPrefix(out, fmt.Sprintf("put %d bytes in ", len(data))) {
+		t.Fatalf("put: %q, %v", out, err)
+	}
+	mc, err := s3Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := mc.GetObject(context.Background(), "floor", "a/big", minio.GetObjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(obj)
+	obj.Close()
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the object holds %d bytes (%v), want the file's %d", len(got), err, len(data))
+	}
+	out, err = runBench(t, "get", "floor/a/big")
+	if err != nil || !strings.HasPrefix(out, fmt.Sprintf("get %d bytes in ", len(data))) {
+		t.Fatalf("get: %q, %v", out, err)
+	}
+	for _, args := range [][]string{{"put", "floor", file}, {"get", "/k"}, {"get", "floor/k", "x"}, {"put", "floor/k"}} {
+		if _, err := runBench(t, args...); !errors.Is(err, errUsage) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -351,8 +352,15 @@ func TestImportAllNewSources(t *testing.T) {
 		return db
 	}
 	// Goose: the tables of its schema v17 that hold sessions, a parent
-	// and its subagent.
-	g := open(filepath.Join(xdg, "goose", "sessions", "sessions.db"))
+	// and its subagent, where Goose keeps them (on Windows under
+	// %APPDATA%, elsewhere under the XDG data directory).
+	gooseDir := filepath.Join(xdg, "goose", "sessions")
+	if runtime.GOOS == "windows" {
+		app := filepath.Join(tmp, "appdata")
+		t.Setenv("APPDATA", app)
+		gooseDir = filepath.Join(app, "Block", "goose", "data", "sessions")
+	}
+	g := open(filepath.Join(gooseDir, "sessions.db"))
 	exec(g, `CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)`,
 		`INSERT INTO schema_version (version) VALUES (17)`,
 		`CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, provider_name TEXT, model_config_json TEXT, parent_session_id TEXT)`,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -177,7 +178,7 @@ func TestSearchIndexDirInStore(t *testing.T) {
 	}
 	t.Setenv("PI_CODING_AGENT_DIR", pi)
 	link := filepath.Join(tmp, "link")
-	linked := os.Symlink(dir, link) == nil // (not on Windows without the right)
+	linked := testenv.Symlink(dir, link) // (not on Windows without the right, nor under wine)
 	list := func(root string) []string {
 		var names []string
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -53,7 +53,8 @@ func runServe(e *env, args []string) int {
 	}
 	defer ln.Close()
 	h, err := web.New(web.Options{Addr: ln.Addr().String(), Stores: ss, IndexDir: *indexDir,
-		Logf: func(format string, a ...any) { fmt.Fprintf(e.stderr, "sessctl serve: "+format+"\n", a...) }})
+		DamagedHint: "'sessctl verify FILE' names the damage; 'sessctl repair FILE' salvages it into a new file.",
+		Logf:        func(format string, a ...any) { fmt.Fprintf(e.stderr, "sessctl serve: "+format+"\n", a...) }})
 	if err != nil {
 		return e.fail(err)
 	}

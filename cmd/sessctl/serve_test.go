@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
@@ -130,7 +131,7 @@ func TestServeTheDemoStore(t *testing.T) {
 		t.Fatalf("demo names no store:\n%s", out)
 	}
 	store := filepath.Join(m[1], "agent", "sessions")
-	if !strings.Contains(out, "sessctl serve --store "+store) {
+	if !strings.Contains(out, "sessctl serve --store "+human.ShellQuote(store)) {
 		t.Errorf("demo does not say how to browse the store:\n%s", out)
 	}
 	url, c, stop := startServe(t, "--store", store)
@@ -155,6 +156,20 @@ func TestServeTheDemoStore(t *testing.T) {
 		if code != http.StatusOK || !strings.Contains(page, want) {
 			t.Errorf("the demo session's page (%d) lacks %q", code, want)
 		}
+	}
+	// A damaged file beside the demo session: its page words what to do
+	// with sessctl's commands.
+	files, _ := filepath.Glob(filepath.Join(store, "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("demo sessions: %v", files)
+	}
+	bad := filepath.Join(filepath.Dir(files[0]), "2026-03-01T09-00-00-000Z_bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"type":"message","id":"a1","parentId":null}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badLink := link[1][:strings.LastIndex(link[1], filepath.Base(files[0]))] + filepath.Base(bad)
+	if code, page := getBody(t, c, base+badLink); code != http.StatusUnprocessableEntity || !strings.Contains(page, "sessctl repair FILE") {
+		t.Errorf("a damaged session's page (%d) does not hint at sessctl repair:\n%s", code, page)
 	}
 	code, errText := stop()
 	if code != exitOK || !strings.Contains(errText, "sessctl serve: stopped") {

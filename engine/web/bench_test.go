@@ -27,6 +27,7 @@ import (
 // The viewer's speed on big stores (make bench; never go test):
 //
 //	SESSCTL_WEB_BENCH_STORE      a store to use as it is (a directory of session files)
+//	SESSCTL_WEB_BENCH_QUERY      a query (with hits) to time beside the search page's own
 //	SESSCTL_WEB_BENCH_SESSIONS   else, sessions of a generated store (default 2000), over 40 cwds
 //	SESSCTL_WEB_BENCH_SIZE       bytes per generated session (default 60000)
 //	SESSCTL_WEB_BENCH_BIG        entries of the generated big session (default 100000, ~165 MB)
@@ -176,7 +177,11 @@ func BenchmarkSearchPage(b *testing.B) {
 	t0 := time.Now()
 	s.mustGet("/search?q=function")
 	b.Logf("first search (builds the index) took %v", time.Since(t0).Round(time.Millisecond))
-	for _, q := range []string{"q=function", "q=function&role=user", "q=%22no+such+phrase+anywhere%22"} {
+	queries := []string{"q=function", "q=function&role=user", "q=%22no+such+phrase+anywhere%22"}
+	if q := os.Getenv("SESSCTL_WEB_BENCH_QUERY"); q != "" {
+		queries = append(queries, "q="+url.QueryEscape(q))
+	}
+	for _, q := range queries {
 		b.Run(q, func(b *testing.B) {
 			mark := `<li class="hit">`
 			if strings.Contains(q, "no+such") {

@@ -122,7 +122,7 @@ func (h *Handler) failPage(w http.ResponseWriter, r *http.Request, err error) {
 		p.Status = http.StatusBadRequest
 	case errors.Is(err, engine.ErrCorrupt), errors.Is(err, engine.ErrUnsupportedVersion):
 		p.Status = http.StatusUnprocessableEntity
-		p.Hint = "'sessctl verify FILE' names the damage; 'sessctl repair FILE' salvages it into a new file."
+		p.Hint = h.o.DamagedHint
 	case errors.Is(err, engine.ErrLocked), errors.Is(err, engine.ErrBusy):
 		p.Status = http.StatusConflict
 	case errors.Is(err, vfs.ErrSymlink):

@@ -456,6 +456,29 @@ func TestSearchPage(t *testing.T) {
 			t.Errorf("?%s does not say %q", q, msg)
 		}
 	}
+	// The handler keeps its index open between searches, watching the
+	// stores: a search right after an append finds it.
+	for i := range 5 {
+		word := fmt.Sprintf("pangolin%d", i)
+		line := fmt.Sprintf(`{"type":"message","id":"pg%d","parentId":null,"timestamp":"2026-03-03T10:00:00.000Z","message":{"role":"user","content":%q,"timestamp":1}}`, i, word)
+		appendRaw(t, f.file, line)
+		if body := s.mustGet("/search?q=" + word); strings.Count(body, `<li class="hit">`) != 1 {
+			t.Errorf("a search right after appending %q does not find it", word)
+		}
+	}
+}
+
+// appendRaw appends a line to a file, as another writer would.
+func appendRaw(t *testing.T, path, line string) {
+	t.Helper()
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestStatsPageCountsPerModelAndDay(t *testing.T) {
@@ -672,13 +695,13 @@ func TestLivePageGetsAppendsAndTheHolder(t *testing.T) {
 }
 
 func TestDamagedAndOldSessions(t *testing.T) {
-	s := newServer(t, Options{})
+	s := newServer(t, Options{DamagedHint: "Run the doctor on it."})
 	bad := filepath.Join(s.root, "2026-03-01T09-00-00-000Z_bad.jsonl")
 	if err := os.WriteFile(bad, []byte(`{"type":"message","id":"a1","parentId":null}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, body := s.get(s.page(bad))
-	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "_bad.jsonl:1: no session header") || !strings.Contains(body, "sessctl repair") {
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "_bad.jsonl:1: no session header") || !strings.Contains(body, "Run the doctor on it.") {
 		t.Errorf("a file without a header: %d\n%s", code, regexp.MustCompile(`(?s)<section.*</section>`).FindString(body))
 	}
 	if fileBytes(t, bad) != `{"type":"message","id":"a1","parentId":null}`+"\n" {

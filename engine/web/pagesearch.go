@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sessctl/sessctl/engine/render"
@@ -116,24 +117,23 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	var lastProg time.Time
 	progOpen := false
-	x, err := search.Open(r.Context(), search.Options{Dir: h.o.IndexDir,
-		Progress: func(done, total int64) {
-			if total < 8<<20 || time.Since(lastProg) < 300*time.Millisecond {
-				return // small updates say nothing
-			}
-			lastProg = time.Now()
-			if !progOpen {
-				_ = templates.ExecuteTemplate(w, "progopen", nil)
-				progOpen = true
-			}
-			_ = templates.ExecuteTemplate(w, "progstep", progress{Done: done >> 20, All: total >> 20})
-			flush()
-		}})
+	x, release, err := h.searchIndex(func(done, total int64) {
+		if total < 8<<20 || time.Since(lastProg) < 300*time.Millisecond {
+			return // small updates say nothing
+		}
+		lastProg = time.Now()
+		if !progOpen {
+			_ = templates.ExecuteTemplate(w, "progopen", nil)
+			progOpen = true
+		}
+		_ = templates.ExecuteTemplate(w, "progstep", progress{Done: done >> 20, All: total >> 20})
+		flush()
+	})
 	if err != nil {
 		msg(searchErr(err))
 		return
 	}
-	defer x.Close()
+	defer release()
 	n := 0
 	for hit, err := range x.Search(r.Context(), sq) {
 		if progOpen {
@@ -166,6 +166,53 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 type progress struct{ Done, All int64 }
+
+// searcher is the handler's search index, kept open between searches
+// with a watch on the stores' directories (search.Options.Watch), so that
+// a search of stores that did not change since the last one only
+// queries. Searches take turns.
+type searcher struct {
+	mu       sync.Mutex
+	x        *search.Index
+	progress func(done, total int64) // the search under way's
+}
+
+// searchIndex returns the handler's index for one search, which reports
+// its progress to progress; release ends the search's turn.
+func (h *Handler) searchIndex(progress func(done, total int64)) (x *search.Index, release func(), err error) {
+	s := &h.search
+	s.mu.Lock()
+	if s.x == nil {
+		s.x, err = search.Open(h.ctx, search.Options{Dir: h.o.IndexDir, Watch: true,
+			Progress: func(done, total int64) {
+				if s.progress != nil {
+					s.progress(done, total)
+				}
+			}})
+		if err != nil {
+			s.mu.Unlock()
+			return nil, nil, err
+		}
+	}
+	s.progress = progress
+	return s.x, func() {
+		s.progress = nil
+		s.mu.Unlock()
+	}, nil
+}
+
+// closeSearch closes the handler's index.
+func (h *Handler) closeSearch() error {
+	s := &h.search
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.x == nil {
+		return nil
+	}
+	err := s.x.Close()
+	s.x = nil
+	return err
+}
 
 // searchErr words a search's error for the page.
 func searchErr(err error) string {

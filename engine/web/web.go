@@ -119,6 +119,11 @@ type Options struct {
 	// FollowInterval is how often a live page's session file is looked
 	// at for appended entries; 0 means 250 ms.
 	FollowInterval time.Duration
+	// DamagedHint, when set, is shown on the page of a session that
+	// cannot be read because its file is damaged or of a newer format
+	// version: what the user can do about it (the embedding program's
+	// own commands).
+	DamagedHint string
 	// Logf, when set, is told of errors the handler meets that no page
 	// shows (a failed write to a client, a store that could not be read
 	// in the background).
@@ -148,6 +153,7 @@ type Handler struct {
 	views  *viewCache
 	usage  *usageCache
 	prov   *provCache
+	search searcher
 	// redactor masks exports (a field so that tests can make redaction
 	// fail).
 	redactor render.Redactor
@@ -244,12 +250,13 @@ func (h *Handler) URL() string {
 }
 
 // Close stops what the handler runs in the background (live pages'
-// follows, listing and counting) and waits for it. Requests served after
+// follows, listing and counting), waits for it, and closes the search
+// index the handler keeps open between searches. Requests served after
 // Close fail.
 func (h *Handler) Close() error {
 	h.cancel()
 	h.bg.Wait()
-	return nil
+	return h.closeSearch()
 }
 
 // logf reports an error no page shows.

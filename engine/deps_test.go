@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 	"redact":              {"internal/jsonl"},
 	// The web viewer sits on everything a reader uses (the stores, search,
 	// render, stats, redact) and takes no third-party module.
-	"engine/web":        {"engine", "engine/agentuse", "engine/message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},
+	"engine/web": {"engine", "engine/agentuse", "engine/message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},
 	// search watches the stores' directories with inotify (x/sys/unix).
 	"search":            {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
 	"internal/human":    {},

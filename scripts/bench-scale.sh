@@ -166,6 +166,36 @@ if [ "${SEARCHBENCH:-1}" != 0 ]; then
   SQ='quokkaPipeline OR marmosetCache OR wombatSchema'
   run sbuild 1 "rmcache search" "$S" search --store "$SESS" --limit 100 "$SQ"
   run swarm "$RUNS" : "$S" search --store "$SESS" --limit 100 "$SQ"
+  # The same query through a resident process: sessctl serve keeps its
+  # index open with a watch on the store (search.Options.Watch). The
+  # search page is fetched once (the walk), then timed RUNS times; then
+  # the server's CPU time over SCALE_IDLE seconds (default 60) of idling.
+  if command -v curl > /dev/null; then
+    "$S" serve --store "$SESS" > "$W/serve.out" 2> "$W/serve.err" &
+    spid=$!
+    url=
+    for _ in $(seq 100); do
+      url=$(grep -o 'http://[^ ]*' "$W/serve.out" | head -1 || true)
+      [ -n "$url" ] && break
+      sleep 0.1
+    done
+    base=${url%%/\?token=*}
+    jar="$W/serve.cookies"
+    rm -f "$jar"
+    curl -s -c "$jar" -b "$jar" "$url" > /dev/null
+    sq=$(printf '%s' "$SQ" | sed 's/ /+/g')
+    curl -s -c "$jar" -b "$jar" "$base/search?q=$sq" > /dev/null
+    run sserve "$RUNS" : curl -s -f -c "$jar" -b "$jar" -o "$W/serve.page" "$base/search?q=$sq"
+    say "  sserve: $(grep -c 'class="hit"' "$W/serve.page") hits on the page"
+    t0=$(awk '{ print $14 + $15 }' "/proc/$spid/stat")
+    sleep "${SCALE_IDLE:-60}"
+    t1=$(awk '{ print $14 + $15 }' "/proc/$spid/stat")
+    say "  sserve idle: $((t1 - t0)) ticks of CPU (1/$(getconf CLK_TCK) s each) in ${SCALE_IDLE:-60} s"
+    kill -INT "$spid"
+    wait "$spid" || true
+  else
+    say "  sserve: skipped: no curl"
+  fi
 fi
 # pi 0.73.1: listAll of the whole store holds every file's text at once
 # (4.5 GB for 4 GB here); continueRecent of the busiest cwd.

@@ -127,8 +127,8 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 		warn := x.warn
 		var cands []candidate
 		if x.o.NoIndex {
-			files, err := walk(ctx, q.Stores, warn)
-			if err != nil {
+			var files []found
+			if files, err = walk(ctx, q.Stores, warn); err != nil {
 				yield(Hit{}, err)
 				return
 			}

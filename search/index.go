@@ -245,9 +245,6 @@ func (x *Index) shardPath(i int) string {
 // warn tells Options.Warn about err, once per search: a directory of
 // session files is walked for both formats and would be reported twice.
 func (x *Index) warn(err error) {
-	if x.o.Warn == nil {
-		return
-	}
 	x.warnMu.Lock()
 	defer x.warnMu.Unlock()
 	if x.warned[err.Error()] {
@@ -256,8 +253,12 @@ func (x *Index) warn(err error) {
 	if x.warned == nil {
 		x.warned = map[string]bool{}
 	}
+	// Recorded even when nobody is told: a search that left something
+	// out never lets the next one skip the walk (Options.Watch).
 	x.warned[err.Error()] = true
-	x.o.Warn(err)
+	if x.o.Warn != nil {
+		x.o.Warn(err)
+	}
 }
 
 // shardOf returns the shard of a session (its file, or its AgentUse

@@ -198,9 +198,7 @@ func (x *Index) search(ctx context.Context, q Query, warn func(error)) ([]candid
 		// The count is taken before the walk: what changes from here on
 		// makes the next search walk again.
 		gen = x.w.generation()
-		if dirs, ok := watchDirs(roots(q.Stores)); ok {
-			watched = x.w.watch(dirs)
-		}
+		watched = watchAll(x.w, roots(q.Stores))
 	}
 	files, err := walk(ctx, q.Stores, warn)
 	if err != nil {

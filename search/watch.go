@@ -1,10 +1,9 @@
 package search
 
 import (
+	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -24,13 +23,17 @@ import (
 // more are walked at every search.
 const maxWatchDirs = 20000
 
-// watchDirs returns every directory below the roots that the walks read
+// watchAll watches every directory below the roots that the walks read
 // (symbolic links to directories are not followed, .trash directories
-// are left out), sorted; ok is false when the watch cannot cover the
-// stores: a symbolic link among their entries (its target's changes
-// would go unseen), more than maxWatchDirs directories, or a directory
-// that could not be read.
-func watchDirs(roots []string) (dirs []string, ok bool) {
+// are left out), each before it is read, so that an entry made in it
+// while the walk goes on raises an event; watches of directories no
+// longer found are removed. It reports false, and removes every watch,
+// when the watch cannot cover the stores: a symbolic link among their
+// entries (its target's changes would go unseen), more than
+// maxWatchDirs directories, a directory that could not be read or
+// watched (the kernel's limit on watches, say).
+func watchAll(w *watcher, roots []string) bool {
+	seen := map[string]bool{}
 	for _, root := range roots {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -38,27 +41,31 @@ func watchDirs(roots []string) (dirs []string, ok bool) {
 			}
 			switch {
 			case d.Type()&fs.ModeSymlink != 0:
-				return errLinkInStore
+				return errNoWatch
 			case !d.IsDir():
 				return nil
 			case p != root && d.Name() == ".trash":
 				return filepath.SkipDir
+			case seen[p]:
+				return nil
 			}
-			if dirs = append(dirs, p); len(dirs) > maxWatchDirs {
-				return errLinkInStore
+			seen[p] = true
+			if len(seen) > maxWatchDirs || !w.add(p) {
+				return errNoWatch
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, false
+			w.keep(nil)
+			return false
 		}
 	}
-	sort.Strings(dirs)
-	return dirs, true
+	w.keep(seen)
+	return true
 }
 
-// errLinkInStore stops watchDirs.
-var errLinkInStore = &os.PathError{Op: "watch", Err: fs.ErrInvalid}
+// errNoWatch stops watchAll.
+var errNoWatch = errors.New("the stores cannot be watched")
 
 // storesKey names a set of stores for the watch's record of the last
 // search that found the index current.

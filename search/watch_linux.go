@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/binary"
 	"errors"
 	"os"
 
@@ -13,10 +12,11 @@ import (
 // caused it returns, so a search after a write always finds it). Nothing
 // runs between searches.
 type watcher struct {
-	fd  int
-	gen uint64         // raised by every read that found events
-	wds map[string]int // watched directory -> watch descriptor
-	buf []byte
+	fd   int
+	gen  uint64         // raised by every read that found events
+	wds  map[string]int // watched directory -> watch descriptor
+	refs map[int]int    // watch descriptor -> how many paths in wds name it
+	buf  []byte
 }
 
 const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
@@ -27,12 +27,14 @@ func newWatcher() (*watcher, error) {
 	if err != nil {
 		return nil, os.NewSyscallError("inotify_init1", err)
 	}
-	return &watcher{fd: fd, wds: map[string]int{}, buf: make([]byte, 64<<10)}, nil
+	return &watcher{fd: fd, wds: map[string]int{}, refs: map[int]int{}, buf: make([]byte, 64<<10)}, nil
 }
 
 // generation reads the events queued so far and returns a count that
 // differs from the last one when there were any (or the read failed, or
-// the queue overflowed: IN_Q_OVERFLOW is an event too).
+// the queue overflowed: IN_Q_OVERFLOW is an event too). Which watches
+// the events name does not matter: every walk watches its directories
+// again (watchAll).
 func (w *watcher) generation() uint64 {
 	for {
 		n, err := unix.Read(w.fd, w.buf)
@@ -45,39 +47,48 @@ func (w *watcher) generation() uint64 {
 			}
 			return w.gen
 		}
-		w.gen++
-		// A watch the kernel dropped (its directory removed) is
-		// forgotten, so that a directory made again there is watched.
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			wd := int(int32(binary.NativeEndian.Uint32(w.buf[off:])))
-			mask := binary.NativeEndian.Uint32(w.buf[off+4:])
-			size := int(binary.NativeEndian.Uint32(w.buf[off+12:]))
-			if mask&unix.IN_IGNORED != 0 {
-				for d, x := range w.wds {
-					if x == wd {
-						delete(w.wds, d)
-					}
-				}
-			}
-			off += unix.SizeofInotifyEvent + size
-		}
+		w.gen++ // (the events are counted, not decoded)
 	}
 }
 
-// watch adds a watch on each of dirs not yet watched; false when one
-// could not be added (the search then walks as without a watch).
-func (w *watcher) watch(dirs []string) bool {
-	for _, d := range dirs {
-		if _, ok := w.wds[d]; ok {
-			continue
-		}
-		wd, err := unix.InotifyAddWatch(w.fd, d, watchMask)
-		if err != nil {
-			return false
-		}
-		w.wds[d] = wd
+// add watches dir (again: inotify_add_watch of a directory already
+// watched returns its descriptor; a path whose directory was replaced,
+// renamed away or removed gets the new directory's), returning false
+// when it cannot.
+func (w *watcher) add(dir string) bool {
+	wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
+	if err != nil {
+		return false
 	}
+	if old, ok := w.wds[dir]; ok {
+		if old == wd {
+			return true
+		}
+		w.release(old)
+	}
+	w.wds[dir] = wd
+	w.refs[wd]++
 	return true
+}
+
+// release drops one path's use of wd, removing the watch when no path
+// uses it any more.
+func (w *watcher) release(wd int) {
+	if w.refs[wd]--; w.refs[wd] <= 0 {
+		delete(w.refs, wd)
+		_, _ = unix.InotifyRmWatch(w.fd, uint32(wd)) // gone already when its directory was removed
+	}
+}
+
+// keep removes the watches of every directory not in dirs (moved out of
+// the stores, removed, or of stores no longer searched).
+func (w *watcher) keep(dirs map[string]bool) {
+	for d, wd := range w.wds {
+		if !dirs[d] {
+			delete(w.wds, d)
+			w.release(wd)
+		}
+	}
 }
 
 func (w *watcher) close() error {

@@ -11,6 +11,8 @@ func newWatcher() (*watcher, error) { return nil, errors.New("no directory watch
 
 func (w *watcher) generation() uint64 { return 0 }
 
-func (w *watcher) watch([]string) bool { return false }
+func (w *watcher) add(string) bool { return false }
+
+func (w *watcher) keep(map[string]bool) {}
 
 func (w *watcher) close() error { return nil }

@@ -1,0 +1,121 @@
+package search
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// watchCheck compares a watched search with one that walks.
+func watchCheck(t *testing.T, x, ref *Index, root, what, text string) {
+	t.Helper()
+	q := Query{Stores: DirStores(root), Text: text}
+	got := searchAll(t, x, q)
+	want := searchAll(t, ref, q)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: %q (-walked +watched):\n%s", what, text, diff)
+	}
+}
+
+// TestWatchRootReplaced: the store's root renamed aside and made again is
+// watched again (a watch follows the directory, not its path).
+func TestWatchRootReplaced(t *testing.T) {
+	root, _, _ := fixtureStore(t)
+	x := openIndex(t, Options{Watch: true})
+	ref := openIndex(t, Options{})
+	watchCheck(t, x, ref, root, "first", "flaky")
+	if err := os.Rename(root, root+".old"); err != nil {
+		t.Fatal(err)
+	}
+	s := filepath.Join(root, "--home-dev-app--", "2026-03-09T10-00-00-000Z_s9-0000.jsonl")
+	writeLines(t, s, []string{header("s9-0000", "/home/dev/app", "2026-03-09T10:00:00.000Z"),
+		userLine("n1", "", "2026-03-09T10:00:01.000Z", "okapi")})
+	watchCheck(t, x, ref, root, "new root", "okapi")
+	for i := range 3 {
+		w := fmt.Sprintf("zebra%d", i)
+		appendLines(t, s, userLine(fmt.Sprintf("z%d", i), "n1", "2026-03-09T10:00:02.000Z", w))
+		watchCheck(t, x, ref, root, "append in new root", w)
+	}
+}
+
+// TestWatchDirRenamedAndMadeAgain: a subdirectory renamed away and made
+// again under its old name is watched again.
+func TestWatchDirRenamedAndMadeAgain(t *testing.T) {
+	root, s1, _ := fixtureStore(t)
+	x := openIndex(t, Options{Watch: true})
+	ref := openIndex(t, Options{})
+	watchCheck(t, x, ref, root, "first", "flaky")
+	d := filepath.Dir(s1)
+	if err := os.Rename(d, filepath.Join(root, "--moved--")); err != nil {
+		t.Fatal(err)
+	}
+	watchCheck(t, x, ref, root, "moved", "flaky")
+	s := filepath.Join(d, "2026-03-09T10-00-00-000Z_s9-0000.jsonl")
+	writeLines(t, s, []string{header("s9-0000", "/home/dev/app", "2026-03-09T10:00:00.000Z"),
+		userLine("n1", "", "2026-03-09T10:00:01.000Z", "okapi")})
+	watchCheck(t, x, ref, root, "made again", "okapi")
+	appendLines(t, s, userLine("z1", "n1", "2026-03-09T10:00:02.000Z", "zebra"))
+	watchCheck(t, x, ref, root, "append in dir made again", "zebra")
+}
+
+// TestWatchLeftOffWithoutWarn: a search that left a file out (a named
+// pipe) never lets the next one skip the walk, whether or not
+// Options.Warn is set.
+func TestWatchLeftOffWithoutWarn(t *testing.T) {
+	root, s1, _ := fixtureStore(t)
+	outside := filepath.Join(t.TempDir(), "link.jsonl")
+	if err := os.Link(s1, outside); err != nil {
+		t.Skip(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe.jsonl"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	for _, warn := range []bool{true, false} {
+		o := Options{Watch: true}
+		if warn {
+			o.Warn = func(error) {}
+		}
+		x := openIndex(t, o)
+		q := Query{Stores: DirStores(root), Text: fmt.Sprintf("capy%v", warn)}
+		searchAll(t, x, q)
+		appendLines(t, outside, userLine(fmt.Sprintf("h%v", warn), "", "2026-03-01T10:00:00.000Z", fmt.Sprintf("capy%v", warn)))
+		if got := searchAll(t, x, q); len(got) != 1 {
+			t.Errorf("warn=%v: %v, want the hit (walked)", warn, got)
+		}
+	}
+}
+
+// TestWatchOverflow: after the event queue overflowed (and so lost the
+// removal of a directory's watch), a directory made again is watched.
+func TestWatchOverflow(t *testing.T) {
+	root, s1, _ := fixtureStore(t)
+	x := openIndex(t, Options{Watch: true})
+	ref := openIndex(t, Options{})
+	watchCheck(t, x, ref, root, "first", "flaky")
+	// Each write and close of the file queues two events (inotify merges
+	// only identical events in a row): more than the queue holds.
+	limit := 16384
+	if b, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events"); err == nil {
+		fmt.Sscan(string(b), &limit)
+	}
+	noise := filepath.Join(filepath.Dir(s1), "noise.txt")
+	for i := range limit/2 + 1000 {
+		if err := os.WriteFile(noise, []byte{byte(i)}, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := filepath.Join(root, "--home-dev-other--")
+	if err := os.RemoveAll(d); err != nil {
+		t.Fatal(err)
+	}
+	s := filepath.Join(d, "2026-03-09T10-00-00-000Z_s9-0000.jsonl")
+	writeLines(t, s, []string{header("s9-0000", "/home/dev/app", "2026-03-09T10:00:00.000Z"),
+		userLine("n1", "", "2026-03-09T10:00:01.000Z", "okapi")})
+	watchCheck(t, x, ref, root, "after overflow", "okapi")
+	appendLines(t, s, userLine("z1", "n1", "2026-03-09T10:00:02.000Z", "zebra"))
+	watchCheck(t, x, ref, root, "append after overflow", "zebra")
+}

@@ -99,6 +99,7 @@ func (r *Remote) compact(ctx context.Context, m *Manifest, local io.ReaderAt, si
 // segment boundary unchanged).
 func (r *Remote) mergeSegments(ctx context.Context, segs []Segment, encrypted bool, local io.ReaderAt, size, off int64) (out []Segment, ok bool) {
 	w := &segBuilder{b: r.b, max: r.opts.segmentSize()}
+	defer w.abandon()
 	for _, s := range segs {
 		// A segment is read whole before its lines are added: what a
 		// torn one held must not reach the new objects.

@@ -258,6 +258,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	inl := int64(r.opts.inlineMax())
 	inlineMode := upBytes > 0 && inl > 0 && inlineBytes+upBytes <= inl
 	w := &segBuilder{b: r.b, max: r.opts.segmentSize()}
+	defer w.abandon()
 	if inlineMode {
 		w.max = int(inl) + 1
 	} else if upBytes > 0 && nInline > 0 {
@@ -424,6 +425,7 @@ func (r *Remote) healPi(ctx context.Context, name, path string, man *Manifest, n
 	}
 	have := map[string]bool{}
 	w := &segBuilder{b: r.b, max: r.opts.segmentSize()}
+	defer w.abandon()
 	sum := &Summary{}
 	n := 0
 	localHdr := ""

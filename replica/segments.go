@@ -206,10 +206,22 @@ type segBuilder struct {
 
 // segUpload is one segment's upload in flight.
 type segUpload struct {
-	buf  []byte
-	done chan struct{}
-	seg  Segment
-	err  error
+	buf    []byte
+	done   chan struct{}
+	cancel context.CancelFunc
+	seg    Segment
+	err    error
+}
+
+// abandon cancels the upload in flight, if any, and waits for it: a
+// builder left on an error returns with nothing of it still running.
+// (After flush there is none.)
+func (w *segBuilder) abandon() {
+	if u := w.up; u != nil {
+		u.cancel()
+		<-u.done
+		w.up = nil
+	}
 }
 
 // add appends line (without its '\n').
@@ -254,10 +266,12 @@ func (w *segBuilder) start(ctx context.Context) error {
 		w.buf = spare
 		return nil
 	}
-	u := &segUpload{buf: w.buf, done: make(chan struct{})}
+	uctx, cancel := context.WithCancel(ctx)
+	u := &segUpload{buf: w.buf, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(u.done)
-		u.seg, u.err = w.b.putData(ctx, u.buf)
+		defer cancel()
+		u.seg, u.err = w.b.putData(uctx, u.buf)
 		u.seg.Lines = bytes.Count(u.buf, []byte{'\n'})
 	}()
 	w.up, w.buf = u, spare

@@ -170,22 +170,34 @@ type progress struct{ Done, All int64 }
 // searcher is the handler's search index, kept open between searches
 // with a watch on the stores' directories (search.Options.Watch), so that
 // a search of stores that did not change since the last one only
-// queries. Searches take turns.
+// queries. One search at a time uses it; a search that comes while it is
+// in use, or after Close, opens an index of its own (without a watch),
+// so that no request waits for another's.
 type searcher struct {
 	mu       sync.Mutex
+	busy     bool
+	closed   bool
 	x        *search.Index
 	progress func(done, total int64) // the search under way's
 }
 
-// searchIndex returns the handler's index for one search, which reports
-// its progress to progress; release ends the search's turn.
+// searchIndex returns an index for one search, which reports its
+// progress to progress; release ends the search's use of it.
 func (h *Handler) searchIndex(progress func(done, total int64)) (x *search.Index, release func(), err error) {
 	s := &h.search
 	s.mu.Lock()
+	if s.busy || s.closed {
+		s.mu.Unlock()
+		own, err := search.Open(h.ctx, search.Options{Dir: h.o.IndexDir, Progress: progress})
+		if err != nil {
+			return nil, nil, err
+		}
+		return own, func() { _ = own.Close() }, nil
+	}
 	if s.x == nil {
 		s.x, err = search.Open(h.ctx, search.Options{Dir: h.o.IndexDir, Watch: true,
 			Progress: func(done, total int64) {
-				if s.progress != nil {
+				if s.progress != nil { // set before the search, cleared after it
 					s.progress(done, total)
 				}
 			}})
@@ -194,19 +206,28 @@ func (h *Handler) searchIndex(progress func(done, total int64)) (x *search.Index
 			return nil, nil, err
 		}
 	}
-	s.progress = progress
-	return s.x, func() {
-		s.progress = nil
-		s.mu.Unlock()
+	s.busy, s.progress = true, progress
+	x = s.x
+	s.mu.Unlock()
+	return x, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.busy, s.progress = false, nil
+		if s.closed && s.x != nil {
+			_ = s.x.Close()
+			s.x = nil
+		}
 	}, nil
 }
 
-// closeSearch closes the handler's index.
+// closeSearch closes the handler's kept index, or has the search using
+// it close it when it is done.
 func (h *Handler) closeSearch() error {
 	s := &h.search
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.x == nil {
+	s.closed = true
+	if s.busy || s.x == nil {
 		return nil
 	}
 	err := s.x.Close()

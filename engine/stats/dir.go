@@ -34,7 +34,10 @@ type DirTotal struct {
 // stats index.
 type DirOptions struct {
 	// Skip, when set, is told of each file Dir leaves out and each
-	// directory it could not read, and why.
+	// directory it could not read, and why. For a file the stats index
+	// remembers as left out (no session header, a migration that
+	// failed), the error carries the message of the first reading, not
+	// its type: match it with errors.Is only under NoIndex.
 	Skip func(path string, err error)
 	// Header, when set, is given the header line of each file Dir
 	// counts, before its entries (to warn of a newer format version, say).
@@ -44,7 +47,8 @@ type DirOptions struct {
 	// NoIndex reads every file instead of using the stats index (kept in
 	// the cache directory, one file per session directory); the index is
 	// then neither read nor written. The index never changes what Dir
-	// returns or reports, only how fast it is.
+	// returns or reports (but for the errors' types, see Skip), only how
+	// fast it is.
 	NoIndex bool
 	// CacheDir is where the stats index lives; "" means
 	// layout.CacheDir(). An index is never kept inside the store.

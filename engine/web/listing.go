@@ -171,7 +171,8 @@ func (l *lister) read(ctx context.Context) *listing {
 		switch st.Format {
 		case search.FormatJSONL:
 			infos, err := l.h.jsonlStore(st.root).List(ctx, "", engine.ListOptions{
-				Warn: warn,
+				NoText: true, // the rows show no message texts: neither gathered nor loaded
+				Warn:   warn,
 				Progress: func(loaded, total int) {
 					l.loaded.Store(base + int64(loaded))
 					l.total.Store(base + int64(total))

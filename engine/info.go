@@ -11,19 +11,9 @@ import "github.com/sessctl/sessctl/internal/jsonl"
 // listing served from the list index). It is for writers of many infos,
 // with vectored I/O; MarshalJSON gives the element in one piece.
 func (i *Info) AppendJSON(dst []byte) (head, rest []byte) {
-	h := i.cachedHead()
-	if h == nil {
-		h = headJSON(i)
-	}
-	dst = append(dst, `{"path":`...)
-	dst = jsonl.AppendString(dst, i.Path)
-	dst = append(dst, ',')
-	text := allTextJSON(i)
-	rest = make([]byte, 0, len(h)+len(text)+24)
-	rest = append(rest, h[1:len(h)-1]...)
-	rest = append(rest, `,"allMessagesText":`...)
-	rest = append(append(rest, text...), '}')
-	return dst, rest
+	dst = i.appendPath(dst)
+	h, text := i.head(), allTextJSON(i)
+	return dst, i.appendRest(make([]byte, 0, len(h)+len(text)+24), h, text)
 }
 
 // AppendJSONElement appends to dst the info as pi's list() element JSON,
@@ -31,23 +21,37 @@ func (i *Info) AppendJSON(dst []byte) (head, rest []byte) {
 // of many infos that reuses one buffer, where AppendJSON allocates the
 // rest of each element.
 func (i *Info) AppendJSONElement(dst []byte) []byte {
-	h := i.cachedHead()
-	if h == nil {
-		h = headJSON(i)
+	return i.appendRest(i.appendPath(dst), i.head(), allTextJSON(i))
+}
+
+// head is the encoded element but the path and the texts (headJSON), as
+// the list index holds it when the info came from there.
+func (i *Info) head() []byte {
+	if h := i.cachedHead(); h != nil {
+		return h
 	}
+	return headJSON(i)
+}
+
+// appendPath appends the element's start: {"path":...,
+func (i *Info) appendPath(dst []byte) []byte {
 	dst = append(dst, `{"path":`...)
 	dst = jsonl.AppendString(dst, i.Path)
-	dst = append(dst, ',')
-	dst = append(dst, h[1:len(h)-1]...)
+	return append(dst, ',')
+}
+
+// appendRest appends the rest of the element after its path: the
+// members of head, then allMessagesText (text, encoded), and the brace.
+func (i *Info) appendRest(dst, head, text []byte) []byte {
+	dst = append(dst, head[1:len(head)-1]...)
 	dst = append(dst, `,"allMessagesText":`...)
-	return append(append(dst, allTextJSON(i)...), '}')
+	return append(append(dst, text...), '}')
 }
 
 // MarshalJSON returns the info as pi's list() element JSON (see
 // AppendJSON).
 func (i *Info) MarshalJSON() ([]byte, error) {
-	head, rest := i.AppendJSON(nil)
-	return append(head, rest...), nil
+	return i.AppendJSONElement(nil), nil
 }
 
 // headJSON encodes every field of pi's list() element but the path and

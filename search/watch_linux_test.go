@@ -6,20 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-// watchCheck compares a watched search with one that walks.
-func watchCheck(t *testing.T, x, ref *Index, root, what, text string) {
-	t.Helper()
-	q := Query{Stores: DirStores(root), Text: text}
-	got := searchAll(t, x, q)
-	want := searchAll(t, ref, q)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("%s: %q (-walked +watched):\n%s", what, text, diff)
-	}
-}
 
 // TestWatchRootReplaced: the store's root renamed aside and made again is
 // watched again (a watch follows the directory, not its path).

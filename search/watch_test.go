@@ -20,12 +20,7 @@ func TestWatchSeesEveryChange(t *testing.T) {
 	ref := openIndex(t, Options{}) // walks at every search
 	check := func(what, text string) {
 		t.Helper()
-		q := Query{Stores: DirStores(root), Text: text}
-		got := searchAll(t, x, q)
-		want := searchAll(t, ref, q)
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: %q with a watch (-fresh +watched):\n%s", what, text, diff)
-		}
+		watchCheck(t, x, ref, root, what, text)
 	}
 	check("first", "flaky")
 	check("again", "flaky")
@@ -128,5 +123,16 @@ func TestWatchLeftOff(t *testing.T) {
 	appendLines(t, outside, userLine("h1", "", "2026-03-01T10:00:00.000Z", "capybara"))
 	if got := searchAll(t, x, q); len(got) != 1 {
 		t.Errorf("a store with a link: %v, want the hit (walked)", got)
+	}
+}
+
+// watchCheck compares a watched search with one that walks.
+func watchCheck(t *testing.T, x, ref *Index, root, what, text string) {
+	t.Helper()
+	q := Query{Stores: DirStores(root), Text: text}
+	got := searchAll(t, x, q)
+	want := searchAll(t, ref, q)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: %q (-walked +watched):\n%s", what, text, diff)
 	}
 }

@@ -82,13 +82,16 @@ fuzz:
 # peak heap), which every go test runs scaled down; real-process kills:
 # of syncs, of compacting pushes (50) and of the MinIO server under them
 # (10), and of a lease holder that another machine then takes over (5
-# rounds; the takeover times are logged).
+# rounds; the takeover times are logged); pi appending beside a looping
+# sync on one and on two machines (20 rounds each, entries counted on
+# every side).
 CRASHTIME ?= 2m
 CRASHSEED ?= 0
 crash: stress
 	$(GO) test -tags crash -run Crash -count=1 -v -timeout 30m ./engine/ ./engine/agentuse/ -crash.time=$(CRASHTIME) -crash.seed=$(CRASHSEED)
 	SESSCTL_KILLS=200 $(GO) test -run TestKillWhileAppending -count=1 -v -timeout 30m ./engine/
 	SESSCTL_SYNC_KILLS=50 $(GO) test -run TestKillDuringSync -count=1 -v -timeout 30m ./replica/
+	SESSCTL_REQUIRE_MINIO=1 SESSCTL_REQUIRE_PI=1 SESSCTL_PI_SYNC_ROUNDS=20 $(GO) test -run TestPiBesideSync -count=1 -v -timeout 30m ./replica/
 	SESSCTL_REQUIRE_MINIO=1 SESSCTL_COMPACT_KILLS=50 $(GO) test -run 'TestKillDuringCompaction|TestServerKilledMidCompaction' -count=1 -v -timeout 30m ./replica/
 	SESSCTL_REQUIRE_MINIO=1 SESSCTL_LEASE_ROUNDS=5 $(GO) test -run TestLeaseTakeoverAfterKill -count=1 -v -timeout 30m ./replica/
 	SESSCTL_SEARCH_ROUNDS=30 $(GO) test -run TestSearchBesideRebuild -count=1 -v -timeout 30m ./search/

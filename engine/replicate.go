@@ -85,8 +85,9 @@ func (s *Session) releaseLease() error {
 // must be one JSON object with a string id that is new to the session
 // (else ErrDuplicateID) and not a header, and a message entry's message an
 // object with a string role (any role: an extension's too, which pi
-// keeps); its parentId may name an entry of the session, an earlier line of
-// the call, or be null. All lines are
+// keeps); its parentId must name an entry of the session or an earlier
+// line of the call, or be null (a parent that is missing, or the entry
+// itself, is refused: pi cannot load such a file). All lines are
 // written with one write (synced under SyncEach) and indexed; the leaf
 // moves to the last one, as a reload would put it. The session's file must
 // exist (a new session's file is written by its first append or Flush).
@@ -124,6 +125,15 @@ func (s *Session) AppendLines(lines [][]byte) error {
 			k := tree.Key(&e)
 			if seen[k] || s.ix.Has(k) {
 				return nil, fmt.Errorf("append lines to %s: entry %s: %w", s.file, jsonl.KeyString(e.ID), ErrDuplicateID)
+			}
+			// pi loads only a tree: a parent before its child, never
+			// itself (pi never finishes loading a self-parent).
+			if p, ok := tree.ParentKey(&e); ok && (e.ParentKind != jsonl.KindString || !(seen[p] || s.ix.Has(p))) {
+				why := "is not in the session before it"
+				if p == k {
+					why = "is the entry itself"
+				}
+				return nil, fmt.Errorf("append lines to %s: line %d: the parent of entry %s %s", s.file, i+1, jsonl.KeyString(e.ID), why)
 			}
 			seen[k] = true
 			es = append(es, e)

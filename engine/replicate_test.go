@@ -73,6 +73,45 @@ func TestAppendLines(t *testing.T) {
 	}
 }
 
+// AppendLines refuses what pi cannot load (issue 39, 6): an entry that is
+// its own parent (pi 0.73.1 never finishes opening the file), one whose
+// parent the session lacks, and a parent cycle within the call; a child
+// after its parent in the same call is taken.
+func TestAppendLinesTreeOnly(t *testing.T) {
+	t.Parallel()
+	s, err := openStore(t, engine.StoreOptions{Dir: t.TempDir()}).Create(context.Background(), "/p", engine.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.AppendMessage(raw(`{"role":"user","content":"hi","timestamp":1}`))
+	leaf, err := s.AppendMessage(raw(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(s.SessionFile())
+	entry := func(id, parent string) []byte {
+		return []byte(`{"type":"custom","id":"` + id + `","parentId":` + parent + `,"timestamp":"2026-03-01T09:00:00.000Z","customType":"x"}`)
+	}
+	for name, lines := range map[string][][]byte{
+		"self-parent":           {entry("dddd0001", `"dddd0001"`)},
+		"missing parent":        {entry("dddd0001", `"nowhere0"`)},
+		"child before parent":   {entry("dddd0002", `"dddd0001"`), entry("dddd0001", `"`+leaf+`"`)},
+		"cycle":                 {entry("dddd0001", `"dddd0002"`), entry("dddd0002", `"dddd0001"`)},
+		"a number for a parent": {entry("dddd0001", `7`)},
+	} {
+		if err := s.AppendLines(lines); err == nil || !strings.Contains(err.Error(), "the parent of entry") {
+			t.Errorf("%s: %v, want a refusal", name, err)
+		}
+	}
+	if after, _ := os.ReadFile(s.SessionFile()); string(after) != string(before) {
+		t.Fatal("a refused AppendLines wrote to the file")
+	}
+	if err := s.AppendLines([][]byte{entry("dddd0001", `"`+leaf+`"`), entry("dddd0002", `"dddd0001"`), entry("dddd0003", `null`)}); err != nil {
+		t.Errorf("a child after its parent, and a root: %v", err)
+	}
+}
+
 // recorder is an engine.Replicator that records its calls.
 type recorder struct {
 	mu     sync.Mutex

@@ -249,9 +249,13 @@ func (b *bucket) put(ctx context.Context, key string, data []byte, exclusive boo
 // states beforehand: the marker, leases, tombstones.
 const maxSmall = 1 << 20
 
-// maxManifest bounds the read of a manifest whose listed size is not
-// known.
-const maxManifest = 256 << 20
+// maxManifest bounds the read of a manifest: one that lists more is
+// refused before it is read. A manifest names a JSONL session's segments
+// (a dozen or so after compaction, ~250 bytes each, plus 64 KiB of
+// inline lines) or an AgentUse session's files (~300 bytes each): 32
+// MiB is about 100,000 files, and bounds what one manifest makes a run
+// fetch and hold.
+const maxManifest = 32 << 20
 
 // get reads an object that should hold at most limit bytes: a longer one
 // is refused after limit+1 bytes were read, so that what a listing or a
@@ -381,7 +385,7 @@ func (b *bucket) publish(ctx context.Context, m *Manifest) ([]byte, error) {
 func (b *bucket) getManifest(ctx context.Context, h *head) (*Manifest, error) {
 	limit := int64(maxManifest)
 	if h.size > 0 {
-		limit = h.size
+		limit = min(h.size, limit)
 	}
 	stored, _, err := b.get(ctx, h.key, limit)
 	if err != nil {
@@ -399,9 +403,18 @@ func (b *bucket) getManifest(ctx context.Context, h *head) (*Manifest, error) {
 		return nil, fmt.Errorf("read manifest %s: it describes %s %s generation %d (format %q): %w", h.key, m.Kind, m.Name, m.Gen, m.Format, ErrCorruptRemote)
 	}
 	var total int64
+	named := map[string]bool{}
 	for _, s := range m.Segments {
 		if !validObject(s.Object) || s.Plain < 0 || s.Size < 0 {
 			return nil, fmt.Errorf("read manifest %s: bad segment %q: %w", h.key, s.Object, ErrCorruptRemote)
+		}
+		// A segment is content-addressed and holds distinct entries: a
+		// manifest naming one twice would restore its lines twice.
+		if !s.inline() {
+			if named[s.Object] {
+				return nil, fmt.Errorf("read manifest %s: segment %q is named twice: %w", h.key, s.Object, ErrCorruptRemote)
+			}
+			named[s.Object] = true
 		}
 		if s.inline() && (sha(s.Data) != s.SHA256 || int64(len(s.Data)) != s.Plain || s.Size != s.Plain) {
 			return nil, fmt.Errorf("read manifest %s: inline segment %q does not match its checksum or sizes: %w", h.key, s.Object, ErrCorruptRemote)
@@ -411,10 +424,15 @@ func (b *bucket) getManifest(ctx context.Context, h *head) (*Manifest, error) {
 	if m.Kind == KindPi && total != m.Size {
 		return nil, fmt.Errorf("read manifest %s: segments hold %d bytes, the manifest says %d: %w", h.key, total, m.Size, ErrCorruptRemote)
 	}
+	paths := map[string]bool{}
 	for _, f := range m.Files {
 		if !validObject(f.Object) || !validRelPath(f.Path) || f.Size < 0 || f.Plain < 0 {
 			return nil, fmt.Errorf("read manifest %s: bad file %q: %w", h.key, f.Path, ErrCorruptRemote)
 		}
+		if paths[f.Path] {
+			return nil, fmt.Errorf("read manifest %s: file %q is named twice: %w", h.key, f.Path, ErrCorruptRemote)
+		}
+		paths[f.Path] = true
 	}
 	return &m, nil
 }

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,7 +77,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 
 	// Pull into a store that lacks the session: restore it, streamed.
 	if wantPull && loc == nil {
-		path, nl, refused, err := r.restore(ctx, name, man)
+		path, nl, size, refused, err := r.restore(ctx, name, man)
 		switch {
 		case errors.Is(err, errRestoreExists):
 			// Written meanwhile (another sync): merge into it.
@@ -93,7 +95,8 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 				return rep, st, err
 			}
 			rep.Created, rep.Pulled, rep.Refused, rep.Path = true, nl, refused, path
-			st = &sessionState{Path: path, P: fi.Size(), F: n, Q: n, Pushed: true, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+			// What pi appended since the restore is not on the remote.
+			st = &sessionState{Path: path, P: size, F: n, Q: n, Pushed: fi.Size() == size, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
 			st.PTail, _ = r.tailSum(path, st.P)
 			st.noteRemote(man)
 			rep.State = "pulled"
@@ -120,14 +123,16 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		from = 0
 	}
 	rid := &remoteIDs{ids: map[string]struct{}{}}
-	var lines [][]byte // remote entry lines from Q, for the merge
-	var hdr []byte     // the remote header, when segment 0 is merged
+	var lines [][]byte    // remote entry lines from Q, for the merge
+	var pos []RefusedLine // where each of lines stands
+	var hdr []byte        // the remote header, when segment 0 is merged
 	var refused []RefusedLine
 	var merged []string // ids of the remote lines from Q
 	var corrupt error   // the first torn or foreign segment
 	for i := from; i < n; i++ {
 		forMerge, forPush := wantPull && i >= st.Q, wantPush && i >= pushFrom
 		var segLines [][]byte
+		var segPos []RefusedLine // where each of segLines stands
 		var segIDs []string
 		var segRefused []RefusedLine
 		var segHdr []byte
@@ -143,6 +148,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 				segIDs = append(segIDs, e.ID)
 				if forMerge {
 					segLines = append(segLines, bytes.Clone(line))
+					segPos = append(segPos, RefusedLine{Object: man.Segments[i].Object, Line: ln})
 				}
 			}
 		})
@@ -171,6 +177,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		}
 		if forMerge {
 			lines = append(lines, segLines...)
+			pos = append(pos, segPos...)
 			refused = append(refused, segRefused...)
 			merged = append(merged, segIDs...)
 		}
@@ -183,12 +190,17 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	}
 
 	// Pull: merge the remote lines the local file lacks.
+	var grown int64 // what the merge appended
 	if wantPull && corrupt == nil {
-		res, err := r.merge(ctx, name, loc.path, hdr, lines)
+		res, err := r.merge(ctx, name, loc.path, hdr, lines, pos)
 		if err != nil {
 			return rep, st, err
 		}
-		rep.Pulled, rep.Conflicts, rep.Refused = res.appended, res.conflicts, refused
+		rep.Pulled, rep.Conflicts, rep.Refused = res.appended, res.conflicts, append(refused, res.refused...)
+		grown = res.bytes
+		for _, id := range merged {
+			rid.ids[id] = struct{}{} // on the remote: never pushed back
+		}
 		if res.appended > 0 {
 			// The lines merged are at the end of the file, after P: the
 			// next push compares by their ids instead of reading the
@@ -205,6 +217,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	}
 
 	// Push: the local lines the remote lacks.
+	pushed := false // a push recorded the file as it read it (st.Size)
 	if wantPush {
 		var np int
 		var nm *Manifest
@@ -224,6 +237,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			return rep, st, err
 		}
 		rep.Pushed = np
+		pushed = true
 		if nm != nil {
 			man = nm
 			// The older generations are no longer needed; a reader that
@@ -241,10 +255,20 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	} else {
 		st.Pushed = pushedBefore
 	}
-	if loc != nil {
-		if fi, err := r.opts.fs().Lstat(loc.path); err == nil {
-			st.Path, st.Size, st.Mtime = loc.path, fi.Size(), fi.ModTime().UnixNano()
+	if loc != nil && !pushed {
+		// No push read the file: the record is the file as the scan saw
+		// it plus what the merge appended; anything more (pi appended
+		// meanwhile) may be missing remotely.
+		st.Path = loc.path
+		fi, err := r.opts.fs().Lstat(loc.path)
+		if err != nil || fi.Size() != loc.size+grown {
+			st.Pushed = false
 		}
+		if err == nil {
+			st.Size, st.Mtime = fi.Size(), fi.ModTime().UnixNano()
+		}
+	}
+	if loc != nil {
 		rep.Path = loc.path
 	}
 	if man == nil && m == modePull {
@@ -314,9 +338,9 @@ func (r *Remote) validState(old *sessionState, loc *local, man *Manifest) *sessi
 		(old.Segs == 0 || man.Segments[old.Segs-1].Object == old.Last) {
 		c := *old
 		if loc.size < c.P {
-			c.P, c.PTail, c.F, c.Known = 0, "", 0, nil
+			c.P, c.PTail, c.F, c.Known, c.Held = 0, "", 0, nil, nil
 		} else if sum, err := r.tailSum(loc.path, c.P); err != nil || sum != c.PTail {
-			c.P, c.PTail, c.F, c.Known = 0, "", 0, nil
+			c.P, c.PTail, c.F, c.Known, c.Held = 0, "", 0, nil, nil
 		}
 		return &c
 	}
@@ -445,14 +469,19 @@ func conflictID(id string, raw []byte) string { return derivedID("conflict", id,
 
 type mergeResult struct {
 	appended  int
+	bytes     int64 // what the merge appended to the file
 	conflicts []Conflict
+	refused   []RefusedLine // lines whose parent neither copy holds
 }
 
 // merge appends to the session at path, under its writer lock, the
 // remote lines it lacks (see the package documentation for the rule).
 // hdr is the remote copy's header line when the lines start at its
-// beginning (nil otherwise): a copy of another session is refused.
-func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remote [][]byte) (mergeResult, error) {
+// beginning (nil otherwise): a copy of another session is refused. A
+// line goes in after its parent, which may come later in remote; one
+// whose parent neither copy holds is refused (pos: where each line
+// stands), as pi loads only a tree.
+func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remote [][]byte, pos []RefusedLine) (mergeResult, error) {
 	var res mergeResult
 	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: filepath.Dir(path), Command: "sessctl sync", FS: r.opts.FS})
 	if err != nil {
@@ -499,7 +528,24 @@ func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remot
 		}
 		res.conflicts = append(res.conflicts, c)
 	}
-	for _, line := range remote {
+	waiting := map[string][]int{} // parent id -> the lines (in remote) waiting for it
+	var take func(i int, e *jsonl.Entry)
+	take = func(i int, e *jsonl.Entry) {
+		batch[e.ID] = len(add)
+		add = append(add, remote[i])
+		if e.ParentKind == jsonl.KindString {
+			parents[e.ID] = e.ParentID
+		}
+		next := waiting[e.ID]
+		delete(waiting, e.ID)
+		for _, j := range next {
+			c, _ := jsonl.ParseEntry(remote[j])
+			if _, ok := batch[c.ID]; !ok {
+				take(j, &c)
+			}
+		}
+	}
+	for i, line := range remote {
 		e, err := jsonl.ParseEntry(line)
 		if err != nil || e.IsHeader() || e.IDKind != jsonl.KindString {
 			continue
@@ -510,19 +556,33 @@ func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remot
 			}
 			continue
 		}
-		if i, ok := batch[e.ID]; ok {
+		if j, ok := batch[e.ID]; ok {
 			// The remote copy holds the id twice, with other bytes.
-			if !bytes.Equal(add[i], line) {
-				conflict(&e, add[i], line)
+			if !bytes.Equal(add[j], line) {
+				conflict(&e, add[j], line)
 			}
 			continue
 		}
-		batch[e.ID] = len(add)
-		add = append(add, line)
-		if e.ParentKind == jsonl.KindString {
-			parents[e.ID] = e.ParentID
+		switch {
+		case e.ParentKind == jsonl.KindString && e.ParentID == e.ID:
+			res.refused = append(res.refused, refusedAt(pos, i, "entry "+e.ID+" is its own parent"))
+		case e.ParentKind == jsonl.KindString && !has(e.ParentID):
+			waiting[e.ParentID] = append(waiting[e.ParentID], i)
+		case e.ParentKind != jsonl.KindString && e.ParentKind != jsonl.KindNull && e.ParentKind != jsonl.KindAbsent:
+			res.refused = append(res.refused, refusedAt(pos, i, "entry "+e.ID+" has a parentId that is not a string"))
+		default:
+			take(i, &e)
 		}
 	}
+	for parent, is := range waiting {
+		for _, i := range is {
+			e, _ := jsonl.ParseEntry(remote[i])
+			res.refused = append(res.refused, refusedAt(pos, i, "the parent "+parent+" of entry "+e.ID+" is in neither copy"))
+		}
+	}
+	slices.SortFunc(res.refused, func(a, b RefusedLine) int {
+		return cmp.Or(strings.Compare(a.Object, b.Object), cmp.Compare(a.Line, b.Line))
+	})
 	if len(add) == 0 {
 		return res, nil
 	}
@@ -550,7 +610,20 @@ func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remot
 	if err := s.AppendLines(add); err != nil {
 		return mergeResult{}, err
 	}
+	for _, l := range add {
+		res.bytes += int64(len(l)) + 1
+	}
 	return res, s.Close()
+}
+
+// refusedAt is the refusal of remote line i (pos: where each stands).
+func refusedAt(pos []RefusedLine, i int, why string) RefusedLine {
+	var l RefusedLine
+	if i < len(pos) {
+		l = pos[i]
+	}
+	l.Reason = why
+	return l
 }
 
 // descends reports whether id's parent chain reaches anc.

@@ -171,13 +171,22 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	}
 
 	// First pass: which lines go up. Markers go up only when something
-	// pushed hangs below them.
+	// pushed hangs below them; those held back before P (st.Held) are
+	// candidates like the ones after it.
 	type marker struct {
 		parent string
 		off    int64
+		n      int
 	}
 	markers := map[string]marker{}
-	var order []string
+	var order []string // the markers in file order
+	for _, h := range st.Held {
+		if _, ok := rid.ids[h.ID]; ok || h.Off+int64(h.Len) >= st.P {
+			continue // another machine uploaded the same marker, or not ours
+		}
+		markers[h.ID] = marker{parent: h.Parent, off: h.Off, n: h.Len}
+		order = append(order, h.ID)
+	}
 	needed := map[string]bool{}
 	header := false
 	var upBytes int64
@@ -204,7 +213,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			parent = e.ParentID
 		}
 		if isMarker(&e) {
-			markers[e.ID] = marker{parent: parent, off: off}
+			markers[e.ID] = marker{parent: parent, off: off, n: len(line)}
 			order = append(order, e.ID)
 		} else if _, ok := markers[parent]; ok {
 			needed[parent] = true
@@ -215,20 +224,49 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	if err != nil {
 		return 0, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	for i := len(order) - 1; i >= 0; i-- {
-		if mk := markers[order[i]]; needed[order[i]] {
-			if _, ok := markers[mk.parent]; ok {
-				needed[mk.parent] = true
+	// A needed marker needs the marker it hangs below; past maxHeld the
+	// oldest go up too.
+	held := func() []heldMarker {
+		for i := len(order) - 1; i >= 0; i-- {
+			if mk := markers[order[i]]; needed[order[i]] {
+				if _, ok := markers[mk.parent]; ok {
+					needed[mk.parent] = true
+				}
 			}
 		}
+		var out []heldMarker
+		for _, id := range order {
+			if mk := markers[id]; !needed[id] {
+				out = append(out, heldMarker{ID: id, Parent: mk.parent, Off: mk.off, Len: mk.n})
+			}
+		}
+		return out
+	}
+	keepHeld := held()
+	if over := len(keepHeld) - maxHeld; over > 0 {
+		for _, h := range keepHeld[:over] {
+			needed[h.ID] = true
+		}
+		keepHeld = held()
+	}
+	// The held markers that go up now, from before P, in file order.
+	var early [][]byte
+	for _, id := range order {
+		mk := markers[id]
+		if !needed[id] || mk.off >= st.P {
+			continue
+		}
+		line := make([]byte, mk.n)
+		if _, err := f.ReadAt(line, mk.off); err != nil {
+			return 0, nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if e, err := jsonl.ParseEntry(line); err != nil || e.ID != id || !isMarker(&e) {
+			return 0, nil, fmt.Errorf("read %s: the sync marker %s is no longer at offset %d: the file was rewritten", path, id, mk.off)
+		}
+		early = append(early, line)
+		upBytes += int64(mk.n) + 1
 	}
 	newP := end
-	for _, id := range order {
-		if !needed[id] {
-			newP = markers[id].off // held back, with what follows
-			break
-		}
-	}
 	if man == nil && !header {
 		return 0, nil, fmt.Errorf("push %s: the file does not start with a session header", path)
 	}
@@ -270,6 +308,26 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	}
 	sum, incremental := r.summaryBase(man, f, end)
 	n := 0
+	// up adds one line to the upload.
+	up := func(line []byte) error {
+		if r.opts.Transform != nil {
+			t, err := r.opts.Transform(bytes.Clone(line))
+			if err != nil {
+				return fmt.Errorf("push %s: transform: %w", path, err)
+			}
+			line = t
+		}
+		if incremental {
+			sum.add(line)
+		}
+		return w.add(ctx, line)
+	}
+	for _, line := range early {
+		n++
+		if err := up(line); err != nil {
+			return 0, nil, err
+		}
+	}
 	if upBytes > 0 {
 		err = localLines(f, st.P, end, func(off int64, line []byte) error {
 			e, err := jsonl.ParseEntry(line)
@@ -286,21 +344,18 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			default:
 				n++
 			}
-			if r.opts.Transform != nil {
-				t, err := r.opts.Transform(bytes.Clone(line))
-				if err != nil {
-					return fmt.Errorf("push %s: transform: %w", path, err)
-				}
-				line = t
-			}
-			if incremental {
-				sum.add(line)
-			}
-			return w.add(ctx, line)
+			return up(line)
 		})
 		if err != nil {
 			return 0, nil, err
 		}
+	}
+	// What the record says the push saw: the file as its Stat found it,
+	// every complete line of which is now on the remote (or held back), never
+	// what pi appended since.
+	seen := func(st *sessionState) {
+		st.Path, st.Size, st.Mtime = path, fi.Size(), fi.ModTime().UnixNano()
+		st.Held = keepHeld
 	}
 	if w.empty() {
 		st.P = newP
@@ -309,6 +364,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 		if man != nil {
 			st.F = len(man.Segments)
 		}
+		seen(st)
 		return 0, nil, nil
 	}
 	if inlineMode && len(w.segs) == 0 && w.up == nil {
@@ -360,6 +416,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	next.PTail, _ = r.tailSum(path, next.P)
 	next.F = len(nm.Segments)
 	next.Known = nil
+	seen(&next)
 	if man == nil || st.Q >= len(man.Segments) {
 		next.Q = len(nm.Segments) // the new segments' lines are local ones
 	}
@@ -369,10 +426,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			// would have left, for the next run to check (settle).
 			p := next
 			p.noteRemote(nm)
-			p.Path, p.Size, p.Mtime, p.Pushed = path, end, 0, true
-			if fi, err := r.opts.fs().Lstat(path); err == nil && fi.Size() == end {
-				p.Mtime = fi.ModTime().UnixNano()
-			}
+			p.Pushed = true
 			st.pending(sent, p)
 		}
 		return 0, nil, err
@@ -504,7 +558,7 @@ func (r *Remote) healPi(ctx context.Context, name, path string, man *Manifest, n
 	if err := r.b.putManifest(ctx, nm); err != nil {
 		return 0, nil, err
 	}
-	*st = sessionState{Path: path, P: end, F: len(nm.Segments), Q: nLocal}
+	*st = sessionState{Path: path, P: end, F: len(nm.Segments), Q: nLocal, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
 	st.PTail, _ = r.tailSum(path, st.P)
 	return n, nm, nil
 }

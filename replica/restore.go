@@ -3,6 +3,7 @@ package replica
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,20 +26,22 @@ var errRestoreExists = errors.New("the session file exists")
 // segments are streamed into a temporary file beside the session file,
 // which takes its name, under the session's writer lock, only when every
 // segment passed its checks: memory holds a line at a time, never the
-// session. It returns the path and the number of entry lines written;
-// errRestoreExists (with the path) when the file exists.
-func (r *Remote) restore(ctx context.Context, name string, man *Manifest) (path string, n int, refused []RefusedLine, err error) {
+// session. It returns the path, the number of entry lines written and
+// the file's size; errRestoreExists (with the path) when the file exists.
+func (r *Remote) restore(ctx context.Context, name string, man *Manifest) (path string, n int, size int64, refused []RefusedLine, err error) {
 	if len(man.Segments) == 0 {
-		return "", 0, nil, fmt.Errorf("restore %s: the remote copy is empty: %w", name, ErrCorruptRemote)
+		return "", 0, 0, nil, fmt.Errorf("restore %s: the remote copy is empty: %w", name, ErrCorruptRemote)
 	}
 	fsys := r.opts.fs()
 	var (
-		tmp      string
-		f        vfs.File
-		w        *bufio.Writer
-		werr     error
-		unlock   func()
-		noHeader bool
+		tmp       string
+		f         vfs.File
+		w         *bufio.Writer
+		werr      error
+		unlock    func()
+		noHeader  bool
+		assistant bool                    // an assistant message was written
+		ids       = map[string][32]byte{} // the entries written: id -> sha256 of the line
 	)
 	defer func() {
 		if f != nil {
@@ -75,7 +78,13 @@ func (r *Remote) restore(ctx context.Context, name string, man *Manifest) (path 
 		if err != nil {
 			return fmt.Errorf("restore %s: %w", path, err)
 		}
-		unlock = func() { _ = lk.Close() }
+		unlock = func() {
+			if _, err := fsys.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+				_, _ = lk.Remove() // nothing was restored: no lock file stays
+				return
+			}
+			_ = lk.Close()
+		}
 		if _, err := fsys.Lstat(path); err == nil {
 			return errRestoreExists
 		}
@@ -87,6 +96,7 @@ func (r *Remote) restore(ctx context.Context, name string, man *Manifest) (path 
 		w = bufio.NewWriterSize(f, 256<<10)
 		_, werr = w.Write(hdr)
 		_ = w.WriteByte('\n')
+		size = int64(len(hdr)) + 1
 		return nil
 	}
 	for i, s := range man.Segments {
@@ -107,21 +117,44 @@ func (r *Remote) restore(ctx context.Context, name string, man *Manifest) (path 
 				if f == nil {
 					return
 				}
+				if e.ParentKind == jsonl.KindString && e.ParentID == e.ID {
+					// pi never finishes loading an entry that is its own parent.
+					refused = append(refused, RefusedLine{Object: s.Object, Line: ln, Reason: "entry " + e.ID + " is its own parent"})
+					return
+				}
+				if _, dup := ids[e.ID]; dup {
+					// The first line of an id is the entry; a copy with the
+					// same bytes is dropped, one with others refused.
+					if sum := sha256.Sum256(line); sum != ids[e.ID] {
+						refused = append(refused, RefusedLine{Object: s.Object, Line: ln, Reason: "entry " + e.ID + " again, with other bytes"})
+					}
+					return
+				}
+				ids[e.ID] = sha256.Sum256(line)
+				if e.Type == jsonl.TypeMessage && e.Role == "assistant" {
+					assistant = true
+				}
 				if _, err := w.Write(line); err != nil && werr == nil {
 					werr = err
 				}
 				_ = w.WriteByte('\n')
+				size += int64(len(line)) + 1
 				n++
 			}
 		})
 		switch {
 		case startErr != nil:
-			return path, 0, nil, startErr
+			return path, 0, 0, nil, startErr
 		case err != nil:
-			return "", 0, nil, err
+			return "", 0, 0, nil, err
 		case i == 0 && (noHeader || f == nil):
-			return "", 0, nil, fmt.Errorf("restore %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
+			return "", 0, 0, nil, fmt.Errorf("restore %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
 		}
+	}
+	if len(refused) > 0 && !assistant {
+		// pi (0.73.1 and earlier) writes a loaded session without an
+		// assistant message again, header included, at its next append.
+		refused[len(refused)-1].Reason += "; what is restored holds no assistant message, and pi's next append to such a file writes the whole session again below it (a second header; pi's own bug)"
 	}
 	if werr == nil {
 		werr = w.Flush()
@@ -130,12 +163,12 @@ func (r *Remote) restore(ctx context.Context, name string, man *Manifest) (path 
 		werr = f.Sync()
 	}
 	if werr != nil {
-		return "", 0, nil, fmt.Errorf("restore %s: %w", path, werr)
+		return "", 0, 0, nil, fmt.Errorf("restore %s: %w", path, werr)
 	}
 	if err := f.Close(); err != nil {
 		f = nil
 		_ = fsys.Remove(tmp)
-		return "", 0, nil, fmt.Errorf("restore %s: %w", path, err)
+		return "", 0, 0, nil, fmt.Errorf("restore %s: %w", path, err)
 	}
 	f = nil
 	// Under the lock nothing of sessctl's creates the file; a link fails
@@ -150,13 +183,13 @@ func (r *Remote) restore(ctx context.Context, name string, man *Manifest) (path 
 	}
 	_ = fsys.Remove(tmp)
 	if errors.Is(err, fs.ErrExist) {
-		return path, 0, nil, errRestoreExists
+		return path, 0, 0, nil, errRestoreExists
 	}
 	if err != nil {
-		return "", 0, nil, fmt.Errorf("restore %s: %w", path, err)
+		return "", 0, 0, nil, fmt.Errorf("restore %s: %w", path, err)
 	}
 	if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
-		return "", 0, nil, fmt.Errorf("restore %s: %w", path, err)
+		return "", 0, 0, nil, fmt.Errorf("restore %s: %w", path, err)
 	}
-	return path, n, refused, nil
+	return path, n, size, refused, nil
 }

@@ -36,6 +36,12 @@ type sessionState struct {
 	// Known are the ids of remote lines a pull appended after P: the
 	// next push need not read their segments to know them.
 	Known []string `json:"known,omitempty"`
+	// Held are the sync markers before P that no push uploaded (one goes
+	// up with the first line that descends from it): P moves past them,
+	// so that a writer that never descends from one (pi, whose leaf is
+	// in its memory) does not make every push read and upload again what
+	// follows it.
+	Held []heldMarker `json:"held,omitempty"`
 
 	// Pushed: at Size, the local file held nothing the remote lacks
 	// (but held-back sync markers).
@@ -60,6 +66,19 @@ type sessionState struct {
 	// manifest may be on the remote all the same (see settle).
 	Pending *pendingPush `json:"pending,omitempty"`
 }
+
+// heldMarker is a sync marker line of the local file that stays local
+// until something pushed descends from it.
+type heldMarker struct {
+	ID     string `json:"id"`
+	Parent string `json:"parent"`
+	Off    int64  `json:"off"` // where its line starts in the local file
+	Len    int    `json:"len"` // its length, without the newline
+}
+
+// maxHeld bounds the markers a state holds back: past it the oldest go
+// up with the next push (a label on the remote, never a lost parent).
+const maxHeld = 256
 
 // pendingPush is a manifest a push sent without seeing the reply: the
 // sha256 and size of its bytes as sent, and the state the push would

@@ -4,7 +4,10 @@
 // loop, for SECONDS or COUNT entries, whichever comes first, printing each
 // entry id on stdout as soon as pi has written it.
 //
-// Usage: node pi-writer.mjs NODE_MODULES FILE SECONDS COUNT SIZE
+// Usage: node pi-writer.mjs NODE_MODULES FILE SECONDS COUNT SIZE [INTERVAL_MS]
+//
+// INTERVAL_MS, when given, is a pause after each entry (replica's
+// TestPiBesideSync: pi appending every 30 ms while sync loops).
 //
 // NODE_MODULES is the folder where @mariozechner/pi-coding-agent was
 // npm-installed (scripts/pi-install.sh), or its node_modules. The
@@ -14,7 +17,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [nodeModules, file, seconds, count, size] = process.argv.slice(2);
+const [nodeModules, file, seconds, count, size, interval] = process.argv.slice(2);
 if (!size) {
 	console.error("usage: node pi-writer.mjs NODE_MODULES FILE SECONDS COUNT SIZE");
 	process.exit(2);
@@ -36,4 +39,5 @@ for (let n = 0; n < Number(count) && Date.now() < end; n++) {
 		timestamp: Date.now(),
 	});
 	fs.writeSync(1, id + "\n");
+	if (interval) await new Promise((r) => setTimeout(r, Number(interval)));
 }

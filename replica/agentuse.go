@@ -179,12 +179,15 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	fsys := r.opts.fs()
 	localSum := map[string]string{}
 	localData := map[string][]byte{}
+	read := map[string]auFile{}  // the files as listed before they were read
+	written := map[string]bool{} // the files the pull wrote
 	if loc != nil {
 		files, _, err := r.auFiles(dir) // what is skipped was reported by the scan
 		if err != nil {
 			return rep, old, err
 		}
 		for _, f := range files {
+			read[f.rel] = f
 			data, err := fsys.ReadFile(filepath.Join(dir, filepath.FromSlash(f.rel)))
 			if err != nil {
 				return rep, old, err
@@ -239,6 +242,9 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			s, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Dir(dir), Command: "sessctl sync", LockMode: "sync"})
 			if err != nil {
 				return rep, old, err
+			}
+			for p := range write {
+				written[p] = true
 			}
 			err = s.WriteFiles(ctx, dir, write)
 			if cerr := s.Close(); err == nil {
@@ -313,17 +319,31 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	if man != nil {
 		st.Gen = man.Gen
 	}
-	// Record the directory as it is now, for the fast path.
+	// Record the directory as it is now, for the fast path; it counts as
+	// pushed only when it holds what this run read and wrote, not a file
+	// the agent wrote meanwhile.
+	stable := false
 	if files, _, err := r.auFiles(dir); err == nil {
 		hh := fnv.New64a()
+		same := 0
 		for _, f := range files {
 			fmt.Fprintf(hh, "%s\x00%d\x00%d\x00", f.rel, f.size, f.mtime)
 			st.Size += f.size
+			if rf, ok := read[f.rel]; ok && rf == f && !written[f.rel] {
+				same++
+			}
 		}
 		st.Mtime = int64(hh.Sum64() >> 1)
 		rep.Path = dir
+		unwritten := 0
+		for p := range read {
+			if !written[p] {
+				unwritten++
+			}
+		}
+		stable = same == unwritten && len(files) == unwritten+len(written)
 	}
-	st.Pushed = m == modePush || m == modeSync || (old != nil && old.Pushed && loc != nil && old.Size == loc.size && old.Mtime == loc.mtime)
+	st.Pushed = stable && (m == modePush || m == modeSync || (old != nil && old.Pushed && loc != nil && old.Size == loc.size && old.Mtime == loc.mtime))
 	if m == modePush && h != nil && (old == nil || old.Gen != h.gen || old.Q < old.Segs) {
 		st.Q, st.Segs = 0, 1 // remote changes may not be pulled yet
 	}

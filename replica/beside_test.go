@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/replica"
@@ -360,4 +363,63 @@ func testTwoMachinesBesidePi(t *testing.T, be *backend) {
 		t.Errorf("fresh machine's pull: %s", d)
 	}
 	checkParentsFirst(t, cpath)
+}
+
+// An AgentUse session written while it is pushed: the part the agent
+// adds during the push goes up with the next push, and status does not
+// say "in sync" meanwhile (issue 39, 1, for the other format).
+func TestAgentUsePushBesideWrite(t *testing.T) { eachBackend(t, testAgentUsePushBesideWrite) }
+
+func testAgentUsePushBesideWrite(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a := newMachine(t, be, remote)
+	a.opts.AgentDir = ""
+	a.opts.AgentUseDir = filepath.Join(filepath.Dir(a.agentDir), "data")
+	ctx := context.Background()
+	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "coder", Name: "coder"}, Model: "p:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	mid, err := w.AddMessage(agentuse.MessageSpec{Task: "fix it", ModelID: "p:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AddPart(mid, agentuse.TextPart("hello", w.Now())); err != nil {
+		t.Fatal(err)
+	}
+	hc := a.hooked(t, be)
+	fired := false
+	hc.set(func(op, key string) {
+		if op == "put" && strings.HasPrefix(key, "m/") && !fired {
+			fired = true
+			if _, err := w.AddPart(mid, agentuse.TextPart("written during the push", w.Now())); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	a.run(t, "push")
+	hc.set(nil)
+	if !fired {
+		t.Fatal("the push published no manifest")
+	}
+	if s := a.run(t, "status").Sessions[0].State; s == "in sync" {
+		t.Errorf("status says %q while the part written during the push is not on the remote", s)
+	}
+	if rep := a.run(t, "push"); rep.Sessions[0].Pushed == 0 {
+		t.Errorf("the next push uploaded nothing")
+	}
+	b := newMachine(t, be, remote)
+	b.opts.AgentDir = ""
+	b.opts.AgentUseDir = filepath.Join(filepath.Dir(b.agentDir), "data")
+	b.run(t, "pull")
+	dirB := filepath.Join(b.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session", filepath.Base(w.Dir()))
+	if diff := cmp.Diff(readTree(t, w.Dir()), readTree(t, dirB)); diff != "" {
+		t.Errorf("a fresh machine's copy differs (-local +fresh):\n%s", diff)
+	}
 }

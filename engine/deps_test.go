@@ -26,6 +26,8 @@ const module = "github.com/sessctl/sessctl"
 var allowed = map[string][]string{
 	"internal/jsonl": {"golang.org/x/sys"},
 	"internal/errs":  {"internal/jsonl"},
+	// The release the tree is (sessctl --version).
+	"internal/release": {},
 	// What engine shares with the packages that write or judge files
 	// beside a session's: lock path, sidecars, whole-file writes.
 	"internal/sessionfile": {"layout", "layout/vfs", "lock"},

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"runtime/debug"
 
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/release"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -20,17 +22,26 @@ func (e *env) warnVersion(path string, header jsonl.Entry) {
 }
 
 // version is what --version prints: the module version the binary was
-// built at ("go install ...@v1.2.0"), else "(devel)", with the commit
-// when the build recorded one.
+// built at when it is a release tag ("go install ...@v1.2.0"), else the
+// release the tree is (release.Version), marked "+dev" for a tree with
+// changes after it, with the commit when the build recorded one (or a
+// pseudo-version names it).
 func version(info *debug.BuildInfo, ok bool) string {
-	v := "(devel)"
+	v := "v" + release.Version
+	if release.Dev {
+		v += "+dev"
+	}
 	if !ok || info == nil {
 		return v
 	}
-	if mv := info.Main.Version; mv != "" {
-		v = mv
-	}
 	var rev string
+	mv := info.Main.Version
+	if releaseTag.MatchString(mv) {
+		return mv
+	}
+	if m := pseudoRev.FindStringSubmatch(mv); m != nil {
+		rev = m[1]
+	}
 	var modified bool
 	for _, s := range info.Settings {
 		switch s.Key {
@@ -51,3 +62,9 @@ func version(info *debug.BuildInfo, ok bool) string {
 	}
 	return fmt.Sprintf("%s (commit %s)", v, rev)
 }
+
+// releaseTag is a release's module version.
+var releaseTag = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+
+// pseudoRev finds the commit in a pseudo-version (v0.0.0-20261127093000-0123456789ab).
+var pseudoRev = regexp.MustCompile(`[-.]\d{14}-([0-9a-f]{12})(?:\+.*)?$`)

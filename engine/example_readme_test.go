@@ -15,9 +15,10 @@ import (
 )
 
 func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*message.Assistant, error)) error {
-	// pi's store (~/.pi/agent/sessions/); StoreOptions{Dir: dir} uses any
-	// directory, and its other fields set the filesystem, clock, ids and
-	// sync policy of every session.
+	// pi's store (~/.pi/agent/sessions/, one directory per cwd);
+	// StoreOptions{AgentDir: dir} keeps that layout below any directory,
+	// and the other fields set the filesystem, clock, ids and sync
+	// policy of every session.
 	st, err := engine.OpenStore(ctx, engine.StoreOptions{})
 	if err != nil {
 		return err

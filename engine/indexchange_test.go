@@ -186,7 +186,7 @@ func TestIndexesFollowChangesBehindTheirBack(t *testing.T) {
 		for _, d := range dirs {
 			for _, skip := range []bool{false, true} {
 				want, wok := findMostRecentScan(osStat{}, d, skip)
-				got, gok := findMostRecent(orOS(nil), d, skip)
+				got, gok := findMostRecent(orOS(nil), d, skip, "")
 				if want != got || wok != gok {
 					t.Fatalf("step %d (%s): most recent of %s (skip children %v) is %s (%v), the scan says %s (%v)", step, what, filepath.Base(d), skip, got, gok, want, wok)
 				}

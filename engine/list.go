@@ -774,7 +774,7 @@ func appendTextOf(dst []byte, m *jsonl.MessageMembers) []byte {
 // their headers read newest first, so that in a directory of thousands of
 // sessions only the newest one or two are opened: the same answer as
 // reading every header, at the cost of the stats.
-func findMostRecent(fsys vfs.FS, dir string, skipChildren bool) (path string, ok bool) {
+func findMostRecent(fsys vfs.FS, dir string, skipChildren bool, cwd string) (path string, ok bool) {
 	files, err := sessionFiles(fsys, dir, true)
 	if err != nil {
 		return "", false
@@ -798,11 +798,16 @@ func findMostRecent(fsys vfs.FS, dir string, skipChildren bool) (path string, ok
 	slices.SortStableFunc(cands, func(a, b cand) int { return b.mtime.Compare(a.mtime) })
 	for _, c := range cands {
 		name := filepath.Join(dir, c.name)
-		if h, ok := headerInFirst512(fsys, name); ok && (!skipChildren || !h.HasParentSession) {
+		if h, ok := headerInFirst512(fsys, name); ok && (!skipChildren || !h.HasParentSession) && (cwd == "" || sameCwd(h.Cwd, cwd)) {
 			return name, true
 		}
 	}
 	return "", false
+}
+
+// sameCwd reports whether a header's cwd is the cwd asked for.
+func sameCwd(header, cwd string) bool {
+	return header == cwd || (header != "" && filepath.Clean(header) == filepath.Clean(cwd))
 }
 
 func headerInFirst512(fsys vfs.FS, name string) (jsonl.Header, bool) {
@@ -832,7 +837,7 @@ func continueRecent(ctx context.Context, cwd string, opts options) (*Session, er
 		return nil, err
 	}
 	opts.Dir = dir
-	if path, ok := findMostRecent(opts.fs(), dir, opts.SkipChildSessions); ok {
+	if path, ok := findMostRecent(opts.fs(), dir, opts.SkipChildSessions, opts.onlyCwd); ok {
 		opts.Cwd = cwd
 		return open(ctx, path, opts)
 	}

@@ -44,6 +44,10 @@ type options struct {
 	LockMode          string
 	NoBackup          bool
 	SkipChildSessions bool
+	// onlyCwd, for ContinueRecent in a directory every cwd shares (a
+	// store opened on StoreOptions.Dir), passes over the sessions whose
+	// header names another cwd.
+	onlyCwd string
 	// ParentSession and writeAtOnce are CreateOptions'.
 	ParentSession string
 	writeAtOnce   bool

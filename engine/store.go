@@ -23,9 +23,13 @@ import (
 type StoreOptions struct {
 	// Dir is a directory of session files to use as the store instead of
 	// an agent's (a test's directory, a copy, any directory). It is the
-	// session directory of every cwd (pi's sessionDir): Create,
-	// ContinueRecent and List with a cwd use it as it is, and List with
-	// cwd "" lists every session file below it (see Files).
+	// session directory of every cwd (pi's sessionDir): Create writes
+	// there for any cwd, List and Sessions with a cwd list it as it is
+	// (each Info names its Cwd), and List with cwd "" lists every session
+	// file below it (see Files). ContinueRecent resumes only a session
+	// whose header names its cwd (pi with a sessionDir hands one project
+	// another's). An agent keeping projects apart uses an agent's store
+	// (AgentDir), one directory per cwd, as pi does.
 	Dir string
 	// Agent is the agent whose store is used when Dir is "":
 	// layout.AgentPi (the default) or layout.AgentIndusagi. Its sessions
@@ -334,6 +338,9 @@ func OpenFile(ctx context.Context, path string, o OpenOptions) (*Session, error)
 func (st *Store) ContinueRecent(ctx context.Context, cwd string, o OpenOptions) (*Session, error) {
 	opts := st.openOptions(o)
 	opts.Dir, opts.create = st.sessionDir(cwd), false
+	if st.agentDir == "" {
+		opts.onlyCwd = cwd // the directory is every cwd's
+	}
 	return continueRecent(ctx, cwd, opts)
 }
 

@@ -15,7 +15,7 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: agent DIR")
+		fmt.Fprintln(os.Stderr, "usage: agent AGENT_DIR")
 		os.Exit(2)
 	}
 	files, err := run(context.Background(), os.Args[1], os.Stdout)
@@ -86,7 +86,7 @@ func turn(s *engine.Session, prompt string) error {
 // run is the agent: it returns the session files it wrote, the main one
 // first.
 func run(ctx context.Context, dir string, log io.Writer) ([]string, error) {
-	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: dir})
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{AgentDir: dir}) // pi's layout: one directory per cwd
 	if err != nil {
 		return nil, err
 	}

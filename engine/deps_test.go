@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	"lock":                {"layout/vfs", "github.com/gofrs/flock"},
 	"engine":              {"internal/cacheindex", "internal/jsonl", "internal/errs", "internal/sessionfile", "layout", "layout/vfs", "tree", "compaction", "engine/message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":     {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
-	"engine/repair":       {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "migrate", "tree"},
+	"engine/repair":       {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "tree"},
 	"engine/importer":     {"internal/sessionfile", "layout", "layout/vfs", "migrate"},
 	"engine/stats":        {"engine", "internal/cacheindex", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
 	"engine/render":       {"engine", "engine/agentuse", "engine/message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "layout/vfs", "migrate", "tree"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine/repair"
 	"github.com/sessctl/sessctl/internal/human"
@@ -17,6 +18,13 @@ var verifyCommand = &command{
 }
 
 func init() { register(verifyCommand).run = runVerify }
+
+// leftoverJSON is verify --json's line for a leftover.
+type leftoverJSON struct {
+	Leftover string `json:"leftover"`
+	Session  string `json:"session"`
+	Held     bool   `json:"held"`
+}
 
 func runVerify(e *env, args []string) int {
 	fs := e.flags(verifyCommand)
@@ -79,6 +87,24 @@ func runVerify(e *env, args []string) int {
 			}
 			for _, f := range files {
 				check(f.Path)
+			}
+			// What writers left beside sessions that never came to be
+			// passes (it is no damage), but is said.
+			left, err := repair.Leftovers(e.ctx, arg)
+			if err != nil {
+				w.Flush()
+				worse(e.fail(err))
+			}
+			for _, l := range left {
+				if *asJSON {
+					emitJSON(w, leftoverJSON{Leftover: l.Path, Session: l.Session, Held: l.Held})
+					continue
+				}
+				if l.Held {
+					fmt.Fprintf(w, "%s: note: the lock of %s, whose writer is running and has not written it yet\n", human.QuotePath(l.Path), human.QuotePath(filepath.Base(l.Session)))
+				} else {
+					fmt.Fprintf(w, "%s: note: leftover: left by a writer of %s that was stopped before it wrote it; 'sessctl repair %s' removes it\n", human.QuotePath(l.Path), human.QuotePath(filepath.Base(l.Session)), human.ShellQuote(arg))
+				}
 			}
 			continue
 		}

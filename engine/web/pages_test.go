@@ -942,3 +942,27 @@ func TestTreeMarksTheBranchShownAndFollowsAppends(t *testing.T) {
 		t.Error("the live tree fragment lacks the appended entry")
 	}
 }
+
+// A number in a query that is not one, is negative or overflows is a bad
+// request (400) on every page that takes one, never a panic nor a
+// silently different page; a large one that is a number is a page past
+// the end.
+func TestBadNumbersInTheQueryAre400(t *testing.T) {
+	s := newServer(t, Options{})
+	f := writeFixture(t, s.root, "/w/app")
+	page := s.page(f.file)
+	for _, bad := range []string{"99999999999999999999", "-1", "x", "1e3", " 2", "0x10", "+1"} {
+		for _, p := range []string{"/?page=", page + "?start=", "/search?q=utf16&limit="} {
+			code, body := s.get(p + url.QueryEscape(bad))
+			if code != http.StatusBadRequest {
+				t.Errorf("GET %s%s: %d, want 400\n%.300s", p, bad, code, body)
+			}
+		}
+	}
+	for _, p := range []string{"/?page=9223372036854775807", "/?page=4611686018427387904", "/?page=1", page + "?start=9223372036854775807",
+		"/search?q=utf16&limit=9223372036854775807"} {
+		if code, body := s.get(p); code != http.StatusOK {
+			t.Errorf("GET %s: %d, want 200\n%.300s", p, code, body)
+		}
+	}
+}

@@ -152,9 +152,9 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 		branch = ix.Branch(target)
 	}
 	p.Total = len(branch)
-	start := p.Total - entriesPerPage
-	if s := q.Get("start"); s != "" {
-		start, _ = strconv.Atoi(s)
+	start, err := queryCount(q, "start", max(0, p.Total-entriesPerPage))
+	if err != nil {
+		return nil, err
 	}
 	start = max(0, min(start, p.Total-1))
 	end := min(start+entriesPerPage, p.Total)

@@ -49,9 +49,12 @@
 //
 // # Security
 //
-// Every request must carry the handler's token: in the URL (?token=...),
-// which sets a cookie and redirects to the URL without it, or in that
-// cookie (HttpOnly, SameSite=Strict). The Host header must name the
+// Every request must carry the handler's token in the URL (?token=...),
+// which sets a cookie and redirects to the URL without it, or that
+// cookie. The cookie is not the token but a secret drawn anew by every
+// New (a server start), named after the port (sessctl-PORT: browsers send
+// a cookie of 127.0.0.1 to every port, and a name of one viewer's never
+// stands for another's), HttpOnly and SameSite=Strict. The Host header must name the
 // address the server is bound to, so that a page of another site cannot
 // reach it through a DNS name that resolves to loopback (DNS rebinding).
 // Writes are POST requests carrying a CSRF token from the page, and a

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sessctl/sessctl/search"
@@ -39,8 +40,9 @@ func TestEveryRequestNeedsTheToken(t *testing.T) {
 		}{
 			{"no token", func(*http.Request) {}},
 			{"wrong cookie", func(r *http.Request) {
-				r.AddCookie(&http.Cookie{Name: s.h.cookie, Value: strings.Repeat("0", len(s.h.token))})
+				r.AddCookie(&http.Cookie{Name: s.h.cookie, Value: strings.Repeat("0", len(s.h.secret))})
 			}},
+			{"the token in the cookie", func(r *http.Request) { r.AddCookie(&http.Cookie{Name: s.h.cookie, Value: s.h.token}) }},
 			{"token of another name", func(r *http.Request) { r.AddCookie(&http.Cookie{Name: "token", Value: s.h.token}) }},
 			{"token in a header", func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+s.h.token) }},
 		} {
@@ -111,8 +113,8 @@ func TestTokenInTheURLSetsACookieAndIsDropped(t *testing.T) {
 			c = x
 		}
 	}
-	if c == nil || c.Value != s.h.token || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
-		t.Fatalf("cookie %+v, want the token, HttpOnly, SameSite=Strict, Path=/", c)
+	if c == nil || c.Value != s.h.secret || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
+		t.Fatalf("cookie %+v, want the handler's secret, HttpOnly, SameSite=Strict, Path=/", c)
 	}
 	// The cookie alone opens the page.
 	req, _ := http.NewRequest(http.MethodGet, s.origin+loc, nil)
@@ -162,7 +164,7 @@ func TestHostMustBeTheBoundAddress(t *testing.T) {
 	} {
 		req, _ := http.NewRequest(http.MethodGet, s.origin+"/static/style.css", nil)
 		req.Host = c.host
-		req.AddCookie(&http.Cookie{Name: s.h.cookie, Value: s.h.token})
+		req.AddCookie(&http.Cookie{Name: s.h.cookie, Value: s.h.secret})
 		resp, err := s.anon.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -180,7 +182,7 @@ func TestHostMustBeTheBoundAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(conn, "GET /static/style.css HTTP/1.0\r\nCookie: %s=%s\r\n\r\n", s.h.cookie, s.h.token)
+	fmt.Fprintf(conn, "GET /static/style.css HTTP/1.0\r\nCookie: %s=%s\r\n\r\n", s.h.cookie, s.h.secret)
 	status, _ := bufio.NewReader(conn).ReadString('\n')
 	conn.Close()
 	if !strings.Contains(status, " 421 ") {
@@ -561,5 +563,90 @@ found:
 	resp.Body.Close()
 	if req := resp.Request; req.Header.Get("Cookie") != "" {
 		t.Errorf("the viewer's cookie is sent to the agent's other pages: %s", req.Header.Get("Cookie"))
+	}
+}
+
+// The cookie is not the token: a secret of the handler's own, drawn anew
+// by every New (a server start), under a name holding the port (browsers
+// send cookies for 127.0.0.1 to every port, so a name of one server's
+// never stands for another's), HttpOnly and SameSite=Strict. A cookie
+// holding the token, or a cookie of the server's previous start, opens
+// nothing.
+func TestCookieIsASessionSecretOfThePort(t *testing.T) {
+	root := t.TempDir()
+	writeFixture(t, root, "/w/app")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	var cur atomic.Pointer[Handler]
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { cur.Load().ServeHTTP(w, r) })}
+	start := func() *Handler {
+		h, err := New(Options{Addr: addr, Token: "a-token-given-by-the-embedder", Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}},
+			IndexDir: t.TempDir(), CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.Close() })
+		cur.Store(h)
+		return h
+	}
+	h1 := start()
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c := &http.Client{CheckRedirect: noRedirect}
+	login := func(h *Handler) *http.Cookie {
+		t.Helper()
+		resp, err := c.Get(h.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		cs := resp.Cookies()
+		if resp.StatusCode != http.StatusSeeOther || len(cs) != 1 {
+			t.Fatalf("login: %s, cookies %v", resp.Status, cs)
+		}
+		ck := cs[0]
+		if ck.Name != "sessctl-"+port || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/" {
+			t.Errorf("cookie %+v: want the name sessctl-%s, HttpOnly, SameSite=Strict, Path=/", ck, port)
+		}
+		if strings.Contains(ck.Value, h.Token()) || len(ck.Value) < 32 {
+			t.Errorf("the cookie %q is (or holds) the token %q, or is short", ck.Value, h.Token())
+		}
+		return ck
+	}
+	status := func(ck *http.Cookie) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/", nil)
+		req.AddCookie(ck)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	ck1 := login(h1)
+	if got := status(ck1); got != http.StatusOK {
+		t.Fatalf("with the cookie: %d", got)
+	}
+	if got := status(&http.Cookie{Name: ck1.Name, Value: h1.Token()}); got != http.StatusUnauthorized {
+		t.Errorf("a cookie holding the token: %d, want 401", got)
+	}
+	// The server starts again, with the same token: the old cookie is
+	// refused, a new login gets a new one.
+	h2 := start()
+	if got := status(ck1); got != http.StatusUnauthorized {
+		t.Errorf("the previous start's cookie: %d, want 401", got)
+	}
+	ck2 := login(h2)
+	if ck2.Value == ck1.Value {
+		t.Error("the cookie's secret is the same after a new start")
+	}
+	if got := status(ck2); got != http.StatusOK {
+		t.Errorf("with the new cookie: %d", got)
 	}
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -141,7 +140,8 @@ type Handler struct {
 	o      Options
 	stores []*storeRef
 	token  string
-	cookie string // the cookie's name: sessctl-<hash of the token>
+	cookie string // the cookie's name: sessctl-<port>
+	secret string // the cookie's value, drawn by New: never the token
 	csrf   string
 	hosts  hostRule
 	base   string // BasePath without a trailing slash
@@ -207,10 +207,15 @@ func New(o Options) (*Handler, error) {
 	if o.leanMin <= 0 {
 		o.leanMin = 8 << 20
 	}
-	h := &Handler{o: o, token: o.Token, csrf: randomHex(16), hosts: hr, redactor: redact.Rules{},
+	// The cookie's value is a secret of this handler's, not the token:
+	// browsers send a cookie of 127.0.0.1 to every port of it, so another
+	// local server may read it; what it reads then is worth nothing after
+	// this handler is gone, and the token (in a script, a config) never
+	// leaves in a cookie. Its name holds the port, so that viewers on
+	// other ports neither read nor replace each other's.
+	h := &Handler{o: o, token: o.Token, secret: randomHex(32), csrf: randomHex(16), hosts: hr, redactor: redact.Rules{},
 		base: strings.TrimSuffix(o.BasePath, "/")}
-	sum := sha256.Sum256([]byte("cookie\x00" + o.Token))
-	h.cookie = "sessctl-" + hex.EncodeToString(sum[:6])
+	h.cookie = "sessctl-" + hr.port
 	dirs := 0
 	seen := map[string]bool{}
 	for _, st := range o.Stores {

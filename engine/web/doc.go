@@ -58,9 +58,11 @@
 // address the server is bound to, so that a page of another site cannot
 // reach it through a DNS name that resolves to loopback (DNS rebinding).
 // Writes are POST requests carrying a CSRF token from the page, and a
-// cross-site Origin or Sec-Fetch-Site is refused. Only sessions inside the
-// configured stores are read (symbolic links resolved), and only the
-// embedded assets are served as files. Every text of a session is escaped
+// cross-site Origin or Sec-Fetch-Site is refused. Only the sessions the
+// configured stores' walks yield as their own are read, listed and found
+// (engine.Store.Files without its links; AgentUse's walk): none in .trash,
+// none through a symbolic link. Only the embedded assets are served as
+// files. Every text of a session is escaped
 // by html/template, and every response carries a Content-Security-Policy
 // that allows scripts, styles and connections from the handler only.
 //

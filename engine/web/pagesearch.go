@@ -134,6 +134,7 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	n := 0
+	served := map[string]bool{}
 	for hit, err := range x.Search(r.Context(), sq) {
 		if progOpen {
 			_ = templates.ExecuteTemplate(w, "progclose", nil)
@@ -142,6 +143,14 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			msg(searchErr(err))
 			return
+		}
+		ok, known := served[hit.Session.Path]
+		if !known {
+			ok = h.serves(hit.Session.Path, hit.Session.Format)
+			served[hit.Session.Path] = ok
+		}
+		if !ok {
+			continue // a symbolic link, which the search follows and the viewer does not
 		}
 		if n == 0 {
 			_ = templates.ExecuteTemplate(w, "hitsopen", nil)

@@ -17,7 +17,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -397,22 +399,17 @@ func TestOnlySessionsInTheStoresAreServed(t *testing.T) {
 	if code, _ := s.get("/static/style.css"); code != http.StatusOK {
 		t.Errorf("the stylesheet: %d", code)
 	}
-	// A symbolic link inside the store to a session inside it is fine
-	// where symbolic links are followed; on Windows (tested under wine)
-	// it is refused like the links above, which is safe.
-	if runtime.GOOS == "windows" {
-		return
-	}
+	// A symbolic link inside the store to a session inside it is not
+	// the store's own either (TestSymlinkedSessionsAreNeitherServedNorListed):
+	// a write through it writes nothing.
 	in := filepath.Join(dir, "alias.jsonl")
 	if err := os.Symlink(f.file, in); err != nil {
 		t.Fatal(err)
 	}
-	s.mustGet("/s/pi/" + d("alias.jsonl"))
-	// It is only read: a write through the link is refused.
 	before = fileBytes(t, f.file)
 	resp = s.post(actURL("/s/pi/"+d("alias.jsonl"), "label"), url.Values{"entry": {f.question}, "text": {"x"}})
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || fileBytes(t, f.file) != before {
+	if resp.StatusCode == http.StatusSeeOther || fileBytes(t, f.file) != before {
 		t.Errorf("label through a link: %s", resp.Status)
 	}
 }
@@ -648,5 +645,134 @@ func TestCookieIsASessionSecretOfThePort(t *testing.T) {
 	}
 	if got := status(ck2); got != http.StatusOK {
 		t.Errorf("with the new cookie: %d", got)
+	}
+}
+
+// The viewer serves and lists only what the store's walk yields as its
+// own files (engine.Store.Files without Link; for AgentUse its walk,
+// which follows no link): a symbolic link into .trash, to a session
+// outside the store or to one inside it is neither served by any page
+// nor listed, nor found by a search.
+func TestSymlinkedSessionsAreNeitherServedNorListed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links")
+	}
+	s := newServer(t, Options{})
+	f := writeFixture(t, s.root, "/w/app")
+	dir := filepath.Dir(f.file)
+	session := func(p, id, text string) {
+		t.Helper()
+		b := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w/` + id + `"}` + "\n" +
+			`{"type":"message","id":"m1","parentId":null,"timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"user","content":"` + text + `","timestamp":1}}` + "\n"
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trashed := filepath.Join(s.root, ".trash", "t1", "gone.jsonl")
+	session(trashed, "trashed", "pangolintrash was deleted")
+	outside := filepath.Join(t.TempDir(), "elsewhere.jsonl")
+	session(outside, "outsider", "pangolinout is not of this store")
+	aliased := filepath.Join(dir, "real.jsonl")
+	session(aliased, "aliased", "pangolinalias is here once")
+	for name, target := range map[string]string{"to-trash.jsonl": trashed, "to-outside.jsonl": outside, "alias.jsonl": aliased} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel := func(p string) string { r, _ := filepath.Rel(s.root, p); return filepath.ToSlash(r) }
+	for _, name := range []string{"to-trash.jsonl", "to-outside.jsonl", "alias.jsonl"} {
+		r := rel(filepath.Join(dir, name))
+		for _, p := range []string{"/s/pi/" + r, "/s/pi/" + r + "?at=m1", "/entry/pi/" + r + "?id=m1", "/tree/pi/" + r,
+			"/export/s/pi/" + r + "?format=json&redact=0", "/export/s/pi/" + r + "?format=md&redact=0", "/events/s/pi/" + r} {
+			req, _ := http.NewRequest(http.MethodGet, s.origin+p, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			req = req.WithContext(ctx)
+			resp, err := s.c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := make([]byte, 64<<10)
+			n, _ := io.ReadAtLeast(resp.Body, body, 1)
+			cancel()
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK || strings.Contains(string(body[:n]), "pangolin") {
+				t.Errorf("GET %s: %s, body:\n%.300s", p, resp.Status, body[:n])
+			}
+		}
+		if code, body := s.get("/api/usage?k=" + url.QueryEscape("s/pi/"+r)); code != http.StatusOK || strings.TrimSpace(body) != "{}" {
+			t.Errorf("usage of %s: %d %s", name, code, body)
+		}
+	}
+	// The real file beside the alias is served and listed, once.
+	s.mustGet("/s/pi/" + rel(aliased))
+	s.h.list.invalidate()
+	s.h.list.wait(time.Minute)
+	list := s.mustGet("/")
+	for _, w := range []string{"pangolintrash", "pangolinout", "to-trash", "to-outside", "alias.jsonl"} {
+		if strings.Contains(list, w) {
+			t.Errorf("the list shows %q", w)
+		}
+	}
+	if strings.Count(list, "pangolinalias") != 1 {
+		t.Errorf("the list shows the aliased session %d times, want once", strings.Count(list, "pangolinalias"))
+	}
+	for _, w := range []string{"pangolintrash", "pangolinout"} {
+		if body := s.mustGet("/search?q=" + w); strings.Contains(body, `<li class="hit">`) {
+			t.Errorf("a search for %s finds it:\n%s", w, body)
+		}
+	}
+	if body := s.mustGet("/search?q=pangolinalias"); strings.Count(body, `<li class="hit">`) != 1 || strings.Contains(body, "alias.jsonl") {
+		t.Errorf("a search for the aliased session: %d hits", strings.Count(body, `<li class="hit">`))
+	}
+}
+
+// An AgentUse session directory reached through a symbolic link, to a
+// session outside the store or inside it, is not served: the AgentUse
+// walk follows no link.
+func TestSymlinkedAgentUseSessionsAreNotServed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links")
+	}
+	ctx := context.Background()
+	mk := func(dir, task string) string {
+		t.Helper()
+		aus, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: dir, Sync: agentuse.SyncNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := aus.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "reviewer", Name: "reviewer"}, Model: "m",
+			Project: agentuse.Project{Root: "/w/au", Cwd: "/w/au"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sess.AddMessage(agentuse.MessageSpec{Task: task, ModelID: "m"}); err != nil {
+			t.Fatal(err)
+		}
+		d := sess.Dir()
+		_ = sess.Close()
+		return d
+	}
+	root := t.TempDir()
+	store := filepath.Join(root, "proj", "session")
+	inside := mk(store, "pangolinin")
+	outside := mk(filepath.Join(t.TempDir(), "session"), "pangolinout")
+	s := newServer(t, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
+	s.mustGet(s.h.sessionURL(inside, search.FormatAgentUse))
+	for name, target := range map[string]string{"01JLINKOUT-reviewer": outside, "01JLINKIN-reviewer": inside, "linked-proj": filepath.Dir(filepath.Dir(outside))} {
+		if err := os.Symlink(target, filepath.Join(filepath.Dir(inside), name)); err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, filepath.Join(filepath.Dir(inside), name))
+		if name == "linked-proj" {
+			rel = filepath.Join(rel, "session", filepath.Base(outside))
+		}
+		for _, p := range []string{"/a/agentuse/" + filepath.ToSlash(rel), "/export/a/agentuse/" + filepath.ToSlash(rel) + "?format=json&redact=0"} {
+			if code, body := s.get(p); code == http.StatusOK || strings.Contains(body, "pangolin") {
+				t.Errorf("GET %s: %d\n%.300s", p, code, body)
+			}
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/redact"
@@ -336,11 +337,15 @@ var errOutside = errors.New("not a session of the viewer's stores")
 
 // sessionPath returns the file (FormatJSONL) or directory
 // (FormatAgentUse) that rel names in the store, after checking that it
-// is one: a clean relative path, not in a trash directory, that exists
-// and, with every symbolic link on the way resolved, is inside the
-// store's directory; a session file must be a regular *.jsonl file, an
-// AgentUse session a directory holding a regular session.json. It never
-// follows a path out of the store.
+// is one the store's walk yields as its own (engine.Store.Files, without
+// Link; the AgentUse walk, which follows no link): a clean relative path,
+// not in a trash directory, every element of which below the store's
+// directory is a directory or file of its own, never a symbolic link
+// (whether it points into .trash, elsewhere in the store or out of it);
+// a session file must be a regular *.jsonl file, an AgentUse session a
+// directory holding a regular session.json. The store's directory itself
+// may be a link; the path is checked to stay inside it, with every link
+// resolved, all the same.
 func (s *storeRef) sessionPath(rel string, format search.Format) (string, error) {
 	if s.Format != format || rel == "" || strings.ContainsRune(rel, 0) || strings.Contains(rel, "\\") {
 		return "", errOutside
@@ -349,42 +354,69 @@ func (s *storeRef) sessionPath(rel string, format search.Format) (string, error)
 	if filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || filepath.VolumeName(clean) != "" {
 		return "", errOutside
 	}
-	for _, el := range strings.Split(clean, string(filepath.Separator)) {
-		if el == ".trash" {
+	els := strings.Split(clean, string(filepath.Separator))
+	for _, el := range els {
+		if el == sessionfile.TrashDirName {
 			return "", errOutside
 		}
 	}
-	p := filepath.Join(s.root, clean)
-	root := s.real
-	if root == "" {
-		root = realPath(s.root)
-	}
-	real := realPath(p)
-	if real == "" {
-		if _, err := os.Lstat(p); err != nil {
-			return "", fmt.Errorf("%s: %w", p, engine.ErrNotFound)
-		}
-		return "", errOutside // a dangling or looping link
-	}
-	if !within(real, root) {
+	if format == search.FormatJSONL && !layout.IsSessionFileName(els[len(els)-1]) {
 		return "", errOutside
 	}
-	switch format {
-	case search.FormatJSONL:
-		fi, err := os.Stat(real)
+	// Element by element, as the walk goes: a link is not followed.
+	p := s.root
+	for i, el := range els {
+		p = filepath.Join(p, el)
+		fi, err := os.Lstat(p)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("%s: %w", p, engine.ErrNotFound)
+			}
 			return "", err
 		}
-		if !fi.Mode().IsRegular() || !strings.HasSuffix(clean, ".jsonl") {
+		last := i == len(els)-1
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return "", errOutside
+		case !last && !fi.IsDir():
+			return "", errOutside
+		case last && format == search.FormatJSONL && !fi.Mode().IsRegular():
+			return "", errOutside
+		case last && format == search.FormatAgentUse && !fi.IsDir():
 			return "", errOutside
 		}
-	case search.FormatAgentUse:
-		fi, err := os.Lstat(filepath.Join(real, layout.AgentUseSessionFile))
+	}
+	if format == search.FormatAgentUse {
+		fi, err := os.Lstat(filepath.Join(p, layout.AgentUseSessionFile))
 		if err != nil || !fi.Mode().IsRegular() {
 			return "", errOutside
 		}
 	}
+	root := s.real
+	if root == "" {
+		root = realPath(s.root)
+	}
+	if real := realPath(p); real == "" || !within(real, root) {
+		return "", errOutside // the store's directory changed under us
+	}
 	return p, nil
+}
+
+// serves reports whether p (a session file or an AgentUse session
+// directory) is a session the handler serves: sessionPath of its place in
+// a store of its format.
+func (h *Handler) serves(p string, format search.Format) bool {
+	for _, s := range h.stores {
+		if s.Format != format {
+			continue
+		}
+		if rel, ok := s.relOf(p); ok {
+			if _, err := s.sessionPath(rel, format); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // relOf returns p relative to the store's directory with '/', or false

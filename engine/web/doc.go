@@ -36,7 +36,8 @@
 // writing: the holder of the writer lock ("written by pid 4821 (sessctl)
 // on devbox since 10:22"), or, since pi takes no lock, that the file grows
 // without one and, when it can be seen in /proc, which process has it open
-// for writing.
+// for writing. The writer is looked up once per change of the session for
+// all the pages that follow it, never while it is idle.
 //
 // # Acts
 //

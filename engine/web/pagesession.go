@@ -203,7 +203,10 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 	}
 	p.S = h.sessInfo(r, v, st)
 	p.Title = human.Or(p.S.Name, "Session "+render.ShortID(p.S.ID))
-	p.Holder = h.holderText(v.path, nil)
+	var watched bool
+	if p.Holder, watched = h.watchedHolder(v.path, false); !watched {
+		p.Holder = h.holderText(v.path, nil)
+	}
 	return p, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
@@ -134,6 +135,11 @@ type Options struct {
 	// leanMin is the file size from which a session page keeps message
 	// entries detached (read back by page); tests lower it.
 	leanMin int64
+	// holderEvery is how often a watched session is looked at for a
+	// change of its writer (0: a second), holderRecheck how often a
+	// held lock is probed again though nothing changed (0: 10 s); tests
+	// set them.
+	holderEvery, holderRecheck time.Duration
 }
 
 // Handler is the viewer: an http.Handler. It is safe for concurrent use.
@@ -155,9 +161,15 @@ type Handler struct {
 	usage  *usageCache
 	prov   *provCache
 	search searcher
+	// holders are the sessions whose writer live pages watch.
+	holders holderHub
 	// redactor masks exports (a field so that tests can make redaction
 	// fail).
 	redactor render.Redactor
+	// lookups counts the lookups of who writes a session (lock.Inspect,
+	// lock.FileWriters), holderChecks the looks at a session for a
+	// change of its writer; tests read them.
+	lookups, holderChecks atomic.Int64
 }
 
 // storeRef is one configured store.
@@ -204,6 +216,12 @@ func New(o Options) (*Handler, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.holderEvery <= 0 {
+		o.holderEvery = time.Second
+	}
+	if o.holderRecheck <= 0 {
+		o.holderRecheck = 10 * time.Second
 	}
 	if o.leanMin <= 0 {
 		o.leanMin = 8 << 20

@@ -300,3 +300,34 @@ func BenchmarkLiveAppend(b *testing.B) {
 		report(b, "live", ds)
 	})
 }
+
+// BenchmarkPageBesideIdleLiveStreams times a session page while 500 live
+// streams of it are open and idle (SESSCTL_WEB_BENCH_STREAMS): what they
+// cost the server between changes, which with one look per session for
+// all its streams and a /proc scan only on a change is about nothing.
+// It reports the lookups of the writer made during the run (lookups).
+func BenchmarkPageBesideIdleLiveStreams(b *testing.B) {
+	n := envInt("SESSCTL_WEB_BENCH_STREAMS", 500)
+	s := newServer(b, Options{})
+	f := writeFixture(b, s.root, "/w/app")
+	page := s.page(f.file)
+	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n + 10}
+	c := &http.Client{Jar: s.c.Jar, Transport: tr}
+	for range n {
+		resp, err := c.Get(s.origin + strings.Replace(page, "/s/", "/events/s/", 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { resp.Body.Close() })
+	}
+	time.Sleep(2 * time.Second) // the streams settle into idling
+	l0 := s.h.lookups.Load()
+	b.ResetTimer()
+	for b.Loop() {
+		s.mustGet(page)
+	}
+	b.ReportMetric(float64(s.h.lookups.Load()-l0), "lookups")
+}

@@ -36,7 +36,8 @@
 // writing: the holder of the writer lock ("written by pid 4821 (sessctl)
 // on devbox since 10:22"), or, since pi takes no lock, that the file grows
 // without one and, when it can be seen in /proc, which process has it open
-// for writing.
+// for writing. The writer is looked up once per change of the session for
+// all the pages that follow it, never while it is idle.
 //
 // # Acts
 //
@@ -49,15 +50,20 @@
 //
 // # Security
 //
-// Every request must carry the handler's token: in the URL (?token=...),
-// which sets a cookie and redirects to the URL without it, or in that
-// cookie (HttpOnly, SameSite=Strict). The Host header must name the
+// Every request must carry the handler's token in the URL (?token=...),
+// which sets a cookie and redirects to the URL without it, or that
+// cookie. The cookie is not the token but a secret drawn anew by every
+// New (a server start), named after the port (sessctl-PORT: browsers send
+// a cookie of 127.0.0.1 to every port, and a name of one viewer's never
+// stands for another's), HttpOnly and SameSite=Strict. The Host header must name the
 // address the server is bound to, so that a page of another site cannot
 // reach it through a DNS name that resolves to loopback (DNS rebinding).
 // Writes are POST requests carrying a CSRF token from the page, and a
-// cross-site Origin or Sec-Fetch-Site is refused. Only sessions inside the
-// configured stores are read (symbolic links resolved), and only the
-// embedded assets are served as files. Every text of a session is escaped
+// cross-site Origin or Sec-Fetch-Site is refused. Only the sessions the
+// configured stores' walks yield as their own are read, listed and found
+// (engine.Store.Files without its links; AgentUse's walk): none in .trash,
+// none through a symbolic link. Only the embedded assets are served as
+// files. Every text of a session is escaped
 // by html/template, and every response carries a Content-Security-Policy
 // that allows scripts, styles and connections from the handler only.
 //

@@ -189,6 +189,11 @@ func (l *lister) read(ctx context.Context) *listing {
 				continue
 			}
 			for i := range infos {
+				// The walk yields a symbolic link as a session file
+				// (pi lists it); the viewer serves none.
+				if fi, err := os.Lstat(infos[i].Path); err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
 				if r := jsonlRow(st, &infos[i]); r != nil {
 					ls.add(r)
 				}

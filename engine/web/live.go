@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
@@ -37,6 +38,18 @@ import (
 //     that have it open for writing are named (lock.FileWriters; pi opens
 //     the file only while it appends a line, so it is seen only then).
 
+// Who writes a session is watched once for all the live streams of it
+// (holderHub): one goroutine per watched session looks at it every
+// holderEvery, which costs a stat of the session file and an lstat of the
+// owner record, and looks up the writer only when one of them changed:
+// the kernel lock is probed (lock.Inspect) when the owner record
+// appears, changes or goes away (and every holderRecheck while there is
+// one: its holder may have died without removing it), and /proc is
+// scanned for the processes that have the file open for writing
+// (lock.FileWriters) when the file changed while no lock is held. An
+// idle session costs no lookup, however many streams follow it; a stream
+// that gets new entries has the session looked at at once.
+
 // holderState is what a live page last said about the writer.
 type holderState struct {
 	owner   string    // the owner record's stat, "" when absent
@@ -45,28 +58,35 @@ type holderState struct {
 	grewAt  time.Time // when the file last grew while not locked
 	writers string    // the processes last seen writing without the lock
 	seenAt  time.Time // when they were seen
-	size    int64
+	size    int64     // the file's size at the last look, -1 before the first
+	mtime   int64     // its modification time then
 }
 
 // holderText says who is writing the session file at path now. st, when
-// not nil, is the state of the previous call for the same page, which it
-// updates.
+// not nil, is the state of the previous call for the same session, which
+// it updates; the writer is looked up only when something changed since
+// then.
 func (h *Handler) holderText(path string, st *holderState) string {
 	if st == nil {
 		st = &holderState{size: -1}
 	}
+	h.holderChecks.Add(1)
 	lp := sessionfile.LockPath(path)
 	wasLocked := st.locked != ""
 	h.probeLock(lp, st)
 	fi, err := os.Stat(path)
 	if err == nil {
+		changed := st.size < 0 || fi.Size() != st.size || fi.ModTime().UnixNano() != st.mtime
 		// Growth is put down to a lock-less writer only when no lock was
 		// held at this look nor the one before.
 		if st.size >= 0 && fi.Size() != st.size && st.locked == "" && !wasLocked {
 			st.grewAt = h.o.Now()
 		}
-		st.size = fi.Size()
-		if st.locked == "" {
+		st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
+		// pi opens the file only while it appends a line, so it can be
+		// seen only about when the file changes.
+		if changed && st.locked == "" {
+			h.lookups.Add(1)
 			if ws, known := lock.FileWriters(fi); known && len(ws) > 0 {
 				st.writers, st.seenAt = lock.WritersText(ws), h.o.Now()
 			}
@@ -76,7 +96,8 @@ func (h *Handler) holderText(path string, st *holderState) string {
 }
 
 // probeLock updates st.locked from the lock file lp's owner record, probing
-// the kernel lock only when the record changed.
+// the kernel lock only when the record changed, or every holderRecheck
+// while there is one.
 func (h *Handler) probeLock(lp string, st *holderState) {
 	op := lock.OwnerPath(lp)
 	rec := ""
@@ -84,9 +105,7 @@ func (h *Handler) probeLock(lp string, st *holderState) {
 		rec = fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
 	}
 	now := h.o.Now()
-	// Probed again when the record changed, and every 10 s while there is
-	// one (its holder may have died without removing it).
-	if rec == st.owner && (rec == "" || now.Sub(st.probed) < 10*time.Second) {
+	if rec == st.owner && (rec == "" || now.Sub(st.probed) < h.o.holderRecheck) {
 		return
 	}
 	st.owner = rec
@@ -95,6 +114,7 @@ func (h *Handler) probeLock(lp string, st *holderState) {
 		return
 	}
 	st.probed = now
+	h.lookups.Add(1)
 	ls, err := lock.Inspect(lp)
 	switch {
 	case err != nil || !ls.Locked:
@@ -103,6 +123,130 @@ func (h *Handler) probeLock(lp string, st *holderState) {
 		st.locked = "written by a process that holds the writer lock and left no owner record"
 	default:
 		st.locked = holderOf(ls.Owner, ls.Stale, ls.Reason)
+	}
+}
+
+// holderHub is the sessions watched for their writer, by key ("s:" and a
+// session file, "a:" and an AgentUse session directory).
+type holderHub struct {
+	mu sync.Mutex
+	m  map[string]*holderWatch
+}
+
+// holderWatch is one watched session: what its streams are told about
+// its writer.
+type holderWatch struct {
+	refs  int           // the streams following it (holderHub.mu)
+	ready chan struct{} // closed once the first look is done
+	poke  chan struct{} // a look now, please (capacity 1)
+	done  chan struct{} // closed when the last stream is gone
+
+	mu      sync.Mutex
+	text    string
+	changed chan struct{} // closed, and replaced, when text changes
+}
+
+// watchHolder returns the watch of the session at path (a session file,
+// or with agentUse an AgentUse session directory), started for the
+// first stream, and the function that ends the stream's use of it; the
+// watch stops with its last stream.
+func (h *Handler) watchHolder(path string, agentUse bool) (*holderWatch, func()) {
+	key, look := "s:"+path, func(st *holderState) string { return h.holderText(path, st) }
+	if agentUse {
+		key, look = "a:"+path, func(st *holderState) string { return h.agentUseHolder(path, st) }
+	}
+	hub := &h.holders
+	hub.mu.Lock()
+	w := hub.m[key]
+	if w == nil {
+		w = &holderWatch{ready: make(chan struct{}), poke: make(chan struct{}, 1), done: make(chan struct{}), changed: make(chan struct{})}
+		if hub.m == nil {
+			hub.m = map[string]*holderWatch{}
+		}
+		hub.m[key] = w
+		h.goBG(func() { h.runWatch(w, look) })
+	}
+	w.refs++
+	hub.mu.Unlock()
+	var once sync.Once
+	return w, func() {
+		once.Do(func() {
+			hub.mu.Lock()
+			defer hub.mu.Unlock()
+			if w.refs--; w.refs == 0 {
+				delete(hub.m, key)
+				close(w.done)
+			}
+		})
+	}
+}
+
+// runWatch looks at a watched session until its last stream is gone.
+func (h *Handler) runWatch(w *holderWatch, look func(*holderState) string) {
+	st := &holderState{size: -1}
+	w.set(look(st))
+	close(w.ready)
+	tick := time.NewTicker(h.o.holderEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-h.ctx.Done():
+			return
+		case <-tick.C:
+		case <-w.poke:
+		}
+		w.set(look(st))
+	}
+}
+
+func (w *holderWatch) set(t string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if t != w.text {
+		w.text = t
+		close(w.changed)
+		w.changed = make(chan struct{})
+	}
+}
+
+// current returns what the watch says now, and a channel closed when
+// that changes.
+func (w *holderWatch) current() (string, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.text, w.changed
+}
+
+// lookNow has the session looked at soon (after new entries), without
+// waiting; looks asked for by many streams at once are one look.
+func (w *holderWatch) lookNow() {
+	select {
+	case w.poke <- struct{}{}:
+	default:
+	}
+}
+
+// watchedHolder returns what the watch of a session says, when it is
+// watched (a live page of it is open), else false.
+func (h *Handler) watchedHolder(path string, agentUse bool) (string, bool) {
+	key := "s:" + path
+	if agentUse {
+		key = "a:" + path
+	}
+	h.holders.mu.Lock()
+	w := h.holders.m[key]
+	h.holders.mu.Unlock()
+	if w == nil {
+		return "", false
+	}
+	select {
+	case <-w.ready:
+		t, _ := w.current()
+		return t, true
+	default:
+		return "", false
 	}
 }
 
@@ -178,8 +322,16 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 		return err == nil
 	}
-	hs := &holderState{size: -1}
-	last := h.holderText(path, hs)
+	hw, release := h.watchHolder(path, false)
+	defer release()
+	select {
+	case <-hw.ready:
+	case <-ctx.Done():
+		return
+	case <-h.ctx.Done():
+		return
+	}
+	last, holderChanged := hw.current()
 	if !send("holder", last) {
 		return
 	}
@@ -199,8 +351,6 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
 	keep := time.NewTicker(15 * time.Second)
 	defer keep.Stop()
 	for {
@@ -236,12 +386,11 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			if !h.sendEntries(r, path, batch, send) {
 				return
 			}
-			if t := h.holderText(path, hs); t != last {
-				last = t
-				send("holder", t)
-			}
-		case <-tick.C:
-			if t := h.holderText(path, hs); t != last {
+			hw.lookNow()
+		case <-holderChanged:
+			var t string
+			t, holderChanged = hw.current()
+			if t != last {
 				last = t
 				if !send("holder", t) {
 					return
@@ -308,6 +457,7 @@ func (h *Handler) agentUseHolder(dir string, st *holderState) string {
 	if st == nil {
 		st = &holderState{size: -1}
 	}
+	h.holderChecks.Add(1)
 	h.probeLock(agentUseLockPath(dir), st)
 	if st.locked != "" {
 		return st.locked

@@ -71,8 +71,11 @@ func (h *Handler) serveAgentUse(w http.ResponseWriter, r *http.Request) {
 	x := c.Info
 	self := h.sessionURL(dir, search.FormatAgentUse)
 	p := agentUsePage{page: h.page(r, "AgentUse "+human.Or(x.AgentName, x.AgentID)),
-		EventsURL: strings.Replace(self, "/a/", "/events/a/", 1), Export: strings.Replace(self, "/a/", "/export/a/", 1),
-		Holder: h.agentUseHolder(dir, nil)}
+		EventsURL: strings.Replace(self, "/a/", "/events/a/", 1), Export: strings.Replace(self, "/a/", "/export/a/", 1)}
+	var watched bool
+	if p.Holder, watched = h.watchedHolder(dir, true); !watched {
+		p.Holder = h.agentUseHolder(dir, nil)
+	}
 	p.Info = auInfo{ID: x.ID, Agent: human.Or(x.AgentName, x.AgentID), Model: x.Model, Status: x.Status, Trigger: x.Trigger, Dir: dir, Error: x.ErrorCode}
 	if x.Created > 0 {
 		p.Info.Created = clock(time.UnixMilli(x.Created))
@@ -231,8 +234,16 @@ func (h *Handler) serveAgentUseEvents(w http.ResponseWriter, r *http.Request) {
 	// The files as they are when the stream starts, before the page is
 	// told anything: a change after the first event is a change.
 	print := dirPrint(dir)
-	hs := &holderState{size: -1}
-	last := h.agentUseHolder(dir, hs)
+	hw, release := h.watchHolder(dir, true)
+	defer release()
+	select {
+	case <-hw.ready:
+	case <-r.Context().Done():
+		return
+	case <-h.ctx.Done():
+		return
+	}
+	last, holderChanged := hw.current()
 	if !send("holder", last) {
 		return
 	}
@@ -251,7 +262,10 @@ func (h *Handler) serveAgentUseEvents(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 			}
-			if t := h.agentUseHolder(dir, hs); t != last {
+		case <-holderChanged:
+			var t string
+			t, holderChanged = hw.current()
+			if t != last {
 				last = t
 				if !send("holder", t) {
 					return

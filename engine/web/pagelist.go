@@ -79,17 +79,20 @@ func (h *Handler) serveList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	pageNo, err := queryCount(q, "page", 0)
+	if err != nil {
+		h.failPage(w, r, err)
+		return
+	}
 	f := listFilter{Cwd: strings.TrimSpace(q.Get("cwd")), From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to")),
 		Store: q.Get("store"), Q: strings.TrimSpace(q.Get("q"))}
-	f.Page, _ = strconv.Atoi(q.Get("page"))
-	f.Page = max(f.Page, 0)
+	f.Page = pageNo
 	p := listPage{page: h.page(r, "Sessions"), F: f, Cwds: ls.cwds, Total: len(ls.rows), NWarn: ls.nwarn, Warns: ls.warns}
 	for _, s := range h.stores {
 		p.StoreOpts = append(p.StoreOpts, storeOpt{Key: s.key, Name: s.Name + " (" + s.Format.String() + ")", Sel: s.key == f.Store})
 	}
 	now := h.o.Now()
 	var from, to time.Time
-	var err error
 	if f.From != "" {
 		if from, err = search.ParseTime(f.From, now, false); err != nil {
 			p.FilterErr = "From: " + err.Error()
@@ -132,9 +135,9 @@ func (h *Handler) serveList(w http.ResponseWriter, r *http.Request) {
 			roots = append(roots, rw)
 		}
 	}
-	lo := f.Page * groupsPerPage
-	if lo > len(roots) {
-		lo = len(roots)
+	lo := len(roots)
+	if f.Page <= len(roots)/groupsPerPage { // no overflow
+		lo = min(f.Page*groupsPerPage, len(roots))
 	}
 	hi := min(lo+groupsPerPage, len(roots))
 	seen := map[*row]bool{}

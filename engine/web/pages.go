@@ -7,7 +7,9 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/sessctl/sessctl/engine"
@@ -55,6 +57,28 @@ func (h *Handler) page(r *http.Request, title string) page {
 		p.Stores = append(p.Stores, s.Name+" ("+s.Format.String()+"): "+s.root)
 	}
 	return p
+}
+
+// queryCount returns the query parameter name as a whole number of 0 or
+// more written in decimal digits, def when it is absent or empty; a value
+// that is not one, or that overflows an int, is a refusedError (400).
+func queryCount(q url.Values, name string, def int) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	bad := len(v) > 19
+	for i := 0; i < len(v) && !bad; i++ {
+		bad = v[i] < '0' || v[i] > '9'
+	}
+	n, err := strconv.Atoi(v)
+	if bad || err != nil {
+		if len(v) > 40 {
+			v = v[:40] + "..."
+		}
+		return 0, &refusedError{"?" + name + "= must be a whole number of 0 or more, not " + strconv.Quote(v)}
+	}
+	return n, nil
 }
 
 func (h *Handler) routes() *http.ServeMux {

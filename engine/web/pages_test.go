@@ -942,3 +942,118 @@ func TestTreeMarksTheBranchShownAndFollowsAppends(t *testing.T) {
 		t.Error("the live tree fragment lacks the appended entry")
 	}
 }
+
+// A number in a query that is not one, is negative or overflows is a bad
+// request (400) on every page that takes one, never a panic nor a
+// silently different page; a large one that is a number is a page past
+// the end.
+func TestBadNumbersInTheQueryAre400(t *testing.T) {
+	s := newServer(t, Options{})
+	f := writeFixture(t, s.root, "/w/app")
+	page := s.page(f.file)
+	for _, bad := range []string{"99999999999999999999", "-1", "x", "1e3", " 2", "0x10", "+1"} {
+		for _, p := range []string{"/?page=", page + "?start=", "/search?q=utf16&limit="} {
+			code, body := s.get(p + url.QueryEscape(bad))
+			if code != http.StatusBadRequest {
+				t.Errorf("GET %s%s: %d, want 400\n%.300s", p, bad, code, body)
+			}
+		}
+	}
+	for _, p := range []string{"/?page=9223372036854775807", "/?page=4611686018427387904", "/?page=1", page + "?start=9223372036854775807",
+		"/search?q=utf16&limit=9223372036854775807"} {
+		if code, body := s.get(p); code != http.StatusOK {
+			t.Errorf("GET %s: %d, want 200\n%.300s", p, code, body)
+		}
+	}
+}
+
+// Who writes a session is looked up (lock.Inspect, lock.FileWriters,
+// which scans /proc) once per change of the session for all its live
+// streams, and never while it is idle: N open, idle streams cost no
+// lookup, and an append by a writer without a lock, a writer taking the
+// lock and its release cost one each, whatever N.
+func TestLiveStreamsShareTheHolderLookups(t *testing.T) {
+	for _, n := range []int{1, 12} {
+		t.Run(fmt.Sprint(n, " streams"), func(t *testing.T) {
+			s := newServer(t, Options{FollowInterval: 20 * time.Millisecond, holderEvery: 20 * time.Millisecond, holderRecheck: time.Hour})
+			f := writeFixture(t, s.root, "/w/app")
+			var evs []*events
+			for range n {
+				ev := s.events(s.page(f.file))
+				ev.waitFor(t, 0, "holder", func(d string) bool { return strings.Contains(d, "no writer holds the lock") })
+				evs = append(evs, ev)
+			}
+			// idle waits for the session to be looked at k more times and
+			// returns the lookups made meanwhile.
+			idle := func(k int64) int64 {
+				t.Helper()
+				l0, c0 := s.h.lookups.Load(), s.h.holderChecks.Load()
+				deadline := time.Now().Add(30 * time.Second)
+				for s.h.holderChecks.Load() < c0+k {
+					if time.Now().After(deadline) {
+						t.Fatalf("the session was not looked at %d times", k)
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				return s.h.lookups.Load() - l0
+			}
+			// waitLookups waits for the lookups to reach want, then for the
+			// session to be looked at again while idle, and says how many
+			// there are.
+			waitLookups := func(what string, want int64) {
+				t.Helper()
+				deadline := time.Now().Add(30 * time.Second)
+				for s.h.lookups.Load() < want && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
+				idle(5)
+				if got := s.h.lookups.Load(); got != want {
+					t.Errorf("%s: %d lookups in all, want %d", what, got, want)
+				}
+			}
+			if got := s.h.lookups.Load(); got != 1 {
+				t.Errorf("%d streams opened: %d lookups, want 1", n, got)
+			}
+			if got := idle(10); got != 0 {
+				t.Errorf("%d idle streams: %d lookups while idle, want 0", n, got)
+			}
+			// A writer without a lock (pi) appends: one lookup.
+			m := make([]int, n)
+			for i, ev := range evs {
+				m[i] = ev.mark()
+			}
+			appendRaw(t, f.file, `{"type":"message","id":"pi1","parentId":"`+f.markupID+`","timestamp":"2026-03-03T10:00:00.000Z","message":{"role":"user","content":"from pi","timestamp":1}}`)
+			for i, ev := range evs {
+				ev.waitFor(t, m[i], "entries", func(d string) bool { return strings.Contains(d, "pi1") })
+			}
+			waitLookups("an append without a lock", 2)
+			// A writer takes the lock: one lookup, and every stream is told.
+			for i, ev := range evs {
+				m[i] = ev.mark()
+			}
+			w := openWriter(t, f.file)
+			for i, ev := range evs {
+				ev.waitFor(t, m[i], "holder", func(d string) bool { return strings.Contains(d, "(test-writer)") })
+			}
+			waitLookups("a writer taking the lock", 3)
+			// It appends while holding it: the lock is known, no lookup.
+			if _, err := w.AppendMessage(message.NewUser("under the lock", time.Now())); err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs {
+				ev.waitFor(t, 0, "entries", func(d string) bool { return strings.Contains(d, "under the lock") })
+			}
+			waitLookups("an append under the lock", 3)
+			for i, ev := range evs {
+				m[i] = ev.mark()
+			}
+			w.Close()
+			for i, ev := range evs {
+				ev.waitFor(t, m[i], "holder", func(d string) bool { return !strings.Contains(d, "(test-writer)") })
+			}
+			if got := idle(10); got != 0 {
+				t.Errorf("after the writer left: %d lookups while idle, want 0", got)
+			}
+		})
+	}
+}

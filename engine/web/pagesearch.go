@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -46,11 +45,12 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := searchForm{Q: strings.TrimSpace(q.Get("q")), Cwd: strings.TrimSpace(q.Get("cwd")), Since: strings.TrimSpace(q.Get("since")),
 		Until: strings.TrimSpace(q.Get("until")), Role: q.Get("role"), Tool: strings.TrimSpace(q.Get("tool")), Limit: 50}
-	if l := q.Get("limit"); l != "" {
-		if n, err := strconv.Atoi(l); err == nil && n >= 0 {
-			f.Limit = min(n, 1000)
-		}
+	limit, err := queryCount(q, "limit", f.Limit)
+	if err != nil {
+		h.failPage(w, r, err)
+		return
 	}
+	f.Limit = min(limit, 1000)
 	picked := map[string]bool{}
 	for _, k := range q["store"] {
 		picked[k] = true
@@ -89,7 +89,6 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := h.o.Now().UTC()
-	var err error
 	if f.Since != "" {
 		if sq.Since, err = search.ParseTime(f.Since, now, false); err != nil {
 			msg("Since: " + err.Error())
@@ -135,6 +134,7 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	n := 0
+	served := map[string]bool{}
 	for hit, err := range x.Search(r.Context(), sq) {
 		if progOpen {
 			_ = templates.ExecuteTemplate(w, "progclose", nil)
@@ -143,6 +143,14 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			msg(searchErr(err))
 			return
+		}
+		ok, known := served[hit.Session.Path]
+		if !known {
+			ok = h.serves(hit.Session.Path, hit.Session.Format)
+			served[hit.Session.Path] = ok
+		}
+		if !ok {
+			continue // a symbolic link, which the search follows and the viewer does not
 		}
 		if n == 0 {
 			_ = templates.ExecuteTemplate(w, "hitsopen", nil)

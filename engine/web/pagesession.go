@@ -152,9 +152,9 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 		branch = ix.Branch(target)
 	}
 	p.Total = len(branch)
-	start := p.Total - entriesPerPage
-	if s := q.Get("start"); s != "" {
-		start, _ = strconv.Atoi(s)
+	start, err := queryCount(q, "start", max(0, p.Total-entriesPerPage))
+	if err != nil {
+		return nil, err
 	}
 	start = max(0, min(start, p.Total-1))
 	end := min(start+entriesPerPage, p.Total)
@@ -203,7 +203,10 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 	}
 	p.S = h.sessInfo(r, v, st)
 	p.Title = human.Or(p.S.Name, "Session "+render.ShortID(p.S.ID))
-	p.Holder = h.holderText(v.path, nil)
+	var watched bool
+	if p.Holder, watched = h.watchedHolder(v.path, false); !watched {
+		p.Holder = h.holderText(v.path, nil)
+	}
 	return p, nil
 }
 

@@ -13,7 +13,8 @@ import (
 //
 //  1. the Host header names the bound address (hostRule), else 421;
 //  2. the token: ?token=T sets the cookie and redirects to the URL
-//     without it; otherwise the cookie must hold it, else 401;
+//     without it; otherwise the cookie must hold the handler's secret
+//     (drawn by New, never the token), else 401;
 //  3. GET and HEAD read, POST writes, anything else is 405;
 //  4. a POST carries the page's CSRF token (form field "csrf"), and its
 //     Origin and Sec-Fetch-Site, when the browser sends them, are this
@@ -108,7 +109,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "the token goes in the URL of a GET request only", http.StatusBadRequest)
 			return
 		}
-		http.SetCookie(w, &http.Cookie{Name: h.cookie, Value: h.token, Path: h.cookiePath(), HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: h.cookie, Value: h.secret, Path: h.cookiePath(), HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		u := *r.URL
 		q := u.Query()
 		q.Del("token")
@@ -122,7 +123,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := r.Cookie(h.cookie)
-	if err != nil || !h.tokenOK(c.Value) {
+	if err != nil || subtle.ConstantTimeCompare([]byte(c.Value), []byte(h.secret)) != 1 {
 		h.denied(w)
 		return
 	}

@@ -15,8 +15,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -39,8 +42,9 @@ func TestEveryRequestNeedsTheToken(t *testing.T) {
 		}{
 			{"no token", func(*http.Request) {}},
 			{"wrong cookie", func(r *http.Request) {
-				r.AddCookie(&http.Cookie{Name: s.h.cookie, Value: strings.Repeat("0", len(s.h.token))})
+				r.AddCookie(&http.Cookie{Name: s.h.cookie, Value: strings.Repeat("0", len(s.h.secret))})
 			}},
+			{"the token in the cookie", func(r *http.Request) { r.AddCookie(&http.Cookie{Name: s.h.cookie, Value: s.h.token}) }},
 			{"token of another name", func(r *http.Request) { r.AddCookie(&http.Cookie{Name: "token", Value: s.h.token}) }},
 			{"token in a header", func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+s.h.token) }},
 		} {
@@ -111,8 +115,8 @@ func TestTokenInTheURLSetsACookieAndIsDropped(t *testing.T) {
 			c = x
 		}
 	}
-	if c == nil || c.Value != s.h.token || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
-		t.Fatalf("cookie %+v, want the token, HttpOnly, SameSite=Strict, Path=/", c)
+	if c == nil || c.Value != s.h.secret || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
+		t.Fatalf("cookie %+v, want the handler's secret, HttpOnly, SameSite=Strict, Path=/", c)
 	}
 	// The cookie alone opens the page.
 	req, _ := http.NewRequest(http.MethodGet, s.origin+loc, nil)
@@ -162,7 +166,7 @@ func TestHostMustBeTheBoundAddress(t *testing.T) {
 	} {
 		req, _ := http.NewRequest(http.MethodGet, s.origin+"/static/style.css", nil)
 		req.Host = c.host
-		req.AddCookie(&http.Cookie{Name: s.h.cookie, Value: s.h.token})
+		req.AddCookie(&http.Cookie{Name: s.h.cookie, Value: s.h.secret})
 		resp, err := s.anon.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -180,7 +184,7 @@ func TestHostMustBeTheBoundAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(conn, "GET /static/style.css HTTP/1.0\r\nCookie: %s=%s\r\n\r\n", s.h.cookie, s.h.token)
+	fmt.Fprintf(conn, "GET /static/style.css HTTP/1.0\r\nCookie: %s=%s\r\n\r\n", s.h.cookie, s.h.secret)
 	status, _ := bufio.NewReader(conn).ReadString('\n')
 	conn.Close()
 	if !strings.Contains(status, " 421 ") {
@@ -395,22 +399,17 @@ func TestOnlySessionsInTheStoresAreServed(t *testing.T) {
 	if code, _ := s.get("/static/style.css"); code != http.StatusOK {
 		t.Errorf("the stylesheet: %d", code)
 	}
-	// A symbolic link inside the store to a session inside it is fine
-	// where symbolic links are followed; on Windows (tested under wine)
-	// it is refused like the links above, which is safe.
-	if runtime.GOOS == "windows" {
-		return
-	}
+	// A symbolic link inside the store to a session inside it is not
+	// the store's own either (TestSymlinkedSessionsAreNeitherServedNorListed):
+	// a write through it writes nothing.
 	in := filepath.Join(dir, "alias.jsonl")
 	if err := os.Symlink(f.file, in); err != nil {
 		t.Fatal(err)
 	}
-	s.mustGet("/s/pi/" + d("alias.jsonl"))
-	// It is only read: a write through the link is refused.
 	before = fileBytes(t, f.file)
 	resp = s.post(actURL("/s/pi/"+d("alias.jsonl"), "label"), url.Values{"entry": {f.question}, "text": {"x"}})
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || fileBytes(t, f.file) != before {
+	if resp.StatusCode == http.StatusSeeOther || fileBytes(t, f.file) != before {
 		t.Errorf("label through a link: %s", resp.Status)
 	}
 }
@@ -561,5 +560,219 @@ found:
 	resp.Body.Close()
 	if req := resp.Request; req.Header.Get("Cookie") != "" {
 		t.Errorf("the viewer's cookie is sent to the agent's other pages: %s", req.Header.Get("Cookie"))
+	}
+}
+
+// The cookie is not the token: a secret of the handler's own, drawn anew
+// by every New (a server start), under a name holding the port (browsers
+// send cookies for 127.0.0.1 to every port, so a name of one server's
+// never stands for another's), HttpOnly and SameSite=Strict. A cookie
+// holding the token, or a cookie of the server's previous start, opens
+// nothing.
+func TestCookieIsASessionSecretOfThePort(t *testing.T) {
+	root := t.TempDir()
+	writeFixture(t, root, "/w/app")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	var cur atomic.Pointer[Handler]
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { cur.Load().ServeHTTP(w, r) })}
+	start := func() *Handler {
+		h, err := New(Options{Addr: addr, Token: "a-token-given-by-the-embedder", Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}},
+			IndexDir: t.TempDir(), CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.Close() })
+		cur.Store(h)
+		return h
+	}
+	h1 := start()
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c := &http.Client{CheckRedirect: noRedirect}
+	login := func(h *Handler) *http.Cookie {
+		t.Helper()
+		resp, err := c.Get(h.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		cs := resp.Cookies()
+		if resp.StatusCode != http.StatusSeeOther || len(cs) != 1 {
+			t.Fatalf("login: %s, cookies %v", resp.Status, cs)
+		}
+		ck := cs[0]
+		if ck.Name != "sessctl-"+port || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/" {
+			t.Errorf("cookie %+v: want the name sessctl-%s, HttpOnly, SameSite=Strict, Path=/", ck, port)
+		}
+		if strings.Contains(ck.Value, h.Token()) || len(ck.Value) < 32 {
+			t.Errorf("the cookie %q is (or holds) the token %q, or is short", ck.Value, h.Token())
+		}
+		return ck
+	}
+	status := func(ck *http.Cookie) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/", nil)
+		req.AddCookie(ck)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	ck1 := login(h1)
+	if got := status(ck1); got != http.StatusOK {
+		t.Fatalf("with the cookie: %d", got)
+	}
+	if got := status(&http.Cookie{Name: ck1.Name, Value: h1.Token()}); got != http.StatusUnauthorized {
+		t.Errorf("a cookie holding the token: %d, want 401", got)
+	}
+	// The server starts again, with the same token: the old cookie is
+	// refused, a new login gets a new one.
+	h2 := start()
+	if got := status(ck1); got != http.StatusUnauthorized {
+		t.Errorf("the previous start's cookie: %d, want 401", got)
+	}
+	ck2 := login(h2)
+	if ck2.Value == ck1.Value {
+		t.Error("the cookie's secret is the same after a new start")
+	}
+	if got := status(ck2); got != http.StatusOK {
+		t.Errorf("with the new cookie: %d", got)
+	}
+}
+
+// The viewer serves and lists only what the store's walk yields as its
+// own files (engine.Store.Files without Link; for AgentUse its walk,
+// which follows no link): a symbolic link into .trash, to a session
+// outside the store or to one inside it is neither served by any page
+// nor listed, nor found by a search.
+func TestSymlinkedSessionsAreNeitherServedNorListed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links")
+	}
+	s := newServer(t, Options{})
+	f := writeFixture(t, s.root, "/w/app")
+	dir := filepath.Dir(f.file)
+	session := func(p, id, text string) {
+		t.Helper()
+		b := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w/` + id + `"}` + "\n" +
+			`{"type":"message","id":"m1","parentId":null,"timestamp":"2026-03-01T09:00:01.000Z","message":{"role":"user","content":"` + text + `","timestamp":1}}` + "\n"
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trashed := filepath.Join(s.root, ".trash", "t1", "gone.jsonl")
+	session(trashed, "trashed", "pangolintrash was deleted")
+	outside := filepath.Join(t.TempDir(), "elsewhere.jsonl")
+	session(outside, "outsider", "pangolinout is not of this store")
+	aliased := filepath.Join(dir, "real.jsonl")
+	session(aliased, "aliased", "pangolinalias is here once")
+	for name, target := range map[string]string{"to-trash.jsonl": trashed, "to-outside.jsonl": outside, "alias.jsonl": aliased} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel := func(p string) string { r, _ := filepath.Rel(s.root, p); return filepath.ToSlash(r) }
+	for _, name := range []string{"to-trash.jsonl", "to-outside.jsonl", "alias.jsonl"} {
+		r := rel(filepath.Join(dir, name))
+		for _, p := range []string{"/s/pi/" + r, "/s/pi/" + r + "?at=m1", "/entry/pi/" + r + "?id=m1", "/tree/pi/" + r,
+			"/export/s/pi/" + r + "?format=json&redact=0", "/export/s/pi/" + r + "?format=md&redact=0", "/events/s/pi/" + r} {
+			req, _ := http.NewRequest(http.MethodGet, s.origin+p, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			req = req.WithContext(ctx)
+			resp, err := s.c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := make([]byte, 64<<10)
+			n, _ := io.ReadAtLeast(resp.Body, body, 1)
+			cancel()
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK || strings.Contains(string(body[:n]), "pangolin") {
+				t.Errorf("GET %s: %s, body:\n%.300s", p, resp.Status, body[:n])
+			}
+		}
+		if code, body := s.get("/api/usage?k=" + url.QueryEscape("s/pi/"+r)); code != http.StatusOK || strings.TrimSpace(body) != "{}" {
+			t.Errorf("usage of %s: %d %s", name, code, body)
+		}
+	}
+	// The real file beside the alias is served and listed, once.
+	s.mustGet("/s/pi/" + rel(aliased))
+	s.h.list.invalidate()
+	s.h.list.wait(time.Minute)
+	list := s.mustGet("/")
+	for _, w := range []string{"pangolintrash", "pangolinout", "to-trash", "to-outside", "alias.jsonl"} {
+		if strings.Contains(list, w) {
+			t.Errorf("the list shows %q", w)
+		}
+	}
+	if strings.Count(list, "pangolinalias") != 1 {
+		t.Errorf("the list shows the aliased session %d times, want once", strings.Count(list, "pangolinalias"))
+	}
+	for _, w := range []string{"pangolintrash", "pangolinout"} {
+		if body := s.mustGet("/search?q=" + w); strings.Contains(body, `<li class="hit">`) {
+			t.Errorf("a search for %s finds it:\n%s", w, body)
+		}
+	}
+	if body := s.mustGet("/search?q=pangolinalias"); strings.Count(body, `<li class="hit">`) != 1 || strings.Contains(body, "alias.jsonl") {
+		t.Errorf("a search for the aliased session: %d hits", strings.Count(body, `<li class="hit">`))
+	}
+}
+
+// An AgentUse session directory reached through a symbolic link, to a
+// session outside the store or inside it, is not served: the AgentUse
+// walk follows no link.
+func TestSymlinkedAgentUseSessionsAreNotServed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links")
+	}
+	ctx := context.Background()
+	mk := func(dir, task string) string {
+		t.Helper()
+		aus, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: dir, Sync: agentuse.SyncNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := aus.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "reviewer", Name: "reviewer"}, Model: "m",
+			Project: agentuse.Project{Root: "/w/au", Cwd: "/w/au"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sess.AddMessage(agentuse.MessageSpec{Task: task, ModelID: "m"}); err != nil {
+			t.Fatal(err)
+		}
+		d := sess.Dir()
+		_ = sess.Close()
+		return d
+	}
+	root := t.TempDir()
+	store := filepath.Join(root, "proj", "session")
+	inside := mk(store, "pangolinin")
+	outside := mk(filepath.Join(t.TempDir(), "session"), "pangolinout")
+	s := newServer(t, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
+	s.mustGet(s.h.sessionURL(inside, search.FormatAgentUse))
+	for name, target := range map[string]string{"01JLINKOUT-reviewer": outside, "01JLINKIN-reviewer": inside, "linked-proj": filepath.Dir(filepath.Dir(outside))} {
+		if err := os.Symlink(target, filepath.Join(filepath.Dir(inside), name)); err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, filepath.Join(filepath.Dir(inside), name))
+		if name == "linked-proj" {
+			rel = filepath.Join(rel, "session", filepath.Base(outside))
+		}
+		for _, p := range []string{"/a/agentuse/" + filepath.ToSlash(rel), "/export/a/agentuse/" + filepath.ToSlash(rel) + "?format=json&redact=0"} {
+			if code, body := s.get(p); code == http.StatusOK || strings.Contains(body, "pangolin") {
+				t.Errorf("GET %s: %d\n%.300s", p, code, body)
+			}
+		}
 	}
 }

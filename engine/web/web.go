@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -14,10 +13,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/redact"
@@ -134,6 +135,11 @@ type Options struct {
 	// leanMin is the file size from which a session page keeps message
 	// entries detached (read back by page); tests lower it.
 	leanMin int64
+	// holderEvery is how often a watched session is looked at for a
+	// change of its writer (0: a second), holderRecheck how often a
+	// held lock is probed again though nothing changed (0: 10 s); tests
+	// set them.
+	holderEvery, holderRecheck time.Duration
 }
 
 // Handler is the viewer: an http.Handler. It is safe for concurrent use.
@@ -141,7 +147,8 @@ type Handler struct {
 	o      Options
 	stores []*storeRef
 	token  string
-	cookie string // the cookie's name: sessctl-<hash of the token>
+	cookie string // the cookie's name: sessctl-<port>
+	secret string // the cookie's value, drawn by New: never the token
 	csrf   string
 	hosts  hostRule
 	base   string // BasePath without a trailing slash
@@ -154,9 +161,15 @@ type Handler struct {
 	usage  *usageCache
 	prov   *provCache
 	search searcher
+	// holders are the sessions whose writer live pages watch.
+	holders holderHub
 	// redactor masks exports (a field so that tests can make redaction
 	// fail).
 	redactor render.Redactor
+	// lookups counts the lookups of who writes a session (lock.Inspect,
+	// lock.FileWriters), holderChecks the looks at a session for a
+	// change of its writer; tests read them.
+	lookups, holderChecks atomic.Int64
 }
 
 // storeRef is one configured store.
@@ -204,13 +217,24 @@ func New(o Options) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.holderEvery <= 0 {
+		o.holderEvery = time.Second
+	}
+	if o.holderRecheck <= 0 {
+		o.holderRecheck = 10 * time.Second
+	}
 	if o.leanMin <= 0 {
 		o.leanMin = 8 << 20
 	}
-	h := &Handler{o: o, token: o.Token, csrf: randomHex(16), hosts: hr, redactor: redact.Rules{},
+	// The cookie's value is a secret of this handler's, not the token:
+	// browsers send a cookie of 127.0.0.1 to every port of it, so another
+	// local server may read it; what it reads then is worth nothing after
+	// this handler is gone, and the token (in a script, a config) never
+	// leaves in a cookie. Its name holds the port, so that viewers on
+	// other ports neither read nor replace each other's.
+	h := &Handler{o: o, token: o.Token, secret: randomHex(32), csrf: randomHex(16), hosts: hr, redactor: redact.Rules{},
 		base: strings.TrimSuffix(o.BasePath, "/")}
-	sum := sha256.Sum256([]byte("cookie\x00" + o.Token))
-	h.cookie = "sessctl-" + hex.EncodeToString(sum[:6])
+	h.cookie = "sessctl-" + hr.port
 	dirs := 0
 	seen := map[string]bool{}
 	for _, st := range o.Stores {
@@ -331,11 +355,15 @@ var errOutside = errors.New("not a session of the viewer's stores")
 
 // sessionPath returns the file (FormatJSONL) or directory
 // (FormatAgentUse) that rel names in the store, after checking that it
-// is one: a clean relative path, not in a trash directory, that exists
-// and, with every symbolic link on the way resolved, is inside the
-// store's directory; a session file must be a regular *.jsonl file, an
-// AgentUse session a directory holding a regular session.json. It never
-// follows a path out of the store.
+// is one the store's walk yields as its own (engine.Store.Files, without
+// Link; the AgentUse walk, which follows no link): a clean relative path,
+// not in a trash directory, every element of which below the store's
+// directory is a directory or file of its own, never a symbolic link
+// (whether it points into .trash, elsewhere in the store or out of it);
+// a session file must be a regular *.jsonl file, an AgentUse session a
+// directory holding a regular session.json. The store's directory itself
+// may be a link; the path is checked to stay inside it, with every link
+// resolved, all the same.
 func (s *storeRef) sessionPath(rel string, format search.Format) (string, error) {
 	if s.Format != format || rel == "" || strings.ContainsRune(rel, 0) || strings.Contains(rel, "\\") {
 		return "", errOutside
@@ -344,42 +372,69 @@ func (s *storeRef) sessionPath(rel string, format search.Format) (string, error)
 	if filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || filepath.VolumeName(clean) != "" {
 		return "", errOutside
 	}
-	for _, el := range strings.Split(clean, string(filepath.Separator)) {
-		if el == ".trash" {
+	els := strings.Split(clean, string(filepath.Separator))
+	for _, el := range els {
+		if el == sessionfile.TrashDirName {
 			return "", errOutside
 		}
 	}
-	p := filepath.Join(s.root, clean)
-	root := s.real
-	if root == "" {
-		root = realPath(s.root)
-	}
-	real := realPath(p)
-	if real == "" {
-		if _, err := os.Lstat(p); err != nil {
-			return "", fmt.Errorf("%s: %w", p, engine.ErrNotFound)
-		}
-		return "", errOutside // a dangling or looping link
-	}
-	if !within(real, root) {
+	if format == search.FormatJSONL && !layout.IsSessionFileName(els[len(els)-1]) {
 		return "", errOutside
 	}
-	switch format {
-	case search.FormatJSONL:
-		fi, err := os.Stat(real)
+	// Element by element, as the walk goes: a link is not followed.
+	p := s.root
+	for i, el := range els {
+		p = filepath.Join(p, el)
+		fi, err := os.Lstat(p)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("%s: %w", p, engine.ErrNotFound)
+			}
 			return "", err
 		}
-		if !fi.Mode().IsRegular() || !strings.HasSuffix(clean, ".jsonl") {
+		last := i == len(els)-1
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return "", errOutside
+		case !last && !fi.IsDir():
+			return "", errOutside
+		case last && format == search.FormatJSONL && !fi.Mode().IsRegular():
+			return "", errOutside
+		case last && format == search.FormatAgentUse && !fi.IsDir():
 			return "", errOutside
 		}
-	case search.FormatAgentUse:
-		fi, err := os.Lstat(filepath.Join(real, layout.AgentUseSessionFile))
+	}
+	if format == search.FormatAgentUse {
+		fi, err := os.Lstat(filepath.Join(p, layout.AgentUseSessionFile))
 		if err != nil || !fi.Mode().IsRegular() {
 			return "", errOutside
 		}
 	}
+	root := s.real
+	if root == "" {
+		root = realPath(s.root)
+	}
+	if real := realPath(p); real == "" || !within(real, root) {
+		return "", errOutside // the store's directory changed under us
+	}
 	return p, nil
+}
+
+// serves reports whether p (a session file or an AgentUse session
+// directory) is a session the handler serves: sessionPath of its place in
+// a store of its format.
+func (h *Handler) serves(p string, format search.Format) bool {
+	for _, s := range h.stores {
+		if s.Format != format {
+			continue
+		}
+		if rel, ok := s.relOf(p); ok {
+			if _, err := s.sessionPath(rel, format); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // relOf returns p relative to the store's directory with '/', or false

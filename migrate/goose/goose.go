@@ -81,9 +81,9 @@ func isLegacyFile(path string) bool {
 	}
 	defer f.Close()
 	ok := false
-	_ = migrate.EachLine(f, func(_ int, line []byte) bool {
+	_ = migrate.EachLine(f, 0, func(_ int, line []byte, err error) bool {
 		var m map[string]json.RawMessage
-		if json.Unmarshal(line, &m) == nil {
+		if err == nil && json.Unmarshal(line, &m) == nil {
 			_, role := m["role"]
 			_, content := m["content"]
 			_, desc := m["description"]
@@ -488,7 +488,7 @@ func (s *store) fileMessages(ctx context.Context, ss *session, conv *migrate.Con
 	defer f.Close()
 	var out []*message
 	first := true
-	err = migrate.EachLine(f, func(n int, line []byte) bool {
+	err = migrate.EachLine(f, s.opts.MaxLine, func(n int, line []byte, err error) bool {
 		if ctx.Err() != nil {
 			return false
 		}
@@ -500,7 +500,10 @@ func (s *store) fileMessages(ctx context.Context, ss *session, conv *migrate.Con
 			WorkingDir string            `json:"working_dir"`
 			Desc       string            `json:"description"`
 		}
-		if err := migrate.DecodeLine(line, &v); err != nil {
+		if err == nil {
+			err = migrate.DecodeLine(line, &v)
+		}
+		if err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ss.file, Line: n, Err: err})
 			first = false
 			return true

@@ -30,22 +30,23 @@ type fileRow struct {
 	kind        fileKind
 	size, mtime int64
 	ino         uint64
+	ctime       int64 // the inode's change time (0 where unknown)
 	end         int64
 	tailOff     int64
 	tailCRC     uint32
 }
 
 func (r *fileRow) unchanged(f *found) bool {
-	return r.kind == f.kind && r.size == f.size && r.mtime == f.mtime && r.mtime != 0 && r.ino == f.ino
+	return r.kind == f.kind && r.size == f.size && r.mtime == f.mtime && r.mtime != 0 && r.ino == f.ino && r.ctime == f.ctime
 }
 
-const rowColumns = `id, session, path, kind, size, mtime, ino, iend, tail_off, tail_crc`
+const rowColumns = `id, session, path, kind, size, mtime, ino, ctime, iend, tail_off, tail_crc`
 
 func scanRow(sc interface{ Scan(...any) error }) (fileRow, error) {
 	var r fileRow
 	var ino int64
 	var crc int64
-	err := sc.Scan(&r.id, &r.session, &r.path, &r.kind, &r.size, &r.mtime, &ino, &r.end, &r.tailOff, &crc)
+	err := sc.Scan(&r.id, &r.session, &r.path, &r.kind, &r.size, &r.mtime, &ino, &r.ctime, &r.end, &r.tailOff, &crc)
 	r.ino, r.tailCRC = uint64(ino), uint32(crc)
 	return r, err
 }
@@ -260,9 +261,9 @@ func (w *writer) prepare(ctx context.Context) error {
 		q string
 	}{
 		{&w.getRow, `SELECT ` + rowColumns + ` FROM files WHERE path = ?`},
-		{&w.putFile, `INSERT INTO files(path, session, kind, size, mtime, ino, iend, tail_off, tail_crc) VALUES(?,?,?,0,0,0,0,0,0)
+		{&w.putFile, `INSERT INTO files(path, session, kind, size, mtime, ino, ctime, iend, tail_off, tail_crc) VALUES(?,?,?,0,0,0,0,0,0,0)
 			ON CONFLICT(path) DO UPDATE SET session=excluded.session, kind=excluded.kind RETURNING id`},
-		{&w.setFile, `UPDATE files SET size=?, mtime=?, ino=?, iend=?, tail_off=?, tail_crc=? WHERE id=?`},
+		{&w.setFile, `UPDATE files SET size=?, mtime=?, ino=?, ctime=?, iend=?, tail_off=?, tail_crc=? WHERE id=?`},
 		{&w.putSession, `INSERT INTO sessions(path, format) VALUES(?,?) ON CONFLICT(path) DO UPDATE SET format=excluded.format RETURNING id, name`},
 		{&w.setName, `UPDATE sessions SET name=? WHERE id=?`},
 		{&w.setSession, `UPDATE sessions SET sid=?, name=?, cwd=? WHERE id=?`},
@@ -474,7 +475,7 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 			return 0, w.fail(err)
 		}
 	}
-	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), end, tailOff, int64(tailCRC), fileID); err != nil {
+	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.ctime, end, tailOff, int64(tailCRC), fileID); err != nil {
 		return 0, w.fail(err)
 	}
 	return int64(len(data)), nil
@@ -665,7 +666,7 @@ func (w *writer) indexAgentUse(ctx context.Context, fh *os.File, f found, row fi
 	if err := w.putDocs(ctx, fileID, sessID, 0, f.size, ts, entry); err != nil {
 		return 0, err
 	}
-	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.size, 0, 0, fileID); err != nil {
+	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.ctime, f.size, 0, 0, fileID); err != nil {
 		return 0, w.fail(err)
 	}
 	return f.size, nil

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -252,7 +251,10 @@ type writer struct {
 	docs    []doc
 	buf     []byte
 	pending []pendingDoc
-	nextID  int64
+	// pendingBytes is the size of the pending texts; at pendingMax they
+	// are written out, so that a large file's texts are never all held.
+	pendingBytes int
+	nextID       int64
 }
 
 func (w *writer) prepare(ctx context.Context) error {
@@ -405,28 +407,25 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 			return 0, w.fail(err)
 		}
 	}
-	data, err := w.readAt(fh, from, f.size-from)
-	if err != nil {
-		w.x.warn(fmt.Errorf("read %s: %w", f.path, err))
-		return 0, w.deleteFile(ctx, fileID)
-	}
 	nameChanged := false
 	tailOff, end := row.tailOff, from
 	var tailCRC uint32 = row.tailCRC
 	first := from == 0
-	for pos := 0; pos < len(data); {
-		nl := bytes.IndexByte(data[pos:], '\n')
-		next := pos + nl + 1
-		line := data[pos:max(pos, next-1)]
-		if nl < 0 {
+	// The file is read a chunk at a time, and the texts written out as
+	// they pile up: memory is bounded by a line, not by the file.
+	var indexErr error // an error of the index, not of the file
+	err := eachLine(fh, from, f.size, &w.buf, func(off int64, data []byte, terminated bool) (bool, error) {
+		line := data
+		if terminated {
+			line = data[:len(data)-1]
+		} else {
 			// A last line without its newline counts once it is a whole
 			// object (pi reads it too); a torn one waits for its end.
-			line, next = data[pos:], len(data)
 			if jsonl.JSBlank(line) {
-				break
+				return false, nil
 			}
 			if _, err := jsonl.ParseEntry(line); err != nil {
-				break
+				return false, nil
 			}
 		}
 		if !jsonl.JSBlank(line) {
@@ -436,7 +435,7 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 					first = false
 					if e.Type != jsonl.TypeSession {
 						isSession = false
-						break
+						return false, nil
 					}
 					h := jsonl.ParseHeader(e)
 					sid, cwd = e.ID, h.Cwd
@@ -449,14 +448,26 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 						name, nameChanged = jsonl.JSTrim(v), true
 					}
 				}
-				if err := w.indexLine(ctx, &e, fileID, sessID, from+int64(pos), int64(len(line))); err != nil {
-					return 0, err
+				if indexErr = w.indexLine(ctx, &e, fileID, sessID, off, int64(len(line))); indexErr != nil {
+					return false, nil
 				}
 			}
 		}
-		tailOff, end = from+int64(pos), from+int64(next)
-		tailCRC = crc32.ChecksumIEEE(data[pos:next])
-		pos = next
+		tailOff, end = off, off+int64(len(data))
+		tailCRC = crc32.ChecksumIEEE(data)
+		if w.pendingBytes >= pendingMax {
+			if indexErr = w.flush(ctx); indexErr != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if indexErr != nil {
+		return 0, indexErr
+	}
+	if err != nil {
+		w.x.warn(fmt.Errorf("read %s: %w", f.path, err))
+		return 0, w.deleteFile(ctx, fileID)
 	}
 	if !isSession {
 		// Not a session (no header first): nothing is indexed, and any
@@ -478,7 +489,7 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.ctime, end, tailOff, int64(tailCRC), fileID); err != nil {
 		return 0, w.fail(err)
 	}
-	return int64(len(data)), nil
+	return f.size - from, nil
 }
 
 // indexLine indexes the texts of one entry.
@@ -502,6 +513,7 @@ func (w *writer) putDocs(ctx context.Context, fileID, sessID, off, n, ts int64, 
 	for i, d := range w.docs {
 		w.pending = append(w.pending, pendingDoc{id: w.nextID, file: fileID, sess: sessID, off: off, n: n,
 			part: i, kind: d.kind, tool: d.tool, ts: ts, entry: entry, text: cleanText(d.text)})
+		w.pendingBytes += len(d.text)
 		w.nextID++
 	}
 	return nil
@@ -517,6 +529,11 @@ type pendingDoc struct {
 	entry                  string
 	text                   string
 }
+
+// pendingMax bounds the texts held before they are written out inside a
+// transaction (each write makes FTS5 write a segment, which it merges
+// later: a few MB each keeps those few). Tests lower it.
+var pendingMax = 8 << 20
 
 // rowsPerInsert is how many rows one INSERT statement writes.
 const rowsPerInsert = 64
@@ -560,7 +577,8 @@ func (w *writer) flush(ctx context.Context) error {
 			return w.fail(err)
 		}
 	}
-	w.pending = w.pending[:0]
+	clear(w.pending) // the texts are not kept past their flush
+	w.pending, w.pendingBytes = w.pending[:0], 0
 	if _, err := w.conn.ExecContext(ctx, `INSERT INTO meta(k, v) VALUES('nextdoc', ?) ON CONFLICT(k) DO UPDATE SET v=excluded.v`, strconv.FormatInt(w.nextID, 10)); err != nil {
 		return w.fail(err)
 	}

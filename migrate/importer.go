@@ -100,6 +100,11 @@ type ImportOptions struct {
 	// transcripts are gone, as prompt-only sessions (Imported.PromptOnly).
 	// Other sources ignore it.
 	History bool
+	// MaxLine bounds one line of a source file, so that memory does not
+	// follow a file (a compressed Codex rollout) that expands to one
+	// endless line: a longer line is skipped and reported as damage at
+	// its line. 0 means DefaultMaxLine.
+	MaxLine int
 }
 
 // Conversion is what Convert makes of one source session.

@@ -228,27 +228,76 @@ func ParseTimeString(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// DefaultMaxLine is the longest source line an importer reads when
+// ImportOptions.MaxLine is 0: 64 MiB, far above any line an agent writes
+// (an image or a large tool output), far below what a compressed file
+// crafted to expand to one endless line would make it hold.
+const DefaultMaxLine = 64 << 20
+
+// ErrLineTooLong is matched by the error EachLine passes for a line
+// longer than its bound.
+var ErrLineTooLong = errors.New("line too long")
+
 // EachLine calls fn with every line of r that is not blank, with its
-// 1-based number and without its line ending; memory grows only with the
-// longest line. fn returns false to stop.
-func EachLine(r io.Reader, fn func(n int, line []byte) bool) error {
+// 1-based number and without its line ending. fn returns false to stop.
+// A line longer than max bytes, its ending included (DefaultMaxLine when
+// max <= 0), is not
+// held: its bytes are skipped up to the next newline and fn is called
+// with a nil line and an error matching ErrLineTooLong, which importers
+// report as damage at that line. Memory grows only up to the bound,
+// whatever the size of r.
+func EachLine(r io.Reader, max int, fn func(n int, line []byte, err error) bool) error {
+	if max <= 0 {
+		max = DefaultMaxLine
+	}
 	br := bufio.NewReaderSize(r, 256<<10)
 	n := 0
 	for {
-		line, err := readLine(br)
+		line, long, err := readLineMax(br, max)
 		if err != nil && err != io.EOF {
 			return err
 		}
-		if len(line) > 0 {
+		switch {
+		case long > 0:
+			n++
+			if !fn(n, nil, fmt.Errorf("%w: %d bytes, more than the %d an import reads", ErrLineTooLong, long, max)) {
+				return nil
+			}
+		case len(line) > 0:
 			n++
 			body := bytes.TrimRight(line, "\r\n")
-			if len(bytes.TrimSpace(body)) > 0 && !fn(n, body) {
+			if len(bytes.TrimSpace(body)) > 0 && !fn(n, body, nil) {
 				return nil
 			}
 		}
 		if err == io.EOF {
 			return nil
 		}
+	}
+}
+
+// readLineMax reads one line including its '\n' (without one at EOF),
+// unless it is longer than max bytes (its line ending included): then it
+// skips to the end of the line and returns a nil line and the line's
+// length. It holds at most max bytes of a line.
+func readLineMax(br *bufio.Reader, max int) ([]byte, int64, error) {
+	var buf []byte
+	var size int64
+	for {
+		part, err := br.ReadSlice('\n')
+		size += int64(len(part))
+		if size <= int64(max) {
+			buf = append(buf, part...)
+		} else {
+			buf = nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if size > int64(max) {
+			return nil, size, err
+		}
+		return buf, 0, err
 	}
 }
 

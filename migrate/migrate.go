@@ -440,26 +440,6 @@ func parseChunk(c *scanChunk) {
 	}
 }
 
-// readLine reads one line including its '\n' (without one at EOF). Memory
-// grows only with the longest line.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if err != bufio.ErrBufferFull {
-		if len(line) > 0 {
-			out := make([]byte, len(line))
-			copy(out, line)
-			return out, err
-		}
-		return nil, err
-	}
-	buf := append([]byte(nil), line...)
-	for err == bufio.ErrBufferFull {
-		line, err = br.ReadSlice('\n')
-		buf = append(buf, line...)
-	}
-	return buf, err
-}
-
 // blank reports whether a line is empty after JavaScript's trim.
 func blank(b []byte) bool { return jsonl.JSBlank(b) }
 

@@ -31,8 +31,10 @@
 // Bringing it up to date costs one stat per file when nothing changed.
 // A session file that only grew (pi and sessctl append) is indexed from
 // where the last indexing stopped, once the last indexed line is found
-// unchanged (its offset and CRC-32 are kept, with the file's size, time
-// and inode); a file that was replaced or shrank is indexed again; a
+// unchanged (its offset and CRC-32 are kept, with the file's size, time,
+// inode and inode change time); a file that was replaced or shrank is
+// indexed again, and so is one edited in place with its size and time put
+// back, which the change time tells (no program can set it back); a
 // deleted file's texts are removed. AgentUse files are indexed one by
 // one, as they are replaced.
 //

@@ -19,7 +19,7 @@ import (
 
 // schemaVersion is stored in every shard; a shard of another version is
 // deleted and built again.
-const schemaVersion = "1"
+const schemaVersion = "2"
 
 // Shards is the number of database files an index is split into: files
 // are spread over them by session, so a first build runs on several
@@ -287,6 +287,7 @@ CREATE TABLE IF NOT EXISTS files(
 	size INTEGER NOT NULL,
 	mtime INTEGER NOT NULL,
 	ino INTEGER NOT NULL,
+	ctime INTEGER NOT NULL,
 	iend INTEGER NOT NULL,
 	tail_off INTEGER NOT NULL,
 	tail_crc INTEGER NOT NULL

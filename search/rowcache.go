@@ -24,7 +24,7 @@ import (
 // again. The cache only decides which files are looked at more closely:
 // indexing reads each file's row again inside its transaction.
 
-const rowCacheMagic = "sessctl search rows 1\n"
+const rowCacheMagic = "sessctl search rows 2\n"
 
 // querier is what *sql.DB and *sql.Conn have in common here.
 type querier interface {
@@ -60,7 +60,7 @@ func (x *Index) rowCachePath(i int) string {
 }
 
 // fileRows returns the rows of shard i by path, with what tells a changed
-// file from an unchanged one (path, kind, size, mtime, ino, end).
+// file from an unchanged one (path, kind, size, mtime, ino, ctime, end).
 func (x *Index) fileRows(ctx context.Context, i int) (map[string]fileRow, error) {
 	s := x.shards[i]
 	cache := x.rowCachePath(i)
@@ -94,7 +94,7 @@ func (x *Index) fileRows(ctx context.Context, i int) (map[string]fileRow, error)
 	if err != nil {
 		return nil, fmt.Errorf("read search index %s: %w", s.path, err)
 	}
-	rows, err := conn.QueryContext(ctx, `SELECT path, kind, size, mtime, ino, iend FROM files`)
+	rows, err := conn.QueryContext(ctx, `SELECT path, kind, size, mtime, ino, ctime, iend FROM files`)
 	if err != nil {
 		return nil, fmt.Errorf("read search index %s: %w", s.path, err)
 	}
@@ -103,7 +103,7 @@ func (x *Index) fileRows(ctx context.Context, i int) (map[string]fileRow, error)
 	for rows.Next() {
 		var r fileRow
 		var ino int64
-		if err := rows.Scan(&r.path, &r.kind, &r.size, &r.mtime, &ino, &r.end); err != nil {
+		if err := rows.Scan(&r.path, &r.kind, &r.size, &r.mtime, &ino, &r.ctime, &r.end); err != nil {
 			return nil, fmt.Errorf("read search index %s: %w", s.path, err)
 		}
 		r.ino = uint64(ino)
@@ -149,7 +149,7 @@ func loadRowCache(path, tag string) (map[string]fileRow, bool) {
 			return nil, false
 		}
 		r.path = string(p)
-		var v [5]int64
+		var v [6]int64
 		for k := range v {
 			x, n := binary.Varint(body)
 			if n <= 0 {
@@ -157,7 +157,7 @@ func loadRowCache(path, tag string) (map[string]fileRow, bool) {
 			}
 			v[k], body = x, body[n:]
 		}
-		r.kind, r.size, r.mtime, r.ino, r.end = fileKind(v[0]), v[1], v[2], uint64(v[3]), v[4]
+		r.kind, r.size, r.mtime, r.ino, r.ctime, r.end = fileKind(v[0]), v[1], v[2], uint64(v[3]), v[4], v[5]
 		out[r.path] = r
 	}
 	return out, len(body) == 0
@@ -181,7 +181,7 @@ func storeRowCache(dir, path, tag string, rows map[string]fileRow) error {
 	for _, r := range rows {
 		b = binary.AppendUvarint(b, uint64(len(r.path)))
 		b = append(b, r.path...)
-		for _, v := range [5]int64{int64(r.kind), r.size, r.mtime, int64(r.ino), r.end} {
+		for _, v := range [6]int64{int64(r.kind), r.size, r.mtime, int64(r.ino), r.ctime, r.end} {
 			b = binary.AppendVarint(b, v)
 		}
 	}

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -13,8 +12,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-// scanBatch bounds the text matched at once without an index.
-const scanBatch = 8 << 20
+// scanBatch bounds the text matched at once without an index. Tests
+// lower it.
+var scanBatch = 8 << 20
 
 // scan searches the files without an index: their texts go through the
 // in-memory FTS5 table in batches, so that a query means the same with
@@ -50,14 +50,10 @@ func scan(ctx context.Context, sn *snipper, files []found, q Query, warn func(er
 	}
 	sessions := map[string]*Session{}
 	var docs []doc
+	var buf []byte
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
-		}
-		data, err := os.ReadFile(f.path)
-		if err != nil {
-			warn(fmt.Errorf("read %s: %w", f.path, err))
-			continue
 		}
 		se := sessions[f.session]
 		if se == nil {
@@ -69,6 +65,12 @@ func scan(ctx context.Context, sn *snipper, files []found, q Query, warn func(er
 			sessions[f.session] = se
 		}
 		if f.kind != fileJSONL {
+			// AgentUse files are small JSON documents, read whole.
+			data, err := os.ReadFile(f.path)
+			if err != nil {
+				warn(fmt.Errorf("read %s: %w", f.path, err))
+				continue
+			}
 			var entry string
 			var ts int64
 			docs, entry, ts = agentUseDocs(f.kind, data, docs[:0])
@@ -90,30 +92,37 @@ func scan(ctx context.Context, sn *snipper, files []found, q Query, warn func(er
 			}
 			continue
 		}
+		// A session file is read a chunk at a time: memory is bounded
+		// by a line (and scanBatch), not by the file.
+		fh, err := os.Open(f.path)
+		var fi os.FileInfo
+		if err == nil {
+			fi, err = fh.Stat()
+		}
+		if err != nil {
+			if fh != nil {
+				fh.Close()
+			}
+			warn(fmt.Errorf("read %s: %w", f.path, err))
+			continue
+		}
 		first := true
-		for pos := 0; pos < len(data); {
-			nl := bytes.IndexByte(data[pos:], '\n')
-			next := pos + nl + 1
-			if nl < 0 {
-				next = len(data)
+		var addErr error
+		err = eachLine(fh, 0, fi.Size(), &buf, func(off int64, line []byte, terminated bool) (bool, error) {
+			if terminated {
+				line = line[:len(line)-1]
 			}
-			line := data[pos:next]
-			if nl >= 0 {
-				line = data[pos : next-1]
-			}
-			off := pos
-			pos = next
 			if jsonl.JSBlank(line) {
-				continue
+				return true, nil
 			}
 			e, err := jsonl.ParseEntry(line)
 			if err != nil {
-				continue
+				return true, nil
 			}
 			if first {
 				first = false
 				if e.Type != jsonl.TypeSession {
-					break
+					return false, nil
 				}
 				se.ID, se.Cwd = e.ID, jsonl.ParseHeader(e).Cwd
 			}
@@ -132,11 +141,19 @@ func scan(ctx context.Context, sn *snipper, files []found, q Query, warn func(er
 				entry = ""
 			}
 			for i, d := range docs {
-				c := candidate{sess: se, file: f.path, fkind: fileJSONL, off: int64(off), n: int64(len(line)), part: i, kind: d.kind, tool: d.tool, ts: ts, entry: entry}
-				if err := add(c, d.text); err != nil {
-					return nil, err
+				c := candidate{sess: se, file: f.path, fkind: fileJSONL, off: off, n: int64(len(line)), part: i, kind: d.kind, tool: d.tool, ts: ts, entry: entry}
+				if addErr = add(c, d.text); addErr != nil {
+					return false, nil
 				}
 			}
+			return true, nil
+		})
+		fh.Close()
+		if addErr != nil {
+			return nil, addErr
+		}
+		if err != nil {
+			warn(fmt.Errorf("read %s: %w", f.path, err))
 		}
 	}
 	if err := flush(); err != nil {

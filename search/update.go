@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -30,22 +29,23 @@ type fileRow struct {
 	kind        fileKind
 	size, mtime int64
 	ino         uint64
+	ctime       int64 // the inode's change time (0 where unknown)
 	end         int64
 	tailOff     int64
 	tailCRC     uint32
 }
 
 func (r *fileRow) unchanged(f *found) bool {
-	return r.kind == f.kind && r.size == f.size && r.mtime == f.mtime && r.mtime != 0 && r.ino == f.ino
+	return r.kind == f.kind && r.size == f.size && r.mtime == f.mtime && r.mtime != 0 && r.ino == f.ino && r.ctime == f.ctime
 }
 
-const rowColumns = `id, session, path, kind, size, mtime, ino, iend, tail_off, tail_crc`
+const rowColumns = `id, session, path, kind, size, mtime, ino, ctime, iend, tail_off, tail_crc`
 
 func scanRow(sc interface{ Scan(...any) error }) (fileRow, error) {
 	var r fileRow
 	var ino int64
 	var crc int64
-	err := sc.Scan(&r.id, &r.session, &r.path, &r.kind, &r.size, &r.mtime, &ino, &r.end, &r.tailOff, &crc)
+	err := sc.Scan(&r.id, &r.session, &r.path, &r.kind, &r.size, &r.mtime, &ino, &r.ctime, &r.end, &r.tailOff, &crc)
 	r.ino, r.tailCRC = uint64(ino), uint32(crc)
 	return r, err
 }
@@ -251,7 +251,10 @@ type writer struct {
 	docs    []doc
 	buf     []byte
 	pending []pendingDoc
-	nextID  int64
+	// pendingBytes is the size of the pending texts; at pendingMax they
+	// are written out, so that a large file's texts are never all held.
+	pendingBytes int
+	nextID       int64
 }
 
 func (w *writer) prepare(ctx context.Context) error {
@@ -260,9 +263,9 @@ func (w *writer) prepare(ctx context.Context) error {
 		q string
 	}{
 		{&w.getRow, `SELECT ` + rowColumns + ` FROM files WHERE path = ?`},
-		{&w.putFile, `INSERT INTO files(path, session, kind, size, mtime, ino, iend, tail_off, tail_crc) VALUES(?,?,?,0,0,0,0,0,0)
+		{&w.putFile, `INSERT INTO files(path, session, kind, size, mtime, ino, ctime, iend, tail_off, tail_crc) VALUES(?,?,?,0,0,0,0,0,0,0)
 			ON CONFLICT(path) DO UPDATE SET session=excluded.session, kind=excluded.kind RETURNING id`},
-		{&w.setFile, `UPDATE files SET size=?, mtime=?, ino=?, iend=?, tail_off=?, tail_crc=? WHERE id=?`},
+		{&w.setFile, `UPDATE files SET size=?, mtime=?, ino=?, ctime=?, iend=?, tail_off=?, tail_crc=? WHERE id=?`},
 		{&w.putSession, `INSERT INTO sessions(path, format) VALUES(?,?) ON CONFLICT(path) DO UPDATE SET format=excluded.format RETURNING id, name`},
 		{&w.setName, `UPDATE sessions SET name=? WHERE id=?`},
 		{&w.setSession, `UPDATE sessions SET sid=?, name=?, cwd=? WHERE id=?`},
@@ -404,28 +407,25 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 			return 0, w.fail(err)
 		}
 	}
-	data, err := w.readAt(fh, from, f.size-from)
-	if err != nil {
-		w.x.warn(fmt.Errorf("read %s: %w", f.path, err))
-		return 0, w.deleteFile(ctx, fileID)
-	}
 	nameChanged := false
 	tailOff, end := row.tailOff, from
 	var tailCRC uint32 = row.tailCRC
 	first := from == 0
-	for pos := 0; pos < len(data); {
-		nl := bytes.IndexByte(data[pos:], '\n')
-		next := pos + nl + 1
-		line := data[pos:max(pos, next-1)]
-		if nl < 0 {
+	// The file is read a chunk at a time, and the texts written out as
+	// they pile up: memory is bounded by a line, not by the file.
+	var indexErr error // an error of the index, not of the file
+	err := eachLine(fh, from, f.size, &w.buf, func(off int64, data []byte, terminated bool) (bool, error) {
+		line := data
+		if terminated {
+			line = data[:len(data)-1]
+		} else {
 			// A last line without its newline counts once it is a whole
 			// object (pi reads it too); a torn one waits for its end.
-			line, next = data[pos:], len(data)
 			if jsonl.JSBlank(line) {
-				break
+				return false, nil
 			}
 			if _, err := jsonl.ParseEntry(line); err != nil {
-				break
+				return false, nil
 			}
 		}
 		if !jsonl.JSBlank(line) {
@@ -435,7 +435,7 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 					first = false
 					if e.Type != jsonl.TypeSession {
 						isSession = false
-						break
+						return false, nil
 					}
 					h := jsonl.ParseHeader(e)
 					sid, cwd = e.ID, h.Cwd
@@ -448,14 +448,26 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 						name, nameChanged = jsonl.JSTrim(v), true
 					}
 				}
-				if err := w.indexLine(ctx, &e, fileID, sessID, from+int64(pos), int64(len(line))); err != nil {
-					return 0, err
+				if indexErr = w.indexLine(ctx, &e, fileID, sessID, off, int64(len(line))); indexErr != nil {
+					return false, nil
 				}
 			}
 		}
-		tailOff, end = from+int64(pos), from+int64(next)
-		tailCRC = crc32.ChecksumIEEE(data[pos:next])
-		pos = next
+		tailOff, end = off, off+int64(len(data))
+		tailCRC = crc32.ChecksumIEEE(data)
+		if w.pendingBytes >= pendingMax {
+			if indexErr = w.flush(ctx); indexErr != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if indexErr != nil {
+		return 0, indexErr
+	}
+	if err != nil {
+		w.x.warn(fmt.Errorf("read %s: %w", f.path, err))
+		return 0, w.deleteFile(ctx, fileID)
 	}
 	if !isSession {
 		// Not a session (no header first): nothing is indexed, and any
@@ -474,10 +486,10 @@ func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileR
 			return 0, w.fail(err)
 		}
 	}
-	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), end, tailOff, int64(tailCRC), fileID); err != nil {
+	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.ctime, end, tailOff, int64(tailCRC), fileID); err != nil {
 		return 0, w.fail(err)
 	}
-	return int64(len(data)), nil
+	return f.size - from, nil
 }
 
 // indexLine indexes the texts of one entry.
@@ -501,6 +513,7 @@ func (w *writer) putDocs(ctx context.Context, fileID, sessID, off, n, ts int64, 
 	for i, d := range w.docs {
 		w.pending = append(w.pending, pendingDoc{id: w.nextID, file: fileID, sess: sessID, off: off, n: n,
 			part: i, kind: d.kind, tool: d.tool, ts: ts, entry: entry, text: cleanText(d.text)})
+		w.pendingBytes += len(d.text)
 		w.nextID++
 	}
 	return nil
@@ -516,6 +529,11 @@ type pendingDoc struct {
 	entry                  string
 	text                   string
 }
+
+// pendingMax bounds the texts held before they are written out inside a
+// transaction (each write makes FTS5 write a segment, which it merges
+// later: a few MB each keeps those few). Tests lower it.
+var pendingMax = 8 << 20
 
 // rowsPerInsert is how many rows one INSERT statement writes.
 const rowsPerInsert = 64
@@ -559,7 +577,8 @@ func (w *writer) flush(ctx context.Context) error {
 			return w.fail(err)
 		}
 	}
-	w.pending = w.pending[:0]
+	clear(w.pending) // the texts are not kept past their flush
+	w.pending, w.pendingBytes = w.pending[:0], 0
 	if _, err := w.conn.ExecContext(ctx, `INSERT INTO meta(k, v) VALUES('nextdoc', ?) ON CONFLICT(k) DO UPDATE SET v=excluded.v`, strconv.FormatInt(w.nextID, 10)); err != nil {
 		return w.fail(err)
 	}
@@ -665,7 +684,7 @@ func (w *writer) indexAgentUse(ctx context.Context, fh *os.File, f found, row fi
 	if err := w.putDocs(ctx, fileID, sessID, 0, f.size, ts, entry); err != nil {
 		return 0, err
 	}
-	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.size, 0, 0, fileID); err != nil {
+	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.ctime, f.size, 0, 0, fileID); err != nil {
 		return 0, w.fail(err)
 	}
 	return f.size, nil

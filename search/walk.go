@@ -71,10 +71,11 @@ type found struct {
 	size    int64
 	mtime   int64 // ns
 	ino     uint64
+	ctime   int64 // the inode's change time, ns; 0 where unknown
 }
 
 func (f *found) set(fi fs.FileInfo) {
-	f.size, f.mtime, f.ino = fi.Size(), fi.ModTime().UnixNano(), vfs.FileID(fi)
+	f.size, f.mtime, f.ino, f.ctime = fi.Size(), fi.ModTime().UnixNano(), vfs.FileID(fi), ctime(fi)
 }
 
 // walk lists the files of the stores. A store whose root does not exist

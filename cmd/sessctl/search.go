@@ -233,7 +233,7 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 	}
 	entry := ""
 	if h.Entry != "" {
-		entry = " [" + h.Entry + "]"
+		entry = " [" + human.QuotePath(h.Entry) + "]"
 	}
 	// In colour the output bypasses the terminal's escaping, so the text
 	// is escaped here, the same way.
@@ -247,7 +247,7 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 	if h.Session.Name != "" {
 		name = " " + human.Quote(h.Session.Name)
 	}
-	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(h.Label()), safe(entry), safe(render.ShortID(h.Session.ID)), safe(name), human.QuotePath(h.Session.Cwd))
+	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(human.QuotePath(h.Label())), safe(entry), safe(human.QuotePath(render.ShortID(h.Session.ID))), safe(name), human.QuotePath(h.Session.Cwd))
 	w.WriteString("    ")
 	last := 0
 	for _, m := range h.Matches {

@@ -237,7 +237,7 @@ func TestOneEscape(t *testing.T) {
 		{true, []string{"list", "--dir", dir, "--no-index"}, []string{"name " + escaped}},
 		{true, []string{"show", src}, []string{"find the " + escaped, `-- name "name ` + escaped + `"`}},
 		{true, []string{"search", "marker", "--store", dir, "--no-index"}, []string{"find the " + escaped, `s1 "name ` + escaped + `"`}},
-		{true, []string{"tree", src}, []string{`session s1 "name ` + escaped + `"`, `label a1: "label ` + escaped + `"`, "(label: label " + escaped + ")"}},
+		{true, []string{"tree", src}, []string{`session s1 "name ` + escaped + `"`, `label a1: "label ` + escaped + `"`, `(label: "label ` + escaped + `")`}},
 	} {
 		p := filepath.Join(t.TempDir(), "out")
 		f, err := os.Create(p)

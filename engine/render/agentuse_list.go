@@ -29,11 +29,12 @@ func AgentUseList(w io.Writer, list []*agentuse.Info) {
 		if agent == "" {
 			agent = x.AgentID
 		}
-		agent = human.OneLine(agent, 24)
 		if x.Nested {
-			agent = "  " + human.OneLine(agent, 22)
+			agent = "  " + human.OneLineName(agent, 22)
+		} else {
+			agent = human.OneLineName(agent, 24)
 		}
-		fmt.Fprintf(w, "%-16s  %-9s  %-12s  %-24s  %s\n", created, status, shortULID(x.ID), agent, x.Model)
+		fmt.Fprintf(w, "%-16s  %-9s  %-12s  %-24s  %s\n", created, status, human.QuotePath(shortULID(x.ID)), agent, human.QuotePath(x.Model))
 	}
 }
 

@@ -24,16 +24,20 @@ func List(w io.Writer, infos []engine.Info) error {
 	fileDates := false
 	for i := range infos {
 		in := &infos[i]
-		title := in.FirstMessage
+		// A name is quoted when it is not plain text, a first message
+		// when it is not once its whitespace is folded: no newline or
+		// escape sequence of a session (or of a hostile remote) is
+		// printed as it is.
+		title := human.OneLineText(in.FirstMessage, 60)
 		if in.HasName && in.Name != "" {
-			title = in.Name
+			title = human.OneLineName(in.Name, 60)
 		}
 		mark := " "
 		if migrate.ImportedDateFromFile(in.Path, in.IDString()) {
 			mark, fileDates = "*", true
 		}
 		fmt.Fprintf(w, "%-16s%s %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"), mark,
-			in.MessageCount, ShortID(in.IDString()), human.OneLine(title, 60))
+			in.MessageCount, human.QuotePath(ShortID(in.IDString())), title)
 	}
 	if fileDates {
 		fmt.Fprintf(w, "* %s\n", FileDateNote)

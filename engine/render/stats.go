@@ -32,7 +32,7 @@ func SessionStatsText(w io.Writer, r *SessionStats) error {
 	w = ew
 	fmt.Fprintf(w, "Session  %s\n", human.QuotePath(r.ID))
 	if r.Name != nil {
-		fmt.Fprintf(w, "Name     %s\n", human.OneLine(*r.Name, 100))
+		fmt.Fprintf(w, "Name     %s\n", human.OneLineName(*r.Name, 100))
 	}
 	fmt.Fprintf(w, "File     %s\n", human.QuotePath(r.Path))
 	if r.Leaf != nil {

@@ -69,7 +69,7 @@ func (t *transcript) head(path []*jsonl.Entry) {
 	sv := t.sv
 	fmt.Fprintf(t.w, "Session  %s\n", human.QuotePath(sv.Header.ID))
 	if sv.HasName {
-		fmt.Fprintf(t.w, "Name     %s\n", human.OneLine(sv.Name, 100))
+		fmt.Fprintf(t.w, "Name     %s\n", human.OneLineName(sv.Name, 100))
 	}
 	fmt.Fprintf(t.w, "File     %s\n", human.QuotePath(sv.Path))
 	if sv.Header.HasCwd {
@@ -198,7 +198,7 @@ func (t *transcript) fold() int {
 // label returns "  (label: x)" for a labelled entry.
 func (t *transcript) label(en *jsonl.Entry) string {
 	if l, ok := t.sv.Labels[en.ID]; ok && en.IDKind == jsonl.KindString {
-		return "  (label: " + human.OneLine(l, 60) + ")"
+		return "  (label: " + human.OneLineName(l, 60) + ")"
 	}
 	return ""
 }

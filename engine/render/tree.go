@@ -91,7 +91,7 @@ func writeTreeText(w io.Writer, sv *Session, roots []*tree.Node) int {
 		if sv.Leaf != "" && f.n.Entry.IDKind == jsonl.KindString && f.n.Key == sv.Leaf {
 			gutter = "* "
 		}
-		id := jsonl.KeyString(f.n.Key)
+		id := human.QuotePath(jsonl.KeyString(f.n.Key))
 		if f.n.Entry.IDKind == jsonl.KindAbsent {
 			id = "(no id)"
 		}
@@ -102,7 +102,7 @@ func writeTreeText(w io.Writer, sv *Session, roots []*tree.Node) int {
 		printed[f.n] = true
 		line := id + "  " + Preview(f.n.Entry)
 		if f.n.HasLabel {
-			line += "  (label: " + human.OneLine(f.n.Label, 40) + ")"
+			line += "  (label: " + human.OneLineName(f.n.Label, 40) + ")"
 		}
 		fmt.Fprintf(w, "%s%s%s\n", gutter, f.prefix, line)
 		push(f.n.Children, f.rail)

@@ -71,6 +71,30 @@ func OneLine(s string, n int) string {
 	return b.String()
 }
 
+// OneLineName returns a name (a session's name or id, a label, an agent's
+// name) for one line of a table: OneLine(s, n) when s is plain text
+// (PlainText), else its first n runes quoted by Quote ("a\nb\u001b"), so
+// that a newline, an escape sequence or a byte that is not UTF-8 in it
+// shows as such and never reaches a pipe or a terminal raw.
+func OneLineName(s string, n int) string {
+	if PlainText(s) {
+		return OneLine(s, n)
+	}
+	return Quote(CutRunes(s, n))
+}
+
+// OneLineText returns a text (a first message) for one line of a table:
+// OneLine(s, n), with its whitespace folded, quoted by Quote when that is
+// not plain text (an escape sequence or another control character, a
+// byte that is not UTF-8).
+func OneLineText(s string, n int) string {
+	t := OneLine(s, n)
+	if PlainText(t) {
+		return t
+	}
+	return Quote(t)
+}
+
 // cutLast is OneLine's cut of folded text that goes on after its n
 // runes: the first n-1 of them (bytes that are not UTF-8 as U+FFFD) and
 // "…".

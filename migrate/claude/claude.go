@@ -305,8 +305,8 @@ func (s *store) summaries(p *project) map[string]summary {
 		if err != nil {
 			continue
 		}
-		_ = migrate.EachLine(fh, func(_ int, line []byte) bool {
-			if !strings.Contains(string(line), `"summary"`) {
+		_ = migrate.EachLine(fh, 0, func(_ int, line []byte, err error) bool {
+			if err != nil || !strings.Contains(string(line), `"summary"`) {
 				return true
 			}
 			var r struct {
@@ -334,11 +334,11 @@ func (s *store) historyCwd(dirName string) string {
 		s.history = make(map[string]string)
 		if s.l.history != "" {
 			if fh, err := srcfs.Open(s.l.history); err == nil {
-				_ = migrate.EachLine(fh, func(_ int, line []byte) bool {
+				_ = migrate.EachLine(fh, 0, func(_ int, line []byte, err error) bool {
 					var r struct {
 						Project string `json:"project"`
 					}
-					if migrate.DecodeLine(line, &r) == nil && r.Project != "" {
+					if err == nil && migrate.DecodeLine(line, &r) == nil && r.Project != "" {
 						s.history[EncodeCwd(r.Project)] = r.Project
 					}
 					return true
@@ -377,11 +377,11 @@ func firstSessionID(path string) string {
 	}
 	defer fh.Close()
 	var sid string
-	_ = migrate.EachLine(fh, func(_ int, line []byte) bool {
+	_ = migrate.EachLine(fh, 0, func(_ int, line []byte, err error) bool {
 		var r struct {
 			SessionID string `json:"sessionId"`
 		}
-		if migrate.DecodeLine(line, &r) == nil && r.SessionID != "" {
+		if err == nil && migrate.DecodeLine(line, &r) == nil && r.SessionID != "" {
 			sid = r.SessionID
 			return false
 		}

@@ -103,9 +103,12 @@ func (c *converter) read(path string) ([]*rec, error) {
 	}
 	defer fh.Close()
 	var recs []*rec
-	err = migrate.EachLine(fh, func(n int, line []byte) bool {
+	err = migrate.EachLine(fh, c.store.opts.MaxLine, func(n int, line []byte, err error) bool {
 		r := &rec{}
-		if err := migrate.DecodeLine(line, r); err != nil {
+		if err == nil {
+			err = migrate.DecodeLine(line, r)
+		}
+		if err != nil {
 			c.conv.Damage = append(c.conv.Damage, &migrate.Damage{Path: path, Line: n, Err: err})
 			return true
 		}

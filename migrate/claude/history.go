@@ -71,9 +71,12 @@ func (s *store) readHistory() (sessions []*historySession, noSession int, damage
 	}
 	defer fh.Close()
 	byID := map[string]*historySession{}
-	err = migrate.EachLine(fh, func(n int, line []byte) bool {
+	err = migrate.EachLine(fh, s.opts.MaxLine, func(n int, line []byte, err error) bool {
 		var h historyLine
-		if err := migrate.DecodeLine(line, &h); err != nil {
+		if err == nil {
+			err = migrate.DecodeLine(line, &h)
+		}
+		if err != nil {
 			damage = append(damage, &migrate.Damage{Path: s.l.history, Line: n, Err: err})
 			return true
 		}

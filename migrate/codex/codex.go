@@ -328,13 +328,16 @@ func (s *store) readEntries(ctx context.Context, r *rollout, progress func(strin
 	var entries []entry
 	var damage []*migrate.Damage
 	last := 0
-	err = migrate.EachLine(fh, func(n int, b []byte) bool {
+	err = migrate.EachLine(fh, s.opts.MaxLine, func(n int, b []byte, err error) bool {
 		last = n
 		if ctx.Err() != nil {
 			return false
 		}
 		var l line
-		if err := migrate.DecodeLine(b, &l); err != nil {
+		if err == nil {
+			err = migrate.DecodeLine(b, &l)
+		}
+		if err != nil {
 			damage = append(damage, &migrate.Damage{Path: r.path, Line: n, Err: err})
 			return true
 		}

@@ -153,8 +153,10 @@ func readMeta(path string) (meta, error) {
 	}
 	defer fh.Close()
 	var derr error
-	err = migrate.EachLine(fh, func(n int, line []byte) bool {
-		derr = migrate.DecodeLine(line, &m)
+	err = migrate.EachLine(fh, 0, func(n int, line []byte, err error) bool {
+		if derr = err; err == nil {
+			derr = migrate.DecodeLine(line, &m)
+		}
 		return false
 	})
 	if err != nil {
@@ -424,14 +426,17 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		if err != nil {
 			return nil, err
 		}
-		err = migrate.EachLine(fh, func(n int, line []byte) bool {
+		err = migrate.EachLine(fh, s.opts.MaxLine, func(n int, line []byte, err error) bool {
 			var probe struct {
 				ID       *string          `json:"id"`
 				Set      *json.RawMessage `json:"$set"`
 				RewindTo *string          `json:"$rewindTo"`
 				meta
 			}
-			if err := migrate.DecodeLine(line, &probe); err != nil {
+			if err == nil {
+				err = migrate.DecodeLine(line, &probe)
+			}
+			if err != nil {
 				conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
 				return true
 			}

@@ -23,7 +23,10 @@
 // call, is_compaction for the summarization call). Older versions are
 // read by column name. A database whose schema_version is above 17 is
 // refused with an error naming its version, never read as if it were
-// known; one without Goose's tables is not taken for Goose's.
+// known; one without Goose's tables is not taken for Goose's. Messages
+// rows whose session is not in the sessions table are reported as
+// damage, one report for each session they name; a working_dir that is
+// not an absolute path is reported and not taken as the session's cwd.
 //
 // Mapping, message by message in (created_timestamp, id) order:
 //

@@ -81,9 +81,9 @@ func isLegacyFile(path string) bool {
 	}
 	defer f.Close()
 	ok := false
-	_ = migrate.EachLine(f, func(_ int, line []byte) bool {
+	_ = migrate.EachLine(f, 0, func(_ int, line []byte, err error) bool {
 		var m map[string]json.RawMessage
-		if json.Unmarshal(line, &m) == nil {
+		if err == nil && json.Unmarshal(line, &m) == nil {
 			_, role := m["role"]
 			_, content := m["content"]
 			_, desc := m["description"]
@@ -198,6 +198,8 @@ type session struct {
 	// database without the usage ledger.
 	last migrate.Usage
 	file string // the legacy file
+	// cwdLine is the line of the legacy file whose working_dir cwd is.
+	cwdLine int
 }
 
 func (s *store) Close() error {
@@ -231,6 +233,20 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 			}
 			list = append(list, &session{id: id, file: f})
 		}
+		if s.db != nil {
+			// Messages of a session the sessions table does not have
+			// cannot be imported; each such session is reported.
+			orphans, err := s.orphanMessages(ctx, inDB)
+			if err != nil {
+				yield(migrate.Ref{}, err)
+				return
+			}
+			for _, d := range orphans {
+				if !yield(migrate.Ref{}, d) {
+					return
+				}
+			}
+		}
 		for _, ss := range sqlitedb.ParentsFirst(list, sessionID, sessionParent, sessionCreated) {
 			if ctx.Err() != nil {
 				yield(migrate.Ref{}, ctx.Err())
@@ -246,6 +262,56 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 			}
 		}
 	}
+}
+
+// orphanMessages returns, for each session id the messages table names
+// that is not among the sessions read (inDB), a Damage saying how many
+// of its messages are not imported.
+func (s *store) orphanMessages(ctx context.Context, inDB map[string]bool) ([]*migrate.Damage, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT session_id, COUNT(*) FROM messages GROUP BY session_id ORDER BY session_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list the sessions of the messages of %s: %w", s.l.db, err)
+	}
+	defer rows.Close()
+	var out []*migrate.Damage
+	for rows.Next() {
+		var id sql.NullString
+		var n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("list the sessions of the messages of %s: %w", s.l.db, err)
+		}
+		if id.Valid && inDB[id.String] {
+			continue
+		}
+		pos := "messages of session " + strconv.Quote(id.String)
+		if !id.Valid {
+			pos = "messages without a session"
+		}
+		what := fmt.Sprintf("%d messages name", n)
+		if n == 1 {
+			what = "1 message names"
+		}
+		out = append(out, &migrate.Damage{Path: s.l.db, Pos: pos,
+			Err: fmt.Errorf("%s a session the sessions table does not have; not imported", what)})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list the sessions of the messages of %s: %w", s.l.db, err)
+	}
+	return out, nil
+}
+
+// absPath reports whether p is an absolute path on Unix or on Windows
+// (Goose runs on both; a store may be read on another system): a
+// working_dir that is not is not taken as a session's cwd.
+func absPath(p string) bool {
+	switch {
+	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\\`):
+		return true
+	case len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
+		c := p[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return false
 }
 
 func asString(v any) string {
@@ -395,9 +461,20 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	if m.Start.IsZero() && len(msgs) > 0 {
 		m.Start = msgs[0].created
 	}
-	if ss.cwd != "" {
+	switch {
+	case absPath(ss.cwd):
 		m.Cwd, m.CwdKnown = ss.cwd, true
-	} else {
+	case ss.cwd != "":
+		// A relative working_dir (../../../etc) names no directory: the
+		// session's cwd is unknown, and the field is reported.
+		d := &migrate.Damage{Path: s.l.db, Pos: "session " + strconv.Quote(ss.id)}
+		if ss.file != "" {
+			d = &migrate.Damage{Path: ss.file, Line: ss.cwdLine}
+		}
+		d.Err = fmt.Errorf("working_dir %q is not an absolute path; the session is imported with an unknown cwd", ss.cwd)
+		conv.Damage = append(conv.Damage, d)
+		fallthrough
+	default:
 		m.Cwd = s.opts.Cwd
 	}
 	c := newConverter(ss, usage, len(msgs))
@@ -488,7 +565,7 @@ func (s *store) fileMessages(ctx context.Context, ss *session, conv *migrate.Con
 	defer f.Close()
 	var out []*message
 	first := true
-	err = migrate.EachLine(f, func(n int, line []byte) bool {
+	err = migrate.EachLine(f, s.opts.MaxLine, func(n int, line []byte, err error) bool {
 		if ctx.Err() != nil {
 			return false
 		}
@@ -500,13 +577,16 @@ func (s *store) fileMessages(ctx context.Context, ss *session, conv *migrate.Con
 			WorkingDir string            `json:"working_dir"`
 			Desc       string            `json:"description"`
 		}
-		if err := migrate.DecodeLine(line, &v); err != nil {
+		if err == nil {
+			err = migrate.DecodeLine(line, &v)
+		}
+		if err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ss.file, Line: n, Err: err})
 			first = false
 			return true
 		}
 		if first && v.Role == nil {
-			ss.cwd, ss.name = v.WorkingDir, v.Desc
+			ss.cwd, ss.name, ss.cwdLine = v.WorkingDir, v.Desc, n
 			first = false
 			return true
 		}

@@ -88,7 +88,7 @@ var goFuncs = map[string]any{
 func TestPiSessionManagerParity(t *testing.T) {
 	t.Parallel()
 	_, modules := testenv.Pi(t)
-	data, err := os.ReadFile(filepath.Join(modules, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "session-manager.d.ts"))
+	data, err := os.ReadFile(filepath.Join(testenv.PiPackageDir(modules), "dist", "core", "session-manager.d.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}

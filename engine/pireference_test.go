@@ -202,14 +202,21 @@ func short(v any) string {
 	return string(b)
 }
 
-// ourList is sessctl's listing of dir, each info as JSON data.
+// ourList is sessctl's listing of dir for cwd as pi 1.x lists it (only
+// the sessions of cwd), each info as JSON data.
 func ourList(t *testing.T, cwd, dir string) []map[string]any {
+	return ourListing(t, cwd, dir, true)
+}
+
+// ourListing is ourList, of every session of dir unless cwdOnly (pi
+// before 1.0).
+func ourListing(t *testing.T, cwd, dir string, cwdOnly bool) []map[string]any {
 	t.Helper()
-	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), cwd, engine.ListOptions{NoIndex: true})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), cwd, engine.ListOptions{NoIndex: true, CwdOnly: cwdOnly})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []map[string]any
+	out := []map[string]any{}
 	for i := range infos {
 		var buf bytes.Buffer
 		render.Info(&buf, &infos[i])
@@ -536,7 +543,7 @@ func TestPiCorpusReleaseAgrees(t *testing.T) {
 		}
 		return out
 	}
-	if d := firstDiff("list", generic(noName(pi.Lists[0])), generic(noName(ourList(t, "/home/u/proj", dir)))); d != "" {
+	if d := firstDiff("list", generic(noName(pi.Lists[0])), generic(noName(ourListing(t, "/home/u/proj", dir, false)))); d != "" {
 		t.Errorf("list differs from pi %s's: %s", pi.Version, d)
 	}
 	t.Logf("pi %s, seed %d: states %d/%d as pi's, the name aside", pi.Version, seed, good, len(files))

@@ -127,7 +127,7 @@ func create(ctx context.Context, cwd string, opts options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	s := &Session{opts: opts, cwd: cwd, dir: dir, persist: true}
+	s := &Session{opts: opts, cwd: layout.ResolvePath(cwd), dir: dir, persist: true}
 	var parent *string
 	if opts.ParentSession != "" {
 		parent = &opts.ParentSession
@@ -143,6 +143,7 @@ func inMemory(cwd string, opts options) *Session {
 	if cwd == "" {
 		cwd = processCwd()
 	}
+	cwd = layout.ResolvePath(cwd)
 	s := &Session{opts: opts, cwd: cwd, persist: false}
 	now := opts.now()
 	s.newState(jsonl.NewHeaderLine(opts.sessionID(), now, cwd, nil))
@@ -332,6 +333,7 @@ func (s *Session) load(context.Context) error {
 		if s.cwd == "" {
 			s.cwd = processCwd()
 		}
+		s.cwd = layout.ResolvePath(s.cwd)
 		s.newState(jsonl.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
 		return nil
 	}
@@ -398,6 +400,7 @@ func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident f
 		if s.cwd == "" {
 			s.cwd = processCwd()
 		}
+		s.cwd = layout.ResolvePath(s.cwd)
 		s.newState(jsonl.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
 		if !s.opts.ReadOnly {
 			s.disk = diskState{loaded: true, ident: ident, size: int64(len(data)), empty: true}
@@ -417,6 +420,9 @@ func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident f
 			s.cwd = processCwd()
 		}
 	}
+	// pi 1.x resolves the cwd it is given or reads (a relative or "~"
+	// one, "" included, against the process's directory).
+	s.cwd = layout.ResolvePath(s.cwd)
 	version := migrate.VersionOf(&p.Entries[0])
 	if version > CurrentVersion && !s.opts.ReadOnly {
 		return &VersionError{Path: s.file, Found: version, Max: CurrentVersion}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"iter"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -350,10 +351,21 @@ func (st *Store) listing(o ListOptions) listing {
 // (no header as first object) are left out, as pi leaves them out. A
 // missing directory gives an empty list; nothing is created (pi creates
 // the default directory): a listing writes nothing into the store, only
-// its list index into the cache directory.
+// its list index into the cache directory. For a store opened on a Dir,
+// List with a cwd lists the sessions of that directory, with o.CwdOnly
+// only those whose header cwd is cwd (pi 1.x's list(cwd, sessionDir)).
 func (st *Store) List(ctx context.Context, cwd string, o ListOptions) ([]Info, error) {
 	lo := st.listing(o)
 	switch {
+	case cwd != "" && st.agentDir == "" && o.CwdOnly:
+		infos, err := listDir(ctx, lo, st.sessionDir(cwd))
+		if err != nil {
+			return nil, err
+		}
+		want := layout.ResolvePath(cwd)
+		return slices.DeleteFunc(infos, func(in Info) bool {
+			return in.Cwd == "" || layout.ResolvePath(in.Cwd) != want
+		}), nil
 	case cwd != "":
 		return listDir(ctx, lo, st.sessionDir(cwd))
 	case st.agentDir != "":

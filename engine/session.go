@@ -42,9 +42,9 @@ type Session struct {
 	// unwritten is the position in ix.Entries() of the first entry not yet
 	// on disk. A new session stays in memory until it has an assistant
 	// message (pi's rule); after that every append is written at once.
-	onDisk       bool
-	unwritten    int
-	hasAssistant bool
+	onDisk          bool
+	unwritten       int
+	hasConversation bool
 
 	f          vfs.File      // read-write append handle, open while the file exists and we write
 	fileID     fs.FileInfo   // identity of the file we append to
@@ -115,7 +115,7 @@ func (s *Session) newState(header []byte) {
 	s.ix = tree.Build(nil)
 	s.onDisk = false
 	s.unwritten = 0
-	s.hasAssistant = false
+	s.hasConversation = false
 }
 
 // create starts a new session for cwd in opts.Dir, which is created, a
@@ -490,10 +490,10 @@ func checkHeader(path string, p *jsonl.Parsed) error {
 func (s *Session) index(entries []Entry) {
 	s.header = entries[0]
 	s.ix = tree.Build(entries[1:]) // later header lines are skipped, as in pi
-	s.hasAssistant = false
+	s.hasConversation = false
 	for _, e := range s.ix.Entries() {
-		if isAssistant(e) {
-			s.hasAssistant = true
+		if isConversation(e) {
+			s.hasConversation = true
 			break
 		}
 	}
@@ -655,9 +655,11 @@ func (s *Session) Index(f func(ix *tree.Index)) {
 	f(s.ix)
 }
 
-// isAssistant reports whether e is a message entry with role assistant.
-func isAssistant(e *Entry) bool {
-	return e.Type == jsonl.TypeMessage && e.Message() != nil && e.Role == "assistant"
+// isConversation reports whether e is a message entry with role user or
+// assistant: pi 1.x writes a new session's file at the first one (0.73.1
+// waited for the first assistant message).
+func isConversation(e *Entry) bool {
+	return e.Type == jsonl.TypeMessage && e.Message() != nil && (e.Role == "user" || e.Role == "assistant")
 }
 
 // checkKind refuses, by its Lstat, a path that cannot be a session file

@@ -169,7 +169,7 @@ type CreateOptions struct {
 	// leaves it out.
 	ParentSession string
 	// WriteAtOnce writes the session's file at its first append, and
-	// fsyncs it, instead of at its first assistant message (pi's rule),
+	// fsyncs it, instead of at its first user or assistant message (pi's rule),
 	// so that the first prompt survives a crash. See Create for what pi
 	// makes of such a file.
 	WriteAtOnce bool
@@ -194,7 +194,7 @@ type CreateOptions struct {
 // with the prompt in its context. Resuming it, though, pi appends its
 // next entries plainly only while it writes an assistant message first:
 // if its first entry is another user message (a new prompt, a model
-// change), its first assistant message after that writes the whole
+// change), its first user or assistant message after that writes the whole
 // session into the file again, a second header and every entry once
 // more (pi's duplicate-header bug, which 0.73.1 still has). pi then
 // lists the session with its messages counted twice, though its context

@@ -43,7 +43,7 @@ if [ "$version" != "$reference" ]; then
 fi
 # The tests that call testenv.Pi (internal/testenv's TestPiCompatCoversPiTests
 # keeps this list complete).
-tests='^(TestPiSessionManagerParity|TestAppendsAsPi16|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs|TestInABrowser|TestServeAPiStore)$'
+tests='^(TestPiSessionManagerParity|TestAppendsAsPi16|TestContextEditLoadsInPi|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs|TestInABrowser|TestServeAPiStore)$'
 packages=(./engine/ ./compaction/ ./cmd/sessctl/ ./examples/agent/ ./engine/web/)
 log=$(mktemp "${TMPDIR:-/tmp}/pi-compat-$version.XXXXXX")
 echo "pi-compat.sh: pi $version from $dir; log in $log" >&2

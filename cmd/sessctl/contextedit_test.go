@@ -56,6 +56,28 @@ func TestContextEdit(t *testing.T) {
 			t.Errorf("the omitted message is still in the context: %s", b)
 		}
 	}
+	// show says which messages are edited, and shows the edits.
+	out, errOut, code = mutRun(t, "", "show", file)
+	for _, want := range []string{
+		"(replaced in the model context by " + res.EntryID + ")",
+		"(omitted from the model context by ",
+		"-- context edit: " + ids[2] + " replaced in the model context [" + res.EntryID + "]",
+		"-- context edit: " + ids[3] + " omitted from the model context [",
+		"Fixing.", // the omitted message is still shown
+	} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("show lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
+		}
+	}
+	// So do the exports, and the context edits are notes there.
+	for _, format := range []string{"md", "html"} {
+		out, errOut, code := mutRun(t, "", "export", file, "--format", format)
+		for _, want := range []string{"replaced in the model context by ", "omitted from the model context by ", "Context edit: ", "Fixing."} {
+			if code != exitOK || !strings.Contains(out, want) {
+				t.Errorf("export --format %s lacks %q (exit %d, %s)", format, want, code, errOut)
+			}
+		}
+	}
 	// The history is unchanged: every entry is still there.
 	s := reload(t, file)
 	for _, id := range ids {

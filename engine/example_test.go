@@ -82,7 +82,7 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// A new session's file appears with its first assistant message, as in
+// A new session's file appears with its first user or assistant message, as in
 // pi; with WriteAtOnce, at its first append, synced.
 func ExampleStore_Create() {
 	st, done := exampleStore()

@@ -223,7 +223,7 @@ func TestStoreOnDir(t *testing.T) {
 
 // TestOpenMissingPath: opening a path that does not exist is ErrNotFound
 // and leaves nothing behind; OpenOptions.Create starts a new session
-// there, written at its first assistant message.
+// there, written at its first user or assistant message.
 func TestOpenMissingPath(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -416,7 +417,8 @@ func (s *Session) AppendLabelChange(targetID, label string) (string, error) {
 	})
 }
 
-// AppendSessionInfo appends a session_info entry with the trimmed name.
+// AppendSessionInfo appends a session_info entry with the name, its runs
+// of line breaks turned into one space (pi 1.x) and trimmed.
 // An empty or blank name clears the session's name (pi 0.73.1; pi 0.58.3
 // kept the earlier name).
 func (s *Session) AppendSessionInfo(name string) (string, error) {
@@ -424,10 +426,14 @@ func (s *Session) AppendSessionInfo(name string) (string, error) {
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
 		p := s.envelope(jsonl.TypeSessionInfo)
-		p.b.String("name", jsTrim(name))
+		p.b.String("name", jsTrim(lineBreaks.ReplaceAllString(name, " ")))
 		return p, nil
 	})
 }
+
+// lineBreaks are the runs of CR and LF pi 1.x turns into one space in a
+// session name.
+var lineBreaks = regexp.MustCompile(`[\r\n]+`)
 
 // jsTrim is String.prototype.trim.
 func jsTrim(s string) string {

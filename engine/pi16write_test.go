@@ -98,6 +98,7 @@ func TestAppendsAsPi16(t *testing.T) {
 		{"branchWithSummary", "a0000004", "B", "<undefined>", "<undefined>", usageAny},             // a000000b
 		{"appendContextEdit", "a0000009", nil},                                                     // refused: not editable
 		{"appendContextEdit", "a000000a", nil},                                                     // refused: not on the branch
+		{"appendSessionInfo", "  fix\r\nthe\n\nparser  "},                                          // a000000c: line breaks become spaces
 	}
 	dir := t.TempDir()
 	req := map[string]any{"cwd": "/w", "sessionId": "019ab000-0000-7000-8000-000000000001", "clock": start.UnixMilli(), "ids": ids, "calls": calls}
@@ -155,6 +156,7 @@ func TestAppendsAsPi16(t *testing.T) {
 		second(s.BranchWithSummary(engine.BranchSummary{FromID: "a0000004", Summary: "B", Usage: usage})),
 		second(s.AppendContextEdit("a0000009", nil)),
 		second(s.AppendContextEdit("a000000a", nil)),
+		second(s.AppendSessionInfo("  fix\r\nthe\n\nparser  ")),
 	}
 	for i, err := range results {
 		if (pi.Errors[i] != nil) != (err != nil) {

@@ -88,7 +88,7 @@ func TestPrepareBranchEntries(t *testing.T) {
 	}
 	req := p.Request("focus", false)
 	if !strings.HasPrefix(req.Prompt, "<conversation>\n[User]: edit it\n\n[Assistant tool calls]: edit(path=\"y.ts\")\n</conversation>\n\n"+BranchPrompt) ||
-		!strings.HasSuffix(req.Prompt, "\n\nAdditional focus: focus") || req.MaxTokens != 2048 || req.Kind != KindBranch {
+		!strings.HasSuffix(req.Prompt, "\n\nAdditional focus: focus") || req.MaxTokens != 0 || req.Kind != KindBranch {
 		t.Errorf("request = %+v", req)
 	}
 	if r := p.Request("only this", true); !strings.HasSuffix(r.Prompt, "</conversation>\n\nonly this") || !r.ReplaceInstructions {

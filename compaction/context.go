@@ -54,10 +54,14 @@ var NullLeaf = Leaf{Kind: jsonl.KindNull}
 //  3. the path runs from the root to that entry;
 //  4. thinking level and model come from the last thinking_level_change,
 //     and the last model_change or assistant message, on the path;
-//  5. without a compaction on the path every entry converts to at most one
-//     message; with one, the latest compaction's summary comes first, then
-//     the path entries before it from its firstKeptEntryId on, then the
-//     entries after it.
+//  5. the messages are pi 1.x's projection (buildSessionProjection):
+//     without a compaction on the path every entry converts to its
+//     messages; with one, the latest compaction's systemMessage (when it
+//     has one) and summary come first, then the path entries before it
+//     from its firstKeptEntryId on (system messages skipped; none for a
+//     retain-none compaction), then the entries after it; the newest
+//     context_edit among those entries of each target omits or replaces
+//     the target's messages.
 func Build(ix *tree.Index, leaf Leaf) Context {
 	ctx, _ := BuildLoad(ix, leaf, nil)
 	return ctx
@@ -159,48 +163,12 @@ func FromPathLoad(path []*jsonl.Entry, load func([]*jsonl.Entry) error) (Context
 			ctx.Model = modelObject(p, m)
 		}
 	}
-	if comp == nil {
-		return ctx, ctx.appendAll(path, need)
+	ces := contextEntries(path)
+	if err := need(ces...); err != nil {
+		return ctx, err
 	}
-	summary, _ := comp.Field("summary")
-	tokens, _ := comp.Field("tokensBefore")
-	b := jsonl.NewObject(64+len(summary)).String("role", "compactionSummary")
-	addRaw(b, "summary", summary)
-	addRaw(b, "tokensBefore", tokens)
-	addTime(b, comp)
-	ctx.Messages = append(ctx.Messages, Message{Raw: b.Bytes(), Entry: comp})
-
-	compIdx := -1
-	for i, e := range path {
-		if e.Type == jsonl.TypeCompaction && sameID(e, comp) {
-			compIdx = i
-			break
-		}
-	}
-	firstKept, hasFirstKept := comp.Field("firstKeptEntryId")
-	isFirstKept := idMatcher(firstKept, hasFirstKept)
-	kept := compIdx
-	for i := 0; i < compIdx; i++ {
-		if isFirstKept(path[i]) {
-			kept = i
-			break
-		}
-	}
-	// The kept entries before the compaction, then those after it.
-	after := path[compIdx+1:]
-	return ctx, ctx.appendAll(append(path[kept:compIdx:compIdx], after...), need)
-}
-
-// appendAll appends the entries es (appendEntry) after need has given
-// them their bytes.
-func (ctx *Context) appendAll(es []*jsonl.Entry, need func(...*jsonl.Entry) error) error {
-	if err := need(es...); err != nil {
-		return err
-	}
-	for _, e := range es {
-		ctx.appendEntry(e)
-	}
-	return nil
+	ctx.Messages = projectionMessages(project(ces))
+	return ctx, nil
 }
 
 // sameID reports whether two entries have the same id (both absent counts).
@@ -260,43 +228,6 @@ func addTime(b *jsonl.ObjectBuilder, e *jsonl.Entry) {
 		}
 	}
 	b.Null("timestamp")
-}
-
-// appendEntry converts one path entry to at most one message.
-func (ctx *Context) appendEntry(e *jsonl.Entry) {
-	switch e.Type {
-	case jsonl.TypeMessage:
-		msg := e.Message()
-		if msg == nil {
-			// Not an object: pi returns whatever is stored (undefined
-			// becomes null in JSON).
-			v, ok := e.Field("message")
-			if !ok {
-				v = []byte("null")
-			}
-			msg = v
-		}
-		ctx.Messages = append(ctx.Messages, Message{Raw: msg, Entry: e, Stored: true})
-	case jsonl.TypeCustomMessage:
-		b := jsonl.NewObject(128).String("role", "custom")
-		for _, k := range []string{"customType", "content", "display", "details"} {
-			v, _ := e.Field(k)
-			addRaw(b, k, v)
-		}
-		addTime(b, e)
-		ctx.Messages = append(ctx.Messages, Message{Raw: b.Bytes(), Entry: e})
-	case jsonl.TypeBranchSummary:
-		summary, ok := e.Field("summary")
-		if !ok || !truthy(summary) {
-			return
-		}
-		from, _ := e.Field("fromId")
-		b := jsonl.NewObject(64+len(summary)).String("role", "branchSummary")
-		addRaw(b, "summary", summary)
-		addRaw(b, "fromId", from)
-		addTime(b, e)
-		ctx.Messages = append(ctx.Messages, Message{Raw: b.Bytes(), Entry: e})
-	}
 }
 
 // truthy reports JavaScript truthiness of a JSON value.

@@ -1,9 +1,12 @@
 // Package compaction turns a session path into the model context and makes
-// compaction decisions, following pi 0.73.1 (see README's compatibility
-// section for where it differs from 0.58.3).
+// compaction decisions, following pi 1.6.0 (see README's compatibility
+// section for where it differs from 0.73.1 and 0.58.3).
 //
-// Build is pi's buildSessionContext: the latest compaction's summary first,
-// then the kept range from its firstKeptEntryId, then everything after it;
+// Build is pi's buildSessionContext, the messages of its session
+// projection: the latest compaction's systemMessage checkpoint and
+// summary first, then the kept range from its firstKeptEntryId (system
+// messages skipped), then everything after it, each entry's newest
+// context edit applied (the message omitted, or its content replaced);
 // branch summaries and custom messages become messages of their own; the
 // model and thinking level are those last set on the path. Stored message
 // objects are returned as the bytes that were read, never re-encoded.

@@ -24,34 +24,46 @@ func addTo(m *map[string]bool, path string) {
 }
 
 // AddMessage records the file operations of one message
-// (extractFileOpsFromMessage): only assistant messages count, and in them
-// each toolCall block named exactly "read", "write" or "edit" whose
-// arguments.path is a non-empty string. Paths are kept exactly as the model
-// wrote them. Other tools, other argument names and tool results are
-// ignored.
+// (extractFileOpsFromMessage): in an assistant message each toolCall
+// block, in a tool result each call of its nestedCalls.calls (the calls a
+// codemode script made, pi 1.x), named exactly "read", "write" or "edit"
+// whose arguments.path is a non-empty string. Paths are kept exactly as
+// the model wrote them. Other tools, other argument names and other
+// messages are ignored.
 func (f *FileOps) AddMessage(msg []byte) {
-	c := fields(msg, "role", "content")
-	if role, _ := jsonl.String(c[0]); role != "assistant" {
+	c := fields(msg, "role", "content", "nestedCalls")
+	switch role, _ := jsonl.String(c[0]); role {
+	case "toolResult":
+		calls, _ := jsonl.Lookup(c[2], "calls")
+		eachElem(calls, func(b []byte) {
+			bf := fields(b, "name", "arguments")
+			f.add(bf[0], bf[1])
+		})
+	case "assistant":
+		eachElem(c[1], func(b []byte) {
+			bf := fields(b, "type", "name", "arguments")
+			if t, _ := jsonl.String(bf[0]); t != "toolCall" || bf[1] == nil {
+				return
+			}
+			f.add(bf[1], bf[2])
+		})
+	}
+}
+
+// add is pi's addFileOp: a read, write or edit call with a path.
+func (f *FileOps) add(name, args []byte) {
+	path, _ := jsonl.String(fields(args, "path")[0])
+	if path == "" {
 		return
 	}
-	eachElem(c[1], func(b []byte) {
-		bf := fields(b, "type", "name", "arguments")
-		if t, _ := jsonl.String(bf[0]); t != "toolCall" || bf[1] == nil {
-			return
-		}
-		path, _ := jsonl.String(fields(bf[2], "path")[0])
-		if path == "" {
-			return
-		}
-		switch name, _ := jsonl.String(bf[1]); name {
-		case "read":
-			addTo(&f.Read, path)
-		case "write":
-			addTo(&f.Written, path)
-		case "edit":
-			addTo(&f.Edited, path)
-		}
-	})
+	switch n, _ := jsonl.String(name); n {
+	case "read":
+		addTo(&f.Read, path)
+	case "write":
+		addTo(&f.Written, path)
+	case "edit":
+		addTo(&f.Edited, path)
+	}
 }
 
 // addDetails carries over the file lists of an earlier compaction or

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
@@ -77,73 +76,85 @@ type Preparation struct {
 	TurnPrefix *Request
 }
 
-// Prepare is pi 0.73.1's prepareCompaction(path, settings) over a
+// Prepare is pi 1.x's prepareCompaction(path, settings) over a
 // root-to-leaf path (getBranch(): every entry type included). It fails
 // with ErrAlreadyCompacted when the last entry is a compaction, and with
-// ErrNothingToCompact when the path is empty or the first kept entry has
-// no string id.
+// ErrNothingToCompact when the path is empty, the first kept entry has
+// no string id, or there is nothing to summarise.
 //
-// The window runs from the previous compaction's first kept entry (the
-// entry after that compaction when its firstKeptEntryId is not on the
-// path; the start of the path without a compaction) to the end, so the
-// entries the previous compaction kept are summarised or kept again (pi
-// 0.58.3 started after the compaction and lost them: pi issue #2608).
-// Compaction entries in the window are not messages to summarise.
-// TokensBefore is estimated over the path's context.
+// It works on the path's projection (the context Build gives, entry by
+// entry: the newest compaction first, then what it kept and what came
+// after, context edits applied): the window starts after the newest
+// compaction (at the first entry it kept), the cut is FindCutPoint's
+// over the projected entries (where a trailing omitted recovery attempt
+// moves it past itself), the messages to summarise are the projected
+// messages of the window, without system messages and compactions (the
+// compaction's systemMessage carries those), and TokensBefore is the
+// estimate of the projected context, from the last valid usage unless a
+// context edit or compaction came after it on the path. The indexes in
+// the Preparation are indexes in path.
 func Prepare(path []*jsonl.Entry, s Settings) (*Preparation, error) {
 	if n := len(path); n > 0 && path[n-1].Type == jsonl.TypeCompaction {
 		return nil, ErrAlreadyCompacted
 	}
+	if len(path) == 0 {
+		return nil, ErrNothingToCompact
+	}
+	ps := project(contextEntries(path))
+	pos := make(map[*jsonl.Entry]int, len(path))
+	for i, e := range path {
+		pos[e] = i
+	}
+	at := func(i int) int {
+		if i < 0 {
+			return -1
+		}
+		if i >= len(ps) {
+			return len(path)
+		}
+		return pos[ps[i].e]
+	}
 	prev := -1
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == jsonl.TypeCompaction {
+	for i, p := range ps {
+		if p.e.Type == jsonl.TypeCompaction && len(p.msgs) > 0 {
 			prev = i
 			break
 		}
 	}
-	start, end := 0, len(path)
-	if prev >= 0 {
-		// pathEntries.findIndex((e) => e.id === firstKeptEntryId)
-		start = prev + 1
-		firstKept, has := path[prev].Field("firstKeptEntryId")
-		isFirstKept := idMatcher(firstKept, has)
-		for i, e := range path {
-			if isFirstKept(e) {
-				start = i
-				break
-			}
-		}
-	}
-	cp := FindCutPoint(path, start, end, s.KeepRecentTokens)
-	if cp.FirstKeptIndex >= len(path) {
+	start := prev + 1
+	cp := cutPoint(ps, start, len(ps), s.KeepRecentTokens, true)
+	if cp.FirstKeptIndex >= len(ps) {
 		return nil, ErrNothingToCompact
 	}
-	first := path[cp.FirstKeptIndex]
+	first := ps[cp.FirstKeptIndex].e
 	if first.IDKind != jsonl.KindString || first.ID == "" {
 		return nil, fmt.Errorf("%w: the first kept entry (line %d) has no id; migrate the session", ErrNothingToCompact, first.Line)
 	}
-	p := &Preparation{
-		FirstKeptEntryID:        first.ID,
-		FirstKeptIndex:          cp.FirstKeptIndex,
-		PreviousCompactionIndex: prev,
-		StartIndex:              start,
-		TurnStartIndex:          cp.TurnStartIndex,
-		IsSplitTurn:             cp.IsSplitTurn,
-		Settings:                s,
-	}
-	ctx := FromPath(path)
-	p.TokensBefore = EstimateContextTokens(ctx.Messages).Tokens
-	p.ThinkingLevel, _ = jsonl.String(ctx.ThinkingLevel)
 	historyEnd := cp.FirstKeptIndex
 	if cp.IsSplitTurn {
 		historyEnd = cp.TurnStartIndex
 	}
-	p.MessagesToSummarize = windowMessages(path, start, historyEnd)
-	if cp.IsSplitTurn {
-		p.TurnPrefixMessages = windowMessages(path, cp.TurnStartIndex, cp.FirstKeptIndex)
+	p := &Preparation{
+		FirstKeptEntryID:        first.ID,
+		FirstKeptIndex:          at(cp.FirstKeptIndex),
+		PreviousCompactionIndex: at(prev),
+		StartIndex:              at(start),
+		TurnStartIndex:          at(cp.TurnStartIndex),
+		IsSplitTurn:             cp.IsSplitTurn,
+		Settings:                s,
 	}
+	p.MessagesToSummarize = summarised(ps[start:historyEnd])
+	if cp.IsSplitTurn {
+		p.TurnPrefixMessages = summarised(ps[cp.TurnStartIndex:cp.FirstKeptIndex])
+	}
+	if len(p.MessagesToSummarize) == 0 && len(p.TurnPrefixMessages) == 0 {
+		return nil, ErrNothingToCompact
+	}
+	ctx := FromPath(path)
+	p.TokensBefore = projectedTokens(ps, path)
+	p.ThinkingLevel, _ = jsonl.String(ctx.ThinkingLevel)
 	if prev >= 0 {
-		c := path[prev]
+		c := ps[prev].e
 		f := fields(c.Raw, "summary", "fromHook", "details")
 		p.PreviousSummary, _ = jsonl.String(f[0])
 		if !truthy(f[1]) && truthy(f[2]) {
@@ -160,20 +171,87 @@ func Prepare(path []*jsonl.Entry, s Settings) (*Preparation, error) {
 	return p, nil
 }
 
+// summarised is pi 1.x's getMessagesFromProjectedEntryForCompaction over
+// projected entries: their messages, without compactions' and without
+// system messages.
+func summarised(ps []projected) []Message {
+	var out []Message
+	for _, p := range ps {
+		if p.e.Type == jsonl.TypeCompaction {
+			continue
+		}
+		for _, m := range p.msgs {
+			if roleOf(m.Raw) != "system" {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// projectedTokens is pi 1.x's estimateProjectedContextTokens: the
+// context estimate (EstimateContextTokens) when the message whose usage
+// it uses comes from an entry after the last context edit or compaction
+// of the path; otherwise, since that usage counted what the edit or
+// compaction removed, the estimate of the current system message
+// (CurrentSystemMessage) plus every message but the system ones.
+func projectedTokens(ps []projected, path []*jsonl.Entry) float64 {
+	msgs := projectionMessages(ps)
+	est := EstimateContextTokens(msgs)
+	if est.LastUsageIndex >= 0 {
+		n := 0
+		var src *jsonl.Entry
+		for _, p := range ps {
+			if est.LastUsageIndex < n+len(p.msgs) {
+				src = p.e
+				break
+			}
+			n += len(p.msgs)
+		}
+		usageAt := -1
+		if src != nil && truthyID(src) {
+			for i, e := range path {
+				if sameID(e, src) {
+					usageAt = i
+					break
+				}
+			}
+		}
+		invalid := -1
+		for i := len(path) - 1; i >= 0; i-- {
+			if t := path[i].Type; t == jsonl.TypeContextEdit || t == jsonl.TypeCompaction {
+				invalid = i
+				break
+			}
+		}
+		if usageAt > invalid {
+			return est.Tokens
+		}
+	}
+	tokens := 0
+	if sys := CurrentSystemMessage(msgs); sys != nil {
+		tokens = EstimateTokens(sys)
+	}
+	for _, m := range msgs {
+		if roleOf(m.Raw) != "system" {
+			tokens += EstimateTokens(m.Raw)
+		}
+	}
+	return float64(tokens)
+}
+
 // Requests returns the summary requests compact() would make, with the
-// caller's custom instructions added to the history request ("" for none)
-// and the reasoning level of ThinkingLevel:
-// for a split turn with a non-empty prefix, a history request (nil when
-// MessagesToSummarize is empty) and a turn-prefix request, which pi sends
-// concurrently; otherwise one history request, which pi sends even when
-// MessagesToSummarize is empty (an empty conversation block).
+// caller's custom instructions added to both ("" for none) and the
+// reasoning level of ThinkingLevel: for a split turn with a non-empty
+// prefix, a history request (nil when MessagesToSummarize is empty) and a
+// turn-prefix request; otherwise one history request.
 func (p *Preparation) Requests(customInstructions string) (history, turnPrefix *Request) {
 	reasoning := p.reasoning()
 	if p.IsSplitTurn && len(p.TurnPrefixMessages) > 0 {
 		if len(p.MessagesToSummarize) > 0 {
 			history = historyRequest(p.MessagesToSummarize, p.Settings, customInstructions, p.PreviousSummary, reasoning)
 		}
-		return history, turnPrefixRequest(p.TurnPrefixMessages, p.Settings, reasoning)
+		return history, turnPrefixRequest(p.TurnPrefixMessages, p.Settings, customInstructions, reasoning)
 	}
 	return historyRequest(p.MessagesToSummarize, p.Settings, customInstructions, p.PreviousSummary, reasoning), nil
 }
@@ -200,8 +278,9 @@ type Result struct {
 
 // Finish assembles the compaction from the summariser's texts as pi's
 // compact() does. For a split turn with a non-empty prefix the summary is
-// the history text (NoPriorHistory when nothing was summarised before the
-// turn, whatever historyText says), SplitTurnSeparator and prefixText;
+// the history text (when nothing was summarised before the turn, whatever
+// historyText says: the previous summary, or NoPriorHistory without one),
+// SplitTurnSeparator and prefixText;
 // otherwise it is historyText. The file lists are then appended
 // (FileLists.Suffix) and stored as details.
 func Finish(p *Preparation, historyText, prefixText string) Result {
@@ -209,6 +288,9 @@ func Finish(p *Preparation, historyText, prefixText string) Result {
 	if p.IsSplitTurn && len(p.TurnPrefixMessages) > 0 {
 		if len(p.MessagesToSummarize) == 0 {
 			historyText = NoPriorHistory
+			if p.PreviousSummary != "" {
+				historyText = p.PreviousSummary
+			}
 		}
 		summary = historyText + SplitTurnSeparator + prefixText
 	}
@@ -229,29 +311,35 @@ func FinishSummary(p *Preparation, summary string) Result {
 	}
 }
 
-// Compact runs the summary requests of p through s, the two requests of a
-// split turn concurrently as pi does, and assembles the result with Finish.
-// An error of either request fails the compaction; nothing is to be
-// written then.
+// Compact runs the summary requests of p through s, the history request
+// first and then the turn prefix's, one after the other as pi 1.x does,
+// and assembles the result with Finish. An error of either request fails
+// the compaction; nothing is to be written then.
 func Compact(ctx context.Context, p *Preparation, s Summarizer, customInstructions string) (Result, error) {
 	history, prefix := p.Requests(customInstructions)
-	var (
-		htext, ptext string
-		herr, perr   error
-		wg           sync.WaitGroup
-	)
-	if prefix != nil {
-		wg.Go(func() { ptext, perr = s.Summarize(ctx, *prefix) })
-	}
+	var htext, ptext string
+	var err error
 	if history != nil {
-		htext, herr = s.Summarize(ctx, *history)
+		if htext, err = s.Summarize(ctx, *history); err != nil {
+			return Result{}, fmt.Errorf("summarize history: %w", err)
+		}
 	}
-	wg.Wait()
-	if herr != nil {
-		return Result{}, fmt.Errorf("summarize history: %w", herr)
-	}
-	if perr != nil {
-		return Result{}, fmt.Errorf("summarize turn prefix: %w", perr)
+	if prefix != nil {
+		if ptext, err = s.Summarize(ctx, *prefix); err != nil {
+			return Result{}, fmt.Errorf("summarize turn prefix: %w", err)
+		}
 	}
 	return Finish(p, htext, ptext), nil
+}
+
+// truthyID reports whether an entry's id is truthy in JavaScript.
+func truthyID(e *jsonl.Entry) bool {
+	switch e.IDKind {
+	case jsonl.KindAbsent, jsonl.KindNull:
+		return false
+	case jsonl.KindString:
+		return e.ID != ""
+	}
+	v, _ := e.IDJSON()
+	return truthy(v)
 }

@@ -1,7 +1,5 @@
 package compaction
 
-import "math"
-
 // The instruction texts below are sessctl's own wording. They follow the
 // structure pi uses (pi-compaction.md section 5.2: the same
 // headings, in the same order, for the same kinds of request), but they
@@ -90,7 +88,8 @@ Use exactly this format:
 Keep every section short. Quote file paths, function names and error messages exactly.`
 
 // TurnPrefixPrompt asks for a summary of the early part of a turn that was
-// cut in the middle. Custom instructions are never added to it.
+// cut in the middle. Custom instructions are added to it as to the
+// history request (pi 1.x; 0.73.1 added none).
 const TurnPrefixPrompt = `The conversation above is the beginning of one turn that was too long to keep in full. The rest of that turn, the most recent work, is kept word for word; this summary stands in for the beginning only.
 
 Summarise the beginning so that the kept part can be understood:
@@ -161,8 +160,10 @@ const (
 	KindBranch        Kind = "branch"         // an abandoned branch
 )
 
-// BranchMaxTokens is the maxTokens of a branch summary request.
-const BranchMaxTokens = 2048
+// BranchMaxTokens was the maxTokens of a branch summary request (pi
+// 0.73.1). pi 1.x sets no budget on any summary request (the model's own
+// output limit): Request.MaxTokens is 0.
+const BranchMaxTokens = 0
 
 // Request is one summary request: what pi would send to the model in one
 // call (a system prompt and a single user message), plus the raw inputs
@@ -176,7 +177,8 @@ type Request struct {
 	// for an update "<previous-summary>\n" + PreviousSummary +
 	// "\n</previous-summary>\n\n", then the instructions.
 	Prompt string
-	// MaxTokens is the reply budget pi asks for.
+	// MaxTokens is the reply budget asked for; 0 (what pi 1.x sends for
+	// every summary request) leaves it to the model's own output limit.
 	MaxTokens int
 	// Reasoning is the reasoning level asked of a reasoning model: the
 	// session's thinking level (Preparation.ThinkingLevel) when it is not
@@ -222,7 +224,6 @@ func historyRequest(msgs []Message, s Settings, instructions, previous, reasonin
 		Kind:               kind,
 		SystemPrompt:       SystemPrompt,
 		Prompt:             prompt,
-		MaxTokens:          int(math.Floor(0.8 * float64(s.ReserveTokens))),
 		ConversationText:   conv,
 		PreviousSummary:    previous,
 		CustomInstructions: instructions,
@@ -232,17 +233,23 @@ func historyRequest(msgs []Message, s Settings, instructions, previous, reasonin
 	return r
 }
 
-// turnPrefixRequest builds the request of generateTurnPrefixSummary.
-func turnPrefixRequest(msgs []Message, s Settings, reasoning string) *Request {
+// turnPrefixRequest builds the request of generateTurnPrefixSummary (pi
+// 1.x): "# Conversation\n" + the conversation + "\n\n# Instructions\n" +
+// the instructions, then the caller's "Additional focus".
+func turnPrefixRequest(msgs []Message, s Settings, instructions, reasoning string) *Request {
 	conv := SerializeConversation(ConvertToLLM(msgs))
+	prompt := "# Conversation\n" + conv + "\n\n# Instructions\n" + TurnPrefixPrompt
+	if instructions != "" {
+		prompt += "\n\nAdditional focus: " + instructions
+	}
 	return &Request{
-		Kind:             KindTurnPrefix,
-		SystemPrompt:     SystemPrompt,
-		Prompt:           conversationBlock(conv) + TurnPrefixPrompt,
-		MaxTokens:        int(math.Floor(0.5 * float64(s.ReserveTokens))),
-		Reasoning:        reasoning,
-		ConversationText: conv,
-		Messages:         msgs,
+		Kind:               KindTurnPrefix,
+		SystemPrompt:       SystemPrompt,
+		Prompt:             prompt,
+		Reasoning:          reasoning,
+		ConversationText:   conv,
+		CustomInstructions: instructions,
+		Messages:           msgs,
 	}
 }
 
@@ -262,7 +269,6 @@ func branchRequest(msgs []Message, instructions string, replace bool) *Request {
 		Kind:                KindBranch,
 		SystemPrompt:        SystemPrompt,
 		Prompt:              conversationBlock(conv) + instr,
-		MaxTokens:           BranchMaxTokens,
 		ConversationText:    conv,
 		CustomInstructions:  instructions,
 		ReplaceInstructions: replace && instructions != "",

@@ -132,14 +132,15 @@ func isZero(v []byte) bool {
 //
 //   - user: "[User]: " and the string content or the text blocks joined
 //     without separator (images dropped); skipped when empty;
-//   - assistant: "[Assistant thinking]: " with the thinking texts joined by
-//     "\n", then "[Assistant]: " with the text blocks joined by "\n", then
-//     "[Assistant tool calls]: " with the calls joined by "; ", each as
-//     name(k1=V1, k2=V2) with every value in JSON.stringify form; each of
-//     the three only when the message has blocks of that kind;
-//   - toolResult: "[Tool result]: " and the text blocks joined without
-//     separator, skipped when empty, cut to ToolResultMaxChars UTF-16 units
-//     with "\n\n[... N more characters truncated]" appended.
+//   - assistant: "[Assistant]: " with the text blocks joined by "\n",
+//     then "[Assistant tool calls]: " with the calls joined by "; ", each
+//     as name(k1=V1, k2=V2) with every value in JSON.stringify form; each
+//     only when the message has blocks of that kind (thinking is left out,
+//     pi 1.x: 0.73.1 wrote "[Assistant thinking]: " first);
+//   - toolResult: "[Tool result]: " and the string content or the text
+//     blocks joined without separator, skipped when empty, cut to
+//     ToolResultMaxChars UTF-16 units with
+//     "\n\n[... N more characters truncated]" appended.
 //
 // Other roles are skipped. Where pi's cut would split a surrogate pair,
 // sessctl cuts one unit earlier (a Go string cannot hold half a pair);
@@ -161,21 +162,16 @@ func SerializeConversation(msgs []Message) string {
 				parts = append(parts, "[User]: "+text)
 			}
 		case "assistant":
-			var texts, thinking, calls []string
+			var texts, calls []string
 			eachElem(f[1], func(b []byte) {
-				bf := fields(b, "type", "text", "thinking", "name", "arguments")
+				bf := fields(b, "type", "text", "name", "arguments")
 				switch t, _ := jsonl.String(bf[0]); t {
 				case "text":
 					texts = append(texts, joinString(bf[1]))
-				case "thinking":
-					thinking = append(thinking, joinString(bf[2]))
 				case "toolCall":
-					calls = append(calls, jsString(bf[3])+"("+toolArgs(bf[4])+")")
+					calls = append(calls, jsString(bf[2])+"("+toolArgs(bf[3])+")")
 				}
 			})
-			if len(thinking) > 0 {
-				parts = append(parts, "[Assistant thinking]: "+strings.Join(thinking, "\n"))
-			}
 			if len(texts) > 0 {
 				parts = append(parts, "[Assistant]: "+strings.Join(texts, "\n"))
 			}
@@ -183,7 +179,11 @@ func SerializeConversation(msgs []Message) string {
 				parts = append(parts, "[Assistant tool calls]: "+strings.Join(calls, "; "))
 			}
 		case "toolResult":
-			if text := joinTextBlocks(f[1]); text != "" {
+			text, ok := jsonl.String(f[1])
+			if !ok {
+				text = joinTextBlocks(f[1])
+			}
+			if text != "" {
 				parts = append(parts, "[Tool result]: "+truncateForSummary(text, ToolResultMaxChars))
 			}
 		}

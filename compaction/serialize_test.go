@@ -29,9 +29,14 @@ func TestSerializeConversation(t *testing.T) {
 			want: "[User]: ab",
 		},
 		{
-			name: "assistant blocks grouped: thinking, text, tool calls",
+			name: "assistant blocks grouped: text, tool calls; thinking left out (pi 1.x)",
 			msgs: msgs(`{"role":"assistant","content":[{"type":"thinking","thinking":"t1"},{"type":"text","text":"x1"},{"type":"toolCall","id":"1","name":"bash","arguments":{"command":"ls -la","timeout":5}},{"type":"thinking","thinking":"t2"},{"type":"text","text":"x2"},{"type":"toolCall","id":"2","name":"read","arguments":{"path":"a.ts"}}]}`),
-			want: "[Assistant thinking]: t1\nt2\n\n[Assistant]: x1\nx2\n\n[Assistant tool calls]: bash(command=\"ls -la\", timeout=5); read(path=\"a.ts\")",
+			want: "[Assistant]: x1\nx2\n\n[Assistant tool calls]: bash(command=\"ls -la\", timeout=5); read(path=\"a.ts\")",
+		},
+		{
+			name: "a tool result with string content (pi 1.x)",
+			msgs: msgs(`{"role":"toolResult","toolCallId":"1","toolName":"bash","content":"plain","isError":false}`),
+			want: "[Tool result]: plain",
 		},
 		{
 			name: "tool call values in JSON.stringify form, keys in property order",

@@ -59,7 +59,7 @@ func TestCommand(t *testing.T) {
 		wantErr string
 	}{
 		{name: "prompt on stdin, stdout is the summary", script: `cat; printf '\n\n'`, want: req.Prompt},
-		{name: "metadata in the environment", script: `printf '%s %s [%s]' "$SESSCTL_SUMMARY_KIND" "$SESSCTL_MAX_TOKENS" "$SESSCTL_REASONING"`, want: "history 13107 []"},
+		{name: "metadata in the environment", script: `printf '%s %s [%s]' "$SESSCTL_SUMMARY_KIND" "$SESSCTL_MAX_TOKENS" "$SESSCTL_REASONING"`, want: "history 0 []"},
 		{name: "system prompt in the environment", script: `printf '%s' "$SESSCTL_SYSTEM_PROMPT"`, want: SystemPrompt},
 		{name: "JSON request on stdin", script: `cat`, json: true, want: string(RequestJSON(req))},
 		{name: "non-zero exit carries stderr", script: `echo 'model not found' >&2; exit 3`, wantErr: "exit status 3: model not found"},

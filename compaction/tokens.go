@@ -93,35 +93,39 @@ func eachElem(arr []byte, fn func(v []byte)) {
 	})
 }
 
-// EstimateTokens is pi's estimateTokens: ceil(chars / 4) of one message
-// object, where chars counts UTF-16 units of
+// EstimateTokens is pi 1.x's estimateTokens: ceil(chars / 4) of one
+// message object, where chars counts UTF-16 units of
 //
-//   - user: string content, or the non-empty text blocks (images count 0);
+//   - system: its content (as below), the string values of its sections,
+//     and JSON.stringify(toolsAdded);
+//   - user, toolResult and custom: string content, or the text blocks
+//     plus 4800 per image block (pi 0.73.1 counted no images in user
+//     messages);
 //   - assistant: text and thinking blocks, and for tool calls the name plus
 //     JSON.stringify(arguments);
-//   - toolResult and custom: string content, or the text blocks plus 4800
-//     per image block;
 //   - bashExecution: command plus output;
 //   - branchSummary and compactionSummary: the summary.
 //
 // Other roles count 0. Malformed members (a missing text, a non-array
 // content) count 0 where pi would throw or produce NaN.
 func EstimateTokens(msg []byte) int {
-	f := fields(msg, "role", "content", "command", "output", "summary")
+	f := fields(msg, "role", "content", "command", "output", "summary", "sections", "toolsAdded")
 	role, _ := jsonl.String(f[0])
 	chars := 0
 	switch role {
-	case "user":
-		if jsonl.KindOf(f[1]) == jsonl.KindString {
-			chars = jsLen(f[1])
-			break
+	case "system":
+		chars = contentChars(f[1])
+		if jsonl.KindOf(f[5]) == jsonl.KindObject {
+			_ = jsonl.Members(f[5], func(m *jsonl.Member) bool {
+				chars += jsLen(m.Value)
+				return true
+			})
 		}
-		eachElem(f[1], func(b []byte) {
-			bf := fields(b, "type", "text")
-			if t, _ := jsonl.String(bf[0]); t == "text" {
-				chars += jsLen(bf[1])
-			}
-		})
+		if truthy(f[6]) {
+			chars += stringifyLen(f[6])
+		}
+	case "user", "custom", "toolResult":
+		chars = contentChars(f[1])
 	case "assistant":
 		eachElem(f[1], func(b []byte) {
 			bf := fields(b, "type", "text", "thinking", "name", "arguments")
@@ -134,26 +138,31 @@ func EstimateTokens(msg []byte) int {
 				chars += jsLen(bf[3]) + stringifyLen(bf[4])
 			}
 		})
-	case "custom", "toolResult":
-		if jsonl.KindOf(f[1]) == jsonl.KindString {
-			chars = jsLen(f[1])
-			break
-		}
-		eachElem(f[1], func(b []byte) {
-			bf := fields(b, "type", "text")
-			switch t, _ := jsonl.String(bf[0]); t {
-			case "text":
-				chars += jsLen(bf[1])
-			case "image":
-				chars += 4800
-			}
-		})
 	case "bashExecution":
 		chars = jsLen(f[2]) + jsLen(f[3])
 	case "branchSummary", "compactionSummary":
 		chars = jsLen(f[4])
 	}
 	return (chars + 3) / 4
+}
+
+// contentChars is pi's estimateTextAndImageContentChars: the length of a
+// string content, or of its text blocks plus 4800 per image block.
+func contentChars(content []byte) int {
+	if jsonl.KindOf(content) == jsonl.KindString {
+		return jsLen(content)
+	}
+	chars := 0
+	eachElem(content, func(b []byte) {
+		bf := fields(b, "type", "text")
+		switch t, _ := jsonl.String(bf[0]); t {
+		case "text":
+			chars += jsLen(bf[1])
+		case "image":
+			chars += 4800
+		}
+	})
+	return chars
 }
 
 // stringify returns JSON.stringify of a raw JSON value: compact, keys in
@@ -208,8 +217,9 @@ func CalculateContextTokens(usage []byte) float64 {
 }
 
 // AssistantUsage returns the usage object of msg when it is valid: the
-// role is assistant, the message has a truthy usage, and its stopReason is
-// neither "aborted" nor "error".
+// role is assistant, the message has a truthy usage whose
+// CalculateContextTokens is above 0 (pi 1.x: an all-zero or NaN usage is
+// no usage), and its stopReason is neither "aborted" nor "error".
 func AssistantUsage(msg []byte) ([]byte, bool) {
 	f := fields(msg, "role", "usage", "stopReason")
 	if role, _ := jsonl.String(f[0]); role != "assistant" || f[1] == nil {
@@ -218,7 +228,7 @@ func AssistantUsage(msg []byte) ([]byte, bool) {
 	if sr, ok := jsonl.String(f[2]); ok && (sr == "aborted" || sr == "error") {
 		return nil, false
 	}
-	if !truthy(f[1]) {
+	if !truthy(f[1]) || !(CalculateContextTokens(f[1]) > 0) {
 		return nil, false
 	}
 	return f[1], true

@@ -44,7 +44,8 @@ func TestEstimateTokens(t *testing.T) {
 	}{
 		{"user string", `{"role":"user","content":"abcde"}`, 2},
 		{"user emoji counts two units each", `{"role":"user","content":"😀😀"}`, 1},
-		{"user blocks, images count 0", `{"role":"user","content":[{"type":"text","text":"abcd"},{"type":"image","data":"QUJD","mimeType":"image/png"},{"type":"text","text":"efgh"}]}`, 2},
+		{"user blocks, an image counts 4800 (pi 1.x)", `{"role":"user","content":[{"type":"text","text":"abcd"},{"type":"image","data":"QUJD","mimeType":"image/png"},{"type":"text","text":"efgh"}]}`, 1202},
+		{"system content, sections and tools", `{"role":"system","content":"abcd","sections":{"a":"efgh","b":null},"toolsAdded":[{"name":"x"}],"timestamp":0}`, 6},
 		{"assistant text thinking and tool call", `{"role":"assistant","content":[{"type":"text","text":"abcd"},{"type":"thinking","thinking":"abcd"},{"type":"toolCall","id":"1","name":"read","arguments":{"path":"a.ts"}}]}`, 7},
 		// name 2 + {"1":2,"2":1,"b":"<&>","a":"é"} (31 units) = 33 chars
 		{"tool call arguments in JavaScript key order, unescaped", `{"role":"assistant","content":[{"type":"toolCall","id":"1","name":"go","arguments":{"b":"\u003c&>","a":"\u00e9","2":1,"1":2.0}}]}`, 9},

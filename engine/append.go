@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
@@ -221,7 +223,7 @@ func checkMessage(raw []byte) error {
 	}
 	switch role {
 	case message.RoleUser, message.RoleAssistant, message.RoleToolResult, message.RoleBashExecution,
-		message.RoleCustom, message.RoleBranchSummary, message.RoleCompactionSummary:
+		message.RoleCustom, message.RoleBranchSummary, message.RoleCompactionSummary, message.RoleSystem:
 		return nil
 	}
 	return fmt.Errorf("role %q is not one of pi's message roles", role)
@@ -276,28 +278,76 @@ type Compaction struct {
 	// false for its own compactions, true for an extension's. nil leaves
 	// it out, as pi's appendCompaction without the argument does.
 	FromHook *bool
+	// RetainNone writes the entry's own id as firstKeptEntryId (pi 1.x's
+	// appendCompaction without one): the context keeps nothing from
+	// before the compaction but its summary. FirstKeptEntryID is ignored.
+	RetainNone bool
+	// Usage is what the summary requests spent (pi-ai's usage object,
+	// such as a message.Usage); nil leaves the member out.
+	Usage any
 }
 
 // AppendCompaction appends a compaction entry. firstKeptEntryId is not
-// checked, as in pi.
+// checked, as in pi. As pi 1.x, the entry carries the system messages of
+// the current context replayed into one (compaction.CurrentSystemMessage,
+// with the entry's time), its systemMessage checkpoint, when the context
+// has any.
 func (s *Session) AppendCompaction(c Compaction) (string, error) {
 	details, err := marshalOpt(c.Details)
+	if err != nil {
+		return "", fmt.Errorf("append compaction: %w", err)
+	}
+	usage, err := marshalOpt(c.Usage)
 	if err != nil {
 		return "", fmt.Errorf("append compaction: %w", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
+		id, kind := s.ix.Leaf()
+		system := compaction.CurrentSystemMessage(compaction.Build(s.ix, compaction.Leaf{ID: id, Kind: kind}).Messages)
 		p := s.envelope(jsonl.TypeCompaction)
-		p.b.String("summary", c.Summary).String("firstKeptEntryId", c.FirstKeptEntryID).Number("tokensBefore", c.TokensBefore)
+		first := c.FirstKeptEntryID
+		if c.RetainNone {
+			first = p.meta.ID
+		}
+		p.b.String("summary", c.Summary).String("firstKeptEntryId", first).Number("tokensBefore", c.TokensBefore)
 		if details != nil {
 			p.b.Raw("details", details)
+		}
+		if usage != nil {
+			p.b.Raw("usage", usage)
 		}
 		if c.FromHook != nil {
 			p.b.Bool("fromHook", *c.FromHook)
 		}
+		if system != nil {
+			ms, _ := jsonl.ParseDate(p.meta.Timestamp)
+			p.b.Raw("systemMessage", withTimestamp(system, ms))
+		}
 		return p, nil
 	})
+}
+
+// withTimestamp is {...obj, timestamp: ms} of a JSON object.
+func withTimestamp(obj []byte, ms float64) []byte {
+	b := jsonl.NewObject(len(obj) + 16)
+	done := false
+	_ = jsonl.Members(obj, func(m *jsonl.Member) bool {
+		if m.KeyIs("timestamp") {
+			if !done {
+				b.Number("timestamp", ms)
+			}
+			done = true
+			return true
+		}
+		b.Raw(m.KeyString(), m.Value)
+		return true
+	})
+	if !done {
+		b.Number("timestamp", ms)
+	}
+	return b.Bytes()
 }
 
 // AppendCustomEntry appends a custom entry (extension data the context
@@ -367,7 +417,8 @@ func (s *Session) AppendLabelChange(targetID, label string) (string, error) {
 	})
 }
 
-// AppendSessionInfo appends a session_info entry with the trimmed name.
+// AppendSessionInfo appends a session_info entry with the name, its runs
+// of line breaks turned into one space (pi 1.x) and trimmed.
 // An empty or blank name clears the session's name (pi 0.73.1; pi 0.58.3
 // kept the earlier name).
 func (s *Session) AppendSessionInfo(name string) (string, error) {
@@ -375,10 +426,14 @@ func (s *Session) AppendSessionInfo(name string) (string, error) {
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
 		p := s.envelope(jsonl.TypeSessionInfo)
-		p.b.String("name", jsTrim(name))
+		p.b.String("name", jsTrim(lineBreaks.ReplaceAllString(name, " ")))
 		return p, nil
 	})
 }
+
+// lineBreaks are the runs of CR and LF pi 1.x turns into one space in a
+// session name.
+var lineBreaks = regexp.MustCompile(`[\r\n]+`)
 
 // jsTrim is String.prototype.trim.
 func jsTrim(s string) string {

@@ -57,6 +57,9 @@ type BranchSummary struct {
 	// false for its own summaries, true for an extension's. nil leaves it
 	// out, as pi's branchWithSummary without the argument does.
 	FromHook *bool
+	// Usage is what the summary request spent (pi-ai's usage object);
+	// nil leaves the member out.
+	Usage any
 }
 
 // BranchWithSummary moves the leaf to b.FromID (or to null) and appends a
@@ -68,20 +71,30 @@ func (s *Session) BranchWithSummary(b BranchSummary) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("branch with summary: %w", err)
 	}
+	u, err := marshalOpt(b.Usage)
+	if err != nil {
+		return "", fmt.Errorf("branch with summary: %w", err)
+	}
 	root := b.FromID == ""
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
-		from := "root"
-		if !root {
-			if !s.ix.Has(b.FromID) {
-				return nil, entryNotFound(b.FromID)
-			}
-			from = b.FromID
+		if !root && !s.ix.Has(b.FromID) {
+			return nil, entryNotFound(b.FromID)
 		}
 		// The entry hangs from FromID; the leaf stays where it is until
-		// the entry is written and becomes the leaf.
+		// the entry is written and becomes the leaf. Its fromId is the
+		// leaf it leaves, the end of the abandoned branch ("root" for
+		// none), as pi 1.x writes it (0.73.1 wrote FromID).
 		oldLeaf, oldKind := s.ix.Leaf()
+		from := []byte(`"root"`)
+		switch oldKind {
+		case KindString:
+			from = jsonl.AppendString(nil, oldLeaf)
+		case jsonl.KindNull, jsonl.KindAbsent:
+		default:
+			from = []byte(jsonl.KeyString(oldLeaf))
+		}
 		if !root {
 			s.ix.SetLeaf(b.FromID, KindString)
 		} else {
@@ -89,9 +102,12 @@ func (s *Session) BranchWithSummary(b BranchSummary) (string, error) {
 		}
 		p := s.envelope(jsonl.TypeBranchSummary)
 		s.ix.SetLeaf(oldLeaf, oldKind)
-		p.b.String("fromId", from).String("summary", b.Summary)
+		p.b.Raw("fromId", from).String("summary", b.Summary)
 		if d != nil {
 			p.b.Raw("details", d)
+		}
+		if u != nil {
+			p.b.Raw("usage", u)
 		}
 		if b.FromHook != nil {
 			p.b.Bool("fromHook", *b.FromHook)
@@ -112,7 +128,7 @@ type NewSessionOptions struct {
 // NewSession replaces the session with a new, empty one in the same
 // directory (pi's newSession) and returns its file path ("" in memory).
 // The old file and its lock are released; the new file appears at the
-// first assistant message.
+// first user or assistant message.
 func (s *Session) NewSession(ctx context.Context, o NewSessionOptions) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,10 +197,10 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 		}
 		ix.Add(&e)
 	}
-	hasAssistant := false
+	hasConversation := false
 	for _, e := range ix.Entries() {
-		if isAssistant(e) {
-			hasAssistant = true
+		if isConversation(e) {
+			hasConversation = true
 			break
 		}
 	}
@@ -200,8 +216,8 @@ func (s *Session) CreateBranchedSession(ctx context.Context, leafID string) (str
 	s.ix = ix
 	s.onDisk = false
 	s.unwritten = 0
-	s.hasAssistant = hasAssistant
-	if s.persist && hasAssistant {
+	s.hasConversation = hasConversation
+	if s.persist && hasConversation {
 		if err := s.createFile(nil); err != nil {
 			return "", err
 		}
@@ -336,7 +352,7 @@ type ChildOptions struct {
 // (o.Dir otherwise), with this session's store options (clock, ids, sync
 // policy, filesystem) and CreateOptions.WriteAtOnce. The child is open
 // for writing with its own writer lock; like Create, its file appears at
-// its first assistant message (or Flush, or with WriteAtOnce its first
+// its first user or assistant message (or Flush, or with WriteAtOnce its first
 // append), and closing it before then leaves nothing behind. This session is not
 // changed and may be open read-only. The child of a session in memory is
 // in memory too, without a parentSession.

@@ -100,7 +100,6 @@ func TestNewChild(t *testing.T) {
 // reached its first write leaves no lock file (nor owner record) behind.
 func TestUnwrittenSessionLeavesNoLock(t *testing.T) {
 	t.Parallel()
-	at := time.UnixMilli(1772442003123)
 	for _, tc := range []struct {
 		name string
 		make func(t *testing.T, dir string) []*engine.Session
@@ -110,7 +109,7 @@ func TestUnwrittenSessionLeavesNoLock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			must[string](t)(s.AppendMessage(message.NewUser("no reply yet", at)))
+			must[string](t)(s.AppendModelChange("p", "m")) // a setup entry: no prompt yet
 			return []*engine.Session{s}
 		}},
 		{"new child never written", func(t *testing.T, dir string) []*engine.Session {

@@ -199,3 +199,73 @@ func relabelFile(ours, corpus string, times map[string]string) (string, int) {
 	}
 	return strings.Join(lines, ""), n
 }
+
+// A branch summary's fromId is the leaf it leaves in pi 1.x (pi's
+// "previous leaf whose abandoned path was summarized"); 0.58.3, which the
+// corpus recorded, wrote the entry branched to. TestAppendsAsPi16 checks
+// sessctl's value against pi 1.x itself. refromEntries and refromFile
+// give sessctl's branch summaries the corpus's fromId back (matching
+// entries by id), and the context's branchSummary messages with them, so
+// everything else is still compared; they return how many they changed.
+func refromEntries(ours, corpus any, context any) int {
+	ol, _ := ours.([]any)
+	cl, _ := corpus.([]any)
+	byID := map[any]map[string]any{}
+	for _, e := range cl {
+		if m, ok := e.(map[string]any); ok && m["type"] == "branch_summary" {
+			byID[m["id"]] = m
+		}
+	}
+	swap := map[any]any{}
+	n := 0
+	for _, e := range ol {
+		m, ok := e.(map[string]any)
+		if !ok || m["type"] != "branch_summary" || byID[m["id"]] == nil {
+			continue
+		}
+		if c := byID[m["id"]]["fromId"]; m["fromId"] != c {
+			swap[m["fromId"]] = c
+			m["fromId"] = c
+			n++
+		}
+	}
+	if ctx, ok := context.(map[string]any); ok {
+		msgs, _ := ctx["messages"].([]any)
+		for _, x := range msgs {
+			if m, ok := x.(map[string]any); ok && m["role"] == "branchSummary" {
+				if c, ok := swap[m["fromId"]]; ok {
+					m["fromId"] = c
+				}
+			}
+		}
+	}
+	return n
+}
+
+// refromFile is refromEntries over the lines of session files.
+func refromFile(ours, corpus string) (string, int) {
+	byID := map[any]any{}
+	for _, line := range strings.Split(corpus, "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["type"] == "branch_summary" {
+			byID[m["id"]] = m["fromId"]
+		}
+	}
+	lines := strings.SplitAfter(ours, "\n")
+	n := 0
+	for i, line := range lines {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) != nil || m["type"] != "branch_summary" {
+			continue
+		}
+		c, ok := byID[m["id"]]
+		if !ok || c == m["fromId"] {
+			continue
+		}
+		of, _ := json.Marshal(m["fromId"])
+		nf, _ := json.Marshal(c)
+		lines[i] = strings.Replace(line, `"fromId":`+string(of), `"fromId":`+string(nf), 1)
+		n++
+	}
+	return strings.Join(lines, ""), n
+}

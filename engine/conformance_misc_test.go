@@ -163,6 +163,16 @@ func TestPiConformanceDirEncoding(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := filepath.Join(agent, "sessions", r["dirName"].(string), r["sessionFileName"].(string))
+		if resolved := layout.ResolvePath(cwd); resolved != cwd {
+			// pi 1.x encodes the resolved cwd (relative ones against the
+			// process's directory, trailing separators dropped); the
+			// corpus's 0.58.3 encoded it as given.
+			corpus := want
+			want = filepath.Join(agent, "sessions", layout.CwdDirName(resolved), r["sessionFileName"].(string))
+			if want == corpus {
+				t.Errorf("Create(%q): the resolved cwd %q encodes as the corpus's; list it no more as changed", cwd, resolved)
+			}
+		}
 		if s.SessionFile() != want {
 			t.Errorf("Create(%q) file %s, want %s", cwd, s.SessionFile(), want)
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -573,6 +574,11 @@ func checkOpState(t *testing.T, r *replay, label string, op map[string]any) {
 	}
 	data, err := os.ReadFile(s.SessionFile())
 	exists := err == nil
+	if exists && !f["exists"].(bool) && userNoAssistant(data) {
+		// pi 1.x writes the file at the first user message; the corpus's
+		// 0.58.3 waited for the first assistant message.
+		return
+	}
 	if exists != f["exists"].(bool) {
 		t.Errorf("%s: file exists = %v, pi: %v", label, exists, f["exists"])
 		return
@@ -609,6 +615,7 @@ func compareLive(t *testing.T, r *replay) {
 			continue
 		}
 		r.relabels += relabelEntries(got["entries"], exp["entries"], r.labelTimes)
+		refromEntries(got["entries"], exp["entries"], got["context"])
 		r.unemptied += emptyLabelEntries(got["entries"], r.emptyLabels)
 		compareState(t, r.c.name+" "+want, exp, got, "contextByLeaf", "contextAtNullLeaf", "sessionInfo")
 	}
@@ -656,6 +663,7 @@ func compareFiles(t *testing.T, r *replay) {
 		var n int
 		g, n = relabelFile(g, e, r.labelTimes)
 		r.relabels += n
+		g, _ = refromFile(g, e)
 		g, n = emptyLabelFile(g, r.emptyLabels)
 		r.unemptied += n
 		if why, ok := deliberate[r.c.name]; ok {
@@ -673,14 +681,43 @@ func compareFiles(t *testing.T, r *replay) {
 		ents, _ := os.ReadDir(filepath.Join(r.root, "session-dir"))
 		var got []any
 		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".jsonl") {
-				got = append(got, e.Name())
+			if !strings.HasSuffix(e.Name(), ".jsonl") {
+				continue
 			}
+			if data, err := os.ReadFile(filepath.Join(r.root, "session-dir", e.Name())); err == nil && userNoAssistant(data) && !slices.Contains(listing, any(e.Name())) {
+				continue // written at its first user message by pi 1.x, not by 0.58.3
+			}
+			got = append(got, e.Name())
 		}
 		if diff := cmp.Diff(listing, got); diff != "" {
 			t.Errorf("%s: session dir listing differs:\n%s", r.c.name, diff)
 		}
 	}
+}
+
+// userNoAssistant reports whether a session file holds a user message
+// and no assistant message: pi 1.x has written it, pi 0.58.3 (the
+// corpus's) had not yet.
+func userNoAssistant(data []byte) bool {
+	user := false
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Type    string `json:"type"`
+			Message struct {
+				Role string `json:"role"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &e) != nil || e.Type != "message" {
+			continue
+		}
+		switch e.Message.Role {
+		case "assistant":
+			return false
+		case "user":
+			user = true
+		}
+	}
+	return user
 }
 
 func jsonlFiles(t *testing.T, dir string) []string {

@@ -330,7 +330,7 @@ func (w *workload) open(path string) {
 	w.tracef("open %s", filepath.Base(path))
 	pre, _ := w.disk.ReadFile(path) // as it is before the open, read past the hook
 	// pi's open: a file never written (a new session closed before its
-	// first assistant message) is a new session again.
+	// first user or assistant message) is a new session again.
 	s, err := w.store(nil).Open(context.Background(), path, engine.OpenOptions{Create: true})
 	if !w.handle("open "+path, err) {
 		return

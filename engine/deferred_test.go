@@ -213,12 +213,12 @@ func TestUnwrittenSessionLeavesNoLockFile(t *testing.T) {
 			}
 			return s
 		}},
-		{"create without an assistant message", func(t *testing.T, dir string) *engine.Session {
+		{"create without a user or assistant message", func(t *testing.T, dir string) *engine.Session {
 			s, err := openStore(t, engine.StoreOptions{Dir: dir}).Create(context.Background(), "/w", engine.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.AppendMessage(raw(`{"role":"user","content":"hi","timestamp":1}`)); err != nil {
+			if _, err := s.AppendModelChange("p", "m"); err != nil {
 				t.Fatal(err)
 			}
 			return s

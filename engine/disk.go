@@ -560,8 +560,8 @@ func (s *Session) indexLines(chunk []byte, off int64, lines int) bool {
 // addEntry indexes an entry read from the file.
 func (s *Session) addEntry(e Entry) {
 	s.ix.Add(s.newEntry(e))
-	if isAssistant(&e) {
-		s.hasAssistant = true
+	if isConversation(&e) {
+		s.hasConversation = true
 	}
 }
 

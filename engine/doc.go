@@ -58,9 +58,14 @@
 //
 // # Which pi
 //
-// This sessctl follows pi 0.73.1 (npm @mariozechner/pi-coding-agent), the
-// newest release: where pi's releases answer differently, it answers as
-// 0.73.1 does. Those places are few (README, "Compatibility with pi"): a
+// This sessctl follows pi 1.6.0 (npm @earendil-works/pi-coding-agent;
+// up to 0.73.1 @mariozechner/pi-coding-agent), the newest release: where
+// pi's releases answer differently, it answers as 1.6.0 does (README,
+// "Compatibility with pi"). 1.6.0 adds usage and context_edit entries
+// (Session.AppendUsage, Session.AppendContextEdit), system messages,
+// compactions with a systemMessage checkpoint and retain-none
+// compactions, builds the context as a projection (context edits
+// applied) and prepares compactions over it. Since 0.58.3: a
 // session_info entry with an empty name clears the name; labels keep the
 // time they were set at when a session is branched, and the tree reports
 // it; new session ids are time-ordered (UUID version 7); compaction

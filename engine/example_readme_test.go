@@ -24,9 +24,9 @@ func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*m
 		return err
 	}
 	// A new session in cwd's directory, holding its writer lock until
-	// Close. pi writes a session's file at its first assistant message;
-	// WriteAtOnce writes it, synced, at the first append, so the prompt
-	// survives a crash. Every append after that is synced before it
+	// Close. pi writes a session's file at its first user or assistant
+	// message; WriteAtOnce writes it, synced, at the first append, so the
+	// setup entries survive a crash too. Every append after that is synced before it
 	// returns (StoreOptions.Sync).
 	s, err := st.Create(ctx, cwd, engine.CreateOptions{WriteAtOnce: true})
 	if err != nil {

@@ -82,7 +82,7 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// A new session's file appears with its first assistant message, as in
+// A new session's file appears with its first user or assistant message, as in
 // pi; with WriteAtOnce, at its first append, synced.
 func ExampleStore_Create() {
 	st, done := exampleStore()
@@ -93,17 +93,17 @@ func ExampleStore_Create() {
 		if err != nil {
 			log.Fatal(err)
 		}
+		s.AppendModelChange("anthropic", "claude-sonnet-4-5")
+		fmt.Printf("WriteAtOnce %v: the file after the setup: %v\n", once, exists(s.SessionFile()))
 		s.AppendMessage(message.NewUser("Why does the build fail?", time.Now()))
 		fmt.Printf("WriteAtOnce %v: the file after the prompt: %v\n", once, exists(s.SessionFile()))
-		s.AppendMessage(answer("A missing import."))
-		fmt.Printf("WriteAtOnce %v: the file after the answer: %v\n", once, exists(s.SessionFile()))
 		s.Close()
 	}
 	// Output:
-	// WriteAtOnce false: the file after the prompt: false
-	// WriteAtOnce false: the file after the answer: true
+	// WriteAtOnce false: the file after the setup: false
+	// WriteAtOnce false: the file after the prompt: true
+	// WriteAtOnce true: the file after the setup: true
 	// WriteAtOnce true: the file after the prompt: true
-	// WriteAtOnce true: the file after the answer: true
 }
 
 // Messages are appended as Go values; a message entry read back decodes

@@ -65,6 +65,7 @@ func forkFrom(ctx context.Context, sourcePath, targetCwd string, opts options) (
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: %w", sourcePath, err)
 	}
+	targetCwd = layout.ResolvePath(targetCwd)
 	s := &Session{opts: opts, cwd: targetCwd, dir: dir, persist: true}
 	id := opts.sessionID()
 	if err := layout.CheckName(id); err != nil {

@@ -134,6 +134,12 @@ type ListOptions struct {
 	// leaves them out. Warn is called after the listing, in path order,
 	// from the calling goroutine.
 	Warn func(err error)
+	// CwdOnly lists, from a Dir store's directory (Store.List with a
+	// cwd), only the sessions whose header cwd is that cwd, both resolved
+	// as pi resolves paths (layout.ResolvePath): pi 1.x's list(cwd,
+	// sessionDir) for a directory that is not the cwd's default one.
+	// Without it every session of the directory is listed (pi 0.73.1).
+	CwdOnly bool
 }
 
 // listing is a listing's options with the store's filesystem and cache
@@ -544,7 +550,22 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 			live = append(live, in)
 		}
 	}
-	slices.SortStableFunc(live, func(a, b *Info) int { return b.Modified.Compare(a.Modified) })
+	// Newest first. pi 1.x reads a directory's files in descending name
+	// order (the files of several directories by descending mtime, then
+	// name), and its sort by modification time is stable: ties keep
+	// that order.
+	several := len(dirs) > 1
+	slices.SortStableFunc(live, func(a, b *Info) int {
+		if c := b.Modified.Compare(a.Modified); c != 0 {
+			return c
+		}
+		if several {
+			if c := b.ModTime.Compare(a.ModTime); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(filepath.Base(b.Path), filepath.Base(a.Path))
+	})
 	out := make([]Info, len(live))
 	for i, in := range live {
 		out[i] = *in

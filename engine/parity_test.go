@@ -61,18 +61,30 @@ var piParity = map[string]string{
 	"forkFrom":                  "Store.Fork",
 	"list":                      "Store.List",
 	"listAll":                   "Store.List",
+	"usesDefaultSessionDir":     "not applicable: a Store knows whether it was opened on an agent's directory or a Dir",
+	"appendUsage":               "Session.AppendUsage",
+	"appendContextEdit":         "Session.AppendContextEdit",
+	"buildContextEntries":       "not applicable: the context's entries are those of Session.Context's messages (compaction.Message.Entry)",
+	"buildSessionProjection":    "Session.Context",
+	"getEntryCount":             "not applicable: len(Session.Entries); a Session does not copy its entries for it",
+	"findById":                  "Store.Resolve",
 }
 
 // piModuleParity maps the functions session-manager exports beside the
 // class.
 var piModuleParity = map[string]string{
-	"getLatestCompactionEntry": "compaction.LatestCompactionEntry",
-	"buildSessionContext":      "compaction.Build",
-	"findMostRecentSession":    "Store.ContinueRecent",
-	"getDefaultSessionDir":     "layout.DefaultSessionDir",
-	"migrateSessionEntries":    "not applicable: migration is package migrate's (migrate.Entries), applied by Open",
-	"parseSessionEntries":      "not applicable: parsing is internal (internal/jsonl), applied by Open",
-	"loadEntriesFromFile":      "not applicable: loading is internal, applied by Open (Session.Entries gives the result)",
+	"getLatestCompactionEntry":      "compaction.LatestCompactionEntry",
+	"buildSessionContext":           "compaction.Build",
+	"findMostRecentSession":         "Store.ContinueRecent",
+	"getDefaultSessionDir":          "layout.DefaultSessionDir",
+	"migrateSessionEntries":         "not applicable: migration is package migrate's (migrate.Entries), applied by Open",
+	"parseSessionEntries":           "not applicable: parsing is internal (internal/jsonl), applied by Open",
+	"loadEntriesFromFile":           "not applicable: loading is internal, applied by Open (Session.Entries gives the result)",
+	"assertValidSessionId":          "not applicable: Store.Create checks an id with layout.CheckName",
+	"sessionEntryToContextMessages": "not applicable: internal to compaction.Build (the projection)",
+	"buildContextEntries":           "not applicable: internal to compaction.Build (the projection)",
+	"projectContextEntry":           "not applicable: internal to compaction.Build (a context edit applied)",
+	"buildSessionProjection":        "compaction.Build",
 }
 
 // goFuncs are the package functions the tables may name.
@@ -88,7 +100,7 @@ var goFuncs = map[string]any{
 func TestPiSessionManagerParity(t *testing.T) {
 	t.Parallel()
 	_, modules := testenv.Pi(t)
-	data, err := os.ReadFile(filepath.Join(modules, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "core", "session-manager.d.ts"))
+	data, err := os.ReadFile(filepath.Join(testenv.PiPackageDir(modules), "dist", "core", "session-manager.d.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}

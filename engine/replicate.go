@@ -172,8 +172,8 @@ func (s *Session) AppendLines(lines [][]byte) error {
 		e.Raw = buf[:len(lines[i])]
 		buf = buf[len(lines[i])+1:]
 		s.ix.Add(s.newEntry(e))
-		if isAssistant(&e) {
-			s.hasAssistant = true
+		if isConversation(&e) {
+			s.hasConversation = true
 		}
 	}
 	s.chainOK = ""

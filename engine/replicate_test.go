@@ -132,7 +132,7 @@ func TestReplicatorHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.AppendMessage(raw(`{"role":"user","content":"hi","timestamp":1}`)) // kept in memory (pi's rule)
+	s.AppendModelChange("p", "m") // kept in memory (pi's rule)
 	if len(rec.calls) != 0 {
 		t.Fatalf("told of %d writes before the file exists", len(rec.calls))
 	}

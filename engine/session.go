@@ -42,9 +42,9 @@ type Session struct {
 	// unwritten is the position in ix.Entries() of the first entry not yet
 	// on disk. A new session stays in memory until it has an assistant
 	// message (pi's rule); after that every append is written at once.
-	onDisk       bool
-	unwritten    int
-	hasAssistant bool
+	onDisk          bool
+	unwritten       int
+	hasConversation bool
 
 	f          vfs.File      // read-write append handle, open while the file exists and we write
 	fileID     fs.FileInfo   // identity of the file we append to
@@ -115,7 +115,7 @@ func (s *Session) newState(header []byte) {
 	s.ix = tree.Build(nil)
 	s.onDisk = false
 	s.unwritten = 0
-	s.hasAssistant = false
+	s.hasConversation = false
 }
 
 // create starts a new session for cwd in opts.Dir, which is created, a
@@ -127,7 +127,7 @@ func create(ctx context.Context, cwd string, opts options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	s := &Session{opts: opts, cwd: cwd, dir: dir, persist: true}
+	s := &Session{opts: opts, cwd: layout.ResolvePath(cwd), dir: dir, persist: true}
 	var parent *string
 	if opts.ParentSession != "" {
 		parent = &opts.ParentSession
@@ -143,6 +143,7 @@ func inMemory(cwd string, opts options) *Session {
 	if cwd == "" {
 		cwd = processCwd()
 	}
+	cwd = layout.ResolvePath(cwd)
 	s := &Session{opts: opts, cwd: cwd, persist: false}
 	now := opts.now()
 	s.newState(jsonl.NewHeaderLine(opts.sessionID(), now, cwd, nil))
@@ -332,6 +333,7 @@ func (s *Session) load(context.Context) error {
 		if s.cwd == "" {
 			s.cwd = processCwd()
 		}
+		s.cwd = layout.ResolvePath(s.cwd)
 		s.newState(jsonl.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
 		return nil
 	}
@@ -398,6 +400,7 @@ func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident f
 		if s.cwd == "" {
 			s.cwd = processCwd()
 		}
+		s.cwd = layout.ResolvePath(s.cwd)
 		s.newState(jsonl.NewHeaderLine(s.opts.sessionID(), s.opts.now(), s.cwd, nil))
 		if !s.opts.ReadOnly {
 			s.disk = diskState{loaded: true, ident: ident, size: int64(len(data)), empty: true}
@@ -417,6 +420,9 @@ func (s *Session) loadParsed(data []byte, p *jsonl.Parsed, canon []bool, ident f
 			s.cwd = processCwd()
 		}
 	}
+	// pi 1.x resolves the cwd it is given or reads (a relative or "~"
+	// one, "" included, against the process's directory).
+	s.cwd = layout.ResolvePath(s.cwd)
 	version := migrate.VersionOf(&p.Entries[0])
 	if version > CurrentVersion && !s.opts.ReadOnly {
 		return &VersionError{Path: s.file, Found: version, Max: CurrentVersion}
@@ -484,10 +490,10 @@ func checkHeader(path string, p *jsonl.Parsed) error {
 func (s *Session) index(entries []Entry) {
 	s.header = entries[0]
 	s.ix = tree.Build(entries[1:]) // later header lines are skipped, as in pi
-	s.hasAssistant = false
+	s.hasConversation = false
 	for _, e := range s.ix.Entries() {
-		if isAssistant(e) {
-			s.hasAssistant = true
+		if isConversation(e) {
+			s.hasConversation = true
 			break
 		}
 	}
@@ -649,9 +655,11 @@ func (s *Session) Index(f func(ix *tree.Index)) {
 	f(s.ix)
 }
 
-// isAssistant reports whether e is a message entry with role assistant.
-func isAssistant(e *Entry) bool {
-	return e.Type == jsonl.TypeMessage && e.Message() != nil && e.Role == "assistant"
+// isConversation reports whether e is a message entry with role user or
+// assistant: pi 1.x writes a new session's file at the first one (0.73.1
+// waited for the first assistant message).
+func isConversation(e *Entry) bool {
+	return e.Type == jsonl.TypeMessage && e.Message() != nil && (e.Role == "user" || e.Role == "assistant")
 }
 
 // checkKind refuses, by its Lstat, a path that cannot be a session file

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"iter"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,7 +173,7 @@ type CreateOptions struct {
 	// leaves it out.
 	ParentSession string
 	// WriteAtOnce writes the session's file at its first append, and
-	// fsyncs it, instead of at its first assistant message (pi's rule),
+	// fsyncs it, instead of at its first user or assistant message (pi's rule),
 	// so that the first prompt survives a crash. See Create for what pi
 	// makes of such a file.
 	WriteAtOnce bool
@@ -197,7 +198,7 @@ type CreateOptions struct {
 // with the prompt in its context. Resuming it, though, pi appends its
 // next entries plainly only while it writes an assistant message first:
 // if its first entry is another user message (a new prompt, a model
-// change), its first assistant message after that writes the whole
+// change), its first user or assistant message after that writes the whole
 // session into the file again, a second header and every entry once
 // more (pi's duplicate-header bug, which 0.73.1 still has). pi then
 // lists the session with its messages counted twice, though its context
@@ -357,10 +358,21 @@ func (st *Store) listing(o ListOptions) listing {
 // (no header as first object) are left out, as pi leaves them out. A
 // missing directory gives an empty list; nothing is created (pi creates
 // the default directory): a listing writes nothing into the store, only
-// its list index into the cache directory.
+// its list index into the cache directory. For a store opened on a Dir,
+// List with a cwd lists the sessions of that directory, with o.CwdOnly
+// only those whose header cwd is cwd (pi 1.x's list(cwd, sessionDir)).
 func (st *Store) List(ctx context.Context, cwd string, o ListOptions) ([]Info, error) {
 	lo := st.listing(o)
 	switch {
+	case cwd != "" && st.agentDir == "" && o.CwdOnly:
+		infos, err := listDir(ctx, lo, st.sessionDir(cwd))
+		if err != nil {
+			return nil, err
+		}
+		want := layout.ResolvePath(cwd)
+		return slices.DeleteFunc(infos, func(in Info) bool {
+			return in.Cwd == "" || layout.ResolvePath(in.Cwd) != want
+		}), nil
 	case cwd != "":
 		return listDir(ctx, lo, st.sessionDir(cwd))
 	case st.agentDir != "":

@@ -223,7 +223,7 @@ func TestStoreOnDir(t *testing.T) {
 
 // TestOpenMissingPath: opening a path that does not exist is ErrNotFound
 // and leaves nothing behind; OpenOptions.Create starts a new session
-// there, written at its first assistant message.
+// there, written at its first user or assistant message.
 func TestOpenMissingPath(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -248,11 +248,11 @@ func TestOpenMissingPath(t *testing.T) {
 		t.Errorf("new session at %s in %s", s.SessionFile(), s.Cwd())
 	}
 	at := time.UnixMilli(1)
-	if _, err := s.AppendMessage(message.NewUser("q", at)); err != nil {
+	if _, err := s.AppendModelChange("p", "m"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("written before the first assistant message: %v", err)
+		t.Errorf("written before the first user or assistant message: %v", err)
 	}
 	if _, err := s.AppendMessage(reply(at)); err != nil {
 		t.Fatal(err)
@@ -266,8 +266,8 @@ func TestOpenMissingPath(t *testing.T) {
 }
 
 // TestCreateWriteAtOnce: with WriteAtOnce the first append writes the
-// file, header and prompt, before any assistant message; without it
-// nothing is written, as in pi.
+// file, header and a setup entry (a model change), before any user or
+// assistant message; without it nothing is written, as in pi.
 func TestCreateWriteAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -277,14 +277,14 @@ func TestCreateWriteAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := s.AppendMessage(message.NewUser("the first prompt", time.UnixMilli(1)))
+		id, err := s.AppendModelChange("p", "m")
 		if err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(s.SessionFile())
 		switch {
 		case !once && !errors.Is(err, fs.ErrNotExist):
-			t.Errorf("without WriteAtOnce the file is there after a user message: %v", err)
+			t.Errorf("without WriteAtOnce the file is there after a model change: %v", err)
 		case once && err != nil:
 			t.Errorf("with WriteAtOnce: %v", err)
 		case once:

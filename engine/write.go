@@ -17,7 +17,7 @@ import (
 
 // append is the one path every new entry takes: check the session can
 // take it, write it (or keep it pending while a new file waits for its
-// first assistant message), then index it. An entry that could not be
+// first user or assistant message), then index it. An entry that could not be
 // written is not indexed, so readers never see an unacknowledged entry.
 func (s *Session) appendLine(line []byte, meta jsonl.Built) (string, error) {
 	if err := s.check(); err != nil {
@@ -30,7 +30,7 @@ func (s *Session) appendLine(line []byte, meta jsonl.Built) (string, error) {
 		return "", err
 	}
 	e := jsonl.NewEntry(line, meta)
-	assistant := isAssistant(&e)
+	assistant := isConversation(&e)
 	if err := s.persistWith(e.Raw, assistant); err != nil {
 		return "", err
 	}
@@ -39,7 +39,7 @@ func (s *Session) appendLine(line []byte, meta jsonl.Built) (string, error) {
 	s.chainOK = e.ID
 	s.leafMoved = false
 	if assistant {
-		s.hasAssistant = true
+		s.hasConversation = true
 	}
 	if s.onDisk {
 		s.unwritten = s.ix.Len()
@@ -106,7 +106,7 @@ func (s *Session) persistWith(line []byte, assistant bool) error {
 		return s.writeEr
 	}
 	if !s.onDisk {
-		if !s.hasAssistant && !assistant && !s.opts.writeAtOnce {
+		if !s.hasConversation && !assistant && !s.opts.writeAtOnce {
 			return nil
 		}
 		return s.createFile(line)

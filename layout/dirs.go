@@ -2,6 +2,7 @@ package layout
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,9 +93,31 @@ func CwdDirName(cwd string) string {
 	return "--" + r.Replace(cwd) + "--"
 }
 
-// DefaultSessionDir returns <agentDir>/sessions/--<encoded cwd>--.
+// DefaultSessionDir returns <agentDir>/sessions/--<encoded cwd>--, with
+// agentDir and cwd resolved first (ResolvePath), as pi 1.x does (0.73.1
+// encoded cwd as given).
 func DefaultSessionDir(agentDir, cwd string) string {
-	return filepath.Join(SessionsDir(agentDir), CwdDirName(cwd))
+	return filepath.Join(SessionsDir(ResolvePath(agentDir)), CwdDirName(ResolvePath(cwd)))
+}
+
+// ResolvePath is pi 1.x's resolvePath: "~" and a "~/" prefix expanded to
+// the home directory, a file:// URL turned into its path, then the path
+// made absolute against the process's working directory and cleaned
+// (trailing separators dropped). pi resolves every cwd it is given or
+// reads from a header this way. A path that cannot be resolved (no
+// working directory) is returned cleaned.
+func ResolvePath(p string) string {
+	if home, err := os.UserHomeDir(); err == nil {
+		p = ExpandHome(p, home)
+	}
+	if u, err := url.Parse(p); err == nil && u.Scheme == "file" && strings.HasPrefix(p, "file://") {
+		p = filepath.FromSlash(u.Path)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	return abs
 }
 
 // SessionFileName returns "<ts>_<id>.jsonl" where ts is the toISOString of

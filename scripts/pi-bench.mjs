@@ -22,17 +22,20 @@
 //   html FILE OUT    exportFromFile(FILE, OUT): pi's HTML export
 //
 // NODE_MODULES is a folder outside the repository where
-// `npm install @mariozechner/pi-coding-agent@0.58.3` was run (see
+// pi was npm-installed (`npm install @mariozechner/pi-coding-agent@0.58.3`) (see
 // scripts/pi-install.sh). The append messages are the typed values
 // cmd/sessctl-bench appends (message.NewAssistant, message.NewUser):
 // the message objects of both files are the same bytes.
+import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [modules, mode, ...args] = process.argv.slice(2);
-const sm = path.join(modules, "node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js");
+// pi is @earendil-works/pi-coding-agent from 1.0 on, @mariozechner/pi-coding-agent before.
+const scope = ["@earendil-works", "@mariozechner"].find((s) => fs.existsSync(path.join(path.join(modules, "node_modules"), s, "pi-coding-agent"))) ?? "@earendil-works";
+const sm = path.join(modules, "node_modules", scope, "pi-coding-agent/dist/core/session-manager.js");
 const { SessionManager } = await import(pathToFileURL(sm).href);
-const load = (rel) => import(pathToFileURL(path.join(modules, "node_modules/@mariozechner/pi-coding-agent/dist", rel)).href);
+const load = (rel) => import(pathToFileURL(path.join(modules, "node_modules", scope, "pi-coding-agent/dist", rel)).href);
 
 const user = {"role":"user","content":"Run the tests again and tell me which package fails, and why; then propose the smallest fix that keeps the public API as it is.","timestamp":1772355600000};
 const assistant = {"role":"assistant","content":[{"type":"thinking","thinking":"The failing package is layout: codec.go uses utf16 without importing it. The smallest fix adds the import."},{"type":"text","text":"layout fails to build: codec.go calls utf16.Encode but does not import unicode/utf16. Adding the import fixes it; nothing else changes."},{"type":"toolCall","id":"toolu_01","name":"edit","arguments":{"path":"layout/codec.go","oldText":"import (","newText":"import (\n\t\"unicode/utf16\""}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":12040,"output":180,"cacheRead":8000,"cacheWrite":0,"totalTokens":20220,"cost":{"input":0.03612,"output":0.0027,"cacheRead":0.0024,"cacheWrite":0,"total":0.04122}},"stopReason":"toolUse","timestamp":1772355601000};

@@ -3,9 +3,11 @@
 # to see where a new pi behaves otherwise than the reference sessctl
 # follows (docs/pi-reference.md says what to do then).
 #
-# Usage: scripts/pi-compat.sh VERSION [GO TEST FLAGS...]
+# Usage: scripts/pi-compat.sh VERSION|newest [GO TEST FLAGS...]
 #
-# Installs @mariozechner/pi-coding-agent@VERSION into
+# Installs pi VERSION (@earendil-works/pi-coding-agent from 1.0 on,
+# @mariozechner/pi-coding-agent before; "newest" asks npm for the newest
+# release under both names) into
 # ${XDG_CACHE_HOME:-$HOME/.cache}/sessctl/pi-VERSION (scripts/pi-install.sh;
 # the reference release goes to its usual directory) and runs, with that
 # release as the reference (SESSCTL_PI_MODULES, SESSCTL_PI_VERSION) and
@@ -14,16 +16,34 @@
 # the compaction cases, sessctl compact, the SessionManager parity table,
 # pi writing beside sessctl and the example agent. It prints the figures
 # (states, preparations, forks and branches as pi's) and the failures, and
-# keeps the whole log; the exit status is go test's.
+# keeps the whole log; the exit status is go test's. For a release other
+# than the reference it also says how far pi's session code moved: the
+# lines that differ in dist/core/session-manager.js, compaction/ and
+# messages.js (docs/pi-reference.md says how to read them).
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: scripts/pi-compat.sh VERSION [GO TEST FLAGS...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/pi-compat.sh VERSION|newest [GO TEST FLAGS...]" >&2; exit 2; }
 version=$1; shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+reference=$(scripts/pi-install.sh reference)
+if [ "$version" = newest ]; then
+  newest=$(scripts/pi-install.sh newest)
+  version=${newest#* }
+  echo "pi-compat.sh: the newest pi on npm is ${newest% *}@$version (the reference is $reference)" >&2
+fi
 dir=$(scripts/pi-install.sh "$version")
+if [ "$version" != "$reference" ]; then
+  refdir=$(scripts/pi-install.sh "$reference")
+  new="$dir/node_modules/$(scripts/pi-install.sh package "$version")/dist/core"
+  old="$refdir/node_modules/$(scripts/pi-install.sh package "$reference")/dist/core"
+  for f in session-manager.js compaction messages.js; do
+    n=$(diff -r "$old/$f" "$new/$f" 2>/dev/null | grep -c '^[<>]' || true)
+    echo "pi-compat.sh: $f: $n lines differ from the reference $reference" >&2
+  done
+fi
 # The tests that call testenv.Pi (internal/testenv's TestPiCompatCoversPiTests
 # keeps this list complete).
-tests='^(TestPiSessionManagerParity|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs|TestInABrowser|TestServeAPiStore)$'
+tests='^(TestPiSessionManagerParity|TestAppendsAsPi16|TestContextEditLoadsInPi|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs|TestInABrowser|TestServeAPiStore)$'
 packages=(./engine/ ./compaction/ ./cmd/sessctl/ ./examples/agent/ ./engine/web/)
 log=$(mktemp "${TMPDIR:-/tmp}/pi-compat-$version.XXXXXX")
 echo "pi-compat.sh: pi $version from $dir; log in $log" >&2

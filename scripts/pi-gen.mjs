@@ -15,7 +15,12 @@
 // level changes, labels set, moved and cleared, session names set,
 // blanked and cleared with an empty name, branches, branch summaries, a
 // reset leaf, and compactions (cut where pi's prepareCompaction cuts, or
-// at a random entry, or at an id that is not on the path). The same SEED
+// at a random entry, or at an id that is not on the path); with pi 1.x
+// also usage entries, system messages (sections, tools added and
+// removed), context edits (omit, replace with a string or blocks) of
+// recent or random editable entries of the branch, compactions with a
+// usage and retain-none compactions (pi adds the system message
+// checkpoint itself). The same SEED
 // gives the same sessions: pi's clock and random ids are replaced by
 // seeded ones (the clock moves 1 s on every new Date()). Prints a JSON
 // array of the files written, in order.
@@ -31,7 +36,9 @@ if (!modulesArg || !dir || seedArg === undefined || !countArg) {
 	process.exit(2);
 }
 const modules = fs.existsSync(path.join(modulesArg, "node_modules")) ? path.join(modulesArg, "node_modules") : modulesArg;
-const pkg = path.join(modules, "@mariozechner/pi-coding-agent");
+// pi is @earendil-works/pi-coding-agent from 1.0 on, @mariozechner/pi-coding-agent before.
+const scope = ["@earendil-works", "@mariozechner"].find((s) => fs.existsSync(path.join(modules, s, "pi-coding-agent"))) ?? "@earendil-works";
+const pkg = path.join(modules, scope, "pi-coding-agent");
 const seed = Number(seedArg) >>> 0;
 const count = Number(countArg);
 
@@ -200,6 +207,27 @@ for (let n = 0; n < count; n++) {
 			sm.branchWithSummary(pick(ids()), chance(0.15) ? "" : text(30), chance(0.5) ? { readFiles: [pick(files)], modifiedFiles: [pick(files)] } : undefined, chance(0.2));
 		} else if (r < 0.85) {
 			sm.resetLeaf();
+		} else if (r < 0.95 && typeof sm.appendContextEdit === "function") {
+			// pi 1.x: usage entries, system messages and context edits.
+			const r2 = rand();
+			if (r2 < 0.3) {
+				const u = usage();
+				sm.appendUsage(pick(["compaction", "branch_summary", "title", "classify"]), model[0], model[1], u, chance(0.3) ? text(5) : undefined);
+			} else if (r2 < 0.6) {
+				const m = { role: "system", content: chance(0.7) ? text(20) : [{ type: "text", text: text(10) }, { type: "text", text: text(5) }], timestamp: ts() };
+				if (chance(0.4)) m.sections = chance(0.7) ? { rules: text(12), env: `cwd ${pick(files)}` } : { rules: null };
+				if (chance(0.3)) m.toolsAdded = [{ name: pick(["read", "bash", "grep"]), description: text(6), parameters: { type: "object", properties: { path: { type: "string" } } } }];
+				if (chance(0.15)) m.toolsRemoved = [{ name: pick(["read", "bash", "grep"]) }];
+				sm.appendMessage(m);
+			} else {
+				const editable = sm.getBranch().filter((e) => e.type === "custom_message" ||
+					(e.type === "message" && ["user", "assistant", "toolResult"].includes(e.message.role)));
+				if (editable.length === 0) continue;
+				const target = chance(0.7) ? editable[editable.length - 1 - Math.floor(rand() * Math.min(4, editable.length))] : pick(editable);
+				const rr = rand();
+				const replacement = rr < 0.4 ? null : rr < 0.7 ? { content: `[edited] ${text(8)}` } : { content: [{ type: "text", text: `[replaced] ${text(8)}` }] };
+				sm.appendContextEdit(target.id, replacement);
+			}
 		} else {
 			const branch = sm.getBranch();
 			if (branch.length === 0 || branch[branch.length - 1].type === "compaction") continue;
@@ -207,9 +235,11 @@ for (let n = 0; n < count; n++) {
 			let firstKept = prep?.firstKeptEntryId;
 			if (chance(0.2)) firstKept = pick(branch).id;
 			if (chance(0.05)) firstKept = "00000000";
-			if (!firstKept) continue;
+			// pi 1.x: a retain-none compaction (firstKeptEntryId is its own id).
+			const retainNone = typeof sm.appendContextEdit === "function" && chance(0.15);
+			if (!firstKept && !retainNone) continue;
 			const details = chance(0.8) ? { readFiles: [pick(files)], modifiedFiles: chance(0.5) ? [pick(files)] : [] } : undefined;
-			sm.appendCompaction(`Summary ${step}: ${text(30)}`, firstKept, prep ? prep.tokensBefore : int(1000, 90000), details, chance(0.1));
+			sm.appendCompaction(`Summary ${step}: ${text(30)}`, retainNone ? undefined : firstKept, prep ? prep.tokensBefore : int(1000, 90000), details, chance(0.1), chance(0.3) ? usage() : undefined);
 		}
 	}
 	if (chance(0.15)) {

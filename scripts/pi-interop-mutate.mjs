@@ -31,7 +31,9 @@ if (!nodeModules || !sessctlArg) {
 }
 const sessctl = path.resolve(sessctlArg);
 const modules = fs.existsSync(path.join(nodeModules, "node_modules")) ? path.join(nodeModules, "node_modules") : nodeModules;
-const pkg = path.join(modules, "@mariozechner/pi-coding-agent");
+// pi is @earendil-works/pi-coding-agent from 1.0 on, @mariozechner/pi-coding-agent before.
+const scope = ["@earendil-works", "@mariozechner"].find((s) => fs.existsSync(path.join(modules, s, "pi-coding-agent"))) ?? "@earendil-works";
+const pkg = path.join(modules, scope, "pi-coding-agent");
 const version = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")).version;
 console.log(`pi ${version}`);
 const load = (rel) => import(pathToFileURL(path.join(pkg, rel)).href);

@@ -56,14 +56,18 @@ if (!modulesArg) {
 	process.exit(2);
 }
 const modules = fs.existsSync(path.join(modulesArg, "node_modules")) ? path.join(modulesArg, "node_modules") : modulesArg;
-const pkg = path.join(modules, "@mariozechner/pi-coding-agent");
+// pi is @earendil-works/pi-coding-agent from 1.0 on, @mariozechner/pi-coding-agent before.
+const scope = ["@earendil-works", "@mariozechner"].find((s) => fs.existsSync(path.join(modules, s, "pi-coding-agent"))) ?? "@earendil-works";
+const pkg = path.join(modules, scope, "pi-coding-agent");
 const version = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")).version;
 const load = (p) => import(pathToFileURL(p).href);
 const smod = await load(path.join(pkg, "dist/core/session-manager.js"));
 const { SessionManager } = smod;
 const cmp = await load(path.join(pkg, "dist/core/compaction/compaction.js"));
 const utils = await load(path.join(pkg, "dist/core/compaction/utils.js"));
-const ai = await load(path.join(modules, "@mariozechner/pi-ai/dist/index.js"));
+// pi-ai 1.x keeps the api registry in its compat entry point.
+const aiCompat = path.join(modules, scope, "pi-ai/dist/compat.js");
+const ai = await load(fs.existsSync(aiCompat) ? aiCompat : path.join(modules, scope, "pi-ai/dist/index.js"));
 
 const req = JSON.parse(fs.readFileSync(0, "utf8"));
 const answer = { version };

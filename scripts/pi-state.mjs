@@ -13,7 +13,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [modules, ...files] = process.argv.slice(2);
-const sm = path.join(modules, "node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js");
+// pi is @earendil-works/pi-coding-agent from 1.0 on, @mariozechner/pi-coding-agent before.
+const scope = ["@earendil-works", "@mariozechner"].find((s) => fs.existsSync(path.join(path.join(modules, "node_modules"), s, "pi-coding-agent"))) ?? "@earendil-works";
+const sm = path.join(modules, "node_modules", scope, "pi-coding-agent/dist/core/session-manager.js");
 const { SessionManager } = await import(pathToFileURL(sm).href);
 for (const src of files) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-state-"));

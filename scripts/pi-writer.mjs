@@ -1,6 +1,6 @@
 // pi-writer.mjs: pi writing beside sessctl, for the concurrent-writer test
 // (engine's TestLabelsBesideARunningPi). It opens a session with pi's
-// own SessionManager (the reference release, 0.73.1) and appends tool results of SIZE bytes in a
+// own SessionManager (the reference release) and appends tool results of SIZE bytes in a
 // loop, for SECONDS or COUNT entries, whichever comes first, printing each
 // entry id on stdout as soon as pi has written it.
 //
@@ -9,10 +9,10 @@
 // INTERVAL_MS, when given, is a pause after each entry (replica's
 // TestPiBesideSync: pi appending every 30 ms while sync loops).
 //
-// NODE_MODULES is the folder where @mariozechner/pi-coding-agent was
+// NODE_MODULES is the folder where pi was
 // npm-installed (scripts/pi-install.sh), or its node_modules. The
-// session must already hold an assistant message: pi writes nothing
-// before one.
+// session must already hold a user or assistant message: pi writes
+// nothing before one.
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,7 +23,9 @@ if (!size) {
 	process.exit(2);
 }
 const modules = fs.existsSync(path.join(nodeModules, "node_modules")) ? path.join(nodeModules, "node_modules") : nodeModules;
-const sm = path.join(modules, "@mariozechner/pi-coding-agent/dist/core/session-manager.js");
+// pi is @earendil-works/pi-coding-agent from 1.0 on, @mariozechner/pi-coding-agent before.
+const scope = ["@earendil-works", "@mariozechner"].find((s) => fs.existsSync(path.join(modules, s, "pi-coding-agent"))) ?? "@earendil-works";
+const sm = path.join(modules, scope, "pi-coding-agent/dist/core/session-manager.js");
 const { SessionManager } = await import(pathToFileURL(sm).href);
 
 const m = SessionManager.open(file);

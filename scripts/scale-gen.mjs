@@ -41,7 +41,9 @@ const usage = () => {
 };
 if (!modulesArg || !mode) usage();
 const modules = fs.existsSync(path.join(modulesArg, "node_modules")) ? path.join(modulesArg, "node_modules") : modulesArg;
-const pkg = path.join(modules, "@mariozechner/pi-coding-agent");
+// pi is @earendil-works/pi-coding-agent from 1.0 on, @mariozechner/pi-coding-agent before.
+const scope = ["@earendil-works", "@mariozechner"].find((s) => fs.existsSync(path.join(modules, s, "pi-coding-agent"))) ?? "@earendil-works";
+const pkg = path.join(modules, scope, "pi-coding-agent");
 
 // mulberry32: a small seeded generator.
 function mulberry32(a) {

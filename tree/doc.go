@@ -3,7 +3,7 @@
 // and the session name. It does no I/O and decodes only the few fields it
 // needs (label targets and texts, session names).
 //
-// Every answer matches pi's SessionManager (0.73.1, the reference) for
+// Every answer matches pi's SessionManager (1.6.0, the reference) for
 // the files pi can load. Where pi loops forever (parent cycles, self-parented entries on a
 // walk, repeated ids that make a node its own ancestor) the index stops at
 // the first repeat instead.

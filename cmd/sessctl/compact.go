@@ -182,22 +182,12 @@ func runCompact(e *env, args []string) int {
 	case errors.Is(err, compaction.ErrAlreadyCompacted):
 		return e.refuse(err, "the last entry is already a compaction; it can be compacted again once more entries follow")
 	case errors.Is(err, compaction.ErrNothingToCompact):
-		return e.refuse(err, "the active branch has nothing that can be cut; 'sessctl tree' shows it")
+		// pi 1.x prepares nothing when no message comes before the cut
+		// (everything fits in what is kept), as sessctl refused before.
+		return e.refuse(fmt.Errorf("%w: keeping about %d tokens, no message comes before the cut", err, settings.KeepRecentTokens),
+			"lower --keep-tokens to summarise more, or compact once the session is longer")
 	case err != nil:
 		return e.fail(err)
-	}
-	if len(prep.MessagesToSummarize) == 0 && len(prep.TurnPrefixMessages) == 0 {
-		// pi would write a compaction of nothing: a placeholder summary
-		// in the model context, and a previous compaction's kept
-		// messages lost. A write is refused; a dry run shows pi's
-		// preparation and says that it would be.
-		err := fmt.Errorf("nothing to compact: keeping about %d tokens, the cut falls at %s (%s) and no message comes before it",
-			settings.KeepRecentTokens, human.QuotePath(prep.FirstKeptEntryID), describeEntry(kept))
-		hint := "lower --keep-tokens to summarise more, or compact once the session is longer"
-		if !*dryRun {
-			return e.refuse(err, hint)
-		}
-		fmt.Fprintf(e.stderr, "sessctl: %s: %v; without --dry-run this is refused\nhint: %s\n", e.name, err, hint)
 	}
 	keptDesc := describeEntry(kept)
 

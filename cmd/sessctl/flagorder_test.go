@@ -67,6 +67,9 @@ var flagOrderCases = map[string]flagOrderCase{
 	"label": {func(f *flagOrderFixture) ([]string, []string) {
 		return []string{f.session, f.ids[1], "reading"}, []string{"--json", "--wait", "1s"}
 	}, exitOK},
+	"context-edit": {func(f *flagOrderFixture) ([]string, []string) {
+		return []string{f.session, f.ids[1]}, []string{"--replace", "shorter", "--json", "--wait", "1s"}
+	}, exitOK},
 	"name": {func(f *flagOrderFixture) ([]string, []string) {
 		return []string{f.session, "parser work"}, []string{"--json"}
 	}, exitOK},

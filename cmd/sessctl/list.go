@@ -107,6 +107,9 @@ func runList(e *env, args []string) int {
 				return e.fail(err)
 			}
 			so.Dir = *dir
+			// --dir alone lists the whole directory; with --cwd only
+			// that cwd's sessions, as pi 1.x lists a directory.
+			o.CwdOnly = *cwd != ""
 		}
 		listCwd = *cwd
 		if listCwd == "" {

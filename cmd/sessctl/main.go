@@ -112,8 +112,12 @@ func printUsage(w io.Writer) {
 		}
 	}
 	sort.Strings(names)
+	width := 10
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprint(w, "\nRun 'sessctl help <command>' for a command's flags and examples,\n'sessctl --version' for the version.\n")
 }

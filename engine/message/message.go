@@ -10,8 +10,8 @@ import (
 )
 
 // Message is one message object: *User, *Assistant, *ToolResult,
-// *BashExecution, *Custom, *BranchSummary, *CompactionSummary, or
-// *Unknown for any other role (kept as read).
+// *BashExecution, *Custom, *BranchSummary, *CompactionSummary, *System,
+// or *Unknown for any other role (kept as read).
 type Message interface {
 	// Role returns the message's "role".
 	Role() string
@@ -29,6 +29,7 @@ const (
 	RoleCustom            = "custom"
 	RoleBranchSummary     = "branchSummary"
 	RoleCompactionSummary = "compactionSummary"
+	RoleSystem            = "system"
 )
 
 // StopReason says why an assistant message ended.
@@ -181,6 +182,30 @@ type CompactionSummary struct {
 	Fields
 }
 
+// System is pi-ai 1.x's system message: {role, content, sections?,
+// toolsAdded?, toolsRemoved?, timestamp}: instructions that take effect
+// where they stand in the conversation (a mid-conversation system
+// message). The first one holds the base prompt; a later one adds its
+// Content, patches Sections by name (a null value removes one) and adds
+// or removes tools. A compaction carries them replayed into one, its
+// systemMessage checkpoint, and keeps no system message of the entries
+// it keeps. Sections ({name: text or null}), ToolsAdded (tool
+// definitions) and ToolsRemoved ([{name}]) are any JSON values; nil
+// leaves them out.
+type System struct {
+	Content      Content
+	Sections     any
+	ToolsAdded   any
+	ToolsRemoved any
+	Timestamp    int64
+	Fields
+}
+
+// NewSystem returns a system message with string content.
+func NewSystem(text string, at time.Time) *System {
+	return &System{Content: Text(text), Timestamp: Millis(at)}
+}
+
 // Unknown is a message of a role this package does not know, kept as its
 // JSON.
 type Unknown struct {
@@ -251,6 +276,9 @@ func (*BranchSummary) Role() string { return RoleBranchSummary }
 
 // Role returns "compactionSummary".
 func (*CompactionSummary) Role() string { return RoleCompactionSummary }
+
+// Role returns "system".
+func (*System) Role() string { return RoleSystem }
 
 // Role returns the "role" member when it is a string, else "".
 func (m *Unknown) Role() string {
@@ -347,6 +375,14 @@ var (
 		floatField("tokensBefore", true, func(m *CompactionSummary) *float64 { return &m.TokensBefore }),
 		intField("timestamp", true, func(m *CompactionSummary) *int64 { return &m.Timestamp }),
 	}
+	systemFields = []field[System]{
+		constField[System]("role", RoleSystem),
+		contentField("content", func(m *System) *Content { return &m.Content }),
+		anyField("sections", false, "", func(m *System) *any { return &m.Sections }),
+		anyField("toolsAdded", false, "", func(m *System) *any { return &m.ToolsAdded }),
+		anyField("toolsRemoved", false, "", func(m *System) *any { return &m.ToolsRemoved }),
+		intField("timestamp", true, func(m *System) *int64 { return &m.Timestamp }),
+	}
 )
 
 // exitCodeField is bashExecution's exitCode: written when HasExitCode,
@@ -386,6 +422,9 @@ func (m *BranchSummary) appendJSON(dst []byte, canon bool) ([]byte, error) {
 func (m *CompactionSummary) appendJSON(dst []byte, canon bool) ([]byte, error) {
 	return encodeObject(dst, m, compactionSummaryFields, &m.Fields, canon)
 }
+func (m *System) appendJSON(dst []byte, canon bool) ([]byte, error) {
+	return encodeObject(dst, m, systemFields, &m.Fields, canon)
+}
 func (m *Unknown) appendJSON(dst []byte, _ bool) ([]byte, error) { return jsonl.Canonical(dst, m.Raw) }
 
 // MarshalJSON returns Encode(m).
@@ -408,6 +447,17 @@ func (m *BranchSummary) MarshalJSON() ([]byte, error) { return m.appendJSON(nil,
 
 // MarshalJSON returns Encode(m).
 func (m *CompactionSummary) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
+
+// MarshalJSON returns the usage object as pi-ai writes it (input, output,
+// cacheRead, cacheWrite, totalTokens, cost), for the places that hold
+// one outside a message: usage entries, compactions and branch summaries
+// (engine.Session.AppendUsage, ...).
+func (u Usage) MarshalJSON() ([]byte, error) {
+	return encodeObject(nil, &u, usageFields, &u.Fields, false)
+}
+
+// MarshalJSON returns Encode(m).
+func (m *System) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
 
 // MarshalJSON returns Encode(m).
 func (m *Unknown) MarshalJSON() ([]byte, error) { return m.appendJSON(nil, false) }
@@ -459,6 +509,8 @@ func Decode(raw []byte) (Message, error) {
 		return decodeAs(raw, branchSummaryFields, (*BranchSummary).base)
 	case RoleCompactionSummary:
 		return decodeAs(raw, compactionSummaryFields, (*CompactionSummary).base)
+	case RoleSystem:
+		return decodeAs(raw, systemFields, (*System).base)
 	}
 	return &Unknown{Raw: slices.Clone(raw)}, nil
 }

@@ -93,6 +93,9 @@ func TestReadModifyWriteKeepsUnknown(t *testing.T) {
 				a.Usage.Output = 9
 			},
 			`{"role":"assistant","content":[{"type":"text","text":"b","citations":[1]}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":9,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"reasoning":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1,"responseId":"r1"}`},
+		{"a system message (pi-ai 1.x) decodes as System", `{"role":"system","content":"be brief","sections":{"rules":"no tables","env":null},"toolsAdded":[{"name":"read"}],"timestamp":1}`,
+			func(m message.Message) { m.(*message.System).Content = message.Text("be terse") },
+			`{"role":"system","content":"be terse","sections":{"rules":"no tables","env":null},"toolsAdded":[{"name":"read"}],"timestamp":1}`},
 		{"order as read", `{"timestamp":1,"content":"x","role":"user"}`,
 			func(m message.Message) { m.(*message.User).Content = message.Text("y") },
 			`{"timestamp":1,"content":"y","role":"user"}`},

@@ -128,13 +128,45 @@ type doc struct {
 	header rview
 	name   string
 	labels map[string]string
+	// edits is, per entry id, how its newest context edit (pi 1.x) on
+	// the path changes it in the model context, and the edit's id.
+	edits map[string]edit
+}
+
+// edit is a context edit of an entry.
+type edit struct {
+	omitted bool // else replaced
+	id      string
+}
+
+// text is "omitted from the model context by <id>" (or "replaced in"),
+// with code marking the id.
+func (e edit) text(code func(string) string) string {
+	how := "replaced in"
+	if e.omitted {
+		how = "omitted from"
+	}
+	return how + " the model context by " + code(e.id)
 }
 
 func newDoc(s *Session, path []*jsonl.Entry, opts Options) (*doc, error) {
 	d := &doc{s: s, path: path, red: opts.Redactor, header: rview(s.Header.Raw), name: s.Name, labels: map[string]string{}}
+	var edits []*jsonl.Entry
 	for _, en := range path {
 		if l, ok := s.Labels[en.ID]; ok && en.IDKind == jsonl.KindString {
 			d.labels[en.ID] = l
+		}
+		if en.Type == jsonl.TypeContextEdit {
+			edits = append(edits, en)
+		}
+	}
+	if len(edits) > 0 {
+		d.edits = map[string]edit{}
+		if err := s.each(edits, func(en *jsonl.Entry) error {
+			d.edits[entryField(en, "targetId").str()] = edit{omitted: entryField(en, "replacement").kind() == jsonl.KindNull, id: jsonl.KeyString(en.ID)}
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 	}
 	if d.red == nil {

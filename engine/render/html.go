@@ -84,6 +84,9 @@ func (h *htmlWriter) open(class, title string, en *jsonl.Entry) {
 	if l, ok := h.d.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
 		fmt.Fprintf(h.w, " <span class=\"label\">%s</span>", htmlEsc(l))
 	}
+	if e, ok := h.d.edits[en.ID]; ok && en.IDKind == jsonl.KindString {
+		fmt.Fprintf(h.w, " <span class=\"edited\">%s</span>", e.text(func(s string) string { return "<code>" + htmlEsc(s) + "</code>" }))
+	}
 	h.w.WriteString("</div>\n")
 }
 

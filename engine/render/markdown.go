@@ -110,6 +110,9 @@ func (m *mdWriter) heading(title string, en *jsonl.Entry) {
 	if l, ok := m.d.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
 		parts = append(parts, "label: "+mdCode(l))
 	}
+	if e, ok := m.d.edits[en.ID]; ok && en.IDKind == jsonl.KindString {
+		parts = append(parts, e.text(mdCode))
+	}
 	fmt.Fprintf(m.w, "## %s\n\n", strings.Join(parts, " · "))
 }
 
@@ -224,6 +227,15 @@ func noteText(en *jsonl.Entry, code func(string) string) string {
 		return "Label cleared on " + code(entryField(en, "targetId").str())
 	case jsonl.TypeCustom:
 		return "Custom entry " + code(entryField(en, "customType").str())
+	case jsonl.TypeUsage:
+		us := stats.ReadUsage(entryField(en, "usage"))
+		return fmt.Sprintf("Usage %s of %s: %d tokens %s", code(entryField(en, "kind").str()),
+			code(stats.ModelName(entryField(en, "provider").str(), entryField(en, "model").str())), us.TotalTokens, human.Cost(us.Cost.Total))
+	case jsonl.TypeContextEdit:
+		if entryField(en, "replacement").kind() == jsonl.KindNull {
+			return "Context edit: " + code(entryField(en, "targetId").str()) + " omitted from the model context"
+		}
+		return "Context edit: " + code(entryField(en, "targetId").str()) + " replaced in the model context"
 	}
 	return "Entry of type " + code(human.Or(en.Type, "none"))
 }

@@ -47,6 +47,27 @@ func Transcript(w io.Writer, s *Session, branch []*jsonl.Entry, o TranscriptOpti
 	bw := bufio.NewWriterSize(w, 1<<16)
 	tw := &transcript{w: bw, sv: s, full: o.Full, cutNote: o.CutNote}
 	tw.head(branch)
+	// pi 1.x's context edits come after the messages they edit: find
+	// them first, so that an edited message says so where it is shown.
+	var edits []*jsonl.Entry
+	for _, en := range branch {
+		if en.Type == jsonl.TypeContextEdit {
+			edits = append(edits, en)
+		}
+	}
+	if len(edits) > 0 {
+		tw.edits = map[string]string{}
+		if err := s.each(edits, func(en *jsonl.Entry) error {
+			how := "replaced in"
+			if entryField(en, "replacement").kind() == jsonl.KindNull {
+				how = "omitted from"
+			}
+			tw.edits[entryField(en, "targetId").str()] = "  (" + how + " the model context by " + jsonl.KeyString(en.ID) + ")"
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
 	err := s.each(branch, func(en *jsonl.Entry) error {
 		tw.entry(en)
 		return nil
@@ -62,7 +83,8 @@ type transcript struct {
 	sv      *Session
 	full    bool
 	cutNote string
-	note    bool // the last thing printed was a one-line note
+	note    bool              // the last thing printed was a one-line note
+	edits   map[string]string // target id -> the note of its newest context edit
 }
 
 func (t *transcript) head(path []*jsonl.Entry) {
@@ -197,10 +219,14 @@ func (t *transcript) fold() int {
 
 // label returns "  (label: x)" for a labelled entry.
 func (t *transcript) label(en *jsonl.Entry) string {
-	if l, ok := t.sv.Labels[en.ID]; ok && en.IDKind == jsonl.KindString {
-		return "  (label: " + human.OneLineName(l, 60) + ")"
+	note := ""
+	if en.IDKind == jsonl.KindString {
+		note = t.edits[en.ID]
 	}
-	return ""
+	if l, ok := t.sv.Labels[en.ID]; ok && en.IDKind == jsonl.KindString {
+		return "  (label: " + human.OneLineName(l, 60) + ")" + note
+	}
+	return note
 }
 
 func (t *transcript) entry(en *jsonl.Entry) {
@@ -250,6 +276,27 @@ func (t *transcript) entry(en *jsonl.Entry) {
 		}
 	case jsonl.TypeSessionInfo:
 		t.printf("-- name %s [%s]\n", human.Quote(entryField(en, "name").str()), id)
+	case jsonl.TypeUsage:
+		us := stats.ReadUsage(entryField(en, "usage"))
+		t.printf("-- usage %s %s  %d tokens %s [%s]", entryField(en, "kind").str(),
+			stats.ModelName(entryField(en, "provider").str(), entryField(en, "model").str()), us.TotalTokens, human.Cost(us.Cost.Total), id)
+		if n := entryField(en, "note").str(); n != "" {
+			t.printf(": %s", human.OneLine(n, 60))
+		}
+		t.printf("%s\n", t.label(en))
+	case jsonl.TypeContextEdit:
+		target := entryField(en, "targetId").str()
+		rep := entryField(en, "replacement")
+		if rep.kind() == jsonl.KindNull {
+			t.printf("-- context edit: %s omitted from the model context [%s]\n", target, id)
+		} else {
+			t.printf("-- context edit: %s replaced in the model context [%s]\n", target, id)
+			if t.full {
+				if c, ok := jsonl.LookupTrusted(rep, "content"); ok {
+					t.body(rview(c).compact(), 0)
+				}
+			}
+		}
 	case jsonl.TypeCustom:
 		t.printf("-- custom %s [%s]%s\n", entryField(en, "customType").str(), id, t.label(en))
 		if t.full {

@@ -409,3 +409,23 @@ func TestRepairBytes(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 }
+
+// TestVerifyKnowsPi16Types: pi 1.x's usage and context_edit entries are
+// its own, not of an unknown type.
+func TestVerifyKnowsPi16Types(t *testing.T) {
+	t.Parallel()
+	data := `{"type":"session","version":3,"id":"s","timestamp":"2026-11-20T09:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2026-11-20T09:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}
+{"type":"usage","id":"b","parentId":"a","timestamp":"2026-11-20T09:00:02.000Z","kind":"title","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}
+{"type":"context_edit","id":"c","parentId":"b","timestamp":"2026-11-20T09:00:03.000Z","targetId":"a","replacement":null}
+`
+	rep := repair.Verify("pi16.jsonl", []byte(data))
+	for _, n := range append(rep.Notes, rep.Problems...) {
+		if n.Kind == "unknown-type" {
+			t.Errorf("verify: %s", n.Message)
+		}
+	}
+	if !rep.OK {
+		t.Errorf("verify: not OK: %+v", rep.Problems)
+	}
+}

@@ -55,7 +55,7 @@ func (r *Report) note(kind string, line int, id, format string, a ...any) {
 }
 
 // knownTypes are the entry types of format version 3.
-var knownTypes = map[string]bool{jsonl.TypeSession: true, jsonl.TypeMessage: true, jsonl.TypeThinkingLevelChange: true, jsonl.TypeModelChange: true, jsonl.TypeCompaction: true, jsonl.TypeBranchSummary: true, jsonl.TypeCustom: true, jsonl.TypeCustomMessage: true, jsonl.TypeLabel: true, jsonl.TypeSessionInfo: true}
+var knownTypes = map[string]bool{jsonl.TypeSession: true, jsonl.TypeMessage: true, jsonl.TypeThinkingLevelChange: true, jsonl.TypeModelChange: true, jsonl.TypeCompaction: true, jsonl.TypeBranchSummary: true, jsonl.TypeCustom: true, jsonl.TypeCustomMessage: true, jsonl.TypeLabel: true, jsonl.TypeSessionInfo: true, jsonl.TypeUsage: true, jsonl.TypeContextEdit: true}
 
 // verifyData checks the bytes of one session file.
 func Verify(path string, data []byte) *Report {

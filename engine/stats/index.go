@@ -47,8 +47,9 @@ const statsIndexKind = "stats-index"
 
 // indexHeader is the first line of dir's stats index. Its version is
 // to be raised whenever what a file adds changes (Scope.Add, ReadUsage,
-// migration, the skip rules), so that older entries are not used.
-func indexHeader(dir string) []byte { return cacheindex.Header("sessctlStatsIndex", 1, dir) }
+// migration, the skip rules), so that older entries are not used (2: pi
+// 1.x's usage entries and summary usages count).
+func indexHeader(dir string) []byte { return cacheindex.Header("sessctlStatsIndex", 2, dir) }
 
 // fileStats is what one session file adds to Dir's total.
 type fileStats struct {

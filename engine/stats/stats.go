@@ -173,7 +173,26 @@ func Count(entries []*jsonl.Entry) *Scope {
 func (s *Scope) Add(en *jsonl.Entry) {
 	s.Entries++
 	s.Types[human.Or(en.Type, "(none)")]++
-	if en.Type != jsonl.TypeMessage {
+	switch en.Type {
+	case jsonl.TypeUsage:
+		// pi 1.x: usage a model spent outside the context (a summary, a
+		// title, a cache warm-up), attributed to that model.
+		f := fieldsOf(en.Raw, "provider", "model", "usage")
+		if jsonl.KindOf(f[2]) == jsonl.KindObject {
+			p, _ := jsonl.String(f[0])
+			m, _ := jsonl.String(f[1])
+			s.addUsage(p, m, ReadUsage(f[2]))
+		}
+		return
+	case jsonl.TypeCompaction, jsonl.TypeBranchSummary:
+		// pi 1.x: what the summary request spent, "Tools/summaries" in
+		// pi's breakdown.
+		if u := get(en.Raw, "usage"); jsonl.KindOf(u) == jsonl.KindObject {
+			s.addUsage(SummariesProvider, "", ReadUsage(u))
+		}
+		return
+	case jsonl.TypeMessage:
+	default:
 		return
 	}
 	// One pass over the message's members (the line was validated when it
@@ -211,6 +230,11 @@ func (s *Scope) Add(en *jsonl.Entry) {
 	role := human.Or(strOf(roleV), "(none)")
 	s.Messages++
 	s.Roles[role]++
+	if role == "toolResult" && jsonl.KindOf(u) == jsonl.KindObject {
+		// pi 1.x: what a tool's own model calls spent (a codemode script's).
+		s.addUsage(SummariesProvider, "", ReadUsage(u))
+		return
+	}
 	if role != "assistant" {
 		return
 	}
@@ -228,6 +252,36 @@ func (s *Scope) Add(en *jsonl.Entry) {
 		ms.Usage.Add(us)
 		s.Usage.Add(us)
 	}
+}
+
+// SummariesProvider is the provider under which Scope counts the usage
+// of compaction and branch summary requests (pi's "Tools/summaries").
+const SummariesProvider = "Tools/summaries"
+
+// addUsage adds usage that no message carries (a usage entry's, a
+// summary's) to the total and to its model, counting no message.
+func (s *Scope) addUsage(provider, model string, u Usage) {
+	name := ModelName(provider, model)
+	if provider == SummariesProvider {
+		name = provider
+	}
+	ms := s.byModel[name]
+	if ms == nil {
+		ms = &Model{Model: name, Provider: provider, ModelID: model}
+		s.byModel[name] = ms
+		s.Models = append(s.Models, ms)
+	}
+	ms.Usage.Add(u)
+	s.Usage.Add(u)
+}
+
+// fieldsOf returns the values of the named members of obj.
+func fieldsOf(obj []byte, keys ...string) [][]byte {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = get(obj, k)
+	}
+	return out
 }
 
 // Finish rounds the sums (float noise of 1e-10 dollars) and sorts the

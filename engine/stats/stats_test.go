@@ -120,3 +120,33 @@ func TestDir(t *testing.T) {
 		t.Errorf("a cancelled walk: %v", err)
 	}
 }
+
+// TestCountPi16Usage: pi 1.x's usage entries count for their model, the
+// usage of compactions, branch summaries and tool results as
+// SummariesProvider's, each once; a context edit changes nothing.
+func TestCountPi16Usage(t *testing.T) {
+	t.Parallel()
+	s := stats.Count(entries(t,
+		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}`,
+		`{"type":"message","id":"b","parentId":"a","message":{"role":"assistant","provider":"p","model":"m","usage":{"input":1,"output":1,"cost":{"total":0.01}}}}`,
+		`{"type":"usage","id":"c","parentId":"b","kind":"title","provider":"p","model":"small","usage":{"input":5,"output":5,"cost":{"total":0.1}}}`,
+		`{"type":"compaction","id":"d","parentId":"c","summary":"S","firstKeptEntryId":"d","tokensBefore":1,"usage":{"input":100,"output":10,"cost":{"total":1}}}`,
+		`{"type":"branch_summary","id":"e","parentId":"d","fromId":"d","summary":"B","usage":{"input":20,"output":2}}`,
+		`{"type":"message","id":"f","parentId":"e","message":{"role":"toolResult","toolCallId":"1","toolName":"code","content":[],"usage":{"input":3,"output":3}}}`,
+		`{"type":"context_edit","id":"g","parentId":"f","targetId":"b","replacement":null}`,
+	))
+	if s.Usage.TotalTokens != 2+10+110+22+6 || s.Usage.Cost.Total != 1.11 {
+		t.Errorf("usage: %+v", s.Usage)
+	}
+	if s.Messages != 3 || s.Types["usage"] != 1 || s.Types["context_edit"] != 1 {
+		t.Errorf("counts: %+v", s)
+	}
+	got := map[string][2]float64{}
+	for _, m := range s.Models {
+		got[m.Model] = [2]float64{float64(m.Messages), float64(m.Usage.TotalTokens)}
+	}
+	want := map[string][2]float64{"p/m": {1, 2}, "p/small": {0, 10}, stats.SummariesProvider: {0, 138}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("models (-want +got):\n%s", diff)
+	}
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"strconv"
 	"strings"
@@ -123,10 +124,33 @@ func entryView(en *jsonl.Entry, label string, hasLabel bool) entryItem {
 		if v, ok := en.Field("data"); ok {
 			it.Blocks = append(it.Blocks, collapsible("data", indentJSON(v), false))
 		}
+	case jsonl.TypeUsage:
+		it.Kind, it.Head = "note", "usage · "+str("kind")
+		u, _ := en.Field("usage")
+		us := stats.ReadUsage(u)
+		it.Blocks = append(it.Blocks, block{Kind: "note", Text: fmt.Sprintf("%s: %d tokens %s", stats.ModelName(str("provider"), str("model")), us.TotalTokens, human.Cost(us.Cost.Total))})
+	case jsonl.TypeContextEdit:
+		it.Kind, it.Head = "note", "context edit"
+		it.Blocks = append(it.Blocks, block{Kind: "note", Text: str("targetId") + " " + strings.TrimSuffix(contextEditHow(en), " by "+en.ID)})
+		if v, ok := en.Field("replacement"); ok && string(v) != "null" {
+			if c, ok := jsonl.Lookup(v, "content"); ok {
+				it.Blocks = append(it.Blocks, contentBlocks(c)...)
+			}
+		}
 	default:
 		it.Blocks = append(it.Blocks, collapsible("entry", indentJSON(en.Raw), false))
 	}
 	return it
+}
+
+// contextEditHow is how a context_edit changes its target in the model
+// context: "omitted from the model context by ID" or "replaced in ...".
+func contextEditHow(en *jsonl.Entry) string {
+	how := "replaced in"
+	if v, ok := en.Field("replacement"); ok && string(v) == "null" {
+		how = "omitted from"
+	}
+	return how + " the model context by " + en.ID
 }
 
 // messageView fills in a message entry.

@@ -183,11 +183,33 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 	if err != nil {
 		return nil, err
 	}
+	// pi 1.x's context edits follow the messages they edit, maybe on a
+	// later page: read them all, to mark the edited messages shown.
+	var editEntries []*jsonl.Entry
+	for _, e := range branch {
+		if e.Type == jsonl.TypeContextEdit {
+			editEntries = append(editEntries, e)
+		}
+	}
+	edits := map[string]string{}
+	if len(editEntries) > 0 {
+		filledEdits, err := v.filled(editEntries)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range filledEdits {
+			target, _ := e.StringField("targetId")
+			edits[target] = contextEditHow(e)
+		}
+	}
 	full := strings.Replace(self, "/s/", "/entry/", 1)
 	forks := st.tree().forks
 	for _, e := range filled {
 		lb, ok := ix.Label(e.ID)
 		it := entryView(e, lb, ok)
+		if note, ok := edits[e.ID]; ok {
+			it.Meta = strings.TrimPrefix(it.Meta+" · "+note, " · ")
+		}
 		it.Leaf = e.ID == leaf
 		it.Forks = forks[e.ID]
 		it.Full = full + "?id=" + url.QueryEscape(e.ID)

@@ -164,6 +164,13 @@ const (
 	TypeCustomMessage       = "custom_message"
 	TypeLabel               = "label"
 	TypeSessionInfo         = "session_info"
+	// TypeUsage is pi 1.x's model-attributed usage that is not model
+	// context: kind, provider, model, usage, note?.
+	TypeUsage = "usage"
+	// TypeContextEdit is pi 1.x's edit of an earlier entry's model
+	// context: targetId, replacement (null omits it, {content} replaces
+	// its content); the history is unchanged.
+	TypeContextEdit = "context_edit"
 )
 
 // ParseEntry decodes the envelope of one line. line may carry surrounding
@@ -531,6 +538,10 @@ func typeName(v []byte) string {
 		return TypeLabel
 	case `"session_info"`:
 		return TypeSessionInfo
+	case `"usage"`:
+		return TypeUsage
+	case `"context_edit"`:
+		return TypeContextEdit
 	}
 	t, _ := String(v)
 	return t

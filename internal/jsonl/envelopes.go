@@ -214,6 +214,10 @@ func internType(t string) string {
 		return TypeLabel
 	case TypeSessionInfo:
 		return TypeSessionInfo
+	case TypeUsage:
+		return TypeUsage
+	case TypeContextEdit:
+		return TypeContextEdit
 	}
 	return t
 }

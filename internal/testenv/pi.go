@@ -1,19 +1,22 @@
 package testenv
 
-// The pi releases (@mariozechner/pi-coding-agent) and Node, for tests that
-// run the reference implementation beside sessctl.
+// The pi releases and Node, for tests that run the reference
+// implementation beside sessctl. pi is published on npm as
+// @earendil-works/pi-coding-agent from 1.0 on, and as
+// @mariozechner/pi-coding-agent up to 0.73.1.
 
 import (
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // PiVersion is the reference pi release: the newest one, whose behaviour
 // sessctl follows. scripts/pi-install.sh names it too.
-const PiVersion = "0.73.1"
+const PiVersion = "1.6.0"
 
 // PiCorpusVersion is the pi release the conformance corpus
 // (../shared/conformance/pi) was recorded with; it stays tested wherever
@@ -52,7 +55,7 @@ func piAt(t testing.TB, modules, want, env, arg string) (string, string) {
 	case err != nil:
 		missing = "node is not on PATH (Node.js 20 or later is needed)"
 	default:
-		have := PiInstalled(modules)
+		have := piInstalledAs(modules, PiPackage(want))
 		switch {
 		case have == "":
 			missing = "pi " + want + " is not installed in " + modules + " (run scripts/pi-install.sh" + arg + ", or set " + env + ")"
@@ -69,10 +72,41 @@ func piAt(t testing.TB, modules, want, env, arg string) (string, string) {
 	return node, modules
 }
 
-// PiInstalled returns the version of pi npm-installed in modules, "" when
-// there is none.
+// PiPackage is the npm package pi version is published under:
+// @earendil-works/pi-coding-agent from 1.0 on, @mariozechner/pi-coding-agent
+// before (scripts/pi-install.sh decides the same way).
+func PiPackage(version string) string {
+	if strings.HasPrefix(version, "0.") {
+		return "@mariozechner/pi-coding-agent"
+	}
+	return "@earendil-works/pi-coding-agent"
+}
+
+// PiPackageDir is the folder of the pi package installed in modules (its
+// package.json and dist): @earendil-works/pi-coding-agent when there is
+// one, else @mariozechner/pi-coding-agent.
+func PiPackageDir(modules string) string {
+	for _, name := range []string{PiPackage("1.0.0"), PiPackage("0.0.0")} {
+		dir := filepath.Join(modules, "node_modules", filepath.FromSlash(name))
+		if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil {
+			return dir
+		}
+	}
+	return filepath.Join(modules, "node_modules", filepath.FromSlash(PiPackage(PiVersion)))
+}
+
+// PiInstalled returns the version of pi npm-installed in modules (the
+// package PiPackageDir finds), "" when there is none.
 func PiInstalled(modules string) string {
-	data, err := os.ReadFile(filepath.Join(modules, "node_modules", "@mariozechner", "pi-coding-agent", "package.json"))
+	return piPackageVersion(filepath.Join(PiPackageDir(modules), "package.json"))
+}
+
+func piInstalledAs(modules, name string) string {
+	return piPackageVersion(filepath.Join(modules, "node_modules", filepath.FromSlash(name), "package.json"))
+}
+
+func piPackageVersion(file string) string {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return ""
 	}

@@ -41,6 +41,24 @@ func TestPiInstalled(t *testing.T) {
 	if v := PiInstalled(dir); v != "9.8.7" {
 		t.Errorf("PiInstalled = %q, want 9.8.7", v)
 	}
+	// From 1.0 on pi is @earendil-works/pi-coding-agent; a folder holding
+	// both names (the reference's, once moved) reports the new one.
+	pkg = filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
+	if err := os.MkdirAll(pkg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"@earendil-works/pi-coding-agent","version":"10.1.2"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if v := PiInstalled(dir); v != "10.1.2" {
+		t.Errorf("PiInstalled with both names = %q, want 10.1.2", v)
+	}
+	if d := PiPackageDir(dir); d != pkg {
+		t.Errorf("PiPackageDir = %q, want %q", d, pkg)
+	}
+	if v := piInstalledAs(dir, PiPackage("0.73.1")); v != "9.8.7" {
+		t.Errorf("the @mariozechner package beside it = %q, want 9.8.7", v)
+	}
 	t.Setenv("SESSCTL_PI_MODULES", filepath.Join(dir, "node_modules"))
 	if d := PiDir(); d != dir {
 		t.Errorf("PiDir with SESSCTL_PI_MODULES naming node_modules = %q, want %q", d, dir)

@@ -35,11 +35,19 @@ func TestListQuotesNames(t *testing.T) {
 		s.AppendMessage(rawMessage(`{"role":"user","content":` + string(q) + `,"timestamp":1}`))
 		s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 		if i == 0 {
-			s.AppendSessionInfo(name)
 			named = s.SessionFile()
 		}
 		s.Close()
 	}
+	// The name as another program (pi before 1.6.0) may write it: raw,
+	// its newline kept (AppendSessionInfo turns it into a space, as pi
+	// 1.6.0).
+	f, err := os.OpenFile(named, os.O_WRONLY|os.O_APPEND, 0)
+	noErr(t, err)
+	n, _ := json.Marshal(name)
+	_, err = f.WriteString(`{"type":"session_info","id":"c0ffee01","parentId":null,"timestamp":"2026-03-01T09:00:00.000Z","name":` + string(n) + "}\n")
+	noErr(t, err)
+	noErr(t, f.Close())
 	remote := filepath.Join(t.TempDir(), "remote")
 	noErr(t, os.Mkdir(remote, 0o700))
 	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", a); code != exitOK {

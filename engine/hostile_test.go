@@ -162,7 +162,7 @@ func TestHostileInputs(t *testing.T) {
 		}
 		done := make(chan []engine.Info, 1)
 		go func() {
-			infos, _ := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{NoIndex: true})
+			infos, _ := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{NoIndex: true, EveryCwd: true})
 			done <- infos
 		}()
 		select {

@@ -134,12 +134,13 @@ type ListOptions struct {
 	// leaves them out. Warn is called after the listing, in path order,
 	// from the calling goroutine.
 	Warn func(err error)
-	// CwdOnly lists, from a Dir store's directory (Store.List with a
-	// cwd), only the sessions whose header cwd is that cwd, both resolved
-	// as pi resolves paths (layout.ResolvePath): pi 1.x's list(cwd,
-	// sessionDir) for a directory that is not the cwd's default one.
-	// Without it every session of the directory is listed (pi 0.73.1).
-	CwdOnly bool
+	// EveryCwd lists, from a Dir store's directory (Store.List and
+	// Sessions with a cwd), every session of the directory, as pi 0.73.1
+	// did. Without it only the sessions whose header cwd is that cwd are
+	// listed, both resolved as pi resolves paths (layout.ResolvePath): pi
+	// 1.x's list(cwd, sessionDir) for a directory that is not the cwd's
+	// default one, so that one project is never handed another's.
+	EveryCwd bool
 }
 
 // listing is a listing's options with the store's filesystem and cache
@@ -826,9 +827,10 @@ func findMostRecent(fsys vfs.FS, dir string, skipChildren bool, cwd string) (pat
 	return "", false
 }
 
-// sameCwd reports whether a header's cwd is the cwd asked for.
+// sameCwd reports whether a header's cwd is the cwd asked for, both
+// resolved as pi resolves them (pi 1.x's sessionCwdMatches).
 func sameCwd(header, cwd string) bool {
-	return header == cwd || (header != "" && filepath.Clean(header) == filepath.Clean(cwd))
+	return header != "" && layout.ResolvePath(header) == layout.ResolvePath(cwd)
 }
 
 func headerInFirst512(fsys vfs.FS, name string) (jsonl.Header, bool) {

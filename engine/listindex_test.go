@@ -48,7 +48,7 @@ func indexPath(t *testing.T, dir string) string {
 
 func listJSON(t *testing.T, dir string, noIndex bool) any {
 	t.Helper()
-	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{NoIndex: noIndex})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{NoIndex: noIndex, EveryCwd: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestWriteInfoNoticesChangedFields(t *testing.T) {
 	t.Parallel()
 	dir := makeStore(t, 2)
 	listJSON(t, dir, false) // builds the index
-	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{EveryCwd: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestListWritesNothingIntoTheStore(t *testing.T) {
 	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	infos, err := openStore(t, engine.StoreOptions{Dir: dir, CacheDir: filepath.Join(blocked, "cache")}).List(t.Context(), "/", engine.ListOptions{})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir, CacheDir: filepath.Join(blocked, "cache")}).List(t.Context(), "/", engine.ListOptions{EveryCwd: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,6 +81,7 @@ func TestListWarnsAboutUnreadableFiles(t *testing.T) {
 	oldSymlink(t, "pipe.jsonl", filepath.Join(dir, "topipe.jsonl"))
 
 	list := func(o engine.ListOptions) ([]engine.Info, error) {
+		o.EveryCwd = true
 		return openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", o)
 	}
 	wantWarns := []string{
@@ -126,6 +127,7 @@ func TestListFollowsSymlinkedSessions(t *testing.T) {
 	writeOld(t, target, sessionBytes("r", "before"))
 	oldSymlink(t, target, filepath.Join(dir, "link.jsonl"))
 	list := func(o engine.ListOptions) ([]engine.Info, error) {
+		o.EveryCwd = true
 		return openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", o)
 	}
 	if msgs, _ := listed(t, list); len(msgs) != 1 || msgs[0] != "before" {

@@ -212,7 +212,7 @@ func ourList(t *testing.T, cwd, dir string) []map[string]any {
 // before 1.0).
 func ourListing(t *testing.T, cwd, dir string, cwdOnly bool) []map[string]any {
 	t.Helper()
-	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), cwd, engine.ListOptions{NoIndex: true, CwdOnly: cwdOnly})
+	infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), cwd, engine.ListOptions{NoIndex: true, EveryCwd: !cwdOnly})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestEmptyNameClearsTheName(t *testing.T) {
 	must[string](t)(s.AppendMessage(reply(at)))
 	listed := func() (string, bool) {
 		t.Helper()
-		infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), "/", engine.ListOptions{NoIndex: true})
+		infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(t.Context(), "/", engine.ListOptions{NoIndex: true, EveryCwd: true})
 		if err != nil || len(infos) != 1 {
 			t.Fatalf("list: %v, %d sessions", err, len(infos))
 		}
@@ -89,7 +89,7 @@ func TestListIndexOfTheOldNameRuleIsNotUsed(t *testing.T) {
 	}
 	list := func() *engine.Info {
 		t.Helper()
-		infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{})
+		infos, err := openStore(t, engine.StoreOptions{Dir: dir}).List(context.Background(), "/", engine.ListOptions{EveryCwd: true})
 		if err != nil || len(infos) != 1 {
 			t.Fatalf("list: %v, %d sessions", err, len(infos))
 		}

@@ -25,12 +25,12 @@ type StoreOptions struct {
 	// Dir is a directory of session files to use as the store instead of
 	// an agent's (a test's directory, a copy, any directory). It is the
 	// session directory of every cwd (pi's sessionDir): Create writes
-	// there for any cwd, List and Sessions with a cwd list it as it is
-	// (each Info names its Cwd), and List with cwd "" lists every session
-	// file below it (see Files). ContinueRecent resumes only a session
-	// whose header names its cwd (pi with a sessionDir hands one project
-	// another's). An agent keeping projects apart uses an agent's store
-	// (AgentDir), one directory per cwd, as pi does.
+	// there for any cwd; ContinueRecent, List and Sessions with a cwd
+	// take only the sessions whose header names that cwd, as pi 1.x does
+	// (ListOptions.EveryCwd lists them all, as pi 0.73.1 did), and List
+	// with cwd "" lists every session file below it (see Files). An agent
+	// keeping projects apart on disk uses an agent's store (AgentDir),
+	// one directory per cwd, as pi does.
 	Dir string
 	// Agent is the agent whose store is used when Dir is "":
 	// layout.AgentPi (the default) or layout.AgentIndusagi. Its sessions
@@ -359,20 +359,17 @@ func (st *Store) listing(o ListOptions) listing {
 // missing directory gives an empty list; nothing is created (pi creates
 // the default directory): a listing writes nothing into the store, only
 // its list index into the cache directory. For a store opened on a Dir,
-// List with a cwd lists the sessions of that directory, with o.CwdOnly
-// only those whose header cwd is cwd (pi 1.x's list(cwd, sessionDir)).
+// List with a cwd lists the sessions of that directory whose header cwd
+// is cwd (pi 1.x's list(cwd, sessionDir)), every one with o.EveryCwd.
 func (st *Store) List(ctx context.Context, cwd string, o ListOptions) ([]Info, error) {
 	lo := st.listing(o)
 	switch {
-	case cwd != "" && st.agentDir == "" && o.CwdOnly:
+	case cwd != "" && st.agentDir == "" && !o.EveryCwd:
 		infos, err := listDir(ctx, lo, st.sessionDir(cwd))
 		if err != nil {
 			return nil, err
 		}
-		want := layout.ResolvePath(cwd)
-		return slices.DeleteFunc(infos, func(in Info) bool {
-			return in.Cwd == "" || layout.ResolvePath(in.Cwd) != want
-		}), nil
+		return slices.DeleteFunc(infos, func(in Info) bool { return !sameCwd(in.Cwd, cwd) }), nil
 	case cwd != "":
 		return listDir(ctx, lo, st.sessionDir(cwd))
 	case st.agentDir != "":
@@ -388,6 +385,15 @@ func (st *Store) List(ctx context.Context, cwd string, o ListOptions) ([]Info, e
 // missing directory gives nothing; a directory that cannot be read, or
 // ctx done, gives the error and ends the iteration.
 func (st *Store) Sessions(ctx context.Context, cwd string, o ListOptions) iter.Seq2[*Info, error] {
+	if cwd != "" && st.agentDir == "" && !o.EveryCwd {
+		return func(yield func(*Info, error) bool) {
+			for i, err := range sessionsIn(ctx, st.fs(), st.sessionDir(cwd)) {
+				if (err != nil || sameCwd(i.Cwd, cwd)) && !yield(i, err) {
+					return
+				}
+			}
+		}
+	}
 	if cwd != "" {
 		return sessionsIn(ctx, st.fs(), st.sessionDir(cwd))
 	}

@@ -211,9 +211,13 @@ func TestStoreOnDir(t *testing.T) {
 	if err := os.WriteFile(deeper, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	flat, err := st.List(ctx, "/anything", engine.ListOptions{NoIndex: true})
+	flat, err := st.List(ctx, "/anything", engine.ListOptions{NoIndex: true, EveryCwd: true})
 	if err != nil || len(flat) != 2 {
-		t.Errorf("List(cwd) = %d sessions, %v; want the directory's 2", len(flat), err)
+		t.Errorf("List(cwd) with EveryCwd = %d sessions, %v; want the directory's 2", len(flat), err)
+	}
+	// Without it, as pi 1.x, only the cwd's: none is /anything's.
+	if mine, err := st.List(ctx, "/anything", engine.ListOptions{NoIndex: true}); err != nil || len(mine) != 0 {
+		t.Errorf("List(cwd) = %d sessions, %v; want none of another cwd", len(mine), err)
 	}
 	tree, err := st.List(ctx, "", engine.ListOptions{NoIndex: true})
 	if err != nil || len(tree) != 3 {

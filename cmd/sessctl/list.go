@@ -109,7 +109,7 @@ func runList(e *env, args []string) int {
 			so.Dir = *dir
 			// --dir alone lists the whole directory; with --cwd only
 			// that cwd's sessions, as pi 1.x lists a directory.
-			o.CwdOnly = *cwd != ""
+			o.EveryCwd = *cwd == ""
 		}
 		listCwd = *cwd
 		if listCwd == "" {

@@ -423,3 +423,41 @@ func testAgentUsePushBesideWrite(t *testing.T, be *backend) {
 		t.Errorf("a fresh machine's copy differs (-local +fresh):\n%s", diff)
 	}
 }
+
+// A push that moves the remote's inline segments into a data object, one
+// of which the pushing machine has not pulled yet, must not count that
+// object as its own: the next pull merges the other machine's lines it
+// held (seen with pi on two machines: a pull then refused, for good,
+// lines whose parent sat in that object).
+func TestPushOverInlineNotPulled(t *testing.T) { eachBackend(t, testPushOverInlineNotPulled) }
+
+func testPushOverInlineNotPulled(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
+	apath := a.newSession(t, "/home/dev/p", 1)
+	name := filepath.Base(apath)
+	a.run(t, "push") // one inline segment
+	b.run(t, "pull")
+	bpath := sessionFiles(t, b.agentDir)[name]
+	bIDs := newPiWriter(t, bpath, "b").add(t, 2)
+	b.run(t, "push") // a second inline segment, which a has not pulled
+	if m := manifestOf(t, be, remote, name); len(m.Segments) != 2 || m.Segments[1].Data == nil {
+		t.Fatalf("the remote holds %d segments, want two inline ones", len(m.Segments))
+	}
+	pa := newPiWriter(t, apath, "a")
+	for range 40 { // past the inline bound: the inline segments move into a data object
+		pa.add(t, 1)
+		appendTo(t, apath, strings.Repeat("x", 2000), 1)
+	}
+	a.run(t, "push")
+	if m := manifestOf(t, be, remote, name); m.Segments[0].Data != nil {
+		t.Fatalf("the push kept the inline segments")
+	}
+	a.run(t, "pull")
+	got := fileCount(t, apath)
+	for _, id := range bIDs {
+		if got[id] != 1 {
+			t.Errorf("b's entry %s stands %d times in a's file after a's pull, want once", id, got[id])
+		}
+	}
+}

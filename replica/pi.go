@@ -125,6 +125,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	rid := &remoteIDs{ids: map[string]struct{}{}}
 	var lines [][]byte    // remote entry lines from Q, for the merge
 	var pos []RefusedLine // where each of lines stands
+	var lineSeg []int     // the segment each of lines is in
 	var hdr []byte        // the remote header, when segment 0 is merged
 	var refused []RefusedLine
 	var merged []string // ids of the remote lines from Q
@@ -178,6 +179,9 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		if forMerge {
 			lines = append(lines, segLines...)
 			pos = append(pos, segPos...)
+			for range segLines {
+				lineSeg = append(lineSeg, i)
+			}
 			refused = append(refused, segRefused...)
 			merged = append(merged, segIDs...)
 		}
@@ -213,6 +217,12 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			}
 		}
 		st.Q = n
+		if res.orphan >= 0 {
+			// A line whose parent has not arrived yet (another machine's
+			// push still on its way, or a copy that lacks it) is merged by
+			// a later pull: its segment is not counted as local.
+			st.Q = lineSeg[res.orphan]
+		}
 		st.noteRemote(man)
 	}
 
@@ -335,7 +345,7 @@ func (r *Remote) validState(old *sessionState, loc *local, man *Manifest) *sessi
 		return st
 	}
 	if old != nil && old.Path == loc.path && man != nil && old.Segs <= len(man.Segments) && old.Gen <= man.Gen &&
-		(old.Segs == 0 || man.Segments[old.Segs-1].Object == old.Last) {
+		(old.Segs == 0 || man.Segments[old.Segs-1].Object == old.Last) && old.Q <= old.Segs && old.F <= old.Segs {
 		c := *old
 		if loc.size < c.P {
 			c.P, c.PTail, c.F, c.Known, c.Held = 0, "", 0, nil, nil
@@ -472,6 +482,7 @@ type mergeResult struct {
 	bytes     int64 // what the merge appended to the file
 	conflicts []Conflict
 	refused   []RefusedLine // lines whose parent neither copy holds
+	orphan    int           // the first of them in remote, or -1
 }
 
 // merge appends to the session at path, under its writer lock, the
@@ -482,7 +493,7 @@ type mergeResult struct {
 // whose parent neither copy holds is refused (pos: where each line
 // stands), as pi loads only a tree.
 func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remote [][]byte, pos []RefusedLine) (mergeResult, error) {
-	var res mergeResult
+	res := mergeResult{orphan: -1}
 	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: filepath.Dir(path), Command: "sessctl sync", FS: r.opts.FS})
 	if err != nil {
 		return res, err
@@ -577,7 +588,10 @@ func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remot
 	for parent, is := range waiting {
 		for _, i := range is {
 			e, _ := jsonl.ParseEntry(remote[i])
-			res.refused = append(res.refused, refusedAt(pos, i, "the parent "+parent+" of entry "+e.ID+" is in neither copy"))
+			res.refused = append(res.refused, refusedAt(pos, i, "the parent "+parent+" of entry "+e.ID+" is in neither copy (yet)"))
+			if res.orphan < 0 || i < res.orphan {
+				res.orphan = i
+			}
 		}
 	}
 	slices.SortFunc(res.refused, func(a, b RefusedLine) int {
@@ -608,7 +622,7 @@ func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remot
 		}
 	}
 	if err := s.AppendLines(add); err != nil {
-		return mergeResult{}, err
+		return mergeResult{orphan: -1}, err
 	}
 	for _, l := range add {
 		res.bytes += int64(len(l)) + 1

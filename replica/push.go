@@ -284,10 +284,12 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	nm := &Manifest{Format: FormatVersion, Kind: KindPi, Name: name, Gen: nextGen, Host: r.opts.Host,
 		Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
 	var base []Segment
+	kept := 0 // how many of man's segments the new manifest keeps as they are
 	var inlineBytes int64
 	nInline := 0
 	if man != nil {
 		base = append(base, man.Segments...)
+		kept = len(base)
 		for i := len(base) - 1; i >= 0 && base[i].inline(); i-- {
 			inlineBytes += base[i].Plain
 			nInline++
@@ -305,6 +307,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			w.buf = append(w.buf, s.Data...)
 		}
 		base = base[:len(base)-nInline]
+		kept = len(base)
 	}
 	sum, incremental := r.summaryBase(man, f, end)
 	n := 0
@@ -391,14 +394,19 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	// the remote (a push killed after it published its manifest, before
 	// it recorded so): the segments after Q that the file holds at the
 	// same place, by checksum, are its own.
-	if man != nil && st.Q < len(man.Segments) {
+	// (q is Q of man: st is left as it is until the push is published,
+	// so that a push that fails records nothing of the manifest it
+	// built on.)
+	q := st.Q
+	if man != nil && q < len(man.Segments) {
 		var off int64
-		for _, s := range man.Segments[:st.Q] {
+		for _, s := range man.Segments[:q] {
 			off += s.Plain
 		}
-		_, st.Q = alignFrom(f, end, man, st.Q, off)
+		_, q = alignFrom(f, end, man, q, off)
 	}
-	if man == nil || st.Q >= len(man.Segments) {
+	whole := man == nil || q >= len(man.Segments) // every remote segment is local
+	if whole {
 		retired := r.compact(ctx, nm, f, end)
 		for _, o := range retired {
 			nm.Retired = append(nm.Retired, Retired{Object: o, Time: now.Format(time.RFC3339)})
@@ -417,7 +425,11 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	next.F = len(nm.Segments)
 	next.Known = nil
 	seen(&next)
-	if man == nil || st.Q >= len(man.Segments) {
+	// The inline segments that moved into the new data objects are no
+	// longer segments of their own: those of them q counted now lie in a
+	// segment that also holds lines this file may lack.
+	next.Q = min(q, kept)
+	if whole {
 		next.Q = len(nm.Segments) // the new segments' lines are local ones
 	}
 	if sent, err := r.b.publish(ctx, nm); err != nil {

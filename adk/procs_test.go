@@ -1,0 +1,3 @@
+package adk
+
+func appenderChild() int { return 0 }

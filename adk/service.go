@@ -42,6 +42,10 @@ type Options struct {
 	// Cwd is written as the cwd of new sessions' headers (pi starts in
 	// it when it resumes one); "" is the process working directory.
 	Cwd string
+	// MaxWriters bounds the writers the Service holds open (each a file
+	// and its lock): past it, opening another closes the one least
+	// recently used. 0 means 64.
+	MaxWriters int
 	// API and Provider are written in the assistant messages model events
 	// become ("google-generative-ai" and "google" by default), Model where
 	// an event has no ModelVersion ("" means "adk").
@@ -53,8 +57,9 @@ type Options struct {
 // context and the sessctl CLI shows, forks and branches.
 //
 // The Service holds each session's writer lock from its Create or first
-// AppendEvent until Delete, Release or Close, so one process appends to
-// it at a time. Another process's AppendEvent on the same session waits
+// AppendEvent until Delete, Release or Close (or until it is the least
+// recently used of more than Options.MaxWriters), so one process appends
+// to it at a time. Another process's AppendEvent on the same session waits
 // for the lock (until its context is done) instead of failing; its events
 // then follow those of the holder, none lost: Get reads the file, not a
 // copy. It is safe for concurrent use.
@@ -69,6 +74,7 @@ type Service struct {
 	stores  map[string]*engine.Store
 	writers map[key]*writer
 	paths   map[key]string
+	uses    uint64
 	closed  bool
 }
 
@@ -80,7 +86,8 @@ type key struct{ app, user, id string }
 type writer struct {
 	mu   sync.Mutex
 	s    *engine.Session
-	gone bool // removed from the Service's map: look it up again
+	gone bool   // removed from the Service's map: look it up again
+	used uint64 // the Service's use counter at its last use (under Service.mu)
 }
 
 // New returns a Service keeping its sessions in the store o names.
@@ -259,8 +266,14 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 	k := key{req.AppName, req.UserID, id}
 	s.mu.Lock()
 	s.paths[k] = es.SessionFile()
-	s.writers[k] = &writer{s: es}
+	s.uses++
+	w := &writer{s: es, used: s.uses}
+	s.writers[k] = w
+	evict := s.leastUsed(w)
 	s.mu.Unlock()
+	if evict != (key{}) {
+		_ = s.release(evict)
+	}
 	appState, err := s.state.update(ctx, req.AppName, "", appDelta)
 	if err != nil {
 		return nil, fmt.Errorf("create adk session %s: %w", id, err)
@@ -600,7 +613,15 @@ func (s *Service) writer(ctx context.Context, k key, path string) (*writer, erro
 			w = &writer{}
 			s.writers[k] = w
 		}
+		s.uses++
+		w.used = s.uses
+		evict := s.leastUsed(w)
 		s.mu.Unlock()
+		if evict != (key{}) {
+			// A writer that fails to close has nothing left to lose: its
+			// appends were acknowledged when they were synced.
+			_ = s.release(evict)
+		}
 		w.mu.Lock()
 		if w.gone {
 			w.mu.Unlock()
@@ -618,6 +639,27 @@ func (s *Service) writer(ctx context.Context, k key, path string) (*writer, erro
 		}
 		return w, nil
 	}
+}
+
+// leastUsed returns the writer to close when the Service holds more
+// than MaxWriters (the least recently used other than w), or the zero
+// key; s.mu is held.
+func (s *Service) leastUsed(w *writer) key {
+	max := s.o.MaxWriters
+	if max <= 0 {
+		max = 64
+	}
+	if len(s.writers) <= max {
+		return key{}
+	}
+	var lk key
+	var lw *writer
+	for k, o := range s.writers {
+		if o != w && (lw == nil || o.used < lw.used) {
+			lk, lw = k, o
+		}
+	}
+	return lk
 }
 
 // AppendEvent appends an event to the session's file, as pi messages

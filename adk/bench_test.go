@@ -1,0 +1,94 @@
+package adk
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/glebarez/sqlite"
+	"github.com/sessctl/sessctl/engine"
+	"google.golang.org/adk/v2/session"
+	"google.golang.org/adk/v2/session/database"
+	"google.golang.org/genai"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// benchSessions is the number of sessions BenchmarkList lists
+// (SESSCTL_ADK_BENCH_SESSIONS, default 10,000).
+func benchSessions() int {
+	if n, err := strconv.Atoi(os.Getenv("SESSCTL_ADK_BENCH_SESSIONS")); err == nil && n > 0 {
+		return n
+	}
+	return 10000
+}
+
+// populate creates n sessions of one user, each with a prompt and an
+// answer.
+func populate(b *testing.B, s session.Service, n int) {
+	ctx := context.Background()
+	for i := range n {
+		c, err := s.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u", State: map[string]any{"i": float64(i)}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j, role := range []string{"user", "model"} {
+			ev := session.NewEvent(ctx, "inv")
+			ev.Author = role
+			ev.Content = genai.NewContentFromText(fmt.Sprintf("message %d of session %d", j, i), genai.Role(role))
+			if err := s.AppendEvent(ctx, c.Session, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if ss, ok := s.(*Service); ok {
+			if err := ss.Release("app", "u", c.Session.ID()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkList lists one user's 10,000 sessions: through the adapter
+// (sessctl's listing, from its list index: one stat per file, no file
+// read), and through ADK's own database service on SQLite (a file, the
+// same sessions) for comparison.
+func BenchmarkList(b *testing.B) {
+	n := benchSessions()
+	dir := b.TempDir()
+	s, err := New(context.Background(), Options{
+		Store:    engine.StoreOptions{Dir: filepath.Join(dir, "sessions"), CacheDir: filepath.Join(dir, "cache"), Sync: engine.SyncNone},
+		StateDir: filepath.Join(dir, "state"),
+		Cwd:      dir,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	populate(b, s, n)
+	list := func(b *testing.B, s session.Service) {
+		for b.Loop() {
+			got, err := s.List(context.Background(), &session.ListRequest{AppName: "app", UserID: "u"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(got.Sessions) != n {
+				b.Fatalf("listed %d sessions, want %d", len(got.Sessions), n)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/session")
+	}
+	b.Run(fmt.Sprintf("sessctl/sessions=%d", n), func(b *testing.B) { list(b, s) })
+
+	db, err := database.NewSessionService(sqlite.Open(filepath.Join(dir, "adk.db")), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := database.AutoMigrate(db); err != nil {
+		b.Fatal(err)
+	}
+	populate(b, db, n)
+	b.Run(fmt.Sprintf("adk-database-sqlite/sessions=%d", n), func(b *testing.B) { list(b, db) })
+}

@@ -304,7 +304,7 @@ func (s *Service) read(ctx context.Context, k key) (*sessionRecord, []*session.E
 		return nil, nil, time.Time{}, fmt.Errorf("read adk session %s: %w", k.id, err)
 	}
 	defer v.Close()
-	rec, evs, err := readEvents(v.Lines(v.Entries()))
+	rec, evs, err := readEvents(v.Lines(v.BranchPath("")))
 	if err != nil {
 		return nil, nil, time.Time{}, fmt.Errorf("read adk session %s: %w", path, err)
 	}
@@ -318,7 +318,9 @@ func (s *Service) read(ctx context.Context, k key) (*sessionRecord, []*session.E
 	return rec, evs, updated, nil
 }
 
-// readEvents returns a session file's record and events, in file order.
+// readEvents returns the record and the events of a session's branch
+// (the root-to-leaf path, which is every entry the adapter appended until
+// someone branches the session with pi or sessctl), in order.
 func readEvents(entries iter.Seq2[*engine.Entry, error]) (*sessionRecord, []*session.Event, error) {
 	var rec *sessionRecord
 	var evs []*session.Event
@@ -420,6 +422,7 @@ func (s *Service) merged(app, user string, sess map[string]any) (map[string]any,
 }
 
 // Get reads a session from its file: the events ADK appended, in order
+// (those on the session's current branch, when pi or sessctl moved it)
 // (the last req.NumRecentEvents of them, then those at or after
 // req.After), and its state folded from their deltas with the app's and
 // the user's.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -137,10 +139,36 @@ func TestEventsRoundTrip(t *testing.T) {
 	}
 }
 
+// piPackage returns the directory of pi's package name in a folder pi was
+// npm-installed into (or its node_modules), "" when it is not there.
+func piPackage(modules, name string) string {
+	if _, err := os.Stat(filepath.Join(modules, "node_modules")); err == nil {
+		modules = filepath.Join(modules, "node_modules")
+	}
+	if _, err := os.Stat(filepath.Join(modules, name, "package.json")); err != nil {
+		return ""
+	}
+	return filepath.Join(modules, name)
+}
+
+// pi1Modules returns where pi 1.x is installed: SESSCTL_PI1_MODULES, else
+// <user cache>/sessctl/pi-1.6.0.
+func pi1Modules() string {
+	if d := os.Getenv("SESSCTL_PI1_MODULES"); d != "" {
+		return d
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(cache, "sessctl", "pi-1.6.0")
+}
+
 // TestPiOpensAdapterSessions: pi itself opens a session the adapter wrote
 // and builds the model context the mapping promises: the prompt with its
 // image, the model's thinking, text and tool call with usage, both tool
-// results, and the answers.
+// results, and the answers. It runs the reference pi (0.73.1) and pi 1.x
+// where it is installed (SESSCTL_PI1_MODULES).
 func TestPiOpensAdapterSessions(t *testing.T) {
 	node, modules := testenv.Pi(t)
 	ctx := t.Context()
@@ -159,14 +187,38 @@ func TestPiOpensAdapterSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// pi is published as @earendil-works/pi-coding-agent from 1.0.
+	for _, pi := range []struct{ name, modules, pkg string }{
+		{"reference", modules, "@mariozechner/pi-coding-agent"},
+		{"pi1", pi1Modules(), "@earendil-works/pi-coding-agent"},
+	} {
+		t.Run(pi.name, func(t *testing.T) {
+			pkg := piPackage(pi.modules, pi.pkg)
+			if pkg == "" {
+				t.Skipf("no %s in %q (set SESSCTL_PI1_MODULES to a folder pi 1.x was npm-installed into)", pi.pkg, pi.modules)
+			}
+			checkPiContext(t, node, pkg, path)
+		})
+	}
+}
+
+func checkPiContext(t *testing.T, node, pkg, path string) {
+	out, err := exec.Command(node, filepath.Join("testdata", "pi-context.mjs"), pkg, path).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("pi-context.mjs: %v\n%s", err, stderr)
+	}
 	var answer struct {
-		States map[string]struct {
+		Version  string
+		Sessions map[string]struct {
 			SessionID string
 			Context   struct {
 				Messages []struct {
 					Role       string
 					Content    json.RawMessage
-					Provider   string
 					Model      string
 					StopReason string
 					ToolCallID string
@@ -176,11 +228,14 @@ func TestPiOpensAdapterSessions(t *testing.T) {
 			}
 		}
 	}
-	testenv.PiReference(t, node, modules, map[string]any{"states": []string{path}}, &answer)
-	st, ok := answer.States[path]
-	if !ok {
-		t.Fatalf("pi gave no state for %s", path)
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatal(err)
 	}
+	st, ok := answer.Sessions[path]
+	if !ok {
+		t.Fatalf("pi %s gave no context for %s", answer.Version, path)
+	}
+	t.Logf("pi %s", answer.Version)
 	if st.SessionID != "s1" {
 		t.Errorf("pi's session id %q, want s1", st.SessionID)
 	}
@@ -211,10 +266,12 @@ func TestPiOpensAdapterSessions(t *testing.T) {
 		{Role: "assistant", Model: "adk", StopReason: "stop", Blocks: []block{{Type: "text", Text: "Sunny, 21°C <b>&</b>."}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("pi's context (-want +got):\n%s", diff)
+		t.Errorf("pi %s's context (-want +got):\n%s", answer.Version, diff)
 	}
-	u := st.Context.Messages[1].Usage
-	if u.Input != 100 || u.Output != 40 || u.CacheRead != 20 || u.TotalTokens != 160 {
-		t.Errorf("pi's usage %+v, want input 100, output 40, cacheRead 20, total 160", u)
+	if len(st.Context.Messages) > 1 {
+		u := st.Context.Messages[1].Usage
+		if u.Input != 100 || u.Output != 40 || u.CacheRead != 20 || u.TotalTokens != 160 {
+			t.Errorf("pi %s's usage %+v, want input 100, output 40, cacheRead 20, total 160", answer.Version, u)
+		}
 	}
 }

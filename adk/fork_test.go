@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/message"
+	"google.golang.org/adk/v2/model"
 	"google.golang.org/adk/v2/session"
 	"google.golang.org/genai"
 )
@@ -111,5 +114,68 @@ func TestForkAndBranch(t *testing.T) {
 	add("e4")
 	if diff := cmp.Diff([]string{"e1", "e4"}, eventIDs(t, s, "s1")); diff != "" {
 		t.Errorf("events after appending to the new branch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSessionContinuedInPi: messages pi appended to an adapter's session
+// (a user resuming it in pi) are events of their own in Get, in order,
+// and ADK's next event follows them.
+func TestSessionContinuedInPi(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	s := newTestService(t, dir)
+	c, err := s.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u", SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &session.Event{ID: "e1", Author: "user", LLMResponse: model.LLMResponse{Content: genai.NewContentFromText("hello", "user")}}
+	if err := s.AppendEvent(ctx, c.Session, ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release("app", "u", "s1"); err != nil {
+		t.Fatal(err)
+	}
+	path, err := s.find(key{"app", "u", "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := engine.OpenFile(ctx, path, engine.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	q, err := w.AppendMessage(message.NewUser("asked in pi", at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := w.AppendMessage(message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5",
+		[]message.Block{message.NewText("answered in pi")}, message.Usage{}, message.StopStop, at.Add(time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendEvent(ctx, c.Session, &session.Event{ID: "e2", Author: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, &session.GetRequest{AppName: "app", UserID: "u", SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ ID, Author, Text string }
+	var rows []row
+	for ev := range got.Session.Events().All() {
+		text := ""
+		if ev.Content != nil {
+			for _, p := range ev.Content.Parts {
+				text += p.Text
+			}
+		}
+		rows = append(rows, row{ev.ID, ev.Author, text})
+	}
+	want := []row{{"e1", "user", "hello"}, {"pi-" + q, "user", "asked in pi"}, {"pi-" + a, "pi", "answered in pi"}, {"e2", "user", ""}}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
+	"google.golang.org/adk/v2/model"
 	"google.golang.org/adk/v2/session"
 )
 
@@ -372,7 +373,13 @@ func readEvents(entries iter.Seq2[*engine.Entry, error]) (*sessionRecord, []*ses
 			}
 			full, ok := extraOf(m, memberEvent)
 			if !ok {
-				continue // a message pi (or another program) added
+				// A message pi (or another program) added: the session was
+				// continued there. It is an event of its own.
+				if ev := foreignEvent(e.ID, m); ev != nil {
+					evs = append(evs, ev)
+				}
+				pending, pendingID = nil, ""
+				continue
 			}
 			ev := new(session.Event)
 			if err := json.Unmarshal(full, ev); err != nil {
@@ -392,6 +399,36 @@ func readEvents(entries iter.Seq2[*engine.Entry, error]) (*sessionRecord, []*ses
 		}
 	}
 	return rec, evs, nil
+}
+
+// foreignEvent returns the event a message the adapter did not write
+// stands for (pi's user, assistant and tool result messages: a session
+// continued in pi), or nil for one it cannot map. Its id is "pi-" and the
+// entry's id, its invocation "pi", its author "user" for a user or tool
+// result message and "pi" for an assistant's.
+func foreignEvent(entryID string, m message.Message) *session.Event {
+	var ms int64
+	author := "user"
+	switch m := m.(type) {
+	case *message.User:
+		ms = m.Timestamp
+	case *message.ToolResult:
+		ms = m.Timestamp
+	case *message.Assistant:
+		ms, author = m.Timestamp, "pi"
+	default:
+		return nil
+	}
+	c, err := messagesContent([]message.Message{m})
+	if err != nil || len(c.Parts) == 0 {
+		return nil
+	}
+	return &session.Event{
+		ID: "pi-" + entryID, InvocationID: "pi", Author: author,
+		Timestamp:   time.UnixMilli(ms).UTC(),
+		Actions:     session.EventActions{StateDelta: map[string]any{}, ArtifactDelta: map[string]int64{}},
+		LLMResponse: model.LLMResponse{Content: c, TurnComplete: true},
+	}
 }
 
 // sessionState folds a session's state: the state it was created with,

@@ -47,6 +47,12 @@ type Options struct {
 	// and its lock): past it, opening another closes the one least
 	// recently used. 0 means 64.
 	MaxWriters int
+	// ReleaseIdle, when positive, releases a session's writer once no
+	// call has used it for that long, so that other processes serving
+	// the same sessions (replicas behind a load balancer) take turns
+	// without waiting for this one to close. 0 holds it until Delete,
+	// Release, Close or MaxWriters.
+	ReleaseIdle time.Duration
 	// API and Provider are written in the assistant messages model events
 	// become ("google-generative-ai" and "google" by default), Model where
 	// an event has no ModelVersion ("" means "adk").
@@ -59,8 +65,8 @@ type Options struct {
 //
 // The Service holds each session's writer lock from its Create or first
 // AppendEvent until Delete, Release or Close (or until it is the least
-// recently used of more than Options.MaxWriters), so one process appends
-// to it at a time. Another process's AppendEvent on the same session waits
+// recently used of more than Options.MaxWriters, or idle for
+// Options.ReleaseIdle), so one process appends to it at a time. Another process's AppendEvent on the same session waits
 // for the lock (until its context is done) instead of failing; its events
 // then follow those of the holder, none lost: Get reads the file, not a
 // copy. It is safe for concurrent use.
@@ -85,10 +91,11 @@ type key struct{ app, user, id string }
 
 // writer is a session's open writer; mu is held around each append.
 type writer struct {
-	mu   sync.Mutex
-	s    *engine.Session
-	gone bool   // removed from the Service's map: look it up again
-	used uint64 // the Service's use counter at its last use (under Service.mu)
+	mu    sync.Mutex
+	s     *engine.Session
+	gone  bool        // removed from the Service's map: look it up again
+	used  uint64      // the Service's use counter at its last use (under Service.mu)
+	timer *time.Timer // Options.ReleaseIdle's (under Service.mu)
 }
 
 // New returns a Service keeping its sessions in the store o names.
@@ -275,6 +282,7 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 	if evict != (key{}) {
 		_ = s.release(evict)
 	}
+	s.idle(k, w)
 	appState, err := s.state.update(ctx, req.AppName, "", appDelta)
 	if err != nil {
 		return nil, fmt.Errorf("create adk session %s: %w", id, err)
@@ -609,6 +617,11 @@ func (s *Service) release(k key) error {
 	if w == nil {
 		return nil
 	}
+	s.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	s.mu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.gone = true
@@ -681,6 +694,40 @@ func (s *Service) writer(ctx context.Context, k key, path string) (*writer, erro
 	}
 }
 
+// idle restarts the ReleaseIdle clock of the session's writer after a
+// call used it.
+func (s *Service) idle(k key, w *writer) {
+	d := s.o.ReleaseIdle
+	if d <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Reset(d)
+		return
+	}
+	w.timer = time.AfterFunc(d, func() { s.releaseIfIdle(k, w) })
+}
+
+// releaseIfIdle closes the session's writer w unless a call is using it
+// (that call restarts the clock when it ends) or it was released.
+func (s *Service) releaseIfIdle(k key, w *writer) {
+	s.mu.Lock()
+	if s.writers[k] != w || !w.mu.TryLock() {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.writers, k)
+	s.mu.Unlock()
+	w.gone = true
+	if w.s != nil {
+		_ = w.s.Close() // what it wrote was synced when it was acknowledged
+		w.s = nil
+	}
+	w.mu.Unlock()
+}
+
 // leastUsed returns the writer to close when the Service holds more
 // than MaxWriters (the least recently used other than w), or the zero
 // key; s.mu is held.
@@ -748,6 +795,7 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, ev *sess
 		w.s = nil
 	}
 	w.mu.Unlock()
+	s.idle(k, w)
 	if err != nil {
 		return fmt.Errorf("append adk event %s: %w", ev.ID, err)
 	}

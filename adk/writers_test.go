@@ -3,6 +3,7 @@ package adk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -71,5 +72,41 @@ func TestWritersHeldAndBounded(t *testing.T) {
 	}
 	if n := got.Session.Events().Len(); n != 2 {
 		t.Errorf("s1 has %d events, want 2", n)
+	}
+}
+
+// TestReleaseIdle: with ReleaseIdle a Service lets go of a session's
+// writer once it is idle, so another process's append, which waits for
+// the lock, goes through while the first Service stays open.
+func TestReleaseIdle(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	a := newTestService(t, dir)
+	a.o.ReleaseIdle = 20 * time.Millisecond
+	b := newTestService(t, dir)
+	c, err := a.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u", SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range []*Service{a, b, a, b} {
+		wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := s.AppendEvent(wait, c.Session, &session.Event{ID: fmt.Sprint("e", i), Author: "user"})
+		cancel()
+		if err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+		if s == b {
+			// b holds its writer until Release (no ReleaseIdle).
+			if err := b.Release("app", "u", "s1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := b.Get(ctx, &session.GetRequest{AppName: "app", UserID: "u", SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := got.Session.Events().Len(); n != 4 {
+		t.Errorf("%d events, want 4", n)
 	}
 }

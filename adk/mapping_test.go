@@ -139,36 +139,11 @@ func TestEventsRoundTrip(t *testing.T) {
 	}
 }
 
-// piPackage returns the directory of pi's package name in a folder pi was
-// npm-installed into (or its node_modules), "" when it is not there.
-func piPackage(modules, name string) string {
-	if _, err := os.Stat(filepath.Join(modules, "node_modules")); err == nil {
-		modules = filepath.Join(modules, "node_modules")
-	}
-	if _, err := os.Stat(filepath.Join(modules, name, "package.json")); err != nil {
-		return ""
-	}
-	return filepath.Join(modules, name)
-}
-
-// pi1Modules returns where pi 1.x is installed: SESSCTL_PI1_MODULES, else
-// <user cache>/sessctl/pi-1.6.0.
-func pi1Modules() string {
-	if d := os.Getenv("SESSCTL_PI1_MODULES"); d != "" {
-		return d
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(cache, "sessctl", "pi-1.6.0")
-}
-
 // TestPiOpensAdapterSessions: pi itself opens a session the adapter wrote
 // and builds the model context the mapping promises: the prompt with its
 // image, the model's thinking, text and tool call with usage, both tool
-// results, and the answers. It runs the reference pi (0.73.1) and pi 1.x
-// where it is installed (SESSCTL_PI1_MODULES).
+// results, and the answers. It runs the reference pi (1.6.0) and the
+// release the corpus was recorded with (0.58.3).
 func TestPiOpensAdapterSessions(t *testing.T) {
 	node, modules := testenv.Pi(t)
 	ctx := t.Context()
@@ -187,19 +162,13 @@ func TestPiOpensAdapterSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// pi is published as @earendil-works/pi-coding-agent from 1.0.
-	for _, pi := range []struct{ name, modules, pkg string }{
-		{"reference", modules, "@mariozechner/pi-coding-agent"},
-		{"pi1", pi1Modules(), "@earendil-works/pi-coding-agent"},
-	} {
-		t.Run(pi.name, func(t *testing.T) {
-			pkg := piPackage(pi.modules, pi.pkg)
-			if pkg == "" {
-				t.Skipf("no %s in %q (set SESSCTL_PI1_MODULES to a folder pi 1.x was npm-installed into)", pi.pkg, pi.modules)
-			}
-			checkPiContext(t, node, pkg, path)
-		})
-	}
+	t.Run("reference", func(t *testing.T) {
+		checkPiContext(t, node, testenv.PiPackageDir(modules), path)
+	})
+	t.Run("corpus", func(t *testing.T) {
+		node, modules := testenv.PiCorpus(t)
+		checkPiContext(t, node, testenv.PiPackageDir(modules), path)
+	})
 }
 
 func checkPiContext(t *testing.T, node, pkg, path string) {

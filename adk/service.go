@@ -245,16 +245,19 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 	if err != nil {
 		return nil, fmt.Errorf("create adk session: %w", err)
 	}
-	// Two processes creating one id: the second must see the first's
-	// file, so the look and the creation are one step under a lock of the
-	// user's (in the state directory, not among the sessions).
-	l, err := lock.Acquire(ctx, filepath.Join(s.state.dir, escapeName(req.AppName), "users", escapeName(req.UserID)+".create.lock"),
-		lock.Options{Wait: true, Mode: "adk-create", Command: s.o.Store.Command})
-	if err != nil {
-		return nil, fmt.Errorf("create adk session: %w", err)
-	}
-	defer l.Close()
 	if id != "" {
+		// Two processes creating one id: the second must see the first's
+		// file, so the look and the creation are one step under a lock of
+		// the user's (in the state directory, not among the sessions). A
+		// drawn id (a UUID) needs none.
+		unlock := s.state.inProcess(filepath.Join(s.state.dir, escapeName(req.AppName), "users", escapeName(req.UserID)+".create.lock"))
+		defer unlock()
+		l, err := lock.Acquire(ctx, filepath.Join(s.state.dir, escapeName(req.AppName), "users", escapeName(req.UserID)+".create.lock"),
+			lock.Options{Wait: true, Mode: "adk-create", Command: s.o.Store.Command})
+		if err != nil {
+			return nil, fmt.Errorf("create adk session: %w", err)
+		}
+		defer l.Close()
 		if _, err := s.find(key{req.AppName, req.UserID, id}); err == nil {
 			return nil, fmt.Errorf("create adk session %q of app %q, user %q: %w", id, req.AppName, req.UserID, fs.ErrExist)
 		} else if !errors.Is(err, engine.ErrNotFound) {

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
@@ -27,6 +28,27 @@ type stateStore struct {
 	fs      vfs.FS
 	dir     string
 	command string
+
+	mu    sync.Mutex
+	files map[string]*sync.Mutex // a mutex per lock file, see inProcess
+}
+
+// inProcess takes this process's mutex of a lock file and returns its
+// unlock: the goroutines of one process queue on it before they take the
+// file's lock, instead of polling that lock against each other.
+func (s *stateStore) inProcess(lockPath string) (unlock func()) {
+	s.mu.Lock()
+	if s.files == nil {
+		s.files = map[string]*sync.Mutex{}
+	}
+	m := s.files[lockPath]
+	if m == nil {
+		m = new(sync.Mutex)
+		s.files[lockPath] = m
+	}
+	s.mu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 func (s *stateStore) path(app, user string) string {
@@ -61,6 +83,8 @@ func (s *stateStore) update(ctx context.Context, app, user string, delta map[str
 	if len(delta) == 0 {
 		return s.read(app, user)
 	}
+	unlock := s.inProcess(p + ".lock")
+	defer unlock()
 	l, err := lock.Acquire(ctx, p+".lock", lock.Options{Wait: true, Mode: "adk-state", Command: s.command})
 	if err != nil {
 		return nil, fmt.Errorf("update adk state %s: %w", p, err)

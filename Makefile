@@ -3,6 +3,7 @@
 #   make demo    build a sample session through the library and show it
 #   make test    gofmt check, go vet, go test -race ./... with a summary of skips
 #   make cross   go build and go vet for every GOOS/GOARCH in PLATFORMS (CI runs it after test)
+#   make test-adk   the ADK-Go adapter (the nested module adk/): vet, test -race, cross builds
 #   make test-windows   the suite as Windows programs under wine64
 #   make lint    staticcheck (pinned; installed into the cache when missing)
 #   make check   test plus go mod tidy check and the API guard (api-check)
@@ -15,7 +16,7 @@ SHELL     := bash
 FUZZTIME  ?= 30s
 BIN       := bin/sessctl
 
-.PHONY: all build demo test stress lint api api-check fmt-check vet cross test-windows race check tidy-check fuzz crash bench bench-scale clean
+.PHONY: all build demo test test-adk stress lint api api-check fmt-check vet cross test-windows race check tidy-check fuzz crash bench bench-scale clean
 
 all: build
 
@@ -29,6 +30,17 @@ demo: build
 	./$(BIN) demo
 
 test: fmt-check vet race
+
+# make test-adk: the ADK-Go session.Service (adk/) is a module of its own,
+# so that programs that do not use ADK never download its dependencies;
+# the root's ./... does not reach into it. CI runs it after make test.
+ADK_PLATFORMS ?= windows/amd64 darwin/arm64 freebsd/amd64
+test-adk:
+	cd adk && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
+	@set -e; cd adk; for p in $(ADK_PLATFORMS); do \
+		echo "cross adk $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; \
+	done
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -14,9 +14,10 @@
 # required (SESSCTL_REQUIRE_PI=1), every test that runs the reference pi:
 # the differential tests on pi's own random sessions and on the corpus,
 # the compaction cases, sessctl compact, the SessionManager parity table,
-# pi writing beside sessctl and the example agent. It prints the figures
-# (states, preparations, forks and branches as pi's) and the failures, and
-# keeps the whole log; the exit status is go test's. For a release other
+# pi writing beside sessctl, the example agent and the ADK adapter. It
+# prints the figures (states, preparations, forks and branches as pi's)
+# and the failures, and keeps the whole log; the exit status is go
+# test's. For a release other
 # than the reference it also says how far pi's session code moved: the
 # lines that differ in dist/core/session-manager.js, compaction/ and
 # messages.js (docs/pi-reference.md says how to read them).
@@ -43,13 +44,16 @@ if [ "$version" != "$reference" ]; then
 fi
 # The tests that call testenv.Pi (internal/testenv's TestPiCompatCoversPiTests
 # keeps this list complete).
-tests='^(TestPiSessionManagerParity|TestAppendsAsPi16|TestContextEditLoadsInPi|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs|TestInABrowser|TestServeAPiStore)$'
+tests='^(TestPiSessionManagerParity|TestAppendsAsPi16|TestContextEditLoadsInPi|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs|TestInABrowser|TestServeAPiStore|TestPiOpensAdapterSessions)$'
 packages=(./engine/ ./compaction/ ./cmd/sessctl/ ./examples/agent/ ./engine/web/)
 log=$(mktemp "${TMPDIR:-/tmp}/pi-compat-$version.XXXXXX")
 echo "pi-compat.sh: pi $version from $dir; log in $log" >&2
 status=0
 SESSCTL_PI_MODULES=$dir SESSCTL_PI_VERSION=$version SESSCTL_REQUIRE_PI=1 \
   go test -count=1 -v -run "$tests" "$@" "${packages[@]}" > "$log" 2>&1 || status=$?
+# ./adk/ is a module of its own (the ADK-Go adapter): its go test runs there.
+(cd adk && SESSCTL_PI_MODULES=$dir SESSCTL_PI_VERSION=$version SESSCTL_REQUIRE_PI=1 \
+  go test -count=1 -v -run "$tests" "$@" ./...) >> "$log" 2>&1 || status=$?
 grep -E 'as pi|load in pi|listed as pi|loaded as pi' "$log" | sed 's/^ *//' || true
 grep -E '^(--- FAIL|FAIL|ok )' "$log" || true
 exit $status

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,8 +13,9 @@ import (
 // failure.
 const requireConformance = "SESSCTL_REQUIRE_CONFORMANCE"
 
-// RepoRoot returns the directory holding go.mod, walking up from the
-// test's working directory (its package directory).
+// RepoRoot returns the directory holding the main module's go.mod (not a
+// nested module's, such as adk/), walking up from the test's working
+// directory (its package directory).
 func RepoRoot(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -21,7 +23,8 @@ func RepoRoot(t testing.TB) string {
 		t.Fatal(err)
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		// The main module's go.mod, not a nested module's (adk/).
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.HasPrefix(b, []byte("module github.com/sessctl/sessctl\n")) {
 			return dir
 		}
 		up := filepath.Dir(dir)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/sessctl/sessctl/internal/errs"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/sessionfile"
+	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
 )
@@ -22,7 +22,8 @@ import (
 // resolveIn is Store.Resolve in the store at dir on fsys. Sessions and
 // entries are named like git objects: by path, by full id, or by a unique
 // prefix of the id.
-func resolveIn(ctx context.Context, fsys vfs.FS, dir, name string) (string, error) {
+func resolveIn(ctx context.Context, o listing, dir, name string) (string, error) {
+	fsys := o.fs()
 	if name == "" {
 		return "", fmt.Errorf("session %q in %s: %w", name, dir, ErrNotFound)
 	}
@@ -47,18 +48,17 @@ func resolveIn(ctx context.Context, fsys vfs.FS, dir, name string) (string, erro
 		}
 		return "", fmt.Errorf("session file %s: %w", name, err)
 	}
-	cands, unreadable, err := storeCandidates(ctx, fsys, dir)
+	cands, unreadable, err := storeCandidates(ctx, o, dir)
 	if err != nil {
 		return "", err
 	}
 	var exact, prefix []errs.Candidate
-	low := strings.ToLower(name)
 	for _, c := range cands {
 		switch {
-		case c.ID == name:
-			exact = append(exact, c)
-		case strings.HasPrefix(strings.ToLower(c.ID), low):
-			prefix = append(prefix, c)
+		case c.ID == name || c.nameID == name:
+			exact = append(exact, c.Candidate)
+		case shortid.HasPrefix(c.ID, name) || c.nameID != "" && shortid.HasPrefix(c.nameID, name):
+			prefix = append(prefix, c.Candidate)
 		}
 	}
 	switch {
@@ -99,28 +99,57 @@ func resolveIn(ctx context.Context, fsys vfs.FS, dir, name string) (string, erro
 	return "", fmt.Errorf("session %q in %s: %w", name, dir, ErrNotFound)
 }
 
+// candidate is a session file with the ids it is named by: its header's
+// (Candidate.ID) and the one its name carries, when another.
+type candidate struct {
+	errs.Candidate
+	nameID string
+}
+
 // storeCandidates lists the session files of the store at root (see
-// Store.Files) with their session ids: from the file name when it has pi's
-// "<ts>_<id>.jsonl" form, otherwise from its header line. What the walk
-// left out (directories that could not be read, special files) is
-// returned as unreadable.
-func storeCandidates(ctx context.Context, fsys vfs.FS, root string) (out []errs.Candidate, unreadable []error, err error) {
-	files, unreadable, err := storeFiles(ctx, fsys, root)
+// Store.Files) with their session ids: the header's, read by a listing
+// (with the list index), and the one the file name carries when it has
+// pi's "<ts>_<id>.jsonl" form, which is the id of a file without a
+// header. What the walk left out (directories that could not be read,
+// special files) is returned as unreadable.
+func storeCandidates(ctx context.Context, o listing, root string) (out []candidate, unreadable []error, err error) {
+	o.NoText, o.Progress, o.Warn = true, nil, nil
+	o = o.withCache()
+	dirs, unreadable, err := walkStore(ctx, root, func(dir string) (dirFiles, error) {
+		return sessionFilesIndexed(o, dir)
+	})
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("session store %s: %w", root, ErrNotFound)
 		}
 		return nil, nil, err
 	}
-	for _, f := range files {
-		id := sessionfile.IDFromFileName(filepath.Base(f.Path))
-		if id == "" {
-			id = headerID(fsys, f.Path)
-		}
-		if id != "" {
-			out = append(out, errs.Candidate{ID: id, Path: f.Path})
+	infos, err := listFiles(ctx, o, dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	headerIDs := make(map[string]string, len(infos))
+	for i := range infos {
+		if id, ok := jsonl.String(infos[i].ID); ok {
+			headerIDs[infos[i].Path] = id
 		}
 	}
+	for _, d := range dirs {
+		for _, name := range d.names {
+			path := filepath.Join(d.dir, name)
+			c := candidate{Candidate: errs.Candidate{ID: headerIDs[path], Path: path}}
+			if n := sessionfile.IDFromFileName(name); n != "" && n != c.ID {
+				c.nameID = n
+			}
+			if c.ID == "" {
+				c.ID, c.nameID = c.nameID, ""
+			}
+			if c.ID != "" {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return strings.Compare(a.Path, b.Path) })
 	return out, unreadable, nil
 }
 
@@ -130,36 +159,6 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
-}
-
-// headerID reads the session id from the first line of a file.
-func headerID(fsys vfs.FS, path string) string {
-	e, ok := headerLine(fsys, path)
-	if !ok || e.IDKind != jsonl.KindString {
-		return ""
-	}
-	return e.ID
-}
-
-// headerLine reads the first line of a file, within its first 64 KiB, and
-// returns it when it is a session header.
-func headerLine(fsys vfs.FS, path string) (Entry, bool) {
-	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return Entry{}, false
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	n, _ := f.Read(buf)
-	buf = buf[:n]
-	if i := strings.IndexByte(string(buf), '\n'); i >= 0 {
-		buf = buf[:i]
-	}
-	e, err := jsonl.ParseEntry(buf)
-	if err != nil || !e.IsHeader() {
-		return Entry{}, false
-	}
-	return e, true
 }
 
 // EntryError is an entry name that names no entry, or several; it lists

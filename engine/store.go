@@ -404,13 +404,14 @@ func (st *Store) Sessions(ctx context.Context, cwd string, o ListOptions) iter.S
 // with a path separator or the .jsonl suffix, or one that names an
 // existing file, is a path: its absence is ErrNotFound, and a directory
 // is an error. Any other name is a full session id, or a unique prefix
-// of one (compared without regard to case), among the store's session
-// files (see Files). An exact id wins over prefixes; a name that fits
+// of one (compared without regard to case or dashes), among the store's
+// session files (see Files): the id in a file's header, or the one its
+// name carries. An exact id wins over prefixes; a name that fits
 // several sessions fails with an *AmbiguousError. When directories of
 // the store could not be read, an unknown name fails naming the first of
 // them rather than with ErrNotFound.
 func (st *Store) Resolve(ctx context.Context, name string) (string, error) {
-	return resolveIn(ctx, st.fs(), st.root, name)
+	return resolveIn(ctx, st.listing(ListOptions{}), st.root, name)
 }
 
 // ForkOptions configure Store.Fork.

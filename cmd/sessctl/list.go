@@ -162,7 +162,7 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	w := bufio.NewWriter(e.stdout)
-	_ = render.List(w, infos) // a write error stays in w: Flush reports it
+	_ = render.ListIn(w, infos, everySession(e.ctx, st, listCwd, infos, *noIndex)) // a write error stays in w: Flush reports it
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -124,6 +124,7 @@ func runSearch(e *env, args []string) int {
 	out, color := searchOutput(e.stdout)
 	w := bufio.NewWriterSize(out, 1<<16)
 	hits := 0
+	var ids *shortid.Set // read at the first hit
 	for h, err := range x.Search(e.ctx, q) {
 		if prog != nil {
 			prog.done()
@@ -142,7 +143,10 @@ func runSearch(e *env, args []string) int {
 		if *asJSON {
 			writeHitJSON(w, &h)
 		} else {
-			writeHit(w, &h, color)
+			if ids == nil {
+				ids = searchShortIDs(e.ctx, q.Stores)
+			}
+			writeHit(w, &h, ids, color)
 		}
 	}
 	if prog != nil {
@@ -226,7 +230,7 @@ const (
 	hlOff = "\033[0m"
 )
 
-func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
+func writeHit(w *bufio.Writer, h *search.Hit, ids *shortid.Set, color bool) {
 	when := "-"
 	if !h.Time.IsZero() {
 		when = h.Time.Format("2006-01-02 15:04:05")
@@ -247,7 +251,7 @@ func writeHit(w *bufio.Writer, h *search.Hit, color bool) {
 	if h.Session.Name != "" {
 		name = " " + human.Quote(h.Session.Name)
 	}
-	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(human.QuotePath(h.Label())), safe(entry), safe(human.QuotePath(render.ShortID(h.Session.ID))), safe(name), human.QuotePath(h.Session.Cwd))
+	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(human.QuotePath(h.Label())), safe(entry), safe(human.QuotePath(ids.Short(h.Session.ID))), safe(name), human.QuotePath(h.Session.Cwd))
 	w.WriteString("    ")
 	last := 0
 	for _, m := range h.Matches {

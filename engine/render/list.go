@@ -7,20 +7,44 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/migrate"
 )
 
 // List writes infos as the table of 'sessctl list': modification time
 // (local), message count, short id and name or first message, one
 // session a line; imports dated by their file are marked with a star and
-// explained under the table. It writes nothing for no infos.
+// explained under the table. It writes nothing for no infos. The short
+// id is the shortest prefix of at least eight characters that no other
+// session of infos shares (as git shortens object names): ListIn
+// shortens them among a whole store's sessions.
 func List(w io.Writer, infos []engine.Info) error {
+	return ListIn(w, infos, infos)
+}
+
+// ListIn is List with short ids that no session of store shares (a
+// listing of every cwd of the store infos come from, without texts), so
+// that each is a name engine.Store.Resolve finds. The ids of infos are
+// shortened among store's and their own.
+func ListIn(w io.Writer, infos, store []engine.Info) error {
 	if len(infos) == 0 {
 		return nil
 	}
+	var ids shortid.Set
+	for _, in := range [][]engine.Info{store, infos} {
+		for i := range in {
+			ids.Add(in[i].Path, in[i].IDString())
+		}
+	}
+	// The names start in one column, after the longest short id.
+	short, width := make([]string, len(infos)), shortid.MinLen
+	for i := range infos {
+		short[i] = human.QuotePath(ids.Short(infos[i].IDString()))
+		width = max(width, len(short[i]))
+	}
 	ew := &errWriter{w: w}
 	w = ew
-	fmt.Fprintf(w, "%-16s  %5s  %-8s  %s\n", "MODIFIED", "MSGS", "ID", "NAME / FIRST MESSAGE")
+	fmt.Fprintf(w, "%-16s  %5s  %-*s  %s\n", "MODIFIED", "MSGS", width, "ID", "NAME / FIRST MESSAGE")
 	fileDates := false
 	for i := range infos {
 		in := &infos[i]
@@ -36,8 +60,8 @@ func List(w io.Writer, infos []engine.Info) error {
 		if migrate.ImportedDateFromFile(in.Path, in.IDString()) {
 			mark, fileDates = "*", true
 		}
-		fmt.Fprintf(w, "%-16s%s %5d  %-8s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"), mark,
-			in.MessageCount, human.QuotePath(ShortID(in.IDString())), title)
+		fmt.Fprintf(w, "%-16s%s %5d  %-*s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"), mark,
+			in.MessageCount, width, short[i], title)
 	}
 	if fileDates {
 		fmt.Fprintf(w, "* %s\n", FileDateNote)
@@ -45,8 +69,9 @@ func List(w io.Writer, infos []engine.Info) error {
 	return ew.err
 }
 
-// ShortID is the first eight characters of a session id, as tables show
-// it.
+// ShortID is the first eight characters of a session id: the shortest
+// short id List shows, unique only where no other session was started
+// within the same minute or so (a UUIDv7's first eight digits).
 func ShortID(id string) string {
 	if len(id) > 8 {
 		return id[:8]

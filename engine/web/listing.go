@@ -17,7 +17,9 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
 )
@@ -51,6 +53,7 @@ type row struct {
 	up     *row   // the listed session it was forked from, or whose child it is
 	kids   []*row // the listed sessions forked from it, or its children, newest first
 	search string // name, first message and id, in lower case, for the text filter
+	short  string // the id's prefix no other listed session shares
 }
 
 // listing is the sessions of every store at one time.
@@ -62,6 +65,7 @@ type listing struct {
 	warns  []string // the first few things that could not be read
 	nwarn  int
 	cwds   []string // every working directory, sorted
+	ids    *shortid.Set
 }
 
 // lister keeps the current listing and reads the stores again on demand,
@@ -226,8 +230,17 @@ func (l *lister) read(ctx context.Context) *listing {
 		return nil
 	}
 	slices.SortStableFunc(ls.rows, func(a, b *row) int { return b.Modified.Compare(a.Modified) })
+	ls.ids = &shortid.Set{}
+	for _, r := range ls.rows {
+		if r.Format == search.FormatJSONL {
+			ls.ids.Add(r.Path, r.ID)
+		} else {
+			ls.ids.Add("", r.ID)
+		}
+	}
 	for i, r := range ls.rows {
 		r.i = i
+		r.short = ls.ids.Short(r.ID)
 		r.search = strings.ToLower(r.Name + "\n" + r.First + "\n" + r.ID)
 		if p := ls.byPath[r.Parent]; r.Parent != "" && p != nil && p != r {
 			r.up = p
@@ -257,6 +270,18 @@ func (l *lister) read(ctx context.Context) *listing {
 	ls.at = l.h.o.Now()
 	ls.took = time.Since(t0)
 	return ls
+}
+
+// shortID returns the prefix of id no listed session shares but the one
+// at path; the first eight characters when there is no listing yet.
+func (ls *listing) shortID(path, id string) string {
+	if ls == nil {
+		return render.ShortID(id)
+	}
+	if r := ls.byPath[path]; r != nil && r.ID == id {
+		return r.short
+	}
+	return ls.ids.Short(id)
 }
 
 func (ls *listing) add(r *row) {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine/agentuse"
-	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
@@ -96,7 +95,7 @@ func (h *Handler) serveAgentUse(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, ch := range x.Children {
 		p.Children = append(p.Children, linkText{URL: h.sessionURL(ch.Dir, search.FormatAgentUse),
-			Text: human.Or(ch.AgentName, ch.AgentID) + " (" + render.ShortID(ch.ID) + ", " + human.Or(ch.Status, "no status") + ")"})
+			Text: human.Or(ch.AgentName, ch.AgentID) + " (" + h.list.get(0).shortID(ch.Dir, ch.ID) + ", " + human.Or(ch.Status, "no status") + ")"})
 	}
 	for _, m := range c.Messages {
 		p.Entries = append(p.Entries, entryCtx{E: agentUseMessage(m)})

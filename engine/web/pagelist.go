@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/search"
 )
@@ -195,7 +194,7 @@ func (h *Handler) addRows(out *[]listRow, r *row, keep []bool, depth int, seen m
 // listRowOf is the list page's view of a row.
 func (h *Handler) listRowOf(r *row, depth int) listRow {
 	lr := listRow{Depth: min(depth, 8), Child: depth > 0, URL: h.path("/" + r.Key), Name: r.Name, First: human.OneLine(r.First, 120),
-		Short: render.ShortID(r.ID), Cwd: r.Cwd, Msgs: "—", Size: "—", Cost: "—", Status: r.Status}
+		Short: r.short, Cwd: r.Cwd, Msgs: "—", Size: "—", Cost: "—", Status: r.Status}
 	if !r.Modified.IsZero() {
 		lr.When = r.Modified.Local().Format("2006-01-02 15:04")
 		lr.Full = r.Modified.Local().Format(time.RFC3339)

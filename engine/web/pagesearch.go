@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -259,7 +258,7 @@ func searchErr(err error) string {
 // hitView is one hit as the page shows it: where it is, what it is, and
 // the snippet cut into plain and matched parts.
 func (h *Handler) hitView(hit *search.Hit) searchHit {
-	v := searchHit{Label: hit.Label(), Session: hit.Session.Name, Short: render.ShortID(hit.Session.ID), Cwd: hit.Session.Cwd}
+	v := searchHit{Label: hit.Label(), Session: hit.Session.Name, Short: h.list.get(0).shortID(hit.Session.Path, hit.Session.ID), Cwd: hit.Session.Cwd}
 	if !hit.Time.IsZero() {
 		v.When = clock(hit.Time)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/search"
@@ -224,7 +223,7 @@ func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 		return nil, err
 	}
 	p.S = h.sessInfo(r, v, st)
-	p.Title = human.Or(p.S.Name, "Session "+render.ShortID(p.S.ID))
+	p.Title = human.Or(p.S.Name, "Session "+h.list.get(0).shortID(v.path, p.S.ID))
 	var watched bool
 	if p.Holder, watched = h.watchedHolder(v.path, false); !watched {
 		p.Holder = h.holderText(v.path, nil)
@@ -255,7 +254,7 @@ func (h *Handler) sessInfo(r *http.Request, v *view, st *viewState) sessInfo {
 	if ls := h.list.get(0); ls != nil {
 		if me := ls.byPath[v.path]; me != nil {
 			for _, rw := range me.kids {
-				si.Children = append(si.Children, linkText{URL: h.path("/" + rw.Key), Text: human.Or(rw.Name, human.OneLine(rw.First, 80)) + " (" + render.ShortID(rw.ID) + ")"})
+				si.Children = append(si.Children, linkText{URL: h.path("/" + rw.Key), Text: human.Or(rw.Name, human.OneLine(rw.First, 80)) + " (" + rw.short + ")"})
 			}
 		}
 	}

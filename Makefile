@@ -1,9 +1,9 @@
 # sessctl: build, test and measure.
 #
 #   make demo    build a sample session through the library and show it
-#   make test    gofmt check, go vet, go test -race ./... with a summary of skips
+#   make test    gofmt check, go vet, go test -race ./... with a summary of skips, and test-adk
 #   make cross   go build and go vet for every GOOS/GOARCH in PLATFORMS (CI runs it after test)
-#   make test-adk   the ADK-Go adapter (the nested module adk/): vet, test -race, cross builds
+#   make test-adk   the ADK-Go adapter (the nested module adk/): vet, test -race (its cross builds: make cross)
 #   make test-windows   the suite as Windows programs under wine64
 #   make lint    staticcheck (pinned; installed into the cache when missing)
 #   make check   test plus go mod tidy check and the API guard (api-check)
@@ -29,18 +29,15 @@ build:
 demo: build
 	./$(BIN) demo
 
-test: fmt-check vet race
+test: fmt-check vet race test-adk
 
 # make test-adk: the ADK-Go session.Service (adk/) is a module of its own,
 # so that programs that do not use ADK never download its dependencies;
-# the root's ./... does not reach into it. CI runs it after make test.
+# the root's ./... does not reach into it. make test runs its vet and
+# tests (ADK's own sessiontestsuite among them), make cross its builds.
 ADK_PLATFORMS ?= windows/amd64 darwin/arm64 freebsd/amd64
 test-adk:
 	cd adk && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
-	@set -e; cd adk; for p in $(ADK_PLATFORMS); do \
-		echo "cross adk $$p"; \
-		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; \
-	done
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -59,6 +56,10 @@ cross:
 		echo "cross $$p"; \
 		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; \
 		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+	done
+	@set -e; cd adk; for p in $(ADK_PLATFORMS); do \
+		echo "cross adk $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; \
 	done
 
 # make test-windows: each package's tests built for windows/amd64 and run

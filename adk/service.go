@@ -524,9 +524,9 @@ func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.
 	if req.UserID != "" {
 		var st *engine.Store
 		if st, err = s.store(ctx, s.userDir(req.AppName, req.UserID)); err == nil {
-			// A store opened on a directory lists that directory for any
-			// cwd.
-			infos, err = st.List(ctx, "adk", engine.ListOptions{NoText: true})
+			// The user's directory, whatever cwd the sessions' headers
+			// name (a Dir store lists only a cwd's sessions otherwise).
+			infos, err = st.List(ctx, "adk", engine.ListOptions{NoText: true, EveryCwd: true})
 		}
 	} else {
 		var st *engine.Store

@@ -163,6 +163,9 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	if h != nil {
 		nextGen = h.gen + 1
 		if man, err = r.b.getManifest(ctx, h); err != nil {
+			if errors.Is(err, errManifestTooLarge) && (m == modePush || m == modeSync) {
+				return rep, old, err // never replaced by a push: it may be whole
+			}
 			if man = r.olderManifest(ctx, h); man == nil {
 				return rep, old, err
 			}
@@ -325,23 +328,23 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	stable := false
 	if files, _, err := r.auFiles(dir); err == nil {
 		hh := fnv.New64a()
-		same := 0
+		stable = true
+		listed := map[string]bool{}
 		for _, f := range files {
 			fmt.Fprintf(hh, "%s\x00%d\x00%d\x00", f.rel, f.size, f.mtime)
 			st.Size += f.size
-			if rf, ok := read[f.rel]; ok && rf == f && !written[f.rel] {
-				same++
+			listed[f.rel] = true
+			if rf, ok := read[f.rel]; !written[f.rel] && (!ok || rf != f) {
+				stable = false // the agent wrote it meanwhile
 			}
 		}
 		st.Mtime = int64(hh.Sum64() >> 1)
 		rep.Path = dir
-		unwritten := 0
 		for p := range read {
-			if !written[p] {
-				unwritten++
+			if !written[p] && !listed[p] {
+				stable = false // removed meanwhile
 			}
 		}
-		stable = same == unwritten && len(files) == unwritten+len(written)
 	}
 	st.Pushed = stable && (m == modePush || m == modeSync || (old != nil && old.Pushed && loc != nil && old.Size == loc.size && old.Mtime == loc.mtime))
 	if m == modePush && h != nil && (old == nil || old.Gen != h.gen || old.Q < old.Segs) {

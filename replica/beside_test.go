@@ -461,3 +461,53 @@ func testPushOverInlineNotPulled(t *testing.T, be *backend) {
 		}
 	}
 }
+
+// A held sync marker that is no longer where the record says (the file
+// was rewritten before the 4 KiB the record checks) makes the push
+// compare the whole file again, not fail on every run.
+func TestHeldMarkerRewritten(t *testing.T) {
+	be := &backend{}
+	remote := remoteFor(t, be)
+	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
+	apath := a.newSession(t, "/home/dev/p", 1)
+	name := filepath.Base(apath)
+	a.run(t, "push")
+	b.run(t, "pull")
+	bpath := sessionFiles(t, b.agentDir)[name]
+	pb := newPiWriter(t, bpath, "b")
+	pb.add(t, 1)
+	appendTo(t, apath, "a", 1)
+	a.run(t, "push")
+	b.run(t, "pull") // merges a's lines below b's leaf: a marker
+	data, err := os.ReadFile(bpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(data, []byte(`"label":"sessctl sync: remote tip"`))
+	if at < 0 {
+		t.Fatal("no marker after the pull")
+	}
+	pb.add(t, 60) // well past 4 KiB after the marker
+	b.run(t, "push")
+	// Rewrite the marker's line in place, same length: another id.
+	data, _ = os.ReadFile(bpath)
+	start := bytes.LastIndexByte(data[:at], '\n') + 1
+	idAt := start + bytes.Index(data[start:], []byte(`"id":"`)) + len(`"id":"`)
+	data[idAt] ^= 1
+	if err := os.WriteFile(bpath, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A writer whose leaf was the marker (sessctl's own) appends below it.
+	e, err := jsonl.ParseEntry(data[start : start+bytes.IndexByte(data[start:], '\n')])
+	if err != nil {
+		t.Fatal(err)
+	}
+	markerID := []byte(e.ID)
+	markerID[0] ^= 1 // its id as it was
+	child := &piWriter{path: bpath, leaf: string(markerID), tag: "child"}
+	ids := child.add(t, 1)
+	b.run(t, "push") // fails the test on an error
+	if got := remoteCount(t, b, name); got[ids[0]] != 1 {
+		t.Errorf("b's last line stands %d times in the remote copy, want once", got[ids[0]])
+	}
+}

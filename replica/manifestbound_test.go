@@ -90,12 +90,23 @@ func TestManifestTooLarge(t *testing.T) {
 	m.Host = strings.Repeat("h", 40<<20) // 40 MiB of padding in a valid field
 	hostileManifest(t, be, remote, name, m)
 	fresh := newMachine(t, be, remote)
-	rep := fresh.run(t, "pull") // the generation before
-	if rep.Downloaded > 1<<20 {
-		t.Errorf("the pull read %d bytes: the manifest too large to read was read", rep.Downloaded)
+	prep := fresh.run(t, "pull") // the generation before
+	if prep.Downloaded > 1<<20 {
+		t.Errorf("the pull read %d bytes: the manifest too large to read was read", prep.Downloaded)
 	}
 	if len(sessionFiles(t, fresh.agentDir)) != 1 {
 		t.Errorf("the pull did not restore the valid generation")
+	}
+	// A push never replaces it (it may be an older sessctl's, whole):
+	// it fails, and the manifest stays.
+	a := newMachine(t, be, remote)
+	a.opts.AgentDir = filepath.Dir(filepath.Dir(filepath.Dir(path)))
+	rep, err := a.remote(t).Push(context.Background())
+	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Err == nil {
+		t.Errorf("push over a manifest too large to read: %v %+v, want the session failed", err, rep)
+	}
+	if ks := be.keys(t, remote, "m/pi/"+name+"/"); len(ks) != 2 {
+		t.Errorf("manifests after the push: %v, want both generations", ks)
 	}
 	got, err := fresh.remote(t).Sessions(context.Background())
 	if err != nil {
@@ -260,4 +271,47 @@ func TestRestoreWithoutAssistantSaysSo(t *testing.T) {
 	if len(r) != 1 || !strings.Contains(r[0].Reason, "no assistant message") || !strings.Contains(r[0].Reason, "pi") {
 		t.Errorf("refused %v, want the unfinished line, saying what pi does next", r)
 	}
+}
+
+// A remote version of a local entry, with other bytes and a parent that
+// comes later in the remote copy, is kept as a conflict copy after that
+// parent: it never makes the whole merge fail (AppendLines refuses a
+// child before its parent), and the session's own lines still go up.
+func TestConflictCopyAfterItsParent(t *testing.T) {
+	be := &backend{}
+	remote := remoteFor(t, be)
+	a := newMachine(t, be, remote)
+	path := a.newSession(t, "/b/p", 1)
+	name := filepath.Base(path)
+	a.run(t, "push")
+	b := newMachine(t, be, remote)
+	b.run(t, "pull")
+	bpath := sessionFiles(t, b.agentDir)[name]
+	_, last := lastEntry(t, bpath)
+	custom := func(id, parent, data string) string {
+		return `{"type":"custom","id":"` + id + `","parentId":"` + parent + `","timestamp":"2026-03-01T09:00:00.000Z","customType":"x","data":"` + data + `"}` + "\n"
+	}
+	f, err := os.OpenFile(bpath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(custom("ffff0001", last, "b's"))
+	f.Close()
+	data := []byte(custom("ffff0001", "ffff0002", "the remote's") + custom("ffff0002", last, "parent"))
+	m := manifestOf(t, be, remote, name)
+	sum := sha256.Sum256(data)
+	sumHex := hex.EncodeToString(sum[:])
+	m.Segments = append(m.Segments, replica.Segment{Object: "d/" + sumHex, SHA256: sumHex, Size: int64(len(data)), Plain: int64(len(data)), Lines: 2, Data: data})
+	m.Size += int64(len(data))
+	m.Lines += 2
+	hostileManifest(t, be, remote, name, m)
+	rep := b.run(t, "pull")
+	if s := rep.Sessions[0]; len(s.Conflicts) != 1 || len(s.Refused) != 0 {
+		t.Errorf("pull: conflicts %v, refused %v; want the one conflict", s.Conflicts, s.Refused)
+	}
+	checkParentsFirst(t, bpath)
+	if got := fileCount(t, bpath); got["ffff0002"] != 1 || len(got) < 5 {
+		t.Errorf("merged %v", got)
+	}
+	b.run(t, "push")
 }

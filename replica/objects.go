@@ -377,15 +377,26 @@ func (b *bucket) publish(ctx context.Context, m *Manifest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(stored) > maxManifest {
+		// No reader would take it, this one neither.
+		return nil, fmt.Errorf("publish %s: the manifest would be %d bytes, more than the %d a reader takes", m.Name, len(stored), maxManifest)
+	}
 	return stored, b.put(ctx, b.manifestKey(m.Kind, m.Name, m.Gen), stored, true)
 }
+
+// errManifestTooLarge is a manifest refused for its size, unread: not a
+// torn one that a push may replace (it may be an older sessctl's, whole).
+var errManifestTooLarge = errors.New("the manifest is larger than a reader takes")
 
 // getManifest reads the manifest of h and checks that it describes h.
 // The listing's size bounds the read.
 func (b *bucket) getManifest(ctx context.Context, h *head) (*Manifest, error) {
 	limit := int64(maxManifest)
+	if h.size > limit {
+		return nil, fmt.Errorf("read manifest %s: %d bytes: %w (%d): %w", h.key, h.size, errManifestTooLarge, limit, ErrCorruptRemote)
+	}
 	if h.size > 0 {
-		limit = min(h.size, limit)
+		limit = h.size
 	}
 	stored, _, err := b.get(ctx, h.key, limit)
 	if err != nil {

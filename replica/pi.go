@@ -39,7 +39,9 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		nextGen = h.gen + 1
 		man, err = r.b.getManifest(ctx, h)
 		if err != nil {
-			if !errors.Is(err, ErrCorruptRemote) {
+			if !errors.Is(err, ErrCorruptRemote) || (errors.Is(err, errManifestTooLarge) && (m == modePush || m == modeSync)) {
+				// (One too large to read is read past, never replaced by a
+				// push: it may be whole, an older sessctl's.)
 				return rep, old, err
 			}
 			// A torn or foreign manifest: fall back to an older valid
@@ -236,6 +238,11 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 				rid.ids[id] = struct{}{}
 			}
 			np, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, rid)
+			if errors.Is(err, errRewritten) {
+				// Compare the whole file with the whole remote copy.
+				st.P, st.PTail, st.F, st.Known, st.Held = 0, "", 0, nil, nil
+				np, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, nil)
+			}
 		}
 		if corrupt != nil || (err != nil && errors.Is(err, ErrCorruptRemote) && man != nil) {
 			// A torn or foreign segment: publish a new generation built
@@ -519,9 +526,19 @@ func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remot
 		return ok
 	}
 	parents := map[string]string{}
+	// place takes a line into the batch once its parent is there: a line
+	// whose parent has not come yet waits for it (remote line i is where
+	// it comes from). The same id with other bytes is a conflict.
+	type waiter struct {
+		line []byte
+		i    int
+	}
+	waiting := map[string][]waiter{} // parent id -> the lines waiting for it
+	var place func(line []byte, i int)
 	// conflict keeps both versions of entry e (kept, the line that
-	// holds its id, and line) under ids derived from their bytes.
-	conflict := func(e *jsonl.Entry, kept, line []byte) {
+	// holds its id, and line) under ids derived from their bytes, each
+	// placed after its own parent.
+	conflict := func(e *jsonl.Entry, kept, line []byte, i int) {
 		c := Conflict{ID: e.ID}
 		for _, v := range [][]byte{kept, line} {
 			id := conflictID(e.ID, v)
@@ -529,68 +546,61 @@ func (r *Remote) merge(ctx context.Context, name, path string, hdr []byte, remot
 			if has(id) {
 				continue
 			}
-			cp, err := setMember(v, "id", string(jsonl.AppendString(nil, id)))
-			if err != nil {
-				continue
+			if cp, err := setMember(v, "id", string(jsonl.AppendString(nil, id))); err == nil {
+				place(cp, i)
 			}
-			batch[id] = len(add)
-			add = append(add, cp)
-			parents[id] = e.ParentID
 		}
 		res.conflicts = append(res.conflicts, c)
 	}
-	waiting := map[string][]int{} // parent id -> the lines (in remote) waiting for it
-	var take func(i int, e *jsonl.Entry)
-	take = func(i int, e *jsonl.Entry) {
+	place = func(line []byte, i int) {
+		e, err := jsonl.ParseEntry(line)
+		if err != nil || e.IsHeader() || e.IDKind != jsonl.KindString {
+			return
+		}
+		if ex, ok := s.Entry(e.ID); ok {
+			if !r.same(ex.Raw, line) {
+				conflict(&e, ex.Raw, line, i)
+			}
+			return
+		}
+		if j, ok := batch[e.ID]; ok {
+			// The remote copy holds the id twice, with other bytes.
+			if !bytes.Equal(add[j], line) {
+				conflict(&e, add[j], line, i)
+			}
+			return
+		}
+		switch {
+		case e.ParentKind == jsonl.KindString && e.ParentID == e.ID:
+			res.refused = append(res.refused, refusedAt(pos, i, "entry "+e.ID+" is its own parent"))
+			return
+		case e.ParentKind == jsonl.KindString && !has(e.ParentID):
+			waiting[e.ParentID] = append(waiting[e.ParentID], waiter{line, i})
+			return
+		case e.ParentKind != jsonl.KindString && e.ParentKind != jsonl.KindNull && e.ParentKind != jsonl.KindAbsent:
+			res.refused = append(res.refused, refusedAt(pos, i, "entry "+e.ID+" has a parentId that is not a string"))
+			return
+		}
 		batch[e.ID] = len(add)
-		add = append(add, remote[i])
+		add = append(add, line)
 		if e.ParentKind == jsonl.KindString {
 			parents[e.ID] = e.ParentID
 		}
 		next := waiting[e.ID]
 		delete(waiting, e.ID)
-		for _, j := range next {
-			c, _ := jsonl.ParseEntry(remote[j])
-			if _, ok := batch[c.ID]; !ok {
-				take(j, &c)
-			}
+		for _, w := range next {
+			place(w.line, w.i)
 		}
 	}
 	for i, line := range remote {
-		e, err := jsonl.ParseEntry(line)
-		if err != nil || e.IsHeader() || e.IDKind != jsonl.KindString {
-			continue
-		}
-		if ex, ok := s.Entry(e.ID); ok {
-			if !r.same(ex.Raw, line) {
-				conflict(&e, ex.Raw, line)
-			}
-			continue
-		}
-		if j, ok := batch[e.ID]; ok {
-			// The remote copy holds the id twice, with other bytes.
-			if !bytes.Equal(add[j], line) {
-				conflict(&e, add[j], line)
-			}
-			continue
-		}
-		switch {
-		case e.ParentKind == jsonl.KindString && e.ParentID == e.ID:
-			res.refused = append(res.refused, refusedAt(pos, i, "entry "+e.ID+" is its own parent"))
-		case e.ParentKind == jsonl.KindString && !has(e.ParentID):
-			waiting[e.ParentID] = append(waiting[e.ParentID], i)
-		case e.ParentKind != jsonl.KindString && e.ParentKind != jsonl.KindNull && e.ParentKind != jsonl.KindAbsent:
-			res.refused = append(res.refused, refusedAt(pos, i, "entry "+e.ID+" has a parentId that is not a string"))
-		default:
-			take(i, &e)
-		}
+		place(line, i)
 	}
-	for parent, is := range waiting {
-		for _, i := range is {
-			e, _ := jsonl.ParseEntry(remote[i])
-			res.refused = append(res.refused, refusedAt(pos, i, "the parent "+parent+" of entry "+e.ID+" is in neither copy (yet)"))
-			if res.orphan < 0 || i < res.orphan {
-				res.orphan = i
+	for parent, ws := range waiting {
+		for _, w := range ws {
+			e, _ := jsonl.ParseEntry(w.line)
+			res.refused = append(res.refused, refusedAt(pos, w.i, "the parent "+parent+" of entry "+e.ID+" is in neither copy (yet)"))
+			if res.orphan < 0 || w.i < res.orphan {
+				res.orphan = w.i
 			}
 		}
 	}

@@ -261,7 +261,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			return 0, nil, fmt.Errorf("read %s: %w", path, err)
 		}
 		if e, err := jsonl.ParseEntry(line); err != nil || e.ID != id || !isMarker(&e) {
-			return 0, nil, fmt.Errorf("read %s: the sync marker %s is no longer at offset %d: the file was rewritten", path, id, mk.off)
+			return 0, nil, fmt.Errorf("read %s: the sync marker %s is no longer at offset %d: %w", path, id, mk.off, errRewritten)
 		}
 		early = append(early, line)
 		upBytes += int64(mk.n) + 1
@@ -446,6 +446,10 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	*st = next
 	return n, nm, nil
 }
+
+// errRewritten is a local file that no longer holds what the record
+// says it held before P: it is compared from its start again.
+var errRewritten = errors.New("the file was rewritten")
 
 // dropNamed leaves out of rs the objects segs name.
 func dropNamed(rs []Retired, segs []Segment) []Retired {

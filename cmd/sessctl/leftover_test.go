@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // verify DIR names what a writer stopped before its first write left
@@ -17,6 +18,10 @@ func TestVerifyAndRepairLeftovers(t *testing.T) {
 	for _, n := range []string{"a.jsonl.lock", "a.jsonl.owner", "a.jsonl.owner.tmp-0123456789abcdef"} {
 		p := filepath.Join(dir, n)
 		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-2 * time.Minute) // no write is going on
+		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatal(err)
 		}
 		left = append(left, p)

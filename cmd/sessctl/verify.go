@@ -101,7 +101,7 @@ func runVerify(e *env, args []string) int {
 					continue
 				}
 				if l.Held {
-					fmt.Fprintf(w, "%s: note: the lock of %s, whose writer is running and has not written it yet\n", human.QuotePath(l.Path), human.QuotePath(filepath.Base(l.Session)))
+					fmt.Fprintf(w, "%s: note: a file of a write of %s that is going on (it has not written the session yet)\n", human.QuotePath(l.Path), human.QuotePath(filepath.Base(l.Session)))
 				} else {
 					fmt.Fprintf(w, "%s: note: leftover: left by a writer of %s that was stopped before it wrote it; 'sessctl repair %s' removes it\n", human.QuotePath(l.Path), human.QuotePath(filepath.Base(l.Session)), human.ShellQuote(arg))
 				}

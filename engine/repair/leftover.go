@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -21,8 +22,9 @@ import (
 type Leftover struct {
 	// Path is the file, Session the session file it belongs to.
 	Path, Session string
-	// Held is true while a live writer holds the session's lock: the
-	// file is that writer's, not a leftover yet.
+	// Held is true while a live writer holds the session's lock (or, for
+	// a temporary file, wrote it within the last minute): the file is
+	// that writer's, not a leftover yet.
 	Held bool
 }
 
@@ -72,7 +74,16 @@ func Leftovers(ctx context.Context, root string) ([]Leftover, error) {
 				h = err == nil && st.Locked
 				held[session] = h
 			}
-			out = append(out, Leftover{Path: filepath.Join(dir, name), Session: session, Held: h})
+			// A temporary file written within the last minute may be the
+			// output of a command that takes no lock (repair -o, export
+			// -o) still writing it.
+			young := false
+			if sessionfile.IsTemp(base, name) {
+				if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) < youngTemp {
+					young = true
+				}
+			}
+			out = append(out, Leftover{Path: filepath.Join(dir, name), Session: session, Held: h || young})
 		}
 		return nil
 	}
@@ -82,6 +93,10 @@ func Leftovers(ctx context.Context, root string) ([]Leftover, error) {
 	slices.SortFunc(out, func(a, b Leftover) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
+
+// youngTemp is how recently a temporary file may have been written for
+// Leftovers to count it as a write still going on.
+const youngTemp = time.Minute
 
 // leftoverOf returns the session file name a lock, owner or temporary
 // file name belongs to.
@@ -135,6 +150,10 @@ func ClearLeftovers(ctx context.Context, root string) (removed []string, held []
 		for _, l := range bySession[session] {
 			if strings.HasSuffix(l.Path, ".lock") || strings.HasSuffix(l.Path, ".owner") {
 				continue // the lock's own files go with lk.Remove
+			}
+			if l.Held {
+				held = append(held, l) // a young temporary file
+				continue
 			}
 			if rerr := fsys.Remove(l.Path); rerr == nil {
 				removed = append(removed, l.Path)

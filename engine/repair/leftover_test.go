@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/sessctl/sessctl/engine/repair"
 	"github.com/sessctl/sessctl/internal/sessionfile"
@@ -21,9 +22,13 @@ func TestLeftovers(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".trash"), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	old := time.Now().Add(-2 * time.Minute)
 	put := func(name string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -39,6 +44,13 @@ func TestLeftovers(t *testing.T) {
 	// A session that exists, with its lock; and what lies in the trash.
 	put("c.jsonl")
 	keep := []string{put("c.jsonl.lock"), filepath.Join(dir, "b.jsonl.lock"), filepath.Join(dir, "b.jsonl.owner")}
+	// A temporary file written a moment ago, beside no lock: the output
+	// of a command that takes none (export -o), still being written.
+	young := filepath.Join(dir, "e.jsonl.tmp-fedcba9876543210")
+	if err := os.WriteFile(young, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keep = append(keep, young)
 	trashed := filepath.Join(dir, ".trash", "d.jsonl.lock")
 	if err := os.WriteFile(trashed, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -57,14 +69,15 @@ func TestLeftovers(t *testing.T) {
 		}
 	}
 	slices.Sort(dead)
-	if !slices.Equal(free, dead) || !slices.Equal(held, keep[1:]) {
-		t.Fatalf("leftovers: free %v, held %v; want free %v, held %v", free, held, dead, keep[1:])
+	wantHeld := slices.Sorted(slices.Values(keep[1:]))
+	if !slices.Equal(free, dead) || !slices.Equal(held, wantHeld) {
+		t.Fatalf("leftovers: free %v, held %v; want free %v, held %v", free, held, dead, wantHeld)
 	}
 	removed, stillHeld, err := repair.ClearLeftovers(ctx, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(removed, dead) || len(stillHeld) != 2 {
+	if !slices.Equal(removed, dead) || len(stillHeld) != 3 {
 		t.Errorf("cleared %v (held %v), want %v", removed, stillHeld, dead)
 	}
 	for _, p := range dead {

@@ -1,6 +1,6 @@
 // Package compaction turns a session path into the model context and makes
-// compaction decisions, following pi 1.6.0 (see README's compatibility
-// section for where it differs from 0.73.1 and 0.58.3).
+// compaction decisions, following pi 1.6.0 (docs/compatibility.md says
+// where it differs from 0.73.1 and 0.58.3).
 //
 // Build is pi's buildSessionContext, the messages of its session
 // projection: the latest compaction's systemMessage checkpoint and

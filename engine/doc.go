@@ -60,8 +60,8 @@
 //
 // This sessctl follows pi 1.6.0 (npm @earendil-works/pi-coding-agent;
 // up to 0.73.1 @mariozechner/pi-coding-agent), the newest release: where
-// pi's releases answer differently, it answers as 1.6.0 does (README,
-// "Compatibility with pi"). 1.6.0 adds usage and context_edit entries
+// pi's releases answer differently, it answers as 1.6.0 does
+// (docs/compatibility.md). 1.6.0 adds usage and context_edit entries
 // (Session.AppendUsage, Session.AppendContextEdit), system messages,
 // compactions with a systemMessage checkpoint and retain-none
 // compactions, builds the context as a projection (context edits

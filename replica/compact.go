@@ -196,7 +196,7 @@ func (s *Summary) add(line []byte) {
 			s.LastMessage = e.Timestamp
 		}
 		if s.FirstMessage == "" && e.Role == "user" {
-			s.FirstMessage = clip(firstText(e.Message()), maxFirstMessage)
+			s.FirstMessage = clip(firstText(e.Message(), maxFirstMessage), maxFirstMessage)
 		}
 	case e.Type == jsonl.TypeSessionInfo:
 		name, _ := e.StringField("name")
@@ -204,9 +204,10 @@ func (s *Summary) add(line []byte) {
 	}
 }
 
-// firstText is the text of a message: its content when that is a
-// string, else its first text part's.
-func firstText(msg []byte) string {
+// firstText is the text of a message as pi's listing takes it: its
+// content when that is a string, else its text parts joined by spaces;
+// at most about n bytes are gathered.
+func firstText(msg []byte, n int) string {
 	content, ok := jsonl.Lookup(msg, "content")
 	if !ok {
 		return ""
@@ -214,19 +215,24 @@ func firstText(msg []byte) string {
 	if s, ok := jsonl.String(content); ok {
 		return s
 	}
-	text := ""
+	var sb strings.Builder
+	first := true
 	_ = jsonl.Elements(content, func(v []byte) bool {
 		if t, ok := jsonl.Lookup(v, "type"); ok {
 			if ts, _ := jsonl.String(t); ts == "text" {
+				if !first {
+					sb.WriteByte(' ')
+				}
+				first = false
 				if x, ok := jsonl.Lookup(v, "text"); ok {
-					text, _ = jsonl.String(x)
-					return text == ""
+					text, _ := jsonl.String(x)
+					sb.WriteString(text)
 				}
 			}
 		}
-		return true
+		return sb.Len() <= n
 	})
-	return text
+	return sb.String()
 }
 
 // clip cuts s to at most n bytes, at a rune boundary.

@@ -84,8 +84,10 @@ type Retired struct {
 // Summary is what a listing of the remote shows of a JSONL session,
 // kept current by every push: the header's id, cwd and timestamp, the
 // session's name (its last session_info entry's), the text of its first
-// user message, how many message entries it has, and the timestamp of
-// its last one.
+// user message with text (its text parts joined by spaces, as pi's
+// listing), how many message entries it has (pi's messageCount: usage
+// and context_edit entries are not messages), and the timestamp of its
+// last user or assistant message.
 type Summary struct {
 	ID           string `json:"id,omitempty"`
 	Cwd          string `json:"cwd,omitempty"`

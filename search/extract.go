@@ -26,10 +26,15 @@ const (
 	KindTask                          // an AgentUse agent's task (the agent file's body)
 	KindError                         // an AgentUse error part
 	KindTool                          // an AgentUse tool part: name, input and output
+	KindSystem                        // a system message (pi 1.x)
+	KindContextEdit                   // a context edit's replacement content (pi 1.x)
+
+	kindLast = KindContextEdit
 )
 
 var kindNames = [...]string{"", "user", "text", "thinking", "toolCall", "toolResult", "bash", "custom",
-	"compaction", "branchSummary", "label", "name", "task", "error", "tool"}
+	"compaction", "branchSummary", "label", "name", "task", "error", "tool",
+	"system", "contextEdit"}
 
 // String returns the kind's name as --json prints it ("toolCall").
 func (k Kind) String() string {
@@ -40,8 +45,8 @@ func (k Kind) String() string {
 }
 
 // Role returns the role a kind of text belongs to: "user", "assistant",
-// "tool" or "other" (custom messages, summaries, labels, names, tasks,
-// errors).
+// "tool", "system" or "other" (custom messages, summaries, labels, names,
+// tasks, errors, context edits' replacements).
 func (k Kind) Role() string {
 	switch k {
 	case KindUser:
@@ -50,6 +55,8 @@ func (k Kind) Role() string {
 		return RoleAssistant
 	case KindToolCall, KindToolResult, KindBash, KindTool:
 		return RoleTool
+	case KindSystem:
+		return RoleSystem
 	}
 	return RoleOther
 }
@@ -59,6 +66,7 @@ const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"
+	RoleSystem    = "system"
 	RoleOther     = "other"
 )
 
@@ -128,6 +136,8 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 			joinTo(&sb, str(msg, "command"))
 			joinTo(&sb, str(msg, "output"))
 			add(KindBash, "bash", sb.String())
+		case "system":
+			add(KindSystem, "", contentText(content))
 		default:
 			add(KindCustom, "", contentText(content))
 		}
@@ -138,6 +148,15 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 		add(KindCompaction, "", str(e.Raw, "summary"))
 	case jsonl.TypeBranchSummary:
 		add(KindBranchSummary, "", str(e.Raw, "summary"))
+	case jsonl.TypeContextEdit:
+		// The replacement the model sees from then on; the target keeps
+		// its own text (the history is unchanged). An omission (null)
+		// has no text.
+		rep, _ := lookup(e.Raw, "replacement")
+		if jsonl.KindOf(rep) == jsonl.KindObject {
+			content, _ := lookup(rep, "content")
+			add(KindContextEdit, "", contentText(content))
+		}
 	case jsonl.TypeLabel:
 		add(KindLabel, "", str(e.Raw, "label"))
 	case jsonl.TypeSessionInfo:

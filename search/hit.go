@@ -27,6 +27,8 @@ func (h *Hit) Label() string {
 		return "branch summary"
 	case KindName:
 		return "session name"
+	case KindContextEdit:
+		return "context edit"
 	}
 	return h.Kind.String()
 }

@@ -19,7 +19,7 @@ import (
 
 // schemaVersion is stored in every shard; a shard of another version is
 // deleted and built again.
-const schemaVersion = "2"
+const schemaVersion = "3"
 
 // Shards is the number of database files an index is split into: files
 // are spread over them by session, so a first build runs on several

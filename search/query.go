@@ -33,8 +33,8 @@ type Query struct {
 	// Until (zero: no bound). Texts without a time are left out when a
 	// bound is set.
 	Since, Until time.Time
-	// Role keeps one role: RoleUser, RoleAssistant, RoleTool or RoleOther
-	// ("" keeps all).
+	// Role keeps one role: RoleUser, RoleAssistant, RoleTool, RoleSystem
+	// or RoleOther ("" keeps all).
 	Role string
 	// Tool keeps tool calls and results of the tool with this name.
 	Tool string
@@ -317,7 +317,7 @@ func (x *Index) queryShards(ctx context.Context, q Query, rs []string) ([]candid
 // kindsOf returns the kinds of a role.
 func kindsOf(role string) []Kind {
 	var out []Kind
-	for k := KindUser; k <= KindTool; k++ {
+	for k := KindUser; k <= kindLast; k++ {
 		if k.Role() == role {
 			out = append(out, k)
 		}

@@ -45,7 +45,7 @@ func runSearch(e *env, args []string) int {
 	cwd := fs.String("cwd", "", "keep sessions whose working directory is `DIR` or below it")
 	since := fs.String("since", "", "keep texts from `DATE` on")
 	until := fs.String("until", "", "keep texts before `DATE` (a bare date: up to its end)")
-	role := fs.String("role", "", "keep one `ROLE`: user, assistant, tool or other")
+	role := fs.String("role", "", "keep one `ROLE`: user, assistant, tool, system or other")
 	tool := fs.String("tool", "", "keep calls and results of the tool `NAME`")
 	limit := fs.Int("limit", 20, "show the `N` newest hits (0: all)")
 	asJSON := fs.Bool("json", false, "print one JSON object per hit")
@@ -66,9 +66,9 @@ func runSearch(e *env, args []string) int {
 		return e.usageError("--limit must be 0 or more")
 	}
 	switch *role {
-	case "", search.RoleUser, search.RoleAssistant, search.RoleTool, search.RoleOther:
+	case "", search.RoleUser, search.RoleAssistant, search.RoleTool, search.RoleSystem, search.RoleOther:
 	default:
-		return e.usageError("--role must be user, assistant, tool or other, not %s", human.Quote(*role))
+		return e.usageError("--role must be user, assistant, tool, system or other, not %s", human.Quote(*role))
 	}
 	if *noIndex && *reindex {
 		return e.usageError("--no-index and --reindex cannot be combined")

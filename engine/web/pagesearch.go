@@ -82,9 +82,9 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	sq := search.Query{Text: f.Q, Role: f.Role, Tool: f.Tool, Limit: f.Limit}
 	switch f.Role {
-	case "", search.RoleUser, search.RoleAssistant, search.RoleTool, search.RoleOther:
+	case "", search.RoleUser, search.RoleAssistant, search.RoleTool, search.RoleSystem, search.RoleOther:
 	default:
-		msg("Role must be user, assistant, tool or other.")
+		msg("Role must be user, assistant, tool, system or other.")
 		return
 	}
 	now := h.o.Now().UTC()

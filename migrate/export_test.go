@@ -7,3 +7,11 @@ func SplitInMemory(threshold, parts int) (restore func()) {
 	memoryThreshold, memoryParts = threshold, func() int { return parts }
 	return func() { memoryThreshold, memoryParts = t, p }
 }
+
+// SpillAt makes Builders move entry content to their temporary file past
+// n bytes until the returned function is called.
+func SpillAt(n int64) (restore func()) {
+	old := spillAt
+	spillAt = n
+	return func() { spillAt = old }
+}

@@ -50,11 +50,22 @@ type Node struct {
 	parent *Node
 	time   time.Time
 	typ    string
-	seq    int
 
-	msg        []byte // message
+	msg  []byte // message
+	data []byte // custom: data; custom_message: content
+	*nodeExtra
+
+	kids []*Node
+	id   string
+	sp   *spilled // the content's place in the builder's spill file, or nil
+	b    *Builder
+}
+
+// nodeExtra holds the fields of the entry types other than message, so
+// that a message node, by far the most common, stays small: a session of
+// many entries keeps one node for each while it is built.
+type nodeExtra struct {
 	customType string // custom, custom_message
-	data       []byte // custom: data; custom_message: content
 	display    bool
 	details    []byte
 	summary    string // compaction
@@ -62,9 +73,6 @@ type Node struct {
 	provider   string // model_change
 	modelID    string
 	level      string // thinking_level_change
-
-	kids []*Node
-	id   string
 }
 
 // Parent returns the node's parent, nil for a root.
@@ -73,7 +81,17 @@ func (n *Node) Parent() *Node { return n.parent }
 // SetMessage replaces the message object of a message node, for
 // converters that complete a message after its children were added (an
 // assistant reply spread over several source lines).
-func (n *Node) SetMessage(msg []byte) { n.msg = msg }
+func (n *Node) SetMessage(msg []byte) {
+	if n.sp != nil {
+		n.sp = nil
+		n.msg = msg
+		n.b.spillNode(n)
+		return
+	}
+	n.b.held -= n.contentSize()
+	n.msg = msg
+	n.b.hold(n)
+}
 
 // IsMessage reports whether the node enters the context as a message (a
 // message or custom_message entry).
@@ -107,7 +125,17 @@ type Builder struct {
 	keys             map[string]bool
 	leaf             *Node
 	name             string
+
+	tempDir string // where the spill file goes, "" for os.TempDir()
+	held    int64  // content bytes held in memory
+	sp      *spill // the content, once it outgrew spillAt
+	noSpill bool   // the spill file could not be created
 }
+
+// SetTempDir names the directory the builder keeps the content of a large
+// session in while it is converted ("" means os.TempDir()), as
+// ImportOptions.TempDir says.
+func (b *Builder) SetTempDir(dir string) { b.tempDir = dir }
 
 // NewBuilder starts the session with the given source and source id.
 func NewBuilder(source, sourceID string) *Builder {
@@ -144,7 +172,10 @@ func (b *Builder) add(key string, parent *Node, t time.Time, typ string) *Node {
 		}
 	}
 	b.keys[key] = true
-	n := &Node{key: key, parent: parent, time: t, typ: typ, seq: len(b.nodes)}
+	n := &Node{key: key, parent: parent, time: t, typ: typ, b: b}
+	if typ != jsonl.TypeMessage {
+		n.nodeExtra = new(nodeExtra)
+	}
 	if parent != nil {
 		parent.kids = append(parent.kids, n)
 	}
@@ -157,6 +188,7 @@ func (b *Builder) add(key string, parent *Node, t time.Time, typ string) *Node {
 func (b *Builder) Message(key string, parent *Node, t time.Time, msg []byte) *Node {
 	n := b.add(key, parent, t, jsonl.TypeMessage)
 	n.msg = msg
+	b.hold(n)
 	return n
 }
 
@@ -165,6 +197,7 @@ func (b *Builder) Message(key string, parent *Node, t time.Time, msg []byte) *No
 func (b *Builder) Custom(key string, parent *Node, t time.Time, customType string, data []byte) *Node {
 	n := b.add(key, parent, t, jsonl.TypeCustom)
 	n.customType, n.data = customType, data
+	b.hold(n)
 	return n
 }
 
@@ -174,6 +207,7 @@ func (b *Builder) Custom(key string, parent *Node, t time.Time, customType strin
 func (b *Builder) CustomMessage(key string, parent *Node, t time.Time, customType string, content []byte, display bool, details []byte) *Node {
 	n := b.add(key, parent, t, jsonl.TypeCustomMessage)
 	n.customType, n.data, n.display, n.details = customType, content, display, details
+	b.hold(n)
 	return n
 }
 
@@ -184,6 +218,7 @@ func (b *Builder) CustomMessage(key string, parent *Node, t time.Time, customTyp
 func (b *Builder) Compaction(key string, parent *Node, t time.Time, summary string, tokensBefore float64, details []byte) *Node {
 	n := b.add(key, parent, t, jsonl.TypeCompaction)
 	n.summary, n.tokens, n.details = summary, tokensBefore, details
+	b.hold(n)
 	return n
 }
 
@@ -242,12 +277,12 @@ func (b *Builder) Finish(m Meta) *Imported {
 	}
 
 	// The top of the tree: provenance, then the name.
-	prov := &Node{key: "\x00import", typ: jsonl.TypeCustom, time: m.Start, customType: ImportType, seq: -2}
+	prov := &Node{key: "\x00import", typ: jsonl.TypeCustom, time: m.Start, nodeExtra: &nodeExtra{customType: ImportType}}
 	top := prov
 	var order []*Node
 	order = append(order, prov)
 	if b.name != "" {
-		info := &Node{key: "\x00name", typ: jsonl.TypeSessionInfo, time: m.Start, summary: b.name, parent: prov, seq: -1}
+		info := &Node{key: "\x00name", typ: jsonl.TypeSessionInfo, time: m.Start, nodeExtra: &nodeExtra{summary: b.name}, parent: prov}
 		order = append(order, info)
 		top = info
 	}
@@ -278,7 +313,7 @@ func (b *Builder) Finish(m Meta) *Imported {
 	}
 	if leaf != nil && order[len(order)-1] != leaf {
 		reason := jsonl.NewObject(64).String("reason", "the source's active point has later entries on another branch").Bytes()
-		mark := &Node{key: "\x00leaf", typ: jsonl.TypeCustom, time: leaf.time, customType: LeafType, data: reason, parent: leaf}
+		mark := &Node{key: "\x00leaf", typ: jsonl.TypeCustom, time: leaf.time, nodeExtra: &nodeExtra{customType: LeafType}, data: reason, parent: leaf}
 		order = append(order, mark)
 	}
 
@@ -296,18 +331,40 @@ func (b *Builder) Finish(m Meta) *Imported {
 		}
 		return &n.parent.id
 	}
-	s.Lines = make([][]byte, len(order))
+	if b.sp == nil {
+		s.Lines = make([][]byte, len(order))
+	} else {
+		// A large session: its lines go to the spill file after the
+		// content they are made of, one at a time.
+		s.sp, s.entries, s.body = b.sp, len(order), b.sp.size
+	}
 	digest := sha256.New()
 	for i, n := range order[1:] {
-		line := n.line(parentID(n))
+		c, err := b.content(n)
+		if err != nil {
+			s.err = err
+			break
+		}
+		line := c.line(parentID(n))
 		if out, err := jsonl.Canonical(nil, line); err == nil {
 			line = out
 		}
-		s.Lines[i+1] = line
+		if s.sp == nil {
+			s.Lines[i+1] = line
+		} else {
+			s.sp.put(line)
+			s.sp.put([]byte{'\n'})
+		}
 		digest.Write(line)
 		digest.Write([]byte{'\n'})
 		if n.typ == jsonl.TypeMessage || n.typ == jsonl.TypeCustomMessage {
 			s.Messages++
+		}
+	}
+	if s.sp != nil {
+		s.bodyLen = s.sp.size - s.body
+		if s.err == nil {
+			s.err = s.sp.flush()
 		}
 	}
 	data := jsonl.NewObject(256).
@@ -328,7 +385,11 @@ func (b *Builder) Finish(m Meta) *Imported {
 	}
 	data.String("digest", hex.EncodeToString(digest.Sum(nil)))
 	prov.data = data.Bytes()
-	s.Lines[0] = prov.line(nil)
+	if s.sp == nil {
+		s.Lines[0] = prov.line(nil)
+	} else {
+		s.prov = prov.line(nil)
+	}
 	return s
 }
 

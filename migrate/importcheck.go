@@ -1,11 +1,13 @@
 package migrate
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
@@ -22,7 +24,34 @@ var ErrNotImported = errors.New("not an untouched earlier import of this session
 // header has the session id, and the digest its provenance entry records
 // still matches the lines after it.
 func CheckReplace(current []byte, sessionID string) error {
-	p := jsonl.ParseFile(current)
+	return CheckReplaceFrom(bytes.NewReader(current), sessionID)
+}
+
+// checkHeadMax bounds how much of a file CheckReplaceFrom reads looking
+// for its header and provenance entry, which are far shorter.
+const checkHeadMax = 1 << 20
+
+// CheckReplaceFrom is CheckReplace reading the current file from r as it
+// goes: it holds its first lines (up to the provenance entry) and hashes
+// the rest.
+func CheckReplaceFrom(r io.Reader, sessionID string) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var head []byte
+	var p *jsonl.Parsed
+	for {
+		line, err := br.ReadSlice('\n')
+		head = append(head, line...)
+		if err == bufio.ErrBufferFull && len(head) <= checkHeadMax {
+			continue
+		}
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return fmt.Errorf("read existing file: %w", err)
+		}
+		p = jsonl.ParseFile(head)
+		if len(p.Entries) >= 2 || err != nil || len(head) > checkHeadMax {
+			break
+		}
+	}
 	if len(p.Entries) < 2 || !p.Entries[0].IsHeader() {
 		return fmt.Errorf("existing file has no session header: %w", ErrNotImported)
 	}
@@ -37,11 +66,15 @@ func CheckReplace(current []byte, sessionID string) error {
 	data, _ := prov.Field("data")
 	want, _ := jsonl.String(lookup(data, "digest"))
 	end := int(prov.Offset) + len(prov.Raw)
-	if end < len(current) && current[end] == '\n' {
+	if end < len(head) && head[end] == '\n' {
 		end++
 	}
-	got := sha256.Sum256(current[end:])
-	if want == "" || hex.EncodeToString(got[:]) != want {
+	digest := sha256.New()
+	digest.Write(head[end:])
+	if _, err := io.Copy(digest, br); err != nil {
+		return fmt.Errorf("read existing file: %w", err)
+	}
+	if want == "" || hex.EncodeToString(digest.Sum(nil)) != want {
 		return fmt.Errorf("existing file was changed after it was imported: %w", ErrNotImported)
 	}
 	return nil

@@ -1,11 +1,14 @@
 package migrate
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"time"
 
@@ -160,10 +163,70 @@ type Imported struct {
 	// whose transcript is gone (Claude Code's history.jsonl); the
 	// provenance entry says so ("promptOnly": true).
 	PromptOnly bool
+
+	// A large session's lines are kept in a temporary file rather than in
+	// Lines (which is then nil): the provenance line in prov, the others
+	// in sp from body on. err is an error reading or writing it.
+	sp            *spill
+	prov          []byte
+	body, bodyLen int64
+	entries       int
+	err           error
 }
 
 // Entries returns the number of entry lines (the header excluded).
-func (s *Imported) Entries() int { return len(s.Lines) }
+func (s *Imported) Entries() int {
+	if s.sp != nil {
+		return s.entries
+	}
+	return len(s.Lines)
+}
+
+// Close releases the temporary file a large session's lines are kept in
+// while it waits to be written (Lines is nil for such a session; Write
+// reads it). The session can no longer be written afterwards. Close of a
+// session kept in memory does nothing.
+func (s *Imported) Close() error {
+	if s.sp == nil {
+		return nil
+	}
+	err := s.sp.Close()
+	s.err = errImportedClosed
+	return err
+}
+
+var errImportedClosed = errors.New("imported session closed")
+
+// Write writes the whole session file to w, as Bytes returns it, without
+// holding it in memory when it is large.
+func (s *Imported) Write(w io.Writer, parentSession string) error {
+	if s.err != nil {
+		return fmt.Errorf("session %s: %w", s.ID, s.err)
+	}
+	var ps *string
+	if parentSession != "" {
+		ps = &parentSession
+	}
+	head := append(jsonl.NewHeaderLine(s.ID, s.Start, s.Cwd, ps), '\n')
+	if s.sp == nil {
+		bw := bufio.NewWriterSize(w, 256<<10)
+		bw.Write(head)
+		for _, l := range s.Lines {
+			bw.Write(l)
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	}
+	if _, err := w.Write(append(append(head, s.prov...), '\n')); err != nil {
+		return err
+	}
+	body, err := s.sp.section(s.body, s.bodyLen)
+	if err != nil {
+		return fmt.Errorf("session %s: %w", s.ID, err)
+	}
+	_, err = io.CopyBuffer(struct{ io.Writer }{w}, body, make([]byte, 256<<10))
+	return err
+}
 
 // FileName returns the name pi would give the session file:
 // "<start>_<id>.jsonl".
@@ -171,7 +234,14 @@ func (s *Imported) FileName() string { return layout.SessionFileName(s.Start, s.
 
 // Bytes returns the whole session file: the header, naming parentSession
 // when it is not "", and every entry line, each ending in '\n'.
+// A large session's (see Close) is read from its temporary file; an
+// error reading it gives the bytes read so far.
 func (s *Imported) Bytes(parentSession string) []byte {
+	if s.sp != nil || s.err != nil {
+		var buf bytes.Buffer
+		_ = s.Write(&buf, parentSession)
+		return buf.Bytes()
+	}
 	var ps *string
 	if parentSession != "" {
 		ps = &parentSession

@@ -1,10 +1,10 @@
 package importer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,6 +123,9 @@ func (im *Importer) Store(ctx context.Context, src migrate.Source, path string, 
 			if h.Session != nil {
 				h.Session(r)
 			}
+			if err := s.Close(); err != nil && h.Warn != nil {
+				h.Warn(fmt.Errorf("import %s session %s: %w", src.Title(), s.SourceID, err))
+			}
 		}
 		for _, sk := range conv.Skipped {
 			if h.Skip != nil {
@@ -175,35 +178,27 @@ func (im *Importer) Write(ctx context.Context, s *migrate.Imported) Result {
 	if s.ParentSourceID != "" {
 		parent = im.paths[s.Source+"\x00"+s.ParentSourceID]
 	}
-	data := s.Bytes(parent)
 	r := Result{Session: s, Path: path, Parent: parent}
-	check := func(cur []byte) error {
-		if err := migrate.CheckReplace(cur, s.ID); err != nil {
+	// The session is written as it is read from where its conversion
+	// keeps it, and the current file is compared and checked as it is
+	// read: neither is held in memory, however large.
+	write := func(w io.Writer) error { return s.Write(w, parent) }
+	check := func(cur io.Reader) error {
+		if err := migrate.CheckReplaceFrom(cur, s.ID); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		return nil
 	}
+	status := map[sessionfile.WriteResult]string{sessionfile.WriteCreated: StatusNew, sessionfile.WriteReplaced: StatusUpdated, sessionfile.WriteUnchanged: StatusUnchanged}
+	var res sessionfile.WriteResult
 	var err error
 	if im.opts.DryRun {
-		cur, rerr := vfs.ReadRegular(path)
-		switch {
-		case errors.Is(rerr, os.ErrNotExist):
-			r.Status = StatusNew
-		case rerr != nil:
-			err = rerr
-		case bytes.Equal(cur, data):
-			r.Status = StatusUnchanged
-		default:
-			if err = check(cur); err == nil {
-				r.Status = StatusUpdated
-			}
-		}
+		res, err = sessionfile.CompareFile(nil, path, write, check)
 	} else {
-		var res sessionfile.WriteResult
-		res, err = sessionfile.WriteWhole(ctx, path, data, check, sessionfile.WriteOptions{Lock: sessionfile.LockOptions{Mode: "import", Command: im.opts.Command}})
-		if err == nil {
-			r.Status = map[sessionfile.WriteResult]string{sessionfile.WriteCreated: StatusNew, sessionfile.WriteReplaced: StatusUpdated, sessionfile.WriteUnchanged: StatusUnchanged}[res]
-		}
+		res, err = sessionfile.WriteWholeFrom(ctx, path, write, check, sessionfile.WriteOptions{Lock: sessionfile.LockOptions{Mode: "import", Command: im.opts.Command}})
+	}
+	if err == nil {
+		r.Status = status[res]
 	}
 	switch {
 	case err == nil:

@@ -1,11 +1,14 @@
 package sessionfile
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -95,4 +98,120 @@ func WriteWhole(ctx context.Context, path string, data []byte, check func(curren
 		return res, err
 	}
 	return res, nil
+}
+
+// WriteWholeFrom is WriteWhole for content too large to hold in memory:
+// write writes it (it is called up to twice, and must write the same bytes
+// each time: once to compare them with the current file, once into the
+// temporary file that replaces it), and check reads the current file
+// from r. Neither the content nor the current file is ever held in
+// memory.
+func WriteWholeFrom(ctx context.Context, path string, write func(w io.Writer) error, check func(current io.Reader) error, o WriteOptions) (res WriteResult, err error) {
+	fsys := o.Lock.FS
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return res, fmt.Errorf("write session %s: %w", path, err)
+	}
+	if err := vfs.MkdirAllSync(fsys, filepath.Dir(abs), vfs.DirMode); err != nil {
+		return res, fmt.Errorf("write session %s: %w", abs, err)
+	}
+	if !o.NoLock {
+		lk, err := Acquire(ctx, abs, o.Lock)
+		if err != nil {
+			return res, fmt.Errorf("open session %s for writing: %w", abs, err)
+		}
+		defer func() {
+			if rerr := lk.Close(); err == nil && rerr != nil {
+				err = fmt.Errorf("release lock of %s: %w", abs, rerr)
+			}
+		}()
+	}
+	if fi, err := fsys.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return res, fmt.Errorf("write session %s: %w", abs, vfs.ErrSymlink)
+	}
+	res, err = compareFile(fsys, abs, write, check)
+	if err != nil || res == WriteUnchanged {
+		return res, err
+	}
+	if err := vfs.WriteFileAtomicFrom(fsys, abs, write, vfs.FileMode); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// CompareFile tells what WriteWholeFrom would do with the file at path
+// without writing anything: WriteCreated when it is missing,
+// WriteUnchanged when it holds what write writes, otherwise check's error
+// or WriteReplaced.
+func CompareFile(fsys vfs.FS, path string, write func(w io.Writer) error, check func(current io.Reader) error) (WriteResult, error) {
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	return compareFile(fsys, path, write, check)
+}
+
+func compareFile(fsys vfs.FS, path string, write func(w io.Writer) error, check func(current io.Reader) error) (WriteResult, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return WriteCreated, nil
+	case err != nil:
+		return WriteCreated, fmt.Errorf("read session %s: %w", path, err)
+	}
+	defer f.Close()
+	cw := &compareWriter{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, 1<<62), 256<<10), same: true}
+	if err := write(cw); err != nil && !errors.Is(err, errDiffers) {
+		return WriteCreated, err
+	}
+	if cw.err != nil {
+		return WriteCreated, fmt.Errorf("read session %s: %w", path, cw.err)
+	}
+	if cw.same {
+		if _, err := cw.r.ReadByte(); err == io.EOF {
+			return WriteUnchanged, nil
+		} else if err != nil {
+			return WriteCreated, fmt.Errorf("read session %s: %w", path, err)
+		}
+	}
+	if check != nil {
+		if err := check(io.NewSectionReader(f, 0, 1<<62)); err != nil {
+			return WriteReplaced, err
+		}
+	}
+	return WriteReplaced, nil
+}
+
+var errDiffers = errors.New("differs")
+
+// compareWriter compares what is written to it with r, and stops the
+// writer at the first difference.
+type compareWriter struct {
+	r    *bufio.Reader
+	same bool
+	err  error
+	buf  []byte
+}
+
+func (w *compareWriter) Write(p []byte) (int, error) {
+	total := len(p)
+	for len(p) > 0 {
+		n := min(len(p), 64<<10)
+		if cap(w.buf) < n {
+			w.buf = make([]byte, 64<<10)
+		}
+		b := w.buf[:n]
+		m, err := io.ReadFull(w.r, b)
+		if m < n || !bytes.Equal(b[:m], p[:m]) {
+			w.same = false
+			if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+				w.err = err
+			}
+			return 0, errDiffers
+		}
+		p = p[n:]
+	}
+	return total, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,7 +41,22 @@ func IsTempName(name string) bool { return strings.Contains(filepath.Base(name),
 // of its directory (see OwnLike). On failure the temporary file is
 // removed and path is untouched.
 func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) error {
-	return writeFileAtomic(fsys, path, data, perm, true)
+	return writeFileAtomic(fsys, path, writeData(data), perm, true)
+}
+
+// WriteFileAtomicFrom is WriteFileAtomic with the content written by
+// write into the temporary file as it goes, so that a large file is never
+// held in memory. An error from write is returned as it is, and the
+// temporary file is removed.
+func WriteFileAtomicFrom(fsys FS, path string, write func(w io.Writer) error, perm fs.FileMode) error {
+	return writeFileAtomic(fsys, path, write, perm, true)
+}
+
+func writeData(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
 }
 
 // WriteFileAtomicNoSync is WriteFileAtomic without any fsync and without
@@ -48,10 +64,10 @@ func WriteFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode) error 
 // process still see the old or the whole new file, but a power cut may
 // leave either, or an empty file. For stores run without durability.
 func WriteFileAtomicNoSync(fsys FS, path string, data []byte, perm fs.FileMode) error {
-	return writeFileAtomic(fsys, path, data, perm, false)
+	return writeFileAtomic(fsys, path, writeData(data), perm, false)
 }
 
-func writeFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode, durable bool) (err error) {
+func writeFileAtomic(fsys FS, path string, write func(io.Writer) error, perm fs.FileMode, durable bool) (err error) {
 	dir := filepath.Dir(path)
 	if durable {
 		if err := MkdirAllSync(fsys, dir, DirMode); err != nil {
@@ -72,9 +88,13 @@ func writeFileAtomic(fsys FS, path string, data []byte, perm fs.FileMode, durabl
 			_ = fsys.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	tw := &tempWriter{f: f}
+	if err = write(tw); err != nil {
 		_ = f.Close()
-		return fmt.Errorf("write %s: %w", tmp, err)
+		if tw.err != nil {
+			return fmt.Errorf("write %s: %w", tmp, tw.err)
+		}
+		return err
 	}
 	if err = KeepAttrs(f, path, orig); err != nil {
 		_ = f.Close()
@@ -244,3 +264,18 @@ func MkdirAllSync(fsys FS, dir string, perm fs.FileMode) (err error) {
 // ErrSymlink is returned when a path that sessctl writes is a symbolic
 // link it did not create.
 var ErrSymlink = errors.New("refusing to write through a symbolic link")
+
+// tempWriter remembers the temporary file's write error, to tell it from
+// an error of the content's writer.
+type tempWriter struct {
+	f   File
+	err error
+}
+
+func (w *tempWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}

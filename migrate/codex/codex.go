@@ -315,23 +315,29 @@ type entry struct {
 	raw  []byte
 }
 
-// readEntries reads and decodes the lines of a rollout. A line that is not
-// JSON (or not UTF-8) is damage; an error reading the file (a compressed
-// one that is cut short or corrupt) is damage at the line being read, and
-// the lines before it are kept.
-func (s *store) readEntries(ctx context.Context, r *rollout, progress func(string, int64, int64)) ([]entry, []*migrate.Damage, error) {
+// eachEntry reads and decodes the lines of a rollout one at a time,
+// calling fn with each entry in turn until it returns false; nothing of
+// the rollout is held but the line being read. A line that is not JSON
+// (or not UTF-8) is damage; an error reading the file (a compressed one
+// that is cut short or corrupt) is damage at the line being read, and the
+// lines before it are kept. lines, when not 0, stops after that line
+// (what an earlier read of a rollout still being written saw), and skip
+// names lines not to yield. last is the last line read.
+func (s *store) eachEntry(ctx context.Context, r *rollout, progress func(string, int64, int64), lines int, skip map[int]bool, fn func(e *entry) bool) (damage []*migrate.Damage, last int, err error) {
 	fh, err := openRollout(r.path, progress)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	defer fh.Close()
-	var entries []entry
-	var damage []*migrate.Damage
-	last := 0
+	entries := 0
+	stopped := false
 	err = migrate.EachLine(fh, s.opts.MaxLine, func(n int, b []byte, err error) bool {
-		last = n
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || lines > 0 && n > lines {
 			return false
+		}
+		last = n
+		if skip[n] {
+			return true
 		}
 		var l line
 		if err == nil {
@@ -348,7 +354,7 @@ func (s *store) readEntries(ctx context.Context, r *rollout, progress func(strin
 			e.kind, e.raw = l.Type, l.Payload
 		case l.RecordType != "":
 			return true
-		case l.Type == "" && l.ID != nil && len(entries) == 0:
+		case l.Type == "" && l.ID != nil && entries == 0:
 			e.kind, e.raw = "legacy_meta", b
 		case l.Type != "":
 			e.kind, e.raw, e.hasT = "response_item", b, false
@@ -359,19 +365,31 @@ func (s *store) readEntries(ctx context.Context, r *rollout, progress func(strin
 			damage = append(damage, &migrate.Damage{Path: r.path, Line: n, Err: err})
 			return true
 		}
-		entries = append(entries, e)
+		entries++
+		if !fn(&e) {
+			stopped = true
+			return false
+		}
 		return true
 	})
 	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
+		return nil, last, ctx.Err()
 	}
-	if err != nil {
-		if len(entries) == 0 && len(damage) == 0 {
-			return nil, nil, &migrate.Damage{Path: r.path, Err: err}
+	if err != nil && !stopped && (lines == 0 || last < lines) {
+		if entries == 0 && len(damage) == 0 {
+			return nil, last, &migrate.Damage{Path: r.path, Err: err}
 		}
 		damage = append(damage, &migrate.Damage{Path: r.path, Line: last + 1, Err: fmt.Errorf("the rest of the file is unreadable: %w", err)})
 	}
-	return entries, damage, nil
+	return damage, last, nil
+}
+
+// entries returns the entries of a rollout as an iterator, for reading
+// two rollouts side by side.
+func (s *store) entries(ctx context.Context, r *rollout) iter.Seq[*entry] {
+	return func(yield func(*entry) bool) {
+		_, _, _ = s.eachEntry(ctx, r, nil, 0, nil, yield)
+	}
 }
 
 // knownHistoryModes are the session_meta history_mode values this
@@ -384,11 +402,10 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	if r == nil {
 		r = newRollout(ref.Key)
 	}
-	entries, damage, err := s.readEntries(ctx, r, s.opts.Progress)
-	if err != nil {
-		return nil, err
-	}
-	conv := &migrate.Conversion{Damage: damage}
+	// Two reads of the rollout, each holding one line at a time: the
+	// first finds the session's facts, which name it and its entries, the
+	// second converts. The second stops where the first did (Codex may be
+	// appending) and skips the lines it found damaged.
 
 	// Session facts first: they name the session. The first session_meta
 	// is the rollout's own; later ones are copies (a fork's replay of its
@@ -405,7 +422,10 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	haveUser, haveAsst := false, false
 	metaSeen := false
 	var fork forkInfo
-	for i, e := range entries {
+	var refuse error
+	i := -1
+	damage, lines, err := s.eachEntry(ctx, r, s.opts.Progress, 0, nil, func(e *entry) bool {
+		i++
 		switch e.kind {
 		case "session_meta", "legacy_meta":
 			id := jsonString(e.it.ID)
@@ -419,7 +439,8 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 				sourceID = id
 			}
 			if first && !knownHistoryModes[e.it.HistoryMode] {
-				return nil, &migrate.Damage{Path: r.path, Line: e.n, Err: fmt.Errorf("history_mode %q is not one this importer reads (legacy, paginated)", e.it.HistoryMode)}
+				refuse = &migrate.Damage{Path: r.path, Line: e.n, Err: fmt.Errorf("history_mode %q is not one this importer reads (legacy, paginated)", e.it.HistoryMode)}
+				return false
 			}
 			if t, ok := migrate.ParseTime(e.it.Timestamp); ok {
 				m.Start = t
@@ -464,6 +485,18 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		if m.Start.IsZero() && e.hasT {
 			m.Start = e.t
 		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case refuse != nil:
+		return nil, refuse
+	}
+	conv := &migrate.Conversion{Damage: damage}
+	damaged := make(map[int]bool, len(damage))
+	for _, d := range damage {
+		damaged[d.Line] = true
 	}
 	if m.Start.IsZero() {
 		if st, err := os.Stat(r.path); err == nil {
@@ -482,12 +515,16 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	}
 
 	c := &converter{b: migrate.NewBuilder("codex", sourceID), provider: provider, tools: map[string]string{}, clock: m.Start}
-	own := entries
+	c.b.SetTempDir(s.opts.TempDir)
+	var replayed [2]int // the lines of a fork's replay of its parent, left out
 	if fork.parent != "" {
-		own = s.forkPrefix(ctx, c, fork, sourceID, entries)
+		replayed = s.forkPrefix(ctx, c, fork, sourceID, r, lines, damaged)
 	}
 	before := c.b.Len()
-	for _, e := range own {
+	_, _, err = s.eachEntry(ctx, r, nil, lines, damaged, func(e *entry) bool {
+		if e.n >= replayed[0] && e.n <= replayed[1] {
+			return true
+		}
 		if e.hasT {
 			c.clock = e.t
 		}
@@ -504,11 +541,13 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			c.closeRun()
 			c.tip = c.b.Compaction(c.key(), c.tip, c.clock, jsonString(it.Message), c.lastTotal, nil)
 		}
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	c.closeRun()
-	for _, a := range c.all {
-		a.node.SetMessage(a.a.JSON())
-	}
+	c.finishLast()
 	switch {
 	case c.b.Len() == 0:
 		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
@@ -546,70 +585,83 @@ type forkInfo struct {
 //   - "none": the child holds no replay of it.
 const ForkType = "codex-fork"
 
-// forkPrefix returns the entries of a forked rollout that are its own: for
-// a legacy rollout that replays its parent (its second line is the
+// forkPrefix finds the lines of a forked rollout that are not its own:
+// for a legacy rollout that replays its parent (its second entry is the
 // parent's session_meta), the lines that match the parent's rollout, read
 // from the same store, item by item, are left out (the parent's import
-// has them). It adds the ForkType entry, and the model and thinking level
-// the replay ended on, as the child's first entries.
-func (s *store) forkPrefix(ctx context.Context, c *converter, f forkInfo, childID string, entries []entry) []entry {
+// has them). It reads the two rollouts side by side, one entry of each at
+// a time, and returns the first and last line of the replay (0, 0 when
+// nothing is left out). It adds the ForkType entry, and the model and
+// thinking level the replay ended on, as the child's first entries.
+// lines and damaged are the first read's (see eachEntry).
+func (s *store) forkPrefix(ctx context.Context, c *converter, f forkInfo, childID string, r *rollout, lines int, damaged map[int]bool) (replayed [2]int) {
 	note := jsonl.NewObject(128).String("forkedFromId", f.parent)
-	i0 := f.meta + 1
-	replay := i0 < len(entries) && isMeta(entries[i0]) && jsonString(entries[i0].it.ID) == f.parent
-	own := entries
+	child, stopChild := iter.Pull(func(yield func(*entry) bool) {
+		_, _, _ = s.eachEntry(ctx, r, nil, lines, damaged, yield)
+	})
+	defer stopChild()
+	var ce *entry
+	ok := true
+	for k := 0; k <= f.meta+1 && ok; k++ {
+		ce, ok = child()
+	}
+	replay := ok && isMeta(*ce) && jsonString(ce.it.ID) == f.parent
 	switch {
 	case f.base:
 		note.String("parentHistory", "referenced")
 	case !replay:
 		note.String("parentHistory", "none")
 	default:
-		var parent []entry
-		pr := s.byID[f.parent]
-		if pr != nil {
-			var err error
-			if parent, _, err = s.readEntries(ctx, pr, nil); err != nil {
-				parent = nil
-			}
+		var parent func() (*entry, bool)
+		var pe *entry
+		pok := false
+		if pr := s.byID[f.parent]; pr != nil {
+			var stopParent func()
+			parent, stopParent = iter.Pull(s.entries(ctx, pr))
+			defer stopParent()
+			pe, pok = parent()
 		}
-		if parent == nil {
+		if !pok {
 			note.String("parentHistory", "imported")
 			break
 		}
-		i, j := i0, 0
-		for i < len(entries) && j < len(parent) {
-			e := entries[i]
-			if isMeta(e) && jsonString(e.it.ID) == childID {
+		n := 0
+		for ok && pok {
+			if isMeta(*ce) && jsonString(ce.it.ID) == childID {
 				break
 			}
-			if sameItem(&e, &parent[j]) {
-				i, j = i+1, j+1
+			if sameItem(ce, pe) {
+				if n == 0 {
+					replayed[0] = ce.n
+				}
+				replayed[1] = ce.n
+				n++
+				if ce.kind == "turn_context" {
+					if ce.it.Model != "" {
+						c.model = ce.it.Model
+					}
+					if ce.it.Effort != "" {
+						c.effort = ce.it.Effort
+					}
+				}
+				if ce.kind == "event_msg" && ce.it.Info != nil && ce.it.Info.Last != nil {
+					c.lastTotal = ce.it.Info.Last.Total
+				}
+				ce, ok = child()
+				pe, pok = parent()
 				continue
 			}
-			if skippable(&parent[j]) {
-				j++
+			if skippable(pe) {
+				pe, pok = parent()
 				continue
 			}
 			break
 		}
-		for _, e := range entries[i0:i] {
-			if e.kind == "turn_context" {
-				if e.it.Model != "" {
-					c.model = e.it.Model
-				}
-				if e.it.Effort != "" {
-					c.effort = e.it.Effort
-				}
-			}
-			if e.kind == "event_msg" && e.it.Info != nil && e.it.Info.Last != nil {
-				c.lastTotal = e.it.Info.Last.Total
-			}
+		c.dropped = n
+		note.String("parentHistory", "parent").Number("replayedLines", float64(n))
+		if n > 0 {
+			note.Number("firstLine", float64(replayed[0])).Number("lastLine", float64(replayed[1]))
 		}
-		c.dropped = i - i0
-		note.String("parentHistory", "parent").Number("replayedLines", float64(i-i0))
-		if i > i0 {
-			note.Number("firstLine", float64(entries[i0].n)).Number("lastLine", float64(entries[i-1].n))
-		}
-		own = append(append([]entry(nil), entries[:i0]...), entries[i:]...)
 	}
 	t := c.clock
 	c.tip = c.b.Custom("fork", nil, t, ForkType, note.Bytes())
@@ -619,7 +671,7 @@ func (s *store) forkPrefix(ctx context.Context, c *converter, f forkInfo, childI
 	if c.effort != "" {
 		c.tip = c.b.ThinkingLevel("fork/effort", c.tip, t, c.effort)
 	}
-	return own
+	return replayed
 }
 
 func isMeta(e entry) bool { return e.kind == "session_meta" }
@@ -671,9 +723,8 @@ func skippable(e *entry) bool {
 type converter struct {
 	b         *migrate.Builder
 	tip       *migrate.Node
-	run       *asst // the open assistant run
-	last      *asst // the latest assistant message
-	all       []*asst
+	run       *asst       // the open assistant run
+	last      *asst       // the latest assistant message, still open to its usage and stop reason
 	pending   [][2]string // synthesized results: call id, text
 	provider  string
 	model     string
@@ -712,10 +763,18 @@ func (c *converter) open() *asst {
 		a := &asst{a: migrate.Assistant{API: "openai-responses", Provider: c.provider, Model: c.model, Timestamp: migrate.Millis(c.clock)}}
 		a.node = c.b.Message(c.key(), c.tip, c.clock, nil)
 		c.tip = a.node
+		c.finishLast()
 		c.run, c.last = a, a
-		c.all = append(c.all, a)
 	}
 	return c.run
+}
+
+// finishLast gives the latest assistant message its final form: nothing
+// changes it once another one starts.
+func (c *converter) finishLast() {
+	if c.last != nil {
+		c.last.node.SetMessage(c.last.a.JSON())
+	}
 }
 
 // closeRun ends the open assistant run, answering its web searches.

@@ -30,6 +30,25 @@ func hostileManifest(t *testing.T, be *backend, remote, name string, m replica.M
 	be.put(t, remote, fmt.Sprintf("m/pi/%s/%010d", name, m.Gen), mb)
 }
 
+// inlineSeg is the inline segment of data.
+func inlineSeg(data []byte) replica.Segment {
+	sum := sha256.Sum256(data)
+	sumHex := hex.EncodeToString(sum[:])
+	return replica.Segment{Object: "d/" + sumHex, SHA256: sumHex, Size: int64(len(data)), Plain: int64(len(data)), Lines: bytes.Count(data, []byte("\n")), Data: data}
+}
+
+// withInline publishes the next generation of the session name on
+// remote: its newest manifest's segments and an inline one of data.
+func withInline(t *testing.T, be *backend, remote, name string, data []byte) {
+	t.Helper()
+	m := manifestOf(t, be, remote, name)
+	seg := inlineSeg(data)
+	m.Segments = append(m.Segments, seg)
+	m.Size += seg.Plain
+	m.Lines += seg.Lines
+	hostileManifest(t, be, remote, name, m)
+}
+
 // pushedSession pushes a session of n pairs in data segments and returns
 // its path and manifest.
 func pushedSession(t *testing.T, be *backend, remote string, n int) (string, replica.Manifest) {
@@ -134,14 +153,8 @@ func TestRestoreKeepsFirstOfEachID(t *testing.T) {
 	lines := bytes.SplitAfter(file, []byte("\n"))
 	dup := lines[1]                                                         // the first entry, again
 	other := bytes.Replace(lines[2], []byte("answer"), []byte("ANSWER"), 1) // the second, other bytes
-	m := manifestOf(t, be, remote, name)
 	data := append(append([]byte{}, dup...), other...)
-	sum := sha256.Sum256(data)
-	sumHex := hex.EncodeToString(sum[:])
-	m.Segments = append(m.Segments, replica.Segment{Object: "d/" + sumHex, SHA256: sumHex, Size: int64(len(data)), Plain: int64(len(data)), Lines: 2, Data: data})
-	m.Size += int64(len(data))
-	m.Lines += 2
-	hostileManifest(t, be, remote, name, m)
+	withInline(t, be, remote, name, data)
 	fresh := newMachine(t, be, remote)
 	rep := fresh.run(t, "pull")
 	got := fileCount(t, sessionFiles(t, fresh.agentDir)[name])
@@ -176,13 +189,7 @@ func TestMergeParentsFirst(t *testing.T) {
 		return `{"type":"custom","id":"` + id + `","parentId":"` + parent + `","timestamp":"2026-03-01T09:00:00.000Z","customType":"x"}` + "\n"
 	}
 	data := []byte(custom("eeee0002", "eeee0001") + custom("eeee0001", last) + custom("eeee0003", "nowhere0") + custom("eeee0004", "eeee0004"))
-	m := manifestOf(t, be, remote, name)
-	sum := sha256.Sum256(data)
-	sumHex := hex.EncodeToString(sum[:])
-	m.Segments = append(m.Segments, replica.Segment{Object: "d/" + sumHex, SHA256: sumHex, Size: int64(len(data)), Plain: int64(len(data)), Lines: 4, Data: data})
-	m.Size += int64(len(data))
-	m.Lines += 4
-	hostileManifest(t, be, remote, name, m)
+	withInline(t, be, remote, name, data)
 	bpath := sessionFiles(t, b.agentDir)[name]
 	rep := b.run(t, "pull")
 	got := fileCount(t, bpath)
@@ -260,10 +267,7 @@ func TestRestoreWithoutAssistantSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := bytes.TrimSuffix(file, []byte("\n")) // the assistant line, unfinished
-	sum := sha256.Sum256(data)
-	sumHex := hex.EncodeToString(sum[:])
-	m.Segments = []replica.Segment{{Object: "d/" + sumHex, SHA256: sumHex, Size: int64(len(data)), Plain: int64(len(data)), Lines: 3, Data: data}}
-	m.Size, m.Lines = int64(len(data)), 3
+	m.Segments, m.Size, m.Lines = []replica.Segment{inlineSeg(data)}, int64(len(data)), 3
 	hostileManifest(t, be, remote, m.Name, m)
 	fresh := newMachine(t, be, remote)
 	rep := fresh.run(t, "pull")
@@ -298,13 +302,7 @@ func TestConflictCopyAfterItsParent(t *testing.T) {
 	f.WriteString(custom("ffff0001", last, "b's"))
 	f.Close()
 	data := []byte(custom("ffff0001", "ffff0002", "the remote's") + custom("ffff0002", last, "parent"))
-	m := manifestOf(t, be, remote, name)
-	sum := sha256.Sum256(data)
-	sumHex := hex.EncodeToString(sum[:])
-	m.Segments = append(m.Segments, replica.Segment{Object: "d/" + sumHex, SHA256: sumHex, Size: int64(len(data)), Plain: int64(len(data)), Lines: 2, Data: data})
-	m.Size += int64(len(data))
-	m.Lines += 2
-	hostileManifest(t, be, remote, name, m)
+	withInline(t, be, remote, name, data)
 	rep := b.run(t, "pull")
 	if s := rep.Sessions[0]; len(s.Conflicts) != 1 || len(s.Refused) != 0 {
 		t.Errorf("pull: conflicts %v, refused %v; want the one conflict", s.Conflicts, s.Refused)

@@ -6,12 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,45 +16,8 @@ import (
 	generate "github.com/sessctl/sessctl/internal/workload"
 )
 
-// peakHeap runs fn and returns the largest heap it saw in use meanwhile
-// (runtime/metrics' heap objects: live and not yet swept), sampled every
-// millisecond, above what was in use before.
-func peakHeap(fn func()) uint64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
-		metrics.Read(sample)
-		return sample[0].Value.Uint64()
-	}
-	runtime.GC()
-	base := read()
-	var peak uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			if v := read(); v > peak {
-				peak = v
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	fn()
-	close(stop)
-	wg.Wait()
-	if v := read(); v > peak {
-		peak = v
-	}
-	if peak < base {
-		return 0
-	}
-	return peak - base
-}
+// peakHeap is testenv.PeakHeap: the largest heap fn had in use.
+var peakHeap = testenv.PeakHeap
 
 // The read commands that go through a session in order hold a small part
 // of it at a time (issue 35): show, export in every format, stats, fork

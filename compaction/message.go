@@ -54,28 +54,3 @@ func branchEntryMessage(e *jsonl.Entry) (Message, bool) {
 	}
 	return m, ok
 }
-
-// windowMessages converts path[from:to] with EntryMessage, skipping
-// compaction entries (pi 0.73.1's getMessageFromEntryForCompaction).
-func windowMessages(path []*jsonl.Entry, from, to int) []Message {
-	var out []Message
-	for i := from; i < to; i++ {
-		if path[i].Type == jsonl.TypeCompaction {
-			continue
-		}
-		if m, ok := EntryMessage(path[i]); ok {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// messageRole returns the role of a message entry's stored message, ""
-// for other entries.
-func messageRole(e *jsonl.Entry) string {
-	if e.Type != jsonl.TypeMessage {
-		return ""
-	}
-	msg, _ := e.Field("message")
-	return roleOf(msg)
-}

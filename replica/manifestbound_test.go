@@ -201,7 +201,7 @@ func TestMergeParentsFirst(t *testing.T) {
 		t.Errorf("refused %v, want the orphan and the self-parent", r)
 	}
 	c := newMachine(t, be, remote)
-	rep = c.run(t, "pull")
+	c.run(t, "pull")
 	if got := fileCount(t, sessionFiles(t, c.agentDir)[name]); got["eeee0004"] != 0 {
 		t.Errorf("a restore kept an entry that is its own parent")
 	}

@@ -53,31 +53,15 @@ type WriteOptions struct {
 // nothing is written. Missing directories are created 0700, the file
 // 0600; a symbolic link at path is refused.
 func WriteWhole(ctx context.Context, path string, data []byte, check func(current []byte) error, o WriteOptions) (res WriteResult, err error) {
-	fsys := o.Lock.FS
-	if fsys == nil {
-		fsys = vfs.OS()
-	}
-	abs, err := filepath.Abs(path)
+	fsys, abs, release, err := beginWhole(ctx, path, o)
 	if err != nil {
-		return res, fmt.Errorf("write session %s: %w", path, err)
+		return res, err
 	}
-	if err := vfs.MkdirAllSync(fsys, filepath.Dir(abs), vfs.DirMode); err != nil {
-		return res, fmt.Errorf("write session %s: %w", abs, err)
-	}
-	if !o.NoLock {
-		lk, err := Acquire(ctx, abs, o.Lock)
-		if err != nil {
-			return res, fmt.Errorf("open session %s for writing: %w", abs, err)
+	defer func() {
+		if rerr := release(); err == nil {
+			err = rerr
 		}
-		defer func() {
-			if rerr := lk.Close(); err == nil && rerr != nil {
-				err = fmt.Errorf("release lock of %s: %w", abs, rerr)
-			}
-		}()
-	}
-	if fi, err := fsys.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return res, fmt.Errorf("write session %s: %w", abs, vfs.ErrSymlink)
-	}
+	}()
 	current, err := fsys.ReadFile(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -100,6 +84,39 @@ func WriteWhole(ctx context.Context, path string, data []byte, check func(curren
 	return res, nil
 }
 
+// beginWhole is what WriteWhole and WriteWholeFrom do before they look
+// at the file: its absolute path, its directory made, the writer lock
+// taken (release gives it up), a symbolic link refused.
+func beginWhole(ctx context.Context, path string, o WriteOptions) (fsys vfs.FS, abs string, release func() error, err error) {
+	fsys = o.Lock.FS
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	release = func() error { return nil }
+	if abs, err = filepath.Abs(path); err != nil {
+		return nil, "", release, fmt.Errorf("write session %s: %w", path, err)
+	}
+	if err := vfs.MkdirAllSync(fsys, filepath.Dir(abs), vfs.DirMode); err != nil {
+		return nil, "", release, fmt.Errorf("write session %s: %w", abs, err)
+	}
+	if !o.NoLock {
+		lk, err := Acquire(ctx, abs, o.Lock)
+		if err != nil {
+			return nil, "", release, fmt.Errorf("open session %s for writing: %w", abs, err)
+		}
+		release = func() error {
+			if err := lk.Close(); err != nil {
+				return fmt.Errorf("release lock of %s: %w", abs, err)
+			}
+			return nil
+		}
+	}
+	if fi, err := fsys.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, "", release, errors.Join(fmt.Errorf("write session %s: %w", abs, vfs.ErrSymlink), release())
+	}
+	return fsys, abs, release, nil
+}
+
 // WriteWholeFrom is WriteWhole for content too large to hold in memory:
 // write writes it (it is called up to twice, and must write the same bytes
 // each time: once to compare them with the current file, once into the
@@ -107,31 +124,15 @@ func WriteWhole(ctx context.Context, path string, data []byte, check func(curren
 // from r. Neither the content nor the current file is ever held in
 // memory.
 func WriteWholeFrom(ctx context.Context, path string, write func(w io.Writer) error, check func(current io.Reader) error, o WriteOptions) (res WriteResult, err error) {
-	fsys := o.Lock.FS
-	if fsys == nil {
-		fsys = vfs.OS()
-	}
-	abs, err := filepath.Abs(path)
+	fsys, abs, release, err := beginWhole(ctx, path, o)
 	if err != nil {
-		return res, fmt.Errorf("write session %s: %w", path, err)
+		return res, err
 	}
-	if err := vfs.MkdirAllSync(fsys, filepath.Dir(abs), vfs.DirMode); err != nil {
-		return res, fmt.Errorf("write session %s: %w", abs, err)
-	}
-	if !o.NoLock {
-		lk, err := Acquire(ctx, abs, o.Lock)
-		if err != nil {
-			return res, fmt.Errorf("open session %s for writing: %w", abs, err)
+	defer func() {
+		if rerr := release(); err == nil {
+			err = rerr
 		}
-		defer func() {
-			if rerr := lk.Close(); err == nil && rerr != nil {
-				err = fmt.Errorf("release lock of %s: %w", abs, rerr)
-			}
-		}()
-	}
-	if fi, err := fsys.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return res, fmt.Errorf("write session %s: %w", abs, vfs.ErrSymlink)
-	}
+	}()
 	res, err = compareFile(fsys, abs, write, check)
 	if err != nil || res == WriteUnchanged {
 		return res, err

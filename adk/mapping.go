@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 	"google.golang.org/adk/v2/session"
 	"google.golang.org/genai"
 )

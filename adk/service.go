@@ -17,10 +17,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/lock"
+	"github.com/sessctl/sessctl/message"
 	"google.golang.org/adk/v2/model"
 	"google.golang.org/adk/v2/session"
 )

@@ -3,8 +3,8 @@ package compaction
 import (
 	"fmt"
 
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/message"
 )
 
 // Model names the model a context was last set to: the provider and

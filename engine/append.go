@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/compaction"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/message"
 )
 
 // Values passed to the Append methods as `any` are encoded with

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	generate "github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/message"
 )
 
 // Benchmarks use the workloads `make bench` generates in

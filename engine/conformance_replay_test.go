@@ -17,8 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/tree"
 )
 

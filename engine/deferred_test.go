@@ -12,11 +12,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/message"
 )
 
 // legacyV1 is a version 1 session: no ids, no version.

@@ -38,20 +38,20 @@ var allowed = map[string][]string{
 	"layout/vfs":          {"golang.org/x/sys"},
 	"layout/vfs/vfstest":  {"layout/vfs"},
 	"tree":                {"internal/jsonl"},
-	"compaction":          {"internal/jsonl", "tree", "engine/message"},
-	"engine/message":      {"internal/jsonl"},
+	"compaction":          {"internal/jsonl", "tree", "message"},
+	"message":             {"internal/jsonl"},
 	"migrate":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
 	"lock":                {"layout/vfs", "github.com/gofrs/flock"},
-	"engine":              {"internal/cacheindex", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "engine/message", "migrate", "lock", "golang.org/x/sync"},
+	"engine":              {"internal/cacheindex", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse":     {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"engine/repair":       {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "tree"},
 	"engine/importer":     {"internal/sessionfile", "layout", "layout/vfs", "migrate"},
 	"engine/stats":        {"engine", "internal/cacheindex", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
-	"engine/render":       {"engine", "engine/agentuse", "engine/message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout/vfs", "migrate", "tree"},
+	"engine/render":       {"engine", "engine/agentuse", "message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout/vfs", "migrate", "tree"},
 	"redact":              {"internal/jsonl"},
 	// The web viewer sits on everything a reader uses (the stores, search,
 	// render, stats, redact) and takes no third-party module.
-	"engine/web": {"engine", "engine/agentuse", "engine/message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},
+	"web": {"engine", "engine/agentuse", "message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},
 	// search watches the stores' directories with inotify (x/sys/unix).
 	"search":            {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
 	"internal/human":    {},
@@ -59,8 +59,8 @@ var allowed = map[string][]string{
 	"internal/workload": {"internal/jsonl", "layout"},
 	"cmd/sessctl":       {"*"},
 	// make bench's workloads and its library rows against pi.
-	"cmd/sessctl-bench": {"engine", "engine/message", "internal/sessionfile", "internal/workload", "tree", "replica", "github.com/minio/minio-go/v7"},
-	"examples/agent":    {"engine", "engine/message", "compaction", "tree"}, // and internal/testenv in its test
+	"cmd/sessctl-bench": {"engine", "message", "internal/sessionfile", "internal/workload", "tree", "replica", "github.com/minio/minio-go/v7"},
+	"examples/agent":    {"engine", "message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage or a directory: the stores'
 	// write paths, the S3 client, client-side encryption (README
 	// "Dependencies"), and flock for a directory remote's

@@ -35,7 +35,7 @@
 // and NewChild start another session from it. Ids and the clock are
 // injectable (StoreOptions), so written bytes can be compared with pi's.
 //
-// Messages are the Go types of package engine/message; a message entry
+// Messages are the Go types of package message; a message entry
 // (Entry) decodes to one with message.Decode(e.Message()). A minimal
 // agent (the package example):
 //

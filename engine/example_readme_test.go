@@ -11,7 +11,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*message.Assistant, error)) error {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // agent is the minimal agent of the package documentation, which shows

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 const followHeader = `{"type":"session","version":3,"id":"f0000000-0000-4000-8000-000000000001","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/w"}` + "\n"

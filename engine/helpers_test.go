@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // These helpers open stores and sessions for the tests, through the

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // TestAppendMessageRefusesWhatPiCannotRead: a message that is not a JSON

@@ -12,10 +12,10 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/message"
 )
 
 // piParity maps every public member of pi's SessionManager (instance and

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/message"
 )
 
 // TestFileCreatedAtFirstUserMessage: pi 1.x writes a new session's file

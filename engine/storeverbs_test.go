@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/message"
 )
 
 // openStore opens a store with o, on a new temporary directory when

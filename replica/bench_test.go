@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/replica"
 )
 

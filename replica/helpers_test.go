@@ -20,9 +20,9 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/replica"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // openStore opens an engine store with o, on a new temporary directory

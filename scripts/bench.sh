@@ -19,7 +19,7 @@
 #                (50) times; sync push and pull of a BIG400_ENTRIES (240000,
 #                about 400 MB) entry session
 #   SEARCHBENCH  set to 0 to skip the search runs
-#   WEBBENCH     set to 0 to skip the web viewer's pages (engine/web)
+#   WEBBENCH     set to 0 to skip the web viewer's pages (web)
 #   WEB_STORE    the store the web viewer's list and search pages are
 #                measured on (default: the 50,000-session store of issue
 #                35's scripts/bench-scale.sh when it has been generated,
@@ -187,9 +187,9 @@ v1copy() { rm -f "$B/work.jsonl"*; cp "$1" "$B/work.jsonl"; sync; }
 # append (sessctl's, pi's) to the live page's event.
 web_sessions=$(find "$WEB_STORE" -name '*.jsonl' 2>/dev/null | wc -l)
 if [ "${WEBBENCH:-1}" != 0 ]; then
-  say "== web viewer (engine/web) on $WEB_STORE ($web_sessions sessions)"
+  say "== web viewer (web) on $WEB_STORE ($web_sessions sessions)"
   SESSCTL_BENCH_DIR="$B" SESSCTL_WEB_BENCH_STORE="$WEB_STORE" SESSCTL_WEB_BENCH_BIG="$BIG_ENTRIES" SESSCTL_WEB_BENCH_BIG_FILE="$WEB_BIG" go test -run='^$' \
-    -bench='^Benchmark(ListPage|SearchPage|BigSessionPage|LiveAppend)$' -benchtime=30x -count=1 -v -timeout 2h ./engine/web/ \
+    -bench='^Benchmark(ListPage|SearchPage|BigSessionPage|LiveAppend)$' -benchtime=30x -count=1 -v -timeout 2h ./web/ \
     | grep -v '^=== ' | tee "$B/web-bench.txt" >&2
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # chromium.sh: make sure a headless Chromium is there for the web viewer's
-# browser tests (engine/web TestInABrowser, driven over the DevTools
+# browser tests (web TestInABrowser, driven over the DevTools
 # protocol on a pipe), installing Debian's chromium with apt-get when it
 # is missing, and print its path (.ci/run exports it as SESSCTL_CHROMIUM).
 #

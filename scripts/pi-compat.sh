@@ -45,7 +45,7 @@ fi
 # The tests that call testenv.Pi (internal/testenv's TestPiCompatCoversPiTests
 # keeps this list complete).
 tests='^(TestPiSessionManagerParity|TestAppendsAsPi16|TestContextEditLoadsInPi|TestLabelsBesideARunningPi|TestPiReference|TestPiReferenceCorpus|TestPrepareCasesArePis|TestCompactAsPi|TestAgent|TestLabelOnAFullTmpfs|TestInABrowser|TestServeAPiStore|TestPiOpensAdapterSessions)$'
-packages=(./engine/ ./compaction/ ./cmd/sessctl/ ./examples/agent/ ./engine/web/)
+packages=(./engine/ ./compaction/ ./cmd/sessctl/ ./examples/agent/ ./web/)
 log=$(mktemp "${TMPDIR:-/tmp}/pi-compat-$version.XXXXXX")
 echo "pi-compat.sh: pi $version from $dir; log in $log" >&2
 status=0

@@ -10,7 +10,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // pi16Session writes, through the engine, a session with pi 1.x's

@@ -17,9 +17,9 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/replica"
 	"github.com/sessctl/sessctl/tree"
 )

@@ -15,9 +15,9 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/message"
 )
 
 func runBench(t *testing.T, args ...string) (string, error) {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/message"
 )
 
 // compactSession is a session in memory of messages long user and

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/message"
 )
 
 var demoCommand = &command{

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/web"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/web"
 )
 
 var serveCommand = &command{

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // sameSecondSessions writes sessions created within one second in

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/redact"
 )
 

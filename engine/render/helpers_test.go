@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // testStore opens a store on dir (a new temporary directory when "")

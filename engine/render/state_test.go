@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/engine/render"
+	"github.com/sessctl/sessctl/message"
 )
 
 // topKeys returns the top-level keys of a JSON object, in order.

@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -90,11 +91,12 @@ func report(w io.Writer, release string, old, cur []string, changelog string) bo
 	}
 	ok := true
 	var gone, noted []string
+	moves := movedPackages(changelog)
 	for _, l := range old {
 		if have[l] {
 			continue
 		}
-		if mentioned(changelog, l) {
+		if have[movedLine(l, moves)] || mentioned(changelog, l) {
 			noted = append(noted, l)
 			continue
 		}
@@ -122,6 +124,40 @@ func report(w io.Writer, release string, old, cur []string, changelog string) bo
 		fmt.Fprintf(w, "apicheck: %d lines of %s's API are gone without a CHANGELOG entry; name each in the Unreleased section (`Name`, `Type.Method` or `Type.Field`), or put the API back\n", len(gone), release)
 	}
 	return ok
+}
+
+// movePhrase is how the changelog says a package moved: "`engine/web`
+// moved to `web`" (paths relative to the module).
+var movePhrase = regexp.MustCompile("`([a-z0-9_/]+)` moved to `([a-z0-9_/]+)`")
+
+// movedPackages returns the package moves the changelog text names, old
+// path to new, relative to the module.
+func movedPackages(changelog string) map[string]string {
+	moves := map[string]string{}
+	for _, m := range movePhrase.FindAllStringSubmatch(changelog, -1) {
+		moves[m[1]] = m[2]
+	}
+	return moves
+}
+
+// movedLine returns line as it reads after its package moved, or "" when
+// its package did not move. A moved package keeps its name, so the
+// qualifiers in signatures stay as they were.
+func movedLine(line string, moves map[string]string) string {
+	rest, ok := strings.CutPrefix(line, "pkg ")
+	if !ok {
+		return ""
+	}
+	path, api, ok := strings.Cut(rest, ", ")
+	if !ok {
+		return ""
+	}
+	for from, to := range moves {
+		if strings.HasSuffix(path, "/"+from) {
+			return "pkg " + strings.TrimSuffix(path, from) + to + ", " + api
+		}
+	}
+	return ""
 }
 
 // unreleased returns the text of the changelog's Unreleased section.

@@ -101,3 +101,26 @@ func TestVersionOrder(t *testing.T) {
 		t.Errorf("newest %s", newest)
 	}
 }
+
+// TestMovedPackage: a package the changelog says moved keeps its API when
+// every line is there under the new path, and only then.
+func TestMovedPackage(t *testing.T) {
+	t.Parallel()
+	old := []string{openFile, closeM}
+	moved := []string{
+		strings.Replace(openFile, "m/engine,", "m/core,", 1),
+		strings.Replace(closeM, "m/engine,", "m/core,", 1),
+	}
+	var out strings.Builder
+	if !report(&out, "v0.1.0.txt", old, moved, "### Changed\n- `engine` moved to `core`.\n") {
+		t.Errorf("a moved package was not taken as noted:\n%s", out.String())
+	}
+	out.Reset()
+	if report(&out, "v0.1.0.txt", old, moved[:1], "### Changed\n- `engine` moved to `core`.\n") {
+		t.Errorf("a method lost in the move passed:\n%s", out.String())
+	}
+	out.Reset()
+	if report(&out, "v0.1.0.txt", old, moved, "### Changed\n- `engine` moved to `other`.\n") {
+		t.Errorf("a move to another path passed:\n%s", out.String())
+	}
+}

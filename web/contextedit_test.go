@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // TestSessionPageShowsContextEdits: pi 1.x's usage entries and context

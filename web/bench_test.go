@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/search"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // benchMessages are the assistant and user messages of

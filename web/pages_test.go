@@ -19,9 +19,9 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/search"
 )
 

@@ -5,7 +5,7 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/sessctl/sessctl/engine/web"
+	"github.com/sessctl/sessctl/web"
 )
 
 // serve serves the viewer of this machine's stores on ln (the package

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/message"
+	"github.com/sessctl/sessctl/message"
 )
 
 // TestShortIDsDistinct: the list page, the forks and children of a

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/message"
 )
 
 // TestInABrowser drives the viewer in headless Chromium as a person would:

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sessctl/sessctl/engine/message"
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/message"
 )
 
 // What a transcript shows of one entry. Every text here is plain text:

@@ -193,7 +193,7 @@ func writeIndex(fsys vfs.FS, cacheDir, dir string, entries map[string]indexEntry
 	if cacheDir == "" {
 		return
 	}
-	buf := make([]byte, 0, 1<<16)
+	buf := make([]byte, 0, 1<<16+len(entries)*768) // about a line per entry
 	buf = append(buf, indexHeader(dir)...)
 	buf = append(buf, '\n')
 	for _, n := range names {
@@ -210,8 +210,11 @@ func writeTexts(fsys vfs.FS, cacheDir, dir string, texts map[string]textEntry, n
 		return
 	}
 	n := 0
-	for _, t := range texts {
-		n += len(t.text) + 96
+	for name, t := range texts {
+		// The key members (name, size, times, inode, checksum) take up
+		// to about 160 bytes besides the name: room for all, so that
+		// the buffer of tens of megabytes is never copied to grow.
+		n += len(t.text) + len(name) + 192
 	}
 	buf := make([]byte, 0, n+len(dir)+64)
 	buf = append(buf, textHeader(dir)...)

@@ -190,7 +190,7 @@ const maxDiffCells = 1 << 20
 // open unless it is long.
 func diffBlock(tool, path string, edits []edit) block {
 	b := block{Kind: "diff", Tool: tool, Path: path}
-	adds, dels, size := 0, 0, 0
+	adds, dels, size, left := 0, 0, 0, 0
 	for i, e := range edits {
 		if len(edits) > 1 {
 			b.Lines = append(b.Lines, diffLine{"hunk", "@@ replacement " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(edits)) + " @@\n"})
@@ -202,15 +202,16 @@ func diffBlock(tool, path string, edits []edit) block {
 			case "del":
 				dels++
 			}
-			if size+len(l.Text) > maxBlock {
-				if b.Cut == "" {
-					b.Cut = "more of the diff"
-				}
+			if left > 0 || size+len(l.Text) > maxBlock {
+				left++
 				continue
 			}
 			size += len(l.Text)
 			b.Lines = append(b.Lines, l)
 		}
+	}
+	if left > 0 {
+		b.Cut = human.Plural(left, "more line", "more lines") + " of the diff"
 	}
 	b.Summary = "→ edit " + human.OneLine(path, 140) + " (+" + strconv.Itoa(adds) + " −" + strconv.Itoa(dels) + ")"
 	b.Open = len(b.Lines) <= 40

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -107,6 +108,15 @@ func TestLongEditDiffFolded(t *testing.T) {
 	}
 	if b.Lines[0] != (diffLine{"del", "-old line\n"}) || b.Lines[59] != (diffLine{"add", "+new line\n"}) {
 		t.Errorf("lines %v … %v", b.Lines[0], b.Lines[59])
+	}
+	// A page holds at most maxBlock of a diff and says how much is left.
+	huge := diffBlock("edit", "huge.go", []edit{{old: "", new: strings.Repeat("123456789\n", 10000)}})
+	size := 0
+	for _, l := range huge.Lines {
+		size += len(l.Text)
+	}
+	if size > maxBlock || size < maxBlock-11 || huge.Cut != fmt.Sprint(10000-len(huge.Lines))+" more lines of the diff" || huge.Summary != "→ edit huge.go (+10000 −0)" {
+		t.Errorf("%d bytes of diff shown, cut %q, %q", size, huge.Cut, huge.Summary)
 	}
 }
 

@@ -25,9 +25,11 @@ import (
 // pi's SessionInfo, field for field. (An open session is a Session.)
 type Info struct {
 	Path string
-	// ID is the header's id as JSON (a string in every valid file; pi
-	// passes other types through).
-	ID []byte
+	// ID is the header's id: a string in every valid file. An id of
+	// another JSON type (which pi passes through to its listing) is its
+	// JSON text, and "" when it is null or missing; the JSON encodings
+	// (AppendJSON, MarshalJSON) still write such an id as it was read.
+	ID string
 	// Cwd is the header's cwd, or "" when it is missing or not a string.
 	Cwd string
 	// Name is the trimmed name of the last session_info entry, when
@@ -35,9 +37,11 @@ type Info struct {
 	// which clears the name (pi 0.73.1).
 	Name    string
 	HasName bool
-	// ParentSessionPath is the header's parentSession as JSON, nil when
-	// absent.
-	ParentSessionPath []byte
+	// ParentSessionPath is the header's parentSession, the path of the
+	// session this one was forked from; "" when it is missing or not a
+	// string (the JSON encodings still write a non-string one as it was
+	// read).
+	ParentSessionPath string
 	// Created is the header timestamp; CreatedValid is false when it does
 	// not parse (pi's Invalid Date, null in JSON).
 	Created      time.Time
@@ -56,6 +60,12 @@ type Info struct {
 	// lone surrogate escape); nil when not read from a file.
 	allTextJSON []byte
 	firstJSON   []byte
+	// idJSON and parentJSON are the header's id and parentSession as
+	// the JSON they were read as (nil when missing), so the encodings
+	// pass a value of any type through as pi does while ID and
+	// ParentSessionPath still hold it.
+	idJSON     []byte
+	parentJSON []byte
 	// Size and ModTime are the file's size and mtime when it was read.
 	Size    int64
 	ModTime time.Time
@@ -84,9 +94,7 @@ func (i *Info) cachedHead() []byte {
 	s := &c.snap
 	if i.Cwd != s.Cwd || i.Name != s.Name || i.HasName != s.HasName || i.CreatedValid != s.CreatedValid ||
 		!i.Created.Equal(s.Created) || !i.Modified.Equal(s.Modified) || i.MessageCount != s.MessageCount ||
-		i.FirstMessage != s.FirstMessage ||
-		!bytes.Equal(i.ID, s.ID) || !bytes.Equal(i.ParentSessionPath, s.ParentSessionPath) ||
-		(i.ParentSessionPath == nil) != (s.ParentSessionPath == nil) {
+		i.FirstMessage != s.FirstMessage || i.ID != s.ID || i.ParentSessionPath != s.ParentSessionPath {
 		return nil
 	}
 	return c.head
@@ -101,12 +109,23 @@ func (i *Info) AllMessagesText() string {
 	return s
 }
 
-// IDString returns the id as a string (its JSON text when not a string).
-func (i *Info) IDString() string {
-	if s, ok := jsonl.String(i.ID); ok {
+// idText is the Go value of a header id read as JSON v: a string's
+// value, "" for null, any other value's JSON text.
+func idText(v []byte) string {
+	if s, ok := jsonl.String(v); ok {
 		return s
 	}
-	return string(i.ID)
+	if jsonl.KindOf(v) == KindNull {
+		return ""
+	}
+	return string(v)
+}
+
+// parentText is the Go value of a header parentSession read as JSON v:
+// a string's value, else "".
+func parentText(v []byte) string {
+	s, _ := jsonl.String(v)
+	return s
 }
 
 // ListOptions configure Store.List and Store.Sessions.
@@ -718,13 +737,15 @@ func (b *infoBuilder) add(e *Entry, m *jsonl.MessageMembers) bool {
 		}
 		b.header = true
 		if id, ok := e.Field("id"); ok {
-			info.ID = bytes.Clone(id)
+			info.idJSON = bytes.Clone(id)
+			info.ID = idText(id)
 		}
 		if cwd, ok := e.StringField("cwd"); ok {
 			info.Cwd = cwd
 		}
 		if ps, ok := e.Field("parentSession"); ok {
-			info.ParentSessionPath = bytes.Clone(ps)
+			info.parentJSON = bytes.Clone(ps)
+			info.ParentSessionPath = parentText(ps)
 		}
 		ts, tsOK := e.Field("timestamp")
 		b.headerMs, b.headerOK = dateValue(ts, tsOK)

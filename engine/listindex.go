@@ -151,13 +151,13 @@ func decodeInfo(raw []byte) (*Info, bool) {
 	err := jsonl.MembersTrusted(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "id":
-			in.ID = v
+			in.idJSON, in.ID = v, idText(v)
 		case "cwd":
 			in.Cwd, _ = jsonl.String(v)
 		case "name":
 			in.Name, in.HasName = jsonl.String(v)
 		case "parentSessionPath":
-			in.ParentSessionPath = v
+			in.parentJSON, in.ParentSessionPath = v, parentText(v)
 		case "created":
 			if s, ok := jsonl.String(v); ok {
 				if ms, ok := jsonl.ParseDate(s); ok {
@@ -179,7 +179,7 @@ func decodeInfo(raw []byte) (*Info, bool) {
 		}
 		return true
 	})
-	if err != nil || !hasModified || in.ID == nil {
+	if err != nil || !hasModified || in.idJSON == nil {
 		return nil, false
 	}
 	in.cache = &infoCache{head: raw, snap: *in}

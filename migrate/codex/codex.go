@@ -397,19 +397,84 @@ func (s *store) entries(ctx context.Context, r *rollout) iter.Seq[*entry] {
 // paginated ones name it (history_base).
 var knownHistoryModes = map[string]bool{"": true, "legacy": true, "paginated": true}
 
+// Convert reads the rollout twice, each read holding one line at a time:
+// the first (readFacts) finds the session's facts, which name it and its
+// entries, the second (convertEntries) converts. The second stops where
+// the first did (Codex may be appending) and skips the lines it found
+// damaged.
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
 	r := s.byPlain[ref.Key]
 	if r == nil {
 		r = newRollout(ref.Key)
 	}
-	// Two reads of the rollout, each holding one line at a time: the
-	// first finds the session's facts, which name it and its entries, the
-	// second converts. The second stops where the first did (Codex may be
-	// appending) and skips the lines it found damaged.
+	facts, err := s.readFacts(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	m, sourceID, provider, fork, lines, damage := facts.meta, facts.sourceID, facts.provider, facts.fork, facts.lines, facts.damage
+	conv := &migrate.Conversion{Damage: damage}
+	damaged := make(map[int]bool, len(damage))
+	for _, d := range damage {
+		damaged[d.Line] = true
+	}
+	if m.Start.IsZero() {
+		if st, err := os.Stat(r.path); err == nil {
+			m.Start = st.ModTime().UTC()
+		}
+	}
+	if m.Cwd == "" {
+		m.Cwd = s.opts.Cwd
+	}
+	if provider == "" {
+		provider = "openai"
+	}
+	if r.other != "" {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: r.other,
+			Reason: "another copy of the session " + filepath.Base(r.path) + ", which was read instead"})
+	}
 
-	// Session facts first: they name the session. The first session_meta
-	// is the rollout's own; later ones are copies (a fork's replay of its
-	// parent) or repeats.
+	c := &converter{b: migrate.NewBuilder("codex", sourceID), provider: provider, tools: map[string]string{}, clock: m.Start}
+	c.b.SetTempDir(s.opts.TempDir)
+	var replayed [2]int // the lines of a fork's replay of its parent, left out
+	if fork.parent != "" {
+		replayed = s.forkPrefix(ctx, c, fork, sourceID, r, lines, damaged)
+	}
+	before := c.b.Len()
+	if err := s.convertEntries(ctx, c, r, lines, damaged, replayed, facts.haveUser, facts.haveAsst); err != nil {
+		return nil, err
+	}
+	c.closeRun()
+	c.finishLast()
+	switch {
+	case c.b.Len() == 0:
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
+		return conv, nil
+	case c.b.Len() == before && c.dropped > 0:
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path,
+			Reason: "a fork with nothing of its own after the history of " + fork.parent})
+		return conv, nil
+	}
+	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
+	return conv, nil
+}
+
+// rolloutFacts are what the first read of a rollout finds: the session's
+// facts, whether it has user and assistant messages, the fork it names,
+// the damaged lines and where the read stopped.
+type rolloutFacts struct {
+	meta               migrate.Meta
+	sourceID           string
+	provider           string
+	haveUser, haveAsst bool
+	fork               forkInfo
+	damage             []*migrate.Damage
+	lines              int
+}
+
+// readFacts is the first read of rollout r. Session facts first: they
+// name the session. The first session_meta is the rollout's own; later
+// ones are copies (a fork's replay of its parent) or repeats.
+func (s *store) readFacts(ctx context.Context, r *rollout) (*rolloutFacts, error) {
 	// Provenance names the plain rollout even when the compressed one is
 	// read, so that Codex compressing a session does not change its
 	// import.
@@ -493,35 +558,15 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	case refuse != nil:
 		return nil, refuse
 	}
-	conv := &migrate.Conversion{Damage: damage}
-	damaged := make(map[int]bool, len(damage))
-	for _, d := range damage {
-		damaged[d.Line] = true
-	}
-	if m.Start.IsZero() {
-		if st, err := os.Stat(r.path); err == nil {
-			m.Start = st.ModTime().UTC()
-		}
-	}
-	if m.Cwd == "" {
-		m.Cwd = s.opts.Cwd
-	}
-	if provider == "" {
-		provider = "openai"
-	}
-	if r.other != "" {
-		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: r.other,
-			Reason: "another copy of the session " + filepath.Base(r.path) + ", which was read instead"})
-	}
+	return &rolloutFacts{meta: m, sourceID: sourceID, provider: provider, haveUser: haveUser, haveAsst: haveAsst,
+		fork: fork, damage: damage, lines: lines}, nil
+}
 
-	c := &converter{b: migrate.NewBuilder("codex", sourceID), provider: provider, tools: map[string]string{}, clock: m.Start}
-	c.b.SetTempDir(s.opts.TempDir)
-	var replayed [2]int // the lines of a fork's replay of its parent, left out
-	if fork.parent != "" {
-		replayed = s.forkPrefix(ctx, c, fork, sourceID, r, lines, damaged)
-	}
-	before := c.b.Len()
-	_, _, err = s.eachEntry(ctx, r, nil, lines, damaged, func(e *entry) bool {
+// convertEntries is the second read of rollout r: it converts its first
+// lines lines into c, leaving out the damaged ones and the lines of a
+// fork's replay of its parent (replayed).
+func (s *store) convertEntries(ctx context.Context, c *converter, r *rollout, lines int, damaged map[int]bool, replayed [2]int, haveUser, haveAsst bool) error {
+	_, _, err := s.eachEntry(ctx, r, nil, lines, damaged, func(e *entry) bool {
 		if e.n >= replayed[0] && e.n <= replayed[1] {
 			return true
 		}
@@ -543,22 +588,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 		return true
 	})
-	if err != nil {
-		return nil, err
-	}
-	c.closeRun()
-	c.finishLast()
-	switch {
-	case c.b.Len() == 0:
-		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
-		return conv, nil
-	case c.b.Len() == before && c.dropped > 0:
-		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path,
-			Reason: "a fork with nothing of its own after the history of " + fork.parent})
-		return conv, nil
-	}
-	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
-	return conv, nil
+	return err
 }
 
 // forkInfo is what a rollout's own session_meta says of the session it

@@ -378,110 +378,169 @@ type record struct {
 	parent string // id of the message it follows, "" for the first
 }
 
+// Convert reads the chat (readDocument or readLines), makes the
+// session's meta (sessionMeta) and converts its messages.
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
 	conv := &migrate.Conversion{}
-	var md meta
-	order := []string{}
-	recs := map[string]*record{}
-	var chain []string
-	add := func(m message) {
-		if r, ok := recs[m.ID]; ok {
-			r.m = m
-			return
-		}
-		parent := ""
-		if len(chain) > 0 {
-			parent = chain[len(chain)-1]
-		}
-		recs[m.ID] = &record{m: m, parent: parent}
-		order = append(order, m.ID)
-		chain = append(chain, m.ID)
-	}
+	ch := &chatRead{recs: map[string]*record{}, order: []string{}}
+	var err error
 	if strings.HasSuffix(ref.Key, ".json") {
-		data, err := srcfs.ReadFileTracked(ref.Key, s.opts.Progress)
-		if err != nil {
-			return nil, err
-		}
-		var doc struct {
-			meta
-			Messages []json.RawMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return nil, &migrate.Damage{Path: ref.Key, Line: jsonErrorLine(data, err), Err: err}
-		}
-		md = doc.meta
-		for i, raw := range doc.Messages {
-			var m message
-			if err := migrate.DecodeJSON(raw, &m); err != nil || m.ID == "" {
-				if err == nil {
-					err = fmt.Errorf("message without id")
-				}
-				conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Pos: fmt.Sprintf("message %d", i+1), Err: err})
-				continue
-			}
-			add(m)
-		}
+		err = s.readDocument(ref, ch, conv)
 	} else {
-		fh, err := srcfs.OpenTracked(ref.Key, s.opts.Progress)
-		if err != nil {
-			return nil, err
-		}
-		err = migrate.EachLine(fh, s.opts.MaxLine, func(n int, line []byte, err error) bool {
-			var probe struct {
-				ID       *string          `json:"id"`
-				Set      *json.RawMessage `json:"$set"`
-				RewindTo *string          `json:"$rewindTo"`
-				meta
-			}
-			if err == nil {
-				err = migrate.DecodeLine(line, &probe)
-			}
-			if err != nil {
-				conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
-				return true
-			}
-			switch {
-			case probe.RewindTo != nil:
-				for i, id := range chain {
-					if id == *probe.RewindTo {
-						chain = chain[:i]
-						break
-					}
-				}
-			case probe.Set != nil:
-				var set meta
-				if json.Unmarshal(*probe.Set, &set) == nil && set.Summary != "" {
-					md.Summary = set.Summary
-				}
-			case probe.ID != nil:
-				var m message
-				if err := json.Unmarshal(line, &m); err != nil {
-					conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
-					return true
-				}
-				add(m)
-			case probe.SessionID != "":
-				summary := md.Summary
-				md = probe.meta
-				if md.Summary == "" {
-					md.Summary = summary
-				}
-			}
-			return true
-		})
-		fh.Close()
-		if err != nil {
-			return nil, &migrate.Damage{Path: ref.Key, Err: err}
-		}
+		err = s.readLines(ref, ch, conv)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	md, order, recs, chain := ch.md, ch.order, ch.recs, ch.chain
 	sourceID := md.SessionID
 	if sourceID == "" {
 		sourceID = ref.ID
 	}
+	m := s.sessionMeta(ref, ch)
 
+	c := &converter{b: migrate.NewBuilder("gemini", sourceID), last: map[string]*migrate.Node{}, answered: map[string]bool{}, clock: m.Start}
+	for _, id := range order {
+		c.message(recs[id], recs)
+	}
+	c.flush()
+	if len(chain) > 0 {
+		if n := c.last[chain[len(chain)-1]]; n != nil {
+			c.b.SetLeaf(n)
+		}
+	}
+	if c.b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
+		return conv, nil
+	}
+	if md.Summary != "" {
+		c.b.SetName(md.Summary)
+	}
+	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
+	return conv, nil
+}
+
+// chatRead is a chat as read: its metadata, its message records in the
+// order first written, and the chain of messages the chat went on with.
+type chatRead struct {
+	md    meta
+	order []string
+	recs  map[string]*record
+	chain []string
+}
+
+// add adds message m to the chat, after the last message of the chain; a
+// message already read is replaced in its place.
+func (ch *chatRead) add(m message) {
+	recs := ch.recs
+	if r, ok := recs[m.ID]; ok {
+		r.m = m
+		return
+	}
+	parent := ""
+	if len(ch.chain) > 0 {
+		parent = ch.chain[len(ch.chain)-1]
+	}
+	recs[m.ID] = &record{m: m, parent: parent}
+	ch.order = append(ch.order, m.ID)
+	ch.chain = append(ch.chain, m.ID)
+}
+
+// readDocument reads a chat that is one JSON document into ch; the
+// messages it cannot read go to conv's damage.
+func (s *store) readDocument(ref migrate.Ref, ch *chatRead, conv *migrate.Conversion) error {
+	data, err := srcfs.ReadFileTracked(ref.Key, s.opts.Progress)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		meta
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return &migrate.Damage{Path: ref.Key, Line: jsonErrorLine(data, err), Err: err}
+	}
+	ch.md = doc.meta
+	for i, raw := range doc.Messages {
+		var m message
+		if err := migrate.DecodeJSON(raw, &m); err != nil || m.ID == "" {
+			if err == nil {
+				err = fmt.Errorf("message without id")
+			}
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Pos: fmt.Sprintf("message %d", i+1), Err: err})
+			continue
+		}
+		ch.add(m)
+	}
+	return nil
+}
+
+// readLines reads a JSONL chat into ch: messages, rewinds, metadata and
+// its updates; the lines it cannot read go to conv's damage.
+func (s *store) readLines(ref migrate.Ref, ch *chatRead, conv *migrate.Conversion) error {
+	fh, err := srcfs.OpenTracked(ref.Key, s.opts.Progress)
+	if err != nil {
+		return err
+	}
+	err = migrate.EachLine(fh, s.opts.MaxLine, func(n int, line []byte, err error) bool {
+		var probe struct {
+			ID       *string          `json:"id"`
+			Set      *json.RawMessage `json:"$set"`
+			RewindTo *string          `json:"$rewindTo"`
+			meta
+		}
+		if err == nil {
+			err = migrate.DecodeLine(line, &probe)
+		}
+		if err != nil {
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
+			return true
+		}
+		switch {
+		case probe.RewindTo != nil:
+			for i, id := range ch.chain {
+				if id == *probe.RewindTo {
+					ch.chain = ch.chain[:i]
+					break
+				}
+			}
+		case probe.Set != nil:
+			var set meta
+			if json.Unmarshal(*probe.Set, &set) == nil && set.Summary != "" {
+				ch.md.Summary = set.Summary
+			}
+		case probe.ID != nil:
+			var m message
+			if err := json.Unmarshal(line, &m); err != nil {
+				conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
+				return true
+			}
+			ch.add(m)
+		case probe.SessionID != "":
+			summary := ch.md.Summary
+			ch.md = probe.meta
+			if ch.md.Summary == "" {
+				ch.md.Summary = summary
+			}
+		}
+		return true
+	})
+	fh.Close()
+	if err != nil {
+		return &migrate.Damage{Path: ref.Key, Err: err}
+	}
+	return nil
+}
+
+// sessionMeta makes the meta of the session chat ch read: its parent
+// (for a chat in chats/<parent id>/), its start and its cwd (the project
+// root, the chat's first directory, or the one whose hash the chat names
+// among the paths its tool calls name).
+func (s *store) sessionMeta(ref migrate.Ref, ch *chatRead) migrate.Meta {
+	md, order, recs := ch.md, ch.order, ch.recs
 	m := migrate.Meta{SourcePath: ref.Key}
 	chats := filepath.Dir(ref.Key)
 	if filepath.Base(chats) != "chats" {
@@ -518,26 +577,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			m.Cwd = s.opts.Cwd
 		}
 	}
-
-	c := &converter{b: migrate.NewBuilder("gemini", sourceID), last: map[string]*migrate.Node{}, answered: map[string]bool{}, clock: m.Start}
-	for _, id := range order {
-		c.message(recs[id], recs)
-	}
-	c.flush()
-	if len(chain) > 0 {
-		if n := c.last[chain[len(chain)-1]]; n != nil {
-			c.b.SetLeaf(n)
-		}
-	}
-	if c.b.Len() == 0 {
-		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
-		return conv, nil
-	}
-	if md.Summary != "" {
-		c.b.SetName(md.Summary)
-	}
-	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
-	return conv, nil
+	return m
 }
 
 // jsonErrorLine returns the line of a JSON syntax error.

@@ -32,6 +32,9 @@
 // the open never waits (OpenRegular, ReadRegular): a named pipe, socket or
 // device named like a session file is refused with ErrNotRegular instead
 // of blocking forever. ReadFile reads a large file in parallel chunks.
+// WalkDir, Glob and MkdirTemp are filepath.WalkDir, filepath.Glob and
+// os.MkdirTemp through an FS, so that walks of stores (and of other
+// agents' stores, for importers) reach a test's FS too.
 //
 // # Platforms
 //

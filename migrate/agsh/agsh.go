@@ -7,15 +7,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // Source is the agsh importer.
@@ -45,24 +46,24 @@ func (Source) Locations(l migrate.Locator) []string {
 
 // dbPath returns the sessions.db at path (a directory holding it, or the
 // file itself).
-func dbPath(path string) (string, error) {
+func dbPath(fsys vfs.FS, path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return "", err
 	}
 	if st.IsDir() {
 		abs = filepath.Join(abs, "sessions.db")
 	}
-	if !sqlitedb.IsSQLite(abs) {
+	if !sqlitedb.IsSQLite(fsys, abs) {
 		return "", fmt.Errorf("%s is not an agsh sessions database", abs)
 	}
 	// Goose's database has the same name and tables of the same names;
 	// its schema_version table tells it apart.
-	if t, err := sqlitedb.Tables(abs); err == nil && t["schema_version"] {
+	if t, err := sqlitedb.Tables(fsys, abs); err == nil && t["schema_version"] {
 		return "", fmt.Errorf("%s is not an agsh sessions database (it has a schema_version table: Goose's)", abs)
 	}
 	return abs, nil
@@ -71,17 +72,17 @@ func dbPath(path string) (string, error) {
 // Detect reports whether path is an agsh sessions.db or a directory
 // holding one.
 func (Source) Detect(path string) bool {
-	_, err := dbPath(path)
+	_, err := dbPath(nil, path)
 	return err == nil
 }
 
 // Open opens the database read-only.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	p, err := dbPath(path)
+	p, err := dbPath(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sqlitedb.Open(p, opts.TempDir)
+	db, err := sqlitedb.Open(opts.FS, p, opts.TempDir)
 	if err != nil {
 		return nil, err
 	}

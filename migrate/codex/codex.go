@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -20,6 +19,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -47,13 +47,13 @@ func (Source) Locations(l migrate.Locator) []string {
 // a directory holding rollouts (the Codex home, its sessions directory,
 // or below).
 func (Source) Detect(path string) bool {
-	files, err := rollouts(path, true)
+	files, err := rollouts(nil, path, true)
 	return err == nil && len(files) > 0
 }
 
 // Open lists the rollouts under path.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	files, err := rollouts(path, false)
+	files, err := rollouts(opts.FS, path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +93,12 @@ func isRolloutName(name string) bool {
 // forks. Where a rollout and its compressed twin both exist (Codex
 // compressing or decompressing it), one is taken: the plain file, unless
 // the compressed one was modified later.
-func rollouts(path string, first bool) ([]*rollout, error) {
+func rollouts(fsys vfs.FS, path string, first bool) ([]*rollout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -109,15 +109,15 @@ func rollouts(path string, first bool) ([]*rollout, error) {
 		return []*rollout{newRollout(abs)}, nil
 	}
 	roots := []string{abs}
-	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(s) {
+	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(fsys, s) {
 		roots = []string{s}
-		if a := filepath.Join(abs, "archived_sessions"); srcfs.IsDir(a) {
+		if a := filepath.Join(abs, "archived_sessions"); srcfs.IsDir(fsys, a) {
 			roots = append(roots, a)
 		}
 	}
 	var found []string
 	for _, root := range roots {
-		f, err := srcfs.Find(root, 0, first, func(d fs.DirEntry) bool { return isRolloutName(d.Name()) })
+		f, err := srcfs.Find(fsys, root, 0, first, func(d fs.DirEntry) bool { return isRolloutName(d.Name()) })
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func rollouts(path string, first bool) ([]*rollout, error) {
 			files = append(files, r)
 			continue
 		}
-		if newer(r, twin) {
+		if newer(fsys, r, twin) {
 			twin.other, twin.path = twin.path, r.path
 		} else {
 			twin.other = r.path
@@ -161,9 +161,9 @@ func newRollout(path string) *rollout {
 // itself prefers the plain file; the two hold the same lines while it
 // compresses or decompresses, and a plain file appended to after a
 // failed removal of the compressed one is newer anyway.
-func newer(a, b *rollout) bool {
+func newer(fsys vfs.FS, a, b *rollout) bool {
 	za, zb := strings.HasSuffix(a.path, zstSuffix), strings.HasSuffix(b.path, zstSuffix)
-	ma, mb := mtime(a.path), mtime(b.path)
+	ma, mb := mtime(fsys, a.path), mtime(fsys, b.path)
 	switch {
 	case za == zb:
 		return false
@@ -173,8 +173,8 @@ func newer(a, b *rollout) bool {
 	return !mb.After(ma)
 }
 
-func mtime(p string) time.Time {
-	st, err := os.Stat(p)
+func mtime(fsys vfs.FS, p string) time.Time {
+	st, err := srcfs.Stat(fsys, p)
 	if err != nil {
 		return time.Time{}
 	}
@@ -219,8 +219,8 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 // through a zstd decoder (Codex writes one frame; several, as the zstd
 // tool may write, are read one after another). progress counts the bytes
 // of the file itself.
-func openRollout(path string, progress func(path string, done, total int64)) (io.ReadCloser, error) {
-	f, err := srcfs.OpenTracked(path, progress)
+func openRollout(fsys vfs.FS, path string, progress func(path string, done, total int64)) (io.ReadCloser, error) {
+	f, err := srcfs.OpenTracked(fsys, path, progress)
 	if err != nil || !strings.HasSuffix(path, zstSuffix) {
 		return f, err
 	}
@@ -324,7 +324,7 @@ type entry struct {
 // (what an earlier read of a rollout still being written saw), and skip
 // names lines not to yield. last is the last line read.
 func (s *store) eachEntry(ctx context.Context, r *rollout, progress func(string, int64, int64), lines int, skip map[int]bool, fn func(e *entry) bool) (damage []*migrate.Damage, last int, err error) {
-	fh, err := openRollout(r.path, progress)
+	fh, err := openRollout(s.opts.FS, r.path, progress)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -418,7 +418,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		damaged[d.Line] = true
 	}
 	if m.Start.IsZero() {
-		if st, err := os.Stat(r.path); err == nil {
+		if st, err := srcfs.Stat(s.opts.FS, r.path); err == nil {
 			m.Start = st.ModTime().UTC()
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -67,8 +67,8 @@ type database struct {
 // isCrushDB reports whether path is a Crush database: one with the
 // sessions and messages tables and the migration table Crush's migrator
 // (pressly/goose) keeps.
-func isCrushDB(path string) bool {
-	t, err := sqlitedb.Tables(path)
+func isCrushDB(fsys vfs.FS, path string) bool {
+	t, err := sqlitedb.Tables(fsys, path)
 	return err == nil && t["sessions"] && t["messages"] && t["goose_db_version"]
 }
 
@@ -76,12 +76,12 @@ func isCrushDB(path string) bool {
 // directory holding one (.crush, whose parent is the project); a project
 // directory holding .crush/crush.db; or the global data directory, whose
 // projects.json lists the projects and their data directories.
-func databases(path string) ([]database, error) {
+func databases(fsys vfs.FS, path string) ([]database, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -93,18 +93,18 @@ func databases(path string) ([]database, error) {
 		return d
 	}
 	if !st.IsDir() {
-		if !isCrushDB(abs) {
+		if !isCrushDB(fsys, abs) {
 			return nil, fmt.Errorf("%s is not a Crush database", abs)
 		}
 		return []database{one(abs)}, nil
 	}
 	for _, db := range []string{filepath.Join(abs, "crush.db"), filepath.Join(abs, ".crush", "crush.db")} {
-		if srcfs.IsFile(db) && isCrushDB(db) {
+		if srcfs.IsFile(fsys, db) && isCrushDB(fsys, db) {
 			return []database{one(db)}, nil
 		}
 	}
 	list := filepath.Join(abs, "projects.json")
-	data, err := srcfs.ReadFile(list)
+	data, err := srcfs.ReadFile(fsys, list)
 	if err != nil {
 		return nil, fmt.Errorf("%s holds no Crush database and no projects.json", abs)
 	}
@@ -125,7 +125,7 @@ func databases(path string) ([]database, error) {
 			dir = filepath.Join(p.Path, ".crush")
 		}
 		db := filepath.Join(dir, "crush.db")
-		if seen[db] || !srcfs.IsFile(db) || !isCrushDB(db) {
+		if seen[db] || !srcfs.IsFile(fsys, db) || !isCrushDB(fsys, db) {
 			continue
 		}
 		seen[db] = true
@@ -142,14 +142,14 @@ func databases(path string) ([]database, error) {
 // directory holding one, or the global data directory listing projects
 // that have one.
 func (Source) Detect(path string) bool {
-	dbs, err := databases(path)
+	dbs, err := databases(nil, path)
 	return err == nil && len(dbs) > 0
 }
 
 // Open finds the databases at path; each is opened when its sessions are
 // listed.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	dbs, err := databases(path)
+	dbs, err := databases(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 }
 
 func (s *store) dbSessions(ctx context.Context, d database) ([]*session, error) {
-	db, err := sqlitedb.Open(d.path, s.opts.TempDir)
+	db, err := sqlitedb.Open(s.opts.FS, d.path, s.opts.TempDir)
 	if err != nil {
 		return nil, err
 	}

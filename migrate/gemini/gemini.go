@@ -8,13 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -42,7 +42,7 @@ func (Source) Locations(l migrate.Locator) []string {
 // Detect reports whether path is a Gemini home, its tmp directory, a
 // project or chats directory, or a chat file.
 func (Source) Detect(path string) bool {
-	l, err := layoutOf(path)
+	l, err := layoutOf(nil, path)
 	if err != nil {
 		return false
 	}
@@ -50,7 +50,7 @@ func (Source) Detect(path string) bool {
 		return true
 	}
 	for _, d := range l.chatDirs {
-		if len(chatFiles(d)) > 0 {
+		if len(chatFiles(nil, d)) > 0 {
 			return true
 		}
 	}
@@ -59,7 +59,7 @@ func (Source) Detect(path string) bool {
 
 // Open lists the chats under path.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	l, err := layoutOf(path)
+	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +72,12 @@ type storeLayout struct {
 	file     string   // one chat file, when a file was given
 }
 
-func layoutOf(path string) (*storeLayout, error) {
+func layoutOf(fsys vfs.FS, path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -93,24 +93,24 @@ func layoutOf(path string) (*storeLayout, error) {
 	}
 	var tmp string
 	switch {
-	case srcfs.IsDir(filepath.Join(abs, "tmp")):
+	case srcfs.IsDir(fsys, filepath.Join(abs, "tmp")):
 		tmp = filepath.Join(abs, "tmp")
 	case filepath.Base(abs) == "tmp":
 		tmp = abs
 	case filepath.Base(abs) == "chats":
 		return &storeLayout{home: filepath.Dir(filepath.Dir(filepath.Dir(abs))), chatDirs: []string{abs}}, nil
-	case srcfs.IsDir(filepath.Join(abs, "chats")):
+	case srcfs.IsDir(fsys, filepath.Join(abs, "chats")):
 		return &storeLayout{home: filepath.Dir(filepath.Dir(abs)), chatDirs: []string{filepath.Join(abs, "chats")}}, nil
 	default:
 		return nil, fmt.Errorf("%s holds no Gemini CLI chats (no tmp or chats directory)", abs)
 	}
-	ents, err := os.ReadDir(tmp)
+	ents, err := srcfs.ReadDir(fsys, tmp)
 	if err != nil {
 		return nil, err
 	}
 	l := &storeLayout{home: filepath.Dir(tmp)}
 	for _, e := range ents {
-		if c := filepath.Join(tmp, e.Name(), "chats"); e.IsDir() && srcfs.IsDir(c) {
+		if c := filepath.Join(tmp, e.Name(), "chats"); e.IsDir() && srcfs.IsDir(fsys, c) {
 			l.chatDirs = append(l.chatDirs, c)
 		}
 	}
@@ -138,16 +138,16 @@ type meta struct {
 
 // readMeta reads a chat's metadata: the first line of a JSONL chat, the
 // document of a JSON one.
-func readMeta(path string) (meta, error) {
+func readMeta(fsys vfs.FS, path string) (meta, error) {
 	var m meta
 	if strings.HasSuffix(path, ".json") {
-		data, err := srcfs.ReadFile(path)
+		data, err := srcfs.ReadFile(fsys, path)
 		if err != nil {
 			return m, err
 		}
 		return m, json.Unmarshal(data, &m)
 	}
-	fh, err := srcfs.Open(path)
+	fh, err := srcfs.Open(fsys, path)
 	if err != nil {
 		return m, err
 	}
@@ -165,10 +165,10 @@ func readMeta(path string) (meta, error) {
 	return m, derr
 }
 
-func chatFiles(dir string) []string {
+func chatFiles(fsys vfs.FS, dir string) []string {
 	var out []string
 	for _, pat := range []string{"session-*.json", "session-*.jsonl"} {
-		files, _ := filepath.Glob(filepath.Join(dir, pat))
+		files := srcfs.Glob(fsys, filepath.Join(dir, pat))
 		out = append(out, files...)
 	}
 	sort.Strings(out)
@@ -189,11 +189,11 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 			}
 			var chats []chat
 			byID := map[string]int{}
-			for _, f := range chatFiles(dir) {
+			for _, f := range chatFiles(s.opts.FS, dir) {
 				if s.l.file != "" && f != s.l.file {
 					continue
 				}
-				m, err := readMeta(f)
+				m, err := readMeta(s.opts.FS, f)
 				if err != nil || m.SessionID == "" {
 					if err == nil {
 						err = fmt.Errorf("no sessionId")
@@ -216,7 +216,7 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 				if !yield(migrate.Ref{ID: c.id, Path: c.path, Key: c.path}, nil) {
 					return
 				}
-				subs, _ := filepath.Glob(filepath.Join(dir, c.id, "*.jsonl"))
+				subs := srcfs.Glob(s.opts.FS, filepath.Join(dir, c.id, "*.jsonl"))
 				sort.Strings(subs)
 				for _, f := range subs {
 					if !yield(migrate.Ref{ID: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Path: f, Key: f}, nil) {
@@ -244,7 +244,7 @@ func lineOf(path string) int {
 
 // projectRoot returns the project root of a project directory.
 func (s *store) projectRoot(projDir string) string {
-	if b, err := srcfs.ReadFile(filepath.Join(projDir, ".project_root")); err == nil {
+	if b, err := srcfs.ReadFile(s.opts.FS, filepath.Join(projDir, ".project_root")); err == nil {
 		if p := strings.TrimSpace(string(b)); p != "" {
 			return p
 		}
@@ -255,7 +255,7 @@ func (s *store) projectRoot(projDir string) string {
 		var reg struct {
 			Projects map[string]string `json:"projects"`
 		}
-		if b, err := srcfs.ReadFile(filepath.Join(s.l.home, "projects.json")); err == nil && json.Unmarshal(b, &reg) == nil {
+		if b, err := srcfs.ReadFile(s.opts.FS, filepath.Join(s.l.home, "projects.json")); err == nil && json.Unmarshal(b, &reg) == nil {
 			for path, slug := range reg.Projects {
 				s.registry[slug] = path
 			}
@@ -452,7 +452,7 @@ func (ch *chatRead) add(m message) {
 // readDocument reads a chat that is one JSON document into ch; the
 // messages it cannot read go to conv's damage.
 func (s *store) readDocument(ref migrate.Ref, ch *chatRead, conv *migrate.Conversion) error {
-	data, err := srcfs.ReadFileTracked(ref.Key, s.opts.Progress)
+	data, err := srcfs.ReadFileTracked(s.opts.FS, ref.Key, s.opts.Progress)
 	if err != nil {
 		return err
 	}
@@ -481,7 +481,7 @@ func (s *store) readDocument(ref migrate.Ref, ch *chatRead, conv *migrate.Conver
 // readLines reads a JSONL chat into ch: messages, rewinds, metadata and
 // its updates; the lines it cannot read go to conv's damage.
 func (s *store) readLines(ref migrate.Ref, ch *chatRead, conv *migrate.Conversion) error {
-	fh, err := srcfs.OpenTracked(ref.Key, s.opts.Progress)
+	fh, err := srcfs.OpenTracked(s.opts.FS, ref.Key, s.opts.Progress)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -66,16 +66,16 @@ type storeLayout struct {
 
 // isGooseDB reports whether path is a Goose session database: one with
 // Goose's schema_version, sessions and messages tables.
-func isGooseDB(path string) bool {
-	t, err := sqlitedb.Tables(path)
+func isGooseDB(fsys vfs.FS, path string) bool {
+	t, err := sqlitedb.Tables(fsys, path)
 	return err == nil && t["schema_version"] && t["sessions"] && t["messages"]
 }
 
 // isLegacyFile reports whether path's first line is a Goose session
 // file's: its metadata (working_dir, description, message_count) or a
 // message (role, content).
-func isLegacyFile(path string) bool {
-	f, err := srcfs.Open(path)
+func isLegacyFile(fsys vfs.FS, path string) bool {
+	f, err := srcfs.Open(fsys, path)
 	if err != nil {
 		return false
 	}
@@ -95,42 +95,42 @@ func isLegacyFile(path string) bool {
 	return ok
 }
 
-func layoutOf(path string) (*storeLayout, error) {
+func layoutOf(fsys vfs.FS, path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
 	l := &storeLayout{}
 	if !st.IsDir() {
 		switch {
-		case strings.HasSuffix(abs, ".jsonl") && isLegacyFile(abs):
+		case strings.HasSuffix(abs, ".jsonl") && isLegacyFile(fsys, abs):
 			l.jsonl = []string{abs}
-		case isGooseDB(abs):
+		case isGooseDB(fsys, abs):
 			l.db = abs
 		default:
 			return nil, fmt.Errorf("%s is not a Goose session database or session file", abs)
 		}
 		return l, nil
 	}
-	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(s) && filepath.Base(abs) != "sessions" {
-		if _, err := os.Stat(filepath.Join(s, "sessions.db")); err == nil {
+	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(fsys, s) && filepath.Base(abs) != "sessions" {
+		if _, err := srcfs.Stat(fsys, filepath.Join(s, "sessions.db")); err == nil {
 			abs = s
 		}
 	}
-	if db := filepath.Join(abs, "sessions.db"); srcfs.IsFile(db) {
-		if !isGooseDB(db) {
+	if db := filepath.Join(abs, "sessions.db"); srcfs.IsFile(fsys, db) {
+		if !isGooseDB(fsys, db) {
 			return nil, fmt.Errorf("%s is not a Goose session database (no schema_version, sessions and messages tables)", db)
 		}
 		l.db = db
 	}
-	files, _ := filepath.Glob(filepath.Join(abs, "*.jsonl"))
+	files := srcfs.Glob(fsys, filepath.Join(abs, "*.jsonl"))
 	sort.Strings(files)
 	for _, f := range files {
-		if isLegacyFile(f) {
+		if isLegacyFile(fsys, f) {
 			l.jsonl = append(l.jsonl, f)
 		}
 	}
@@ -143,20 +143,20 @@ func layoutOf(path string) (*storeLayout, error) {
 // Detect reports whether path is Goose's sessions directory (or the data
 // directory above it), its sessions.db, or one of its session files.
 func (Source) Detect(path string) bool {
-	_, err := layoutOf(path)
+	_, err := layoutOf(nil, path)
 	return err == nil
 }
 
 // Open opens the database (refusing a schema newer than SchemaVersion)
 // and lists the session files under path.
 func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	l, err := layoutOf(path)
+	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
 	s := &store{l: l, opts: opts, sessions: map[string]*session{}, dup: map[string]string{}}
 	if l.db != "" {
-		db, err := sqlitedb.Open(l.db, opts.TempDir)
+		db, err := sqlitedb.Open(opts.FS, l.db, opts.TempDir)
 		if err != nil {
 			return nil, err
 		}
@@ -440,7 +440,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			return nil, err
 		}
 		if ss.created.IsZero() {
-			if st, err := os.Stat(ss.file); err == nil {
+			if st, err := srcfs.Stat(s.opts.FS, ss.file); err == nil {
 				ss.created = st.ModTime().UTC()
 				m.DateFromFile = true
 			}
@@ -558,7 +558,7 @@ func (s *store) ledger(ctx context.Context, id string) ([]ledger, error) {
 // fileMessages reads a legacy session file: its metadata line, then one
 // message per line.
 func (s *store) fileMessages(ctx context.Context, ss *session, conv *migrate.Conversion) ([]*message, error) {
-	f, err := srcfs.OpenTracked(ss.file, s.opts.Progress)
+	f, err := srcfs.OpenTracked(s.opts.FS, ss.file, s.opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -59,13 +59,18 @@ var allowed = map[string][]string{
 	"internal/workload": {"internal/jsonl", "layout"},
 	"cmd/sessctl":       {"*"},
 	// make bench's workloads and its library rows against pi.
-	"cmd/sessctl-bench": {"engine", "message", "internal/sessionfile", "internal/workload", "tree", "replica", "github.com/minio/minio-go/v7"},
+	"cmd/sessctl-bench": {"engine", "message", "internal/sessionfile", "internal/workload", "tree", "replica/s3", "github.com/minio/minio-go/v7"},
 	"examples/agent":    {"engine", "message", "compaction", "tree"}, // and internal/testenv in its test
 	// Replication to S3-compatible storage or a directory: the stores'
-	// write paths, the S3 client, client-side encryption (README
-	// "Dependencies"), and flock for a directory remote's
-	// compare-and-swap across processes.
-	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "engine", "engine/agentuse", "github.com/minio/minio-go/v7", "filippo.io/age", "github.com/gofrs/flock"},
+	// write paths, client-side encryption (README "Dependencies"), and
+	// flock for a directory remote's compare-and-swap across processes.
+	// No object-store client: backends are packages of their own that
+	// the caller passes in (Options.Backends), so replica links none.
+	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "engine", "engine/agentuse", "filippo.io/age", "github.com/gofrs/flock"},
+	// The S3 backend: replica's Client over minio-go.
+	"replica/s3": {"replica", "github.com/minio/minio-go/v7"},
+	// The Client conformance test both backends pass (test code only).
+	"replica/internal/clienttest": {"replica", "internal/testenv", "layout/vfs", "github.com/google/go-cmp"},
 
 	// The importers' shared test checks build pi's context (test code only).
 	"migrate/internal/importtest": {"internal/jsonl", "internal/testenv", "tree", "compaction", "migrate", "migrate/"},

@@ -3,6 +3,9 @@ package engine_test
 import (
 	"bufio"
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,6 +234,57 @@ func TestLibrariesNeitherPrintNorExit(t *testing.T) {
 			}
 			if bad.MatchString(code) {
 				t.Errorf("%s:%d: a library prints or exits: %s", p, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoExportedMutableState checks that no public package holds
+// exported mutable state: every exported package-level var of a
+// non-test file outside internal/ and cmd/ is an error sentinel (Err*).
+// Tables and defaults are functions or constants, so that no program can
+// change what another part of it gets (design: libraries hold no mutable
+// package state).
+func TestNoExportedMutableState(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..")
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "internal", "cmd", "testdata", ".git", ".bench", "scripts":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				for _, n := range spec.(*ast.ValueSpec).Names {
+					if n.IsExported() && !strings.HasPrefix(n.Name, "Err") {
+						t.Errorf("%s: exported package variable %s: make it a function, a constant or unexported", fset.Position(n.Pos()), n.Name)
+					}
+				}
 			}
 		}
 		return nil

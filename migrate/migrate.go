@@ -74,7 +74,7 @@ type runner struct {
 
 func newRunner(sessionID string, version float64) *runner {
 	r := &runner{st: NewState(sessionID)}
-	for _, s := range Steps {
+	for _, s := range Steps() {
 		if version < float64(s.To) {
 			r.steps = append(r.steps, s)
 		}

@@ -44,15 +44,17 @@ var allowed = map[string][]string{
 	"tree":                {"internal/jsonl"},
 	"compaction":          {"internal/jsonl", "tree", "message"},
 	"message":             {"internal/jsonl"},
-	"migrate":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
-	"lock":                {"layout/vfs", "github.com/gofrs/flock"},
-	"engine":              {"internal/cacheindex", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "message", "migrate", "lock", "golang.org/x/sync"},
-	"engine/agentuse":     {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
-	"engine/repair":       {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "tree"},
-	"engine/importer":     {"internal/sessionfile", "layout", "layout/vfs", "migrate"},
-	"engine/stats":        {"engine", "internal/cacheindex", "internal/jsonl", "internal/human", "layout/vfs", "migrate"},
-	"engine/render":       {"engine", "engine/agentuse", "message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout/vfs", "migrate", "tree"},
-	"redact":              {"internal/jsonl"},
+	// migrate sits beside tree; its importers write pi's messages with
+	// message's types (pi's format in one place).
+	"migrate":         {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "message", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
+	"lock":            {"layout/vfs", "github.com/gofrs/flock"},
+	"engine":          {"internal/cacheindex", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "message", "migrate", "lock", "golang.org/x/sync"},
+	"engine/agentuse": {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
+	"engine/repair":   {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "tree"},
+	"engine/importer": {"internal/sessionfile", "layout", "layout/vfs", "migrate"},
+	"engine/stats":    {"engine", "internal/cacheindex", "internal/jsonl", "internal/human", "layout/vfs", "message", "migrate"}, // message: pi's Usage
+	"engine/render":   {"engine", "engine/agentuse", "message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout/vfs", "migrate", "tree"},
+	"redact":          {"internal/jsonl"},
 	// The web viewer sits on everything a reader uses (the stores, search,
 	// render, stats, redact) and takes no third-party module.
 	"web": {"engine", "engine/agentuse", "message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},

@@ -13,7 +13,7 @@ type Message struct {
 	// (compactionSummary, branchSummary, custom) it is built like pi does.
 	Raw []byte
 	// Entry is the entry the message came from.
-	Entry *jsonl.Entry
+	Entry *tree.Entry
 	// Stored is true when Raw is the stored message of a "message" entry.
 	Stored bool
 }
@@ -91,7 +91,7 @@ func Build(ix *tree.Index, leaf Leaf) Context {
 
 // BuildLoad is Build over an index whose entries may be detached (parsed
 // without their bytes): see FromPathLoad.
-func BuildLoad(ix *tree.Index, leaf Leaf, load func([]*jsonl.Entry) error) (Context, error) {
+func BuildLoad(ix *tree.Index, leaf Leaf, load func([]*tree.Entry) error) (Context, error) {
 	if leaf.null {
 		return Context{ThinkingLevel: offLevel}, nil
 	}
@@ -111,7 +111,7 @@ func BuildLoad(ix *tree.Index, leaf Leaf, load func([]*jsonl.Entry) error) (Cont
 
 // FromPath builds the context of a root-to-leaf path (steps 4 and 5 of
 // Build).
-func FromPath(path []*jsonl.Entry) Context {
+func FromPath(path []*tree.Entry) Context {
 	ctx, _ := FromPathLoad(path, nil)
 	return ctx
 }
@@ -123,7 +123,7 @@ func FromPath(path []*jsonl.Entry) Context {
 // last compaction, then with the entries whose messages the context
 // holds, in path order. The first error load returns ends the build and
 // is returned.
-func FromPathLoad(path []*jsonl.Entry, load func([]*jsonl.Entry) error) (Context, error) {
+func FromPathLoad(path []*tree.Entry, load func([]*tree.Entry) error) (Context, error) {
 	need := func(es ...*jsonl.Entry) error {
 		if load == nil {
 			return nil

@@ -380,3 +380,148 @@ func TestNoFolderArrowRunsUp(t *testing.T) {
 		}
 	}
 }
+
+// codecAliases are the declarations that give the internal codec's
+// types their public names: the only public lines that may name it.
+var codecAliases = map[string]bool{"tree/entry.go Entry": true, "tree/entry.go Header": true, "tree/entry.go Kind": true}
+
+// TestNoCodecTypeInPublicAPI checks that no exported function, method,
+// type, field, constant or variable of a public package (outside
+// internal/ and cmd/) names a type of internal/jsonl, and that no doc
+// comment of one refers to it: a reader of go doc cannot follow such a
+// name. The codec's types are named once, in tree (codecAliases).
+func TestNoCodecTypeInPublicAPI(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..")
+	fset := token.NewFileSet()
+	docRef := regexp.MustCompile(`\bjsonl\.[A-Z]`)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "internal", "cmd", "testdata", ".git", ".bench", "scripts", "examples":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		codec := ""
+		for _, imp := range f.Imports {
+			if strings.Trim(imp.Path.Value, `"`) == module+"/internal/jsonl" {
+				codec = "jsonl"
+				if imp.Name != nil {
+					codec = imp.Name.Name
+				}
+			}
+		}
+		names := func(n ast.Node) bool { // whether n names a codec type
+			found := false
+			ast.Inspect(n, func(n ast.Node) bool {
+				if s, ok := n.(*ast.SelectorExpr); ok && codec != "" {
+					if x, ok := s.X.(*ast.Ident); ok && x.Name == codec {
+						found = true
+					}
+				}
+				return !found
+			})
+			return found
+		}
+		bad := func(pos token.Pos, what string) {
+			t.Errorf("%s: %s names the internal codec (internal/jsonl) in the public API", fset.Position(pos), what)
+		}
+		checkDoc := func(g *ast.CommentGroup, what string) {
+			if g != nil && docRef.MatchString(g.Text()) {
+				bad(g.Pos(), "the doc of "+what)
+			}
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		checkDoc(f.Doc, "package "+f.Name.Name)
+		for _, decl := range f.Decls {
+			switch decl := decl.(type) {
+			case *ast.FuncDecl:
+				if !decl.Name.IsExported() {
+					continue
+				}
+				if decl.Recv != nil {
+					typ := decl.Recv.List[0].Type
+					if s, ok := typ.(*ast.StarExpr); ok {
+						typ = s.X
+					}
+					if g, ok := typ.(*ast.IndexExpr); ok {
+						typ = g.X
+					}
+					if id, ok := typ.(*ast.Ident); !ok || !id.IsExported() {
+						continue
+					}
+				}
+				if names(decl.Type) || (decl.Recv != nil && names(decl.Recv)) {
+					bad(decl.Pos(), "func "+decl.Name.Name)
+				}
+				checkDoc(decl.Doc, decl.Name.Name)
+			case *ast.GenDecl:
+				for _, spec := range decl.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						if !spec.Name.IsExported() {
+							continue
+						}
+						doc := spec.Doc
+						if doc == nil {
+							doc = decl.Doc
+						}
+						if codecAliases[rel+" "+spec.Name.Name] && spec.Assign.IsValid() {
+							continue
+						}
+						checkDoc(doc, spec.Name.Name)
+						switch typ := spec.Type.(type) {
+						case *ast.StructType:
+							for _, fl := range typ.Fields.List {
+								exported := len(fl.Names) == 0 // embedded
+								for _, n := range fl.Names {
+									exported = exported || n.IsExported()
+								}
+								if exported && names(fl.Type) {
+									bad(fl.Pos(), "a field of "+spec.Name.Name)
+								}
+							}
+						default:
+							if names(typ) {
+								bad(spec.Pos(), "type "+spec.Name.Name)
+							}
+						}
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							if !n.IsExported() {
+								continue
+							}
+							if (spec.Type != nil && names(spec.Type)) || slices.ContainsFunc(spec.Values, func(e ast.Expr) bool { return names(e) }) {
+								bad(n.Pos(), n.Name)
+							}
+							doc := spec.Doc
+							if doc == nil {
+								doc = decl.Doc
+							}
+							checkDoc(doc, n.Name)
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -119,7 +120,7 @@ func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
 // ReadHeaderLine returns the first entry of the file at path when it is a
 // session header, read from the first 64 KB only (after a byte order
 // mark and blank lines), without blocking on a special file.
-func ReadHeaderLine(path string) (jsonl.Entry, bool) {
+func ReadHeaderLine(path string) (engine.Entry, bool) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return jsonl.Entry{}, false

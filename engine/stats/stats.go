@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/message"
@@ -135,7 +136,7 @@ func NewScope() *Scope {
 }
 
 // Count returns the Scope of entries.
-func Count(entries []*jsonl.Entry) *Scope {
+func Count(entries []*engine.Entry) *Scope {
 	s := NewScope()
 	for _, en := range entries {
 		s.Add(en)
@@ -145,7 +146,7 @@ func Count(entries []*jsonl.Entry) *Scope {
 }
 
 // Add counts one entry; a missing type or role counts as "(none)".
-func (s *Scope) Add(en *jsonl.Entry) {
+func (s *Scope) Add(en *engine.Entry) {
 	s.Entries++
 	s.Types[human.Or(en.Type, "(none)")]++
 	switch en.Type {

@@ -33,7 +33,9 @@ var allowed = map[string][]string{
 	// The release the tree is (sessctl --version).
 	"internal/release": {},
 	// What engine shares with the packages that write or judge files
-	// beside a session's: lock path, sidecars, whole-file writes.
+	// beside a session's: lock path, sidecars, whole-file writes. It
+	// sits on lock (so beside engine's other helpers, not at the bottom
+	// with the codec).
 	"internal/sessionfile": {"layout", "layout/vfs", "lock"},
 	"layout":               {}, // stdlib only (DESIGN.md): its JavaScript trim and toISOString are its own
 	// The per-directory caches under the user cache directory (the list

@@ -31,7 +31,7 @@ func addRemoteFlags(fs *flag.FlagSet) remoteFlags {
 
 // open opens the remote, configured as sync's (AWS_* variables).
 func (rf remoteFlags) open() (*replica.Remote, error) {
-	opts := replica.Options{Remote: *rf.remote, S3: replica.EnvS3Config(os.LookupEnv)}
+	opts := replica.Options{Remote: *rf.remote, Backends: remoteBackends()}
 	if *rf.identity != "" {
 		if err := opts.LoadIdentity(*rf.identity); err != nil {
 			return nil, err

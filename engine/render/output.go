@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -123,7 +124,7 @@ func startsWithHeader(fsys vfs.FS, path string, fi fs.FileInfo) (bool, error) {
 // session header, read from the first 64 KB only (after a byte order
 // mark and blank lines), without blocking on a special file. It reads
 // through fsys; nil means vfs.OS().
-func ReadHeaderLine(fsys vfs.FS, path string) (jsonl.Entry, bool) {
+func ReadHeaderLine(fsys vfs.FS, path string) (engine.Entry, bool) {
 	f, err := orOS(fsys).OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return jsonl.Entry{}, false

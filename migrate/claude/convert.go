@@ -10,6 +10,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
+	pimessage "github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -665,7 +666,7 @@ func (g *group) assistant(r *rec, i int) {
 		}
 	}
 	if m.Usage != nil {
-		am.a.Usage = migrate.Usage{Input: m.Usage.Input, Output: m.Usage.Output, CacheRead: m.Usage.CacheRead, CacheWrite: m.Usage.CacheWrite}
+		am.a.Usage = pimessage.Usage{Input: migrate.Tokens(m.Usage.Input), Output: migrate.Tokens(m.Usage.Output), CacheRead: migrate.Tokens(m.Usage.CacheRead), CacheWrite: migrate.Tokens(m.Usage.CacheWrite)}
 	}
 	if m.StopReason != nil {
 		if s, ok := stopReasons[*m.StopReason]; ok {

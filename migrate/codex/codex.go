@@ -20,6 +20,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -1047,7 +1048,7 @@ func (c *converter) event(it *item, haveUser, haveAsst bool) {
 		c.lastTotal = u.Total
 		if c.last != nil && !c.last.usageSet {
 			c.last.usageSet = true
-			c.last.a.Usage = migrate.Usage{Input: u.Input - u.Cached, CacheRead: u.Cached, Output: u.Output, TotalTokens: u.Total}
+			c.last.a.Usage = message.Usage{Input: migrate.Tokens(u.Input - u.Cached), CacheRead: migrate.Tokens(u.Cached), Output: migrate.Tokens(u.Output), TotalTokens: migrate.Tokens(u.Total)}
 		}
 	case "turn_aborted":
 		if c.last != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
+	pimessage "github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -558,7 +559,7 @@ func (c *converter) assistant(m *message, usage bool) {
 	if usage {
 		// Crush keeps usage per session: the last call's prompt and
 		// completion tokens, and the cost of all its calls.
-		a.Usage = migrate.Usage{Input: c.ss.prompt, Output: c.ss.complete, Cost: c.ss.cost}
+		a.Usage = pimessage.Usage{Input: migrate.Tokens(c.ss.prompt), Output: migrate.Tokens(c.ss.complete), Cost: pimessage.Cost{Total: c.ss.cost}}
 	}
 	c.tip = c.b.Message(m.id, c.tip, m.created, a.JSON())
 	c.pending = calls

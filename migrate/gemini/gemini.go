@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
+	pimessage "github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -723,7 +724,7 @@ func (c *converter) message(r *record, recs map[string]*record) {
 			a.Content = append(a.Content, migrate.ToolCallBlock(tc.ID, tc.Name, migrate.ObjectArgs(tc.Args)))
 		}
 		if t := m.Tokens; t != nil {
-			a.Usage = migrate.Usage{Input: t.Input - t.Cached, CacheRead: t.Cached, Output: t.Output + t.Thoughts, TotalTokens: t.Total}
+			a.Usage = pimessage.Usage{Input: migrate.Tokens(t.Input - t.Cached), CacheRead: migrate.Tokens(t.Cached), Output: migrate.Tokens(t.Output + t.Thoughts), TotalTokens: migrate.Tokens(t.Total)}
 		}
 		c.tip = c.b.Message(m.ID, c.tip, c.clock, a.JSON())
 		for _, tc := range all {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
+	pimessage "github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -196,7 +197,7 @@ type session struct {
 	provider, model       string
 	// The last provider call's usage (sessions.input_tokens, ...), for a
 	// database without the usage ledger.
-	last migrate.Usage
+	last pimessage.Usage
 	file string // the legacy file
 	// cwdLine is the line of the legacy file whose working_dir cwd is.
 	cwdLine int
@@ -393,8 +394,8 @@ func (s *store) dbSessions(ctx context.Context) ([]*session, error) {
 		if json.Unmarshal([]byte(asString(r["model_config_json"])), &mc) == nil {
 			ss.model = mc.ModelName
 		}
-		ss.last = migrate.Usage{Input: asFloat(r["input_tokens"]), Output: asFloat(r["output_tokens"]),
-			CacheRead: asFloat(r["cache_read_tokens"]), CacheWrite: asFloat(r["cache_write_tokens"]), TotalTokens: asFloat(r["total_tokens"])}
+		ss.last = pimessage.Usage{Input: migrate.Tokens(asFloat(r["input_tokens"])), Output: migrate.Tokens(asFloat(r["output_tokens"])),
+			CacheRead: migrate.Tokens(asFloat(r["cache_read_tokens"])), CacheWrite: migrate.Tokens(asFloat(r["cache_write_tokens"])), TotalTokens: migrate.Tokens(asFloat(r["total_tokens"]))}
 		if ss.id != "" {
 			out = append(out, ss)
 		}
@@ -420,7 +421,7 @@ type visibility struct {
 // ledger is one usage_ledger row.
 type ledger struct {
 	created    time.Time
-	usage      migrate.Usage
+	usage      pimessage.Usage
 	compaction bool
 }
 
@@ -547,9 +548,9 @@ func (s *store) ledger(ctx context.Context, id string) ([]ledger, error) {
 		out = append(out, ledger{
 			created:    epoch(asFloat(r["created_timestamp"])),
 			compaction: asFloat(r["is_compaction"]) != 0,
-			usage: migrate.Usage{Input: asFloat(r["input_tokens"]), Output: asFloat(r["output_tokens"]),
-				CacheRead: asFloat(r["cache_read_tokens"]), CacheWrite: asFloat(r["cache_write_tokens"]),
-				TotalTokens: asFloat(r["total_tokens"]), Cost: asFloat(r["cost"])},
+			usage: pimessage.Usage{Input: migrate.Tokens(asFloat(r["input_tokens"])), Output: migrate.Tokens(asFloat(r["output_tokens"])),
+				CacheRead: migrate.Tokens(asFloat(r["cache_read_tokens"])), CacheWrite: migrate.Tokens(asFloat(r["cache_write_tokens"])),
+				TotalTokens: migrate.Tokens(asFloat(r["total_tokens"])), Cost: pimessage.Cost{Total: asFloat(r["cost"])}},
 		})
 	}
 	return out, rows.Err()
@@ -697,7 +698,7 @@ func (c *converter) run(msgs []*message) {
 			tokens := 0.0
 			if comp < len(c.comps) {
 				u := c.comps[comp].usage
-				tokens = u.Input + u.CacheRead
+				tokens = float64(u.Input + u.CacheRead)
 			}
 			comp++
 			var texts []string

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -655,11 +656,11 @@ func (c *converter) message(m *msg) {
 			if st.finish != nil {
 				if tk := st.finish.Tokens; tk != nil {
 					c.lastTokens = tk.Input + tk.Cache.Read + tk.Output + tk.Reasoning
-					a.Usage = migrate.Usage{Input: tk.Input, Output: tk.Output + tk.Reasoning, CacheRead: tk.Cache.Read, CacheWrite: tk.Cache.Write, Cost: st.finish.Cost}
+					a.Usage = message.Usage{Input: migrate.Tokens(tk.Input), Output: migrate.Tokens(tk.Output + tk.Reasoning), CacheRead: migrate.Tokens(tk.Cache.Read), CacheWrite: migrate.Tokens(tk.Cache.Write), Cost: message.Cost{Total: st.finish.Cost}}
 				}
 			} else if last && m.info.Tokens != nil {
 				tk := m.info.Tokens
-				a.Usage = migrate.Usage{Input: tk.Input, Output: tk.Output + tk.Reasoning, CacheRead: tk.Cache.Read, CacheWrite: tk.Cache.Write, Cost: m.info.Cost}
+				a.Usage = message.Usage{Input: migrate.Tokens(tk.Input), Output: migrate.Tokens(tk.Output + tk.Reasoning), CacheRead: migrate.Tokens(tk.Cache.Read), CacheWrite: migrate.Tokens(tk.Cache.Write), Cost: message.Cost{Total: m.info.Cost}}
 			}
 			if last {
 				switch m.info.Finish {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // scanBatch bounds the text matched at once without an index. Tests
@@ -57,9 +58,9 @@ func scan(ctx context.Context, sn *snipper, files []found, q Query, warn func(er
 		}
 		se := sessions[f.session]
 		if se == nil {
-			format := FormatJSONL
+			format := layout.FormatJSONL
 			if f.kind != fileJSONL {
-				format = FormatAgentUse
+				format = layout.FormatAgentUse
 			}
 			se = &Session{Path: f.session, Format: format}
 			sessions[f.session] = se

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/sessctl/sessctl/layout"
 )
 
 // With Options.Watch, an Index kept open between searches watches the
@@ -69,7 +71,7 @@ var errNoWatch = errors.New("the stores cannot be watched")
 
 // storesKey names a set of stores for the watch's record of the last
 // search that found the index current.
-func storesKey(stores []Store) string {
+func storesKey(stores []layout.Place) string {
 	var b strings.Builder
 	for _, s := range stores {
 		b.WriteString(s.Format.String())

@@ -170,7 +170,11 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	w := bufio.NewWriter(e.stdout)
-	_ = render.ListIn(w, infos, everySession(e.ctx, st, listCwd, infos, *noIndex)) // a write error stays in w: Flush reports it
+	if *all {
+		_ = render.ListAll(w, infos, infos) // a write error stays in w: Flush reports it
+	} else {
+		_ = render.ListIn(w, infos, everySession(e.ctx, st, listCwd, infos, *noIndex))
+	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
 	}

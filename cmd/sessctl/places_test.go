@@ -187,3 +187,92 @@ func TestStoreDirOneMeaning(t *testing.T) {
 	}
 	check("serve", ids)
 }
+
+// TestListAllCwdAndChildren: list --all shows each session's cwd and
+// marks a fork under the session it was forked from, as the web list
+// does.
+func TestListAllCwdAndChildren(t *testing.T) {
+	agent := filepath.Join(t.TempDir(), "agent")
+	t.Setenv("PI_CODING_AGENT_DIR", agent)
+	ctx := context.Background()
+	st := openStore(t, engine.StoreOptions{AgentDir: agent})
+	var files []string
+	for i, cwd := range []string{"/home/dev/one", "/home/dev/two"} {
+		s, err := st.Create(ctx, cwd, engine.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.AppendMessage(rawMessage(`{"role":"user","content":"question ` + string(rune('a'+i)) + `","timestamp":1}`))
+		s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
+		files = append(files, s.SessionFile())
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, "fork", "--all", files[0])
+	if code != exitOK {
+		t.Fatalf("fork: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "list", "--all")
+	if code != exitOK {
+		t.Fatalf("list --all: exit %d\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	at := func(s string) int {
+		return slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, s) })
+	}
+	one, two := at("cwd: /home/dev/one"), at("cwd: /home/dev/two")
+	if one < 0 || two < 0 {
+		t.Fatalf("list --all names no cwd:\n%s", out)
+	}
+	// Under /home/dev/one: the session, then its fork marked as a child.
+	var group []string
+	for _, l := range lines[one+1:] {
+		if strings.HasPrefix(l, "cwd: ") || strings.HasPrefix(l, "↳ ") {
+			break
+		}
+		group = append(group, l)
+	}
+	if len(group) != 2 || strings.Contains(group[0], "↳") || !strings.Contains(group[1], "↳") ||
+		!strings.Contains(group[0], "question a") || !strings.Contains(group[1], "question a") {
+		t.Errorf("the group of /home/dev/one is not the session then its fork marked ↳:\n%s", out)
+	}
+	if !strings.Contains(out, "↳ forked from, or a child of, the session above it") {
+		t.Errorf("no legend for ↳:\n%s", out)
+	}
+}
+
+// TestAgentUseStoreDirReached: list --store DIR and tree DIR reach an
+// AgentUse store the library just wrote (AgentUse's sessions directly in
+// DIR); before, list said "no sessions" and tree "is a directory".
+func TestAgentUseStoreDirReached(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	w, err := st.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "helper", Name: "helper"}, Model: "p:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := w.CreateSubagent(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "digger", Name: "digger", IsSubAgent: true}, Model: "p:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, subID := w.ID(), sub.ID()
+	sub.Close()
+	w.Close()
+	out, errOut, code := runCLI(t, "list", "--store", dir)
+	if code != exitOK || !strings.Contains(out, id[:12]) || !strings.Contains(out, "helper") {
+		t.Errorf("list --store DIR: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, arg := range []string{dir, w.Dir()} {
+		out, errOut, code = runCLI(t, "tree", arg)
+		want := "session " + id + "  helper"
+		if code != exitOK || !strings.HasPrefix(out, want) || !strings.Contains(out, "└─ session "+subID+"  digger") {
+			t.Errorf("tree %s: exit %d, want %q then its subagent\n%s%s", arg, code, want, out, errOut)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func layoutOf(path string) (*storeLayout, error) {
 }
 
 // Open opens the databases and indexes the JSON sessions under path.
-func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	l, err := layoutOf(path)
 	if err != nil {
 		return nil, err

@@ -208,9 +208,9 @@ func (h *Handler) listRowOf(r *row, depth int) listRow {
 	}
 	switch r.Format {
 	case layout.FormatJSONL:
-		lr.Agent = r.Store.Name
-		if r.Store.key != "pi" && r.Store.key != "indusagi" {
-			lr.Agent = "jsonl"
+		lr.Agent = r.Store.Name // pi, indusagi
+		if r.Store.key != r.Store.Name {
+			lr.Agent = r.Format.String() // a directory's
 		}
 		if src := h.prov.source(r); src != "" {
 			lr.Agent = "imported: " + src
@@ -222,7 +222,7 @@ func (h *Handler) listRowOf(r *row, depth int) listRow {
 			lr.CostKey = r.Key
 		}
 	case layout.FormatAgentUse:
-		lr.Agent = "agentuse"
+		lr.Agent = r.Format.String()
 		if r.Status != "" {
 			lr.Agent += " (" + r.Status + ")"
 		}

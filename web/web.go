@@ -206,8 +206,9 @@ func New(o Options) (*Handler, error) {
 			return nil, fmt.Errorf("web: store %s: %w", st.Root, err)
 		}
 		ref := &storeRef{Place: st, root: filepath.Clean(abs)}
-		if layout.IsPlaceName(st.Name) {
-			ref.key = st.Name // pi, indusagi, agentuse
+		switch st.Name {
+		case layout.PlacePi, layout.PlaceIndusagi, layout.PlaceAgentUse:
+			ref.key = st.Name // a machine place's name
 		}
 		if ref.key == "" || seen[ref.key] {
 			dirs++

@@ -276,3 +276,22 @@ func TestAgentUseStoreDirReached(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreUnknownName: a bare word that is no store name is a usage
+// error naming it, for every command that takes --store, not a
+// directory of that name looked for.
+func TestStoreUnknownName(t *testing.T) {
+	for _, args := range [][]string{
+		{"list", "--store", "pii"},
+		{"search", "--store", "pii", "x"},
+		{"show", "--store", "pii", "0123abcd"},
+		{"stats", "--all", "--store", "pii"},
+		{"sync", "status", "--remote", t.TempDir(), "--store", "pii"},
+		{"serve", "--store", "pii"},
+	} {
+		_, errOut, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(errOut, `unknown store name "pii"`) {
+			t.Errorf("%v: exit %d, want %d and the unknown name\n%s", args, code, exitUsage, errOut)
+		}
+	}
+}

@@ -128,7 +128,10 @@ func statsAll(e *env, store string, asJSON, noIndex bool) int {
 		return e.fail(err)
 	}
 	js := layout.Places(places, layout.FormatJSONL)
-	if len(js) != 1 {
+	if len(js) == 0 {
+		return e.fail(fmt.Errorf("--store %s holds AgentUse sessions, not JSONL session files", store))
+	}
+	if len(js) > 1 {
 		return e.usageError("stats --all adds up one store of session files: --store pi, indusagi or a directory, not %s", human.Quote(store))
 	}
 	st, err := placeStore(e.ctx, js[0], engine.StoreOptions{})

@@ -295,3 +295,38 @@ func TestStoreUnknownName(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncStoreDirRoundTrip: sync push --store DIR uploads both formats
+// below DIR, and a pull into another directory restores them there: the
+// JSONL session in the directory of its cwd, the AgentUse session in its
+// project's session directory.
+func TestSyncStoreDirRoundTrip(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir, _, piFile, auID, _ := bothFormats(t)
+	remote := filepath.Join(t.TempDir(), "remote")
+	if err := os.MkdirAll(remote, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", dir); code != exitOK || !strings.Contains(out, "2 pushed") {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	other := t.TempDir()
+	if out, errOut, code := runCLI(t, "sync", "pull", "--remote", remote, "--store", other); code != exitOK || !strings.Contains(out, "2 pulled") {
+		t.Fatalf("pull: exit %d\n%s%s", code, out, errOut)
+	}
+	want := []string{
+		filepath.Join(other, "--home-dev-app--", filepath.Base(piFile)),
+		filepath.Join(other, "0123456789abcdef", "session", auID+"-helper", "session.json"),
+	}
+	for _, p := range want {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("pull did not restore %s: %v", p, err)
+		}
+	}
+	// Nothing is left to restore. (The pulled AgentUse session then
+	// shows as "push", as it does with --store agentuse: a replica
+	// matter, not one of the places.)
+	if out, errOut, code := runCLI(t, "sync", "status", "--remote", remote, "--store", other); code != exitOK || !strings.Contains(out, "1 in sync") || strings.Contains(out, "new remote") {
+		t.Errorf("status after pull: exit %d\n%s%s", code, out, errOut)
+	}
+}

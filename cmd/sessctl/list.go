@@ -136,11 +136,25 @@ func runList(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	return writeList(e, st, infos, o, listOutput{json: *asJSON, all: *all, cwd: listCwd, noIndex: *noIndex}, warn, &skipped)
+}
+
+// listOutput is how runList prints a listing.
+type listOutput struct {
+	json, all, noIndex bool
+	cwd                string // the cwd listed, "" for every cwd
+}
+
+// writeList prints the listing of st, as a table or with out.json as
+// JSON with each session's texts (read one at a time), and returns the
+// exit code: a failure when a file was skipped (counted in *skipped by
+// warn).
+func writeList(e *env, st *engine.Store, infos []engine.Info, o engine.ListOptions, out listOutput, warn func(error), skipped *int) int {
 	code := exitOK
-	if skipped > 0 {
+	if *skipped > 0 {
 		code = exitFailure
 	}
-	if *asJSON {
+	if out.json {
 		var stop error // ctx done: a failure, not a skipped file
 		skip := func(err error) {
 			if cerr := e.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
@@ -160,7 +174,7 @@ func runList(e *env, args []string) int {
 		if stop != nil {
 			return e.fail(stop)
 		}
-		if skipped > 0 {
+		if *skipped > 0 {
 			code = exitFailure
 		}
 		return code
@@ -170,10 +184,10 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	w := bufio.NewWriter(e.stdout)
-	if *all {
+	if out.all {
 		_ = render.ListAll(w, infos, infos) // a write error stays in w: Flush reports it
 	} else {
-		_ = render.ListIn(w, infos, everySession(e.ctx, st, listCwd, infos, *noIndex))
+		_ = render.ListIn(w, infos, everySession(e.ctx, st, out.cwd, infos, out.noIndex))
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)

@@ -30,8 +30,12 @@ type Doc struct {
 	Time int64
 }
 
-// DefaultBudget is BuildOptions.Budget's default: 64 MiB.
-const DefaultBudget = 64 << 20
+// DefaultBudget is BuildOptions.Budget's default, and MinBudget the
+// smallest budget a Builder takes.
+const (
+	DefaultBudget = 64 << 20
+	MinBudget     = 256 << 10
+)
 
 // BuildOptions configure a Builder.
 type BuildOptions struct {
@@ -40,7 +44,7 @@ type BuildOptions struct {
 	// out as a segment and emptied. It may exceed Budget by what one
 	// document adds. Writing a segment out takes transient memory of
 	// about 4 bytes per term and the postings of one term. Zero means
-	// DefaultBudget; the smallest is 64 KiB.
+	// DefaultBudget; the smallest is MinBudget.
 	Budget int64
 }
 
@@ -66,7 +70,7 @@ func (ix *Index) NewBuilder(o BuildOptions) *Builder {
 	if b == 0 {
 		b = DefaultBudget
 	}
-	b = max(b, 64<<10)
+	b = max(b, MinBudget)
 	st := ix.Stats()
 	return &Builder{ix: ix, budget: b, mem: newMemTable(b), lastID: st.MaxID, started: st.Docs > 0}
 }
@@ -83,13 +87,9 @@ func (b *Builder) Add(d Doc) error {
 	if b.started && d.ID <= b.lastID {
 		return fmt.Errorf("add document %d to text index: ids must grow (last %d)", d.ID, b.lastID)
 	}
-	// A table that a document's new terms could fill past 7/8 is written
-	// out first; a document with more distinct terms than that grows it.
-	if b.mem.ndocs > 0 && (b.mem.nterms+len(d.Text)/2+1)*8 > len(b.mem.slots)*7 {
-		if err := b.Flush(); err != nil {
-			return err
-		}
-	}
+	// The table is less than half full here (full() flushes it after a
+	// document); only a document with more new terms than 3/8 of its
+	// slots (megabytes of distinct words) makes it grow.
 	m := b.mem
 	ord := m.addDoc(&d)
 	var pos uint32

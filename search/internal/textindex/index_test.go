@@ -194,7 +194,7 @@ func TestRoundTripAgainstScan(t *testing.T) {
 			defer ix.Close()
 			m := &model{}
 			id := uint64(r.IntN(1000))
-			b := ix.NewBuilder(BuildOptions{Budget: int64(64<<10) << r.IntN(4)})
+			b := ix.NewBuilder(BuildOptions{Budget: int64(MinBudget) << r.IntN(3)})
 			for range 4 {
 				for range 200 + r.IntN(600) {
 					id += 1 + uint64(r.IntN(3))

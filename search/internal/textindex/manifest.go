@@ -3,7 +3,6 @@ package textindex
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -50,8 +49,7 @@ func decodeManifest(path string, data []byte) (manifest, error) {
 	if !ok || !strings.HasPrefix(last, "crc ") {
 		return bad("no checksum line")
 	}
-	sum, err := strconv.ParseUint(last[4:], 16, 32)
-	if err != nil || uint32(sum) != crc32c(body) {
+	if last[4:] != fmt.Sprintf("%08x", crc32c(body)) {
 		return bad("checksum mismatch")
 	}
 	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")

@@ -24,9 +24,9 @@ import (
 // first occurrence in a document, (delta of the position)<<1 for the
 // others.
 const (
-	poolPage  = 64 << 10
-	termChunk = 4096
-	docChunk  = 4096
+	poolPage  = 16 << 10
+	termChunk = 512
+	docChunk  = 512
 	maxLoad   = 2 // the table is full at one term per maxLoad slots
 )
 
@@ -69,11 +69,12 @@ type memTable struct {
 }
 
 func newMemTable(budget int64) *memTable {
-	// The slot table takes about 1/16 of the budget; a term costs about
-	// 40 bytes of state and 16 of postings at least, so the table fills
-	// at about the same time as the rest.
+	// The slot table takes about 1/8 of the budget and is full at one
+	// term per two slots; a term costs at least about 64 bytes (40 of
+	// state, 16 of postings, its bytes), so a table of only new terms
+	// fills it at about the budget.
 	n := uint32(1 << 10)
-	for int64(n)*4*16 < budget && n < 1<<30 {
+	for int64(n)*4*8 < budget && n < 1<<30 {
 		n <<= 1
 	}
 	return &memTable{slots: make([]uint32, n), mask: n - 1, tools: map[string]uint32{}}

@@ -82,6 +82,7 @@ func loadSegment(f vfs.File, path string, m segInfo) (*segment, error) {
 	}
 	s := &segment{path: path, f: f, size: m.size, sum: sum, foot: foot}
 	pr := s.reader()
+	defer pr.put()
 	idx, err := pr.read(foot.index.off, foot.index.len)
 	if err != nil {
 		return nil, err
@@ -306,18 +307,21 @@ func (ix *Index) Verify(ctx context.Context) error {
 		for p := int64(0); p*pageSize < s.foot.logical; p++ {
 			if p%256 == 0 {
 				if err := ctx.Err(); err != nil {
+					pr.put()
 					return err
 				}
 			}
 			if _, err := pr.page(p); err != nil {
+				pr.put()
 				return err
 			}
 		}
-		c := s.cursor(s.reader(), 0)
+		c := s.cursor(pr, 0)
 		var n int64
 		for c.next() {
 			n++
 		}
+		pr.put()
 		if c.err != nil {
 			return c.err
 		}

@@ -231,7 +231,7 @@ func writeMemSegment(fsys vfs.FS, path string, m *memTable) (segInfo, error) {
 		posAt = append(posAt, len(pos))
 		for i := len(ords) - 1; i >= 0; i-- {
 			ps := pos[posAt[i]:posAt[i+1]]
-			fp = binary.AppendUvarint(fp[:0], uint64(len(ps)))
+			fp = fp[:0]
 			prev := uint32(0)
 			for k, x := range ps {
 				if k == 0 {
@@ -241,7 +241,7 @@ func writeMemSegment(fsys vfs.FS, path string, m *memTable) (segInfo, error) {
 				}
 				prev = x
 			}
-			if err := pw.add(ords[i], fp); err != nil {
+			if err := pw.add(ords[i], len(ps), fp); err != nil {
 				return fail(err)
 			}
 		}

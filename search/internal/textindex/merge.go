@@ -166,7 +166,7 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 				if err != nil {
 					return fail(err)
 				}
-				if err := pw.add(mi.base+it.doc(), raw); err != nil {
+				if err := pw.add(mi.base+it.doc(), it.freq(), raw); err != nil {
 					return fail(err)
 				}
 				if err := it.next(); err != nil {

@@ -95,19 +95,27 @@ func (it *termIter) load(b int) error {
 		n = it.ti.df - int64(b)*postingBlock
 	}
 	it.left = int(n) - 1
-	ord := it.d.uvarint()
+	v := it.d.uvarint()
+	ord := v >> 1
 	if it.maxOrd[b] >= 0 && int32(ord) != it.maxOrd[b] || ord >= uint64(it.s.foot.ndocs) {
 		return it.corrupt()
 	}
 	it.cur = int32(ord)
-	return it.readHead()
+	return it.readHead(v&1 == 1)
 }
 
-func (it *termIter) readHead() error {
+// readHead reads the current document's frequency (one says it is 1).
+func (it *termIter) readHead(one bool) error {
+	it.fr = 1
+	if !one {
+		it.fr = int(it.d.uvarint())
+		if it.fr <= 1 {
+			return it.corrupt()
+		}
+	}
 	it.head = it.d.b
-	it.fr = int(it.d.uvarint())
 	it.posRead = false
-	if it.d.err != nil || it.fr <= 0 {
+	if it.d.err != nil {
 		return it.corrupt()
 	}
 	return nil
@@ -150,13 +158,14 @@ func (it *termIter) next() error {
 		}
 		return it.load(it.blk + 1)
 	}
-	delta := it.d.uvarint()
-	if delta == 0 || int64(delta) > int64(it.cur) {
+	v := it.d.uvarint()
+	delta := v >> 1
+	if delta == 0 || delta > uint64(it.cur) {
 		return it.corrupt()
 	}
 	it.cur -= int32(delta)
 	it.left--
-	return it.readHead()
+	return it.readHead(v&1 == 1)
 }
 
 func (it *termIter) seek(t int32) error {
@@ -314,13 +323,12 @@ func (u *unionIter) positions() ([]uint32, error) {
 	return u.pos, nil
 }
 
-// raw returns the current document's frequency and positions as they
-// are encoded (a merge copies them).
+// raw returns the current document's positions as they are encoded (a
+// merge copies them).
 func (it *termIter) raw() ([]byte, error) {
 	if it.posRead {
 		// positions consumed them: re-read from head
 		d := decoder{b: it.head}
-		d.uvarint()
 		for range it.fr {
 			d.uvarint()
 		}

@@ -192,8 +192,10 @@ func decodeDocRecord(b []byte) docMeta {
 // postings region. A term's postings are its documents from the newest
 // (highest ordinal) down, in blocks of postingBlock documents: the first
 // document's ordinal, then for each later one the (positive) difference
-// from the one before; after each ordinal the frequency and the
-// positions (the first, then differences), all uvarints. A term with
+// from the one before, each shifted left by one with the low bit set
+// when the term occurs once in the document; then, unless it does, the
+// frequency; then the positions (the first, then differences); all
+// uvarints. A term with
 // more than one block has a skip table after its blocks: the number of
 // blocks, then for each its first (highest) ordinal (the first as it
 // is, the others as differences) and its length in bytes.
@@ -218,19 +220,27 @@ type termInfo struct {
 	skipLen int64
 }
 
-func (p *postingsWriter) add(ord int32, freqPos []byte) error {
+// add adds a document with its frequency and its positions, encoded.
+func (p *postingsWriter) add(ord int32, freq int, pos []byte) error {
 	if p.inBlock == postingBlock {
 		if err := p.flushBlock(); err != nil {
 			return err
 		}
 	}
+	one := uint64(0)
+	if freq == 1 {
+		one = 1
+	}
 	if p.inBlock == 0 {
-		p.block = binary.AppendUvarint(p.block, uint64(ord))
+		p.block = binary.AppendUvarint(p.block, uint64(ord)<<1|one)
 		p.first = ord
 	} else {
-		p.block = binary.AppendUvarint(p.block, uint64(p.prev-ord))
+		p.block = binary.AppendUvarint(p.block, uint64(p.prev-ord)<<1|one)
 	}
-	p.block = append(p.block, freqPos...)
+	if one == 0 {
+		p.block = binary.AppendUvarint(p.block, uint64(freq))
+	}
+	p.block = append(p.block, pos...)
 	p.prev = ord
 	p.inBlock++
 	p.df++

@@ -43,7 +43,7 @@ type BuildOptions struct {
 	// holds Budget bytes or more after a document, the table is written
 	// out as a segment and emptied. It may exceed Budget by what one
 	// document adds. Writing a segment out takes transient memory of
-	// about 4 bytes per term and the postings of one term. Zero means
+	// about 20 bytes per term and the postings of one term. Zero means
 	// DefaultBudget; the smallest is MinBudget.
 	Budget int64
 }
@@ -166,14 +166,14 @@ func (b *Builder) Abort() error {
 // the table was made for).
 func (m *memTable) grow() {
 	n := uint32(len(m.slots)) * 2
-	m.slots, m.mask = make([]uint32, n), n-1
+	m.slots, m.mask = make([]uint64, n), n-1
 	for i := range m.nterms {
 		t := m.term(i)
 		j := t.hash & m.mask
 		for m.slots[j] != 0 {
 			j = (j + 1) & m.mask
 		}
-		m.slots[j] = uint32(i + 1)
+		m.slots[j] = uint64(t.hash)<<32 | uint64(i+1)
 	}
 }
 

@@ -28,12 +28,14 @@ const (
 	termChunk = 512
 	docChunk  = 512
 	maxLoad   = 2 // the table is full at one term per maxLoad slots
+	shortLen  = 12
 )
 
 // sliceSizes are the sizes of a chain's slices, the last repeated.
 var sliceSizes = [...]uint32{16, 32, 64, 128, 256, 512, 1024, 2048}
 
 type memTerm struct {
+	short   [shortLen]byte // the term's first bytes, compared in place
 	hash    uint32
 	text    uint32 // pool address of the term's bytes
 	textLen uint32
@@ -55,7 +57,7 @@ type docMeta struct {
 }
 
 type memTable struct {
-	slots  []uint32 // term number + 1, 0 for empty
+	slots  []uint64 // hash<<32 | term number + 1, 0 for empty
 	mask   uint32
 	nterms int
 	terms  [][]memTerm
@@ -69,20 +71,20 @@ type memTable struct {
 }
 
 func newMemTable(budget int64) *memTable {
-	// The slot table takes about 1/8 of the budget and is full at one
-	// term per two slots; a term costs at least about 64 bytes (40 of
+	// The slot table takes about 1/4 of the budget and is full at one
+	// term per two slots; a term costs at least about 70 bytes (52 of
 	// state, 16 of postings, its bytes), so a table of only new terms
 	// fills it at about the budget.
 	n := uint32(1 << 10)
-	for int64(n)*4*8 < budget && n < 1<<30 {
+	for int64(n)*8*4 < budget && n < 1<<30 {
 		n <<= 1
 	}
-	return &memTable{slots: make([]uint32, n), mask: n - 1, tools: map[string]uint32{}}
+	return &memTable{slots: make([]uint64, n), mask: n - 1, tools: map[string]uint32{}}
 }
 
 // memBytes is the memory the table holds, counted from its blocks.
 func (m *memTable) memBytes() int64 {
-	n := int64(len(m.slots)) * 4
+	n := int64(len(m.slots)) * 8
 	n += int64(len(m.terms)) * termChunk * int64(unsafe.Sizeof(memTerm{}))
 	n += int64(len(m.pages)) * poolPage
 	n += int64(len(m.docs)) * docChunk * int64(unsafe.Sizeof(docMeta{}))
@@ -133,9 +135,22 @@ func (m *memTable) lookup(b []byte) int {
 		if s == 0 {
 			return m.add(i, h, b)
 		}
-		t := m.term(int(s - 1))
-		if t.hash == h && bytes.Equal(m.termText(t), b) {
-			return int(s - 1)
+		if uint32(s>>32) != h {
+			continue
+		}
+		n := int(uint32(s) - 1)
+		t := m.term(n)
+		if int(t.textLen) != len(b) {
+			continue
+		}
+		if len(b) <= shortLen {
+			if string(t.short[:len(b)]) == string(b) {
+				return n
+			}
+			continue
+		}
+		if string(t.short[:]) == string(b[:shortLen]) && bytes.Equal(m.termText(t), b) {
+			return n
 		}
 	}
 }
@@ -146,11 +161,13 @@ func (m *memTable) add(slot, h uint32, b []byte) int {
 		m.terms = append(m.terms, make([]memTerm, termChunk))
 	}
 	m.nterms++
-	m.slots[slot] = uint32(n + 1)
+	m.slots[slot] = uint64(h)<<32 | uint64(n+1)
 	a := m.alloc(uint32(len(b)))
 	copy(m.bytesAt(a, uint32(len(b))), b)
 	head := m.alloc(sliceSizes[0])
-	*m.term(n) = memTerm{hash: h, text: a, textLen: uint32(len(b)), head: head, tail: head, end: head + sliceSizes[0] - 4, lastOrd: -1}
+	t := m.term(n)
+	*t = memTerm{hash: h, text: a, textLen: uint32(len(b)), head: head, tail: head, end: head + sliceSizes[0] - 4, lastOrd: -1}
+	copy(t.short[:], b)
 	return n
 }
 
@@ -247,13 +264,33 @@ func (r *postingsReader) uvarint() uint64 {
 }
 
 // sortedTerms returns the term numbers in the order of their bytes.
+// The terms are sorted by their first 8 bytes as a number, and by all
+// of them only where those are equal (terms hold no NUL bytes, so the
+// zero padding of a short term sorts as its end).
 func (m *memTable) sortedTerms() []int32 {
-	order := make([]int32, m.nterms)
-	for i := range order {
-		order[i] = int32(i)
+	type keyed struct {
+		key uint64
+		n   int32
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		return bytes.Compare(m.termText(m.term(int(a))), m.termText(m.term(int(b))))
+	ks := make([]keyed, m.nterms)
+	for i := range ks {
+		t := m.term(i)
+		var k [8]byte
+		copy(k[:], t.short[:min(8, int(t.textLen))])
+		ks[i] = keyed{binary.BigEndian.Uint64(k[:]), int32(i)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return bytes.Compare(m.termText(m.term(int(a.n))), m.termText(m.term(int(b.n))))
 	})
+	order := make([]int32, len(ks))
+	for i, k := range ks {
+		order[i] = k.n
+	}
 	return order
 }

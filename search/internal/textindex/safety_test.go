@@ -304,7 +304,7 @@ func TestMemoryBudget(t *testing.T) {
 				// (twice that with its chain's slack and pointers), a
 				// new term's state and bytes and a first slice; and a
 				// page of the pool and a chunk of terms or documents.
-				bound := budget + int64(cur)*(20+64+MaxTermLen/4) + poolPage + termChunk*64 + docChunk*48
+				bound := budget + int64(cur)*(20+72+MaxTermLen/4) + poolPage + termChunk*64 + docChunk*48
 				if n := b.MemBytes(); n > bound {
 					t.Fatalf("the table holds %d bytes after a %d-byte document, budget %d (bound %d)", n, cur, budget, bound)
 				}
@@ -336,9 +336,9 @@ func TestMemoryBudget(t *testing.T) {
 			}
 			// The count is the memory: the blocks' sizes add up to it.
 			m := b.mem
-			var real int64 = int64(cap(m.slots)) * 4
+			var real int64 = int64(cap(m.slots)) * 8
 			for _, c := range m.terms {
-				real += int64(cap(c)) * 40
+				real += int64(cap(c)) * 52
 			}
 			for _, p := range m.pages {
 				real += int64(cap(p))

@@ -39,23 +39,30 @@ const (
 
 // BuildOptions configure a Builder.
 type BuildOptions struct {
-	// Budget bounds the memory of the in-memory table, in bytes: when it
-	// holds Budget bytes or more after a document, the table is written
-	// out as a segment and emptied. It may exceed Budget by what one
-	// document adds. Writing a segment out takes transient memory of
-	// about 20 bytes per term and the postings of one term. Zero means
-	// DefaultBudget; the smallest is MinBudget.
+	// Budget bounds the memory of the in-memory tables, in bytes. A
+	// Builder has two of Budget/2 each: one takes documents while the
+	// other is written out as a segment by another goroutine (so a build
+	// uses two CPUs). When the one that takes documents holds Budget/2
+	// bytes or more after a document, it is handed over to be written
+	// out, once the other is done. Together they may exceed Budget by
+	// what one document adds. Writing a segment out takes transient
+	// memory of about 20 bytes per term and the postings of one term.
+	// Zero means DefaultBudget; the smallest is MinBudget.
 	Budget int64
 }
 
 // Builder adds documents to an index in a streaming pass: documents go
 // into an in-memory table, which is written out as a segment file each
 // time it reaches its memory budget; Commit makes the segments part of
-// the index. A Builder is not safe for concurrent use.
+// the index. A Builder is not safe for concurrent use. After a failure
+// to write a segment, every call but Abort returns that error.
 type Builder struct {
 	ix      *Index
-	budget  int64
+	budget  int64 // of each table: half the whole
 	mem     *memTable
+	out     *memTable  // the table being written out, or nil
+	done    chan error // its result
+	err     error      // a failure to write out a table: the Builder is done
 	lastID  uint64
 	started bool
 	pending []segInfo
@@ -70,13 +77,19 @@ func (ix *Index) NewBuilder(o BuildOptions) *Builder {
 	if b == 0 {
 		b = DefaultBudget
 	}
-	b = max(b, MinBudget)
+	b = max(b, MinBudget) / 2
 	st := ix.Stats()
 	return &Builder{ix: ix, budget: b, mem: newMemTable(b), lastID: st.MaxID, started: st.Docs > 0}
 }
 
-// MemBytes returns the bytes the in-memory table holds now.
-func (b *Builder) MemBytes() int64 { return b.mem.memBytes() }
+// MemBytes returns the bytes the in-memory tables hold now.
+func (b *Builder) MemBytes() int64 {
+	n := b.mem.memBytes()
+	if b.out != nil {
+		n += b.out.memBytes()
+	}
+	return n
+}
 
 // PeakMemBytes returns the most MemBytes has been.
 func (b *Builder) PeakMemBytes() int64 { return b.peak }
@@ -84,6 +97,9 @@ func (b *Builder) PeakMemBytes() int64 { return b.peak }
 // Add indexes a document. Its ID must be greater than every ID added
 // before.
 func (b *Builder) Add(d Doc) error {
+	if b.err != nil {
+		return b.err
+	}
 	if b.started && d.ID <= b.lastID {
 		return fmt.Errorf("add document %d to text index: ids must grow (last %d)", d.ID, b.lastID)
 	}
@@ -102,20 +118,35 @@ func (b *Builder) Add(d Doc) error {
 	})
 	m.doc(int(ord)).tokens = pos
 	b.started, b.lastID = true, d.ID
-	n := m.memBytes()
-	b.peak = max(b.peak, n)
+	b.peak = max(b.peak, b.MemBytes())
 	if b.onAdd != nil {
 		b.onAdd(b)
 	}
-	if n >= b.budget || m.full() {
-		return b.Flush()
+	if m.memBytes() >= b.budget || m.full() {
+		return b.handOver()
 	}
 	return nil
 }
 
-// Flush writes the in-memory table out as a segment file, which Commit
-// will add to the index.
-func (b *Builder) Flush() error {
+// wait waits for the table being written out, if any.
+func (b *Builder) wait() error {
+	if b.out == nil {
+		return b.err
+	}
+	err := <-b.done
+	b.out = nil
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	return b.err
+}
+
+// handOver has the table written out as a segment by another goroutine,
+// once the one before is done, and starts a new table.
+func (b *Builder) handOver() error {
+	if err := b.wait(); err != nil {
+		return err
+	}
 	if b.mem.ndocs == 0 {
 		return nil
 	}
@@ -123,14 +154,27 @@ func (b *Builder) Flush() error {
 		return fmt.Errorf("create text index %s: %w", b.ix.dir, err)
 	}
 	name := b.ix.allocName()
-	si, err := writeMemSegment(b.ix.fsys, filepath.Join(b.ix.dir, name), b.mem)
-	if err != nil {
+	m := b.mem
+	b.out, b.done = m, make(chan error, 1)
+	b.mem = newMemTable(b.budget)
+	go func() {
+		si, err := writeMemSegment(b.ix.fsys, filepath.Join(b.ix.dir, name), m)
+		if err == nil {
+			si.name = name
+			b.pending = append(b.pending, si) // read only after wait
+		}
+		b.done <- err
+	}()
+	return nil
+}
+
+// Flush writes the in-memory tables out as segment files, which Commit
+// will add to the index.
+func (b *Builder) Flush() error {
+	if err := b.handOver(); err != nil {
 		return err
 	}
-	si.name = name
-	b.pending = append(b.pending, si)
-	b.mem = newMemTable(b.budget)
-	return nil
+	return b.wait()
 }
 
 // Commit flushes the table and adds every segment written since the
@@ -153,6 +197,8 @@ func (b *Builder) Commit() error {
 // Abort drops the documents added since the last Commit and removes the
 // segment files written for them.
 func (b *Builder) Abort() error {
+	_ = b.wait()
+	b.err = nil
 	var errs []error
 	for _, si := range b.pending {
 		errs = append(errs, b.ix.fsys.Remove(filepath.Join(b.ix.dir, si.name)))

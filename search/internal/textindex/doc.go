@@ -8,9 +8,10 @@
 //
 // A Builder streams documents into an in-memory table of its own (open
 // addressing; term bytes and postings in a pool of fixed pages, so its
-// size is counted exactly and never exceeds its budget by more than one
-// document) and writes the table out as an immutable segment file each
-// time it reaches BuildOptions.Budget. Builder.Commit publishes the
+// size is counted exactly) and writes the table out as an immutable
+// segment file each time it reaches half of BuildOptions.Budget, on
+// another goroutine while a second table takes the next documents; the
+// two never exceed the budget by more than one document. Builder.Commit publishes the
 // segments with one atomic manifest write (ManifestName). Index.Merge
 // merges the segments into one in a streaming k-way merge, while searches
 // go on.

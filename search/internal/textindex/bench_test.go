@@ -3,7 +3,6 @@ package textindex
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -334,5 +333,3 @@ func BenchmarkQueryOpen(b *testing.B) {
 		})
 	}
 }
-
-var _ = math.Inf

@@ -20,10 +20,9 @@ type iter interface {
 
 // termIter reads one term's postings from a segment.
 type termIter struct {
-	s    *segment
-	pr   *pageReader
-	ti   termInfo
-	name string
+	s  *segment
+	pr *pageReader
+	ti termInfo
 
 	maxOrd []int32 // first (highest) ordinal of each block
 	boff   []int64 // offset of each block in the term's postings

@@ -101,14 +101,13 @@ func segmentSize(logical int64) int64 {
 
 // segWriter writes one segment file under a temporary name.
 type segWriter struct {
-	fsys  vfs.FS
-	path  string // final name
-	tmp   string
-	f     vfs.File
-	bw    *bufio.Writer
-	pw    *pageWriter
-	foot  footer
-	tmpFS []string // spill files to remove
+	fsys vfs.FS
+	path string // final name
+	tmp  string
+	f    vfs.File
+	bw   *bufio.Writer
+	pw   *pageWriter
+	foot footer
 }
 
 func createSegment(fsys vfs.FS, path string) (*segWriter, error) {

@@ -1,7 +1,6 @@
 package textindex
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -256,7 +255,6 @@ func writeMemSegment(fsys vfs.FS, path string, m *memTable) (segInfo, error) {
 	var ords []int32
 	var posAt []int
 	var pos []uint32
-	var fp []byte
 	for _, n := range m.sortedTerms() {
 		t := m.term(int(n))
 		ords, posAt, pos = ords[:0], posAt[:0], pos[:0]
@@ -276,18 +274,7 @@ func writeMemSegment(fsys vfs.FS, path string, m *memTable) (segInfo, error) {
 		}
 		posAt = append(posAt, len(pos))
 		for i := len(ords) - 1; i >= 0; i-- {
-			ps := pos[posAt[i]:posAt[i+1]]
-			fp = fp[:0]
-			prev := uint32(0)
-			for k, x := range ps {
-				if k == 0 {
-					fp = binary.AppendUvarint(fp, uint64(x))
-				} else {
-					fp = binary.AppendUvarint(fp, uint64(x-prev))
-				}
-				prev = x
-			}
-			if err := pw.add(ords[i], len(ps), fp); err != nil {
+			if err := pw.add(ords[i], pos[posAt[i]:posAt[i+1]]); err != nil {
 				return fail(err)
 			}
 		}

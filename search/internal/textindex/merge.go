@@ -162,11 +162,11 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 				return fail(err)
 			}
 			for it.doc() >= 0 {
-				raw, err := it.raw()
+				pos, err := it.positions()
 				if err != nil {
 					return fail(err)
 				}
-				if err := pw.add(mi.base+it.doc(), it.freq(), raw); err != nil {
+				if err := pw.add(mi.base+it.doc(), pos); err != nil {
 					return fail(err)
 				}
 				if err := it.next(); err != nil {

@@ -1,0 +1,152 @@
+package textindex
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// Postings blocks are bit streams of Rice codes: a value v with
+// parameter k is v>>k in unary (that many 0 bits, then a 1) followed by
+// the k low bits of v. Bits are written from the lowest bit of each
+// byte up. Each run of values in a block has its own k, chosen for the
+// fewest bits, in 5 bits before the run (see postingsWriter).
+const riceKBits = 5
+
+// bitWriter appends bits to b.
+type bitWriter struct {
+	b   []byte
+	acc uint64
+	n   uint
+}
+
+// bits writes the nb (<= 32) low bits of v.
+func (w *bitWriter) bits(v uint64, nb uint) {
+	w.acc |= (v & (1<<nb - 1)) << w.n
+	w.n += nb
+	for w.n >= 8 {
+		w.b = append(w.b, byte(w.acc))
+		w.acc >>= 8
+		w.n -= 8
+	}
+}
+
+func (w *bitWriter) rice(v uint32, k uint) {
+	q := v >> k
+	for q >= 32 {
+		w.bits(0, 32)
+		q -= 32
+	}
+	w.bits(1<<q, uint(q)+1)
+	w.bits(uint64(v), k)
+}
+
+// run writes vals with the best Rice parameter, preceded by it.
+func (w *bitWriter) run(vals []uint32) {
+	k := bestRiceK(vals)
+	w.bits(uint64(k), riceKBits)
+	for _, v := range vals {
+		w.rice(v, k)
+	}
+}
+
+// flush pads the last byte with zero bits and returns the bytes.
+func (w *bitWriter) flush() []byte {
+	if w.n > 0 {
+		w.b = append(w.b, byte(w.acc))
+	}
+	w.acc, w.n = 0, 0
+	return w.b
+}
+
+// bestRiceK returns the Rice parameter that codes vals in the fewest
+// bits: the best is near log2 of their mean, so only the parameters
+// around it are counted.
+func bestRiceK(vals []uint32) uint {
+	if len(vals) == 0 {
+		return 0
+	}
+	var sum uint64
+	for _, v := range vals {
+		sum += uint64(v)
+	}
+	k0 := bits.Len64(sum / uint64(len(vals)))
+	best, bestCost := uint(0), uint64(1<<63)
+	for k := max(0, k0-2); k <= min(31, k0+1); k++ {
+		cost := uint64(len(vals)) * uint64(k+1)
+		for _, v := range vals {
+			cost += uint64(v >> k)
+		}
+		if cost < bestCost {
+			best, bestCost = uint(k), cost
+		}
+	}
+	return best
+}
+
+// bitReader reads what a bitWriter wrote; bad is set (and every later
+// value is 0) once a read goes past the end or a value does not fit.
+type bitReader struct {
+	b   []byte
+	off uint // in bits
+	bad bool
+}
+
+// peek returns the bits from off on; beyond the end they are 0.
+func (r *bitReader) peek() uint64 {
+	i := int(r.off >> 3)
+	var v uint64
+	if i+8 <= len(r.b) {
+		v = binary.LittleEndian.Uint64(r.b[i:])
+	} else {
+		for j := i; j < len(r.b); j++ {
+			v |= uint64(r.b[j]) << (8 * uint(j-i))
+		}
+	}
+	return v >> (r.off & 7)
+}
+
+func (r *bitReader) bits(nb uint) uint32 {
+	if nb == 0 || r.bad {
+		return 0
+	}
+	v := uint32(r.peek() & (1<<nb - 1))
+	r.off += nb
+	if r.off > uint(len(r.b))*8 {
+		r.bad = true
+		return 0
+	}
+	return v
+}
+
+func (r *bitReader) rice(k uint) uint32 {
+	var q uint64
+	for !r.bad {
+		v := r.peek()
+		if v != 0 {
+			tz := uint(bits.TrailingZeros64(v))
+			q += uint64(tz)
+			r.off += tz + 1
+			if r.off > uint(len(r.b))*8 || q > uint64(^uint32(0)>>k) {
+				r.bad = true
+				return 0
+			}
+			return uint32(q)<<k | r.bits(k)
+		}
+		// 57 or more zero bits (or the end): skip 56 of them.
+		q += 56
+		r.off += 56
+		if r.off >= uint(len(r.b))*8 {
+			r.bad = true
+		}
+	}
+	return 0
+}
+
+// run reads n values written by bitWriter.run, appending them to out.
+func (r *bitReader) run(out []uint32, n int) []uint32 {
+	k := uint(r.bits(riceKBits))
+	for range n {
+		out = append(out, r.rice(k))
+	}
+	return out
+}

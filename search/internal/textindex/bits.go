@@ -12,7 +12,7 @@ import (
 // fewest bits, in 5 bits before the run (see postingsWriter).
 const riceKBits = 5
 
-// bitWriter appends bits to b.
+// bitWriter appends bits to b, 32 at a time; fewer than 32 wait in acc.
 type bitWriter struct {
 	b   []byte
 	acc uint64
@@ -23,20 +23,25 @@ type bitWriter struct {
 func (w *bitWriter) bits(v uint64, nb uint) {
 	w.acc |= (v & (1<<nb - 1)) << w.n
 	w.n += nb
-	for w.n >= 8 {
-		w.b = append(w.b, byte(w.acc))
-		w.acc >>= 8
-		w.n -= 8
+	if w.n >= 32 {
+		w.b = binary.LittleEndian.AppendUint32(w.b, uint32(w.acc))
+		w.acc >>= 32
+		w.n -= 32
 	}
 }
 
 func (w *bitWriter) rice(v uint32, k uint) {
-	q := v >> k
+	q := uint(v >> k)
+	if q+1+k <= 32 {
+		// The unary part and the low bits in one write.
+		w.bits(1<<q|(uint64(v)&(1<<k-1))<<(q+1), q+1+k)
+		return
+	}
 	for q >= 32 {
 		w.bits(0, 32)
 		q -= 32
 	}
-	w.bits(1<<q, uint(q)+1)
+	w.bits(1<<q, q+1)
 	w.bits(uint64(v), k)
 }
 
@@ -44,23 +49,43 @@ func (w *bitWriter) rice(v uint32, k uint) {
 func (w *bitWriter) run(vals []uint32) {
 	k := bestRiceK(vals)
 	w.bits(uint64(k), riceKBits)
+	// rice, inlined with the writer's state in locals; shift counts are
+	// masked so that the compiler emits plain shifts.
+	acc, n, b := w.acc, w.n, w.b
+	mask := uint32(1)<<k - 1
 	for _, v := range vals {
+		q := uint(v >> k)
+		if nb := q + 1 + k; nb <= 32 {
+			acc |= (uint64(1)<<(q&31) | uint64(v&mask)<<((q+1)&63)) << (n & 63)
+			n += nb
+			if n >= 32 {
+				b = binary.LittleEndian.AppendUint32(b, uint32(acc))
+				acc >>= 32
+				n -= 32
+			}
+			continue
+		}
+		w.acc, w.n, w.b = acc, n, b
 		w.rice(v, k)
+		acc, n, b = w.acc, w.n, w.b
 	}
+	w.acc, w.n, w.b = acc, n, b
 }
 
-// flush pads the last byte with zero bits and returns the bytes.
+// flush writes out the bits waiting, the last byte padded with zero
+// bits, and returns the bytes.
 func (w *bitWriter) flush() []byte {
-	if w.n > 0 {
+	for ; w.n > 0; w.n -= min(w.n, 8) {
 		w.b = append(w.b, byte(w.acc))
+		w.acc >>= 8
 	}
 	w.acc, w.n = 0, 0
 	return w.b
 }
 
 // bestRiceK returns the Rice parameter that codes vals in the fewest
-// bits: the best is near log2 of their mean, so only the parameters
-// around it are counted.
+// bits of the two around log2 of 0.69 times their mean (where the best
+// is for geometric gaps).
 func bestRiceK(vals []uint32) uint {
 	if len(vals) == 0 {
 		return 0
@@ -69,9 +94,9 @@ func bestRiceK(vals []uint32) uint {
 	for _, v := range vals {
 		sum += uint64(v)
 	}
-	k0 := bits.Len64(sum / uint64(len(vals)))
+	k0 := max(0, bits.Len64(sum*69/100/uint64(len(vals)))-1)
 	best, bestCost := uint(0), uint64(1<<63)
-	for k := max(0, k0-2); k <= min(31, k0+1); k++ {
+	for k := k0; k <= min(31, k0+1); k++ {
 		cost := uint64(len(vals)) * uint64(k+1)
 		for _, v := range vals {
 			cost += uint64(v >> k)

@@ -3,9 +3,11 @@ package textindex
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -192,5 +194,56 @@ func TestOldFormatRefused(t *testing.T) {
 	}
 	if !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("open: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestKeyOfIgnoresBytesBeyond: a term's key is the same whether it sits
+// alone or in a buffer with other bytes after it (the tokenizer's).
+func TestKeyOfIgnoresBytesBeyond(t *testing.T) {
+	buf := []byte("abcdefghijklmnopqrstuvwxyz")
+	for n := 1; n <= len(buf); n++ {
+		alone := append([]byte(nil), buf[:n]...)
+		if keyOf(buf[:n]) != keyOf(alone[:n:n]) {
+			t.Fatalf("%q: key %v in the buffer, %v alone", buf[:n], keyOf(buf[:n]), keyOf(alone[:n:n]))
+		}
+		if hashTerm(buf[:n]) != hashTerm(alone[:n:n]) {
+			t.Fatalf("%q: hashes differ", buf[:n])
+		}
+	}
+}
+
+// TestTableGrowsAndFindsEveryTerm: the slot table starts small, doubles
+// up to its planned size as terms come (never past it before full()),
+// and every term keeps its number across the doublings.
+func TestTableGrowsAndFindsEveryTerm(t *testing.T) {
+	m := newMemTable(8 << 20)
+	start := len(m.slots)
+	if start >= m.nslots {
+		t.Fatalf("the table starts at %d slots, its planned size %d", start, m.nslots)
+	}
+	var terms [][]byte
+	for i := 0; !m.full(); i++ {
+		w := fmt.Appendf(nil, "t%dx%s", i, strings.Repeat("q", i%20))
+		if m.needsGrow() {
+			m.grow()
+		}
+		if n := m.lookup(w); n != len(terms) {
+			t.Fatalf("new term %q got number %d, want %d", w, n, len(terms))
+		}
+		terms = append(terms, w)
+		if len(m.slots) > m.nslots {
+			t.Fatalf("%d slots for %d terms, past the planned %d", len(m.slots), len(terms), m.nslots)
+		}
+	}
+	if len(m.slots) != m.nslots {
+		t.Fatalf("full at %d slots, planned %d", len(m.slots), m.nslots)
+	}
+	for i, w := range terms {
+		if n := m.lookup(w); n != i {
+			t.Fatalf("%q is number %d, want %d", w, n, i)
+		}
+	}
+	if m.nterms != len(terms) {
+		t.Fatalf("%d terms after looking them up again, want %d", m.nterms, len(terms))
 	}
 }

@@ -94,18 +94,20 @@ func bestRiceK(vals []uint32) uint {
 	for _, v := range vals {
 		sum += uint64(v)
 	}
-	k0 := max(0, bits.Len64(sum*69/100/uint64(len(vals)))-1)
-	best, bestCost := uint(0), uint64(1<<63)
-	for k := k0; k <= min(31, k0+1); k++ {
-		cost := uint64(len(vals)) * uint64(k+1)
-		for _, v := range vals {
-			cost += uint64(v >> k)
-		}
-		if cost < bestCost {
-			best, bestCost = uint(k), cost
-		}
+	k0 := uint(max(0, bits.Len64(sum*69/100/uint64(len(vals)))-1))
+	if k0 >= 31 {
+		return 31
 	}
-	return best
+	// The costs of k0 and k0+1 in one pass: n*(k+1) + the sum of v>>k.
+	var c0, c1 uint64
+	for _, v := range vals {
+		c0 += uint64(v >> k0)
+		c1 += uint64(v >> (k0 + 1))
+	}
+	if c1+uint64(len(vals)) < c0 {
+		return k0 + 1
+	}
+	return k0
 }
 
 // bitReader reads what a bitWriter wrote; bad is set (and every later

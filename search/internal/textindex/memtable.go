@@ -311,6 +311,15 @@ func (r *postingsReader) byte() byte {
 }
 
 func (r *postingsReader) uvarint() uint64 {
+	// A uvarint the writer wrote at once (writeUvarint) is in one slice;
+	// when five bytes are left before the slice's end, decode in place.
+	if r.end-r.pos >= 5 {
+		v, n := binary.Uvarint(r.m.pages[r.pos/poolPage][r.pos%poolPage:][:5])
+		if n > 0 {
+			r.pos += uint32(n)
+			return v
+		}
+	}
 	var v uint64
 	for s := uint(0); ; s += 7 {
 		c := r.byte()

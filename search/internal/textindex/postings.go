@@ -46,20 +46,32 @@ type termIter struct {
 }
 
 func newTermIter(s *segment, pr *pageReader, ti termInfo) (*termIter, error) {
-	it := &termIter{s: s, pr: pr, ti: ti, cur: -1, blk: -1}
+	it := &termIter{}
+	if err := it.init(s, pr, ti); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// init makes it an iterator of the term's postings, reusing its buffers
+// (a merge reads a term of each segment after another).
+func (it *termIter) init(s *segment, pr *pageReader, ti termInfo) error {
+	*it = termIter{s: s, pr: pr, ti: ti, cur: -1, blk: -1,
+		maxOrd: it.maxOrd[:0], boff: it.boff[:0], blen: it.blen[:0],
+		raw: it.raw[:0], ords: it.ords[:0], freqs: it.freqs[:0],
+		pos: it.pos[:0], posAt: it.posAt[:0], vals: it.vals[:0], rests: it.rests[:0]}
 	if ti.skipLen == 0 {
-		it.maxOrd, it.boff, it.blen = []int32{-1}, []int64{0}, []int64{ti.len}
+		it.maxOrd, it.boff, it.blen = append(it.maxOrd, -1), append(it.boff, 0), append(it.blen, ti.len)
 	} else {
 		b, err := pr.read(s.foot.post.off+ti.off+ti.len-ti.skipLen, ti.skipLen)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		d := decoder{b: b}
 		n := int(d.uvarint())
 		if n <= 1 || int64(n) > ti.skipLen || int64(n-1)*postingBlock >= ti.df || int64(n)*postingBlock < ti.df {
-			return nil, corruptf("%s: bad skip table", s.path)
+			return corruptf("%s: bad skip table", s.path)
 		}
-		it.maxOrd, it.boff, it.blen = make([]int32, n), make([]int64, n), make([]int64, n)
 		var off int64
 		var m int64
 		for i := range n {
@@ -68,18 +80,15 @@ func newTermIter(s *segment, pr *pageReader, ti termInfo) (*termIter, error) {
 			} else {
 				m -= int64(d.uvarint())
 			}
-			it.maxOrd[i], it.boff[i] = int32(m), off
-			it.blen[i] = int64(d.uvarint())
-			off += it.blen[i]
+			l := int64(d.uvarint())
+			it.maxOrd, it.boff, it.blen = append(it.maxOrd, int32(m)), append(it.boff, off), append(it.blen, l)
+			off += l
 		}
 		if d.err != nil || len(d.b) != 0 || off != ti.len-ti.skipLen || m < 0 {
-			return nil, corruptf("%s: bad skip table", s.path)
+			return corruptf("%s: bad skip table", s.path)
 		}
 	}
-	if err := it.load(0); err != nil {
-		return nil, err
-	}
-	return it, nil
+	return it.load(0)
 }
 
 func (it *termIter) corrupt() error { return corruptf("%s: bad postings", it.s.path) }

@@ -199,10 +199,13 @@ func decodeDocRecord(b []byte) docMeta {
 // when there are none). The positions are a stream of their own after
 // the documents and frequencies, so a search that needs no positions
 // decodes none, and each run adapts to its values (first positions are
-// spread over the document, later gaps are small). A term with more
-// than one block has a skip table after its blocks: the number of
-// blocks, then for each its first (highest) ordinal (the first as it
-// is, the others as differences) and its length in bytes.
+// spread over the document, later gaps are small). A document where
+// the term occurs once keeps its position too: a phrase needs the
+// position of each of its terms, and the index keeps no text to check a
+// phrase against. A term with more than one block has a skip table
+// after its blocks: the number of blocks, then for each its first
+// (highest) ordinal (the first as it is, the others as differences) and
+// its length in bytes.
 type postingsWriter struct {
 	w       io.Writer
 	start   int64 // region-relative offset of the term's postings

@@ -172,7 +172,21 @@ func (r *bitReader) rice(k uint) uint32 {
 // run reads n values written by bitWriter.run, appending them to out.
 func (r *bitReader) run(out []uint32, n int) []uint32 {
 	k := uint(r.bits(riceKBits))
+	mask := uint64(1)<<k - 1
 	for range n {
+		// Where eight whole bytes are left and the code lies in the 57
+		// bits they surely give, decode from one load; else as rice does.
+		if i := int(r.off >> 3); !r.bad && i+8 <= len(r.b) {
+			v := binary.LittleEndian.Uint64(r.b[i:]) >> (r.off & 7)
+			if v != 0 {
+				q := uint(bits.TrailingZeros64(v))
+				if q+1+k <= 57 && uint64(q) <= uint64(^uint32(0)>>k) {
+					out = append(out, uint32(q)<<k|uint32((v>>((q+1)&63))&mask))
+					r.off += q + 1 + k
+					continue
+				}
+			}
+		}
 		out = append(out, r.rice(k))
 	}
 	return out

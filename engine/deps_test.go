@@ -58,6 +58,9 @@ var allowed = map[string][]string{
 	"internal/shortid":  {"internal/sessionfile"}, // the short ids people see and type
 	"internal/workload": {"internal/jsonl", "layout"},
 	"cmd/sessctl":       {"*"},
+	// The terminal as a file, for the CLI: tty detection and writev
+	// (x/sys), escaping.
+	"internal/term": {"internal/human", "golang.org/x/sys"},
 	// make bench's workloads and its library rows against pi.
 	"cmd/sessctl-bench": {"engine", "message", "internal/sessionfile", "internal/workload", "tree", "replica", "github.com/minio/minio-go/v7"},
 	"examples/agent":    {"engine", "message", "compaction", "tree"}, // and internal/testenv in its test

@@ -16,13 +16,14 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/sessionfile"
+	"github.com/sessctl/sessctl/internal/term"
 	"github.com/sessctl/sessctl/replica"
 )
 
 func main() {
 	// SIGTERM and SIGHUP end a command as Ctrl-C does (signals.go).
 	ctx, stop := signalContext()
-	catchSIGPIPE()
+	term.CatchSIGPIPE()
 	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
 	stderr := newStdout(os.Stderr, isTerminal(os.Stderr))
 	code := run(ctx, os.Args[1:], os.Stdin, stdout, stderr)

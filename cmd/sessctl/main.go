@@ -15,6 +15,7 @@ import (
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/release"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/term"
 	"github.com/sessctl/sessctl/replica"
@@ -93,7 +94,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	case "--version", "-version":
 		info, ok := debug.ReadBuildInfo()
-		fmt.Fprintf(stdout, "sessctl %s\n", version(info, ok))
+		fmt.Fprintf(stdout, "sessctl %s\n", release.Describe(info, ok))
 		return exitOK
 	}
 	c, ok := commands[name]

@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"layout/vfs":          {"golang.org/x/sys"},
 	"layout/vfs/vfstest":  {"layout/vfs"},
 	"tree":                {"internal/jsonl"},
-	"compaction":          {"internal/jsonl", "tree", "message"},
+	"compaction":          {"internal/jsonl", "layout/vfs", "tree", "message"}, // vfs: pi's settings files
 	"message":             {"internal/jsonl"},
 	"migrate":             {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
 	"lock":                {"layout/vfs", "github.com/gofrs/flock"},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/repair"
 	"github.com/sessctl/sessctl/internal/human"
 )
@@ -69,7 +70,7 @@ func runVerify(e *env, args []string) int {
 			return e.fail(err)
 		}
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			files, skipped, err := storeFiles(e.ctx, arg)
+			files, skipped, err := engine.FilesBelow(e.ctx, engine.StoreOptions{}, arg)
 			if err != nil {
 				w.Flush()
 				worse(e.fail(err))
@@ -86,7 +87,7 @@ func runVerify(e *env, args []string) int {
 				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", human.QuotePath(arg))
 			}
 			for _, f := range files {
-				check(f.Path)
+				check(f)
 			}
 			// What writers left beside sessions that never came to be
 			// passes (it is no damage), but is said.

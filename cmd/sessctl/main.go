@@ -22,8 +22,8 @@ import (
 )
 
 func main() {
-	// SIGTERM and SIGHUP end a command as Ctrl-C does (signals.go).
-	ctx, stop := signalContext()
+	// SIGTERM and SIGHUP end a command as Ctrl-C does.
+	ctx, stop := term.SignalContext()
 	term.CatchSIGPIPE()
 	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
 	stderr := newStdout(os.Stderr, isTerminal(os.Stderr))

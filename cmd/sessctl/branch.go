@@ -9,13 +9,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var branchCommand = &command{
-	name:    "branch",
-	summary: "move a session's active leaf to another entry, durably",
-	usage:   helpText("branch"),
-}
+var branchCommand = newCommand("branch", "move a session's active leaf to another entry, durably")
 
-func init() { register(branchCommand).run = runBranch }
+func init() { branchCommand.run = runBranch }
 
 func runBranch(e *env, args []string) int {
 	fs := e.flags(branchCommand)

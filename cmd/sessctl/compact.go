@@ -20,13 +20,9 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-var compactCommand = &command{
-	name:    "compact",
-	summary: "compact a session: summarise its older part, as pi does",
-	usage:   helpText("compact"),
-}
+var compactCommand = newCommand("compact", "compact a session: summarise its older part, as pi does")
 
-func init() { register(compactCommand).run = runCompact }
+func init() { compactCommand.run = runCompact }
 
 // summaryFlags are the flags that choose a summariser (compact, branch).
 type summaryFlags struct {

@@ -6,13 +6,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var contextEditCommand = &command{
-	name:    "context-edit",
-	summary: "omit or replace a message in the model context, keeping the history",
-	usage:   helpText("context-edit"),
-}
+var contextEditCommand = newCommand("context-edit", "omit or replace a message in the model context, keeping the history")
 
-func init() { register(contextEditCommand).run = runContextEdit }
+func init() { contextEditCommand.run = runContextEdit }
 
 func runContextEdit(e *env, args []string) int {
 	fs := e.flags(contextEditCommand)

@@ -10,13 +10,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var deleteCommand = &command{
-	name:    "delete",
-	summary: "move a session to the store's trash",
-	usage:   helpText("delete"),
-}
+var deleteCommand = newCommand("delete", "move a session to the store's trash")
 
-func init() { register(deleteCommand).run = runDelete }
+func init() { deleteCommand.run = runDelete }
 
 func runDelete(e *env, args []string) int {
 	fs := e.flags(deleteCommand)

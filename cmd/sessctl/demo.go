@@ -15,13 +15,9 @@ import (
 	"github.com/sessctl/sessctl/message"
 )
 
-var demoCommand = &command{
-	name:    "demo",
-	summary: "build a sample session in a temporary store and show it",
-	usage:   helpText("demo"),
-}
+var demoCommand = newCommand("demo", "build a sample session in a temporary store and show it")
 
-func init() { register(demoCommand).run = runDemo }
+func init() { demoCommand.run = runDemo }
 
 func runDemo(e *env, args []string) int {
 	fs := e.flags(demoCommand)

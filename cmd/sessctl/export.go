@@ -12,13 +12,9 @@ import (
 	"github.com/sessctl/sessctl/redact"
 )
 
-var exportCommand = &command{
-	name:    "export",
-	summary: "export the active branch as Markdown, JSON or HTML",
-	usage:   helpText("export"),
-}
+var exportCommand = newCommand("export", "export the active branch as Markdown, JSON or HTML")
 
-func init() { register(exportCommand).run = runExport }
+func init() { exportCommand.run = runExport }
 
 func runExport(e *env, args []string) int {
 	fs := e.flags(exportCommand)

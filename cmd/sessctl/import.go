@@ -20,13 +20,9 @@ import (
 	"github.com/sessctl/sessctl/migrate/sources"
 )
 
-var importCommand = &command{
-	name:    "import",
-	summary: "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode, agsh, Goose and Crush",
-	usage:   helpText("import"),
-}
+var importCommand = newCommand("import", "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode, agsh, Goose and Crush")
 
-func init() { register(importCommand).run = runImport }
+func init() { importCommand.run = runImport }
 
 // importRun is the state of one 'sessctl import'.
 type importRun struct {

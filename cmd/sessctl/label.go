@@ -7,13 +7,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var labelCommand = &command{
-	name:    "label",
-	summary: "show, set or clear the label of an entry",
-	usage:   helpText("label"),
-}
+var labelCommand = newCommand("label", "show, set or clear the label of an entry")
 
-func init() { register(labelCommand).run = runLabel }
+func init() { labelCommand.run = runLabel }
 
 func runLabel(e *env, args []string) int {
 	fs := e.flags(labelCommand)

@@ -81,6 +81,12 @@ func register(c *command) *command {
 	return c
 }
 
+// newCommand registers the subcommand name, whose usage text is
+// help/NAME.txt; its file sets its run function in an init function.
+func newCommand(name, summary string) *command {
+	return register(&command{name: name, summary: summary, usage: helpText(name)})
+}
+
 // run is the whole CLI, callable in-process by tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {

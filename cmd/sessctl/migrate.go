@@ -12,13 +12,9 @@ import (
 	"github.com/sessctl/sessctl/migrate"
 )
 
-var migrateCommand = &command{
-	name:    "migrate",
-	summary: "upgrade version 1 and 2 session files to version 3",
-	usage:   helpText("migrate"),
-}
+var migrateCommand = newCommand("migrate", "upgrade version 1 and 2 session files to version 3")
 
-func init() { register(migrateCommand).run = runMigrate }
+func init() { migrateCommand.run = runMigrate }
 
 func runMigrate(e *env, args []string) int {
 	fs := e.flags(migrateCommand)

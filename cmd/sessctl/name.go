@@ -6,13 +6,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var nameCommand = &command{
-	name:    "name",
-	summary: "show or set a session's display name",
-	usage:   helpText("name"),
-}
+var nameCommand = newCommand("name", "show or set a session's display name")
 
-func init() { register(nameCommand).run = runName }
+func init() { nameCommand.run = runName }
 
 func runName(e *env, args []string) int {
 	fs := e.flags(nameCommand)

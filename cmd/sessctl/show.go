@@ -8,13 +8,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var showCommand = &command{
-	name:    "show",
-	summary: "print the active branch of a session as a readable transcript",
-	usage:   helpText("show"),
-}
+var showCommand = newCommand("show", "print the active branch of a session as a readable transcript")
 
-func init() { register(showCommand).run = runShow }
+func init() { showCommand.run = runShow }
 
 func runShow(e *env, args []string) int {
 	fs := e.flags(showCommand)

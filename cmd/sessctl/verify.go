@@ -12,13 +12,9 @@ import (
 	"github.com/sessctl/sessctl/internal/human"
 )
 
-var verifyCommand = &command{
-	name:    "verify",
-	summary: "check session files for damage (exit 4 when anything is wrong)",
-	usage:   helpText("verify"),
-}
+var verifyCommand = newCommand("verify", "check session files for damage (exit 4 when anything is wrong)")
 
-func init() { register(verifyCommand).run = runVerify }
+func init() { verifyCommand.run = runVerify }
 
 // leftoverJSON is verify --json's line for a leftover.
 type leftoverJSON struct {

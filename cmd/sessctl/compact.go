@@ -53,15 +53,7 @@ func addSummaryFlags(fs *flag.FlagSet) *summaryFlags {
 	}
 }
 
-func (sf *summaryFlags) set(name string) bool {
-	found := false
-	sf.fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			found = true
-		}
-	})
-	return found
-}
+func (sf *summaryFlags) set(name string) bool { return isSet(sf.fs, name) }
 
 // check reports a usage mistake: more than one source.
 func (sf *summaryFlags) check() string {

@@ -92,3 +92,10 @@ func sizeFlag(fs *flag.FlagSet, name string, value int64, usage string) *int64 {
 	fs.Var((*sizeValue)(p), name, usage)
 	return p
 }
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}

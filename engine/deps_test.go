@@ -58,6 +58,8 @@ var allowed = map[string][]string{
 	"internal/shortid":  {"internal/sessionfile"}, // the short ids people see and type
 	"internal/workload": {"internal/jsonl", "layout"},
 	"cmd/sessctl":       {"*"},
+	// The sample session of sessctl demo, written through the engine.
+	"internal/demo": {"engine", "message"},
 	// The terminal as a file, for the CLI: tty detection and writev
 	// (x/sys), escaping.
 	"internal/term": {"internal/human", "golang.org/x/sys"},

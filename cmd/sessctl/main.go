@@ -21,7 +21,13 @@ import (
 	"github.com/sessctl/sessctl/replica"
 )
 
+// invokedAs is the program as it was invoked (os.Args[0]: ./bin/sessctl
+// after make build), for commands sessctl suggests; "sessctl" when run
+// in-process.
+var invokedAs = "sessctl"
+
 func main() {
+	invokedAs = os.Args[0]
 	// SIGTERM and SIGHUP end a command as Ctrl-C does.
 	ctx, stop := term.SignalContext()
 	term.CatchSIGPIPE()

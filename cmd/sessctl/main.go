@@ -168,11 +168,41 @@ func (e *env) parse(c *command, fs *flag.FlagSet, args []string) int {
 			printCommandHelp(e.stdout, c, fs)
 			return exitOK
 		}
-		fmt.Fprintf(e.stderr, "sessctl: %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "sessctl: %s: %s\n", c.name, flagError(fs, err))
 		fmt.Fprintf(e.stderr, "hint: run 'sessctl help %s'\n", c.name)
 		return exitUsage
 	}
 	return -1
+}
+
+// flagError words an error of fs.Parse with the flags as the usage lines
+// write them (--json, but -o), and for an unknown flag adds the known one
+// it most likely meant ("did you mean --json?", human.DidYouMean).
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		if s := human.DidYouMean(strings.TrimPrefix(name, "-"), known); s != "" {
+			msg += "; did you mean " + dashed(s) + "?"
+		}
+		return msg
+	}
+	for _, form := range []string{"for flag -", "flag needs an argument: -"} {
+		if i := strings.Index(msg, form); i >= 0 {
+			name, _, _ := strings.Cut(msg[i+len(form):], ":")
+			return msg[:i+len(form)-1] + dashed(name) + msg[i+len(form)+len(name):]
+		}
+	}
+	return msg
+}
+
+// dashed is a flag as the usage lines write it: --json, but -o.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // splitArgs separates the flags of args (each with its value, in their
@@ -215,9 +245,18 @@ func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 		fs.VisitAll(func(*flag.Flag) { any = true })
 		if any {
 			fmt.Fprint(w, "\nFlags:\n")
-			fs.SetOutput(w)
+			// As flag.PrintDefaults lists them, each named as the usage
+			// lines name it (dashed).
+			var b strings.Builder
+			fs.SetOutput(&b)
 			fs.PrintDefaults()
 			fs.SetOutput(io.Discard)
+			for _, line := range strings.SplitAfter(b.String(), "\n") {
+				if rest, ok := strings.CutPrefix(line, "  -"); ok && len(rest) > 1 && !strings.ContainsAny(rest[1:2], " \t\n") {
+					line = "  --" + rest
+				}
+				io.WriteString(w, line)
+			}
 		}
 	}
 }

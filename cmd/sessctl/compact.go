@@ -8,9 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
@@ -82,7 +80,9 @@ func (sf *summaryFlags) callerText(stdin io.Reader) (string, bool, error) {
 	case sf.set("summary-file"):
 		var data []byte
 		var err error
+		what := "summary file " + *sf.file
 		if *sf.file == "-" {
+			what = "the summary on standard input"
 			data, err = io.ReadAll(stdin)
 		} else {
 			data, err = os.ReadFile(*sf.file)
@@ -90,18 +90,9 @@ func (sf *summaryFlags) callerText(stdin io.Reader) (string, bool, error) {
 		if err != nil {
 			return "", false, fmt.Errorf("read summary: %w", err)
 		}
-		text := strings.TrimRight(string(data), " \t\r\n")
-		what := "summary file " + *sf.file
-		if *sf.file == "-" {
-			what = "the summary on standard input"
-		}
-		for i, r := range text {
-			switch {
-			case r == 0:
-				return "", false, fmt.Errorf("%s is not text: a NUL byte at byte %d", what, i)
-			case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
-				return "", false, fmt.Errorf("%s is not text: invalid UTF-8 at byte %d", what, i)
-			}
+		text, err := compaction.SummaryText(data)
+		if err != nil {
+			return "", false, fmt.Errorf("%s is %w", what, err)
 		}
 		return text, true, nil
 	}

@@ -37,7 +37,9 @@ func WriteSession(ctx context.Context, agentDir string) (string, error) {
 	steps := []func() (string, error){
 		func() (string, error) { return s.AppendModelChange("anthropic", model) },
 		func() (string, error) { return s.AppendThinkingLevelChange("medium") },
-		func() (string, error) { return s.AppendMessage(message.NewUser("Why does the build fail on main?", at(0))) },
+		func() (string, error) {
+			return s.AppendMessage(message.NewUser("Why does the build fail on main?", at(0)))
+		},
 		func() (string, error) {
 			return s.AppendMessage(message.NewAssistant("anthropic-messages", "anthropic", model, []message.Block{
 				message.NewThinking("Check the CI log first."),

@@ -13,7 +13,7 @@ func DidYouMean(typed string, known []string) string {
 	}
 	best, bestD, prefixed := "", len(typed)/3+1, false
 	for _, k := range known {
-		d, p := editDistance(typed, k), strings.HasPrefix(k, typed)
+		d, p := EditDistance(typed, k), strings.HasPrefix(k, typed)
 		if p && !prefixed || d < bestD && p == prefixed {
 			best, bestD, prefixed = k, d, p
 		}
@@ -21,10 +21,10 @@ func DidYouMean(typed string, known []string) string {
 	return best
 }
 
-// editDistance is the optimal string alignment distance of a and b, in
-// bytes: the insertions, deletions, substitutions and transpositions of
-// adjacent bytes that turn a into b.
-func editDistance(a, b string) int {
+// EditDistance is the optimal string alignment distance of a and b, in
+// bytes: how many insertions, deletions, substitutions and swaps of
+// neighbouring bytes turn a into b.
+func EditDistance(a, b string) int {
 	prev2, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

@@ -65,3 +65,16 @@ func strList(ss []string) string {
 	}
 	return strings.Join(ss, ", ")
 }
+
+// pathList renders paths for one line of human output: "a, b" (each
+// quoted when needed) or "(none)".
+func pathList(ps []string) string { return strList(quotePaths(ps)) }
+
+// quotePaths returns the paths, each quoted when needed (human.QuotePath).
+func quotePaths(ps []string) []string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = human.QuotePath(p)
+	}
+	return q
+}

@@ -97,3 +97,12 @@ func writeBuffers(w io.Writer, bufs [][]byte) error {
 	}
 	return term.WriteBuffers(w, bufs)
 }
+
+// Everything sessctl prints for people shows a control character one way,
+// human.AppendControl's \u001b: in text quoted by human.Quote (paths and
+// names in line-oriented output, wherever they go) and on a terminal,
+// where a term.Escaper escapes what commands write to standard output and
+// standard error.
+
+// termEscape returns s as a terminal shows it (term.Escape).
+func termEscape(s string) string { return term.Escape(s) }

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/migrate"
 )
 
 // waitFlag adds --wait to a mutating command: how long to wait for another
@@ -33,4 +36,14 @@ func openForWrite(ctx context.Context, path string, wait time.Duration, command 
 // openReadOnly opens a session file read-only.
 func openReadOnly(ctx context.Context, path string) (*engine.Session, error) {
 	return engine.OpenFile(ctx, path, engine.OpenOptions{ReadOnly: true})
+}
+
+// warnVersion warns on stderr when a file read read-only has a header of
+// a newer format version than sessctl knows: the read commands go on with
+// what they understand, the writing ones refuse such files.
+func (e *env) warnVersion(path string, header jsonl.Entry) {
+	if v := migrate.VersionOf(&header); v > jsonl.CurrentVersion {
+		fmt.Fprintf(e.stderr, "sessctl: %s: warning: %s is format version %s; this sessctl knows up to %d, entries may be misread\n",
+			e.name, human.QuotePath(path), jsonl.AppendNumber(nil, v), jsonl.CurrentVersion)
+	}
 }

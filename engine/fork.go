@@ -17,7 +17,7 @@ import (
 // branches, labels and names, in file order) into a new session for
 // targetCwd ("": the source header's cwd), whose header names the source
 // as parentSession exactly as passed (pi's forkFrom). The new file goes
-// into opts.Dir and is written at once. The returned session is open for
+// into dirFor(the new session's cwd) and is written at once. The returned session is open for
 // writing on it, with cwd targetCwd.
 //
 // Unlike pi, a version 1 or 2 source is migrated (in memory, the source is
@@ -25,7 +25,7 @@ import (
 // instead of id-less entries under a version 3 header. A source of a newer
 // version than CurrentVersion is refused with a *VersionError
 // (ErrUnsupportedVersion).
-func forkFrom(ctx context.Context, sourcePath, targetCwd string, opts options) (*Session, error) {
+func forkFrom(ctx context.Context, sourcePath, targetCwd string, opts options, dirFor func(cwd string) string) (*Session, error) {
 	fsys := opts.fs()
 	data, err := fsys.ReadFile(sourcePath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,6 +61,7 @@ func forkFrom(ctx context.Context, sourcePath, targetCwd string, opts options) (
 			targetCwd = h.Cwd
 		}
 	}
+	opts.Dir = dirFor(targetCwd)
 	dir, err := opts.sessionDir()
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: %w", sourcePath, err)

@@ -3,9 +3,11 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,7 +51,7 @@ func TestForkBranch(t *testing.T) {
 	}
 
 	t.Run("at an entry, into the source directory", func(t *testing.T) {
-		ns, err := openStore(t, fixedOpts("", "22222222-2222-4222-8222-222222222222")).Fork(t.Context(), src, engine.ForkOptions{At: a1})
+		ns, err := openStore(t, fixedOpts(dir, "22222222-2222-4222-8222-222222222222")).Fork(t.Context(), src, engine.ForkOptions{At: a1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,5 +195,54 @@ func TestTrash(t *testing.T) {
 	}
 	if _, err := st.Trash(t.Context(), file, engine.TrashOptions{}); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("Trash of a missing file = %v, want ErrNotFound", err)
+	}
+}
+
+// TestForkOutsideTheStore: a fork of a file outside the store goes into
+// the store (its directory for the source's cwd), as pi's forkFrom writes
+// into the session directory it is given, not beside the source; and
+// ForkFile leaves no lock file beside the fork.
+func TestForkOutsideTheStore(t *testing.T) {
+	t.Parallel()
+	elsewhere, storeDir := t.TempDir(), t.TempDir()
+	s, err := createIn(t, fixedOpts(elsewhere, "11111111-1111-4111-8111-111111111111"), "/proj", engine.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u1 := mustID(t)(s.AppendMessage(message.NewUser("u1", time.Unix(1, 0))))
+	mustID(t)(s.AppendMessage(raw(string(jsonl.NewObject(64).String("role", "assistant").Raw("content", []byte(`[{"type":"text","text":"ok"}]`)).Bytes()))))
+	src := s.SessionFile()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range []engine.ForkOptions{{}, {At: u1}} {
+		st := openStore(t, fixedOpts(storeDir, fmt.Sprintf("2222222%d-2222-4222-8222-222222222222", i)))
+		ff, err := st.ForkFile(t.Context(), src, o)
+		if err != nil {
+			t.Fatalf("ForkFile %+v: %v", o, err)
+		}
+		if filepath.Dir(ff.Path) != storeDir {
+			t.Errorf("ForkFile %+v wrote %s, not into the store %s", o, ff.Path, storeDir)
+		}
+		st = openStore(t, fixedOpts(storeDir, fmt.Sprintf("3333333%d-3333-4333-8333-333333333333", i)))
+		ns, err := st.Fork(t.Context(), src, o)
+		if err != nil {
+			t.Fatalf("Fork %+v: %v", o, err)
+		}
+		if filepath.Dir(ns.SessionFile()) != storeDir {
+			t.Errorf("Fork %+v wrote %s, not into the store %s", o, ns.SessionFile(), storeDir)
+		}
+		if err := ns.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := os.ReadDir(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.Contains(e.Name(), "_2222222") && !strings.HasSuffix(e.Name(), ".jsonl") {
+			t.Errorf("%s stays in the store after ForkFile", e.Name())
+		}
 	}
 }

@@ -70,13 +70,7 @@ func (st *Store) ForkFile(ctx context.Context, source string, o ForkOptions) (*F
 			cwd = h.Cwd
 		}
 	}
-	dir := o.Dir
-	if dir == "" {
-		dir = filepath.Dir(v.path)
-		if o.Cwd != "" {
-			dir = st.sessionDir(o.Cwd)
-		}
-	}
+	dir := st.forkDir(v.path, cwd, o)
 	opts := st.options()
 	if !o.Branch && o.At == "" {
 		// Every entry, in file order (pi's forkFrom), naming the source
@@ -92,7 +86,13 @@ func (st *Store) ForkFile(ctx context.Context, source string, o ForkOptions) (*F
 				}
 			}
 		}
-		out, err := writeFork(ctx, opts, path, cwd, dir, lines)
+		body := forkBody{lines: lines}
+		if off, n, ok := contiguous(entries); ok {
+			// The lines are the file's bytes from the first entry to the
+			// last, one after another: the kernel copies them.
+			body = forkBody{src: v.f, off: off, n: n}
+		}
+		out, err := writeFork(ctx, opts, path, cwd, dir, body)
 		if err != nil {
 			return nil, fmt.Errorf("fork %s: %w", path, err)
 		}
@@ -163,7 +163,7 @@ func (st *Store) ForkFile(ctx context.Context, source string, o ForkOptions) (*F
 	}
 	// The copy's header names the source by its absolute path (the
 	// session's file), as Fork's does.
-	out, err := writeFork(ctx, opts, v.path, cwd, dir, lines)
+	out, err := writeFork(ctx, opts, v.path, cwd, dir, forkBody{lines: lines})
 	if err != nil {
 		return nil, fmt.Errorf("fork branch: %w", err)
 	}
@@ -172,11 +172,67 @@ func (st *Store) ForkFile(ctx context.Context, source string, o ForkOptions) (*F
 	return out, nil
 }
 
+// forkDir is the directory of a fork of the file at path whose cwd is
+// cwd: o.Dir, or with o.Cwd that cwd's directory in the store; else the
+// source's directory when the source is in the store, and the store's
+// directory for cwd when it is not (a fork goes into the store it was
+// asked of, not beside a file elsewhere).
+func (st *Store) forkDir(path, cwd string, o ForkOptions) string {
+	switch {
+	case o.Dir != "":
+		return o.Dir
+	case o.Cwd != "":
+		return st.sessionDir(o.Cwd)
+	case st.contains(path):
+		return filepath.Dir(path)
+	}
+	return st.sessionDir(cwd)
+}
+
+// contains reports whether path lies below the store's directory.
+func (st *Store) contains(path string) bool {
+	rel, err := filepath.Rel(st.root, path)
+	return err == nil && rel != "." && filepath.IsLocal(rel)
+}
+
+// forkBody is what follows a fork's header: lines, or the n bytes at off
+// of src, whole lines without the last one's newline.
+type forkBody struct {
+	lines  iter.Seq2[[]byte, error]
+	src    vfs.File
+	off, n int64
+}
+
+// contiguous returns the byte range of the file that holds the lines of
+// es and nothing else: each line exactly an entry's bytes (no blank,
+// damaged or padded line among them) and followed by the next. ok is
+// false when they are not, or when an entry is held in memory.
+func contiguous(es []*Entry) (off, n int64, ok bool) {
+	if len(es) == 0 {
+		return 0, 0, false
+	}
+	var end int64
+	for i, e := range es {
+		if !e.Detached() {
+			return 0, 0, false
+		}
+		o, l := e.Span()
+		if i == 0 {
+			off = o
+		} else if o != end+1 {
+			return 0, 0, false
+		}
+		end = o + int64(l)
+	}
+	return off, end - off, true
+}
+
 // writeFork writes a new session file for cwd in dir: a header naming
-// parent as its parentSession, then lines. It takes the new file's lock,
+// parent as its parentSession, then body. It takes the new file's lock,
 // writes a temporary file, syncs and renames it into place and syncs the
-// directory, then releases the lock; on an error nothing is left behind.
-func writeFork(ctx context.Context, opts options, parent, cwd, dir string, lines iter.Seq2[[]byte, error]) (_ *ForkedFile, err error) {
+// directory, then releases the lock and removes its lock file (a fork is
+// not open: no lock stays beside it); on an error nothing is left behind.
+func writeFork(ctx context.Context, opts options, parent, cwd, dir string, body forkBody) (_ *ForkedFile, err error) {
 	opts.ReadOnly, opts.Dir = false, dir
 	if dir, err = opts.sessionDir(); err != nil {
 		return nil, err
@@ -194,13 +250,9 @@ func writeFork(ctx context.Context, opts options, parent, cwd, dir string, lines
 		return nil, err
 	}
 	defer func() {
-		var lerr error
-		if _, serr := fsys.Lstat(file); serr != nil {
-			_, lerr = lk.Remove() // nothing was written: no lock file stays
-		} else {
-			lerr = lk.Close()
-		}
-		if err == nil {
+		// Remove keeps a lock file that is no longer this lock's, and
+		// one another process has open (Windows).
+		if _, lerr := lk.Remove(); err == nil {
 			err = lerr
 		}
 	}()
@@ -211,7 +263,8 @@ func writeFork(ctx context.Context, opts options, parent, cwd, dir string, lines
 		return nil, fmt.Errorf("create session file %s: %w", file, err)
 	}
 	tmp := vfs.TempName(file)
-	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
+	// Read and write: a copied range is read back to be checked.
+	f, err := fsys.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("create temporary file for %s: %w", file, err)
 	}
@@ -227,18 +280,7 @@ func writeFork(ctx context.Context, opts options, parent, cwd, dir string, lines
 			return nil, fmt.Errorf("create session file %s: %w", file, err)
 		}
 	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	w.Write(header)
-	w.WriteByte('\n')
-	for line, lerr := range lines {
-		if lerr != nil {
-			_ = f.Close()
-			return nil, lerr
-		}
-		w.Write(line)
-		w.WriteByte('\n')
-	}
-	if err = w.Flush(); err != nil {
+	if err = writeForkBody(f, header, body); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("write %s: %w", tmp, err)
 	}
@@ -257,4 +299,30 @@ func writeFork(ctx context.Context, opts options, parent, cwd, dir string, lines
 	}
 	h, _ := jsonl.ParseEntry(header)
 	return &ForkedFile{Path: file, Header: jsonl.ParseHeader(h)}, nil
+}
+
+// writeForkBody writes header and body to f, a new empty file, each line
+// followed by a newline.
+func writeForkBody(f vfs.File, header []byte, body forkBody) error {
+	w := bufio.NewWriterSize(f, 1<<16)
+	w.Write(header)
+	w.WriteByte('\n')
+	if body.src != nil {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if _, err := vfs.CopyRange(f, int64(len(header)+1), body.src, body.off, body.n); err != nil {
+			return err
+		}
+		w.WriteByte('\n')
+		return w.Flush()
+	}
+	for line, err := range body.lines {
+		if err != nil {
+			return err
+		}
+		w.Write(line)
+		w.WriteByte('\n')
+	}
+	return w.Flush()
 }

@@ -424,8 +424,10 @@ type ForkOptions struct {
 	At string
 	// Cwd is the new session's working directory; "" keeps the source's.
 	Cwd string
-	// Dir is the directory of the new file. "" is the source's directory
-	// when Cwd is "", otherwise the store's directory for Cwd.
+	// Dir is the directory of the new file. "" is the store's directory
+	// for Cwd; without Cwd, the source's directory when the source is in
+	// the store, and the store's directory for the source's cwd when it
+	// is not.
 	Dir string
 }
 
@@ -449,16 +451,8 @@ func (st *Store) Fork(ctx context.Context, source string, o ForkOptions) (*Sessi
 	}
 	opts := st.options()
 	if !o.Branch && o.At == "" {
-		// The source's cwd (o.Cwd ""), read with the source, and its
-		// directory; or Cwd's directory in the store.
-		opts.Dir = o.Dir
-		if opts.Dir == "" {
-			opts.Dir = filepath.Dir(path)
-			if o.Cwd != "" {
-				opts.Dir = st.sessionDir(o.Cwd)
-			}
-		}
-		return forkFrom(ctx, path, o.Cwd, opts)
+		// The source's cwd (o.Cwd ""), read with the source.
+		return forkFrom(ctx, path, o.Cwd, opts, func(cwd string) string { return st.forkDir(path, cwd, o) })
 	}
 	src, err := st.openPath(ctx, path, OpenOptions{ReadOnly: true})
 	if err != nil {
@@ -477,11 +471,11 @@ func (st *Store) Fork(ctx context.Context, source string, o ForkOptions) (*Sessi
 		}
 		leaf = id
 	}
-	dir := o.Dir
-	if o.Cwd != "" && dir == "" {
-		dir = st.sessionDir(o.Cwd)
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd = src.Cwd()
 	}
-	return src.forkBranch(ctx, leaf, o.Cwd, dir, opts)
+	return src.forkBranch(ctx, leaf, o.Cwd, st.forkDir(path, cwd, o), opts)
 }
 
 // TrashOptions configure Store.Trash.

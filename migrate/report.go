@@ -1,6 +1,8 @@
 package migrate
 
 import (
+	"errors"
+	"io/fs"
 	"strconv"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -56,6 +58,18 @@ func (r *Report) Add(path string, res FileResult, err error) ReportLine {
 	r.counts[l.Status]++
 	r.Files = append(r.Files, l)
 	return l
+}
+
+// AddUnread records a file that a walk left out unread as failed: err
+// is the walk's error for it, which names it when it is an
+// *fs.PathError (as engine.FilesBelow's are).
+func (r *Report) AddUnread(err error) ReportLine {
+	var pe *fs.PathError
+	path := ""
+	if errors.As(err, &pe) {
+		path = pe.Path
+	}
+	return r.Add(path, FileResult{}, err)
 }
 
 // Count returns how many files have a status.

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"errors"
+	"io/fs"
 	"testing"
 )
 
@@ -39,5 +40,18 @@ func TestReport(t *testing.T) {
 		`"migrated":0,"wouldMigrate":1,"current":1,"failed":1}` + "\n"
 	if got := string(r.AppendJSON(nil)); got != want {
 		t.Errorf("JSON\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestReportAddUnread: a file a walk could not read is a failure under
+// the path its error names.
+func TestReportAddUnread(t *testing.T) {
+	r := &Report{}
+	l := r.AddUnread(&fs.PathError{Op: "open", Path: "d/fifo.jsonl", Err: fs.ErrInvalid})
+	if l.Path != "d/fifo.jsonl" || l.Status != StatusFailed || r.Count(StatusFailed) != 1 {
+		t.Errorf("AddUnread: %+v", l)
+	}
+	if l := r.AddUnread(errors.New("no path")); l.Path != "" || l.Status != StatusFailed {
+		t.Errorf("an error without a path: %+v", l)
 	}
 }

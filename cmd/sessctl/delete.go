@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 
@@ -38,15 +37,9 @@ func runDelete(e *env, args []string) int {
 	if err != nil {
 		st = fileStore(path, so) // no store: trash beside the file
 	}
-	var o engine.TrashOptions
-	ctx := e.ctx
-	if *wait > 0 {
-		o.Wait = true
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *wait)
-		defer cancel()
-	}
-	moved, err := st.Trash(ctx, path, o)
+	ctx, cancel := waitContext(e.ctx, *wait)
+	defer cancel()
+	moved, err := st.Trash(ctx, path, engine.TrashOptions{Wait: *wait > 0})
 	if err != nil {
 		return e.fail(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	iofs "io/fs"
 	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
@@ -39,7 +38,7 @@ func runMigrate(e *env, args []string) int {
 	// What the walk of a directory left out (a directory it could not
 	// read, a named pipe) is a file that was not migrated.
 	for _, err := range skipped {
-		l := rep.Add(skippedPath(err), migrate.FileResult{}, err)
+		l := rep.AddUnread(err)
 		if !*asJSON {
 			printMigrateLine(out, e, l)
 		}
@@ -109,13 +108,4 @@ func printMigrateLine(out *bufio.Writer, e *env, l migrate.ReportLine) {
 		}
 		fmt.Fprintln(out)
 	}
-}
-
-// skippedPath is the path an error of a store walk names.
-func skippedPath(err error) string {
-	var pe *iofs.PathError
-	if errors.As(err, &pe) {
-		return pe.Path
-	}
-	return ""
 }

@@ -23,14 +23,18 @@ func waitFlag(fs *flag.FlagSet) *time.Duration {
 // waits that long for the lock.
 func openForWrite(ctx context.Context, path string, wait time.Duration, command string) (*engine.Session, error) {
 	st := fileStore(path, engine.StoreOptions{Command: human.Or(command, "sessctl")})
-	o := engine.OpenOptions{LockMode: "write"}
-	if wait <= 0 {
-		return st.Open(ctx, path, o)
-	}
-	o.Wait = true
-	wctx, cancel := context.WithTimeout(ctx, wait)
+	ctx, cancel := waitContext(ctx, wait)
 	defer cancel()
-	return st.Open(wctx, path, o)
+	return st.Open(ctx, path, engine.OpenOptions{LockMode: "write", Wait: wait > 0})
+}
+
+// waitContext is ctx, bounded by wait when --wait gave one (wait > 0);
+// cancel releases it.
+func waitContext(ctx context.Context, wait time.Duration) (context.Context, context.CancelFunc) {
+	if wait <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, wait)
 }
 
 // openReadOnly opens a session file read-only.

@@ -1,15 +1,15 @@
 //go:build !(darwin || linux || openbsd)
 
-package main
+package term
 
 import (
 	"bufio"
 	"os"
 )
 
-// writeFileBuffers writes bufs to f through a buffer: this system has no
+// writeFile writes bufs to f through a buffer: this system has no
 // writev in golang.org/x/sys.
-func writeFileBuffers(f *os.File, bufs [][]byte) error {
+func writeFile(f *os.File, bufs [][]byte) error {
 	w := bufio.NewWriterSize(f, 64<<10)
 	for _, b := range bufs {
 		if _, err := w.Write(b); err != nil {

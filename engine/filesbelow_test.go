@@ -1,4 +1,4 @@
-package main
+package engine_test
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"github.com/sessctl/sessctl/internal/testenv"
 )
 
-// TestSessionFilesIn: migrate's PATH arguments, a file as it is and a
-// directory as engine.Store.Files walks it (links listed, never followed
+// TestFilesBelow: a file as it is and a directory as engine.Store.Files
+// walks it (links listed, never followed
 // into a directory).
-func TestSessionFilesIn(t *testing.T) {
+func TestFilesBelow(t *testing.T) {
 	dir := t.TempDir()
 	b := filepath.Join(dir, "sub", "b.jsonl")
 	a := filepath.Join(dir, "a.jsonl")
@@ -36,14 +36,14 @@ func TestSessionFilesIn(t *testing.T) {
 		want = []string{single, a, filepath.Join(dir, "link.jsonl"), b}
 	}
 	_ = os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "linkdir"))
-	got, skipped, err := sessionFilesIn(context.Background(), []string{single, dir})
+	got, skipped, err := engine.FilesBelow(context.Background(), engine.StoreOptions{}, single, dir)
 	if err != nil || len(skipped) != 0 {
 		t.Fatal(err, skipped)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("sessionFilesIn (-want +got):\n%s", diff)
+		t.Errorf("FilesBelow (-want +got):\n%s", diff)
 	}
-	if _, _, err := sessionFilesIn(context.Background(), []string{filepath.Join(dir, "missing")}); !errors.Is(err, engine.ErrNotFound) {
+	if _, _, err := engine.FilesBelow(context.Background(), engine.StoreOptions{}, filepath.Join(dir, "missing")); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("a missing path: %v, want ErrNotFound", err)
 	}
 }

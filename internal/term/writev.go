@@ -1,22 +1,17 @@
-package main
+package term
 
 import (
 	"io"
 	"os"
 )
 
-// writeBuffers writes bufs in order. To a file (standard output, usually,
+// WriteBuffers writes bufs in order. To a file (standard output, usually,
 // unless it is a terminal) it hands them to the system in one go where it
 // can (writev), so thousands of pieces cost a few system calls instead of
 // one each.
-func writeBuffers(w io.Writer, bufs [][]byte) error {
-	switch f := w.(type) {
-	case *os.File:
-		return writeFileBuffers(f, bufs)
-	case *stdoutWriter:
-		if f.esc == nil {
-			return f.check(writeFileBuffers(f.f, bufs))
-		}
+func WriteBuffers(w io.Writer, bufs [][]byte) error {
+	if f, ok := w.(*os.File); ok {
+		return writeFile(f, bufs)
 	}
 	for _, b := range bufs {
 		if _, err := w.Write(b); err != nil {

@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package term
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// isTTY reports whether f is a console: it has a console mode, which
+// IsTTY reports whether f is a console: it has a console mode, which
 // NUL, pipes and files do not.
-func isTTY(f *os.File) bool {
+func IsTTY(f *os.File) bool {
 	var mode uint32
 	return windows.GetConsoleMode(windows.Handle(f.Fd()), &mode) == nil
 }

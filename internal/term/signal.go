@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"context"
@@ -7,14 +7,13 @@ import (
 	"syscall"
 )
 
-// signalContext returns the context a command runs with: cancelled by
-// SIGINT (Ctrl-C), SIGTERM (kill, service managers) or SIGHUP (the
-// terminal closed), with a cause that names the signal, so that a
-// summary command's process group is killed, the session lock released
-// and the owner record removed before sessctl exits. Signals after the
-// first are caught too (the command is already stopping). stop stops
-// catching them.
-func signalContext() (ctx context.Context, stop func()) {
+// SignalContext returns the context a command-line program runs with:
+// cancelled by SIGINT (Ctrl-C), SIGTERM (kill, service managers) or
+// SIGHUP (the terminal closed), with a cause that names the signal, so
+// that what the program started is stopped and its locks released before
+// it exits. Signals after the first are caught too (the program is
+// already stopping). stop stops catching them.
+func SignalContext() (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

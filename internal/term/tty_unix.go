@@ -1,6 +1,6 @@
 //go:build aix || darwin || dragonfly || freebsd || linux || netbsd || openbsd || solaris || zos
 
-package main
+package term
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// isTTY reports whether f is a terminal: the terminal driver gives its
+// IsTTY reports whether f is a terminal: the terminal driver gives its
 // settings (tcgetattr), which it does for no pipe, file or /dev/null.
-func isTTY(f *os.File) bool {
+func IsTTY(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlGetTermios)
 	return err == nil
 }

@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func TestWriteBuffers(t *testing.T) {
 		want = append(want, b...)
 	}
 	var plain bytes.Buffer
-	if err := writeBuffers(&plain, bufs); err != nil || !bytes.Equal(plain.Bytes(), want) {
+	if err := WriteBuffers(&plain, bufs); err != nil || !bytes.Equal(plain.Bytes(), want) {
 		t.Fatalf("plain writer: %v, %d bytes, want %d", err, plain.Len(), len(want))
 	}
 	r, w, err := os.Pipe()
@@ -31,7 +31,7 @@ func TestWriteBuffers(t *testing.T) {
 		b, _ := io.ReadAll(r)
 		got <- b
 	}()
-	if err := writeBuffers(w, bufs); err != nil {
+	if err := WriteBuffers(w, bufs); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()

@@ -1,12 +1,12 @@
 //go:build !(aix || darwin || dragonfly || freebsd || linux || netbsd || openbsd || solaris || zos || windows)
 
-package main
+package term
 
 import "os"
 
-// isTTY reports whether f is a character device: the best guess where
+// IsTTY reports whether f is a character device: the best guess where
 // there is no terminal driver to ask.
-func isTTY(f *os.File) bool {
+func IsTTY(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

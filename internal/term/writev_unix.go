@@ -1,6 +1,6 @@
 //go:build darwin || linux || openbsd
 
-package main
+package term
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// writeFileBuffers writes bufs to f with writev.
-func writeFileBuffers(f *os.File, bufs [][]byte) error {
+// writeFile writes bufs to f with writev.
+func writeFile(f *os.File, bufs [][]byte) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err

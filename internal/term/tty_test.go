@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"os"
@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestIsTerminal checks that only a terminal counts as one: /dev/null is
+// TestIsTTY checks that only a terminal counts as one: /dev/null is
 // a character device, and output sent there must not be escaped or get
 // progress lines.
-func TestIsTerminal(t *testing.T) {
+func TestIsTTY(t *testing.T) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestIsTerminal(t *testing.T) {
 	}
 	defer file.Close()
 	for name, f := range map[string]*os.File{os.DevNull: null, "a pipe": w, "a file": file} {
-		if isTerminal(f) {
+		if IsTTY(f) {
 			t.Errorf("%s is taken for a terminal", name)
 		}
 	}
@@ -41,7 +41,7 @@ func TestIsTerminal(t *testing.T) {
 		t.Skipf("no pseudo-terminal to check against: %v", err)
 	}
 	defer pty.Close()
-	if !isTerminal(pty) {
+	if !IsTTY(pty) {
 		t.Error("a pseudo-terminal is not taken for a terminal")
 	}
 }

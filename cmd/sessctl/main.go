@@ -17,8 +17,8 @@ import (
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/release"
 	"github.com/sessctl/sessctl/internal/sessionfile"
-	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/internal/term"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/replica"
 )
 

@@ -135,6 +135,9 @@ type Options struct {
 	// leanMin is the file size from which a session page keeps message
 	// entries detached (read back by page); tests lower it.
 	leanMin int64
+	// fsys is the filesystem the listing and the AgentUse pages read
+	// through; nil means vfs.OS(). Tests inject faults with it.
+	fsys vfs.FS
 	// holderEvery is how often a watched session is looked at for a
 	// change of its writer (0: a second), holderRecheck how often a
 	// held lock is probed again though nothing changed (0: 10 s); tests
@@ -259,7 +262,7 @@ func New(o Options) (*Handler, error) {
 	h.list = newLister(h)
 	h.views = newViewCache(8)
 	h.usage = newUsageCache(h)
-	h.prov = newProvCache()
+	h.prov = newProvCache(h.fs())
 	h.mux = h.routes()
 	return h, nil
 }
@@ -315,7 +318,7 @@ func (h *Handler) storeByKey(key string) *storeRef {
 // jsonlStore returns an engine store for the session files of dir, with
 // the handler's options.
 func (h *Handler) jsonlStore(dir string) *engine.Store {
-	st, err := engine.OpenStore(h.ctx, engine.StoreOptions{Dir: dir, CacheDir: h.o.CacheDir, Command: h.o.Command})
+	st, err := engine.OpenStore(h.ctx, engine.StoreOptions{Dir: dir, CacheDir: h.o.CacheDir, Command: h.o.Command, FS: h.o.fsys})
 	if err != nil {
 		// OpenStore fails only resolving an agent's directory, which a
 		// store on a directory never does.

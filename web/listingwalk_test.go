@@ -76,3 +76,30 @@ func TestListingAgentUseWalk(t *testing.T) {
 		t.Error("the list page does not link to the deep session")
 	}
 }
+
+// TestSessionPageFaults: a session page reads its file through the
+// handler's filesystem: a read that fails shows the error (500), and the
+// page reads again once the disk is well.
+func TestSessionPageFaults(t *testing.T) {
+	fsys := vfstest.NewFaultFS(vfs.OS())
+	s := newServer(t, Options{fsys: fsys})
+	file := filepath.Join(s.root, "--w--", "2026-01-01T00-00-00-000Z_a.jsonl")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data := `{"type":"session","version":3,"id":"f1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n" +
+		`{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"faulty disk prompt","timestamp":1}}` + "\n"
+	if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	page := s.page(file)
+	fsys.Inject(vfstest.Fault{Op: vfstest.OpRead, Repeat: true, Match: func(p string) bool { return p == file }})
+	code, body := s.get(page)
+	if code != 500 || !strings.Contains(body, "input/output error") {
+		t.Errorf("a failing read: %d\n%.300s", code, body)
+	}
+	fsys.Clear()
+	if body := s.mustGet(page); !strings.Contains(body, "faulty disk prompt") {
+		t.Error("the page does not read again once the disk is well")
+	}
+}

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/tree"
 )
@@ -29,6 +32,7 @@ import (
 // engine.OpenFile instead, which migrates it in memory or names the damage.
 
 type view struct {
+	fsys vfs.FS
 	path string
 	mu   sync.RWMutex // guards st; held for reading while a page uses it
 	st   *viewState
@@ -58,16 +62,16 @@ type viewState struct {
 const readChunk = 1 << 20
 
 // loadView reads the session file at path.
-func loadView(ctx context.Context, path string, leanMin int64) (*view, error) {
-	st, err := loadState(ctx, path, leanMin)
+func loadView(ctx context.Context, fsys vfs.FS, path string, leanMin int64) (*view, error) {
+	st, err := loadState(ctx, fsys, path, leanMin)
 	if err != nil {
 		return nil, err
 	}
-	return &view{path: path, st: st}, nil
+	return &view{fsys: fsys, path: path, st: st}, nil
 }
 
-func loadState(ctx context.Context, path string, leanMin int64) (*viewState, error) {
-	f, err := os.Open(path)
+func loadState(ctx context.Context, fsys vfs.FS, path string, leanMin int64) (*viewState, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", path, notFound(err))
 	}
@@ -90,7 +94,7 @@ func loadState(ctx context.Context, path string, leanMin int64) (*viewState, err
 	}
 	if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || p.Entries[0].IDKind != jsonl.KindString ||
 		migrate.Needed(migrate.VersionOf(&p.Entries[0])) || jsonl.ParseHeader(p.Entries[0]).Version > jsonl.CurrentVersion {
-		return loadEngine(ctx, path, fi)
+		return loadEngine(ctx, fsys, path, fi)
 	}
 	st := &viewState{key: keyOf(fi), header: jsonl.ParseHeader(p.Entries[0]), chunks: [][]jsonl.Entry{p.Entries},
 		ix: tree.Build(p.Entries), lean: lean, malformed: len(p.Malformed), lines: p.Lines, size: p.Size,
@@ -103,8 +107,13 @@ func loadState(ctx context.Context, path string, leanMin int64) (*viewState, err
 
 // loadEngine reads the file with a read-only engine open: a file to
 // migrate (in memory), or one the engine refuses with its error.
-func loadEngine(ctx context.Context, path string, fi os.FileInfo) (*viewState, error) {
-	s, err := engine.OpenFile(ctx, path, engine.OpenOptions{ReadOnly: true})
+func loadEngine(ctx context.Context, fsys vfs.FS, path string, fi fs.FileInfo) (*viewState, error) {
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: filepath.Dir(path), FS: fsys})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	s, err := st.Open(ctx, path, engine.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +132,7 @@ func loadEngine(ctx context.Context, path string, fi os.FileInfo) (*viewState, e
 // not change, the appended lines when it only grew, everything again
 // otherwise. It reports whether entries were added or replaced.
 func (v *view) refresh(ctx context.Context, leanMin int64) (bool, error) {
-	fi, err := os.Stat(v.path)
+	fi, err := v.fsys.Stat(v.path)
 	if err != nil {
 		return false, fmt.Errorf("read session %s: %w", v.path, notFound(err))
 	}
@@ -138,10 +147,10 @@ func (v *view) refresh(ctx context.Context, leanMin int64) (bool, error) {
 	if keyOf(fi) == v.st.key {
 		return false, nil
 	}
-	if ok := v.st.readOn(v.path, fi); ok {
+	if ok := v.st.readOn(v.fsys, v.path, fi); ok {
 		return true, nil
 	}
-	st, err := loadState(ctx, v.path, leanMin)
+	st, err := loadState(ctx, v.fsys, v.path, leanMin)
 	if err != nil {
 		return false, err
 	}
@@ -153,12 +162,12 @@ func (v *view) refresh(ctx context.Context, leanMin int64) (bool, error) {
 // readOn reads the lines appended to the file at path since it was read,
 // when the file (now fi) only grew; false when it must be read again
 // whole. The view's lock is held.
-func (st *viewState) readOn(path string, fi os.FileInfo) bool {
+func (st *viewState) readOn(fsys vfs.FS, path string, fi fs.FileInfo) bool {
 	k := keyOf(fi)
 	if !st.grow || k.ino == 0 || k.ino != st.key.ino || k.size <= st.size {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}
@@ -194,7 +203,7 @@ func (st *viewState) readOn(path string, fi os.FileInfo) bool {
 }
 
 // tailBytes returns up to 64 bytes of f before off.
-func tailBytes(f *os.File, off int64) []byte {
+func tailBytes(f vfs.File, off int64) []byte {
 	n := min(off, 64)
 	b := make([]byte, n)
 	if _, err := f.ReadAt(b, off-n); err != nil {
@@ -204,7 +213,7 @@ func tailBytes(f *os.File, off int64) []byte {
 }
 
 func notFound(err error) error {
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w: %w", engine.ErrNotFound, err)
 	}
 	return err
@@ -244,7 +253,7 @@ func (v *view) fill(es []*jsonl.Entry, max int) ([]*jsonl.Entry, error) {
 	if len(detached) == 0 {
 		return out, nil
 	}
-	f, err := os.Open(v.path)
+	f, err := v.fsys.OpenFile(v.path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", v.path, notFound(err))
 	}
@@ -289,6 +298,7 @@ func (v *view) fill(es []*jsonl.Entry, max int) ([]*jsonl.Entry, error) {
 
 // viewCache keeps the views of the sessions looked at last.
 type viewCache struct {
+	fsys  vfs.FS
 	mu    sync.Mutex
 	max   int
 	order []string // least recently used first
@@ -296,7 +306,9 @@ type viewCache struct {
 	load  sync.Map // path -> *sync.Mutex: one reading of a file at a time
 }
 
-func newViewCache(max int) *viewCache { return &viewCache{max: max, m: map[string]*view{}} }
+func newViewCache(max int, fsys vfs.FS) *viewCache {
+	return &viewCache{fsys: fsys, max: max, m: map[string]*view{}}
+}
 
 // get returns the view of the file at path, up to date with the file.
 func (c *viewCache) get(ctx context.Context, path string, leanMin int64) (*view, error) {
@@ -315,7 +327,7 @@ func (c *viewCache) get(ctx context.Context, path string, leanMin int64) (*view,
 		}
 		return v, nil
 	}
-	v, err := loadView(ctx, path, leanMin)
+	v, err := loadView(ctx, c.fsys, path, leanMin)
 	if err != nil {
 		return nil, err
 	}

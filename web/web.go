@@ -260,7 +260,7 @@ func New(o Options) (*Handler, error) {
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.list = newLister(h)
-	h.views = newViewCache(8)
+	h.views = newViewCache(8, h.fs())
 	h.usage = newUsageCache(h)
 	h.prov = newProvCache(h.fs())
 	h.mux = h.routes()

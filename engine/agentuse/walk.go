@@ -28,7 +28,7 @@ const trashDirName = ".trash"
 // Dir is a session directory, as Walk finds it: a directory holding a
 // regular file named session.json.
 type Dir struct {
-	Path string // absolute
+	Path string // absolute (a relative root is taken from the working directory)
 	Rel  string // Path relative to the walk's root, '/'-separated; "" for the root itself
 	// Parent is the innermost session whose subagent/ directory holds
 	// this one; nil for a session that is not nested in another.
@@ -78,7 +78,11 @@ func walkDirs(ctx context.Context, fsys vfs.FS, root string, visit func(d, in *D
 	if fsys == nil {
 		fsys = vfs.OS()
 	}
-	root = filepath.Clean(root)
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	root = abs
 	var walk func(dir, rel string, parent *Dir) error
 	walk = func(dir, rel string, parent *Dir) error {
 		if err := ctx.Err(); err != nil {

@@ -260,7 +260,7 @@ func New(o Options) (*Handler, error) {
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.list = newLister(h)
-	h.views = newViewCache(8, h.fs())
+	h.views = newViewCache(8, h.fs(), h.openView)
 	h.usage = newUsageCache(h)
 	h.prov = newProvCache(h.fs())
 	h.mux = h.routes()
@@ -283,6 +283,7 @@ func (h *Handler) URL() string {
 func (h *Handler) Close() error {
 	h.cancel()
 	h.bg.Wait()
+	h.views.closeAll()
 	return h.closeSearch()
 }
 

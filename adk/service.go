@@ -551,7 +551,7 @@ func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.
 				continue
 			}
 		}
-		id := in.IDString()
+		id := in.ID
 		if idFromName(filepath.Base(in.Path)) != id {
 			continue // not a file the adapter named
 		}

@@ -12,7 +12,7 @@ import (
 // BranchCollection is the result of CollectEntriesForBranchSummary.
 type BranchCollection struct {
 	// Entries are the abandoned entries, oldest first.
-	Entries []*jsonl.Entry
+	Entries []*tree.Entry
 	// CommonAncestorID is the deepest entry on both the old leaf's and the
 	// target's root paths; HasCommonAncestor is false when there is none
 	// (different roots, or no old leaf).
@@ -87,7 +87,7 @@ func BranchBudget(contextWindow, reserveTokens int) int {
 // they fit the budget. The first message that does not fit ends the walk;
 // a compaction or branch summary is still taken then if the total is
 // below 90% of the budget. A budget of 0 or less means no limit.
-func PrepareBranchEntries(entries []*jsonl.Entry, budget int) BranchPreparation {
+func PrepareBranchEntries(entries []*tree.Entry, budget int) BranchPreparation {
 	var p BranchPreparation
 	for _, e := range entries {
 		if e.Type != jsonl.TypeBranchSummary {

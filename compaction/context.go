@@ -13,7 +13,7 @@ type Message struct {
 	// (compactionSummary, branchSummary, custom) it is built like pi does.
 	Raw []byte
 	// Entry is the entry the message came from.
-	Entry *jsonl.Entry
+	Entry *tree.Entry
 	// Stored is true when Raw is the stored message of a "message" entry.
 	Stored bool
 }
@@ -32,17 +32,39 @@ type Context struct {
 // offLevel is the default thinking level.
 var offLevel = []byte(`"off"`)
 
-// Leaf says which entry a context is built for.
+// Leaf says which entry a context is built for: an entry id (LeafID;
+// an unknown or empty id falls back to the last entry), the explicit
+// null leaf (NullLeaf), or none given (the zero Leaf): the last entry in
+// file order.
 type Leaf struct {
-	ID   string     // the entry id, when Kind is KindString
-	Kind jsonl.Kind // KindString: an id (unknown ids fall back to the last entry); KindNull: the explicit null leaf; KindAbsent: not given
+	id   string
+	null bool
 }
 
 // LeafID returns a Leaf naming an entry id.
-func LeafID(id string) Leaf { return Leaf{ID: id, Kind: jsonl.KindString} }
+func LeafID(id string) Leaf { return Leaf{id: id} }
 
-// NullLeaf is the explicit null leaf: its context is always empty.
-var NullLeaf = Leaf{Kind: jsonl.KindNull}
+// NullLeaf returns the explicit null leaf: its context is always empty.
+func NullLeaf() Leaf { return Leaf{null: true} }
+
+// IndexLeaf returns the leaf ix holds (tree.Index.Leaf: an id, the
+// explicit null leaf, or none given) as a Leaf.
+func IndexLeaf(ix *tree.Index) Leaf {
+	switch id, kind := ix.Leaf(); kind {
+	case jsonl.KindNull:
+		return NullLeaf()
+	case jsonl.KindString:
+		return LeafID(id)
+	}
+	return Leaf{}
+}
+
+// ID returns the entry id the leaf names; "" for the null leaf and for
+// none given.
+func (l Leaf) ID() string { return l.id }
+
+// IsNull reports whether l is the explicit null leaf.
+func (l Leaf) IsNull() bool { return l.null }
 
 // Build returns the context for leaf over the entries of ix, exactly as pi's
 // buildSessionContext(entries, leafId, byId) does:
@@ -69,8 +91,8 @@ func Build(ix *tree.Index, leaf Leaf) Context {
 
 // BuildLoad is Build over an index whose entries may be detached (parsed
 // without their bytes): see FromPathLoad.
-func BuildLoad(ix *tree.Index, leaf Leaf, load func([]*jsonl.Entry) error) (Context, error) {
-	if leaf.Kind == jsonl.KindNull {
+func BuildLoad(ix *tree.Index, leaf Leaf, load func([]*tree.Entry) error) (Context, error) {
+	if leaf.null {
 		return Context{ThinkingLevel: offLevel}, nil
 	}
 	entries := ix.Entries()
@@ -78,8 +100,8 @@ func BuildLoad(ix *tree.Index, leaf Leaf, load func([]*jsonl.Entry) error) (Cont
 		return Context{ThinkingLevel: offLevel}, nil
 	}
 	var start *jsonl.Entry
-	if leaf.Kind == jsonl.KindString && leaf.ID != "" {
-		start, _ = ix.Get(leaf.ID)
+	if leaf.id != "" {
+		start, _ = ix.Get(leaf.id)
 	}
 	if start == nil {
 		start = entries[len(entries)-1]
@@ -89,7 +111,7 @@ func BuildLoad(ix *tree.Index, leaf Leaf, load func([]*jsonl.Entry) error) (Cont
 
 // FromPath builds the context of a root-to-leaf path (steps 4 and 5 of
 // Build).
-func FromPath(path []*jsonl.Entry) Context {
+func FromPath(path []*tree.Entry) Context {
 	ctx, _ := FromPathLoad(path, nil)
 	return ctx
 }
@@ -101,7 +123,7 @@ func FromPath(path []*jsonl.Entry) Context {
 // last compaction, then with the entries whose messages the context
 // holds, in path order. The first error load returns ends the build and
 // is returned.
-func FromPathLoad(path []*jsonl.Entry, load func([]*jsonl.Entry) error) (Context, error) {
+func FromPathLoad(path []*tree.Entry, load func([]*tree.Entry) error) (Context, error) {
 	need := func(es ...*jsonl.Entry) error {
 		if load == nil {
 			return nil

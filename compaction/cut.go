@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // isCutPointRole reports whether a message of this role may start the
@@ -48,7 +49,7 @@ func rawView(path []*jsonl.Entry, start, end int) []projected {
 // (user, assistant, bashExecution, custom, branchSummary or
 // compactionSummary). A tool result is never a cut point, so a kept tool
 // result always stays with its call.
-func FindValidCutPoints(path []*jsonl.Entry, start, end int) []int {
+func FindValidCutPoints(path []*tree.Entry, start, end int) []int {
 	return validCuts(rawView(path, start, end), start, end)
 }
 
@@ -67,7 +68,7 @@ func validCuts(ps []projected, start, end int) []int {
 // first entry other than a compaction with a message of role user,
 // bashExecution, custom, branchSummary or compactionSummary. It returns
 // -1 when there is none.
-func FindTurnStartIndex(path []*jsonl.Entry, i, start int) int {
+func FindTurnStartIndex(path []*tree.Entry, i, start int) int {
 	return turnStart(rawView(path, start, i+1), i, start)
 }
 
@@ -115,7 +116,7 @@ type CutPoint struct {
 // Prepare cuts the same way over the path's projection (context edits
 // applied), where an omitted recovery attempt at the end also moves the
 // cut past it.
-func FindCutPoint(path []*jsonl.Entry, start, end, keepRecentTokens int) CutPoint {
+func FindCutPoint(path []*tree.Entry, start, end, keepRecentTokens int) CutPoint {
 	return cutPoint(rawView(path, start, end), start, end, keepRecentTokens, false)
 }
 

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // EntryMessage is pi's getMessageFromEntry as compaction uses it: a
@@ -10,7 +11,7 @@ import (
 // "branchSummary" (even when its summary is empty, unlike Build), and a
 // compaction entry one with role "compactionSummary". Every other entry
 // gives nothing.
-func EntryMessage(e *jsonl.Entry) (Message, bool) {
+func EntryMessage(e *tree.Entry) (Message, bool) {
 	switch e.Type {
 	case jsonl.TypeMessage:
 		msg, ok := e.Field("message")

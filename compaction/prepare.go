@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // The reasons Prepare gives for not compacting. pi's manual /compact
@@ -93,7 +94,7 @@ type Preparation struct {
 // estimate of the projected context, from the last valid usage unless a
 // context edit or compaction came after it on the path. The indexes in
 // the Preparation are indexes in path.
-func Prepare(path []*jsonl.Entry, s Settings) (*Preparation, error) {
+func Prepare(path []*tree.Entry, s Settings) (*Preparation, error) {
 	if n := len(path); n > 0 && path[n-1].Type == jsonl.TypeCompaction {
 		return nil, ErrAlreadyCompacted
 	}

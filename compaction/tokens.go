@@ -35,7 +35,8 @@ func DefaultSettings() Settings {
 }
 
 // UTF16Len returns the length of s in UTF-16 code units, which is what
-// JavaScript's string.length counts (see jsonl.UTF16Len).
+// JavaScript's string.length counts (each invalid UTF-8 sequence, read
+// as one U+FFFD, counting 1).
 func UTF16Len(s string) int { return jsonl.UTF16Len(s) }
 
 // jsLen is the UTF-16 length of a raw JSON string value, 0 for anything

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/message"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // Model names the model a context was last set to: the provider and
@@ -66,7 +67,7 @@ func (c Context) Thinking() string {
 // LatestCompactionEntry returns the last compaction entry of entries
 // (pi's getLatestCompactionEntry), or false when there is none. pi's
 // agent calls it on a branch (engine.Session.BranchPath("")).
-func LatestCompactionEntry(entries []*jsonl.Entry) (*jsonl.Entry, bool) {
+func LatestCompactionEntry(entries []*tree.Entry) (*tree.Entry, bool) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		if entries[i].Type == jsonl.TypeCompaction {
 			return entries[i], true

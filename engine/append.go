@@ -304,8 +304,7 @@ func (s *Session) AppendCompaction(c Compaction) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.write(func() (*pending, error) {
-		id, kind := s.ix.Leaf()
-		system := compaction.CurrentSystemMessage(compaction.Build(s.ix, compaction.Leaf{ID: id, Kind: kind}).Messages)
+		system := compaction.CurrentSystemMessage(compaction.Build(s.ix, compaction.IndexLeaf(s.ix)).Messages)
 		p := s.envelope(jsonl.TypeCompaction)
 		first := c.FirstKeptEntryID
 		if c.RetainNone {

@@ -75,14 +75,14 @@ func benchList(b *testing.B, noIndex bool) {
 	dir := sessionStore(b)
 	st := openStore(b, engine.StoreOptions{Dir: dir})
 	if !noIndex {
-		if _, err := st.List(context.Background(), "/", engine.ListOptions{}); err != nil {
+		if _, err := st.List(context.Background(), "/", engine.ListOptions{EveryCwd: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		infos, err := st.List(context.Background(), "/", engine.ListOptions{NoIndex: noIndex})
+		infos, err := st.List(context.Background(), "/", engine.ListOptions{NoIndex: noIndex, EveryCwd: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -252,3 +252,24 @@ func BenchmarkReadContextIndexed(b *testing.B) {
 // BenchmarkOpenFull is BenchmarkReopenIndexed without the index: the
 // read-only open alone, with a full parse.
 func BenchmarkOpenFull(b *testing.B) { benchOpenFull(b, false) }
+
+// BenchmarkListFirst lists 5,000 sessions with no list index yet, as the
+// first `sessctl list` of a store does: reading every file and writing
+// the list and texts indexes; against BenchmarkListScan (reading alone),
+// what the indexes cost a first listing.
+func BenchmarkListFirst(b *testing.B) {
+	dir := sessionStore(b)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		b.StopTimer()
+		st := openStore(b, engine.StoreOptions{Dir: dir, CacheDir: b.TempDir()})
+		b.StartTimer()
+		infos, err := st.List(context.Background(), "/", engine.ListOptions{EveryCwd: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(infos)
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sessions/s")
+}

@@ -68,19 +68,25 @@ func TestDocExamples(t *testing.T) {
 			}
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	mds, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range readmeBlocks(string(readme)) {
-		n++
-		found := false
-		for _, lines := range all {
-			found = found || contains(lines, trimmedLines(b.code))
+	for _, md := range append([]string{filepath.Join(root, "README.md")}, mds...) {
+		text, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !found {
-			t.Errorf("README.md:%d: this Go block is not in any test file, so nothing checks that it compiles: "+
-				"keep it identical to engine/example_readme_test.go", b.line)
+		for _, b := range readmeBlocks(string(text)) {
+			n++
+			found := false
+			for _, lines := range all {
+				found = found || contains(lines, trimmedLines(b.code))
+			}
+			if !found {
+				t.Errorf("%s:%d: this Go block is not in any test file, so nothing checks that it compiles: "+
+					"keep it identical to engine/example_readme_test.go", md, b.line)
+			}
 		}
 	}
 	if n < 3 {

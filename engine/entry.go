@@ -1,69 +1,32 @@
 package engine
 
-import "github.com/sessctl/sessctl/internal/jsonl"
+import "github.com/sessctl/sessctl/tree"
 
-// The JSON codec is internal to the module (internal/jsonl), so the types
-// a Session hands out are named here. They are aliases: a value of
-// engine.Entry is the tree and compaction packages' entry too.
+// The types of a session's lines are named in package tree (the codec
+// that defines them is internal); these are the same types.
 
-// Entry is one JSON object line of a session file: the envelope every
-// entry shares, decoded, and the line's bytes exactly as read (Raw):
-// unknown members, unknown entry types and key order survive every read
-// and every append. It is the codec's type (an alias), with these fields
-// and methods:
-//
-//	type Entry struct {
-//		Raw        []byte // the JSON object, without surrounding whitespace and newline
-//		Type       string // "message", "model_change", "label", ...; "" when absent or not a string
-//		ID         string
-//		ParentID   string
-//		Timestamp  string
-//		Role       string // the role of a message entry's message, when it is a string
-//		Offset     int64  // byte offset of the line in the file
-//		Line       int    // 1-based line number in the file, 0 when not read from a file
-//		IDKind     Kind   // KindString normally; KindAbsent when the line has no id
-//		ParentKind Kind   // KindString, KindNull for a root, KindAbsent when missing
-//	}
-//
-//	func (e *Entry) Message() []byte // a message entry's "message" object, nil otherwise
-//	func (e *Entry) Field(key string) ([]byte, bool) // any top-level member, as JSON
-//	func (e *Entry) StringField(key string) (string, bool)
-//	func (e *Entry) IsHeader() bool
-//	func (e *Entry) HasParent() bool
-//	func (e *Entry) IDJSON() ([]byte, bool) // the id as JSON text
-//	func (e *Entry) ParentJSON() ([]byte, bool)
-//
-// A message entry decodes to a typed message with one call:
-//
-//	m, err := message.Decode(e.Message()) // *message.User, *message.Assistant, ...
-//
-// A non-string id or parentId (which no writer produces, but a hand-made
-// file may hold) is kept as "\x00" followed by its JSON text, so it never
-// equals a string id; IDKind and ParentKind say which it is. The entries
-// a Session hands out are copies: changing them changes nothing in it.
-type Entry = jsonl.Entry
+// Entry is one JSON object line of a session file (tree.Entry: its
+// fields and methods are listed there). The entries a Session hands out
+// are copies: changing them changes nothing in it.
+type Entry = tree.Entry
 
-// Header is the decoded header line of a session file (Version, Cwd,
-// ParentSession, each with a Has... flag); the line itself stays in its
-// Entry's Raw and is what gets written back.
-type Header = jsonl.Header
+// Header is the decoded header line of a session file (tree.Header).
+type Header = tree.Header
 
-// Kind is the JSON kind of an id, a parentId or a leaf: KindString for an
-// id, KindNull for null (a root's parentId, the explicit null leaf),
-// KindAbsent when the member is missing.
-type Kind = jsonl.Kind
+// Kind is the JSON kind of an id, a parentId or a leaf (tree.Kind).
+type Kind = tree.Kind
 
-// The kinds of JSON values.
+// The kinds of JSON values (tree's).
 const (
-	KindAbsent = jsonl.KindAbsent
-	KindNull   = jsonl.KindNull
-	KindBool   = jsonl.KindBool
-	KindNumber = jsonl.KindNumber
-	KindString = jsonl.KindString
-	KindArray  = jsonl.KindArray
-	KindObject = jsonl.KindObject
+	KindAbsent = tree.KindAbsent
+	KindNull   = tree.KindNull
+	KindBool   = tree.KindBool
+	KindNumber = tree.KindNumber
+	KindString = tree.KindString
+	KindArray  = tree.KindArray
+	KindObject = tree.KindObject
 )
 
 // CurrentVersion is the session format version sessctl writes and the
 // newest it reads (pi's CURRENT_SESSION_VERSION).
-const CurrentVersion = jsonl.CurrentVersion
+const CurrentVersion = 3 // the codec's too (entry_test.go)

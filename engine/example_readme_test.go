@@ -1,12 +1,14 @@
 package engine_test
 
-// This file, from its imports to the end of run, is the code of the
-// README's "Embedding" section: TestDocExamples checks that the two stay
-// the same, so the README's code compiles. run is not called (it would
-// write to the real pi store).
+// This file holds the code of the README's quick start (from its imports
+// to the end of run) and of docs/embedding.md's fuller session (runFull):
+// TestDocExamples checks that each stays the same as its document, so
+// the documents' code compiles. Neither is called (they would write to
+// the real pi store).
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/sessctl/sessctl/compaction"
@@ -14,7 +16,34 @@ import (
 	"github.com/sessctl/sessctl/message"
 )
 
-func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*message.Assistant, error)) error {
+func run(ctx context.Context, cwd, prompt string, model func(compaction.Context) (*message.Assistant, error), summarize compaction.Func) error {
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{}) // pi's store: ~/.pi/agent/sessions/<cwd>/
+	if err != nil {
+		return err
+	}
+	s, err := st.ContinueRecent(ctx, cwd, engine.OpenOptions{}) // cwd's latest session, or a new one
+	if err != nil {
+		return err
+	}
+	defer s.Close() // the writer lock is held until then
+	if _, err := s.AppendMessage(message.NewUser(prompt, time.Now())); err != nil {
+		return err
+	}
+	reply, err := model(s.Context()) // c.TypedMessages(), c.CurrentModel(), c.Thinking()
+	if err != nil {
+		return err
+	}
+	if _, err := s.AppendMessage(reply); err != nil { // synced before it returns
+		return err
+	}
+	_, err = s.Compact(ctx, summarize, compaction.DefaultSettings()) // as pi does, when pi would
+	if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) {
+		err = nil
+	}
+	return err
+}
+
+func runFull(ctx context.Context, cwd string, callModel func(compaction.Context) (*message.Assistant, error)) error {
 	// pi's store (~/.pi/agent/sessions/, one directory per cwd);
 	// StoreOptions{AgentDir: dir} keeps that layout below any directory,
 	// and the other fields set the filesystem, clock, ids and sync
@@ -69,3 +98,4 @@ func run(ctx context.Context, cwd string, callModel func(compaction.Context) (*m
 
 // run is compiled, not called.
 var _ = run
+var _ = runFull

@@ -297,3 +297,42 @@ func ExampleSession_BranchWithSummary() {
 	fmt.Println("| parent of the leaf:", s.BranchPath(leaf)[1].ID == first)
 	// Output: user assistant branchSummary | parent of the leaf: true
 }
+
+// A listing names each session by its header's id and a child by the
+// file of the session it came from, as plain strings.
+func ExampleStore_List() {
+	st, done := exampleStore()
+	defer done()
+	ctx := context.Background()
+	s, err := st.Create(ctx, "/home/dev/project", engine.CreateOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	s.AppendMessage(message.NewUser("Review the patch.", time.Now()))
+	s.AppendMessage(answer("Starting a reviewer."))
+	child, err := s.NewChild(ctx, engine.ChildOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer child.Close()
+	child.AppendMessage(message.NewUser("Read the diff.", time.Now()))
+	child.AppendMessage(answer("Reading."))
+
+	infos, err := st.List(ctx, "/home/dev/project", engine.ListOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range infos {
+		id := in.ID
+		switch {
+		case id == s.SessionID():
+			fmt.Printf("session: %q, no parent: %t\n", in.FirstMessage, in.ParentSessionPath == "")
+		case id == child.SessionID():
+			fmt.Printf("child: %q, parent is the session's file: %t\n", in.FirstMessage, in.ParentSessionPath == s.SessionFile())
+		}
+	}
+	// Unordered output:
+	// session: "Review the patch.", no parent: true
+	// child: "Read the diff.", parent is the session's file: true
+}

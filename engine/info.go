@@ -59,13 +59,13 @@ func (i *Info) MarshalJSON() ([]byte, error) {
 // listing served from the index copies it instead of encoding it again.
 func headJSON(in *Info) []byte {
 	b := jsonl.NewObject(256+len(in.FirstMessage)).
-		Raw("id", orNull(in.ID)).
+		Raw("id", idJSON(in)).
 		String("cwd", in.Cwd)
 	if in.HasName {
 		b.String("name", in.Name)
 	}
-	if in.ParentSessionPath != nil {
-		b.Raw("parentSessionPath", in.ParentSessionPath)
+	if p := parentJSON(in); p != nil {
+		b.Raw("parentSessionPath", p)
 	}
 	if in.CreatedValid {
 		b.String("created", jsonl.ISOTime(in.Created))
@@ -96,9 +96,28 @@ func allTextJSON(in *Info) []byte {
 	return []byte(`""`)
 }
 
-func orNull(v []byte) []byte {
-	if v == nil {
+// idJSON returns the id as JSON: as it was read while ID still holds
+// that value (an id of any type passes through, as in pi), null when
+// there was none and ID is empty, else ID as a string.
+func idJSON(in *Info) []byte {
+	switch {
+	case in.idJSON != nil && idText(in.idJSON) == in.ID:
+		return in.idJSON
+	case in.idJSON == nil && in.ID == "":
 		return []byte("null")
 	}
-	return v
+	return jsonl.AppendString(nil, in.ID)
+}
+
+// parentJSON returns parentSessionPath as JSON, nil to leave it out: as
+// it was read while ParentSessionPath still holds that value, else
+// ParentSessionPath as a string when it is not empty.
+func parentJSON(in *Info) []byte {
+	switch {
+	case in.parentJSON != nil && parentText(in.parentJSON) == in.ParentSessionPath:
+		return in.parentJSON
+	case in.ParentSessionPath == "":
+		return nil
+	}
+	return jsonl.AppendString(nil, in.ParentSessionPath)
 }

@@ -25,9 +25,11 @@ import (
 // pi's SessionInfo, field for field. (An open session is a Session.)
 type Info struct {
 	Path string
-	// ID is the header's id as JSON (a string in every valid file; pi
-	// passes other types through).
-	ID []byte
+	// ID is the header's id: a string in every valid file. An id of
+	// another JSON type (which pi passes through to its listing) is its
+	// JSON text, and "" when it is null or missing; the JSON encodings
+	// (AppendJSON, MarshalJSON) still write such an id as it was read.
+	ID string
 	// Cwd is the header's cwd, or "" when it is missing or not a string.
 	Cwd string
 	// Name is the trimmed name of the last session_info entry, when
@@ -35,9 +37,11 @@ type Info struct {
 	// which clears the name (pi 0.73.1).
 	Name    string
 	HasName bool
-	// ParentSessionPath is the header's parentSession as JSON, nil when
-	// absent.
-	ParentSessionPath []byte
+	// ParentSessionPath is the header's parentSession, the path of the
+	// session this one was forked from; "" when it is missing or not a
+	// string (the JSON encodings still write a non-string one as it was
+	// read).
+	ParentSessionPath string
 	// Created is the header timestamp; CreatedValid is false when it does
 	// not parse (pi's Invalid Date, null in JSON).
 	Created      time.Time
@@ -56,6 +60,12 @@ type Info struct {
 	// lone surrogate escape); nil when not read from a file.
 	allTextJSON []byte
 	firstJSON   []byte
+	// idJSON and parentJSON are the header's id and parentSession as
+	// the JSON they were read as (nil when missing), so the encodings
+	// pass a value of any type through as pi does while ID and
+	// ParentSessionPath still hold it.
+	idJSON     []byte
+	parentJSON []byte
 	// Size and ModTime are the file's size and mtime when it was read.
 	Size    int64
 	ModTime time.Time
@@ -84,9 +94,7 @@ func (i *Info) cachedHead() []byte {
 	s := &c.snap
 	if i.Cwd != s.Cwd || i.Name != s.Name || i.HasName != s.HasName || i.CreatedValid != s.CreatedValid ||
 		!i.Created.Equal(s.Created) || !i.Modified.Equal(s.Modified) || i.MessageCount != s.MessageCount ||
-		i.FirstMessage != s.FirstMessage ||
-		!bytes.Equal(i.ID, s.ID) || !bytes.Equal(i.ParentSessionPath, s.ParentSessionPath) ||
-		(i.ParentSessionPath == nil) != (s.ParentSessionPath == nil) {
+		i.FirstMessage != s.FirstMessage || i.ID != s.ID || i.ParentSessionPath != s.ParentSessionPath {
 		return nil
 	}
 	return c.head
@@ -101,12 +109,23 @@ func (i *Info) AllMessagesText() string {
 	return s
 }
 
-// IDString returns the id as a string (its JSON text when not a string).
-func (i *Info) IDString() string {
-	if s, ok := jsonl.String(i.ID); ok {
+// idText is the Go value of a header id read as JSON v: a string's
+// value, "" for null, any other value's JSON text.
+func idText(v []byte) string {
+	if s, ok := jsonl.String(v); ok {
 		return s
 	}
-	return string(i.ID)
+	if jsonl.KindOf(v) == KindNull {
+		return ""
+	}
+	return string(v)
+}
+
+// parentText is the Go value of a header parentSession read as JSON v:
+// a string's value, else "".
+func parentText(v []byte) string {
+	s, _ := jsonl.String(v)
+	return s
 }
 
 // ListOptions configure Store.List and Store.Sessions.
@@ -357,90 +376,154 @@ func listFiles(ctx context.Context, o listing, dirs []dirFiles) ([]Info, error) 
 	return listFilesWarn(ctx, o, dirs, nil)
 }
 
+// listFilesWarn is listFiles, reporting warns to o.Warn before the
+// errors of its own reads.
 func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []error) ([]Info, error) {
-	type job struct {
-		dir, name string
-		st        fs.FileInfo
-		slot      int
+	r := newListRun(o, dirs)
+	r.plan()
+	if err := r.read(ctx); err != nil {
+		return nil, err
 	}
+	if o.Warn != nil {
+		r.warn(warns)
+	}
+	if !o.NoIndex {
+		slot := 0
+		for di := range dirs {
+			slot = r.refresh(di, slot)
+		}
+	}
+	return sortInfos(r.infos, len(dirs) > 1), nil
+}
+
+// listJob is a file listFiles reads: its directory, name, stat (nil for
+// a symbolic link or a stat that failed) and slot in the result.
+type listJob struct {
+	dir, name string
+	st        fs.FileInfo
+	slot      int
+}
+
+// listRun is one listing of some directories' files: the result slots
+// (a slot per name, in order), why a file could not be listed, the
+// directories' list indexes and which of them must be written again.
+type listRun struct {
+	o        listing
+	dirs     []dirFiles
+	fsys     vfs.FS
+	started  time.Time
+	infos    []*Info
+	readErrs []error
+	indexes  []map[string]indexEntry
+	// dirty: the directory's list index must be written again;
+	// textDirty: its texts index.
+	dirty, textDirty []bool
+	jobs             []listJob
+	total, done      int
+}
+
+func newListRun(o listing, dirs []dirFiles) *listRun {
 	total := 0
 	for _, d := range dirs {
 		total += len(d.names)
 	}
-	infos := make([]*Info, total)
-	readErrs := make([]error, total) // why a file could not be listed
-	fsys := o.fs()
-	started := time.Now()
-	var jobs []job
-	indexes := make([]map[string]indexEntry, len(dirs))
-	dirty := make([]bool, len(dirs))
-	textDirty := make([]bool, len(dirs))
+	return &listRun{
+		o: o, dirs: dirs, fsys: o.fs(), started: time.Now(),
+		infos:     make([]*Info, total),
+		readErrs:  make([]error, total),
+		indexes:   make([]map[string]indexEntry, len(dirs)),
+		dirty:     make([]bool, len(dirs)),
+		textDirty: make([]bool, len(dirs)),
+		total:     total,
+	}
+}
+
+// plan fills the slots the list index answers for (its entry and, with
+// texts, its texts entry match the file's stat) and makes a job of every
+// other file, marking the indexes that will change.
+func (r *listRun) plan() {
+	o := r.o
 	slot := 0
-	done := 0
-	for di, d := range dirs {
+	for di, d := range r.dirs {
 		if d.statRead {
-			dirty[di], textDirty[di] = true, !o.NoText
+			r.dirty[di], r.textDirty[di] = true, !o.NoText
 		}
 		if !o.NoIndex {
-			indexes[di] = d.index
+			r.indexes[di] = d.index
 			cached := 0 // files the index can hold (not symbolic links)
 			for _, st := range d.stats {
 				if st != nil {
 					cached++
 				}
 			}
-			if len(indexes[di]) != cached {
-				dirty[di] = true // files came or went
+			if len(r.indexes[di]) != cached {
+				r.dirty[di] = true // files came or went
 			}
 			if !o.NoText && len(d.texts) != cached {
-				textDirty[di] = true
+				r.textDirty[di] = true
 			}
 		}
 		for i, name := range d.names {
 			st := d.stats[i]
-			if ix := indexes[di]; ix != nil && st != nil {
-				ent, ok := ix[name]
-				ok = ok && ent.stamp == cacheindex.StampOf(st)
-				var text textEntry
-				textOK := o.NoText || ent.info == nil
-				if ok && !textOK {
-					text, textOK = d.texts[name]
-					textOK = textOK && text.stamp == cacheindex.StampOf(st)
-				}
-				if ok && textOK {
-					if ent.info != nil {
-						in := ent.info
-						if !o.NoText {
-							c := *in
-							c.allTextJSON = text.text
-							in = &c
-						}
-						infos[slot] = in
-					}
+			if ix := r.indexes[di]; ix != nil && st != nil {
+				if r.fromIndex(di, ix, name, st, slot) {
 					slot++
-					done++
-					if o.Progress != nil {
-						o.Progress(done, total)
-					}
 					continue
 				}
-				if !ok {
-					dirty[di] = true
-				}
-				if !o.NoText {
-					textDirty[di] = true
-				}
 			}
-			jobs = append(jobs, job{d.dir, name, st, slot})
+			r.jobs = append(r.jobs, listJob{d.dir, name, st, slot})
 			slot++
 		}
 	}
-	// Workers take the next job from a shared counter; only progress
-	// reports, which must come one at a time, take a lock.
+}
+
+// fromIndex fills slot from directory di's index entry of name when it
+// is valid for st, and reports whether it did; otherwise it marks what
+// the read will change.
+func (r *listRun) fromIndex(di int, ix map[string]indexEntry, name string, st fs.FileInfo, slot int) bool {
+	o := r.o
+	ent, ok := ix[name]
+	ok = ok && ent.stamp == cacheindex.StampOf(st)
+	var text textEntry
+	textOK := o.NoText || ent.info == nil
+	if ok && !textOK {
+		text, textOK = r.dirs[di].texts[name]
+		textOK = textOK && text.stamp == cacheindex.StampOf(st)
+	}
+	if ok && textOK {
+		if ent.info != nil {
+			in := ent.info
+			if !o.NoText {
+				c := *in
+				c.allTextJSON = text.text
+				in = &c
+			}
+			r.infos[slot] = in
+		}
+		r.done++
+		if o.Progress != nil {
+			o.Progress(r.done, r.total)
+		}
+		return true
+	}
+	if !ok {
+		r.dirty[di] = true
+	}
+	if !o.NoText {
+		r.textDirty[di] = true
+	}
+	return false
+}
+
+// read runs the jobs on every CPU: workers take the next job from a
+// shared counter; only progress reports, which must come one at a time,
+// take a lock. It returns ctx's error when ctx was done.
+func (r *listRun) read(ctx context.Context) error {
+	o := r.o
 	var mu sync.Mutex
 	var next atomic.Int64
 	var canceled atomic.Bool
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	workers := min(runtime.GOMAXPROCS(0), len(r.jobs))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -448,24 +531,24 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 			var b infoBuilder
 			for {
 				k := int(next.Add(1) - 1)
-				if k >= len(jobs) {
+				if k >= len(r.jobs) {
 					return
 				}
 				if ctx.Err() != nil {
 					canceled.Store(true)
 					return
 				}
-				j := jobs[k]
-				info, err := readInfoBuf(fsys, filepath.Join(j.dir, j.name), &buf, &b, o.NoText)
+				j := r.jobs[k]
+				info, err := readInfoBuf(r.fsys, filepath.Join(j.dir, j.name), &buf, &b, o.NoText)
 				if err == nil {
-					infos[j.slot] = info
+					r.infos[j.slot] = info
 				} else if !errors.Is(err, errNotSession) {
-					readErrs[j.slot] = err
+					r.readErrs[j.slot] = err
 				}
 				if o.Progress != nil {
 					mu.Lock()
-					done++
-					o.Progress(done, total)
+					r.done++
+					o.Progress(r.done, r.total)
 					mu.Unlock()
 				}
 			}
@@ -473,89 +556,97 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 	}
 	wg.Wait()
 	if canceled.Load() {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
-	if o.Warn != nil {
-		for _, err := range warns {
-			o.Warn(err)
+	return nil
+}
+
+// warn reports warns, then each file that could not be read and each
+// special file, in listing order, to o.Warn.
+func (r *listRun) warn(warns []error) {
+	for _, err := range warns {
+		r.o.Warn(err)
+	}
+	slot := 0
+	for _, d := range r.dirs {
+		for range d.names {
+			if err := r.readErrs[slot]; err != nil {
+				r.o.Warn(err)
+			}
+			slot++
 		}
-		slot = 0
-		for _, d := range dirs {
-			for range d.names {
-				if err := readErrs[slot]; err != nil {
-					o.Warn(err)
-				}
-				slot++
-			}
-			for _, name := range d.special {
-				o.Warn(&fs.PathError{Op: "open", Path: filepath.Join(d.dir, name), Err: vfs.ErrNotRegular})
-			}
+		for _, name := range d.special {
+			r.o.Warn(&fs.PathError{Op: "open", Path: filepath.Join(d.dir, name), Err: vfs.ErrNotRegular})
 		}
 	}
-	if !o.NoIndex {
-		slot = 0
-		for di, d := range dirs {
-			fresh := make(map[string]indexEntry, len(d.names))
-			var texts map[string]textEntry
-			if textDirty[di] {
-				texts = make(map[string]textEntry, len(d.names))
-			}
-			for i, name := range d.names {
-				in := infos[slot]
-				failed := readErrs[slot] != nil
-				slot++
-				if failed {
-					continue // a read that failed is tried again next time
-				}
-				var now stamp
-				switch {
-				case d.stats[i] != nil:
-					now = cacheindex.StampOf(d.stats[i])
-					if old, ok := indexes[di][name]; ok && old.stamp == now {
-						fresh[name] = old
-						if texts != nil && in != nil {
-							texts[name] = textEntry{now, allTextJSON(in)}
-						}
-						continue
-					}
-					if in != nil && in.stamp != now {
-						continue // changed since it was stat'ed
-					}
-				case d.statRead && in != nil && !d.links[i]:
-					now = in.stamp // the stat of the read
-				default:
-					continue // a symbolic link, or a stat that failed
-				}
-				// Only files that are not being written right now are
-				// cached.
-				if !cacheindex.Cacheable(time.Unix(0, now.MtimeNs), started) {
-					continue
-				}
-				fresh[name] = indexEntry{now, in}
+}
+
+// refresh writes directory di's list index (and texts index) again where
+// they changed, from the slots from slot on, and returns the slot after
+// the directory's.
+func (r *listRun) refresh(di, slot int) int {
+	o, d := r.o, r.dirs[di]
+	fresh := make(map[string]indexEntry, len(d.names))
+	var texts map[string]textEntry
+	if r.textDirty[di] {
+		texts = make(map[string]textEntry, len(d.names))
+	}
+	for i, name := range d.names {
+		in := r.infos[slot]
+		failed := r.readErrs[slot] != nil
+		slot++
+		if failed {
+			continue // a read that failed is tried again next time
+		}
+		var now stamp
+		switch {
+		case d.stats[i] != nil:
+			now = cacheindex.StampOf(d.stats[i])
+			if old, ok := r.indexes[di][name]; ok && old.stamp == now {
+				fresh[name] = old
 				if texts != nil && in != nil {
 					texts[name] = textEntry{now, allTextJSON(in)}
 				}
+				continue
 			}
-			if dirty[di] {
-				writeIndex(fsys, o.CacheDir, d.dir, fresh, d.names)
+			if in != nil && in.stamp != now {
+				continue // changed since it was stat'ed
 			}
-			if texts != nil {
-				writeTexts(fsys, o.CacheDir, d.dir, texts, d.names)
-			}
+		case d.statRead && in != nil && !d.links[i]:
+			now = in.stamp // the stat of the read
+		default:
+			continue // a symbolic link, or a stat that failed
+		}
+		// Only files that are not being written right now are cached.
+		if !cacheindex.Cacheable(time.Unix(0, now.MtimeNs), r.started) {
+			continue
+		}
+		fresh[name] = indexEntry{now, in}
+		if texts != nil && in != nil {
+			texts[name] = textEntry{now, allTextJSON(in)}
 		}
 	}
-	// Sort pointers, then copy once.
-	live := make([]*Info, 0, total)
+	if r.dirty[di] {
+		writeIndex(r.fsys, o.CacheDir, d.dir, fresh, d.names)
+	}
+	if texts != nil {
+		writeTexts(r.fsys, o.CacheDir, d.dir, texts, d.names)
+	}
+	return slot
+}
+
+// sortInfos returns the listed infos newest first. pi 1.x reads a
+// directory's files in descending name order (the files of several
+// directories by descending mtime, then name), and its sort by
+// modification time is stable: ties keep that order. It sorts pointers,
+// then copies once.
+func sortInfos(infos []*Info, several bool) []Info {
+	live := make([]*Info, 0, len(infos))
 	for _, in := range infos {
 		if in != nil {
 			live = append(live, in)
 		}
 	}
-	// Newest first. pi 1.x reads a directory's files in descending name
-	// order (the files of several directories by descending mtime, then
-	// name), and its sort by modification time is stable: ties keep
-	// that order.
-	several := len(dirs) > 1
 	slices.SortStableFunc(live, func(a, b *Info) int {
 		if c := b.Modified.Compare(a.Modified); c != 0 {
 			return c
@@ -571,7 +662,7 @@ func listFilesWarn(ctx context.Context, o listing, dirs []dirFiles, warns []erro
 	for i, in := range live {
 		out[i] = *in
 	}
-	return out, nil
+	return out
 }
 
 // errNotSession is returned by readInfo for files pi does not list.
@@ -646,13 +737,15 @@ func (b *infoBuilder) add(e *Entry, m *jsonl.MessageMembers) bool {
 		}
 		b.header = true
 		if id, ok := e.Field("id"); ok {
-			info.ID = bytes.Clone(id)
+			info.idJSON = bytes.Clone(id)
+			info.ID = idText(id)
 		}
 		if cwd, ok := e.StringField("cwd"); ok {
 			info.Cwd = cwd
 		}
 		if ps, ok := e.Field("parentSession"); ok {
-			info.ParentSessionPath = bytes.Clone(ps)
+			info.parentJSON = bytes.Clone(ps)
+			info.ParentSessionPath = parentText(ps)
 		}
 		ts, tsOK := e.Field("timestamp")
 		b.headerMs, b.headerOK = dateValue(ts, tsOK)

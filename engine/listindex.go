@@ -151,13 +151,13 @@ func decodeInfo(raw []byte) (*Info, bool) {
 	err := jsonl.MembersTrusted(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "id":
-			in.ID = v
+			in.idJSON, in.ID = v, idText(v)
 		case "cwd":
 			in.Cwd, _ = jsonl.String(v)
 		case "name":
 			in.Name, in.HasName = jsonl.String(v)
 		case "parentSessionPath":
-			in.ParentSessionPath = v
+			in.parentJSON, in.ParentSessionPath = v, parentText(v)
 		case "created":
 			if s, ok := jsonl.String(v); ok {
 				if ms, ok := jsonl.ParseDate(s); ok {
@@ -179,7 +179,7 @@ func decodeInfo(raw []byte) (*Info, bool) {
 		}
 		return true
 	})
-	if err != nil || !hasModified || in.ID == nil {
+	if err != nil || !hasModified || in.idJSON == nil {
 		return nil, false
 	}
 	in.cache = &infoCache{head: raw, snap: *in}
@@ -193,7 +193,7 @@ func writeIndex(fsys vfs.FS, cacheDir, dir string, entries map[string]indexEntry
 	if cacheDir == "" {
 		return
 	}
-	buf := make([]byte, 0, 1<<16)
+	buf := make([]byte, 0, 1<<16+len(entries)*768) // about a line per entry
 	buf = append(buf, indexHeader(dir)...)
 	buf = append(buf, '\n')
 	for _, n := range names {
@@ -210,8 +210,11 @@ func writeTexts(fsys vfs.FS, cacheDir, dir string, texts map[string]textEntry, n
 		return
 	}
 	n := 0
-	for _, t := range texts {
-		n += len(t.text) + 96
+	for name, t := range texts {
+		// The key members (name, size, times, inode, checksum) take up
+		// to about 160 bytes besides the name: room for all, so that
+		// the buffer of tens of megabytes is never copied to grow.
+		n += len(t.text) + len(name) + 192
 	}
 	buf := make([]byte, 0, n+len(dir)+64)
 	buf = append(buf, textHeader(dir)...)

@@ -130,8 +130,8 @@ func storeCandidates(ctx context.Context, o listing, root string) (out []candida
 	}
 	headerIDs := make(map[string]string, len(infos))
 	for i := range infos {
-		if id, ok := jsonl.String(infos[i].ID); ok {
-			headerIDs[infos[i].Path] = id
+		if jsonl.KindOf(infos[i].idJSON) == KindString { // a string id, as a name can only be
+			headerIDs[infos[i].Path] = infos[i].ID
 		}
 	}
 	for _, d := range dirs {

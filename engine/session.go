@@ -635,8 +635,7 @@ func (s *Session) Name() (string, bool) {
 func (s *Session) Context() compaction.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, kind := s.ix.Leaf()
-	return copyContext(compaction.Build(s.ix, compaction.Leaf{ID: id, Kind: kind}))
+	return copyContext(compaction.Build(s.ix, compaction.IndexLeaf(s.ix)))
 }
 
 // ContextAt builds the context for an explicit leaf.

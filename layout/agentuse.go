@@ -9,10 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // This file knows where AgentUse (0.15.0) keeps its sessions and how it
@@ -120,7 +119,7 @@ func AgentUseHashSource(ctx context.Context, stateRoot string, git GitTopLevel) 
 	}
 	if git != nil {
 		if top, err := git(ctx, abs); err == nil {
-			return jsonl.JSTrim(top), nil
+			return jsTrim(top), nil
 		}
 		if err := ctx.Err(); err != nil {
 			return "", fmt.Errorf("resolve project of %s: %w", stateRoot, err)
@@ -140,7 +139,7 @@ func AgentUseHashSource(ctx context.Context, stateRoot string, git GitTopLevel) 
 // "k"). Every other non-ASCII character becomes '-'. The result only ever
 // holds [a-z0-9_-], so it is always a safe single path element.
 func SanitizeAgentName(name string) string {
-	if jsonl.JSTrim(name) == "" {
+	if jsTrim(name) == "" {
 		return "default"
 	}
 	b := make([]byte, 0, len(name))
@@ -193,7 +192,7 @@ type idError struct{ id string }
 
 // Error names the id and what an id must look like.
 func (e *idError) Error() string {
-	return "invalid id " + strconvQuote(e.id) + ": want 26 uppercase Crockford base32 characters"
+	return "invalid id " + strconv.Quote(e.id) + ": want 26 uppercase Crockford base32 characters"
 }
 
 // Is reports whether target is ErrBadID or ErrUnsafeName.
@@ -246,7 +245,7 @@ func AgentUseSessionDirName(id, agentID string) (string, error) {
 	name := id + "-" + SanitizeAgentName(agentID)
 	if len(name) > maxNameBytes {
 		return "", fmt.Errorf("session directory name for agent %s: %d bytes is longer than %d: %w",
-			strconvQuote(agentID), len(name), maxNameBytes, ErrUnsafeName)
+			strconv.Quote(agentID), len(name), maxNameBytes, ErrUnsafeName)
 	}
 	return name, nil
 }
@@ -299,7 +298,7 @@ func AgentUseArtifactName(toolName, id, ext string) (string, error) {
 		return "", err
 	}
 	if ext != "json" && ext != "txt" {
-		return "", fmt.Errorf("artifact extension %s: want json or txt: %w", strconvQuote(ext), ErrUnsafeName)
+		return "", fmt.Errorf("artifact extension %s: want json or txt: %w", strconv.Quote(ext), ErrUnsafeName)
 	}
 	tool := SanitizeAgentName(toolName)
 	if len(tool) > 48 {

@@ -5,10 +5,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
-
-	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Agent names a family of JSONL session stores.
@@ -123,7 +122,7 @@ func ResolvePath(p string) string {
 // SessionFileName returns "<ts>_<id>.jsonl" where ts is the toISOString of
 // t with ':' and '.' replaced by '-'.
 func SessionFileName(t time.Time, id string) string {
-	ts := strings.NewReplacer(":", "-", ".", "-").Replace(jsonl.ISOTime(t))
+	ts := strings.NewReplacer(":", "-", ".", "-").Replace(isoTime(t))
 	return ts + "_" + id + ".jsonl"
 }
 
@@ -140,10 +139,8 @@ type nameError struct{ s, why string }
 
 func (e *nameError) Error() string {
 	if e.why != "" {
-		return "unsafe name " + strconvQuote(e.s) + ": " + e.why
+		return "unsafe name " + strconv.Quote(e.s) + ": " + e.why
 	}
-	return "unsafe name " + strconvQuote(e.s)
+	return "unsafe name " + strconv.Quote(e.s)
 }
 func (e *nameError) Unwrap() error { return ErrUnsafeName }
-
-func strconvQuote(s string) string { return string(jsonl.AppendString(nil, s)) }

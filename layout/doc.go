@@ -32,7 +32,8 @@
 // # Where the rest went
 //
 // What the lines of a session file hold, and how they are parsed and
-// encoded, is the internal JSON codec (internal/jsonl). How files are
+// encoded, is the internal JSON codec (internal/jsonl), which layout does
+// not import: layout needs only the standard library. How files are
 // written (atomic replace, 0600 files and 0700 directories, never through
 // a symbolic link) is the filesystem seam, package layout/vfs, whose test
 // filesystems are in layout/vfs/vfstest.

@@ -24,14 +24,14 @@ func tryExcl(path string, me self, opts Options) (*Lock, *LockedError, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("lock %s: %w", excl, err)
 	}
-	f, err := os.OpenFile(excl, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
+	f, err := opts.FS.OpenFile(excl, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err == nil {
 		return createdExcl(f, path, me, opts, o, data)
 	}
 	if !errors.Is(err, fs.ErrExist) {
 		return nil, nil, fmt.Errorf("lock %s: %w", excl, err)
 	}
-	rec, rerr := readRecord(excl)
+	rec, rerr := readRecord(opts.FS, excl)
 	switch {
 	case errors.Is(rerr, fs.ErrNotExist):
 		return nil, nil, errRetry // released in the meantime
@@ -42,7 +42,7 @@ func tryExcl(path string, me self, opts Options) (*Lock, *LockedError, error) {
 	v, reason := judge(rec.Owner, me)
 	switch v {
 	case stale:
-		if err := takeOver(excl, rec.Data); err != nil {
+		if err := takeOver(opts.FS, excl, rec.Data); err != nil {
 			return nil, nil, fmt.Errorf("lock %s: take over stale lock (%s): %w", excl, reason, err)
 		}
 		return nil, nil, errRetry
@@ -59,7 +59,7 @@ func tryExcl(path string, me self, opts Options) (*Lock, *LockedError, error) {
 // createdExcl finishes a fallback lock after the O_EXCL create succeeded:
 // write and sync the record, then make sure no process holds the flock on
 // path (a writer that is not in fallback mode).
-func createdExcl(f *os.File, path string, me self, opts Options, o Owner, data []byte) (*Lock, *LockedError, error) {
+func createdExcl(f vfs.File, path string, me self, opts Options, o Owner, data []byte) (*Lock, *LockedError, error) {
 	excl := f.Name()
 	_, err := f.Write(data)
 	if err == nil {
@@ -72,22 +72,22 @@ func createdExcl(f *os.File, path string, me self, opts Options, o Owner, data [
 		err = cerr
 	}
 	if err == nil {
-		err = vfs.OS().SyncDir(filepath.Dir(excl))
+		err = opts.FS.SyncDir(filepath.Dir(excl))
 	}
 	if err != nil {
-		os.Remove(excl)
+		opts.FS.Remove(excl)
 		return nil, nil, fmt.Errorf("lock %s: write owner record: %w", excl, err)
 	}
 	held, err := probeFlock(path)
 	if err != nil && !isNoLock(err) {
-		removeIfOurs(excl, data)
+		removeIfOurs(opts.FS, excl, data)
 		return nil, nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if held {
-		removeIfOurs(excl, data)
+		removeIfOurs(opts.FS, excl, data)
 		return nil, heldError(path, me, opts), nil
 	}
-	return &Lock{path: path, held: excl, owner: o, record: data}, nil, nil
+	return &Lock{path: path, held: excl, owner: o, record: data, fs: opts.FS}, nil, nil
 }
 
 // takeOver moves a stale fallback file out of the way. It renames it to a
@@ -96,22 +96,22 @@ func createdExcl(f *os.File, path string, me self, opts Options, o Owner, data [
 // removed. If another process replaced the file in between, the moved file
 // is linked back into place (never over a newer file) and the caller simply
 // tries again.
-func takeOver(excl string, judged []byte) error {
+func takeOver(fsys vfs.FS, excl string, judged []byte) error {
 	moved := excl + ".stale-" + strconv.Itoa(os.Getpid()) + "-" + randomSuffix()
-	if err := os.Rename(excl, moved); err != nil {
+	if err := fsys.Rename(excl, moved); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // someone else took it over first
 		}
 		return err
 	}
-	got, err := readNoFollow(moved)
+	got, err := readNoFollow(fsys, moved)
 	if err == nil && bytes.Equal(got, judged) {
-		return os.Remove(moved)
+		return fsys.Remove(moved)
 	}
 	// Not the record that was judged: put it back, unless a new lock file
 	// has appeared in the meantime.
-	if lerr := os.Link(moved, excl); lerr != nil {
+	if lerr := fsys.Link(moved, excl); lerr != nil {
 		return fmt.Errorf("the lock file changed while it was being taken over; it was moved to %s and could not be put back: %w", moved, lerr)
 	}
-	return os.Remove(moved)
+	return fsys.Remove(moved)
 }

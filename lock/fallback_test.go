@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // leftovers lists the ".stale-*" and ".tmp-*" files in dir.
@@ -33,7 +35,7 @@ func TestFallbackHoldsExclFile(t *testing.T) {
 	t.Parallel()
 	path := lockPath(t)
 	l := mustAcquire(t, path, Options{NoFlock: true, Command: "pi", Now: clock})
-	rec, err := readRecord(exclPath(path))
+	rec, err := readRecord(vfs.OS(), exclPath(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestFallbackStaleTakeover(t *testing.T) {
 			path := lockPath(t)
 			writeRecord(t, exclPath(path), tt.owner(t))
 			l := mustAcquire(t, path, Options{NoFlock: true})
-			rec, err := readRecord(exclPath(path))
+			rec, err := readRecord(vfs.OS(), exclPath(path))
 			if err != nil || rec.Owner == nil || rec.Owner.PID != os.Getpid() {
 				t.Fatalf("after takeover %s holds %+v, %v; want our record", exclPath(path), rec.Owner, err)
 			}
@@ -189,7 +191,7 @@ func TestTakeOverConfirmsRecord(t *testing.T) {
 	}
 	// The record judged stale was an older one; the file now holds a new
 	// holder's record, which must be put back, not removed.
-	if err := takeOver(excl, []byte("old record")); err != nil {
+	if err := takeOver(vfs.OS(), excl, []byte("old record")); err != nil {
 		t.Fatalf("takeOver = %v", err)
 	}
 	if got, err := os.ReadFile(excl); err != nil || string(got) != string(fresh) {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Status is what Inspect reports about a lock file, for `sessctl who`.
@@ -27,7 +29,7 @@ func Inspect(path string) (Status, error) {
 		return Status{}, fmt.Errorf("inspect lock %s: %w", path, perr)
 	}
 	if held {
-		rec, _ := readRecord(OwnerPath(path))
+		rec, _ := readRecord(vfs.OS(), OwnerPath(path))
 		st := Status{Locked: true, Owner: rec.Owner, Reason: rec.Reason}
 		v, reason := judge(rec.Owner, me)
 		switch v {
@@ -41,7 +43,7 @@ func Inspect(path string) (Status, error) {
 		return st, nil
 	}
 
-	rec, err := readRecord(exclPath(path))
+	rec, err := readRecord(vfs.OS(), exclPath(path))
 	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errSymlink) {
 		st := Status{Locked: true, Fallback: true, Owner: rec.Owner, Reason: rec.Reason}
 		v, reason := judge(rec.Owner, me)
@@ -57,7 +59,7 @@ func Inspect(path string) (Status, error) {
 	}
 
 	var st Status
-	if rec, err := readRecord(OwnerPath(path)); err == nil && rec.Owner != nil {
+	if rec, err := readRecord(vfs.OS(), OwnerPath(path)); err == nil && rec.Owner != nil {
 		st.Owner = rec.Owner
 		st.Stale = true
 		st.Reason = "not locked: the record is left from a holder that did not release the lock cleanly"

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // snapshot records the names, sizes and modification times in dir, to show
@@ -54,7 +56,7 @@ func TestInspect(t *testing.T) {
 		}, want: Status{Locked: true, Reason: "held by this process"}},
 		{name: "held by another process", setup: func(t *testing.T, path string) *Owner {
 			h := startHelper(t, "hold", pathEnv(path), noFlockEnv(false))
-			rec, err := readRecord(OwnerPath(path))
+			rec, err := readRecord(vfs.OS(), OwnerPath(path))
 			if err != nil || rec.Owner == nil || rec.Owner.PID != h.pid() {
 				t.Fatalf("helper's record = %+v, %v", rec.Owner, err)
 			}
@@ -78,7 +80,7 @@ func TestInspect(t *testing.T) {
 		}, want: Status{Stale: true, Reason: "not locked: the record is left from a holder that did not release the lock cleanly"}, freeAfter: true},
 		{name: "fallback held by another process", setup: func(t *testing.T, path string) *Owner {
 			h := startHelper(t, "hold", pathEnv(path), noFlockEnv(true))
-			rec, err := readRecord(exclPath(path))
+			rec, err := readRecord(vfs.OS(), exclPath(path))
 			if err != nil || rec.Owner == nil || rec.Owner.PID != h.pid() {
 				t.Fatalf("helper's record = %+v, %v", rec.Owner, err)
 			}

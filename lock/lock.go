@@ -34,6 +34,12 @@ type Options struct {
 	// in. A lock file left owned by root is given back when root takes
 	// the lock.
 	Like fs.FileInfo
+	// FS is the filesystem the lock's files are made, looked at, read,
+	// written and removed through; nil means vfs.OS(). The kernel lock
+	// itself (flock(2), gofrs/flock) is taken on the real file at the
+	// path, so FS must be the real filesystem or a wrapper of it
+	// (vfstest.FaultFS).
+	FS vfs.FS
 }
 
 const defaultRetryInterval = 50 * time.Millisecond
@@ -56,6 +62,9 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.FS == nil {
+		o.FS = vfs.OS()
+	}
 	return o
 }
 
@@ -67,6 +76,7 @@ type Lock struct {
 	owner  Owner        // the record written for this lock
 	record []byte       // its bytes as written, to recognise it on Close
 	fl     *flock.Flock // nil in fallback mode
+	fs     vfs.FS       // Options.FS
 
 	mu     sync.Mutex
 	closed bool
@@ -95,11 +105,11 @@ func Acquire(ctx context.Context, path string, opts Options) (*Lock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := vfs.MkdirAllSync(vfs.OS(), filepath.Dir(path), 0o700); err != nil {
+	if err := vfs.MkdirAllSync(opts.FS, filepath.Dir(path), vfs.DirMode); err != nil {
 		return nil, fmt.Errorf("lock %s: create directory: %w", path, err)
 	}
 	if opts.Like == nil {
-		if d, err := os.Stat(filepath.Dir(path)); err == nil {
+		if d, err := opts.FS.Stat(filepath.Dir(path)); err == nil {
 			opts.Like = d
 		}
 	}
@@ -158,7 +168,7 @@ func tryFlock(path string, me self, opts Options) (*Lock, *LockedError, error) {
 		if isNoLock(err) {
 			return nil, nil, errNoFlock
 		}
-		if isSymlink(path) {
+		if isSymlink(opts.FS, path) {
 			return nil, nil, fmt.Errorf("lock %s: lock path %w, refusing to follow it", path, errSymlink)
 		}
 		return nil, nil, fmt.Errorf("lock %s: %w", path, err)
@@ -166,11 +176,11 @@ func tryFlock(path string, me self, opts Options) (*Lock, *LockedError, error) {
 	if !ok {
 		return nil, heldError(path, me, opts), nil
 	}
-	if err := checkIdentity(fl, path); err != nil {
+	if err := checkIdentity(opts.FS, fl, path); err != nil {
 		fl.Unlock()
 		return nil, nil, err
 	}
-	if err := vfs.ChownLike(vfs.OS(), path, opts.Like); err != nil {
+	if err := vfs.ChownLike(opts.FS, path, opts.Like); err != nil {
 		fl.Unlock()
 		return nil, nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -182,25 +192,26 @@ func tryFlock(path string, me self, opts Options) (*Lock, *LockedError, error) {
 	o := newOwner(me, opts)
 	data, err := encodeOwner(o)
 	if err == nil {
-		err = writeOwnerFile(OwnerPath(path), data, opts.Like)
+		err = writeOwnerFile(opts.FS, OwnerPath(path), data, opts.Like)
 	}
 	if err != nil {
 		fl.Unlock()
 		return nil, nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return &Lock{path: path, held: path, owner: o, record: data, fl: fl}, nil, nil
+	return &Lock{path: path, held: path, owner: o, record: data, fl: fl, fs: opts.FS}, nil, nil
 }
 
 // checkIdentity makes sure the locked descriptor still is the file at path:
 // same device and inode and at least one link. Otherwise someone removed or
 // replaced the lock file after it was opened, and the lock protects nothing;
-// errRetry asks for another attempt.
-func checkIdentity(fl *flock.Flock, path string) error {
+// errRetry asks for another attempt. The locked descriptor is
+// gofrs/flock's; the path is looked at through fsys.
+func checkIdentity(fsys vfs.FS, fl *flock.Flock, path string) error {
 	fi, err := fl.Stat()
 	if err != nil {
 		return fmt.Errorf("lock %s: stat locked file: %w", path, err)
 	}
-	li, err := os.Lstat(path)
+	li, err := fsys.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return errRetry
@@ -210,7 +221,7 @@ func checkIdentity(fl *flock.Flock, path string) error {
 		return fmt.Errorf("lock %s: lock path %w, refusing to follow it", path, errSymlink)
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("lock %s: lock file is not a regular file (%s)", path, fi.Mode().Type())
-	case !os.SameFile(fi, li) || linkCount(fi) < 1:
+	case !vfs.SameFile(fi, li) || linkCount(fi) < 1:
 		return errRetry
 	}
 	return nil
@@ -218,7 +229,7 @@ func checkIdentity(fl *flock.Flock, path string) error {
 
 // heldError describes the holder of a flock from the owner record.
 func heldError(path string, me self, opts Options) *LockedError {
-	rec, _ := readRecord(OwnerPath(path))
+	rec, _ := readRecord(opts.FS, OwnerPath(path))
 	le := &LockedError{Path: path, Owner: rec.Owner, Reason: rec.Reason, Now: opts.Now()}
 	v, reason := judge(rec.Owner, me)
 	switch v {
@@ -237,7 +248,7 @@ func heldError(path string, me self, opts Options) *LockedError {
 // take over; a symbolic link there is not a fallback lock and is ignored.
 func exclHolder(path string, me self, opts Options) *LockedError {
 	excl := exclPath(path)
-	rec, err := readRecord(excl)
+	rec, err := readRecord(opts.FS, excl)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errSymlink) {
 		return nil
 	}
@@ -264,7 +275,7 @@ func probeFlock(path string) (held bool, err error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
-		if isSymlink(path) {
+		if isSymlink(vfs.OS(), path) {
 			return false, fmt.Errorf("lock path %w", errSymlink)
 		}
 		return false, err
@@ -286,7 +297,7 @@ func (l *Lock) Close() error {
 	}
 	l.closed = true
 	if l.fl == nil {
-		ours, err := removeIfOurs(l.held, l.record)
+		ours, err := removeIfOurs(l.fs, l.held, l.record)
 		if err != nil {
 			return fmt.Errorf("unlock %s: %w", l.held, err)
 		}
@@ -297,7 +308,7 @@ func (l *Lock) Close() error {
 	}
 	// The record goes first, while the lock still keeps other writers from
 	// writing theirs.
-	_, rerr := removeIfOurs(OwnerPath(l.path), l.record)
+	_, rerr := removeIfOurs(l.fs, OwnerPath(l.path), l.record)
 	if rerr != nil {
 		rerr = fmt.Errorf("remove owner record: %w", rerr)
 	}
@@ -334,16 +345,16 @@ func (l *Lock) Remove() (removed bool, err error) {
 	}
 	l.closed = true
 	defer l.mu.Unlock()
-	_, rerr := removeIfOurs(OwnerPath(l.path), l.record)
+	_, rerr := removeIfOurs(l.fs, OwnerPath(l.path), l.record)
 	if rerr != nil {
 		rerr = fmt.Errorf("remove owner record: %w", rerr)
 	}
 	ours := false
 	if fi, err := l.fl.Stat(); err == nil {
-		if li, err := os.Lstat(l.path); err == nil && li.Mode().IsRegular() && os.SameFile(fi, li) {
+		if li, err := l.fs.Lstat(l.path); err == nil && li.Mode().IsRegular() && vfs.SameFile(fi, li) {
 			ours = true
 			if runtime.GOOS != "windows" {
-				removed = os.Remove(l.path) == nil
+				removed = l.fs.Remove(l.path) == nil
 			}
 		}
 	}
@@ -354,7 +365,7 @@ func (l *Lock) Remove() (removed bool, err error) {
 		// closed. A process that opened it meanwhile holds it without
 		// delete sharing too, so the remove then fails and its lock
 		// file stays.
-		removed = os.Remove(l.path) == nil
+		removed = l.fs.Remove(l.path) == nil
 	}
 	if err := errors.Join(rerr, uerr); err != nil {
 		return removed, fmt.Errorf("unlock %s: %w", l.path, err)
@@ -364,8 +375,8 @@ func (l *Lock) Remove() (removed bool, err error) {
 
 // removeIfOurs removes the file at path if it holds exactly data. A missing
 // file counts as ours (nothing left to remove).
-func removeIfOurs(path string, data []byte) (ours bool, err error) {
-	got, err := readNoFollow(path)
+func removeIfOurs(fsys vfs.FS, path string, data []byte) (ours bool, err error) {
+	got, err := readNoFollow(fsys, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
 	}
@@ -375,7 +386,7 @@ func removeIfOurs(path string, data []byte) (ours bool, err error) {
 	if !bytes.Equal(got, data) {
 		return false, nil
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := fsys.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return true, err
 	}
 	return true, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // fixedNow is the clock of tests that check messages.
@@ -253,7 +254,7 @@ func TestAcquireCreatesFiles(t *testing.T) {
 	if diff := cmp.Diff(want, l.Owner()); diff != "" {
 		t.Errorf("Owner() (-want +got):\n%s", diff)
 	}
-	rec, err := readRecord(OwnerPath(path))
+	rec, err := readRecord(vfs.OS(), OwnerPath(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +595,7 @@ func TestCheckIdentity(t *testing.T) {
 			path := lockPath(t)
 			fl := holdFlock(t, path)
 			tt.change(t, path)
-			err := checkIdentity(fl, path)
+			err := checkIdentity(vfs.OS(), fl, path)
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
 				t.Errorf("checkIdentity = %v, want %v", err, tt.wantErr)
 			}

@@ -94,17 +94,20 @@ func encodeOwner(o Owner) ([]byte, error) {
 var errSymlink = errors.New("is a symbolic link")
 
 // isSymlink reports whether path names a symbolic link.
-func isSymlink(path string) bool {
-	fi, err := os.Lstat(path)
+func isSymlink(fsys vfs.FS, path string) bool {
+	fi, err := fsys.Lstat(path)
 	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
 // readNoFollow reads a small regular file without following a symbolic
-// link at path and without blocking on a FIFO.
-func readNoFollow(path string) ([]byte, error) {
-	f, err := openRead(path)
+// link at path and without blocking on a FIFO (the real filesystem's
+// read-only open refuses anything but a regular file at once, and on
+// Windows opens with delete sharing, so that a holder can remove or
+// replace the file while another process reads it).
+func readNoFollow(fsys vfs.FS, path string) ([]byte, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY|vfs.NoFollow, 0)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) && isSymlink(path) {
+		if !errors.Is(err, fs.ErrNotExist) && isSymlink(fsys, path) {
 			return nil, fmt.Errorf("%s %w", path, errSymlink)
 		}
 		return nil, err
@@ -134,8 +137,8 @@ type record struct {
 // unreadable or garbled record gives a nil Owner and a reason, never an
 // error: the record only explains a lock. The error is returned as well
 // so callers can tell "missing" (fs.ErrNotExist) from the rest.
-func readRecord(path string) (record, error) {
-	data, err := readNoFollow(path)
+func readRecord(fsys vfs.FS, path string) (record, error) {
+	data, err := readNoFollow(fsys, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return record{Reason: "no owner record"}, err
@@ -166,18 +169,18 @@ func readRecord(path string) (record, error) {
 // in the same directory (O_EXCL, no symlinks, 0600, owned like like),
 // write, fsync, rename, fsync the directory. A symbolic link at path is
 // refused.
-func writeOwnerFile(path string, data []byte, like fs.FileInfo) (err error) {
-	if isSymlink(path) {
+func writeOwnerFile(fsys vfs.FS, path string, data []byte, like fs.FileInfo) (err error) {
+	if isSymlink(fsys, path) {
 		return fmt.Errorf("write owner record: %s %w", path, errSymlink)
 	}
 	tmp := path + ".tmp-" + randomSuffix()
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return fmt.Errorf("write owner record: %w", err)
 	}
 	defer func() {
 		if err != nil {
-			os.Remove(tmp)
+			fsys.Remove(tmp)
 		}
 	}()
 	_, err = f.Write(data)
@@ -195,13 +198,13 @@ func writeOwnerFile(path string, data []byte, like fs.FileInfo) (err error) {
 	}
 	// Checked again just before the rename; rename itself never follows a
 	// link, so a link appearing in between is replaced, not written through.
-	if isSymlink(path) {
+	if isSymlink(fsys, path) {
 		return fmt.Errorf("write owner record: %s %w", path, errSymlink)
 	}
-	if err := replaceFile(tmp, path); err != nil {
+	if err := replaceFile(fsys, tmp, path); err != nil {
 		return fmt.Errorf("write owner record: %w", err)
 	}
-	if err := vfs.OS().SyncDir(filepath.Dir(path)); err != nil {
+	if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("write owner record: sync directory %s: %w", filepath.Dir(path), err)
 	}
 	return nil

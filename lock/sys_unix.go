@@ -5,8 +5,9 @@ package lock
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"syscall"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 const (
@@ -46,11 +47,5 @@ func isNoLock(err error) bool {
 		errors.Is(err, syscall.ENOTSUP)
 }
 
-// openRead opens path for reading without following a symbolic link and
-// without waiting on a named pipe.
-func openRead(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
-}
-
-// replaceFile renames tmp over path, atomically.
-func replaceFile(tmp, path string) error { return os.Rename(tmp, path) }
+// replaceFile renames tmp over path through fsys, atomically.
+func replaceFile(fsys vfs.FS, tmp, path string) error { return fsys.Rename(tmp, path) }

@@ -6,14 +6,21 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
+
+// fileWriters reads the kernel's process table through the real
+// filesystem (vfs.OS): it is the system's state, never a file of a
+// caller's FS. The descriptors are compared with syscall.Stat, which
+// follows /proc's links to the open files.
 
 func fileWriters(fi fs.FileInfo, skip []int) ([]Writer, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return nil, false
 	}
-	procs, err := os.ReadDir("/proc")
+	procs, err := vfs.OS().ReadDir("/proc")
 	if err != nil {
 		return nil, false
 	}
@@ -25,7 +32,7 @@ func fileWriters(fi fs.FileInfo, skip []int) ([]Writer, bool) {
 			continue
 		}
 		dir := "/proc/" + p.Name() + "/fd/"
-		fds, err := os.ReadDir(dir)
+		fds, err := vfs.OS().ReadDir(dir)
 		if err != nil {
 			continue // gone meanwhile, or another user's process
 		}
@@ -60,7 +67,7 @@ func fileWriters(fi fs.FileInfo, skip []int) ([]Writer, bool) {
 // A descriptor whose flags cannot be read counts as a writer: wrongly
 // refusing a write is better than cutting another process's line.
 func openForWriting(pid, fd string) bool {
-	data, err := os.ReadFile("/proc/" + pid + "/fdinfo/" + fd)
+	data, err := vfs.OS().ReadFile("/proc/" + pid + "/fdinfo/" + fd)
 	if err != nil {
 		return true
 	}
@@ -80,7 +87,7 @@ func openForWriting(pid, fd string) bool {
 
 // commandName reads /proc/<pid>/comm.
 func commandName(pid string) string {
-	data, err := os.ReadFile("/proc/" + pid + "/comm")
+	data, err := vfs.OS().ReadFile("/proc/" + pid + "/comm")
 	if err != nil {
 		return ""
 	}

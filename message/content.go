@@ -181,6 +181,23 @@ func DecodeBlock(raw []byte) Block {
 	return &UnknownBlock{Raw: slices.Clone(raw)}
 }
 
+// DecodeBlocks decodes a JSON array of content blocks (a tool result's
+// content), each as DecodeBlock decodes it; false when raw is not an
+// array.
+func DecodeBlocks(raw []byte) ([]Block, bool) { return decodeBlocks(raw) }
+
+// DecodeContent decodes the content of a user or custom message: a JSON
+// string, or an array of blocks (see DecodeBlocks); false for anything
+// else.
+func DecodeContent(raw []byte) (Content, bool) {
+	if jsonl.KindOf(raw) == jsonl.KindString {
+		s, ok := decodeString(raw)
+		return Content{Text: s}, ok
+	}
+	bs, ok := decodeBlocks(raw)
+	return Content{Blocks: bs}, ok
+}
+
 // decodeBlockAs decodes raw as a block of type T, or returns nil.
 func decodeBlockAs[T any, PT interface {
 	*T

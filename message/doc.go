@@ -23,7 +23,7 @@
 // MarshalJSON returns those bytes. encoding/json.Marshal re-escapes <, >
 // and & in them; use Encode (or AppendMessage) for pi's exact bytes.
 // AppendJSON appends them in the form a session line holds them
-// (jsonl.Canonical of Encode's bytes, the same bytes but where keys that
-// are not UTF-8 meet), encoding straight into the caller's buffer: it is
+// (the canonical form of Encode's bytes: the same bytes but where keys
+// that are not UTF-8 meet), encoding straight into the caller's buffer: it is
 // what AppendMessage writes.
 package message

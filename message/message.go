@@ -112,6 +112,21 @@ type Usage struct {
 	Fields
 }
 
+// Add adds the counts and costs of o to u (a sum over messages, as
+// engine/stats counts them); u's unknown members stay as they are.
+func (u *Usage) Add(o Usage) {
+	u.Input += o.Input
+	u.Output += o.Output
+	u.CacheRead += o.CacheRead
+	u.CacheWrite += o.CacheWrite
+	u.TotalTokens += o.TotalTokens
+	u.Cost.Input += o.Cost.Input
+	u.Cost.Output += o.Cost.Output
+	u.Cost.CacheRead += o.Cost.CacheRead
+	u.Cost.CacheWrite += o.Cost.CacheWrite
+	u.Cost.Total += o.Cost.Total
+}
+
 // Cost is the cost of an assistant message, in dollars.
 type Cost struct {
 	Input      float64

@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // ErrNotImported is matched by errors.Is for the error CheckReplace
@@ -108,7 +109,7 @@ func (r *ImportRecord) DateFromFile() bool { return r.DateFrom == DateFromMtime 
 // ReadImportRecord returns the record of e when it is a provenance entry
 // (a custom entry of type ImportType); sessctl writes it as the first
 // entry after the header.
-func ReadImportRecord(e *jsonl.Entry) (*ImportRecord, bool) {
+func ReadImportRecord(e *tree.Entry) (*ImportRecord, bool) {
 	if e == nil || e.Type != jsonl.TypeCustom {
 		return nil, false
 	}

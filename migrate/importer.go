@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // This file is the contract every importer of a foreign agent's store
@@ -108,6 +109,12 @@ type ImportOptions struct {
 	// endless line: a longer line is skipped and reported as damage at
 	// its line. 0 means DefaultMaxLine.
 	MaxLine int
+	// FS is the filesystem the source stores are found, looked at and
+	// read through; nil means vfs.OS(). SQLite databases are opened by
+	// the driver by path (a database read in place must be on the real
+	// filesystem; a copy is made there). Detect, which takes no options,
+	// looks at the real filesystem.
+	FS vfs.FS
 }
 
 // Conversion is what Convert makes of one source session.

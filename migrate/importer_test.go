@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"encoding/json"
 	"errors"
 	"regexp"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -162,7 +164,7 @@ func TestAssistantAndArgs(t *testing.T) {
 	t.Parallel()
 	a := Assistant{API: "x", Provider: "p", Model: "m", Timestamp: 5,
 		Content: [][]byte{ThinkingBlock("t", "sig", false), ToolCallBlock("c1", "read", ObjectArgs([]byte(`"{\"b\":1,\"a\":2.0}"`)))},
-		Usage:   Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4}}
+		Usage:   message.Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4}}
 	want := `{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"sig"},{"type":"toolCall","id":"c1","name":"read","arguments":{"b":1,"a":2}}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":5}`
 	if got := string(a.JSON()); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
@@ -241,5 +243,39 @@ func TestDecodeRefusesInvalidUTF8(t *testing.T) {
 		if err := DecodeLine([]byte(good), &v); err != nil {
 			t.Errorf("DecodeLine(%q): %v", good, err)
 		}
+	}
+}
+
+// The message builders write what package message writes for the same
+// message: pi's format is encoded in one place.
+func TestBuildersAreMessages(t *testing.T) {
+	t.Parallel()
+	user := UserMessage(Array([][]byte{TextBlock("hi <&>"), ImageBlock("AAAA", "image/png")}), 7)
+	want, _ := message.Encode(&message.User{Content: message.Blocks(message.NewText("hi <&>"), message.NewImage("AAAA", "image/png")), Timestamp: 7})
+	if string(user) != string(want) {
+		t.Errorf("UserMessage = %s, message writes %s", user, want)
+	}
+	if got := string(UserMessage([]byte(`"plain"`), 1)); got != `{"role":"user","content":"plain","timestamp":1}` {
+		t.Errorf("UserMessage of a string = %s", got)
+	}
+	res := ToolResultMessage("c1", "bash", TextContent("out"), []byte(`{"b":1,"a":2}`), true, 9)
+	m, err := message.Decode(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, ok := m.(*message.ToolResult)
+	if !ok || tr.ToolCallID != "c1" || tr.ToolName != "bash" || !tr.IsError || tr.Timestamp != 9 || string(tr.Details.(json.RawMessage)) != `{"b":1,"a":2}` {
+		t.Errorf("ToolResultMessage decodes as %#v", m)
+	}
+	if again, _ := message.Encode(tr); string(again) != string(res) {
+		t.Errorf("ToolResultMessage = %s, message writes %s", res, again)
+	}
+	// What is not JSON cannot break a line: arguments become {}, details
+	// a string.
+	if got := string(ToolCallBlock("c", "x", []byte("{nope"))); got != `{"type":"toolCall","id":"c","name":"x","arguments":{}}` {
+		t.Errorf("ToolCallBlock of bad arguments = %s", got)
+	}
+	if got := string(ToolResultMessage("c", "x", TextContent("o"), []byte("{nope"), false, 1)); !json.Valid([]byte(got)) || !strings.Contains(got, `"details":"{nope"`) {
+		t.Errorf("ToolResultMessage with bad details = %s", got)
 	}
 }

@@ -12,40 +12,45 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/message"
 )
 
 // The helpers below build pi's message payloads (pi-format.md section 6)
-// with pi's key order, for the importers.
+// for the importers, as bytes: package message knows the shape and key
+// order of each, and encodes them.
+
+// encode returns the bytes of a value of package message. Its values
+// built here always encode (strings, numbers, canonical JSON), so an
+// error is a bug in this file.
+func encode(v interface{ MarshalJSON() ([]byte, error) }) []byte {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		panic(fmt.Sprintf("migrate: encode %T: %v", v, err))
+	}
+	return b
+}
 
 // TextBlock returns {"type":"text","text":text}.
-func TextBlock(text string) []byte {
-	return jsonl.NewObject(len(text)+32).String("type", "text").String("text", text).Bytes()
-}
+func TextBlock(text string) []byte { return encode(message.NewText(text)) }
 
 // ThinkingBlock returns {"type":"thinking","thinking",
 // "thinkingSignature"?,"redacted"?}; an empty signature is left out.
 func ThinkingBlock(text, signature string, redacted bool) []byte {
-	b := jsonl.NewObject(len(text)+len(signature)+64).String("type", "thinking").String("thinking", text)
-	if signature != "" {
-		b.String("thinkingSignature", signature)
-	}
-	if redacted {
-		b.Bool("redacted", true)
-	}
-	return b.Bytes()
+	return encode(&message.ThinkingContent{Thinking: text, ThinkingSignature: signature, Redacted: redacted})
 }
 
 // ToolCallBlock returns {"type":"toolCall","id","name","arguments"};
-// args must be a JSON object (see ObjectArgs).
+// args must be a JSON object (see ObjectArgs; what is not JSON becomes
+// {}).
 func ToolCallBlock(id, name string, args []byte) []byte {
-	return jsonl.NewObject(len(args)+len(id)+len(name)+64).String("type", "toolCall").
-		String("id", id).String("name", name).Raw("arguments", args).Bytes()
+	if !json.Valid(args) {
+		args = ObjectArgs(args)
+	}
+	return encode(message.NewToolCall(id, name, json.RawMessage(args)))
 }
 
 // ImageBlock returns {"type":"image","data","mimeType"}.
-func ImageBlock(data, mimeType string) []byte {
-	return jsonl.NewObject(len(data)+64).String("type", "image").String("data", data).String("mimeType", mimeType).Bytes()
-}
+func ImageBlock(data, mimeType string) []byte { return encode(message.NewImage(data, mimeType)) }
 
 // Array returns the JSON array of the given encoded values.
 func Array(items [][]byte) []byte {
@@ -67,53 +72,63 @@ func Array(items [][]byte) []byte {
 // TextContent returns [{"type":"text","text":text}].
 func TextContent(text string) []byte { return Array([][]byte{TextBlock(text)}) }
 
+// blocks decodes encoded blocks for package message.
+func blocks(items [][]byte) []message.Block {
+	out := make([]message.Block, len(items))
+	for i, it := range items {
+		out[i] = message.DecodeBlock(it)
+	}
+	return out
+}
+
+// contentBlocks decodes an encoded array of blocks; anything else is one
+// block kept as it is.
+func contentBlocks(content []byte) []message.Block {
+	if bs, ok := message.DecodeBlocks(content); ok {
+		return bs
+	}
+	return []message.Block{message.DecodeBlock(content)}
+}
+
 // UserMessage returns {"role":"user","content","timestamp"}; content is a
 // JSON string or an array of text/image blocks.
 func UserMessage(content []byte, ms int64) []byte {
-	return jsonl.NewObject(len(content)+64).String("role", "user").Raw("content", content).
-		Number("timestamp", float64(ms)).Bytes()
+	c, ok := message.DecodeContent(content)
+	if !ok {
+		c = message.Blocks(contentBlocks(content)...)
+	}
+	return encode(&message.User{Content: c, Timestamp: ms})
 }
 
 // ToolResultMessage returns {"role":"toolResult","toolCallId","toolName",
 // "content","details"?,"isError","timestamp"}; content is an array of
-// text/image blocks, details nil or any JSON.
+// text/image blocks, details nil or any JSON (bytes that are not JSON
+// are written as a string).
 func ToolResultMessage(callID, toolName string, content, details []byte, isError bool, ms int64) []byte {
-	b := jsonl.NewObject(len(content)+len(details)+128).String("role", "toolResult").
-		String("toolCallId", callID).String("toolName", toolName).Raw("content", content)
-	if details != nil {
-		b.Raw("details", details)
+	m := &message.ToolResult{ToolCallID: callID, ToolName: toolName, Content: contentBlocks(content), IsError: isError, Timestamp: ms}
+	switch {
+	case details == nil:
+	case json.Valid(details):
+		m.Details = json.RawMessage(details)
+	default:
+		m.Details = string(details)
 	}
-	return b.Bool("isError", isError).Number("timestamp", float64(ms)).Bytes()
+	return encode(m)
 }
 
-// Usage is an assistant message's token usage. TotalTokens 0 means the
-// sum of the four counts. Cost is the total cost when the source records
-// one; the per-kind costs are written as 0.
-type Usage struct {
-	Input, Output, CacheRead, CacheWrite, TotalTokens float64
-	Cost                                              float64
-}
+// Tokens returns a token count an importer read as a JSON number, as
+// pi's usage holds it (message.Usage): a whole number, rounded.
+func Tokens(n float64) int64 { return int64(math.Round(n)) }
 
-// JSON returns pi's usage object.
-func (u Usage) JSON() []byte {
-	total := u.TotalTokens
-	if total == 0 {
-		total = u.Input + u.Output + u.CacheRead + u.CacheWrite
-	}
-	cost := jsonl.NewObject(96).Number("input", 0).Number("output", 0).Number("cacheRead", 0).
-		Number("cacheWrite", 0).Number("total", u.Cost).Bytes()
-	return jsonl.NewObject(160).Number("input", u.Input).Number("output", u.Output).
-		Number("cacheRead", u.CacheRead).Number("cacheWrite", u.CacheWrite).
-		Number("totalTokens", total).Raw("cost", cost).Bytes()
-}
-
-// Assistant is an assistant message being assembled.
+// Assistant is an assistant message being assembled. Its Usage is pi's
+// (message.Usage); a TotalTokens of 0 is written as the sum of the four
+// counts, and a source that records only a total cost sets Cost.Total.
 type Assistant struct {
 	Content      [][]byte // text, thinking and toolCall blocks
 	API          string
 	Provider     string
 	Model        string
-	Usage        Usage
+	Usage        message.Usage
 	StopReason   string // "" means toolUse when Content has a tool call, else stop
 	ErrorMessage string // written when not ""
 	Timestamp    int64  // epoch ms
@@ -139,14 +154,12 @@ func (a *Assistant) JSON() []byte {
 			stop = "toolUse"
 		}
 	}
-	content := Array(a.Content)
-	b := jsonl.NewObject(len(content)+320).String("role", "assistant").Raw("content", content).
-		String("api", a.API).String("provider", a.Provider).String("model", a.Model).
-		Raw("usage", a.Usage.JSON()).String("stopReason", stop)
-	if a.ErrorMessage != "" {
-		b.String("errorMessage", a.ErrorMessage)
+	u := a.Usage
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
 	}
-	return b.Number("timestamp", float64(a.Timestamp)).Bytes()
+	return encode(&message.Assistant{Content: blocks(a.Content), API: a.API, Provider: a.Provider, Model: a.Model,
+		Usage: u, StopReason: message.StopReason(stop), ErrorMessage: a.ErrorMessage, Timestamp: a.Timestamp})
 }
 
 // ObjectArgs returns tool-call arguments as a JSON object: an object as

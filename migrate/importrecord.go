@@ -3,14 +3,14 @@ package migrate
 import (
 	"io"
 
-	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // ImportRecordOf returns the record of a session's provenance entry, its
 // first entry after the header (entries may hold the header or not), when
 // it has one.
-func ImportRecordOf(entries []*jsonl.Entry) (*ImportRecord, bool) {
+func ImportRecordOf(entries []*tree.Entry) (*ImportRecord, bool) {
 	for _, e := range entries {
 		if e.IsHeader() {
 			continue

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // Memory is a file migrated in memory: its lines as the rewrite writes
@@ -14,7 +15,7 @@ import (
 type Memory struct {
 	// Entries are the migrated lines, headers included. Raw holds the
 	// new bytes; Offset and Line are those of the lines that were read.
-	Entries []jsonl.Entry
+	Entries []tree.Entry
 	// Data is the migrated file, cut in a few pieces: every line of
 	// Entries followed by '\n', in order. Entries' Raw share its memory.
 	// Nil when nothing was migrated.
@@ -44,13 +45,14 @@ var (
 // and also returns the bytes of the file that File would write for the
 // same lines, byte for byte: the steps are the same, and the v1 ids are a
 // function of the session id and the line's position. canon, when not
-// nil, says for each entry whether its line is canonical (see
-// jsonl.ParseFileCanonical, whose timestamps are copies); otherwise that
+// nil, says for each entry whether its line is canonical (as the
+// codec's canonical parse, which engine uses, reports it, with copied
+// timestamps); otherwise that
 // is found here, and timestamps are copied so that the result does not
 // keep the memory of the lines read. Large files are
 // migrated on every CPU, a range of lines each. A line the steps cannot
 // parse gives an error naming it, and a Memory with only Result set.
-func InMemory(entries []jsonl.Entry, canon []bool) (*Memory, error) {
+func InMemory(entries []tree.Entry, canon []bool) (*Memory, error) {
 	m := &Memory{Entries: entries}
 	res := &m.Result
 	if len(entries) == 0 || !entries[0].IsHeader() {
@@ -205,7 +207,7 @@ func migrateRange(entries []jsonl.Entry, canon []bool, a, b int, from float64, o
 // InPlace is InMemory that builds the migrated file in the memory of the
 // file's own bytes instead of a copy: data is the whole file as read,
 // with room to grow (its capacity), and entries and canon its parse by
-// jsonl.ParseFileCanonical (whose entries share only Raw with data). Both
+// the codec's canonical parse (whose entries share only Raw with data). Both
 // are consumed: afterwards data's memory holds the migrated file (the one
 // piece of Memory.Data) and entries the migrated lines. The lines are
 // moved last to first, each to where the new file has it, which needs
@@ -218,7 +220,7 @@ func migrateRange(entries []jsonl.Entry, canon []bool, a, b int, from float64, o
 // shrank the file), or the entries are not data's. The caller then
 // migrates with InMemory. A line the steps cannot parse gives an error
 // (and leaves data and entries alone too).
-func InPlace(data []byte, entries []jsonl.Entry, canon []bool) (m *Memory, ok bool, err error) {
+func InPlace(data []byte, entries []tree.Entry, canon []bool) (m *Memory, ok bool, err error) {
 	m = &Memory{Entries: entries}
 	res := &m.Result
 	if len(entries) == 0 || !entries[0].IsHeader() {

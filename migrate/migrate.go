@@ -15,12 +15,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/tree"
 )
 
 // VersionOf returns the version pi sees in a header: the version member
 // coerced to a number the way JavaScript's "<" does, 1 when it is absent or
 // null, NaN when it is not a number at all (pi then migrates nothing).
-func VersionOf(h *jsonl.Entry) float64 {
+func VersionOf(h *tree.Entry) float64 {
 	v, ok := h.Field("version")
 	if !ok {
 		return 1
@@ -74,7 +75,7 @@ type runner struct {
 
 func newRunner(sessionID string, version float64) *runner {
 	r := &runner{st: NewState(sessionID)}
-	for _, s := range Steps {
+	for _, s := range Steps() {
 		if version < float64(s.To) {
 			r.steps = append(r.steps, s)
 		}
@@ -156,7 +157,7 @@ func appendIDs(dst []byte, rawLen int, id, parent string, hasParent bool) []byte
 // open. The first header decides: version 3 or newer (or not a number)
 // returns the entries unchanged. Otherwise every line goes through the
 // steps and is re-encoded as pi's rewrite would write it.
-func Entries(entries []jsonl.Entry) ([]jsonl.Entry, Result, error) {
+func Entries(entries []tree.Entry) ([]tree.Entry, Result, error) {
 	m, err := InMemory(entries, nil)
 	if err != nil {
 		return nil, m.Result, err

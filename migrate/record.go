@@ -75,7 +75,8 @@ func (r *Record) Delete(k string) {
 func (r *Record) Keys() []string { return r.keys }
 
 // AppendJSON appends the record as JSON.stringify writes the object: array
-// index keys first, values canonical (see jsonl.Canonical).
+// index keys first, values canonical (compact, key order kept, strings
+// and numbers as JSON.stringify writes them).
 func (r *Record) AppendJSON(dst []byte) []byte {
 	b := jsonl.NewObject(64)
 	for i, k := range r.keys {

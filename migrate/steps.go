@@ -34,10 +34,13 @@ func NewState(sessionID string) *State {
 	return &State{SessionID: sessionID, seed: binary.LittleEndian.Uint32(sum[:4]), headers: map[int]bool{}}
 }
 
-// Steps is the chain of migrations, oldest first.
-var Steps = []Step{
-	{From: 1, To: 2, Apply: v1ToV2},
-	{From: 2, To: 3, Apply: v2ToV3},
+// Steps returns the chain of migrations, oldest first (a new slice each
+// call: nothing a caller does to it changes how files migrate).
+func Steps() []Step {
+	return []Step{
+		{From: 1, To: 2, Apply: v1ToV2},
+		{From: 2, To: 3, Apply: v2ToV3},
+	}
 }
 
 // EntryID returns the id the v1 step gives the parsed line at index: 8 hex

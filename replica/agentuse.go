@@ -129,45 +129,108 @@ func unwrapPath(err error, path string) error {
 // of a file both sides changed (the remote one is written beside it as
 // <name>.sync-conflict-<sha8> and reported), and restores missing files;
 // a push uploads the files that changed locally.
+//
+// Its steps are the methods of auReconcile, in order: readManifest,
+// readLocal, pull, push, record and finish.
 func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local, h *head, old *sessionState) (rep SessionReport, st *sessionState, err error) {
-	rep = SessionReport{Kind: KindAgentUse, Name: name}
-	hash, dirName, _ := strings.Cut(name, "/")
-	var man *Manifest
-	nextGen := int64(1)
+	s := &auReconcile{r: r, ctx: ctx, m: m, name: name, loc: loc, h: h, old: old}
+	s.rep = SessionReport{Kind: KindAgentUse, Name: name}
+	if err := s.readManifest(); err != nil {
+		return s.rep, old, err
+	}
+	if err := s.readLocal(); err != nil {
+		return s.rep, old, err
+	}
+	if err := s.pull(); err != nil {
+		return s.rep, old, err
+	}
+	if err := s.push(); err != nil {
+		return s.rep, old, err
+	}
+	s.record()
+	return s.finish()
+}
+
+// auReconcile is one run of auSession: what its steps pass on to the
+// next.
+type auReconcile struct {
+	r    *Remote
+	ctx  context.Context
+	m    mode
+	name string
+	loc  *local
+	h    *head
+	old  *sessionState
+
+	rep     SessionReport
+	st      *sessionState
+	man     *Manifest
+	nextGen int64
+
+	dir       string
+	base      map[string]string // base[p] is "<local sha256>|<remote object>" as of the last sync
+	localSum  map[string]string
+	localData map[string][]byte
+	read      map[string]agentuse.DirFile // the files as listed before they were read
+	written   map[string]bool             // the files the pull wrote
+	remote    map[string]File
+	newBase   map[string]string
+
+	lost     error  // the manifest was sent and no reply seen
+	lostSent []byte // its bytes
+}
+
+// readManifest reads the remote manifest h names, or an older valid
+// generation when it is torn or foreign.
+func (s *auReconcile) readManifest() error {
+	r, ctx, m, h := s.r, s.ctx, s.m, s.h
+	var err error
+	s.nextGen = int64(1)
 	if h != nil {
-		nextGen = h.gen + 1
-		if man, err = r.b.getManifest(ctx, h); err != nil {
+		s.nextGen = h.gen + 1
+		if s.man, err = r.b.getManifest(ctx, h); err != nil {
 			if errors.Is(err, errManifestTooLarge) && (m == modePush || m == modeSync) {
-				return rep, old, err // never replaced by a push: it may be whole
+				return err // never replaced by a push: it may be whole
 			}
-			if man = r.olderManifest(ctx, h); man == nil {
-				return rep, old, err
+			if s.man = r.olderManifest(ctx, h); s.man == nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+// readLocal reads the local files of the session directory, and the
+// remote files the manifest lists.
+func (s *auReconcile) readLocal() error {
+	r, name, loc, old, man := s.r, s.name, s.loc, s.old, s.man
+	hash, dirName, _ := strings.Cut(name, "/")
 	dir := filepath.Join(layout.AgentUseSessionRoot(r.opts.AgentUseDir, hash), dirName)
 	if loc != nil {
 		dir = loc.path
 	}
+	s.dir = dir
 	base := map[string]string{}
 	if old != nil && old.Path == dir {
 		base = old.Files
 	}
+	s.base = base
 	fsys := r.opts.fs()
 	localSum := map[string]string{}
 	localData := map[string][]byte{}
 	read := map[string]agentuse.DirFile{} // the files as listed before they were read
-	written := map[string]bool{}          // the files the pull wrote
+	s.localSum, s.localData, s.read = localSum, localData, read
+	s.written = map[string]bool{} // the files the pull wrote
 	if loc != nil {
-		files, _, err := r.auFiles(ctx, dir) // what is skipped was reported by the scan
+		files, _, err := r.auFiles(s.ctx, dir) // what is skipped was reported by the scan
 		if err != nil {
-			return rep, old, err
+			return err
 		}
 		for _, f := range files {
 			read[f.Rel] = f
 			data, err := fsys.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Rel)))
 			if err != nil {
-				return rep, old, err
+				return err
 			}
 			localSum[f.Rel], localData[f.Rel] = sha(data), data
 		}
@@ -178,33 +241,48 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			remote[f.Path] = f
 		}
 	}
+	s.remote = remote
 	newBase := map[string]string{}
 	for k, v := range base {
 		newBase[k] = v
 	}
+	s.newBase = newBase
+	return nil
+}
 
-	// base[p] is "<local sha256>|<remote object>" as of the last sync.
-	baseLocal := func(p string) string { l, _, _ := strings.Cut(base[p], "|"); return l }
-	baseObj := func(p string) string { _, o, _ := strings.Cut(base[p], "|"); return o }
-	same := func(ls string, f File) bool {
-		return (len(r.opts.Recipients) == 0 && r.opts.Transform == nil && ls == f.SHA256) || (ls == baseLocal(f.Path) && f.SHA256 == baseObj(f.Path))
-	}
+// baseLocal is the local sha256 of file p as of the last sync.
+func (s *auReconcile) baseLocal(p string) string { l, _, _ := strings.Cut(s.base[p], "|"); return l }
+
+// baseObj is the remote object of file p as of the last sync.
+func (s *auReconcile) baseObj(p string) string { _, o, _ := strings.Cut(s.base[p], "|"); return o }
+
+// same reports whether the local file of sha256 ls is the remote file f.
+func (s *auReconcile) same(ls string, f File) bool {
+	r := s.r
+	return (len(r.opts.Recipients) == 0 && r.opts.Transform == nil && ls == f.SHA256) || (ls == s.baseLocal(f.Path) && f.SHA256 == s.baseObj(f.Path))
+}
+
+// pull writes the remote files the local side did not change, a conflict
+// copy beside a file both sides changed, and the missing files.
+func (s *auReconcile) pull() error {
+	r, ctx, m, man, loc, dir := s.r, s.ctx, s.m, s.man, s.loc, s.dir
+	localSum, localData, newBase, written, rep := s.localSum, s.localData, s.newBase, s.written, &s.rep
 	if (m == modePull || m == modeSync) && man != nil {
 		write := map[string][]byte{}
 		for _, f := range man.Files {
 			ls, have := localSum[f.Path]
 			switch {
-			case have && same(ls, f):
+			case have && s.same(ls, f):
 				newBase[f.Path] = ls + "|" + f.SHA256
 				continue
-			case have && f.SHA256 == baseObj(f.Path):
+			case have && f.SHA256 == s.baseObj(f.Path):
 				continue // only the local side changed: the push uploads it
 			}
 			plain, err := r.b.getData(ctx, f.Object, f.SHA256, f.Size, f.Plain)
 			if err != nil {
-				return rep, old, err
+				return err
 			}
-			if have && ls != baseLocal(f.Path) && sha(plain) != ls {
+			if have && ls != s.baseLocal(f.Path) && sha(plain) != ls {
 				// Both changed: keep the local file, the remote one beside it.
 				cp := f.Path + conflictMark + sha(plain)[:8]
 				write[cp] = plain
@@ -216,27 +294,33 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			newBase[f.Path] = sha(plain) + "|" + f.SHA256
 		}
 		if len(write) > 0 {
-			s, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Dir(dir), Command: "sessctl sync", LockMode: "sync"})
+			store, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Dir(dir), Command: "sessctl sync", LockMode: "sync"})
 			if err != nil {
-				return rep, old, err
+				return err
 			}
 			for p := range write {
 				written[p] = true
 			}
-			err = s.WriteFiles(ctx, dir, write)
-			if cerr := s.Close(); err == nil {
+			err = store.WriteFiles(ctx, dir, write)
+			if cerr := store.Close(); err == nil {
 				err = cerr
 			}
 			if err != nil {
-				return rep, old, err
+				return err
 			}
 			rep.Pulled = len(write)
 			rep.Created = loc == nil
 		}
 	}
+	return nil
+}
 
-	var lost error      // the manifest was sent and no reply seen
-	var lostSent []byte // its bytes
+// push uploads the files that changed locally and publishes the next
+// generation; a publish whose reply was lost is kept for finish.
+func (s *auReconcile) push() error {
+	r, ctx, m, name, h, nextGen := s.r, s.ctx, s.m, s.name, s.h, s.nextGen
+	remote, localSum, localData, newBase, rep := s.remote, s.localSum, s.localData, s.newBase, &s.rep
+	var err error
 	if (m == modePush || m == modeSync) && len(localSum) > 0 {
 		nm := &Manifest{Format: FormatVersion, Kind: KindAgentUse, Name: name, Gen: nextGen, Host: r.opts.Host,
 			Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
@@ -256,16 +340,16 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 		for _, p := range sorted {
 			f, inRemote := remote[p]
 			ls, inLocal := localSum[p]
-			if inLocal && (!inRemote || (!same(ls, f) && ls != baseLocal(p))) {
+			if inLocal && (!inRemote || (!s.same(ls, f) && ls != s.baseLocal(p))) {
 				data := localData[p]
 				if r.opts.Transform != nil && strings.HasSuffix(p, ".json") {
 					if data, err = r.opts.Transform(data); err != nil {
-						return rep, old, fmt.Errorf("push %s: transform: %w", p, err)
+						return fmt.Errorf("push %s: transform: %w", p, err)
 					}
 				}
 				seg, err := r.b.putData(ctx, data)
 				if err != nil {
-					return rep, old, err
+					return err
 				}
 				f = File{Path: p, Object: seg.Object, SHA256: seg.SHA256, Size: seg.Size, Plain: seg.Plain}
 				changed++
@@ -278,21 +362,30 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 			sent, err := r.b.publish(ctx, nm)
 			switch {
 			case err != nil && (sent == nil || errors.Is(err, errRace)):
-				return rep, old, err
+				return err
 			case err != nil:
 				// The manifest may have arrived: remember the state this
 				// push would have left, for the next run to check (settle).
-				lost, lostSent = err, sent
+				s.lost, s.lostSent = err, sent
 			case h != nil:
 				for _, k := range append([]string{h.key}, h.older...) {
 					_ = r.b.remove(ctx, k)
 				}
 			}
-			man = nm
+			s.man = nm
 			rep.Pushed = changed
 		}
 	}
-	st = &sessionState{Path: dir, Files: newBase}
+	return nil
+}
+
+// record makes the state to remember: the files as synced, and the
+// directory as it is now.
+func (s *auReconcile) record() {
+	r, m, loc, old, h, man, dir := s.r, s.m, s.loc, s.old, s.h, s.man, s.dir
+	read, written, rep := s.read, s.written, &s.rep
+	st := &sessionState{Path: dir, Files: s.newBase}
+	s.st = st
 	if man != nil {
 		st.Gen = man.Gen
 	}
@@ -300,7 +393,7 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	// pushed only when it holds what this run read and wrote, not a file
 	// the agent wrote meanwhile.
 	stable := false
-	if files, _, err := r.auFiles(ctx, dir); err == nil {
+	if files, _, err := r.auFiles(s.ctx, dir); err == nil {
 		stable = true
 		listed := map[string]bool{}
 		for _, f := range files {
@@ -321,15 +414,21 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	if m == modePush && h != nil && (old == nil || old.Gen != h.gen || old.Q < old.Segs) {
 		st.Q, st.Segs = 0, 1 // remote changes may not be pulled yet
 	}
-	if lost != nil {
+}
+
+// finish returns the report and the state; after a publish whose reply
+// was lost, the old state with the new one pending, and that error.
+func (s *auReconcile) finish() (SessionReport, *sessionState, error) {
+	old, st, rep := s.old, s.st, &s.rep
+	if s.lost != nil {
 		c := &sessionState{}
 		if old != nil {
 			cc := *old
 			c = &cc
 		}
-		c.pending(lostSent, *st)
+		c.pending(s.lostSent, *st)
 		rep.Pushed = 0
-		return rep, c, lost
+		return *rep, c, s.lost
 	}
 	switch {
 	case rep.Pushed > 0 && rep.Pulled > 0:
@@ -341,5 +440,5 @@ func (r *Remote) auSession(ctx context.Context, m mode, name string, loc *local,
 	default:
 		rep.State = "in sync"
 	}
-	return rep, st, nil
+	return *rep, st, nil
 }

@@ -94,7 +94,7 @@ func piNameOf(path, name string) string {
 func benchMachine(b *testing.B, srv *testenv.MinIOServer, agent string) *machine {
 	b.Helper()
 	m := &machine{agentDir: agent}
-	m.opts = replica.Options{Remote: remoteFor(b, s3be(srv)), S3: s3conf(srv), AgentDir: agent, StateDir: filepath.Join(benchTemp(b), "state")}
+	m.opts = replica.Options{Remote: remoteFor(b, s3be(srv)), Backends: s3Backends(s3conf(srv)), AgentDir: agent, StateDir: filepath.Join(benchTemp(b), "state")}
 	return m
 }
 

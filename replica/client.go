@@ -10,10 +10,10 @@ import (
 
 // Client is the object store a Remote reads and writes: a flat space of
 // keys ("/"-separated, relative to the remote's root: the s3:// prefix,
-// or the directory) holding immutable byte strings. NewS3Client and
-// NewDirClient make the two sessctl provides; a program may supply its
-// own (Options.Client), or wrap one (to count, throttle or inject
-// faults).
+// or the directory) holding immutable byte strings. NewDirClient and
+// package replica/s3's NewClient make the two sessctl provides; a
+// program may supply its own (Options.Client, or a Backend in
+// Options.Backends), or wrap one (to count, throttle or inject faults).
 //
 // Every method is safe for concurrent use, also by several processes
 // and machines sharing the store. What a write makes visible, it makes
@@ -95,6 +95,10 @@ var ErrObjectExists = errors.New("the object exists already")
 // ErrObjectChanged is returned (wrapped) by PutIfMatch when the object
 // does not hold the version the ETag names.
 var ErrObjectChanged = errors.New("the object was changed (its ETag does not match)")
+
+// ErrShortBody is returned (wrapped) by the writes of a Client when the
+// reader ends before the size given; nothing is written then.
+var ErrShortBody = errors.New("the reader ended before the object's size")
 
 // ErrNoBucket is returned (wrapped) when the bucket, or the directory of
 // a directory remote, does not exist. Nothing creates it: a push into a

@@ -349,7 +349,7 @@ func (d *dirClient) stage(ctx context.Context, key string, r io.Reader, size int
 	h := sha256.New()
 	if _, err := io.CopyN(io.MultiWriter(f, h), r, size); err != nil {
 		if errors.Is(err, io.EOF) {
-			err = errShortBody
+			err = ErrShortBody
 		}
 		return fail(err)
 	}

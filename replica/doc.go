@@ -3,8 +3,8 @@
 // S3, MinIO, R2, GCS's S3 API) or a directory, and merges what other
 // machines appended back into it.
 //
-// Open a Remote with Options (the remote: s3://bucket/prefix, with the
-// endpoint and credentials from EnvS3Config, or a directory; the store's
+// Open a Remote with Options (the remote: s3://bucket/prefix, opened by
+// package replica/s3's Backend, or a directory; the store's
 // directories), then Push, Pull, Sync (pull, then push) or Status.
 // Nothing leaves the machine unless a Remote is opened and asked to push,
 // or a Replicator is set as engine.StoreOptions.Replicator.
@@ -13,8 +13,9 @@
 //
 // A Remote reads and writes its objects through a Client: create-only
 // and compare-and-swap writes, streamed reads, listings by prefix in key
-// order, deletes. NewS3Client speaks to an S3-compatible bucket (single
-// PUTs with Content-MD5; If-None-Match and If-Match conditions);
+// order, deletes. Package replica/s3 speaks to an S3-compatible bucket
+// (single PUTs with Content-MD5; If-None-Match and If-Match conditions),
+// in a package of its own so that replica links no S3 client;
 // NewDirClient keeps the objects as files below a directory (each
 // written whole and renamed into place; creates by hard link, swaps
 // under a lock file). Options.Client takes any other implementation, or

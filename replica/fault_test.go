@@ -61,9 +61,9 @@ func TestFaultyNetwork(t *testing.T) {
 			remote := remoteFor(t, be)
 			p := newFaultProxy(t, srv.Addr)
 			a, b := newMachine(t, be, remote), newMachine(t, be, remote)
-			a.opts.S3.Endpoint = p.URL()
-			a.opts.S3.RequestTimeout = time.Second
-			a.opts.S3.MaxRetries = 1
+			conf := s3conf(srv)
+			conf.Endpoint, conf.RequestTimeout, conf.MaxRetries = p.URL(), time.Second, 1
+			a.opts.Backends = s3Backends(conf)
 			pa := a.newSession(t, "/f/"+mode, 40)
 			a.run(t, "push")
 			appendTo(t, pa, "more", 40)
@@ -115,9 +115,9 @@ func TestServerKilledMidUpload(t *testing.T) {
 		remote := remoteFor(t, be)
 		p := newFaultProxy(t, srv.Addr)
 		a := newMachine(t, be, remote)
-		a.opts.S3.Endpoint = p.URL()
-		a.opts.S3.RequestTimeout = 2 * time.Second
-		a.opts.S3.MaxRetries = 1
+		conf := s3conf(srv)
+		conf.Endpoint, conf.RequestTimeout, conf.MaxRetries = p.URL(), 2*time.Second, 1
+		a.opts.Backends = s3Backends(conf)
 		p.hookAt.Store(p.up.Load() + 200_000) // well inside the uploads
 		p.hook = func() { srv.Kill() }
 		testServerKilledMidUpload(t, be, remote, a, func() {

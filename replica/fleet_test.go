@@ -20,6 +20,7 @@ import (
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/replica"
+	"github.com/sessctl/sessctl/replica/s3"
 )
 
 // clientFor is the real Client of a test's remote.
@@ -32,11 +33,11 @@ func clientFor(t testing.TB, be *backend, remote string) replica.Client {
 		}
 		return c
 	}
-	bucket, prefix, err := replica.ParseRemote(remote)
+	bucket, prefix, err := s3.ParseURL(remote)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := replica.NewS3Client(s3conf(be.srv), bucket, prefix)
+	c, err := s3.NewClient(s3conf(be.srv), bucket, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}

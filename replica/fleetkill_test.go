@@ -16,6 +16,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/replica"
+	"github.com/sessctl/sessctl/replica/s3"
 )
 
 // compactJob is what the compacter child is told to do: append a pair
@@ -39,7 +40,7 @@ func compacter() int {
 	if err := json.Unmarshal([]byte(os.Getenv("SESSCTL_TEST_COMPACT")), &j); err != nil {
 		return 2
 	}
-	o := replica.Options{Remote: j.Remote, S3: replica.EnvS3Config(os.LookupEnv), AgentDir: j.AgentDir, StateDir: j.StateDir}
+	o := replica.Options{Remote: j.Remote, Backends: s3Backends(s3.EnvConfig(os.LookupEnv)), AgentDir: j.AgentDir, StateDir: j.StateDir}
 	compactOpts(&o)
 	r, err := replica.Open(o)
 	if err != nil {
@@ -161,8 +162,9 @@ func TestServerKilledMidCompaction(t *testing.T) {
 	remote := remoteFor(t, be)
 	a := newMachine(t, be, remote)
 	compactOpts(&a.opts)
-	a.opts.S3.MaxRetries = 1
-	a.opts.S3.RequestTimeout = 2 * time.Second
+	conf := s3conf(srv)
+	conf.MaxRetries, conf.RequestTimeout = 1, 2*time.Second
+	a.opts.Backends = s3Backends(conf)
 	path := a.newSession(t, "/kill/server", 2)
 	a.run(t, "push")
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
@@ -214,7 +216,7 @@ func leaseHolder() int {
 	if err := json.Unmarshal([]byte(os.Getenv("SESSCTL_TEST_LEASE")), &j); err != nil {
 		return 2
 	}
-	r, err := replica.Open(replica.Options{Remote: j.Remote, S3: replica.EnvS3Config(os.LookupEnv), AgentDir: j.AgentDir, Host: j.Host})
+	r, err := replica.Open(replica.Options{Remote: j.Remote, Backends: s3Backends(s3.EnvConfig(os.LookupEnv)), AgentDir: j.AgentDir, Host: j.Host})
 	if err != nil {
 		return 1
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/replica"
+	"github.com/sessctl/sessctl/replica/s3"
 )
 
 // buckets counts the buckets made, so that a benchmark run again gets a
@@ -81,8 +82,13 @@ func client(t testing.TB, srv *testenv.MinIOServer) *minio.Client {
 	return c
 }
 
-func s3conf(srv *testenv.MinIOServer) replica.S3Config {
-	return replica.EnvS3Config(func(k string) (string, bool) {
+// s3Backends are the Backends of a remote on the S3 server c reaches.
+func s3Backends(c s3.Config) map[string]replica.Backend {
+	return map[string]replica.Backend{s3.Scheme: s3.Backend(c)}
+}
+
+func s3conf(srv *testenv.MinIOServer) s3.Config {
+	return s3.EnvConfig(func(k string) (string, bool) {
 		for _, kv := range srv.Env() {
 			if n, v, _ := strings.Cut(kv, "="); n == k {
 				return v, true
@@ -127,7 +133,7 @@ func (be *backend) put(t testing.TB, remote, key string, data []byte) {
 		}
 		return
 	}
-	bucket, prefix, err := replica.ParseRemote(remote)
+	bucket, prefix, err := s3.ParseURL(remote)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +152,7 @@ func (be *backend) get(t testing.TB, remote, key string) []byte {
 		}
 		return data
 	}
-	bucket, prefix, _ := replica.ParseRemote(remote)
+	bucket, prefix, _ := s3.ParseURL(remote)
 	obj, err := client(t, be.srv).GetObject(context.Background(), bucket, prefix+key, minio.GetObjectOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +196,7 @@ func (be *backend) keys(t testing.TB, remote, prefix string) []string {
 		sort.Strings(out)
 		return out
 	}
-	bucket, pre, _ := replica.ParseRemote(remote)
+	bucket, pre, _ := s3.ParseURL(remote)
 	for o := range client(t, be.srv).ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: pre + prefix, Recursive: true}) {
 		if o.Err != nil {
 			t.Fatal(o.Err)
@@ -212,7 +218,7 @@ func newMachine(t testing.TB, be *backend, remote string) *machine {
 	m := &machine{agentDir: filepath.Join(dir, "agent")}
 	m.opts = replica.Options{Remote: remote, AgentDir: m.agentDir, StateDir: filepath.Join(dir, "state"), Host: "m-" + filepath.Base(dir)}
 	if be.s3() {
-		m.opts.S3 = s3conf(be.srv)
+		m.opts.Backends = s3Backends(s3conf(be.srv))
 	}
 	return m
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/replica"
+	"github.com/sessctl/sessctl/replica/s3"
 )
 
 // syncJob is what the syncer child is told to do.
@@ -26,7 +27,7 @@ func syncer() int {
 	if err := json.Unmarshal([]byte(os.Getenv("SESSCTL_TEST_SYNC")), &j); err != nil {
 		return 2
 	}
-	r, err := replica.Open(replica.Options{Remote: j.Remote, S3: replica.EnvS3Config(os.LookupEnv), AgentDir: j.AgentDir, StateDir: j.StateDir})
+	r, err := replica.Open(replica.Options{Remote: j.Remote, Backends: s3Backends(s3.EnvConfig(os.LookupEnv)), AgentDir: j.AgentDir, StateDir: j.StateDir})
 	if err != nil {
 		return 1
 	}

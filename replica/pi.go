@@ -31,84 +31,168 @@ const tailLen = 4096
 // may hold a local line after st.P (from st.F) for the push's comparison
 // by entry id; what a pull merged is remembered (Known), so that the next
 // push does not read it again.
+//
+// Its steps are the methods of piReconcile, in order: readManifest,
+// plan, restoreMissing, readSegments, pull, push and finish.
 func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local, h *head, old *sessionState) (rep SessionReport, st *sessionState, err error) {
-	rep = SessionReport{Kind: KindPi, Name: name}
-	var man *Manifest
-	nextGen := int64(1)
+	s := &piReconcile{r: r, ctx: ctx, m: m, name: name, loc: loc, h: h, old: old}
+	s.rep = SessionReport{Kind: KindPi, Name: name}
+	if err := s.readManifest(); err != nil {
+		return s.rep, old, err
+	}
+	s.plan()
+	if done, err := s.restoreMissing(); done {
+		return s.rep, s.st, err
+	}
+	if err := s.readSegments(); err != nil {
+		return s.rep, s.st, err
+	}
+	if err := s.pull(); err != nil {
+		return s.rep, s.st, err
+	}
+	if err := s.push(); err != nil {
+		return s.rep, s.st, err
+	}
+	return s.finish()
+}
+
+// piReconcile is one run of piSession: what its steps pass on to the
+// next.
+type piReconcile struct {
+	r    *Remote
+	ctx  context.Context
+	m    mode
+	name string
+	loc  *local // nil until restoreMissing finds the file written meanwhile
+	h    *head  // nil once readManifest republished a torn generation
+	old  *sessionState
+
+	rep     SessionReport
+	st      *sessionState
+	man     *Manifest
+	nextGen int64
+
+	// What plan decided.
+	pushedBefore       bool
+	n                  int // the remote segments
+	wantPull, wantPush bool
+
+	// What readSegments read.
+	rid     *remoteIDs
+	lines   [][]byte      // remote entry lines from Q, for the merge
+	pos     []RefusedLine // where each of lines stands
+	lineSeg []int         // the segment each of lines is in
+	hdr     []byte        // the remote header, when segment 0 is merged
+	refused []RefusedLine
+	merged  []string // ids of the remote lines from Q
+	corrupt error    // the first torn or foreign segment
+
+	grown  int64 // what the merge appended
+	pushed bool  // a push recorded the file as it read it (st.Size)
+}
+
+// readManifest reads the remote manifest h names. A torn or foreign one
+// falls back to an older valid generation, which a push or sync
+// publishes above the torn one at once.
+func (s *piReconcile) readManifest() error {
+	r, ctx, m, h := s.r, s.ctx, s.m, s.h
+	s.nextGen = int64(1)
 	if h != nil {
-		nextGen = h.gen + 1
-		man, err = r.b.getManifest(ctx, h)
+		s.nextGen = h.gen + 1
+		man, err := r.b.getManifest(ctx, h)
+		s.man = man
 		if err != nil {
 			if !errors.Is(err, ErrCorruptRemote) || (errors.Is(err, errManifestTooLarge) && (m == modePush || m == modeSync)) {
 				// (One too large to read is read past, never replaced by a
 				// push: it may be whole, an older sessctl's.)
-				return rep, old, err
+				return err
 			}
 			// A torn or foreign manifest: fall back to an older valid
 			// generation; the next push publishes above it.
-			man = r.olderManifest(ctx, h)
-			if man == nil && loc == nil {
-				return rep, old, err
+			s.man = r.olderManifest(ctx, h)
+			if s.man == nil && s.loc == nil {
+				return err
 			}
-			if man != nil && (m == modePush || m == modeSync) {
+			if s.man != nil && (m == modePush || m == modeSync) {
 				// Publish the readable generation above the torn one, and
 				// drop the torn one with the other older generations.
-				nm := *man
-				nm.Gen, nm.Host, nm.Time = nextGen, r.opts.Host, r.opts.now().UTC().Format(time.RFC3339)
+				nm := *s.man
+				nm.Gen, nm.Host, nm.Time = s.nextGen, r.opts.Host, r.opts.now().UTC().Format(time.RFC3339)
 				if err := r.b.putManifest(ctx, &nm); err != nil {
-					return rep, old, err
+					return err
 				}
 				for _, k := range append([]string{h.key}, h.older...) {
 					_ = r.b.remove(ctx, k)
 				}
-				man, nextGen = &nm, nextGen+1
-				h = nil
+				s.man, s.nextGen = &nm, s.nextGen+1
+				s.h = nil
 			}
 		}
 	}
+	return nil
+}
+
+// plan takes the state that still holds and decides which sides move.
+func (s *piReconcile) plan() {
+	m, loc, old, man := s.m, s.loc, s.old, s.man
 	localSame := old != nil && loc != nil && old.Path == loc.path && old.Size == loc.size && old.Mtime == loc.mtime
-	st = r.validState(old, loc, man)
-	pushedBefore := st.Pushed && localSame
+	st := s.r.validState(old, loc, man)
+	s.pushedBefore = st.Pushed && localSame
 	st.Pushed = false
 	n := 0
 	if man != nil {
 		n = len(man.Segments)
 	}
-	wantPull := (m == modePull || m == modeSync) && man != nil && (loc == nil || st.Q < n)
-	wantPush := (m == modePush || m == modeSync) && loc != nil
+	s.st, s.n = st, n
+	s.wantPull = (m == modePull || m == modeSync) && man != nil && (loc == nil || st.Q < n)
+	s.wantPush = (m == modePush || m == modeSync) && loc != nil
+}
 
-	// Pull into a store that lacks the session: restore it, streamed.
-	if wantPull && loc == nil {
-		path, nl, size, refused, err := r.restore(ctx, name, man)
-		switch {
-		case errors.Is(err, errRestoreExists):
-			// Written meanwhile (another sync): merge into it.
-			fi, lerr := r.opts.fs().Lstat(path)
-			if lerr != nil {
-				return rep, st, err
-			}
-			loc = &local{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-			st = &sessionState{Path: path}
-		case err != nil:
-			return rep, st, err
-		default:
-			fi, err := r.opts.fs().Lstat(path)
-			if err != nil {
-				return rep, st, err
-			}
-			rep.Created, rep.Pulled, rep.Refused, rep.Path = true, nl, refused, path
-			// What pi appended since the restore is not on the remote.
-			st = &sessionState{Path: path, P: size, F: n, Q: n, Pushed: fi.Size() == size, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
-			st.PTail, _ = r.tailSum(path, st.P)
-			st.noteRemote(man)
-			rep.State = "pulled"
-			return rep, st, nil
-		}
+// restoreMissing is the pull into a store that lacks the session: it
+// restores it, streamed. It reports done when piSession ends there (with
+// err); a file written meanwhile (another sync) is merged into instead.
+func (s *piReconcile) restoreMissing() (done bool, err error) {
+	if !s.wantPull || s.loc != nil {
+		return false, nil
 	}
+	r, man, n := s.r, s.man, s.n
+	rep := &s.rep
+	path, nl, size, refused, err := r.restore(s.ctx, s.name, man)
+	switch {
+	case errors.Is(err, errRestoreExists):
+		// Written meanwhile (another sync): merge into it.
+		fi, lerr := r.opts.fs().Lstat(path)
+		if lerr != nil {
+			return true, err
+		}
+		s.loc = &local{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		s.st = &sessionState{Path: path}
+		return false, nil
+	case err != nil:
+		return true, err
+	default:
+		fi, err := r.opts.fs().Lstat(path)
+		if err != nil {
+			return true, err
+		}
+		rep.Created, rep.Pulled, rep.Refused, rep.Path = true, nl, refused, path
+		// What pi appended since the restore is not on the remote.
+		st := &sessionState{Path: path, P: size, F: n, Q: n, Pushed: fi.Size() == size, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+		st.PTail, _ = r.tailSum(path, st.P)
+		st.noteRemote(man)
+		s.st = st
+		rep.State = "pulled"
+		return true, nil
+	}
+}
 
-	// What to read: for the merge the segments from Q, for the push's
-	// comparison those from F (all of them when the local file is
-	// compared from its start), for Verify every one.
+// readSegments reads the remote segments, each once: for the merge the
+// segments from Q, for the push's comparison those from F (all of them
+// when the local file is compared from its start), for Verify every one.
+// A torn or foreign segment fails it unless a push heals it.
+func (s *piReconcile) readSegments() error {
+	r, ctx, name, man, st, n := s.r, s.ctx, s.name, s.man, s.st, s.n
+	wantPull, wantPush := s.wantPull, s.wantPush
 	from := n
 	if wantPull {
 		from = st.Q
@@ -125,6 +209,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		from = 0
 	}
 	rid := &remoteIDs{ids: map[string]struct{}{}}
+	s.rid = rid
 	var lines [][]byte    // remote entry lines from Q, for the merge
 	var pos []RefusedLine // where each of lines stands
 	var lineSeg []int     // the segment each of lines is in
@@ -157,7 +242,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		})
 		if err != nil {
 			if !errors.Is(err, ErrCorruptRemote) {
-				return rep, st, err
+				return err
 			}
 			if corrupt == nil {
 				corrupt = err
@@ -166,7 +251,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 		}
 		if i == 0 {
 			if segHdr == nil && (forMerge || forPush) {
-				return rep, st, fmt.Errorf("read %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
+				return fmt.Errorf("read %s: the remote copy does not start with a complete session header line: %w", name, ErrCorruptRemote)
 			}
 			rid.header, rid.haveHeader = headerID(segHdr), true
 			if forMerge {
@@ -188,97 +273,117 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 			merged = append(merged, segIDs...)
 		}
 	}
-	if corrupt != nil && (loc == nil || m == modePull || m == modeStatus) {
+	s.lines, s.pos, s.lineSeg, s.hdr, s.refused, s.merged, s.corrupt = lines, pos, lineSeg, hdr, refused, merged, corrupt
+	if corrupt != nil && (s.loc == nil || s.m == modePull || s.m == modeStatus) {
 		if r.opts.Verify {
-			return rep, st, fmt.Errorf("verify %s: %w", name, corrupt)
+			return fmt.Errorf("verify %s: %w", name, corrupt)
 		}
-		return rep, st, corrupt
+		return corrupt
 	}
+	return nil
+}
 
-	// Pull: merge the remote lines the local file lacks.
-	var grown int64 // what the merge appended
-	if wantPull && corrupt == nil {
-		res, err := r.merge(ctx, name, loc.path, hdr, lines, pos)
-		if err != nil {
-			return rep, st, err
-		}
-		rep.Pulled, rep.Conflicts, rep.Refused = res.appended, res.conflicts, append(refused, res.refused...)
-		grown = res.bytes
-		for _, id := range merged {
-			rid.ids[id] = struct{}{} // on the remote: never pushed back
-		}
-		if res.appended > 0 {
-			// The lines merged are at the end of the file, after P: the
-			// next push compares by their ids instead of reading the
-			// segments again, unless there are too many to remember.
-			if st.F >= st.Q && len(st.Known)+len(merged) <= maxKnown {
-				st.Known = append(st.Known, merged...)
-				st.F = n
-			} else {
-				st.F, st.Known = min(st.F, st.Q), nil
-			}
-		}
-		st.Q = n
-		if res.orphan >= 0 {
-			// A line whose parent has not arrived yet (another machine's
-			// push still on its way, or a copy that lacks it) is merged by
-			// a later pull: its segment is not counted as local.
-			st.Q = lineSeg[res.orphan]
-		}
-		st.noteRemote(man)
+// pull merges the remote lines the local file lacks, and moves Q (and F
+// and Known, for the next push) over them.
+func (s *piReconcile) pull() error {
+	if !s.wantPull || s.corrupt != nil {
+		return nil
 	}
+	st, rid, merged, n := s.st, s.rid, s.merged, s.n
+	rep := &s.rep
+	res, err := s.r.merge(s.ctx, s.name, s.loc.path, s.hdr, s.lines, s.pos)
+	if err != nil {
+		return err
+	}
+	rep.Pulled, rep.Conflicts, rep.Refused = res.appended, res.conflicts, append(s.refused, res.refused...)
+	s.grown = res.bytes
+	for _, id := range merged {
+		rid.ids[id] = struct{}{} // on the remote: never pushed back
+	}
+	if res.appended > 0 {
+		// The lines merged are at the end of the file, after P: the
+		// next push compares by their ids instead of reading the
+		// segments again, unless there are too many to remember.
+		if st.F >= st.Q && len(st.Known)+len(merged) <= maxKnown {
+			st.Known = append(st.Known, merged...)
+			st.F = n
+		} else {
+			st.F, st.Known = min(st.F, st.Q), nil
+		}
+	}
+	st.Q = n
+	if res.orphan >= 0 {
+		// A line whose parent has not arrived yet (another machine's
+		// push still on its way, or a copy that lacks it) is merged by
+		// a later pull: its segment is not counted as local.
+		st.Q = s.lineSeg[res.orphan]
+	}
+	st.noteRemote(s.man)
+	return nil
+}
 
-	// Push: the local lines the remote lacks.
-	pushed := false // a push recorded the file as it read it (st.Size)
-	if wantPush {
-		var np int
-		var nm *Manifest
-		if corrupt == nil {
-			for _, id := range st.Known {
-				rid.ids[id] = struct{}{}
-			}
-			np, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, rid)
-			if errors.Is(err, errRewritten) {
-				// Compare the whole file with the whole remote copy.
-				st.P, st.PTail, st.F, st.Known, st.Held = 0, "", 0, nil, nil
-				np, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, nil)
-			}
-		}
-		if corrupt != nil || (err != nil && errors.Is(err, ErrCorruptRemote) && man != nil) {
-			// A torn or foreign segment: publish a new generation built
-			// from the local copy and the remote's readable segments.
-			np, nm, err = r.healPi(ctx, name, loc.path, man, nextGen, st)
-			rep.Healed = err == nil
-		}
-		if err != nil {
-			return rep, st, err
-		}
-		rep.Pushed = np
-		pushed = true
-		if nm != nil {
-			man = nm
-			// The older generations are no longer needed; a reader that
-			// listed one of them lists again.
-			if h != nil {
-				for _, k := range append([]string{h.key}, h.older...) {
-					_ = r.b.remove(ctx, k)
-				}
-			}
-		}
-		if man != nil {
-			st.noteRemote(man)
-		}
-		st.Pushed = true
-	} else {
-		st.Pushed = pushedBefore
+// push uploads the local lines the remote lacks, healing the remote
+// copy first when one of its segments is torn or foreign.
+func (s *piReconcile) push() error {
+	if !s.wantPush {
+		s.st.Pushed = s.pushedBefore
+		return nil
 	}
-	if loc != nil && !pushed {
+	r, ctx, name, loc, h, st, rid, corrupt := s.r, s.ctx, s.name, s.loc, s.h, s.st, s.rid, s.corrupt
+	man, nextGen := s.man, s.nextGen
+	var np int
+	var nm *Manifest
+	var err error
+	if corrupt == nil {
+		for _, id := range st.Known {
+			rid.ids[id] = struct{}{}
+		}
+		np, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, rid)
+		if errors.Is(err, errRewritten) {
+			// Compare the whole file with the whole remote copy.
+			st.P, st.PTail, st.F, st.Known, st.Held = 0, "", 0, nil, nil
+			np, nm, err = r.pushPi(ctx, name, loc.path, man, nextGen, st, nil)
+		}
+	}
+	if corrupt != nil || (err != nil && errors.Is(err, ErrCorruptRemote) && man != nil) {
+		// A torn or foreign segment: publish a new generation built
+		// from the local copy and the remote's readable segments.
+		np, nm, err = r.healPi(ctx, name, loc.path, man, nextGen, st)
+		s.rep.Healed = err == nil
+	}
+	if err != nil {
+		return err
+	}
+	s.rep.Pushed = np
+	s.pushed = true
+	if nm != nil {
+		s.man = nm
+		// The older generations are no longer needed; a reader that
+		// listed one of them lists again.
+		if h != nil {
+			for _, k := range append([]string{h.key}, h.older...) {
+				_ = r.b.remove(ctx, k)
+			}
+		}
+	}
+	if s.man != nil {
+		st.noteRemote(s.man)
+	}
+	st.Pushed = true
+	return nil
+}
+
+// finish records the local file when no push read it, and names the
+// state of the session.
+func (s *piReconcile) finish() (SessionReport, *sessionState, error) {
+	loc, st, rep := s.loc, s.st, &s.rep
+	if loc != nil && !s.pushed {
 		// No push read the file: the record is the file as the scan saw
 		// it plus what the merge appended; anything more (pi appended
 		// meanwhile) may be missing remotely.
 		st.Path = loc.path
-		fi, err := r.opts.fs().Lstat(loc.path)
-		if err != nil || fi.Size() != loc.size+grown {
+		fi, err := s.r.opts.fs().Lstat(loc.path)
+		if err != nil || fi.Size() != loc.size+s.grown {
 			st.Pushed = false
 		}
 		if err == nil {
@@ -288,8 +393,8 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	if loc != nil {
 		rep.Path = loc.path
 	}
-	if man == nil && m == modePull {
-		return rep, nil, nil
+	if s.man == nil && s.m == modePull {
+		return *rep, nil, nil
 	}
 	switch {
 	case rep.Pushed > 0 && (rep.Pulled > 0 || rep.Created):
@@ -301,7 +406,7 @@ func (r *Remote) piSession(ctx context.Context, m mode, name string, loc *local,
 	default:
 		rep.State = "in sync"
 	}
-	return rep, st, nil
+	return *rep, st, nil
 }
 
 // maxKnown bounds the ids of merged lines the state remembers (Known).

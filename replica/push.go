@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -123,6 +124,11 @@ func (r *Remote) readRemoteIDs(ctx context.Context, man *Manifest, st *sessionSt
 // which the segments are compacted. It reads the local file twice,
 // streamed, and holds at most a segment. It returns the lines pushed and
 // the new manifest (nil when nothing was pushed), and moves st.
+//
+// Its steps are the methods of piPush, in order: checkSession,
+// scanLines, holdMarkers and readEarly (the first pass: which lines go
+// up), startSegments and upload (the second pass), finishSegments,
+// completeManifest and publish.
 func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, nextGen int64, st *sessionState, rid *remoteIDs) (int, *Manifest, error) {
 	f, err := r.opts.fs().OpenFile(path, os.O_RDONLY|vfs.NoFollow, 0)
 	if err != nil {
@@ -140,13 +146,99 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	if err != nil {
 		return 0, nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	p := &piPush{r: r, ctx: ctx, name: name, path: path, man: man, st: st, f: f, fi: fi, end: end, rid: rid}
+	if err := p.checkSession(); err != nil {
+		return 0, nil, err
+	}
+	if err := p.scanLines(); err != nil {
+		return 0, nil, err
+	}
+	p.holdMarkers()
+	if err := p.readEarly(); err != nil {
+		return 0, nil, err
+	}
+	newP := end
+	if man == nil && !p.header {
+		return 0, nil, fmt.Errorf("push %s: the file does not start with a session header", path)
+	}
 
-	// A file compared from its start: its header must be the session the
-	// name says, and the remote copy's the same.
+	// Second pass: the lines, into an inline segment or data objects.
+	nm := &Manifest{Format: FormatVersion, Kind: KindPi, Name: name, Gen: nextGen, Host: r.opts.Host,
+		Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
+	w := p.startSegments()
+	defer w.abandon()
+	n, err := p.upload()
+	if err != nil {
+		return 0, nil, err
+	}
+	if w.empty() {
+		st.P = newP
+		st.PTail, _ = r.tailSum(path, st.P)
+		st.Known = nil
+		if man != nil {
+			st.F = len(man.Segments)
+		}
+		p.seen(st)
+		return 0, nil, nil
+	}
+	if err := p.finishSegments(nm); err != nil {
+		return 0, nil, err
+	}
+	q, whole := p.completeManifest(nm)
+	if err := p.publish(nm, newP, q, whole); err != nil {
+		return 0, nil, err
+	}
+	return n, nm, nil
+}
+
+// pushMarker is a sync marker line a push may hold back: the entry it
+// hangs below, and where it is in the local file.
+type pushMarker struct {
+	parent string
+	off    int64
+	n      int
+}
+
+// piPush is one push of a pi session file: what the steps of pushPi
+// pass on to the next.
+type piPush struct {
+	r          *Remote
+	ctx        context.Context
+	name, path string
+	man        *Manifest
+	st         *sessionState
+	f          vfs.File
+	fi         fs.FileInfo
+	end        int64 // where the last complete line ends
+	rid        *remoteIDs
+
+	// The first pass.
+	markers  map[string]pushMarker
+	order    []string // the markers in file order
+	needed   map[string]bool
+	header   bool // the header goes up
+	upBytes  int64
+	keepHeld []heldMarker
+	early    [][]byte // the held markers from before P that go up now
+
+	// The second pass.
+	w           *segBuilder
+	base        []Segment
+	kept        int // how many of man's segments the new manifest keeps as they are
+	inlineMode  bool
+	sum         *Summary
+	incremental bool
+}
+
+// checkSession checks a file compared from its start: its header must be
+// the session the name says, and the remote copy's the same. It reads
+// the remote ids first when pushPi was not given them.
+func (p *piPush) checkSession() error {
+	st, name := p.st, p.name
 	localID := ""
-	if st.P == 0 && end > 0 {
+	if st.P == 0 && p.end > 0 {
 		first := true
-		_ = localLines(f, 0, end, func(_ int64, line []byte) error {
+		_ = localLines(p.f, 0, p.end, func(_ int64, line []byte) error {
 			if first {
 				localID = headerID(line)
 				first = false
@@ -155,42 +247,43 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 		})
 		if localID != "" {
 			if id, ok := nameID(name); ok && id != localID {
-				return 0, nil, fmt.Errorf("push %s: the header has session id %q, the file name %q: %w", path, localID, id, ErrSessionMismatch)
+				return fmt.Errorf("push %s: the header has session id %q, the file name %q: %w", p.path, localID, id, ErrSessionMismatch)
 			}
 		}
 	}
-	if rid == nil {
-		if rid, err = r.readRemoteIDs(ctx, man, st); err != nil {
-			return 0, nil, err
+	if p.rid == nil {
+		rid, err := p.r.readRemoteIDs(p.ctx, p.man, st)
+		if err != nil {
+			return err
+		}
+		p.rid = rid
+	}
+	if localID != "" && p.rid.haveHeader {
+		if err := sameSession("push", name, p.rid.header, localID); err != nil {
+			return err
 		}
 	}
-	if localID != "" && rid.haveHeader {
-		if err := sameSession("push", name, rid.header, localID); err != nil {
-			return 0, nil, err
-		}
-	}
+	return nil
+}
 
-	// First pass: which lines go up. Markers go up only when something
-	// pushed hangs below them; those held back before P (st.Held) are
-	// candidates like the ones after it.
-	type marker struct {
-		parent string
-		off    int64
-		n      int
-	}
-	markers := map[string]marker{}
+// scanLines is the first pass: which lines go up. Markers go up only
+// when something pushed hangs below them; those held back before P
+// (st.Held) are candidates like the ones after it.
+func (p *piPush) scanLines() error {
+	st, rid, man := p.st, p.rid, p.man
+	markers := map[string]pushMarker{}
 	var order []string // the markers in file order
 	for _, h := range st.Held {
 		if _, ok := rid.ids[h.ID]; ok || h.Off+int64(h.Len) >= st.P {
 			continue // another machine uploaded the same marker, or not ours
 		}
-		markers[h.ID] = marker{parent: h.Parent, off: h.Off, n: h.Len}
+		markers[h.ID] = pushMarker{parent: h.Parent, off: h.Off, n: h.Len}
 		order = append(order, h.ID)
 	}
 	needed := map[string]bool{}
 	header := false
 	var upBytes int64
-	err = localLines(f, st.P, end, func(off int64, line []byte) error {
+	err := localLines(p.f, st.P, p.end, func(off int64, line []byte) error {
 		e, err := jsonl.ParseEntry(line)
 		if err != nil {
 			return nil // not an object: readers skip it too
@@ -213,7 +306,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 			parent = e.ParentID
 		}
 		if isMarker(&e) {
-			markers[e.ID] = marker{parent: parent, off: off, n: len(line)}
+			markers[e.ID] = pushMarker{parent: parent, off: off, n: len(line)}
 			order = append(order, e.ID)
 		} else if _, ok := markers[parent]; ok {
 			needed[parent] = true
@@ -222,67 +315,85 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 		return nil
 	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("read %s: %w", path, err)
+		return fmt.Errorf("read %s: %w", p.path, err)
 	}
-	// A needed marker needs the marker it hangs below; past maxHeld the
-	// oldest go up too.
-	held := func() []heldMarker {
-		for i := len(order) - 1; i >= 0; i-- {
-			if mk := markers[order[i]]; needed[order[i]] {
-				if _, ok := markers[mk.parent]; ok {
-					needed[mk.parent] = true
-				}
+	p.markers, p.order, p.needed, p.header, p.upBytes = markers, order, needed, header, upBytes
+	return nil
+}
+
+// held marks as needed the markers a needed marker hangs below, and
+// returns the markers held back.
+func (p *piPush) held() []heldMarker {
+	markers, order, needed := p.markers, p.order, p.needed
+	for i := len(order) - 1; i >= 0; i-- {
+		if mk := markers[order[i]]; needed[order[i]] {
+			if _, ok := markers[mk.parent]; ok {
+				needed[mk.parent] = true
 			}
 		}
-		var out []heldMarker
-		for _, id := range order {
-			if mk := markers[id]; !needed[id] {
-				out = append(out, heldMarker{ID: id, Parent: mk.parent, Off: mk.off, Len: mk.n})
-			}
-		}
-		return out
 	}
-	keepHeld := held()
+	var out []heldMarker
+	for _, id := range order {
+		if mk := markers[id]; !needed[id] {
+			out = append(out, heldMarker{ID: id, Parent: mk.parent, Off: mk.off, Len: mk.n})
+		}
+	}
+	return out
+}
+
+// holdMarkers settles the markers held back: a needed marker needs the
+// marker it hangs below; past maxHeld the oldest go up too.
+func (p *piPush) holdMarkers() {
+	keepHeld := p.held()
 	if over := len(keepHeld) - maxHeld; over > 0 {
 		for _, h := range keepHeld[:over] {
-			needed[h.ID] = true
+			p.needed[h.ID] = true
 		}
-		keepHeld = held()
+		keepHeld = p.held()
 	}
-	// The held markers that go up now, from before P, in file order.
+	p.keepHeld = keepHeld
+}
+
+// readEarly reads the held markers that go up now, from before P, in
+// file order, checking each is still where it was.
+func (p *piPush) readEarly() error {
 	var early [][]byte
-	for _, id := range order {
-		mk := markers[id]
-		if !needed[id] || mk.off >= st.P {
+	for _, id := range p.order {
+		mk := p.markers[id]
+		if !p.needed[id] || mk.off >= p.st.P {
 			continue
 		}
 		line := make([]byte, mk.n)
-		if _, err := f.ReadAt(line, mk.off); err != nil {
-			return 0, nil, fmt.Errorf("read %s: %w", path, err)
+		if _, err := p.f.ReadAt(line, mk.off); err != nil {
+			return fmt.Errorf("read %s: %w", p.path, err)
 		}
 		if e, err := jsonl.ParseEntry(line); err != nil || e.ID != id || !isMarker(&e) {
-			return 0, nil, fmt.Errorf("read %s: the sync marker %s is no longer at offset %d: %w", path, id, mk.off, errRewritten)
+			return fmt.Errorf("read %s: the sync marker %s is no longer at offset %d: %w", p.path, id, mk.off, errRewritten)
 		}
 		early = append(early, line)
-		upBytes += int64(mk.n) + 1
+		p.upBytes += int64(mk.n) + 1
 	}
-	newP := end
-	if man == nil && !header {
-		return 0, nil, fmt.Errorf("push %s: the file does not start with a session header", path)
-	}
-	keep := func(e *jsonl.Entry) bool {
-		if _, ok := rid.ids[e.ID]; ok {
-			return false
-		}
-		if _, ok := markers[e.ID]; ok {
-			return needed[e.ID]
-		}
-		return true
-	}
+	p.early = early
+	return nil
+}
 
-	// Second pass: the lines, into an inline segment or data objects.
-	nm := &Manifest{Format: FormatVersion, Kind: KindPi, Name: name, Gen: nextGen, Host: r.opts.Host,
-		Time: r.opts.now().UTC().Format(time.RFC3339), Encrypted: len(r.opts.Recipients) > 0}
+// keep reports whether the second pass uploads entry e.
+func (p *piPush) keep(e *jsonl.Entry) bool {
+	if _, ok := p.rid.ids[e.ID]; ok {
+		return false
+	}
+	if _, ok := p.markers[e.ID]; ok {
+		return p.needed[e.ID]
+	}
+	return true
+}
+
+// startSegments sets up the second pass: the segments of man the new
+// manifest keeps, and the builder the lines go into, in inline mode when
+// they fit in InlineMax with man's last inline segments (which otherwise
+// move into the data objects with the new lines).
+func (p *piPush) startSegments() *segBuilder {
+	r, man, upBytes := p.r, p.man, p.upBytes
 	var base []Segment
 	kept := 0 // how many of man's segments the new manifest keeps as they are
 	var inlineBytes int64
@@ -298,7 +409,6 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	inl := int64(r.opts.inlineMax())
 	inlineMode := upBytes > 0 && inl > 0 && inlineBytes+upBytes <= inl
 	w := &segBuilder{b: r.b, max: r.opts.segmentSize()}
-	defer w.abandon()
 	if inlineMode {
 		w.max = int(inl) + 1
 	} else if upBytes > 0 && nInline > 0 {
@@ -309,30 +419,40 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 		base = base[:len(base)-nInline]
 		kept = len(base)
 	}
-	sum, incremental := r.summaryBase(man, f, end)
+	p.w, p.base, p.kept, p.inlineMode = w, base, kept, inlineMode
+	return w
+}
+
+// up adds one line to the upload.
+func (p *piPush) up(line []byte) error {
+	if p.r.opts.Transform != nil {
+		t, err := p.r.opts.Transform(bytes.Clone(line))
+		if err != nil {
+			return fmt.Errorf("push %s: transform: %w", p.path, err)
+		}
+		line = t
+	}
+	if p.incremental {
+		p.sum.add(line)
+	}
+	return p.w.add(p.ctx, line)
+}
+
+// upload is the second pass: the early markers, then the lines after P
+// that go up, into the builder and the summary. It returns how many
+// entry lines it added.
+func (p *piPush) upload() (int, error) {
+	man := p.man
+	p.sum, p.incremental = p.r.summaryBase(man, p.f, p.end)
 	n := 0
-	// up adds one line to the upload.
-	up := func(line []byte) error {
-		if r.opts.Transform != nil {
-			t, err := r.opts.Transform(bytes.Clone(line))
-			if err != nil {
-				return fmt.Errorf("push %s: transform: %w", path, err)
-			}
-			line = t
-		}
-		if incremental {
-			sum.add(line)
-		}
-		return w.add(ctx, line)
-	}
-	for _, line := range early {
+	for _, line := range p.early {
 		n++
-		if err := up(line); err != nil {
-			return 0, nil, err
+		if err := p.up(line); err != nil {
+			return 0, err
 		}
 	}
-	if upBytes > 0 {
-		err = localLines(f, st.P, end, func(off int64, line []byte) error {
+	if p.upBytes > 0 {
+		err := localLines(p.f, p.st.P, p.end, func(off int64, line []byte) error {
 			e, err := jsonl.ParseEntry(line)
 			if err != nil {
 				return nil
@@ -342,45 +462,52 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 				if off != 0 || man != nil {
 					return nil
 				}
-			case e.IDKind != jsonl.KindString || !keep(&e):
+			case e.IDKind != jsonl.KindString || !p.keep(&e):
 				return nil
 			default:
 				n++
 			}
-			return up(line)
+			return p.up(line)
 		})
 		if err != nil {
-			return 0, nil, err
+			return 0, err
 		}
 	}
-	// What the record says the push saw: the file as its Stat found it,
-	// every complete line of which is now on the remote (or held back), never
-	// what pi appended since.
-	seen := func(st *sessionState) {
-		st.Path, st.Size, st.Mtime = path, fi.Size(), fi.ModTime().UnixNano()
-		st.Held = keepHeld
-	}
-	if w.empty() {
-		st.P = newP
-		st.PTail, _ = r.tailSum(path, st.P)
-		st.Known = nil
-		if man != nil {
-			st.F = len(man.Segments)
-		}
-		seen(st)
-		return 0, nil, nil
-	}
-	if inlineMode && len(w.segs) == 0 && w.up == nil {
+	return n, nil
+}
+
+// seen records in st what the push saw: the file as its Stat found it,
+// every complete line of which is now on the remote (or held back), never
+// what pi appended since.
+func (p *piPush) seen(st *sessionState) {
+	st.Path, st.Size, st.Mtime = p.path, p.fi.Size(), p.fi.ModTime().UnixNano()
+	st.Held = p.keepHeld
+}
+
+// finishSegments ends the upload: the lines are an inline segment, or
+// the last data object is flushed; nm gets the segments.
+func (p *piPush) finishSegments(nm *Manifest) error {
+	w, base := p.w, p.base
+	if p.inlineMode && len(w.segs) == 0 && w.up == nil {
 		base = append(base, inlineSegment(w.buf))
 	} else {
 		// (In inline mode too when a transform made the lines outgrow
 		// the inline bound and a segment was uploaded.)
-		if err := w.flush(ctx); err != nil {
-			return 0, nil, err
+		if err := w.flush(p.ctx); err != nil {
+			return err
 		}
 		base = append(base, w.segs...)
 	}
 	nm.Segments = base
+	return nil
+}
+
+// completeManifest fills in the rest of nm: the objects retired, after
+// a compaction of the segments when every remote segment is local, its
+// size and summary. It returns Q of man moved over the segments found
+// local, and whether every remote segment is local.
+func (p *piPush) completeManifest(nm *Manifest) (q int, whole bool) {
+	r, man, f, end := p.r, p.man, p.f, p.end
 	now := r.opts.now().UTC()
 	if man != nil {
 		for _, x := range man.Retired {
@@ -397,7 +524,7 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 	// (q is Q of man: st is left as it is until the push is published,
 	// so that a push that fails records nothing of the manifest it
 	// built on.)
-	q := st.Q
+	q = p.st.Q
 	if man != nil && q < len(man.Segments) {
 		var off int64
 		for _, s := range man.Segments[:q] {
@@ -405,9 +532,9 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 		}
 		_, q = alignFrom(f, end, man, q, off)
 	}
-	whole := man == nil || q >= len(man.Segments) // every remote segment is local
+	whole = man == nil || q >= len(man.Segments) // every remote segment is local
 	if whole {
-		retired := r.compact(ctx, nm, f, end)
+		retired := r.compact(p.ctx, nm, f, end)
 		for _, o := range retired {
 			nm.Retired = append(nm.Retired, Retired{Object: o, Time: now.Format(time.RFC3339)})
 		}
@@ -417,34 +544,43 @@ func (r *Remote) pushPi(ctx context.Context, name, path string, man *Manifest, n
 		nm.Size += s.Plain
 		nm.Lines += s.Lines
 	}
-	nm.Summary = sum
+	nm.Summary = p.sum
+	return q, whole
+}
+
+// publish publishes nm and moves st to what the push leaves: P at newP,
+// F and Q past the new segments (Q of man at q, all when whole). When
+// the manifest may have arrived despite an error, st keeps that state as
+// pending, for the next run to check.
+func (p *piPush) publish(nm *Manifest, newP int64, q int, whole bool) error {
+	r, st := p.r, p.st
 	next := *st
 	next.Pending = nil
 	next.P = newP
-	next.PTail, _ = r.tailSum(path, next.P)
+	next.PTail, _ = r.tailSum(p.path, next.P)
 	next.F = len(nm.Segments)
 	next.Known = nil
-	seen(&next)
+	p.seen(&next)
 	// The inline segments that moved into the new data objects are no
 	// longer segments of their own: those of them q counted now lie in a
 	// segment that also holds lines this file may lack.
-	next.Q = min(q, kept)
+	next.Q = min(q, p.kept)
 	if whole {
 		next.Q = len(nm.Segments) // the new segments' lines are local ones
 	}
-	if sent, err := r.b.publish(ctx, nm); err != nil {
+	if sent, err := r.b.publish(p.ctx, nm); err != nil {
 		if sent != nil && !errors.Is(err, errRace) {
 			// The manifest may have arrived: remember what this push
 			// would have left, for the next run to check (settle).
-			p := next
-			p.noteRemote(nm)
-			p.Pushed = true
-			st.pending(sent, p)
+			pn := next
+			pn.noteRemote(nm)
+			pn.Pushed = true
+			st.pending(sent, pn)
 		}
-		return 0, nil, err
+		return err
 	}
 	*st = next
-	return n, nm, nil
+	return nil
 }
 
 // errRewritten is a local file that no longer holds what the record

@@ -17,18 +17,21 @@ import (
 // Options configure a Remote. Nothing leaves the machine unless a Remote
 // is opened with them and asked to Push.
 type Options struct {
-	// Remote names the remote: s3://bucket/prefix (an S3-compatible
-	// bucket, reached as S3 says), or a directory: file:///path, or an
+	// Remote names the remote: a URL of a scheme in Backends
+	// (s3://bucket/prefix: an S3-compatible bucket, with package
+	// replica/s3's Backend), or a directory: file:///path, or an
 	// absolute path, or one starting with ./ or ../ (see NewDirClient).
 	// It is required; with Client set it only names the remote, in
 	// reports and in the state kept in StateDir, and may be any string
 	// that identifies the store Client reaches.
 	Remote string
-	// S3 says how to reach an s3:// remote (EnvS3Config reads it from
-	// the AWS_* variables).
-	S3 S3Config
+	// Backends open the remotes of the URL schemes they are keyed by
+	// (s3: replica/s3.Backend). Package replica imports no backend of
+	// its own but the directory one, so that a program links only the
+	// clients it passes here.
+	Backends map[string]Backend
 	// Client, when set, is the object store, instead of the one Remote
-	// names: a program's own Client, or one wrapping NewS3Client's or
+	// names: a program's own Client, or one wrapping replica/s3's or
 	// NewDirClient's.
 	Client Client
 
@@ -140,13 +143,13 @@ type Remote struct {
 }
 
 // Open prepares a Remote. It does not touch the network or the remote
-// directory. An opts.Remote that is neither an s3:// URL nor a
-// directory is ErrBadRemote.
+// directory. An opts.Remote that is neither a URL of a scheme in
+// opts.Backends nor a directory is ErrBadRemote.
 func Open(opts Options) (*Remote, error) {
 	c := opts.Client
 	if c == nil {
 		var err error
-		if c, err = newClient(opts.Remote, opts.S3, opts.fs()); err != nil {
+		if c, err = newClient(opts.Remote, opts.Backends, opts.fs()); err != nil {
 			return nil, err
 		}
 	} else if opts.Remote == "" {

@@ -63,8 +63,9 @@ func TestReplicatorSurvivesServerDown(t *testing.T) {
 		be := s3be(srv)
 		remote := remoteFor(t, be)
 		a := newMachine(t, be, remote)
-		a.opts.S3.RequestTimeout = 2 * time.Second
-		a.opts.S3.MaxRetries = 1
+		conf := s3conf(srv)
+		conf.RequestTimeout, conf.MaxRetries = 2*time.Second, 1
+		a.opts.Backends = s3Backends(conf)
 		testReplicatorSurvivesServerDown(t, be, remote, a, srv.Kill, func() {
 			if err := srv.Start(); err != nil {
 				t.Fatal(err)

@@ -55,9 +55,11 @@ func (o *Options) LoadIdentity(path string) error {
 	return nil
 }
 
-// States are the values of SessionReport.State, in the order Tally
-// counts them.
-var States = []string{"in sync", "pushed", "pulled", "pushed+pulled", "push", "pull", "push+pull", "new local", "new remote", "compare", "deleted", "failed"}
+// States returns the values of SessionReport.State, in the order Tally
+// counts them (a new slice each call).
+func States() []string {
+	return []string{"in sync", "pushed", "pulled", "pushed+pulled", "push", "pull", "push+pull", "new local", "new remote", "compare", "deleted", "failed"}
+}
 
 // StateCount is how many sessions of a Report are in one state.
 type StateCount struct {
@@ -73,7 +75,7 @@ func (r *Report) Tally() []StateCount {
 		counts[s.State]++
 	}
 	var out []StateCount
-	for _, st := range States {
+	for _, st := range States() {
 		if n := counts[st]; n > 0 {
 			out = append(out, StateCount{st, n})
 		}

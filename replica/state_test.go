@@ -137,11 +137,11 @@ func loseReply(t *testing.T, be *backend, m *machine, kind string, forward bool)
 	p := newDeafProxy(t, be.srv.Addr, forward, func(r *http.Request) bool {
 		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/m/"+kind+"/")
 	})
-	direct := m.opts.S3
-	m.opts.S3.Endpoint = p.srv.URL
-	m.opts.S3.RequestTimeout = time.Second
-	m.opts.S3.MaxRetries = 1
-	return p.fired.Load, func() { m.opts.S3 = direct }
+	direct := m.opts.Backends
+	conf := s3conf(be.srv)
+	conf.Endpoint, conf.RequestTimeout, conf.MaxRetries = p.srv.URL, time.Second, 1
+	m.opts.Backends = s3Backends(conf)
+	return p.fired.Load, func() { m.opts.Backends = direct }
 }
 
 // A push sends its manifest and sees no reply. When the manifest reached

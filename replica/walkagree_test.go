@@ -21,6 +21,7 @@ import (
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/replica"
+	"github.com/sessctl/sessctl/replica/s3"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -203,7 +204,7 @@ func TestStoreWalksAgree(t *testing.T) {
 	// sync: the same walk; the link is not synced, and says so.
 	// (Open does not touch the network, nor does the walk.)
 	r, err := replica.Open(replica.Options{Remote: "s3://bucket/prefix", AgentDir: agent,
-		S3: replica.S3Config{Endpoint: "http://127.0.0.1:9", AccessKeyID: "k", SecretAccessKey: "s"}})
+		Backends: s3Backends(s3.Config{Endpoint: "http://127.0.0.1:9", AccessKeyID: "k", SecretAccessKey: "s"})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestAgentUseSyncSkips(t *testing.T) {
 	deep := testenv.DeepChain(t, c, func(i int) string { return "subagent/" + strings.Repeat("s", 200) }, nil)
 
 	r, err := replica.Open(replica.Options{Remote: "s3://bucket/prefix", AgentUseDir: data,
-		S3: replica.S3Config{Endpoint: "http://127.0.0.1:9", AccessKeyID: "k", SecretAccessKey: "s"}})
+		Backends: s3Backends(s3.Config{Endpoint: "http://127.0.0.1:9", AccessKeyID: "k", SecretAccessKey: "s"})})
 	if err != nil {
 		t.Fatal(err)
 	}

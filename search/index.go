@@ -71,6 +71,12 @@ type Options struct {
 	// that could not be read (the error names it), once per search. Such
 	// files are left out. It is called from one goroutine at a time.
 	Warn func(err error)
+	// FS is the filesystem the index's files (its directory, locks,
+	// state and caches) and the session files indexed and shown are
+	// read and written through; nil means vfs.OS(). SQLite opens the
+	// databases by path and the index locks are kernel locks, so it must
+	// be the real filesystem or a wrapper of it (vfstest.FaultFS).
+	FS vfs.FS
 }
 
 // ErrIndex is matched by the error of a search that could not use its
@@ -146,6 +152,14 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 	return x, nil
 }
 
+// fsys is Options.FS, or the real filesystem.
+func (x *Index) fsys() vfs.FS {
+	if x.o.FS == nil {
+		return vfs.OS()
+	}
+	return x.o.FS
+}
+
 // Dir returns the index directory ("" with NoIndex).
 func (x *Index) Dir() string { return x.dir }
 
@@ -180,10 +194,10 @@ func (x *Index) use(ctx context.Context, stores []Store, fn func() error) (err e
 			err = &indexError{err}
 		}
 	}()
-	if err := os.MkdirAll(x.dir, 0o700); err != nil {
+	if err := x.fsys().MkdirAll(x.dir, vfs.DirMode); err != nil {
 		return fmt.Errorf("open search index %s: %w", x.dir, err)
 	}
-	lk, err := lockShared(ctx, x.dir)
+	lk, err := lockShared(ctx, x.fsys(), x.dir)
 	if err != nil {
 		return err
 	}
@@ -324,7 +338,7 @@ func (x *Index) openShards(ctx context.Context) (map[int]bool, error) {
 	errs := make([]error, Shards)
 	var wg sync.WaitGroup
 	for i := range Shards {
-		wg.Go(func() { x.shards[i], errs[i] = tryOpenShard(ctx, x.shardPath(i), false) })
+		wg.Go(func() { x.shards[i], errs[i] = tryOpenShard(ctx, x.fsys(), x.shardPath(i), false) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -347,10 +361,10 @@ func (x *Index) openShardsExclusive(ctx context.Context) error {
 	x.shards = make([]*shard, Shards)
 	for i := range Shards {
 		path := x.shardPath(i)
-		s, err := tryOpenShard(ctx, path, true)
+		s, err := tryOpenShard(ctx, x.fsys(), path, true)
 		if err != nil && isDamage(err) {
-			if err = removeDB(path); err == nil {
-				s, err = tryOpenShard(ctx, path, true)
+			if err = removeDB(x.fsys(), path); err == nil {
+				s, err = tryOpenShard(ctx, x.fsys(), path, true)
 			}
 		}
 		if err != nil {
@@ -378,10 +392,10 @@ func (x *Index) repair(ctx context.Context, damaged map[int]stamp, all bool) err
 	err := x.withState(ctx, func() error {
 		rec := x.readState()
 		for i := range Shards {
-			cur := stampOf(x.shardPath(i))
+			cur := stampOf(x.fsys(), x.shardPath(i))
 			st, found := damaged[i]
 			if cur.exists && (all || cur != rec[i] || found && st == cur) {
-				if err := removeDB(x.shardPath(i)); err != nil {
+				if err := removeDB(x.fsys(), x.shardPath(i)); err != nil {
 					return err
 				}
 			}
@@ -405,7 +419,7 @@ func (x *Index) repairDamaged(ctx context.Context, bad map[int]bool) error {
 	x.closeShards()
 	damaged := map[int]stamp{}
 	for i := range bad {
-		damaged[i] = stampOf(x.shardPath(i))
+		damaged[i] = stampOf(x.fsys(), x.shardPath(i))
 	}
 	// Recorded first: what this process wrote is sessctl's, so only
 	// the damage itself decides.
@@ -414,15 +428,17 @@ func (x *Index) repairDamaged(ctx context.Context, bad map[int]bool) error {
 }
 
 // tryOpenShard opens one database file and checks its schema version;
-// with create, a missing file is created with its schema.
-func tryOpenShard(ctx context.Context, path string, create bool) (*shard, error) {
+// with create, a missing file is created with its schema. The file is
+// opened (or created) through fsys first; the driver then opens it by
+// path on its own (modernc.org/sqlite has no filesystem seam).
+func tryOpenShard(ctx context.Context, fsys vfs.FS, path string, create bool) (*shard, error) {
 	flag := os.O_RDWR
 	if create {
 		flag |= os.O_CREATE
 	}
 	// SQLite creates a database 0644 and gives its -wal and -shm files the
 	// database's mode: the file is made 0600 first.
-	f, err := os.OpenFile(path, flag, 0o600)
+	f, err := fsys.OpenFile(path, flag, vfs.FileMode)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			err = errMissing
@@ -500,9 +516,9 @@ func dsn(path string) string {
 
 // removeDB deletes a database file and its WAL files; only with the
 // index lock held exclusive.
-func removeDB(path string) error {
+func removeDB(fsys vfs.FS, path string) error {
 	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				err = pe.Err // the path is said once
@@ -539,8 +555,8 @@ type stamp struct {
 	id                 uint64
 }
 
-func stampOf(path string) stamp {
-	fi, err := os.Stat(path)
+func stampOf(fsys vfs.FS, path string) stamp {
+	fi, err := fsys.Stat(path)
 	if err != nil {
 		return stamp{}
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // The index lock keeps a database file from being deleted while another
@@ -36,21 +38,23 @@ const lockPoll = 10 * time.Millisecond
 
 // indexLock is a process's hold on an index directory.
 type indexLock struct {
+	fs           vfs.FS // where the lock files are looked at
 	main, writer *flock.Flock
 	held         bool // index.lock is held, shared or exclusive
 }
 
 // lockShared takes the index lock of dir shared, waiting (until ctx
 // ends) while another process has it exclusive.
-func lockShared(ctx context.Context, dir string) (*indexLock, error) {
+func lockShared(ctx context.Context, fsys vfs.FS, dir string) (*indexLock, error) {
 	l := &indexLock{
+		fs:     fsys,
 		main:   flock.New(filepath.Join(dir, lockName), flock.SetPermissions(0o600)),
 		writer: flock.New(filepath.Join(dir, writerName), flock.SetPermissions(0o600)),
 	}
-	if err := take(ctx, l.writer, true); err != nil {
+	if err := take(ctx, l.fs, l.writer, true); err != nil {
 		return nil, err
 	}
-	err := take(ctx, l.main, true)
+	err := take(ctx, l.fs, l.main, true)
 	if uerr := l.writer.Unlock(); err == nil && uerr != nil {
 		err = fmt.Errorf("unlock %s: %w", l.writer.Path(), uerr)
 	}
@@ -71,10 +75,10 @@ func (l *indexLock) exclusive(ctx context.Context) error {
 	if err := l.main.Unlock(); err != nil {
 		return fmt.Errorf("unlock %s: %w", l.main.Path(), err)
 	}
-	if err := take(ctx, l.writer, false); err != nil {
+	if err := take(ctx, l.fs, l.writer, false); err != nil {
 		return err
 	}
-	if err := take(ctx, l.main, false); err != nil {
+	if err := take(ctx, l.fs, l.main, false); err != nil {
 		l.writer.Unlock()
 		return err
 	}
@@ -88,7 +92,7 @@ func (l *indexLock) shared(ctx context.Context) error {
 	l.held = false
 	err := l.main.Unlock()
 	if err == nil {
-		err = take(ctx, l.main, true)
+		err = take(ctx, l.fs, l.main, true)
 	}
 	l.held = err == nil
 	if uerr := l.writer.Unlock(); err == nil && uerr != nil {
@@ -112,8 +116,10 @@ func (l *indexLock) release() error {
 
 // take locks f shared or exclusive, trying again every lockPoll until
 // ctx ends. A lock file deleted or replaced meanwhile (the index
-// directory removed by hand) is locked again by its new name.
-func take(ctx context.Context, f *flock.Flock, shared bool) error {
+// directory removed by hand) is locked again by its new name. The
+// kernel lock is gofrs/flock's, on the real file; the file at the path
+// is looked at through fsys.
+func take(ctx context.Context, fsys vfs.FS, f *flock.Flock, shared bool) error {
 	for {
 		var ok bool
 		var err error
@@ -132,12 +138,12 @@ func take(ctx context.Context, f *flock.Flock, shared bool) error {
 			return fmt.Errorf("lock %s: not taken", f.Path())
 		}
 		held, herr := f.Stat()
-		now, nerr := os.Stat(f.Path())
-		if herr == nil && nerr == nil && os.SameFile(held, now) {
+		now, nerr := fsys.Stat(f.Path())
+		if herr == nil && nerr == nil && vfs.SameFile(held, now) {
 			return nil
 		}
 		f.Unlock()
-		if nerr != nil && !errors.Is(nerr, os.ErrNotExist) {
+		if nerr != nil && !errors.Is(nerr, fs.ErrNotExist) {
 			return fmt.Errorf("lock %s: %w", f.Path(), nerr)
 		}
 		if herr != nil {

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Query is what to search for and where.
@@ -107,7 +108,7 @@ func compareCandidates(a, b *candidate) int {
 // fs.ErrNotExist.
 func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 	return func(yield func(Hit, error) bool) {
-		sn, err := newSnipper(ctx)
+		sn, err := newSnipper(ctx, x.fsys())
 		if err != nil {
 			yield(Hit{}, err)
 			return
@@ -128,11 +129,11 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 		var cands []candidate
 		if x.o.NoIndex {
 			var files []found
-			if files, err = walk(ctx, q.Stores, warn); err != nil {
+			if files, err = walkFS(ctx, x.fsys(), q.Stores, warn); err != nil {
 				yield(Hit{}, err)
 				return
 			}
-			cands, err = scan(ctx, sn, files, q, warn)
+			cands, err = scan(ctx, x.fsys(), sn, files, q, warn)
 		} else {
 			cands, err = x.search(ctx, q, warn)
 		}
@@ -200,7 +201,7 @@ func (x *Index) search(ctx context.Context, q Query, warn func(error)) ([]candid
 		gen = x.w.generation()
 		watched = watchAll(x.w, roots(q.Stores))
 	}
-	files, err := walk(ctx, q.Stores, warn)
+	files, err := walkFS(ctx, x.fsys(), q.Stores, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -447,9 +448,10 @@ func (q *Query) matches(c *candidate) bool {
 type snipper struct {
 	db   *sql.DB
 	conn *sql.Conn
+	fs   vfs.FS // where the hits' files are read
 }
 
-func newSnipper(ctx context.Context) (*snipper, error) {
+func newSnipper(ctx context.Context, fsys vfs.FS) (*snipper, error) {
 	db, err := sql.Open("sqlite", "file::memory:")
 	if err != nil {
 		return nil, fmt.Errorf("open snippet table: %w", err)
@@ -465,7 +467,7 @@ func newSnipper(ctx context.Context) (*snipper, error) {
 		db.Close()
 		return nil, fmt.Errorf("open snippet table: %w", err)
 	}
-	return &snipper{db: db, conn: conn}, nil
+	return &snipper{db: db, conn: conn, fs: fsys}, nil
 }
 
 func (s *snipper) close() {
@@ -530,7 +532,7 @@ func (s *snipper) match(ctx context.Context, query string, texts []string) (map[
 // snippets. Candidates whose text no longer matches are left out.
 func (s *snipper) hits(ctx context.Context, query string, cands []candidate) ([]Hit, error) {
 	texts := make([]string, len(cands))
-	var fh *os.File
+	var fh vfs.File
 	var open string
 	defer func() {
 		if fh != nil {
@@ -546,7 +548,7 @@ func (s *snipper) hits(ctx context.Context, query string, cands []candidate) ([]
 				fh = nil
 			}
 			open = c.file
-			f, err := os.Open(c.file)
+			f, err := s.fs.OpenFile(c.file, os.O_RDONLY, 0)
 			if err != nil {
 				continue
 			}

@@ -9,8 +9,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/crc32"
-	"os"
 	"path/filepath"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Every search compares the files of the stores with the rows of each
@@ -69,7 +70,7 @@ func (x *Index) fileRows(ctx context.Context, i int) (map[string]fileRow, error)
 		return nil, fmt.Errorf("read search index %s: %w", s.path, err)
 	}
 	if tag != "" {
-		if rows, ok := loadRowCache(cache, tag); ok {
+		if rows, ok := loadRowCache(x.fsys(), cache, tag); ok {
 			return rows, nil
 		}
 	}
@@ -113,15 +114,15 @@ func (x *Index) fileRows(ctx context.Context, i int) (map[string]fileRow, error)
 		return nil, fmt.Errorf("read search index %s: %w", s.path, err)
 	}
 	if tag != "" {
-		storeRowCache(x.dir, cache, tag, out) // a cache: a failure costs only time
+		storeRowCache(x.fsys(), cache, tag, out) // a cache: a failure costs only time
 	}
 	return out, nil
 }
 
 // loadRowCache reads a cache file, reporting false unless it is whole
 // and carries tag.
-func loadRowCache(path, tag string) (map[string]fileRow, bool) {
-	data, err := os.ReadFile(path)
+func loadRowCache(fsys vfs.FS, path, tag string) (map[string]fileRow, bool) {
+	data, err := fsys.ReadFile(path)
 	if err != nil || len(data) < len(rowCacheMagic)+4 {
 		return nil, false
 	}
@@ -171,8 +172,9 @@ func cutBytes(b []byte) (field, rest []byte, ok bool) {
 	return b[n : n+int(l)], b[n+int(l):], true
 }
 
-// storeRowCache writes a cache file by renaming a new file over it.
-func storeRowCache(dir, path, tag string, rows map[string]fileRow) error {
+// storeRowCache writes a cache file by renaming a new file over it
+// (without fsync: it is a cache).
+func storeRowCache(fsys vfs.FS, path, tag string, rows map[string]fileRow) error {
 	b := make([]byte, 0, 64+len(rows)*96)
 	b = append(b, rowCacheMagic...)
 	b = append(b, tag...)
@@ -186,20 +188,5 @@ func storeRowCache(dir, path, tag string, rows map[string]fileRow) error {
 		}
 	}
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-	f, err := os.CreateTemp(dir, "rows-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return vfs.WriteFileAtomicNoSync(fsys, path, b, vfs.FileMode)
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 func TestRowCacheRoundTrip(t *testing.T) {
@@ -20,10 +22,10 @@ func TestRowCacheRoundTrip(t *testing.T) {
 		"/s/a.jsonl":  {path: "/s/a.jsonl", kind: fileJSONL, size: 120, mtime: 1700000000123456789, ino: 1<<63 | 42, end: 120},
 		"/s/b/m.json": {path: "/s/b/m.json", kind: fileAUMessage, size: 7, mtime: 0, ino: 0, end: 0},
 	}
-	if err := storeRowCache(dir, path, "id:3", rows); err != nil {
+	if err := storeRowCache(vfs.OS(), path, "id:3", rows); err != nil {
 		t.Fatal(err)
 	}
-	got, ok := loadRowCache(path, "id:3")
+	got, ok := loadRowCache(vfs.OS(), path, "id:3")
 	if !ok {
 		t.Fatal("a cache just written was not read back")
 	}
@@ -48,7 +50,7 @@ func TestRowCacheRoundTrip(t *testing.T) {
 		if err := os.WriteFile(path, tc.data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if got, ok := loadRowCache(path, tc.tag); ok {
+		if got, ok := loadRowCache(vfs.OS(), path, tc.tag); ok {
 			t.Errorf("%s: cache served %d rows", tc.name, len(got))
 		}
 	}
@@ -114,7 +116,7 @@ func TestRowCacheNeverStale(t *testing.T) {
 			for _, db := range dbs {
 				os.Remove(db)
 			}
-			files, err := walk(context.Background(), stores, func(error) {})
+			files, err := walkFS(context.Background(), vfs.OS(), stores, func(error) {})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +128,7 @@ func TestRowCacheNeverStale(t *testing.T) {
 				rows[shardOf(f.session)][f.path] = fileRow{path: f.path, kind: f.kind, size: f.size, mtime: f.mtime, ino: f.ino, end: f.size}
 			}
 			for k := range rows {
-				if err := storeRowCache(dir, filepath.Join(dir, fmt.Sprintf("rows-%d.cache", k)), "another:1", rows[k]); err != nil {
+				if err := storeRowCache(vfs.OS(), filepath.Join(dir, fmt.Sprintf("rows-%d.cache", k)), "another:1", rows[k]); err != nil {
 					t.Fatal(err)
 				}
 			}

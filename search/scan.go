@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // scanBatch bounds the text matched at once without an index. Tests
@@ -19,7 +21,7 @@ var scanBatch = 8 << 20
 // scan searches the files without an index: their texts go through the
 // in-memory FTS5 table in batches, so that a query means the same with
 // and without an index.
-func scan(ctx context.Context, sn *snipper, files []found, q Query, warn func(error)) ([]candidate, error) {
+func scan(ctx context.Context, fsys vfs.FS, sn *snipper, files []found, q Query, warn func(error)) ([]candidate, error) {
 	var out []candidate
 	var batch []candidate
 	var texts []string
@@ -66,7 +68,7 @@ func scan(ctx context.Context, sn *snipper, files []found, q Query, warn func(er
 		}
 		if f.kind != fileJSONL {
 			// AgentUse files are small JSON documents, read whole.
-			data, err := os.ReadFile(f.path)
+			data, err := fsys.ReadFile(f.path)
 			if err != nil {
 				warn(fmt.Errorf("read %s: %w", f.path, err))
 				continue
@@ -94,8 +96,8 @@ func scan(ctx context.Context, sn *snipper, files []found, q Query, warn func(er
 		}
 		// A session file is read a chunk at a time: memory is bounded
 		// by a line (and scanBatch), not by the file.
-		fh, err := os.Open(f.path)
-		var fi os.FileInfo
+		fh, err := fsys.OpenFile(f.path, os.O_RDONLY, 0)
+		var fi fs.FileInfo
 		if err == nil {
 			fi, err = fh.Stat()
 		}

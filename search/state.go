@@ -5,12 +5,13 @@ import (
 	"context"
 	"fmt"
 	"hash/crc32"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/gofrs/flock"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // A database file changed by anything but sessctl (a failing disk, a
@@ -42,7 +43,7 @@ type stamps [Shards]stamp
 func (x *Index) currentStamps() stamps {
 	var s stamps
 	for i := range Shards {
-		s[i] = stampOf(x.shardPath(i))
+		s[i] = stampOf(x.fsys(), x.shardPath(i))
 	}
 	return s
 }
@@ -50,7 +51,7 @@ func (x *Index) currentStamps() stamps {
 // withState runs fn holding state.lock.
 func (x *Index) withState(ctx context.Context, fn func() error) error {
 	l := flock.New(filepath.Join(x.dir, stateLockName), flock.SetPermissions(0o600))
-	if err := take(ctx, l, false); err != nil {
+	if err := take(ctx, x.fsys(), l, false); err != nil {
 		return err
 	}
 	defer l.Unlock()
@@ -91,7 +92,7 @@ func (x *Index) saveState(ctx context.Context) error {
 
 func (x *Index) readState() stamps {
 	var rec stamps
-	data, err := os.ReadFile(filepath.Join(x.dir, stateName))
+	data, err := x.fsys().ReadFile(filepath.Join(x.dir, stateName))
 	if err != nil {
 		return rec
 	}
@@ -122,7 +123,8 @@ func (x *Index) readState() stamps {
 	return got
 }
 
-// writeState writes the record by renaming a new file over it.
+// writeState writes the record by renaming a new file over it (without
+// fsync: a record lost to a power cut costs a rebuild).
 func (x *Index) writeState(s stamps) error {
 	var b strings.Builder
 	b.WriteString(stateMagic)
@@ -138,20 +140,9 @@ func (x *Index) writeState(s stamps) error {
 	}
 	body := b.String()
 	data := body + "\ncrc " + strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(body))), 16) + "\n"
-	f, err := os.CreateTemp(x.dir, "state-*.tmp")
-	if err != nil {
-		return fmt.Errorf("record search index state: %w", err)
-	}
-	_, err = f.WriteString(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(x.dir, stateName))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("record search index state %s: %w", filepath.Join(x.dir, stateName), err)
+	path := filepath.Join(x.dir, stateName)
+	if err := vfs.WriteFileAtomicNoSync(x.fsys(), path, []byte(data), vfs.FileMode); err != nil {
+		return fmt.Errorf("record search index state %s: %w", path, err)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // fileRow is a file as the index last saw it. A JSONL file was indexed
@@ -324,7 +325,7 @@ func (w *writer) indexFile(ctx context.Context, f found) (int64, error) {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, w.fail(err)
 	}
-	fh, err := os.Open(f.path)
+	fh, err := w.x.fsys().OpenFile(f.path, os.O_RDONLY, 0)
 	var fi fs.FileInfo
 	if err == nil {
 		fi, err = fh.Stat()
@@ -360,7 +361,7 @@ func (w *writer) indexFile(ctx context.Context, f found) (int64, error) {
 }
 
 // readAt reads n bytes at off into w.buf.
-func (w *writer) readAt(fh *os.File, off, n int64) ([]byte, error) {
+func (w *writer) readAt(fh vfs.File, off, n int64) ([]byte, error) {
 	if int64(cap(w.buf)) < n {
 		w.buf = make([]byte, n)
 	}
@@ -375,7 +376,7 @@ func (w *writer) readAt(fh *os.File, off, n int64) ([]byte, error) {
 	return b, nil
 }
 
-func (w *writer) indexJSONL(ctx context.Context, fh *os.File, f found, row fileRow, have bool, mtime int64) (int64, error) {
+func (w *writer) indexJSONL(ctx context.Context, fh vfs.File, f found, row fileRow, have bool, mtime int64) (int64, error) {
 	from := int64(0)
 	if have && row.kind == fileJSONL && row.ino == f.ino && row.end > 0 && f.size >= row.end && row.end > row.tailOff {
 		// Grown? The last indexed line must still be where it was.
@@ -646,7 +647,7 @@ func cleanText(s string) string {
 
 // indexAgentUse indexes an AgentUse file whole (they are small and
 // replaced, never appended to).
-func (w *writer) indexAgentUse(ctx context.Context, fh *os.File, f found, row fileRow, have bool, mtime int64) (int64, error) {
+func (w *writer) indexAgentUse(ctx context.Context, fh vfs.File, f found, row fileRow, have bool, mtime int64) (int64, error) {
 	if have {
 		if err := w.deleteDocs(ctx, row.id); err != nil {
 			return 0, err

@@ -78,11 +78,6 @@ func (f *found) set(fi fs.FileInfo) {
 	f.size, f.mtime, f.ino, f.ctime = fi.Size(), fi.ModTime().UnixNano(), vfs.FileID(fi), ctime(fi)
 }
 
-// walk lists the files of the stores on the real filesystem (walkFS).
-func walk(ctx context.Context, stores []Store, warn func(error)) ([]found, error) {
-	return walkFS(ctx, vfs.OS(), stores, warn)
-}
-
 // walkFS lists the files of the stores: a JSONL store's with
 // engine.Store.Files, an AgentUse store's sessions with agentuse.Walk. A
 // store whose root does not exist is an error matching fs.ErrNotExist;

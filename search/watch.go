@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // With Options.Watch, an Index kept open between searches watches the
@@ -35,7 +37,7 @@ const maxWatchDirs = 20000
 func watchAll(w *watcher, roots []string) bool {
 	seen := map[string]bool{}
 	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		err := vfs.WalkDir(vfs.OS(), root, func(p string, d fs.DirEntry, err error) error { // the watches are the kernel's, on the real files
 			if err != nil {
 				return err
 			}

@@ -8,7 +8,7 @@
 // walk, repeated ids that make a node its own ancestor) the index stops at
 // the first repeat instead.
 //
-// Entries are the JSON codec's (internal/jsonl); a library user names them
-// engine.Entry and the kinds engine.KindString, engine.KindNull and
-// engine.KindAbsent, which are aliases of the same types.
+// Entries are the JSON codec's, which is internal; this package gives
+// them their public names (Entry, Header, Kind and the kinds), which
+// compaction, migrate and engine use (engine.Entry is tree.Entry).
 package tree

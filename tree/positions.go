@@ -13,7 +13,7 @@ import (
 // header, which no walk reaches). With it, BranchAt walks a branch
 // without the index's map: the engine's offset index keeps it, so that
 // reading a context from the index builds no map of ids.
-func ParentPositions(entries []jsonl.Entry) []int32 {
+func ParentPositions(entries []Entry) []int32 {
 	byID := make(map[string]int32, len(entries))
 	keyed := 0
 	for i := range entries {
@@ -34,7 +34,7 @@ func ParentPositions(entries []jsonl.Entry) []int32 {
 // after a first header, and nothing was added since): a session that
 // has built its index needs no second map of ids. ok is false, and
 // nothing is returned, when the index holds other entries or is nil.
-func (ix *Index) ParentPositions(entries []jsonl.Entry) (parents []int32, ok bool) {
+func (ix *Index) ParentPositions(entries []Entry) (parents []int32, ok bool) {
 	if ix == nil {
 		return nil, false
 	}
@@ -92,7 +92,7 @@ func parentPositions(entries []jsonl.Entry, unique bool, lookup func(key string)
 // LastWithKey returns the position in entries of the last entry, headers
 // aside, whose key is key (the entry Build(entries).Get(key) returns),
 // or -1 when there is none.
-func LastWithKey(entries []jsonl.Entry, key string) int {
+func LastWithKey(entries []Entry, key string) int {
 	for i := len(entries) - 1; i >= 0; i-- {
 		if e := &entries[i]; !e.IsHeader() && Key(e) == key {
 			return i
@@ -106,7 +106,7 @@ func LastWithKey(entries []jsonl.Entry, key string) int {
 // ParentPositions, without a map: one array step per entry. It checks
 // each step (the parent's key is the entry's parent key) and returns
 // false when parents does not fit entries.
-func BranchAt(entries []jsonl.Entry, parents []int32, start int) ([]*jsonl.Entry, bool) {
+func BranchAt(entries []Entry, parents []int32, start int) ([]*Entry, bool) {
 	if len(parents) != len(entries) || start < 0 || start >= len(entries) {
 		return nil, false
 	}

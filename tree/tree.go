@@ -43,7 +43,7 @@ type labelVal struct {
 
 // Key returns the index key of an entry's id. String ids are themselves;
 // a missing id and non-string ids get keys no string id can equal.
-func Key(e *jsonl.Entry) string {
+func Key(e *Entry) string {
 	switch e.IDKind {
 	case jsonl.KindString:
 		return e.ID
@@ -55,7 +55,7 @@ func Key(e *jsonl.Entry) string {
 
 // ParentKey returns the index key of an entry's parentId, and false for a
 // null or missing parent.
-func ParentKey(e *jsonl.Entry) (string, bool) {
+func ParentKey(e *Entry) (string, bool) {
 	switch e.ParentKind {
 	case jsonl.KindNull, jsonl.KindAbsent:
 		return "", false
@@ -66,7 +66,7 @@ func ParentKey(e *jsonl.Entry) (string, bool) {
 const absentKey = "\x01absent"
 
 // Build indexes entries in file order. Header entries are skipped.
-func Build(entries []jsonl.Entry) *Index {
+func Build(entries []Entry) *Index {
 	ix := &Index{
 		entries:  make([]*jsonl.Entry, 0, len(entries)),
 		byID:     make(map[string]int, len(entries)),
@@ -84,7 +84,7 @@ func Build(entries []jsonl.Entry) *Index {
 
 // Add appends one entry, as loading the next line or appending does. The
 // leaf moves to it.
-func (ix *Index) Add(e *jsonl.Entry) {
+func (ix *Index) Add(e *Entry) {
 	k := Key(e)
 	pos := len(ix.entries)
 	ix.entries = append(ix.entries, e)
@@ -138,11 +138,11 @@ func (ix *Index) Len() int { return len(ix.entries) }
 
 // Entries returns every entry in file order, duplicates included. The
 // slice is shared; callers must not modify it.
-func (ix *Index) Entries() []*jsonl.Entry { return ix.entries }
+func (ix *Index) Entries() []*Entry { return ix.entries }
 
 // Get returns the entry with the given id (the last one, when an id is
 // repeated).
-func (ix *Index) Get(id string) (*jsonl.Entry, bool) {
+func (ix *Index) Get(id string) (*Entry, bool) {
 	p, ok := ix.byID[id]
 	if !ok {
 		return nil, false
@@ -156,14 +156,14 @@ func (ix *Index) Has(id string) bool { _, ok := ix.byID[id]; return ok }
 // Leaf returns the leaf id. kind is KindString for an entry id, KindNull
 // for an explicit null leaf (empty session, reset leaf) and KindAbsent when
 // the last entry had no id (pi's undefined).
-func (ix *Index) Leaf() (id string, kind jsonl.Kind) { return ix.leaf, ix.leafKind }
+func (ix *Index) Leaf() (id string, kind Kind) { return ix.leaf, ix.leafKind }
 
 // SetLeaf moves the leaf to an existing entry id, or to null with
 // KindNull. It does not check the id; callers do.
-func (ix *Index) SetLeaf(id string, kind jsonl.Kind) { ix.leaf, ix.leafKind = id, kind }
+func (ix *Index) SetLeaf(id string, kind Kind) { ix.leaf, ix.leafKind = id, kind }
 
 // LeafEntry returns the leaf's entry, if the leaf names one.
-func (ix *Index) LeafEntry() (*jsonl.Entry, bool) {
+func (ix *Index) LeafEntry() (*Entry, bool) {
 	switch ix.leafKind {
 	case jsonl.KindString:
 		return ix.Get(ix.leaf)
@@ -177,7 +177,7 @@ func (ix *Index) LeafEntry() (*jsonl.Entry, bool) {
 // root first, following parent links through the index. An unknown or
 // empty id gives nil. A parent cycle (which makes pi loop forever) ends the
 // path at the first repeated entry.
-func (ix *Index) Branch(id string) []*jsonl.Entry {
+func (ix *Index) Branch(id string) []*Entry {
 	start, ok := ix.byID[id]
 	if !ok || id == "" {
 		return nil
@@ -188,7 +188,7 @@ func (ix *Index) Branch(id string) []*jsonl.Entry {
 // BranchFrom returns the path from the root to e, root first; e itself need
 // not be the indexed copy of its id (pi's context builder starts from the
 // last line).
-func (ix *Index) BranchFrom(e *jsonl.Entry) []*jsonl.Entry {
+func (ix *Index) BranchFrom(e *Entry) []*Entry {
 	// One walk, the slice grown as it goes: a second walk to size it
 	// first costs a map lookup per entry, far more than the growth.
 	var path []*jsonl.Entry
@@ -248,7 +248,7 @@ func (ix *Index) depth(e *jsonl.Entry) int {
 // An unknown id gives false. Like BranchFrom it counts steps and only
 // remembers where it has been once there are more steps than entries, so
 // a long chain without a loop costs no memory.
-func (ix *Index) Loop(id string) (*jsonl.Entry, bool) {
+func (ix *Index) Loop(id string) (*Entry, bool) {
 	start, ok := ix.byID[id]
 	if !ok || id == "" {
 		return nil, false
@@ -277,7 +277,7 @@ func (ix *Index) Loop(id string) (*jsonl.Entry, bool) {
 
 // LeafBranch returns Branch of the current leaf, or nil when the leaf is
 // null or undefined.
-func (ix *Index) LeafBranch() []*jsonl.Entry {
+func (ix *Index) LeafBranch() []*Entry {
 	if ix.leafKind != jsonl.KindString {
 		return nil
 	}
@@ -373,7 +373,7 @@ func (ix *Index) Name() (string, bool) { return ix.name, ix.hasName }
 
 // Node is one node of Tree.
 type Node struct {
-	Entry    *jsonl.Entry
+	Entry    *Entry
 	Key      string
 	Label    string
 	HasLabel bool

@@ -46,15 +46,19 @@ type entryCtx struct {
 }
 
 // block is one part of an entry: a text, a collapsible text (thinking, a
-// tool call or result), an image or a note.
+// tool call or result), a tool call shown by its arguments (a command,
+// a read, an edit's diff), an image or a note.
 type block struct {
-	Kind    string // text, thinking, call, result, image, note, pre
-	Summary string // the line a collapsed block shows
+	Kind    string // text, thinking, call, cmd, read, diff, result, image, note, pre
+	Summary string // the line a collapsed block shows; a cmd's or read's detail
 	Text    string
-	Cut     string // how much of Text was left out, when it was cut
+	Cut     string // how much of Text (or Lines) was left out, when it was cut
 	Img     template.URL
 	Open    bool
 	Err     bool
+	Tool    string     // the tool of a cmd, read, diff or write call
+	Path    string     // the file a read, write or edit names
+	Lines   []diffLine // a diff's lines
 }
 
 // maxBlock is the most of one text a page shows; the entry's own page
@@ -247,6 +251,9 @@ func assistantBlock(b message.Block) block {
 		args, _ := json.Marshal(b.Arguments)
 		if raw, ok := b.Arguments.(json.RawMessage); ok {
 			args = raw
+		}
+		if x, ok := toolCallBlock(b.Name, args); ok {
+			return x
 		}
 		x := collapsible("call", indentJSON(args), false)
 		x.Kind = "call"

@@ -299,7 +299,7 @@ func jsonlRow(st *storeRef, in *engine.Info) *row {
 		return nil
 	}
 	r := &row{Key: "s/" + st.key + "/" + escapeRel(rel), Store: st, Format: search.FormatJSONL, Path: in.Path,
-		ID: in.IDString(), Cwd: in.Cwd, Modified: in.Modified, Size: in.Size, Messages: in.MessageCount,
+		ID: in.ID, Cwd: in.Cwd, Modified: in.Modified, Size: in.Size, Messages: in.MessageCount,
 		First: in.FirstMessage, Stat: statKey{size: in.Size, mtime: in.ModTime.UnixNano()}}
 	if in.HasName {
 		r.Name = in.Name
@@ -307,8 +307,8 @@ func jsonlRow(st *storeRef, in *engine.Info) *row {
 	if in.CreatedValid {
 		r.Created = in.Created
 	}
-	if p, ok := jsonl.String(in.ParentSessionPath); ok && p != "" {
-		r.Parent = filepath.Clean(p)
+	if in.ParentSessionPath != "" {
+		r.Parent = filepath.Clean(in.ParentSessionPath)
 	}
 	return r
 }
@@ -370,14 +370,8 @@ type provEntry struct {
 
 func newProvCache(fsys vfs.FS) *provCache { return &provCache{fsys: fsys, m: map[string]provEntry{}} }
 
-// fs returns the filesystem the handler reads through: vfs.OS() unless a
-// test set Options.fsys.
-func (h *Handler) fs() vfs.FS {
-	if h.o.fsys == nil {
-		return vfs.OS()
-	}
-	return h.o.fsys
-}
+// fs returns the filesystem the handler reads through (Options.FS).
+func (h *Handler) fs() vfs.FS { return h.o.FS }
 
 // source returns the agent the session file at path was imported from, ""
 // when it was not imported. It reads the file's first two lines, at most

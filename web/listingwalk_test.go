@@ -47,7 +47,7 @@ func TestListingAgentUseWalk(t *testing.T) {
 
 	fsys := vfstest.NewFaultFS(vfs.OS())
 	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Err: syscall.EACCES, Repeat: true, Match: func(p string) bool { return p == bad }})
-	s := newServer(t, Options{fsys: fsys, Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
+	s := newServer(t, Options{FS: fsys, Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
 	s.h.list.invalidate()
 	s.h.list.wait(10 * time.Second)
 	ls := s.h.list.get(10 * time.Second)
@@ -82,7 +82,7 @@ func TestListingAgentUseWalk(t *testing.T) {
 // page reads again once the disk is well.
 func TestSessionPageFaults(t *testing.T) {
 	fsys := vfstest.NewFaultFS(vfs.OS())
-	s := newServer(t, Options{fsys: fsys})
+	s := newServer(t, Options{FS: fsys})
 	file := filepath.Join(s.root, "--w--", "2026-01-01T00-00-00-000Z_a.jsonl")
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -74,7 +73,7 @@ func (h *Handler) holderText(path string, st *holderState) string {
 	lp := sessionfile.LockPath(path)
 	wasLocked := st.locked != ""
 	h.probeLock(lp, st)
-	fi, err := os.Stat(path)
+	fi, err := h.o.FS.Stat(path)
 	if err == nil {
 		changed := st.size < 0 || fi.Size() != st.size || fi.ModTime().UnixNano() != st.mtime
 		// Growth is put down to a lock-less writer only when no lock was
@@ -101,7 +100,7 @@ func (h *Handler) holderText(path string, st *holderState) string {
 func (h *Handler) probeLock(lp string, st *holderState) {
 	op := lock.OwnerPath(lp)
 	rec := ""
-	if fi, err := os.Lstat(op); err == nil {
+	if fi, err := h.o.FS.Lstat(op); err == nil {
 		rec = fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
 	}
 	now := h.o.Now()

@@ -85,11 +85,14 @@ func TestSessionPageShowsTheActiveBranchBesideTheTree(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	// Thinking, tool calls and results fold.
-	for _, kind := range []string{"thinking", "call", "result"} {
+	// Thinking and results fold; a bash call shows its command.
+	for _, kind := range []string{"thinking", "result"} {
 		if !strings.Contains(body, `<details class="fold `+kind) {
 			t.Errorf("no folded %s block", kind)
 		}
+	}
+	if !strings.Contains(body, `<pre class="cmd"><code>make test</code></pre>`) {
+		t.Error("the bash call does not show its command")
 	}
 	// An entry's link in the tree shows the branch ending there.
 	at := s.mustGet(s.page(f.file) + "?at=" + f.abandon)

@@ -195,14 +195,14 @@ func (h *Handler) searchIndex(progress func(done, total int64)) (x *search.Index
 	s.mu.Lock()
 	if s.busy || s.closed {
 		s.mu.Unlock()
-		own, err := search.Open(h.ctx, search.Options{Dir: h.o.IndexDir, Progress: progress})
+		own, err := search.Open(h.ctx, search.Options{Dir: h.o.IndexDir, Progress: progress, FS: h.o.FS})
 		if err != nil {
 			return nil, nil, err
 		}
 		return own, func() { _ = own.Close() }, nil
 	}
 	if s.x == nil {
-		s.x, err = search.Open(h.ctx, search.Options{Dir: h.o.IndexDir, Watch: true,
+		s.x, err = search.Open(h.ctx, search.Options{Dir: h.o.IndexDir, FS: h.o.FS, Watch: true,
 			Progress: func(done, total int64) {
 				if s.progress != nil { // set before the search, cleared after it
 					s.progress(done, total)

@@ -254,7 +254,7 @@ func (h *Handler) sessInfo(r *http.Request, v *view, st *viewState) sessInfo {
 	if ls := h.list.get(0); ls != nil {
 		if me := ls.byPath[v.path]; me != nil {
 			for _, rw := range me.kids {
-				si.Children = append(si.Children, linkText{URL: h.path("/" + rw.Key), Text: human.Or(rw.Name, human.OneLine(rw.First, 80)) + " (" + rw.short + ")"})
+				si.Children = append(si.Children, linkText{URL: h.path("/" + rw.Key), Text: childName(rw)})
 			}
 		}
 	}
@@ -286,6 +286,25 @@ func (h *Handler) sessInfo(r *http.Request, v *view, st *viewState) sessInfo {
 	si.Total = human.Cost(u.total.Cost.Total)
 	return si
 }
+
+// childName names a fork or child of a session in its page's "forks and
+// children": its session name, else its first user message on one line,
+// else its short id; a name is followed by the short id, which tells
+// apart forks that share their first message.
+func childName(rw *row) string {
+	name := rw.Name
+	if name == "" && rw.First != noMessages {
+		name = human.OneLine(strings.TrimSpace(rw.First), 80)
+	}
+	if name == "" {
+		return rw.short
+	}
+	return name + " (" + rw.short + ")"
+}
+
+// noMessages is the first message the engine lists for a session without
+// a user text (pi's).
+const noMessages = "(no messages)"
 
 // mustID returns the header's id as JSON.
 func mustID(e *jsonl.Entry) []byte {

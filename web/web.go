@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -51,7 +50,7 @@ func DefaultStores() ([]Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(st.Root); err == nil {
+		if _, err := vfs.OS().Stat(st.Root); err == nil {
 			out = append(out, Store{Name: n, Format: st.Format, Root: st.Root})
 		}
 	}
@@ -131,13 +130,16 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// FS is the filesystem the stores' files are looked at and read
+	// through (the engine's and the search's too); nil means vfs.OS().
+	// Writer locks are kernel locks and the search index is SQLite's, so
+	// for a viewer that acts or searches it must be the real filesystem
+	// or a wrapper of it (vfstest.FaultFS).
+	FS vfs.FS
 
 	// leanMin is the file size from which a session page keeps message
 	// entries detached (read back by page); tests lower it.
 	leanMin int64
-	// fsys is the filesystem the listing and the AgentUse pages read
-	// through; nil means vfs.OS(). Tests inject faults with it.
-	fsys vfs.FS
 	// holderEvery is how often a watched session is looked at for a
 	// change of its writer (0: a second), holderRecheck how often a
 	// held lock is probed again though nothing changed (0: 10 s); tests
@@ -181,6 +183,7 @@ type storeRef struct {
 	key  string // its name in URLs: pi, indusagi, agentuse, d1, d2...
 	root string // Root, absolute and clean
 	real string // root with symbolic links resolved ("" when it does not exist yet)
+	fs   vfs.FS // Options.FS
 }
 
 // New returns the viewer of the stores o names.
@@ -220,6 +223,9 @@ func New(o Options) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.FS == nil {
+		o.FS = vfs.OS()
+	}
 	if o.holderEvery <= 0 {
 		o.holderEvery = time.Second
 	}
@@ -245,7 +251,7 @@ func New(o Options) (*Handler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("web: store %s: %w", st.Root, err)
 		}
-		ref := &storeRef{Store: st, root: filepath.Clean(abs)}
+		ref := &storeRef{Store: st, root: filepath.Clean(abs), fs: o.FS}
 		switch st.Name {
 		case "pi", "indusagi", "agentuse":
 			ref.key = st.Name
@@ -319,7 +325,7 @@ func (h *Handler) storeByKey(key string) *storeRef {
 // jsonlStore returns an engine store for the session files of dir, with
 // the handler's options.
 func (h *Handler) jsonlStore(dir string) *engine.Store {
-	st, err := engine.OpenStore(h.ctx, engine.StoreOptions{Dir: dir, CacheDir: h.o.CacheDir, Command: h.o.Command, FS: h.o.fsys})
+	st, err := engine.OpenStore(h.ctx, engine.StoreOptions{Dir: dir, CacheDir: h.o.CacheDir, Command: h.o.Command, FS: h.o.FS})
 	if err != nil {
 		// OpenStore fails only resolving an agent's directory, which a
 		// store on a directory never does.
@@ -389,7 +395,7 @@ func (s *storeRef) sessionPath(rel string, format search.Format) (string, error)
 	p := s.root
 	for i, el := range els {
 		p = filepath.Join(p, el)
-		fi, err := os.Lstat(p)
+		fi, err := s.fs.Lstat(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return "", fmt.Errorf("%s: %w", p, engine.ErrNotFound)
@@ -409,7 +415,7 @@ func (s *storeRef) sessionPath(rel string, format search.Format) (string, error)
 		}
 	}
 	if format == search.FormatAgentUse {
-		fi, err := os.Lstat(filepath.Join(p, layout.AgentUseSessionFile))
+		fi, err := s.fs.Lstat(filepath.Join(p, layout.AgentUseSessionFile))
 		if err != nil || !fi.Mode().IsRegular() {
 			return "", errOutside
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/message"
-	"github.com/sessctl/sessctl/replica"
+	"github.com/sessctl/sessctl/replica/s3"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -211,7 +211,7 @@ func mkbucket(ctx context.Context, bucket string) error {
 // s3Client is a client of the S3 server the AWS_* variables name, as
 // sessctl sync reads them.
 func s3Client() (*minio.Client, error) {
-	c := replica.EnvS3Config(os.LookupEnv)
+	c := s3.EnvConfig(os.LookupEnv)
 	u, err := url.Parse(c.Endpoint)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("AWS_ENDPOINT_URL %q is not a URL", c.Endpoint)

@@ -58,7 +58,7 @@ func runExport(e *env, args []string) int {
 	var held *bytes.Buffer
 	switch {
 	case toFile:
-		if of, err = render.CreateOutput(*out, sv.Path, *force); err != nil {
+		if of, err = render.CreateOutput(nil, *out, sv.Path, *force); err != nil {
 			return e.fail(forceHint(err))
 		}
 		dst = of

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/sessctl/sessctl/internal/testenv"
@@ -34,6 +35,16 @@ func TestMain(m *testing.M) {
 		}
 		os.Setenv("XDG_CACHE_HOME", cache)
 		os.Setenv("SESSCTL_TEST_CACHE", cache)
+		// No test writes to the stores of the machine it runs on: the
+		// agents' directories (pi's, indusagi's, AgentUse's) are
+		// below a temporary home unless a test names its own.
+		home := filepath.Join(cache, "home")
+		os.Setenv("HOME", home)
+		os.Setenv("USERPROFILE", home)
+		os.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+		for _, k := range []string{"PI_CODING_AGENT_DIR", "INDUSAGI_AGENT_DIR", "INDUSAGI_CODING_AGENT_DIR", "INDUSAGI_DIR"} {
+			os.Unsetenv(k)
+		}
 	}
 	code := testenv.Main(m, map[string]func() int{
 		"sessctl": func() int { main(); return exitOK },

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,7 +31,7 @@ func addRemoteFlags(fs *flag.FlagSet) remoteFlags {
 
 // open opens the remote, configured as sync's (AWS_* variables).
 func (rf remoteFlags) open() (*replica.Remote, error) {
-	opts := replica.Options{Remote: *rf.remote, S3: replica.EnvS3Config(os.LookupEnv)}
+	opts := replica.Options{Remote: *rf.remote, Backends: remoteBackends()}
 	if *rf.identity != "" {
 		if err := opts.LoadIdentity(*rf.identity); err != nil {
 			return nil, err
@@ -90,7 +89,7 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 // remoteInfo is the listing row of a remote session.
 func remoteInfo(s replica.RemoteSession) engine.Info {
 	sum := s.Summary
-	in := engine.Info{Path: s.Name, ID: jsonString(sum.ID), Cwd: sum.Cwd, MessageCount: sum.Messages, FirstMessage: sum.FirstMessage,
+	in := engine.Info{Path: s.Name, ID: sum.ID, Cwd: sum.Cwd, MessageCount: sum.Messages, FirstMessage: sum.FirstMessage,
 		Size: s.Size, ModTime: s.Time}
 	if sum.Name != "" {
 		in.Name, in.HasName = sum.Name, true
@@ -114,12 +113,6 @@ func remoteInfo(s replica.RemoteSession) engine.Info {
 		in.Modified = s.Time
 	}
 	return in
-}
-
-// jsonString is s as a JSON string.
-func jsonString(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
 }
 
 // openRemoteView reads the pi session name stands for from the remote

@@ -40,7 +40,7 @@ func searchShortIDs(ctx context.Context, stores []search.Store) *shortid.Set {
 		}
 		infos, _ := st.List(ctx, "", engine.ListOptions{NoText: true})
 		for i := range infos {
-			ids.Add(infos[i].Path, infos[i].IDString())
+			ids.Add(infos[i].Path, infos[i].ID)
 		}
 	}
 	return ids

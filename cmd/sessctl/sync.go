@@ -86,7 +86,7 @@ func runSync(e *env, args []string) int {
 	} else if *olderThan != "" || *dryRun || *grace != "1h" {
 		return e.usageError("--older-than, --grace and --dry-run are for sync prune")
 	}
-	opts := replica.Options{Remote: *remote, S3: replica.EnvS3Config(os.LookupEnv), CwdMap: maps}
+	opts := replica.Options{Remote: *remote, Backends: remoteBackends(), CwdMap: maps}
 	if err := opts.SetStore(*store); err != nil {
 		return e.usageError("%v", err)
 	}

@@ -122,7 +122,9 @@ func TestPathsInLineOutput(t *testing.T) {
 			t.Errorf("%s: the escape sequence reached the output", tc.args[0])
 		}
 	}
-	// The fork goes beside the source, into a directory with a newline.
+	// The fork goes into pi's store, here below a directory with a
+	// newline.
+	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "evil\ndir", "agent"))
 	out, errOut, code := runCLI(t, "fork", src)
 	if code != exitOK || strings.Count(out, "\n") != 1 || !strings.Contains(out, `  "`+dir+`/evil\ndir/`) {
 		t.Errorf("fork: exit %d, stdout %q, stderr %q; want one line with the quoted path", code, out, errOut)

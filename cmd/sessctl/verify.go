@@ -46,7 +46,7 @@ func runVerify(e *env, args []string) int {
 		}
 	}
 	check := func(path string) {
-		rep, err := repair.VerifyFile(path)
+		rep, err := repair.VerifyFile(nil, path)
 		if err != nil {
 			w.Flush()
 			worse(e.fail(err))

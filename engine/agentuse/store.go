@@ -550,7 +550,9 @@ type rawJSON []byte
 func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 // Tokens are a message's token totals (assistant.tokens) or a
-// step-finish part's tokens.
+// step-finish part's tokens. They are AgentUse's, not pi's usage
+// (message.Usage): another JSON shape ({input, output, reasoning,
+// cache: {read, write}}, no total and no cost), so a type of their own.
 type Tokens struct {
 	Input      int64
 	Output     int64

@@ -63,6 +63,19 @@ type Options struct {
 	// Command is recorded in the owner record of the writer lock each
 	// write takes (default: the program name).
 	Command string
+	// FS is the filesystem of the pi store the imports are written to;
+	// nil means vfs.OS(). The writer locks are kernel locks, so it must
+	// be the real filesystem or a wrapper of it (vfstest.FaultFS).
+	// Where the sources are read from is Import.FS.
+	FS vfs.FS
+}
+
+// fs is Options.FS, or the real filesystem.
+func (im *Importer) fs() vfs.FS {
+	if im.opts.FS == nil {
+		return vfs.OS()
+	}
+	return im.opts.FS
 }
 
 // Importer imports the sessions of other agents' stores (package
@@ -158,7 +171,7 @@ func (h Handler) damage(err error) bool {
 // "<start>_<id>.jsonl" there.
 func (im *Importer) Target(s *migrate.Imported) string {
 	dir := layout.DefaultSessionDir(im.opts.AgentDir, s.Cwd)
-	if ents, err := os.ReadDir(dir); err == nil {
+	if ents, err := im.fs().ReadDir(dir); err == nil {
 		suffix := "_" + s.ID + ".jsonl"
 		for _, e := range ents {
 			if !e.IsDir() && strings.HasSuffix(e.Name(), suffix) {
@@ -193,9 +206,9 @@ func (im *Importer) Write(ctx context.Context, s *migrate.Imported) Result {
 	var res sessionfile.WriteResult
 	var err error
 	if im.opts.DryRun {
-		res, err = sessionfile.CompareFile(nil, path, write, check)
+		res, err = sessionfile.CompareFile(im.fs(), path, write, check)
 	} else {
-		res, err = sessionfile.WriteWholeFrom(ctx, path, write, check, sessionfile.WriteOptions{Lock: sessionfile.LockOptions{Mode: "import", Command: im.opts.Command}})
+		res, err = sessionfile.WriteWholeFrom(ctx, path, write, check, sessionfile.WriteOptions{Lock: sessionfile.LockOptions{Mode: "import", Command: im.opts.Command, FS: im.fs()}})
 	}
 	if err == nil {
 		r.Status = status[res]

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -35,7 +36,7 @@ var htmlEsc = html.EscapeString
 // data: URIs when their type and data are safe to embed. Every text is
 // HTML-escaped. The page is streamed: when HTML fails, part of it may
 // have been written.
-func HTML(w io.Writer, s *Session, branch []*jsonl.Entry, opts Options) error {
+func HTML(w io.Writer, s *Session, branch []*engine.Entry, opts Options) error {
 	return write(w, s, branch, opts, (*doc).html)
 }
 

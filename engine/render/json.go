@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
@@ -24,7 +25,7 @@ import (
 // "branchSummary", ...} (left out when empty) and a compaction as
 // {"role": "compactionSummary", ...}. The document is streamed: when
 // JSON fails, part of it may have been written.
-func JSON(w io.Writer, s *Session, branch []*jsonl.Entry, opts Options) error {
+func JSON(w io.Writer, s *Session, branch []*engine.Entry, opts Options) error {
 	return write(w, s, branch, opts, (*doc).json)
 }
 

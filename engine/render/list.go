@@ -33,13 +33,13 @@ func ListIn(w io.Writer, infos, store []engine.Info) error {
 	var ids shortid.Set
 	for _, in := range [][]engine.Info{store, infos} {
 		for i := range in {
-			ids.Add(in[i].Path, in[i].IDString())
+			ids.Add(in[i].Path, in[i].ID)
 		}
 	}
 	// The names start in one column, after the longest short id.
 	short, width := make([]string, len(infos)), shortid.MinLen
 	for i := range infos {
-		short[i] = human.QuotePath(ids.Short(infos[i].IDString()))
+		short[i] = human.QuotePath(ids.Short(infos[i].ID))
 		width = max(width, len(short[i]))
 	}
 	ew := &errWriter{w: w}
@@ -57,7 +57,7 @@ func ListIn(w io.Writer, infos, store []engine.Info) error {
 			title = human.OneLineName(in.Name, 60)
 		}
 		mark := " "
-		if migrate.ImportedDateFromFile(in.Path, in.IDString()) {
+		if migrate.ImportedDateFromFile(in.Path, in.ID) {
 			mark, fileDates = "*", true
 		}
 		fmt.Fprintf(w, "%-16s%s %5d  %-*s  %s\n", in.Modified.Local().Format("2006-01-02 15:04"), mark,
@@ -127,7 +127,7 @@ func ListJSONChunks(infos []engine.Info) iter.Seq[[][]byte] {
 				out = append(out, heads[b[0]:b[1]], rests[i-lo])
 				// An import dated by its source file's mtime says so in one
 				// more member, after pi's.
-				if r := rests[i-lo]; len(r) > 0 && r[len(r)-1] == '}' && migrate.ImportedDateFromFile(infos[i].Path, infos[i].IDString()) {
+				if r := rests[i-lo]; len(r) > 0 && r[len(r)-1] == '}' && migrate.ImportedDateFromFile(infos[i].Path, infos[i].ID) {
 					out[len(out)-1] = r[:len(r)-1]
 					out = append(out, []byte(`,"dateFromFile":true}`))
 				}
@@ -172,7 +172,7 @@ func ListJSONSeq(seq iter.Seq2[*engine.Info, error], skip func(error)) iter.Seq[
 			buf = in.AppendJSONElement(buf)
 			// An import dated by its source file's mtime says so in one
 			// more member, after pi's.
-			if migrate.ImportedDateFromFile(in.Path, in.IDString()) {
+			if migrate.ImportedDateFromFile(in.Path, in.ID) {
 				buf = append(buf[:len(buf)-1], `,"dateFromFile":true}`...)
 			}
 			if len(buf) >= listJSONPart {

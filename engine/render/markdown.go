@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -26,7 +27,7 @@ type mdWriter struct {
 // model or thinking level changes are marked. Images are noted, not
 // embedded. The document is streamed: when Markdown fails, part of it may
 // have been written.
-func Markdown(w io.Writer, s *Session, branch []*jsonl.Entry, opts Options) error {
+func Markdown(w io.Writer, s *Session, branch []*engine.Entry, opts Options) error {
 	return write(w, s, branch, opts, (*doc).markdown)
 }
 

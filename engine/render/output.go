@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -30,10 +31,12 @@ import (
 var ErrOutputExists = errors.New("already exists")
 
 // CheckOutput returns why path cannot take the export of the session file
-// source, or nil (see CreateOutput).
-func CheckOutput(path, source string, replace bool) error {
+// source, or nil (see CreateOutput). It looks through fsys; nil means
+// vfs.OS().
+func CheckOutput(fsys vfs.FS, path, source string, replace bool) error {
+	fsys = orOS(fsys)
 	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
+	st, err := fsys.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("write %s: directory %s does not exist (sessctl does not create it)", path, dir)
@@ -42,9 +45,9 @@ func CheckOutput(path, source string, replace bool) error {
 	case !st.IsDir():
 		return fmt.Errorf("write %s: %s is not a directory", path, dir)
 	}
-	fi, err := os.Lstat(path)
+	fi, err := fsys.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return sessionfile.CheckOutput(nil, path)
+		return sessionfile.CheckOutput(fsys, path)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -54,13 +57,13 @@ func CheckOutput(path, source string, replace bool) error {
 	default:
 		return fmt.Errorf("write %s: it is %s; sessctl never replaces one", path, kind)
 	}
-	if src, err := os.Stat(source); err == nil && os.SameFile(fi, src) {
+	if src, err := fsys.Stat(source); err == nil && vfs.SameFile(fi, src) {
 		return fmt.Errorf("write %s: it is the session being exported; sessctl never replaces a session file", path)
 	}
-	if err := sessionfile.CheckOutput(nil, path); err != nil {
+	if err := sessionfile.CheckOutput(fsys, path); err != nil {
 		return err
 	}
-	isSession, err := startsWithHeader(path, fi)
+	isSession, err := startsWithHeader(fsys, path, fi)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -98,9 +101,10 @@ const maxHeaderProbe = 64 << 10
 
 // startsWithHeader reports whether the regular file at path (fi, from
 // Lstat) begins with a session header line. It opens the file without
-// following links or blocking, and checks it is still the file fi.
-func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|vfs.NoFollow|nonBlock, 0)
+// following links or blocking (the real filesystem's read-only open never
+// waits on a special file), and checks it is still the file fi.
+func startsWithHeader(fsys vfs.FS, path string, fi fs.FileInfo) (bool, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY|vfs.NoFollow, 0)
 	if err != nil {
 		return false, err
 	}
@@ -109,7 +113,7 @@ func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !st.Mode().IsRegular() || !os.SameFile(st, fi) {
+	if !st.Mode().IsRegular() || !vfs.SameFile(st, fi) {
 		return false, errors.New("the file changed while it was checked")
 	}
 	en, ok := firstEntry(f)
@@ -118,9 +122,10 @@ func startsWithHeader(path string, fi fs.FileInfo) (bool, error) {
 
 // ReadHeaderLine returns the first entry of the file at path when it is a
 // session header, read from the first 64 KB only (after a byte order
-// mark and blank lines), without blocking on a special file.
-func ReadHeaderLine(path string) (jsonl.Entry, bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+// mark and blank lines), without blocking on a special file. It reads
+// through fsys; nil means vfs.OS().
+func ReadHeaderLine(fsys vfs.FS, path string) (engine.Entry, bool) {
+	f, err := orOS(fsys).OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return jsonl.Entry{}, false
 	}
@@ -164,7 +169,8 @@ func firstEntry(r io.Reader) (jsonl.Entry, bool) {
 // OutputFile is the temporary file an export streams into, renamed over
 // its target by Commit.
 type OutputFile struct {
-	f       *os.File
+	fs      vfs.FS
+	f       vfs.File
 	tmp     string
 	path    string
 	source  string
@@ -174,18 +180,19 @@ type OutputFile struct {
 // CreateOutput checks that path may take the export of the session file
 // source (see CheckOutput; replace lets it replace an existing regular
 // file that is not a session) and creates the temporary file beside it,
-// mode 0600. The caller writes the export to it and then calls Commit, or
-// Abort.
-func CreateOutput(path, source string, replace bool) (*OutputFile, error) {
-	if err := CheckOutput(path, source, replace); err != nil {
+// mode 0600, through fsys (nil means vfs.OS()). The caller writes the
+// export to it and then calls Commit, or Abort.
+func CreateOutput(fsys vfs.FS, path, source string, replace bool) (*OutputFile, error) {
+	fsys = orOS(fsys)
+	if err := CheckOutput(fsys, path, source, replace); err != nil {
 		return nil, err
 	}
 	tmp := vfs.TempName(path)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	return &OutputFile{f: f, tmp: tmp, path: path, source: source, replace: replace}, nil
+	return &OutputFile{fs: fsys, f: f, tmp: tmp, path: path, source: source, replace: replace}, nil
 }
 
 // Write writes to the temporary file.
@@ -194,7 +201,7 @@ func (o *OutputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
 // Commit makes the written file durable and renames it over the target,
 // after checking the target once more.
 func (o *OutputFile) Commit() error {
-	if err := CheckOutput(o.path, o.source, o.replace); err != nil {
+	if err := CheckOutput(o.fs, o.path, o.source, o.replace); err != nil {
 		o.Abort()
 		return err
 	}
@@ -203,13 +210,13 @@ func (o *OutputFile) Commit() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(o.tmp, o.path)
+		err = o.fs.Rename(o.tmp, o.path)
 	}
 	if err != nil {
-		_ = os.Remove(o.tmp)
+		_ = o.fs.Remove(o.tmp)
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
-	if err := vfs.OS().SyncDir(filepath.Dir(o.path)); err != nil {
+	if err := o.fs.SyncDir(filepath.Dir(o.path)); err != nil {
 		return fmt.Errorf("write %s: %w", o.path, err)
 	}
 	return nil
@@ -218,7 +225,15 @@ func (o *OutputFile) Commit() error {
 // Abort removes the temporary file: nothing is written.
 func (o *OutputFile) Abort() {
 	_ = o.f.Close()
-	_ = os.Remove(o.tmp)
+	_ = o.fs.Remove(o.tmp)
+}
+
+// orOS is fsys, or the real filesystem when it is nil.
+func orOS(fsys vfs.FS) vfs.FS {
+	if fsys == nil {
+		return vfs.OS()
+	}
+	return fsys
 }
 
 // errWriter remembers the first error of the writes through it, for the

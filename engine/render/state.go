@@ -155,7 +155,7 @@ func writeState(w io.Writer, ix *tree.Index, o StateOptions, id, file, dir, cwd 
 			j.close('}')
 		}},
 		{"context", func() {
-			writeContext(j, compaction.Build(ix, compaction.Leaf{ID: leaf, Kind: kind}), false)
+			writeContext(j, compaction.Build(ix, compaction.IndexLeaf(ix)), false)
 		}},
 	}
 	if o.ContextByLeaf {
@@ -169,7 +169,7 @@ func writeState(w io.Writer, ix *tree.Index, o StateOptions, id, file, dir, cwd 
 				writeContext(j, compaction.Build(ix, compaction.LeafID(id)), true)
 			}
 			j.close('}')
-		}}, field{"contextAtNullLeaf", func() { writeContext(j, compaction.Build(ix, compaction.NullLeaf), false) }})
+		}}, field{"contextAtNullLeaf", func() { writeContext(j, compaction.Build(ix, compaction.NullLeaf()), false) }})
 	}
 	if o.Info != nil || o.NoInfo {
 		fields = append(fields, field{"sessionInfo", func() {

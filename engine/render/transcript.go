@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -43,7 +44,7 @@ type TranscriptOptions struct {
 // 200 lines or 32 KB, saying how much was left out; o.Full prints all of
 // them whole. Paths with control characters are quoted; other text is
 // written as it is (a terminal writer escapes what is left).
-func Transcript(w io.Writer, s *Session, branch []*jsonl.Entry, o TranscriptOptions) error {
+func Transcript(w io.Writer, s *Session, branch []*engine.Entry, o TranscriptOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	tw := &transcript{w: bw, sv: s, full: o.Full, cutNote: o.CutNote}
 	tw.head(branch)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -162,7 +163,7 @@ func writeTreeJSON(w *bufio.Writer, roots []*tree.Node, leaf string) int {
 
 // Preview is the one-line description of an entry in a tree: its role or
 // type and the beginning of its text.
-func Preview(en *jsonl.Entry) string {
+func Preview(en *engine.Entry) string {
 	const width = 72
 	switch en.Type {
 	case jsonl.TypeMessage:

@@ -25,6 +25,17 @@ type Options struct {
 	// Now gives the time for a made-up header and the default output
 	// name; nil means time.Now.
 	Now func() time.Time
+	// FS is the filesystem the original is read and the output written
+	// through; nil means vfs.OS().
+	FS vfs.FS
+}
+
+// orOS is fsys, or the real filesystem when it is nil.
+func orOS(fsys vfs.FS) vfs.FS {
+	if fsys == nil {
+		return vfs.OS()
+	}
+	return fsys
 }
 
 // File salvages the session file at path into a new, valid file, never
@@ -40,7 +51,8 @@ func File(path string, opts Options) (*Result, error) {
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	data, err := vfs.ReadRegular(path)
+	fsys := orOS(opts.FS)
+	data, err := fsys.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("repair %s: %w", path, err)
 	}
@@ -57,9 +69,9 @@ func File(path string, opts Options) (*Result, error) {
 	}
 	target := opts.Output
 	if target == "" {
-		target, err = writeBeside(path, fixed, now())
+		target, err = writeBeside(fsys, path, fixed, now())
 	} else {
-		err = writeNew(path, target, fixed)
+		err = writeNew(fsys, path, target, fixed)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("repair %s: %w", path, err)
@@ -71,12 +83,12 @@ func File(path string, opts Options) (*Result, error) {
 
 // writeBeside writes data to <name>.repaired-<ms>.jsonl next to path,
 // picking a name that does not exist.
-func writeBeside(path string, data []byte, now time.Time) (string, error) {
+func writeBeside(fsys vfs.FS, path string, data []byte, now time.Time) (string, error) {
 	base := strings.TrimSuffix(path, ".jsonl")
 	ms := now.UnixMilli()
 	for range 100 {
 		target := base + ".repaired-" + strconv.FormatInt(ms, 10) + ".jsonl"
-		err := writeNew(path, target, data)
+		err := writeNew(fsys, path, target, data)
 		if !errors.Is(err, fs.ErrExist) {
 			return target, err
 		}
@@ -89,12 +101,12 @@ func writeBeside(path string, data []byte, now time.Time) (string, error) {
 // session (see internal/sessionfile.CheckOutput), durably: a
 // temporary file is synced and then linked in place, so target is either
 // absent or complete.
-func writeNew(orig, target string, data []byte) error {
-	if same(orig, target) {
+func writeNew(fsys vfs.FS, orig, target string, data []byte) error {
+	if same(fsys, orig, target) {
 		return fmt.Errorf("%s is the original: %w", target, fs.ErrExist)
 	}
-	owned := sessionfile.CheckOutput(nil, target)
-	if _, err := os.Lstat(target); err == nil {
+	owned := sessionfile.CheckOutput(fsys, target)
+	if _, err := fsys.Lstat(target); err == nil {
 		if owned != nil {
 			return fmt.Errorf("%w: %w", owned, fs.ErrExist)
 		}
@@ -103,7 +115,6 @@ func writeNew(orig, target string, data []byte) error {
 	if owned != nil {
 		return owned
 	}
-	fsys := vfs.OS()
 	tmp := vfs.TempName(target)
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
@@ -138,11 +149,11 @@ func writeNew(orig, target string, data []byte) error {
 }
 
 // same reports whether a and b name the same file.
-func same(a, b string) bool {
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
+func same(fsys vfs.FS, a, b string) bool {
+	sa, errA := fsys.Stat(a)
+	sb, errB := fsys.Stat(b)
 	if errA == nil && errB == nil {
-		return os.SameFile(sa, sb)
+		return vfs.SameFile(sa, sb)
 	}
 	aa, _ := filepath.Abs(a)
 	ab, _ := filepath.Abs(b)

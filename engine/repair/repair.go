@@ -67,29 +67,76 @@ func Repair(path string, data []byte, now time.Time) ([]byte, *Result, error) {
 }
 
 // repairData returns the repaired file; it records what it changed in res.
+// It runs the steps the package documentation lists, one method each.
 func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, error) {
-	p := jsonl.ParseFile(data)
+	rp := &repairer{path: path, data: data, res: res, now: now}
+	rp.dropLines()
+	rp.placeHeader()
+	if err := rp.checkVersion(); err != nil {
+		return nil, err
+	}
+	rp.assignIDs()
+	if err := rp.updateReferences(); err != nil {
+		return nil, err
+	}
+	rp.fixParents()
+	return rp.file(), nil
+}
 
-	// 1. Lines that cannot be kept.
-	dropParent := map[string]*string{} // id of a dropped line -> its parent (nil: a root)
-	readDropped := func(b []byte) {
-		if m := droppedEnvelope.FindSubmatch(b); m != nil {
-			id, ok1 := jsonl.String(append(append([]byte{'"'}, m[1]...), '"'))
-			if !ok1 {
-				return
-			}
-			if string(m[2]) == "null" {
-				dropParent[id] = nil
-			} else if par, ok := jsonl.String(m[2]); ok {
-				dropParent[id] = &par
-			}
+// occurrence is one kept copy of an original id: its position in kept and
+// the id it has there.
+type occurrence struct {
+	pos int // position in kept of the copy
+	id  string
+}
+
+// repairer holds what the steps of repairData pass on to the next.
+type repairer struct {
+	path string
+	data []byte
+	res  *Result
+	now  time.Time
+
+	dropParent map[string]*string // id of a dropped line -> its parent (nil: a root)
+	entries    []jsonl.Entry      // the entries read, in file order
+	header     []byte
+	body       []jsonl.Entry
+	taken      map[string]bool
+	occ        map[string][]occurrence // original key -> its copies
+	kept       []*rentry
+
+	pos          map[string]int // id -> position in kept
+	parent       []int          // position of the parent, -1 for a root
+	firstForward int
+}
+
+// readDropped records the id and parent of a dropped line whose envelope
+// survived.
+func (rp *repairer) readDropped(b []byte) {
+	if m := droppedEnvelope.FindSubmatch(b); m != nil {
+		id, ok1 := jsonl.String(append(append([]byte{'"'}, m[1]...), '"'))
+		if !ok1 {
+			return
+		}
+		if string(m[2]) == "null" {
+			rp.dropParent[id] = nil
+		} else if par, ok := jsonl.String(m[2]); ok {
+			rp.dropParent[id] = &par
 		}
 	}
+}
+
+// dropLines is step 1, the lines that cannot be kept: it salvages the
+// entries glued in a damaged line and drops the rest, and the torn tail.
+func (rp *repairer) dropLines() {
+	data, res := rp.data, rp.res
+	p := jsonl.ParseFile(data)
+	rp.dropParent = map[string]*string{}
 	entries := append([]jsonl.Entry(nil), p.Entries...)
 	salvaged := false
 	for _, bad := range p.Malformed {
 		line := data[bad.Offset : bad.Offset+int64(bad.Bytes)]
-		readDropped(line)
+		rp.readDropped(line)
 		objs, rest := salvageGlued(line)
 		for _, o := range objs {
 			o.en.Line, o.en.Offset = bad.Line, bad.Offset+int64(o.at)
@@ -115,14 +162,19 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 	}
 	switch p.Tail {
 	case jsonl.TailTorn:
-		readDropped(data[p.TailOffset:])
+		rp.readDropped(data[p.TailOffset:])
 		res.Dropped++
 		res.change("cut-torn-tail", p.Lines, "", "cut off an unfinished last line (%s)", human.Plural(int(p.Size-p.TailOffset), "byte", "bytes"))
 	case jsonl.TailNoNewline:
 		res.change("added-newline", p.Lines, "", "added the missing newline after the last line")
 	}
+	rp.entries = entries
+}
 
-	// 2. The header.
+// placeHeader is step 2, the header: the first session header goes to the
+// top (or one is made up), the other headers are dropped.
+func (rp *repairer) placeHeader() {
+	entries, res := rp.entries, rp.res
 	hdrAt := -1
 	for i := range entries {
 		if entries[i].IsHeader() && entries[i].IDKind == jsonl.KindString {
@@ -139,7 +191,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 		header = entries[hdrAt].Raw
 		res.change("moved-header", entries[hdrAt].Line, "", "moved the session header to the top, above %s", human.Plural(hdrAt, "line", "lines"))
 	default:
-		header = makeHeader(path, data, entries, now)
+		header = makeHeader(rp.path, rp.data, entries, rp.now)
 		h, _ := jsonl.ParseEntry(header)
 		res.change("added-header", 0, h.ID, "added a session header with id %s", human.Quote(h.ID))
 	}
@@ -154,49 +206,56 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 		}
 		body = append(body, entries[i])
 	}
+	rp.header, rp.body = header, body
+}
 
-	// 3. The version.
-	hentry, err := jsonl.ParseEntry(header)
+// checkVersion is step 3, the version: it refuses a version it cannot know
+// the meaning of and migrates an older one.
+func (rp *repairer) checkVersion() error {
+	hentry, err := jsonl.ParseEntry(rp.header)
 	if err != nil {
-		return nil, fmt.Errorf("header: %w", err)
+		return fmt.Errorf("header: %w", err)
 	}
 	v := migrate.VersionOf(&hentry)
 	if math.IsNaN(v) || v > jsonl.CurrentVersion {
-		return nil, &engine.VersionError{Path: path, Found: v, Max: jsonl.CurrentVersion}
+		return &engine.VersionError{Path: rp.path, Found: v, Max: jsonl.CurrentVersion}
 	}
 	if migrate.Needed(v) {
-		all := append([]jsonl.Entry{hentry}, body...)
+		all := append([]jsonl.Entry{hentry}, rp.body...)
 		m, _, err := migrate.Entries(all)
 		if err != nil {
-			return nil, fmt.Errorf("migrate: %w", err)
+			return fmt.Errorf("migrate: %w", err)
 		}
-		header, body = m[0].Raw, m[1:]
-		res.change("migrated", 0, "", "migrated from version %v to %d", v, jsonl.CurrentVersion)
+		rp.header, rp.body = m[0].Raw, m[1:]
+		rp.res.change("migrated", 0, "", "migrated from version %v to %d", v, jsonl.CurrentVersion)
 	}
+	return nil
+}
 
-	// 4. Ids: every entry gets a unique string id.
-	taken := map[string]bool{}
+// newID returns an id no entry has, made from seed and line, and takes it.
+func (rp *repairer) newID(seed string, line int) string {
+	for n := 0; ; n++ {
+		sum := sha256.Sum256([]byte(seed + "\x00" + strconv.Itoa(line) + "\x00" + strconv.Itoa(n)))
+		id := hex.EncodeToString(sum[:4])
+		if !rp.taken[id] {
+			rp.taken[id] = true
+			return id
+		}
+	}
+}
+
+// assignIDs is step 4, ids: every entry gets a unique string id; an exact
+// copy of an earlier line is dropped, another use of an id renamed.
+func (rp *repairer) assignIDs() {
+	body, res := rp.body, rp.res
+	rp.taken = map[string]bool{}
 	for i := range body {
 		if body[i].IDKind == jsonl.KindString {
-			taken[body[i].ID] = true
+			rp.taken[body[i].ID] = true
 		}
 	}
-	for id := range dropParent {
-		taken[id] = true
-	}
-	newID := func(seed string, line int) string {
-		for n := 0; ; n++ {
-			sum := sha256.Sum256([]byte(seed + "\x00" + strconv.Itoa(line) + "\x00" + strconv.Itoa(n)))
-			id := hex.EncodeToString(sum[:4])
-			if !taken[id] {
-				taken[id] = true
-				return id
-			}
-		}
-	}
-	type occurrence struct {
-		pos int // position in kept of the copy
-		id  string
+	for id := range rp.dropParent {
+		rp.taken[id] = true
 	}
 	occ := map[string][]occurrence{} // original key -> its copies
 	var kept []*rentry
@@ -207,13 +266,13 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 		re := &rentry{raw: en.Raw, line: en.Line, id: en.ID}
 		switch {
 		case en.IDKind == jsonl.KindAbsent:
-			re.id = newID("", en.Line)
+			re.id = rp.newID("", en.Line)
 			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
 			res.change("added-id", en.Line, re.id, "gave the entry without an id the id %s", human.Quote(re.id))
 			kept = append(kept, re)
 			continue
 		case en.IDKind != jsonl.KindString:
-			re.id = newID(key, en.Line)
+			re.id = rp.newID(key, en.Line)
 			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
 			res.change("added-id", en.Line, re.id, "replaced the non-string id %s with %s", jsonl.KeyString(key), human.Quote(re.id))
 		case len(occ[key]) > 0:
@@ -228,7 +287,7 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 				res.change("dropped-duplicate", en.Line, en.ID, "dropped an exact copy of an earlier line with id %s", human.Quote(en.ID))
 				continue
 			}
-			re.id = newID(key, en.Line)
+			re.id = rp.newID(key, en.Line)
 			re.raw = setMember(re.raw, "id", jsonl.AppendString(nil, re.id), "type")
 			res.change("renamed-duplicate", en.Line, re.id, "renamed the second use of id %s to %s", human.Quote(en.ID), human.Quote(re.id))
 		}
@@ -236,29 +295,37 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 		occ[key] = append(occ[key], occurrence{pos: len(kept), id: re.id})
 		kept = append(kept, re)
 	}
+	rp.occ, rp.kept = occ, kept
+}
 
-	// 5. References to shared ids go to the copy written last before them.
-	resolve := func(key string, pos int) (string, bool) {
-		list := occ[key]
-		if len(list) == 0 {
-			return "", false
-		}
-		best := list[0].id
-		for _, o := range list {
-			if o.pos < pos {
-				best = o.id
-			}
-		}
-		return best, true
+// resolve returns the id of the copy of key written last before pos (the
+// first copy when none is), and whether key has a copy at all.
+func (rp *repairer) resolve(key string, pos int) (string, bool) {
+	list := rp.occ[key]
+	if len(list) == 0 {
+		return "", false
 	}
+	best := list[0].id
+	for _, o := range list {
+		if o.pos < pos {
+			best = o.id
+		}
+	}
+	return best, true
+}
+
+// updateReferences is step 5: references to shared ids go to the copy
+// written last before them.
+func (rp *repairer) updateReferences() error {
+	res := rp.res
 	refs := map[string][]string{jsonl.TypeLabel: {"targetId"}, jsonl.TypeCompaction: {"firstKeptEntryId"}, jsonl.TypeBranchSummary: {"fromId"}}
-	for pos, re := range kept {
+	for pos, re := range rp.kept {
 		en, err := jsonl.ParseEntry(re.raw)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if en.ParentKind != jsonl.KindNull && en.ParentKind != jsonl.KindAbsent {
-			if to, ok := resolve(en.ParentID, pos); ok && (to != en.ParentID || en.ParentKind != jsonl.KindString) {
+			if to, ok := rp.resolve(en.ParentID, pos); ok && (to != en.ParentID || en.ParentKind != jsonl.KindString) {
 				re.raw = setMember(re.raw, "parentId", jsonl.AppendString(nil, to), "id")
 				res.change("updated-reference", re.line, re.id, "parentId %s now names %s", jsonl.KeyString(string(parentJSON(&en))), human.Quote(to))
 			}
@@ -272,15 +339,27 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			if !isStr {
 				key = "\x00" + string(v)
 			}
-			if to, ok := resolve(key, pos); ok && to != key {
+			if to, ok := rp.resolve(key, pos); ok && to != key {
 				re.raw = setMember(re.raw, k, jsonl.AppendString(nil, to), "")
 				res.change("updated-reference", re.line, re.id, "%s %s now names %s", k, v, human.Quote(to))
 			}
 		}
 	}
+	return nil
+}
 
-	// 6. Parents: every entry hangs from an earlier-written entry that
-	// exists, or is a root, and no loop remains.
+// fixParents is step 6, parents: every entry hangs from an earlier-written
+// entry that exists, or is a root, and no loop remains.
+func (rp *repairer) fixParents() {
+	rp.indexParents()
+	rp.reattach()
+	rp.cutLoops()
+}
+
+// indexParents records where each kept entry's parent is: its position,
+// -1 for a root, -2 for a parent that does not exist, -3 for none usable.
+func (rp *repairer) indexParents() {
+	kept := rp.kept
 	pos := make(map[string]int, len(kept))
 	for i, re := range kept {
 		pos[re.id] = i
@@ -301,18 +380,6 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			parent[i] = -3 // absent or not a string
 		}
 	}
-	// reaches reports whether following parents from j arrives at i.
-	reaches := func(j, i int) bool {
-		seen := map[int]bool{}
-		for j >= 0 && !seen[j] {
-			if j == i {
-				return true
-			}
-			seen[j] = true
-			j = parent[j]
-		}
-		return false
-	}
 	// Without forward references (a parent written after its child, as
 	// pi never writes) below i, the entry before i cannot lead back to it.
 	firstForward := len(kept)
@@ -322,38 +389,62 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			break
 		}
 	}
-	// attach picks the parent for entry i: the latest entry before it
-	// that does not lead back to it, or none.
-	attach := func(i int) int {
-		if i <= firstForward {
-			return i - 1
+	rp.pos, rp.parent, rp.firstForward = pos, parent, firstForward
+}
+
+// reaches reports whether following parents from j arrives at i.
+func (rp *repairer) reaches(j, i int) bool {
+	seen := map[int]bool{}
+	for j >= 0 && !seen[j] {
+		if j == i {
+			return true
 		}
-		for j := i - 1; j >= 0; j-- {
-			if parent[j] < 0 && parent[j] != -1 {
-				continue // not settled yet; it may still move
-			}
-			if !reaches(j, i) {
-				return j
-			}
-		}
-		return -1
+		seen[j] = true
+		j = rp.parent[j]
 	}
-	setParent := func(i, j int, why string) {
-		parent[i] = j
-		re := kept[i]
-		if j < 0 {
-			re.raw = setMember(re.raw, "parentId", []byte("null"), "id")
-			res.change("reparented", re.line, re.id, "%s; it is now a root", why)
-			return
-		}
-		re.raw = setMember(re.raw, "parentId", jsonl.AppendString(nil, kept[j].id), "id")
-		res.change("reparented", re.line, re.id, "%s; it now hangs from %s (line %d)", why, human.Quote(kept[j].id), kept[j].line)
+	return false
+}
+
+// attach picks the parent for entry i: the latest entry before it that
+// does not lead back to it, or none.
+func (rp *repairer) attach(i int) int {
+	if i <= rp.firstForward {
+		return i - 1
 	}
-	for i, re := range kept {
+	for j := i - 1; j >= 0; j-- {
+		if rp.parent[j] < 0 && rp.parent[j] != -1 {
+			continue // not settled yet; it may still move
+		}
+		if !rp.reaches(j, i) {
+			return j
+		}
+	}
+	return -1
+}
+
+// setParent makes entry j (none when j < 0) the parent of entry i and
+// records why.
+func (rp *repairer) setParent(i, j int, why string) {
+	rp.parent[i] = j
+	re := rp.kept[i]
+	if j < 0 {
+		re.raw = setMember(re.raw, "parentId", []byte("null"), "id")
+		rp.res.change("reparented", re.line, re.id, "%s; it is now a root", why)
+		return
+	}
+	re.raw = setMember(re.raw, "parentId", jsonl.AppendString(nil, rp.kept[j].id), "id")
+	rp.res.change("reparented", re.line, re.id, "%s; it now hangs from %s (line %d)", why, human.Quote(rp.kept[j].id), rp.kept[j].line)
+}
+
+// reattach gives a parent to each entry whose parent is missing, unusable
+// or itself: the one a chain of dropped lines leads to, or attach's.
+func (rp *repairer) reattach() {
+	pos, parent, dropParent := rp.pos, rp.parent, rp.dropParent
+	for i, re := range rp.kept {
 		en, _ := jsonl.ParseEntry(re.raw)
 		switch {
 		case parent[i] == -3:
-			setParent(i, attach(i), "the entry had no usable parentId")
+			rp.setParent(i, rp.attach(i), "the entry had no usable parentId")
 		case parent[i] == -2:
 			// Follow dropped lines whose envelope survived.
 			p := en.ParentID
@@ -375,16 +466,22 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 			}
 			switch j, ok := pos[p]; {
 			case hops > 0 && p == "":
-				setParent(i, -1, fmt.Sprintf("parent %s was a dropped root line", human.Quote(en.ParentID)))
-			case hops > 0 && ok && !reaches(j, i):
-				setParent(i, j, fmt.Sprintf("parent %s was a dropped line", human.Quote(en.ParentID)))
+				rp.setParent(i, -1, fmt.Sprintf("parent %s was a dropped root line", human.Quote(en.ParentID)))
+			case hops > 0 && ok && !rp.reaches(j, i):
+				rp.setParent(i, j, fmt.Sprintf("parent %s was a dropped line", human.Quote(en.ParentID)))
 			default:
-				setParent(i, attach(i), fmt.Sprintf("parent %s does not exist", human.Quote(en.ParentID)))
+				rp.setParent(i, rp.attach(i), fmt.Sprintf("parent %s does not exist", human.Quote(en.ParentID)))
 			}
 		case parent[i] == i:
-			setParent(i, attach(i), "the entry was its own parent")
+			rp.setParent(i, rp.attach(i), "the entry was its own parent")
 		}
 	}
+}
+
+// cutLoops breaks each parent loop left at its earliest-written entry,
+// until none remains.
+func (rp *repairer) cutLoops() {
+	kept, parent := rp.kept, rp.parent
 	for {
 		order := make([]string, len(kept))
 		links := map[string]string{}
@@ -405,21 +502,23 @@ func repairData(path string, data []byte, res *Result, now time.Time) ([]byte, e
 				first = min(first, n)
 			}
 			parent[first] = -1 // cut the loop before choosing
-			setParent(first, attach(first), fmt.Sprintf("the entry was on a parent loop of %d entries", len(c)))
+			rp.setParent(first, rp.attach(first), fmt.Sprintf("the entry was on a parent loop of %d entries", len(c)))
 		}
 	}
+}
 
-	// 7. The file.
+// file is step 7, the file: the header, then the kept entries, one a line.
+func (rp *repairer) file() []byte {
 	var out []byte
-	out = append(out, header...)
+	out = append(out, rp.header...)
 	out = append(out, '\n')
-	for _, re := range kept {
+	for _, re := range rp.kept {
 		out = append(out, re.raw...)
 		out = append(out, '\n')
 	}
-	res.Entries = len(kept)
-	sort.SliceStable(res.Changes, func(i, j int) bool { return res.Changes[i].Line < res.Changes[j].Line })
-	return out, nil
+	rp.res.Entries = len(rp.kept)
+	sort.SliceStable(rp.res.Changes, func(i, j int) bool { return rp.res.Changes[i].Line < rp.res.Changes[j].Line })
+	return out
 }
 
 // uuidFrom makes a version 4 shaped UUID from a hash of data, so that

@@ -30,7 +30,7 @@ var (
 // and whether the file passed.
 func verifyKinds(t *testing.T, path string) ([]string, bool) {
 	t.Helper()
-	rep, err := repair.VerifyFile(path)
+	rep, err := repair.VerifyFile(nil, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -313,19 +312,21 @@ var ErrVerify = errors.New("the file does not pass verify")
 
 // NoteTempFiles adds a temp-file note to r for each of the temporary
 // files an interrupted sessctl write of
-// the session left beside it.
-func NoteTempFiles(r *Report, path string) {
+// the session left beside it, looked for through fsys (nil means
+// vfs.OS()).
+func NoteTempFiles(fsys vfs.FS, r *Report, path string) {
+	fsys = orOS(fsys)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return
 	}
-	temps, err := sessionfile.TempFiles(nil, abs)
+	temps, err := sessionfile.TempFiles(fsys, abs)
 	if err != nil {
 		return
 	}
 	for _, tmp := range temps {
 		size := int64(0)
-		if st, err := os.Lstat(tmp); err == nil {
+		if st, err := fsys.Lstat(tmp); err == nil {
 			size = st.Size()
 		}
 		r.note("temp-file", 0, "", "%s (%s) was left by an interrupted sessctl write; the session's next write removes it",
@@ -341,13 +342,14 @@ func field(en *jsonl.Entry, key string) []byte {
 
 // VerifyFile reads the session file at path, without a lock, and checks
 // it as Verify does, noting the temporary files an interrupted sessctl
-// write left beside it.
-func VerifyFile(path string) (*Report, error) {
-	data, err := vfs.ReadRegular(path)
+// write left beside it. It reads through fsys; nil means vfs.OS().
+func VerifyFile(fsys vfs.FS, path string) (*Report, error) {
+	fsys = orOS(fsys)
+	data, err := fsys.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", path, err)
 	}
 	r := Verify(path, data)
-	NoteTempFiles(r, path)
+	NoteTempFiles(fsys, r, path)
 	return r, nil
 }

@@ -41,7 +41,7 @@ type DirOptions struct {
 	Skip func(path string, err error)
 	// Header, when set, is given the header line of each file Dir
 	// counts, before its entries (to warn of a newer format version, say).
-	Header func(path string, header jsonl.Entry)
+	Header func(path string, header engine.Entry)
 	// FS is the filesystem; nil means vfs.OS().
 	FS vfs.FS
 	// NoIndex reads every file instead of using the stats index (kept in

@@ -276,7 +276,7 @@ func encodeScope(f *fileScope) []byte {
 		return append(out, ']')
 	}
 	b.Raw("types", counts(f.types)).Raw("roles", counts(f.roles))
-	if len(f.models) != 1 || f.models[0].Usage != f.usage {
+	if len(f.models) != 1 || !sameCounts(f.models[0].Usage, f.usage) {
 		b.String("usage", usageString(f.usage))
 	}
 	models := []byte{'['}

@@ -120,7 +120,7 @@ func testDirIndexMatchesScan(t *testing.T) {
 		t.Helper()
 		want := runDir(t, root, scan)
 		for pass := range 2 { // the run that refreshes the index, then one from it
-			if diff := cmp.Diff(want, runDir(t, root, withIndex)); diff != "" {
+			if diff := cmp.Diff(want, runDir(t, root, withIndex), usageOpt); diff != "" {
 				t.Errorf("%s, run %d with the index (-scan +index):\n%s", step, pass+1, diff)
 			}
 		}
@@ -289,12 +289,12 @@ func TestDirIndexReadsNoSessionFile(t *testing.T) {
 	if n := fsys.reads.Load(); n != 1 {
 		t.Errorf("second run read %d session files, want 1 (the recent one)", n)
 	}
-	if diff := cmp.Diff(first, second); diff != "" {
+	if diff := cmp.Diff(first, second, usageOpt); diff != "" {
 		t.Errorf("second run (-first +second):\n%s", diff)
 	}
 	fsys.reads.Store(0)
 	o.NoIndex = true
-	if diff := cmp.Diff(first, runDir(t, root, o)); diff != "" {
+	if diff := cmp.Diff(first, runDir(t, root, o), usageOpt); diff != "" {
 		t.Errorf("without the index (-index +scan):\n%s", diff)
 	}
 	if n := fsys.reads.Load(); n != 10 {

@@ -5,29 +5,19 @@ import (
 	"math"
 	"sort"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/message"
 )
 
-// Usage is the token counts and cost of an assistant message, as its
-// "usage" member reports them, or a sum of them. Costs are in dollars as
-// the provider priced them.
-type Usage struct {
-	Input       int64 `json:"input"`
-	Output      int64 `json:"output"`
-	CacheRead   int64 `json:"cacheRead"`
-	CacheWrite  int64 `json:"cacheWrite"`
-	TotalTokens int64 `json:"totalTokens"`
-	Cost        struct {
-		Input      float64 `json:"input"`
-		Output     float64 `json:"output"`
-		CacheRead  float64 `json:"cacheRead"`
-		CacheWrite float64 `json:"cacheWrite"`
-		Total      float64 `json:"total"`
-	} `json:"cost"`
-}
+// Usage is pi's usage of an assistant message (message.Usage, the one
+// type of it): the token counts and cost its "usage" member reports, or a
+// sum of them (Usage.Add). Costs are in dollars as the provider priced
+// them. Its JSON is pi's usage object (message.Usage.MarshalJSON).
+type Usage = message.Usage
 
-// ReadUsage decodes a usage object leniently: a member that is missing or
+// ReadUsage decodes a usage object leniently, for counting: a member that is missing or
 // not a number counts 0. A usage without totalTokens counts input +
 // output + cacheRead + cacheWrite; a cost without a total counts the sum
 // of its parts. Token counts are rounded to whole numbers.
@@ -106,22 +96,8 @@ func members(v []byte, fn func(key, val []byte)) {
 	})
 }
 
-// Add adds o to u.
-func (u *Usage) Add(o Usage) {
-	u.Input += o.Input
-	u.Output += o.Output
-	u.CacheRead += o.CacheRead
-	u.CacheWrite += o.CacheWrite
-	u.TotalTokens += o.TotalTokens
-	u.Cost.Input += o.Cost.Input
-	u.Cost.Output += o.Cost.Output
-	u.Cost.CacheRead += o.Cost.CacheRead
-	u.Cost.CacheWrite += o.Cost.CacheWrite
-	u.Cost.Total += o.Cost.Total
-}
-
-// round drops the float noise of long sums (1e-10 dollars).
-func (u *Usage) round() {
+// roundUsage drops the float noise of long sums (1e-10 dollars).
+func roundUsage(u *Usage) {
 	r := func(f *float64) { *f = math.Round(*f*1e10) / 1e10 }
 	r(&u.Cost.Input)
 	r(&u.Cost.Output)
@@ -160,7 +136,7 @@ func NewScope() *Scope {
 }
 
 // Count returns the Scope of entries.
-func Count(entries []*jsonl.Entry) *Scope {
+func Count(entries []*engine.Entry) *Scope {
 	s := NewScope()
 	for _, en := range entries {
 		s.Add(en)
@@ -170,7 +146,7 @@ func Count(entries []*jsonl.Entry) *Scope {
 }
 
 // Add counts one entry; a missing type or role counts as "(none)".
-func (s *Scope) Add(en *jsonl.Entry) {
+func (s *Scope) Add(en *engine.Entry) {
 	s.Entries++
 	s.Types[human.Or(en.Type, "(none)")]++
 	sp, role, ok := spentBy(en)
@@ -316,9 +292,9 @@ func fieldsOf(obj []byte, keys ...string) [][]byte {
 // Finish rounds the sums (float noise of 1e-10 dollars) and sorts the
 // models by total tokens, then by name. Call it once, after the last Add.
 func (s *Scope) Finish() {
-	s.Usage.round()
+	roundUsage(&s.Usage)
 	for _, m := range s.Models {
-		m.Usage.round()
+		roundUsage(&m.Usage)
 	}
 	sort.SliceStable(s.Models, func(i, j int) bool {
 		a, b := s.Models[i], s.Models[j]
@@ -352,4 +328,12 @@ func get(v []byte, key string) []byte {
 	}
 	b, _ := jsonl.Lookup(v, key)
 	return b
+}
+
+// sameCounts reports whether a and b hold the same counts and costs
+// (Usage is not comparable with ==: it keeps unknown members).
+func sameCounts(a, b Usage) bool {
+	return a.Input == b.Input && a.Output == b.Output && a.CacheRead == b.CacheRead && a.CacheWrite == b.CacheWrite &&
+		a.TotalTokens == b.TotalTokens && a.Cost.Input == b.Cost.Input && a.Cost.Output == b.Cost.Output &&
+		a.Cost.CacheRead == b.Cost.CacheRead && a.Cost.CacheWrite == b.Cost.CacheWrite && a.Cost.Total == b.Cost.Total
 }

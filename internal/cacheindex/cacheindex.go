@@ -156,12 +156,13 @@ func ReadLines[E any](fsys vfs.FS, path string, header []byte, decode func([]byt
 // CRC-32C, so that a damaged line is noticed without validating it) and
 // payload as the last member, named member.
 func AppendLine(dst []byte, name string, st Stamp, member string, payload []byte) []byte {
-	b := appendKey(jsonl.NewObject(160+len(payload)), name, st)
+	// Built in dst itself: an index of texts is tens of megabytes.
+	var b jsonl.ObjectBuilder
+	appendKey(b.StartIn(dst), name, st)
 	if payload != nil {
 		b.String("crc", crcHex(payload)).Raw(member, payload)
 	}
-	dst = append(dst, b.Bytes()...)
-	return append(dst, '\n')
+	return append(b.Bytes(), '\n')
 }
 
 // DecodeLine reads a line AppendLine wrote with member: the name, the

@@ -30,7 +30,9 @@ func (b *ObjectBuilder) StartIn(buf []byte) *ObjectBuilder {
 }
 
 func (b *ObjectBuilder) key(k string) {
-	if len(b.buf) > 1 {
+	// A value never ends in '{': only a new object's opening does (the
+	// buffer may hold other bytes before it, see StartIn).
+	if b.buf[len(b.buf)-1] != '{' {
 		b.buf = append(b.buf, ',')
 	}
 	plain := true

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Options shape a generated session.
@@ -35,6 +36,9 @@ type Options struct {
 	Start time.Time
 	// Cwd is the header's cwd (default /home/dev/project).
 	Cwd string
+	// FS is the filesystem WriteFile writes to; nil means
+	// vfs.OS().
+	FS vfs.FS
 }
 
 func (o *Options) defaults() {
@@ -96,10 +100,14 @@ func Write(w io.Writer, o Options) (int64, error) {
 
 // WriteFile writes one session to path (0600) and returns its size.
 func WriteFile(path string, o Options) (int64, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	fsys := o.FS
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	if err := fsys.MkdirAll(filepath.Dir(path), vfs.DirMode); err != nil {
 		return 0, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := fsys.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, vfs.FileMode)
 	if err != nil {
 		return 0, err
 	}

@@ -1,12 +1,18 @@
-// Package vfs is the filesystem seam: every file sessctl writes, and every
-// session file it reads, goes through an FS, so that tests can run the
-// engine on a filesystem that crashes or fails (package vfstest) instead
-// of the operating system's (OS).
+// Package vfs is the filesystem seam: every file operation of sessctl's
+// libraries (reads, writes, stats, directory listings and walks) goes
+// through an FS, so that tests can run them on a filesystem that crashes
+// or fails (package vfstest) instead of the operating system's (OS).
+// What the seam cannot carry is said where it happens: SQLite (the search
+// index, importers' databases) opens its files by path, kernel locks are
+// taken on the real file, and the kernel's /proc is read through OS; those
+// callers need the real filesystem or a wrapper of it (FaultFS).
 //
-// It is public because engine.StoreOptions.FS, agentuse.StoreOptions.FS and
-// migrate's file functions take an FS: a program that embeds sessctl can
-// pass its own implementation, or wrap OS to observe or fail operations,
-// without importing anything internal. It imports only the standard
+// It is public because the libraries' options take an FS
+// (engine.StoreOptions.FS, agentuse.StoreOptions.FS, search.Options.FS,
+// web.Options.FS, lock.Options.FS, migrate's file and import options, and
+// the others), and the functions without options an fsys argument: a
+// program that embeds sessctl can pass its own implementation, or wrap OS
+// to observe or fail operations, without importing anything internal. It imports only the standard
 // library and, on macOS, golang.org/x/sys/unix (F_FULLFSYNC).
 //
 // # Durable writes
@@ -32,6 +38,9 @@
 // the open never waits (OpenRegular, ReadRegular): a named pipe, socket or
 // device named like a session file is refused with ErrNotRegular instead
 // of blocking forever. ReadFile reads a large file in parallel chunks.
+// WalkDir, Glob and MkdirTemp are filepath.WalkDir, filepath.Glob and
+// os.MkdirTemp through an FS, so that walks of stores (and of other
+// agents' stores, for importers) reach a test's FS too.
 //
 // # Platforms
 //

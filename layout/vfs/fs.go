@@ -7,7 +7,8 @@ import (
 	"os"
 )
 
-// FS is the filesystem seam every write goes through, so that crash and
+// FS is the filesystem seam every file operation of the libraries goes
+// through (reads, writes, stats, directory listings), so that crash and
 // fault tests can stand in for the operating system. OS returns the real
 // one. Paths are plain OS paths.
 type FS interface {
@@ -21,6 +22,13 @@ type FS interface {
 	Link(oldname, newname string) error
 	// Remove removes a file or empty directory.
 	Remove(name string) error
+	// RemoveAll removes name and everything below it, like os.RemoveAll
+	// (symbolic links are removed, not followed); a missing name is no
+	// error.
+	RemoveAll(name string) error
+	// Mkdir creates one directory with perm, like os.Mkdir: it fails
+	// (fs.ErrExist) when name exists.
+	Mkdir(name string, perm fs.FileMode) error
 	// MkdirAll creates a directory and its parents with perm.
 	MkdirAll(name string, perm fs.FileMode) error
 	// Stat follows symlinks; Lstat does not.
@@ -98,6 +106,8 @@ func (osFS) Rename(o, n string) error {
 func (osFS) ReadFile(name string) ([]byte, error)         { return ReadFile(osFS{}, name) }
 func (osFS) Link(o, n string) error                       { return os.Link(o, n) }
 func (osFS) Remove(name string) error                     { return os.Remove(name) }
+func (osFS) RemoveAll(name string) error                  { return os.RemoveAll(name) }
+func (osFS) Mkdir(name string, perm fs.FileMode) error    { return os.Mkdir(name, perm) }
 func (osFS) MkdirAll(name string, perm fs.FileMode) error { return os.MkdirAll(name, perm) }
 func (osFS) Stat(name string) (fs.FileInfo, error)        { return os.Stat(name) }
 func (osFS) Lstat(name string) (fs.FileInfo, error)       { return os.Lstat(name) }

@@ -7,15 +7,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
+	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
 
 // Source is the agsh importer.
@@ -45,24 +46,24 @@ func (Source) Locations(l migrate.Locator) []string {
 
 // dbPath returns the sessions.db at path (a directory holding it, or the
 // file itself).
-func dbPath(path string) (string, error) {
+func dbPath(fsys vfs.FS, path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return "", err
 	}
 	if st.IsDir() {
 		abs = filepath.Join(abs, "sessions.db")
 	}
-	if !sqlitedb.IsSQLite(abs) {
+	if !sqlitedb.IsSQLite(fsys, abs) {
 		return "", fmt.Errorf("%s is not an agsh sessions database", abs)
 	}
 	// Goose's database has the same name and tables of the same names;
 	// its schema_version table tells it apart.
-	if t, err := sqlitedb.Tables(abs); err == nil && t["schema_version"] {
+	if t, err := sqlitedb.Tables(fsys, abs); err == nil && t["schema_version"] {
 		return "", fmt.Errorf("%s is not an agsh sessions database (it has a schema_version table: Goose's)", abs)
 	}
 	return abs, nil
@@ -71,17 +72,17 @@ func dbPath(path string) (string, error) {
 // Detect reports whether path is an agsh sessions.db or a directory
 // holding one.
 func (Source) Detect(path string) bool {
-	_, err := dbPath(path)
+	_, err := dbPath(nil, path)
 	return err == nil
 }
 
 // Open opens the database read-only.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	p, err := dbPath(path)
+	p, err := dbPath(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sqlitedb.Open(p, opts.TempDir)
+	db, err := sqlitedb.Open(opts.FS, p, opts.TempDir)
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +159,8 @@ type metadata struct {
 	Provider string `json:"provider"`
 }
 
+// Convert reads the session's row, then its messages in order, each
+// converted by the method of converter for its role.
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
 	var created string
 	var mdRaw sql.NullString
@@ -183,11 +186,8 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	}
 	defer rows.Close()
 	conv := &migrate.Conversion{}
-	b := migrate.NewBuilder("agsh", ref.Key)
-	var tip *migrate.Node
-	tools := map[string]string{}
-	var open []string // tool calls of the last assistant message still unanswered
-	blockCwd := ""    // the working directory of the latest environment block
+	c := &converter{b: migrate.NewBuilder("agsh", ref.Key), tools: map[string]string{}, provider: provider, model: model}
+	b := c.b
 	clock := m.Start
 	first := true
 	for rows.Next() {
@@ -215,80 +215,11 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 		switch role {
 		case "user":
-			if isFirst {
-				if summary, post, ok := compactionSummary(content); ok {
-					if cwd := envCwd(post); cwd != "" {
-						blockCwd = cwd
-					}
-					var details []byte
-					if post != "" {
-						details = jsonl.NewObject(len(post)+48).String("postCompactionContext", post).Bytes()
-					}
-					tip = b.Compaction(key, tip, clock, summary, 0, details)
-					continue
-				}
-			}
-			if content == "" {
-				// What agsh 0.8.1 and later save, at a compaction, for a
-				// kept message holding only tool results (its text, which
-				// is none): the results are lost, the calls get results
-				// saying so, and nobody typed the empty message.
-				for _, callID := range open {
-					msg := migrate.ToolResultMessage(callID, tools[callID], migrate.TextContent(lostResult), nil, true, ms)
-					tip = b.Message(key+"/"+callID, tip, clock, msg)
-				}
-				open = nil
-				continue
-			}
-			open = nil
-			block, prompt := splitContext(content)
-			if block != "" {
-				if cwd := envCwd(block); cwd != "" {
-					blockCwd = cwd
-				}
-				data := jsonl.NewObject(len(block)+16).String("text", block).Bytes()
-				tip = b.Custom(key+"/context", tip, clock, "agsh-context", data)
-			}
-			tip = b.Message(key, tip, clock, migrate.UserMessage(migrate.TextContent(prompt), ms))
+			c.user(key, clock, ms, content, isFirst)
 		case "assistant":
-			var bs []block
-			if err := json.Unmarshal([]byte(content), &bs); err != nil {
-				damaged(err)
-				continue
-			}
-			a := migrate.Assistant{API: "anthropic-messages", Provider: provider, Model: model, Timestamp: ms}
-			open = nil
-			for _, bl := range bs {
-				switch bl.Type {
-				case "text":
-					a.Content = append(a.Content, migrate.TextBlock(bl.Text))
-				case "thinking":
-					a.Content = append(a.Content, migrate.ThinkingBlock(bl.Thinking, realSignature(bl.Signature), false))
-				case "tool_use":
-					tools[bl.ID] = bl.Name
-					open = append(open, bl.ID)
-					a.Content = append(a.Content, migrate.ToolCallBlock(bl.ID, bl.Name, migrate.ObjectArgs(bl.Input)))
-				}
-			}
-			tip = b.Message(key, tip, clock, a.JSON())
+			c.assistant(key, clock, ms, content, damaged)
 		case "tool_results":
-			var bs []block
-			if err := json.Unmarshal([]byte(content), &bs); err != nil {
-				damaged(err)
-				continue
-			}
-			for _, bl := range bs {
-				if bl.Type != "tool_result" {
-					continue
-				}
-				name := tools[bl.ToolUseID]
-				if name == "" {
-					name = "unknown"
-				}
-				msg := migrate.ToolResultMessage(bl.ToolUseID, name, resultContent(bl.Content), nil, bl.IsError, ms)
-				tip = b.Message(key, tip, clock, msg)
-			}
-			open = nil
+			c.toolResults(key, clock, ms, content, damaged)
 		default:
 			damaged(fmt.Errorf("unknown role %q", role))
 		}
@@ -303,8 +234,8 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	switch {
 	case md.Cwd != "":
 		m.Cwd, m.CwdKnown = md.Cwd, true
-	case blockCwd != "":
-		m.Cwd, m.CwdKnown = blockCwd, true
+	case c.blockCwd != "":
+		m.Cwd, m.CwdKnown = c.blockCwd, true
 	default:
 		m.Cwd = s.opts.Cwd
 	}
@@ -313,6 +244,104 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	}
 	conv.Sessions = append(conv.Sessions, b.Finish(m))
 	return conv, nil
+}
+
+// converter converts the messages of one session, in order, into b.
+type converter struct {
+	b               *migrate.Builder
+	tip             *migrate.Node
+	tools           map[string]string // tool call id -> tool name
+	open            []string          // tool calls of the last assistant message still unanswered
+	blockCwd        string            // the working directory of the latest environment block
+	provider, model string
+}
+
+// user converts a user message (key, at clock, ms its time in
+// milliseconds); isFirst says it is the session's first message, which
+// may be a compaction summary.
+func (c *converter) user(key string, clock time.Time, ms int64, content string, isFirst bool) {
+	b, tools := c.b, c.tools
+	if isFirst {
+		if summary, post, ok := compactionSummary(content); ok {
+			if cwd := envCwd(post); cwd != "" {
+				c.blockCwd = cwd
+			}
+			var details []byte
+			if post != "" {
+				details = jsonl.NewObject(len(post)+48).String("postCompactionContext", post).Bytes()
+			}
+			c.tip = b.Compaction(key, c.tip, clock, summary, 0, details)
+			return
+		}
+	}
+	if content == "" {
+		// What agsh 0.8.1 and later save, at a compaction, for a
+		// kept message holding only tool results (its text, which
+		// is none): the results are lost, the calls get results
+		// saying so, and nobody typed the empty message.
+		for _, callID := range c.open {
+			msg := migrate.ToolResultMessage(callID, tools[callID], migrate.TextContent(lostResult), nil, true, ms)
+			c.tip = b.Message(key+"/"+callID, c.tip, clock, msg)
+		}
+		c.open = nil
+		return
+	}
+	c.open = nil
+	block, prompt := splitContext(content)
+	if block != "" {
+		if cwd := envCwd(block); cwd != "" {
+			c.blockCwd = cwd
+		}
+		data := jsonl.NewObject(len(block)+16).String("text", block).Bytes()
+		c.tip = b.Custom(key+"/context", c.tip, clock, "agsh-context", data)
+	}
+	c.tip = b.Message(key, c.tip, clock, migrate.UserMessage(migrate.TextContent(prompt), ms))
+}
+
+// assistant converts an assistant message; damaged gets why it cannot.
+func (c *converter) assistant(key string, clock time.Time, ms int64, content string, damaged func(error)) {
+	var bs []block
+	if err := json.Unmarshal([]byte(content), &bs); err != nil {
+		damaged(err)
+		return
+	}
+	a := migrate.Assistant{API: "anthropic-messages", Provider: c.provider, Model: c.model, Timestamp: ms}
+	c.open = nil
+	for _, bl := range bs {
+		switch bl.Type {
+		case "text":
+			a.Content = append(a.Content, migrate.TextBlock(bl.Text))
+		case "thinking":
+			a.Content = append(a.Content, migrate.ThinkingBlock(bl.Thinking, realSignature(bl.Signature), false))
+		case "tool_use":
+			c.tools[bl.ID] = bl.Name
+			c.open = append(c.open, bl.ID)
+			a.Content = append(a.Content, migrate.ToolCallBlock(bl.ID, bl.Name, migrate.ObjectArgs(bl.Input)))
+		}
+	}
+	c.tip = c.b.Message(key, c.tip, clock, a.JSON())
+}
+
+// toolResults converts a message of tool results; damaged gets why it
+// cannot.
+func (c *converter) toolResults(key string, clock time.Time, ms int64, content string, damaged func(error)) {
+	var bs []block
+	if err := json.Unmarshal([]byte(content), &bs); err != nil {
+		damaged(err)
+		return
+	}
+	for _, bl := range bs {
+		if bl.Type != "tool_result" {
+			continue
+		}
+		name := c.tools[bl.ToolUseID]
+		if name == "" {
+			name = "unknown"
+		}
+		msg := migrate.ToolResultMessage(bl.ToolUseID, name, resultContent(bl.Content), nil, bl.IsError, ms)
+		c.tip = c.b.Message(key, c.tip, clock, msg)
+	}
+	c.open = nil
 }
 
 // lostResult is the text of the tool results agsh did not keep at a

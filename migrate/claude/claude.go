@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -36,13 +37,13 @@ func (Source) Locations(l migrate.Locator) []string {
 // Detect reports whether path is a Claude Code home (with projects/), its
 // projects directory, one project directory, or one session file.
 func (Source) Detect(path string) bool {
-	_, err := layoutOf(path)
+	_, err := layoutOf(nil, path)
 	return err == nil
 }
 
 // Open opens the store at path.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	l, err := layoutOf(path)
+	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
@@ -58,13 +59,13 @@ type storeLayout struct {
 }
 
 // layoutOf works out what path is.
-func layoutOf(path string) (*storeLayout, error) {
+func layoutOf(fsys vfs.FS, path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case srcfs.IsFile(abs):
+	case srcfs.IsFile(fsys, abs):
 		if !strings.HasSuffix(abs, ".jsonl") {
 			return nil, fmt.Errorf("%s is not a Claude Code session file", abs)
 		}
@@ -72,37 +73,37 @@ func layoutOf(path string) (*storeLayout, error) {
 		if filepath.Base(dir) == "subagents" {
 			dir = filepath.Dir(filepath.Dir(dir))
 		}
-		return &storeLayout{file: abs, projectDirs: []string{dir}, history: historyFor(filepath.Dir(filepath.Dir(dir)))}, nil
-	case srcfs.IsDir(filepath.Join(abs, "projects")):
-		dirs, err := subdirs(filepath.Join(abs, "projects"))
+		return &storeLayout{file: abs, projectDirs: []string{dir}, history: historyFor(fsys, filepath.Dir(filepath.Dir(dir)))}, nil
+	case srcfs.IsDir(fsys, filepath.Join(abs, "projects")):
+		dirs, err := subdirs(fsys, filepath.Join(abs, "projects"))
 		if err != nil {
 			return nil, err
 		}
-		return &storeLayout{projectDirs: dirs, history: historyFor(abs), allProjects: true}, nil
-	case srcfs.IsDir(abs) && filepath.Base(abs) == "projects":
-		dirs, err := subdirs(abs)
+		return &storeLayout{projectDirs: dirs, history: historyFor(fsys, abs), allProjects: true}, nil
+	case srcfs.IsDir(fsys, abs) && filepath.Base(abs) == "projects":
+		dirs, err := subdirs(fsys, abs)
 		if err != nil {
 			return nil, err
 		}
-		return &storeLayout{projectDirs: dirs, history: historyFor(filepath.Dir(abs)), allProjects: true}, nil
-	case srcfs.IsDir(abs) && hasJSONL(abs):
-		return &storeLayout{projectDirs: []string{abs}, history: historyFor(filepath.Dir(filepath.Dir(abs)))}, nil
-	case srcfs.IsDir(abs):
+		return &storeLayout{projectDirs: dirs, history: historyFor(fsys, filepath.Dir(abs)), allProjects: true}, nil
+	case srcfs.IsDir(fsys, abs) && hasJSONL(fsys, abs):
+		return &storeLayout{projectDirs: []string{abs}, history: historyFor(fsys, filepath.Dir(filepath.Dir(abs)))}, nil
+	case srcfs.IsDir(fsys, abs):
 		return nil, fmt.Errorf("%s holds no Claude Code sessions (no projects directory, no .jsonl files)", abs)
 	}
 	return nil, fmt.Errorf("%s: %w", abs, os.ErrNotExist)
 }
 
-func historyFor(home string) string {
+func historyFor(fsys vfs.FS, home string) string {
 	p := filepath.Join(home, "history.jsonl")
-	if srcfs.IsFile(p) {
+	if srcfs.IsFile(fsys, p) {
 		return p
 	}
 	return ""
 }
 
-func subdirs(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
+func subdirs(fsys vfs.FS, dir string) ([]string, error) {
+	ents, err := srcfs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +116,8 @@ func subdirs(dir string) ([]string, error) {
 	return out, nil
 }
 
-func hasJSONL(dir string) bool {
-	ents, err := os.ReadDir(dir)
+func hasJSONL(fsys vfs.FS, dir string) bool {
+	ents, err := srcfs.ReadDir(fsys, dir)
 	if err != nil {
 		return false
 	}
@@ -167,7 +168,7 @@ func (s *store) project(dir string) (*project, []error) {
 	p := &project{dir: dir, agents: make(map[string][]string)}
 	s.projects[dir] = p
 	var errs []error
-	ents, err := os.ReadDir(dir)
+	ents, err := srcfs.ReadDir(s.opts.FS, dir)
 	if err != nil {
 		return p, []error{&migrate.Damage{Path: dir, Err: err}}
 	}
@@ -184,7 +185,7 @@ func (s *store) project(dir string) (*project, []error) {
 		}
 	}
 	for _, f := range flat {
-		sid := firstSessionID(f)
+		sid := firstSessionID(s.opts.FS, f)
 		if sid != "" && mains[sid] {
 			p.agents[sid] = append(p.agents[sid], f)
 		} else {
@@ -196,8 +197,8 @@ func (s *store) project(dir string) (*project, []error) {
 			continue
 		}
 		sub := filepath.Join(dir, e.Name(), "subagents")
-		files, err := filepath.Glob(filepath.Join(sub, "agent-*.jsonl"))
-		if err != nil || len(files) == 0 {
+		files := srcfs.Glob(s.opts.FS, filepath.Join(sub, "agent-*.jsonl"))
+		if len(files) == 0 {
 			continue
 		}
 		sort.Strings(files)
@@ -301,7 +302,7 @@ func (s *store) summaries(p *project) map[string]summary {
 	p.sumRead = true
 	p.summaries = make(map[string]summary)
 	for _, f := range p.mains {
-		fh, err := srcfs.Open(f)
+		fh, err := srcfs.Open(s.opts.FS, f)
 		if err != nil {
 			continue
 		}
@@ -333,7 +334,7 @@ func (s *store) historyCwd(dirName string) string {
 		s.histRead = true
 		s.history = make(map[string]string)
 		if s.l.history != "" {
-			if fh, err := srcfs.Open(s.l.history); err == nil {
+			if fh, err := srcfs.Open(s.opts.FS, s.l.history); err == nil {
 				_ = migrate.EachLine(fh, 0, func(_ int, line []byte, err error) bool {
 					var r struct {
 						Project string `json:"project"`
@@ -370,8 +371,8 @@ func EncodeCwd(cwd string) string {
 
 // firstSessionID returns the sessionId of the first record of a file that
 // has one.
-func firstSessionID(path string) string {
-	fh, err := srcfs.Open(path)
+func firstSessionID(fsys vfs.FS, path string) string {
+	fh, err := srcfs.Open(fsys, path)
 	if err != nil {
 		return ""
 	}

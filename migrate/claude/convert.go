@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
+	pimessage "github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -97,7 +99,7 @@ type converter struct {
 
 // read decodes a session file; damaged lines are recorded and skipped.
 func (c *converter) read(path string) ([]*rec, error) {
-	fh, err := srcfs.OpenTracked(path, c.store.opts.Progress)
+	fh, err := srcfs.OpenTracked(c.store.opts.FS, path, c.store.opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +201,8 @@ func (c *converter) main(ctx context.Context, file string) error {
 
 // agentName names a hierarchical subagent from its .meta.json:
 // "<agentType>: <description>".
-func agentName(file string) string {
-	data, err := srcfs.ReadFile(strings.TrimSuffix(file, ".jsonl") + ".meta.json")
+func agentName(fsys vfs.FS, file string) string {
+	data, err := srcfs.ReadFile(fsys, strings.TrimSuffix(file, ".jsonl")+".meta.json")
 	if err != nil {
 		return ""
 	}
@@ -291,7 +293,7 @@ func (c *converter) session(sourceID, path string, recs []*rec, parentSourceID s
 	}
 	if name := c.name(recs); name != "" {
 		b.SetName(name)
-	} else if name := agentName(path); name != "" {
+	} else if name := agentName(c.store.opts.FS, path); name != "" {
 		b.SetName(name)
 	}
 	m := migrate.Meta{SourcePath: path, ParentSourceID: parentSourceID}
@@ -664,7 +666,7 @@ func (g *group) assistant(r *rec, i int) {
 		}
 	}
 	if m.Usage != nil {
-		am.a.Usage = migrate.Usage{Input: m.Usage.Input, Output: m.Usage.Output, CacheRead: m.Usage.CacheRead, CacheWrite: m.Usage.CacheWrite}
+		am.a.Usage = pimessage.Usage{Input: migrate.Tokens(m.Usage.Input), Output: migrate.Tokens(m.Usage.Output), CacheRead: migrate.Tokens(m.Usage.CacheRead), CacheWrite: migrate.Tokens(m.Usage.CacheWrite)}
 	}
 	if m.StopReason != nil {
 		if s, ok := stopReasons[*m.StopReason]; ok {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -65,7 +64,7 @@ func (s *store) readHistory() (sessions []*historySession, noSession int, damage
 	if s.l.history == "" || s.l.file != "" {
 		return nil, 0, nil
 	}
-	fh, err := srcfs.Open(s.l.history)
+	fh, err := srcfs.Open(s.opts.FS, s.l.history)
 	if err != nil {
 		return nil, 0, []error{&migrate.Damage{Path: s.l.history, Err: err}}
 	}
@@ -102,7 +101,7 @@ func (s *store) readHistory() (sessions []*historySession, noSession int, damage
 	projects := map[string]bool{}
 	for _, dir := range s.l.projectDirs {
 		projects[filepath.Base(dir)] = true
-		ents, _ := os.ReadDir(dir)
+		ents, _ := srcfs.ReadDir(s.opts.FS, dir)
 		for _, e := range ents {
 			if name, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && !e.IsDir() {
 				have[name] = true

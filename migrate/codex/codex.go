@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -20,6 +19,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -47,13 +48,13 @@ func (Source) Locations(l migrate.Locator) []string {
 // a directory holding rollouts (the Codex home, its sessions directory,
 // or below).
 func (Source) Detect(path string) bool {
-	files, err := rollouts(path, true)
+	files, err := rollouts(nil, path, true)
 	return err == nil && len(files) > 0
 }
 
 // Open lists the rollouts under path.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	files, err := rollouts(path, false)
+	files, err := rollouts(opts.FS, path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +94,12 @@ func isRolloutName(name string) bool {
 // forks. Where a rollout and its compressed twin both exist (Codex
 // compressing or decompressing it), one is taken: the plain file, unless
 // the compressed one was modified later.
-func rollouts(path string, first bool) ([]*rollout, error) {
+func rollouts(fsys vfs.FS, path string, first bool) ([]*rollout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -109,15 +110,15 @@ func rollouts(path string, first bool) ([]*rollout, error) {
 		return []*rollout{newRollout(abs)}, nil
 	}
 	roots := []string{abs}
-	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(s) {
+	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(fsys, s) {
 		roots = []string{s}
-		if a := filepath.Join(abs, "archived_sessions"); srcfs.IsDir(a) {
+		if a := filepath.Join(abs, "archived_sessions"); srcfs.IsDir(fsys, a) {
 			roots = append(roots, a)
 		}
 	}
 	var found []string
 	for _, root := range roots {
-		f, err := srcfs.Find(root, 0, first, func(d fs.DirEntry) bool { return isRolloutName(d.Name()) })
+		f, err := srcfs.Find(fsys, root, 0, first, func(d fs.DirEntry) bool { return isRolloutName(d.Name()) })
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +136,7 @@ func rollouts(path string, first bool) ([]*rollout, error) {
 			files = append(files, r)
 			continue
 		}
-		if newer(r, twin) {
+		if newer(fsys, r, twin) {
 			twin.other, twin.path = twin.path, r.path
 		} else {
 			twin.other = r.path
@@ -161,9 +162,9 @@ func newRollout(path string) *rollout {
 // itself prefers the plain file; the two hold the same lines while it
 // compresses or decompresses, and a plain file appended to after a
 // failed removal of the compressed one is newer anyway.
-func newer(a, b *rollout) bool {
+func newer(fsys vfs.FS, a, b *rollout) bool {
 	za, zb := strings.HasSuffix(a.path, zstSuffix), strings.HasSuffix(b.path, zstSuffix)
-	ma, mb := mtime(a.path), mtime(b.path)
+	ma, mb := mtime(fsys, a.path), mtime(fsys, b.path)
 	switch {
 	case za == zb:
 		return false
@@ -173,8 +174,8 @@ func newer(a, b *rollout) bool {
 	return !mb.After(ma)
 }
 
-func mtime(p string) time.Time {
-	st, err := os.Stat(p)
+func mtime(fsys vfs.FS, p string) time.Time {
+	st, err := srcfs.Stat(fsys, p)
 	if err != nil {
 		return time.Time{}
 	}
@@ -219,8 +220,8 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 // through a zstd decoder (Codex writes one frame; several, as the zstd
 // tool may write, are read one after another). progress counts the bytes
 // of the file itself.
-func openRollout(path string, progress func(path string, done, total int64)) (io.ReadCloser, error) {
-	f, err := srcfs.OpenTracked(path, progress)
+func openRollout(fsys vfs.FS, path string, progress func(path string, done, total int64)) (io.ReadCloser, error) {
+	f, err := srcfs.OpenTracked(fsys, path, progress)
 	if err != nil || !strings.HasSuffix(path, zstSuffix) {
 		return f, err
 	}
@@ -324,7 +325,7 @@ type entry struct {
 // (what an earlier read of a rollout still being written saw), and skip
 // names lines not to yield. last is the last line read.
 func (s *store) eachEntry(ctx context.Context, r *rollout, progress func(string, int64, int64), lines int, skip map[int]bool, fn func(e *entry) bool) (damage []*migrate.Damage, last int, err error) {
-	fh, err := openRollout(r.path, progress)
+	fh, err := openRollout(s.opts.FS, r.path, progress)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -397,19 +398,84 @@ func (s *store) entries(ctx context.Context, r *rollout) iter.Seq[*entry] {
 // paginated ones name it (history_base).
 var knownHistoryModes = map[string]bool{"": true, "legacy": true, "paginated": true}
 
+// Convert reads the rollout twice, each read holding one line at a time:
+// the first (readFacts) finds the session's facts, which name it and its
+// entries, the second (convertEntries) converts. The second stops where
+// the first did (Codex may be appending) and skips the lines it found
+// damaged.
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
 	r := s.byPlain[ref.Key]
 	if r == nil {
 		r = newRollout(ref.Key)
 	}
-	// Two reads of the rollout, each holding one line at a time: the
-	// first finds the session's facts, which name it and its entries, the
-	// second converts. The second stops where the first did (Codex may be
-	// appending) and skips the lines it found damaged.
+	facts, err := s.readFacts(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	m, sourceID, provider, fork, lines, damage := facts.meta, facts.sourceID, facts.provider, facts.fork, facts.lines, facts.damage
+	conv := &migrate.Conversion{Damage: damage}
+	damaged := make(map[int]bool, len(damage))
+	for _, d := range damage {
+		damaged[d.Line] = true
+	}
+	if m.Start.IsZero() {
+		if st, err := srcfs.Stat(s.opts.FS, r.path); err == nil {
+			m.Start = st.ModTime().UTC()
+		}
+	}
+	if m.Cwd == "" {
+		m.Cwd = s.opts.Cwd
+	}
+	if provider == "" {
+		provider = "openai"
+	}
+	if r.other != "" {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: r.other,
+			Reason: "another copy of the session " + filepath.Base(r.path) + ", which was read instead"})
+	}
 
-	// Session facts first: they name the session. The first session_meta
-	// is the rollout's own; later ones are copies (a fork's replay of its
-	// parent) or repeats.
+	c := &converter{b: migrate.NewBuilder("codex", sourceID), provider: provider, tools: map[string]string{}, clock: m.Start}
+	c.b.SetTempDir(s.opts.TempDir)
+	var replayed [2]int // the lines of a fork's replay of its parent, left out
+	if fork.parent != "" {
+		replayed = s.forkPrefix(ctx, c, fork, sourceID, r, lines, damaged)
+	}
+	before := c.b.Len()
+	if err := s.convertEntries(ctx, c, r, lines, damaged, replayed, facts.haveUser, facts.haveAsst); err != nil {
+		return nil, err
+	}
+	c.closeRun()
+	c.finishLast()
+	switch {
+	case c.b.Len() == 0:
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
+		return conv, nil
+	case c.b.Len() == before && c.dropped > 0:
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path,
+			Reason: "a fork with nothing of its own after the history of " + fork.parent})
+		return conv, nil
+	}
+	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
+	return conv, nil
+}
+
+// rolloutFacts are what the first read of a rollout finds: the session's
+// facts, whether it has user and assistant messages, the fork it names,
+// the damaged lines and where the read stopped.
+type rolloutFacts struct {
+	meta               migrate.Meta
+	sourceID           string
+	provider           string
+	haveUser, haveAsst bool
+	fork               forkInfo
+	damage             []*migrate.Damage
+	lines              int
+}
+
+// readFacts is the first read of rollout r. Session facts first: they
+// name the session. The first session_meta is the rollout's own; later
+// ones are copies (a fork's replay of its parent) or repeats.
+func (s *store) readFacts(ctx context.Context, r *rollout) (*rolloutFacts, error) {
 	// Provenance names the plain rollout even when the compressed one is
 	// read, so that Codex compressing a session does not change its
 	// import.
@@ -493,35 +559,15 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 	case refuse != nil:
 		return nil, refuse
 	}
-	conv := &migrate.Conversion{Damage: damage}
-	damaged := make(map[int]bool, len(damage))
-	for _, d := range damage {
-		damaged[d.Line] = true
-	}
-	if m.Start.IsZero() {
-		if st, err := os.Stat(r.path); err == nil {
-			m.Start = st.ModTime().UTC()
-		}
-	}
-	if m.Cwd == "" {
-		m.Cwd = s.opts.Cwd
-	}
-	if provider == "" {
-		provider = "openai"
-	}
-	if r.other != "" {
-		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: r.other,
-			Reason: "another copy of the session " + filepath.Base(r.path) + ", which was read instead"})
-	}
+	return &rolloutFacts{meta: m, sourceID: sourceID, provider: provider, haveUser: haveUser, haveAsst: haveAsst,
+		fork: fork, damage: damage, lines: lines}, nil
+}
 
-	c := &converter{b: migrate.NewBuilder("codex", sourceID), provider: provider, tools: map[string]string{}, clock: m.Start}
-	c.b.SetTempDir(s.opts.TempDir)
-	var replayed [2]int // the lines of a fork's replay of its parent, left out
-	if fork.parent != "" {
-		replayed = s.forkPrefix(ctx, c, fork, sourceID, r, lines, damaged)
-	}
-	before := c.b.Len()
-	_, _, err = s.eachEntry(ctx, r, nil, lines, damaged, func(e *entry) bool {
+// convertEntries is the second read of rollout r: it converts its first
+// lines lines into c, leaving out the damaged ones and the lines of a
+// fork's replay of its parent (replayed).
+func (s *store) convertEntries(ctx context.Context, c *converter, r *rollout, lines int, damaged map[int]bool, replayed [2]int, haveUser, haveAsst bool) error {
+	_, _, err := s.eachEntry(ctx, r, nil, lines, damaged, func(e *entry) bool {
 		if e.n >= replayed[0] && e.n <= replayed[1] {
 			return true
 		}
@@ -543,22 +589,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		}
 		return true
 	})
-	if err != nil {
-		return nil, err
-	}
-	c.closeRun()
-	c.finishLast()
-	switch {
-	case c.b.Len() == 0:
-		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
-		return conv, nil
-	case c.b.Len() == before && c.dropped > 0:
-		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path,
-			Reason: "a fork with nothing of its own after the history of " + fork.parent})
-		return conv, nil
-	}
-	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
-	return conv, nil
+	return err
 }
 
 // forkInfo is what a rollout's own session_meta says of the session it
@@ -1017,7 +1048,7 @@ func (c *converter) event(it *item, haveUser, haveAsst bool) {
 		c.lastTotal = u.Total
 		if c.last != nil && !c.last.usageSet {
 			c.last.usageSet = true
-			c.last.a.Usage = migrate.Usage{Input: u.Input - u.Cached, CacheRead: u.Cached, Output: u.Output, TotalTokens: u.Total}
+			c.last.a.Usage = message.Usage{Input: migrate.Tokens(u.Input - u.Cached), CacheRead: migrate.Tokens(u.Cached), Output: migrate.Tokens(u.Output), TotalTokens: migrate.Tokens(u.Total)}
 		}
 	case "turn_aborted":
 		if c.last != nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
+	pimessage "github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -67,8 +68,8 @@ type database struct {
 // isCrushDB reports whether path is a Crush database: one with the
 // sessions and messages tables and the migration table Crush's migrator
 // (pressly/goose) keeps.
-func isCrushDB(path string) bool {
-	t, err := sqlitedb.Tables(path)
+func isCrushDB(fsys vfs.FS, path string) bool {
+	t, err := sqlitedb.Tables(fsys, path)
 	return err == nil && t["sessions"] && t["messages"] && t["goose_db_version"]
 }
 
@@ -76,12 +77,12 @@ func isCrushDB(path string) bool {
 // directory holding one (.crush, whose parent is the project); a project
 // directory holding .crush/crush.db; or the global data directory, whose
 // projects.json lists the projects and their data directories.
-func databases(path string) ([]database, error) {
+func databases(fsys vfs.FS, path string) ([]database, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -93,18 +94,18 @@ func databases(path string) ([]database, error) {
 		return d
 	}
 	if !st.IsDir() {
-		if !isCrushDB(abs) {
+		if !isCrushDB(fsys, abs) {
 			return nil, fmt.Errorf("%s is not a Crush database", abs)
 		}
 		return []database{one(abs)}, nil
 	}
 	for _, db := range []string{filepath.Join(abs, "crush.db"), filepath.Join(abs, ".crush", "crush.db")} {
-		if srcfs.IsFile(db) && isCrushDB(db) {
+		if srcfs.IsFile(fsys, db) && isCrushDB(fsys, db) {
 			return []database{one(db)}, nil
 		}
 	}
 	list := filepath.Join(abs, "projects.json")
-	data, err := srcfs.ReadFile(list)
+	data, err := srcfs.ReadFile(fsys, list)
 	if err != nil {
 		return nil, fmt.Errorf("%s holds no Crush database and no projects.json", abs)
 	}
@@ -125,7 +126,7 @@ func databases(path string) ([]database, error) {
 			dir = filepath.Join(p.Path, ".crush")
 		}
 		db := filepath.Join(dir, "crush.db")
-		if seen[db] || !srcfs.IsFile(db) || !isCrushDB(db) {
+		if seen[db] || !srcfs.IsFile(fsys, db) || !isCrushDB(fsys, db) {
 			continue
 		}
 		seen[db] = true
@@ -142,14 +143,14 @@ func databases(path string) ([]database, error) {
 // directory holding one, or the global data directory listing projects
 // that have one.
 func (Source) Detect(path string) bool {
-	dbs, err := databases(path)
+	dbs, err := databases(nil, path)
 	return err == nil && len(dbs) > 0
 }
 
 // Open finds the databases at path; each is opened when its sessions are
 // listed.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	dbs, err := databases(path)
+	dbs, err := databases(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +213,7 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 }
 
 func (s *store) dbSessions(ctx context.Context, d database) ([]*session, error) {
-	db, err := sqlitedb.Open(d.path, s.opts.TempDir)
+	db, err := sqlitedb.Open(s.opts.FS, d.path, s.opts.TempDir)
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +559,7 @@ func (c *converter) assistant(m *message, usage bool) {
 	if usage {
 		// Crush keeps usage per session: the last call's prompt and
 		// completion tokens, and the cost of all its calls.
-		a.Usage = migrate.Usage{Input: c.ss.prompt, Output: c.ss.complete, Cost: c.ss.cost}
+		a.Usage = pimessage.Usage{Input: migrate.Tokens(c.ss.prompt), Output: migrate.Tokens(c.ss.complete), Cost: pimessage.Cost{Total: c.ss.cost}}
 	}
 	c.tip = c.b.Message(m.id, c.tip, m.created, a.JSON())
 	c.pending = calls

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -41,13 +41,13 @@ func (Source) Locations(l migrate.Locator) []string {
 // Detect reports whether path is a store.db or a directory holding some
 // (the Cursor home, its chats directory, a workspace or chat directory).
 func (Source) Detect(path string) bool {
-	dbs, err := stores(path, true)
+	dbs, err := stores(nil, path, true)
 	return err == nil && len(dbs) > 0
 }
 
 // Open lists the chats under path.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	dbs, err := stores(path, false)
+	dbs, err := stores(opts.FS, path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -56,26 +56,26 @@ func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (
 
 // stores returns the store.db files at or below path (at most three
 // directories down, as in chats/<hash>/<agent>/store.db).
-func stores(path string, first bool) ([]string, error) {
+func stores(fsys vfs.FS, path string, first bool) ([]string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
 	if !st.IsDir() {
-		if !sqlitedb.IsSQLite(abs) {
+		if !sqlitedb.IsSQLite(fsys, abs) {
 			return nil, fmt.Errorf("%s is not a SQLite database", abs)
 		}
 		return []string{abs}, nil
 	}
 	root := abs
-	if c := filepath.Join(abs, "chats"); srcfs.IsDir(c) {
+	if c := filepath.Join(abs, "chats"); srcfs.IsDir(fsys, c) {
 		root = c
 	}
-	out, err := srcfs.Find(root, 3, first, func(d fs.DirEntry) bool { return d.Name() == "store.db" })
+	out, err := srcfs.Find(fsys, root, 3, first, func(d fs.DirEntry) bool { return d.Name() == "store.db" })
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ type part struct {
 }
 
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
-	db, err := sqlitedb.Open(ref.Key, s.opts.TempDir)
+	db, err := sqlitedb.Open(s.opts.FS, ref.Key, s.opts.TempDir)
 	if err != nil {
 		return nil, err
 	}

@@ -8,13 +8,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
+	pimessage "github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -42,7 +43,7 @@ func (Source) Locations(l migrate.Locator) []string {
 // Detect reports whether path is a Gemini home, its tmp directory, a
 // project or chats directory, or a chat file.
 func (Source) Detect(path string) bool {
-	l, err := layoutOf(path)
+	l, err := layoutOf(nil, path)
 	if err != nil {
 		return false
 	}
@@ -50,7 +51,7 @@ func (Source) Detect(path string) bool {
 		return true
 	}
 	for _, d := range l.chatDirs {
-		if len(chatFiles(d)) > 0 {
+		if len(chatFiles(nil, d)) > 0 {
 			return true
 		}
 	}
@@ -59,7 +60,7 @@ func (Source) Detect(path string) bool {
 
 // Open lists the chats under path.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	l, err := layoutOf(path)
+	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +73,12 @@ type storeLayout struct {
 	file     string   // one chat file, when a file was given
 }
 
-func layoutOf(path string) (*storeLayout, error) {
+func layoutOf(fsys vfs.FS, path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -93,24 +94,24 @@ func layoutOf(path string) (*storeLayout, error) {
 	}
 	var tmp string
 	switch {
-	case srcfs.IsDir(filepath.Join(abs, "tmp")):
+	case srcfs.IsDir(fsys, filepath.Join(abs, "tmp")):
 		tmp = filepath.Join(abs, "tmp")
 	case filepath.Base(abs) == "tmp":
 		tmp = abs
 	case filepath.Base(abs) == "chats":
 		return &storeLayout{home: filepath.Dir(filepath.Dir(filepath.Dir(abs))), chatDirs: []string{abs}}, nil
-	case srcfs.IsDir(filepath.Join(abs, "chats")):
+	case srcfs.IsDir(fsys, filepath.Join(abs, "chats")):
 		return &storeLayout{home: filepath.Dir(filepath.Dir(abs)), chatDirs: []string{filepath.Join(abs, "chats")}}, nil
 	default:
 		return nil, fmt.Errorf("%s holds no Gemini CLI chats (no tmp or chats directory)", abs)
 	}
-	ents, err := os.ReadDir(tmp)
+	ents, err := srcfs.ReadDir(fsys, tmp)
 	if err != nil {
 		return nil, err
 	}
 	l := &storeLayout{home: filepath.Dir(tmp)}
 	for _, e := range ents {
-		if c := filepath.Join(tmp, e.Name(), "chats"); e.IsDir() && srcfs.IsDir(c) {
+		if c := filepath.Join(tmp, e.Name(), "chats"); e.IsDir() && srcfs.IsDir(fsys, c) {
 			l.chatDirs = append(l.chatDirs, c)
 		}
 	}
@@ -138,16 +139,16 @@ type meta struct {
 
 // readMeta reads a chat's metadata: the first line of a JSONL chat, the
 // document of a JSON one.
-func readMeta(path string) (meta, error) {
+func readMeta(fsys vfs.FS, path string) (meta, error) {
 	var m meta
 	if strings.HasSuffix(path, ".json") {
-		data, err := srcfs.ReadFile(path)
+		data, err := srcfs.ReadFile(fsys, path)
 		if err != nil {
 			return m, err
 		}
 		return m, json.Unmarshal(data, &m)
 	}
-	fh, err := srcfs.Open(path)
+	fh, err := srcfs.Open(fsys, path)
 	if err != nil {
 		return m, err
 	}
@@ -165,10 +166,10 @@ func readMeta(path string) (meta, error) {
 	return m, derr
 }
 
-func chatFiles(dir string) []string {
+func chatFiles(fsys vfs.FS, dir string) []string {
 	var out []string
 	for _, pat := range []string{"session-*.json", "session-*.jsonl"} {
-		files, _ := filepath.Glob(filepath.Join(dir, pat))
+		files := srcfs.Glob(fsys, filepath.Join(dir, pat))
 		out = append(out, files...)
 	}
 	sort.Strings(out)
@@ -189,11 +190,11 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 			}
 			var chats []chat
 			byID := map[string]int{}
-			for _, f := range chatFiles(dir) {
+			for _, f := range chatFiles(s.opts.FS, dir) {
 				if s.l.file != "" && f != s.l.file {
 					continue
 				}
-				m, err := readMeta(f)
+				m, err := readMeta(s.opts.FS, f)
 				if err != nil || m.SessionID == "" {
 					if err == nil {
 						err = fmt.Errorf("no sessionId")
@@ -216,7 +217,7 @@ func (s *store) Sessions(ctx context.Context) iter.Seq2[migrate.Ref, error] {
 				if !yield(migrate.Ref{ID: c.id, Path: c.path, Key: c.path}, nil) {
 					return
 				}
-				subs, _ := filepath.Glob(filepath.Join(dir, c.id, "*.jsonl"))
+				subs := srcfs.Glob(s.opts.FS, filepath.Join(dir, c.id, "*.jsonl"))
 				sort.Strings(subs)
 				for _, f := range subs {
 					if !yield(migrate.Ref{ID: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Path: f, Key: f}, nil) {
@@ -244,7 +245,7 @@ func lineOf(path string) int {
 
 // projectRoot returns the project root of a project directory.
 func (s *store) projectRoot(projDir string) string {
-	if b, err := srcfs.ReadFile(filepath.Join(projDir, ".project_root")); err == nil {
+	if b, err := srcfs.ReadFile(s.opts.FS, filepath.Join(projDir, ".project_root")); err == nil {
 		if p := strings.TrimSpace(string(b)); p != "" {
 			return p
 		}
@@ -255,7 +256,7 @@ func (s *store) projectRoot(projDir string) string {
 		var reg struct {
 			Projects map[string]string `json:"projects"`
 		}
-		if b, err := srcfs.ReadFile(filepath.Join(s.l.home, "projects.json")); err == nil && json.Unmarshal(b, &reg) == nil {
+		if b, err := srcfs.ReadFile(s.opts.FS, filepath.Join(s.l.home, "projects.json")); err == nil && json.Unmarshal(b, &reg) == nil {
 			for path, slug := range reg.Projects {
 				s.registry[slug] = path
 			}
@@ -378,110 +379,169 @@ type record struct {
 	parent string // id of the message it follows, "" for the first
 }
 
+// Convert reads the chat (readDocument or readLines), makes the
+// session's meta (sessionMeta) and converts its messages.
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
 	conv := &migrate.Conversion{}
-	var md meta
-	order := []string{}
-	recs := map[string]*record{}
-	var chain []string
-	add := func(m message) {
-		if r, ok := recs[m.ID]; ok {
-			r.m = m
-			return
-		}
-		parent := ""
-		if len(chain) > 0 {
-			parent = chain[len(chain)-1]
-		}
-		recs[m.ID] = &record{m: m, parent: parent}
-		order = append(order, m.ID)
-		chain = append(chain, m.ID)
-	}
+	ch := &chatRead{recs: map[string]*record{}, order: []string{}}
+	var err error
 	if strings.HasSuffix(ref.Key, ".json") {
-		data, err := srcfs.ReadFileTracked(ref.Key, s.opts.Progress)
-		if err != nil {
-			return nil, err
-		}
-		var doc struct {
-			meta
-			Messages []json.RawMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return nil, &migrate.Damage{Path: ref.Key, Line: jsonErrorLine(data, err), Err: err}
-		}
-		md = doc.meta
-		for i, raw := range doc.Messages {
-			var m message
-			if err := migrate.DecodeJSON(raw, &m); err != nil || m.ID == "" {
-				if err == nil {
-					err = fmt.Errorf("message without id")
-				}
-				conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Pos: fmt.Sprintf("message %d", i+1), Err: err})
-				continue
-			}
-			add(m)
-		}
+		err = s.readDocument(ref, ch, conv)
 	} else {
-		fh, err := srcfs.OpenTracked(ref.Key, s.opts.Progress)
-		if err != nil {
-			return nil, err
-		}
-		err = migrate.EachLine(fh, s.opts.MaxLine, func(n int, line []byte, err error) bool {
-			var probe struct {
-				ID       *string          `json:"id"`
-				Set      *json.RawMessage `json:"$set"`
-				RewindTo *string          `json:"$rewindTo"`
-				meta
-			}
-			if err == nil {
-				err = migrate.DecodeLine(line, &probe)
-			}
-			if err != nil {
-				conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
-				return true
-			}
-			switch {
-			case probe.RewindTo != nil:
-				for i, id := range chain {
-					if id == *probe.RewindTo {
-						chain = chain[:i]
-						break
-					}
-				}
-			case probe.Set != nil:
-				var set meta
-				if json.Unmarshal(*probe.Set, &set) == nil && set.Summary != "" {
-					md.Summary = set.Summary
-				}
-			case probe.ID != nil:
-				var m message
-				if err := json.Unmarshal(line, &m); err != nil {
-					conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
-					return true
-				}
-				add(m)
-			case probe.SessionID != "":
-				summary := md.Summary
-				md = probe.meta
-				if md.Summary == "" {
-					md.Summary = summary
-				}
-			}
-			return true
-		})
-		fh.Close()
-		if err != nil {
-			return nil, &migrate.Damage{Path: ref.Key, Err: err}
-		}
+		err = s.readLines(ref, ch, conv)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	md, order, recs, chain := ch.md, ch.order, ch.recs, ch.chain
 	sourceID := md.SessionID
 	if sourceID == "" {
 		sourceID = ref.ID
 	}
+	m := s.sessionMeta(ref, ch)
 
+	c := &converter{b: migrate.NewBuilder("gemini", sourceID), last: map[string]*migrate.Node{}, answered: map[string]bool{}, clock: m.Start}
+	for _, id := range order {
+		c.message(recs[id], recs)
+	}
+	c.flush()
+	if len(chain) > 0 {
+		if n := c.last[chain[len(chain)-1]]; n != nil {
+			c.b.SetLeaf(n)
+		}
+	}
+	if c.b.Len() == 0 {
+		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
+		return conv, nil
+	}
+	if md.Summary != "" {
+		c.b.SetName(md.Summary)
+	}
+	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
+	return conv, nil
+}
+
+// chatRead is a chat as read: its metadata, its message records in the
+// order first written, and the chain of messages the chat went on with.
+type chatRead struct {
+	md    meta
+	order []string
+	recs  map[string]*record
+	chain []string
+}
+
+// add adds message m to the chat, after the last message of the chain; a
+// message already read is replaced in its place.
+func (ch *chatRead) add(m message) {
+	recs := ch.recs
+	if r, ok := recs[m.ID]; ok {
+		r.m = m
+		return
+	}
+	parent := ""
+	if len(ch.chain) > 0 {
+		parent = ch.chain[len(ch.chain)-1]
+	}
+	recs[m.ID] = &record{m: m, parent: parent}
+	ch.order = append(ch.order, m.ID)
+	ch.chain = append(ch.chain, m.ID)
+}
+
+// readDocument reads a chat that is one JSON document into ch; the
+// messages it cannot read go to conv's damage.
+func (s *store) readDocument(ref migrate.Ref, ch *chatRead, conv *migrate.Conversion) error {
+	data, err := srcfs.ReadFileTracked(s.opts.FS, ref.Key, s.opts.Progress)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		meta
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return &migrate.Damage{Path: ref.Key, Line: jsonErrorLine(data, err), Err: err}
+	}
+	ch.md = doc.meta
+	for i, raw := range doc.Messages {
+		var m message
+		if err := migrate.DecodeJSON(raw, &m); err != nil || m.ID == "" {
+			if err == nil {
+				err = fmt.Errorf("message without id")
+			}
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Pos: fmt.Sprintf("message %d", i+1), Err: err})
+			continue
+		}
+		ch.add(m)
+	}
+	return nil
+}
+
+// readLines reads a JSONL chat into ch: messages, rewinds, metadata and
+// its updates; the lines it cannot read go to conv's damage.
+func (s *store) readLines(ref migrate.Ref, ch *chatRead, conv *migrate.Conversion) error {
+	fh, err := srcfs.OpenTracked(s.opts.FS, ref.Key, s.opts.Progress)
+	if err != nil {
+		return err
+	}
+	err = migrate.EachLine(fh, s.opts.MaxLine, func(n int, line []byte, err error) bool {
+		var probe struct {
+			ID       *string          `json:"id"`
+			Set      *json.RawMessage `json:"$set"`
+			RewindTo *string          `json:"$rewindTo"`
+			meta
+		}
+		if err == nil {
+			err = migrate.DecodeLine(line, &probe)
+		}
+		if err != nil {
+			conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
+			return true
+		}
+		switch {
+		case probe.RewindTo != nil:
+			for i, id := range ch.chain {
+				if id == *probe.RewindTo {
+					ch.chain = ch.chain[:i]
+					break
+				}
+			}
+		case probe.Set != nil:
+			var set meta
+			if json.Unmarshal(*probe.Set, &set) == nil && set.Summary != "" {
+				ch.md.Summary = set.Summary
+			}
+		case probe.ID != nil:
+			var m message
+			if err := json.Unmarshal(line, &m); err != nil {
+				conv.Damage = append(conv.Damage, &migrate.Damage{Path: ref.Key, Line: n, Err: err})
+				return true
+			}
+			ch.add(m)
+		case probe.SessionID != "":
+			summary := ch.md.Summary
+			ch.md = probe.meta
+			if ch.md.Summary == "" {
+				ch.md.Summary = summary
+			}
+		}
+		return true
+	})
+	fh.Close()
+	if err != nil {
+		return &migrate.Damage{Path: ref.Key, Err: err}
+	}
+	return nil
+}
+
+// sessionMeta makes the meta of the session chat ch read: its parent
+// (for a chat in chats/<parent id>/), its start and its cwd (the project
+// root, the chat's first directory, or the one whose hash the chat names
+// among the paths its tool calls name).
+func (s *store) sessionMeta(ref migrate.Ref, ch *chatRead) migrate.Meta {
+	md, order, recs := ch.md, ch.order, ch.recs
 	m := migrate.Meta{SourcePath: ref.Key}
 	chats := filepath.Dir(ref.Key)
 	if filepath.Base(chats) != "chats" {
@@ -518,26 +578,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			m.Cwd = s.opts.Cwd
 		}
 	}
-
-	c := &converter{b: migrate.NewBuilder("gemini", sourceID), last: map[string]*migrate.Node{}, answered: map[string]bool{}, clock: m.Start}
-	for _, id := range order {
-		c.message(recs[id], recs)
-	}
-	c.flush()
-	if len(chain) > 0 {
-		if n := c.last[chain[len(chain)-1]]; n != nil {
-			c.b.SetLeaf(n)
-		}
-	}
-	if c.b.Len() == 0 {
-		conv.Skipped = append(conv.Skipped, &migrate.Skip{SourceID: sourceID, Path: ref.Path, Reason: migrate.SkipEmpty})
-		return conv, nil
-	}
-	if md.Summary != "" {
-		c.b.SetName(md.Summary)
-	}
-	conv.Sessions = append(conv.Sessions, c.b.Finish(m))
-	return conv, nil
+	return m
 }
 
 // jsonErrorLine returns the line of a JSON syntax error.
@@ -683,7 +724,7 @@ func (c *converter) message(r *record, recs map[string]*record) {
 			a.Content = append(a.Content, migrate.ToolCallBlock(tc.ID, tc.Name, migrate.ObjectArgs(tc.Args)))
 		}
 		if t := m.Tokens; t != nil {
-			a.Usage = migrate.Usage{Input: t.Input - t.Cached, CacheRead: t.Cached, Output: t.Output + t.Thoughts, TotalTokens: t.Total}
+			a.Usage = pimessage.Usage{Input: migrate.Tokens(t.Input - t.Cached), CacheRead: migrate.Tokens(t.Cached), Output: migrate.Tokens(t.Output + t.Thoughts), TotalTokens: migrate.Tokens(t.Total)}
 		}
 		c.tip = c.b.Message(m.ID, c.tip, c.clock, a.JSON())
 		for _, tc := range all {

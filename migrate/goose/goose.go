@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
+	pimessage "github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -66,16 +67,16 @@ type storeLayout struct {
 
 // isGooseDB reports whether path is a Goose session database: one with
 // Goose's schema_version, sessions and messages tables.
-func isGooseDB(path string) bool {
-	t, err := sqlitedb.Tables(path)
+func isGooseDB(fsys vfs.FS, path string) bool {
+	t, err := sqlitedb.Tables(fsys, path)
 	return err == nil && t["schema_version"] && t["sessions"] && t["messages"]
 }
 
 // isLegacyFile reports whether path's first line is a Goose session
 // file's: its metadata (working_dir, description, message_count) or a
 // message (role, content).
-func isLegacyFile(path string) bool {
-	f, err := srcfs.Open(path)
+func isLegacyFile(fsys vfs.FS, path string) bool {
+	f, err := srcfs.Open(fsys, path)
 	if err != nil {
 		return false
 	}
@@ -95,42 +96,42 @@ func isLegacyFile(path string) bool {
 	return ok
 }
 
-func layoutOf(path string) (*storeLayout, error) {
+func layoutOf(fsys vfs.FS, path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
 	l := &storeLayout{}
 	if !st.IsDir() {
 		switch {
-		case strings.HasSuffix(abs, ".jsonl") && isLegacyFile(abs):
+		case strings.HasSuffix(abs, ".jsonl") && isLegacyFile(fsys, abs):
 			l.jsonl = []string{abs}
-		case isGooseDB(abs):
+		case isGooseDB(fsys, abs):
 			l.db = abs
 		default:
 			return nil, fmt.Errorf("%s is not a Goose session database or session file", abs)
 		}
 		return l, nil
 	}
-	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(s) && filepath.Base(abs) != "sessions" {
-		if _, err := os.Stat(filepath.Join(s, "sessions.db")); err == nil {
+	if s := filepath.Join(abs, "sessions"); srcfs.IsDir(fsys, s) && filepath.Base(abs) != "sessions" {
+		if _, err := srcfs.Stat(fsys, filepath.Join(s, "sessions.db")); err == nil {
 			abs = s
 		}
 	}
-	if db := filepath.Join(abs, "sessions.db"); srcfs.IsFile(db) {
-		if !isGooseDB(db) {
+	if db := filepath.Join(abs, "sessions.db"); srcfs.IsFile(fsys, db) {
+		if !isGooseDB(fsys, db) {
 			return nil, fmt.Errorf("%s is not a Goose session database (no schema_version, sessions and messages tables)", db)
 		}
 		l.db = db
 	}
-	files, _ := filepath.Glob(filepath.Join(abs, "*.jsonl"))
+	files := srcfs.Glob(fsys, filepath.Join(abs, "*.jsonl"))
 	sort.Strings(files)
 	for _, f := range files {
-		if isLegacyFile(f) {
+		if isLegacyFile(fsys, f) {
 			l.jsonl = append(l.jsonl, f)
 		}
 	}
@@ -143,20 +144,20 @@ func layoutOf(path string) (*storeLayout, error) {
 // Detect reports whether path is Goose's sessions directory (or the data
 // directory above it), its sessions.db, or one of its session files.
 func (Source) Detect(path string) bool {
-	_, err := layoutOf(path)
+	_, err := layoutOf(nil, path)
 	return err == nil
 }
 
 // Open opens the database (refusing a schema newer than SchemaVersion)
 // and lists the session files under path.
 func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	l, err := layoutOf(path)
+	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
 	s := &store{l: l, opts: opts, sessions: map[string]*session{}, dup: map[string]string{}}
 	if l.db != "" {
-		db, err := sqlitedb.Open(l.db, opts.TempDir)
+		db, err := sqlitedb.Open(opts.FS, l.db, opts.TempDir)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +197,7 @@ type session struct {
 	provider, model       string
 	// The last provider call's usage (sessions.input_tokens, ...), for a
 	// database without the usage ledger.
-	last migrate.Usage
+	last pimessage.Usage
 	file string // the legacy file
 	// cwdLine is the line of the legacy file whose working_dir cwd is.
 	cwdLine int
@@ -393,8 +394,8 @@ func (s *store) dbSessions(ctx context.Context) ([]*session, error) {
 		if json.Unmarshal([]byte(asString(r["model_config_json"])), &mc) == nil {
 			ss.model = mc.ModelName
 		}
-		ss.last = migrate.Usage{Input: asFloat(r["input_tokens"]), Output: asFloat(r["output_tokens"]),
-			CacheRead: asFloat(r["cache_read_tokens"]), CacheWrite: asFloat(r["cache_write_tokens"]), TotalTokens: asFloat(r["total_tokens"])}
+		ss.last = pimessage.Usage{Input: migrate.Tokens(asFloat(r["input_tokens"])), Output: migrate.Tokens(asFloat(r["output_tokens"])),
+			CacheRead: migrate.Tokens(asFloat(r["cache_read_tokens"])), CacheWrite: migrate.Tokens(asFloat(r["cache_write_tokens"])), TotalTokens: migrate.Tokens(asFloat(r["total_tokens"]))}
 		if ss.id != "" {
 			out = append(out, ss)
 		}
@@ -420,7 +421,7 @@ type visibility struct {
 // ledger is one usage_ledger row.
 type ledger struct {
 	created    time.Time
-	usage      migrate.Usage
+	usage      pimessage.Usage
 	compaction bool
 }
 
@@ -440,7 +441,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 			return nil, err
 		}
 		if ss.created.IsZero() {
-			if st, err := os.Stat(ss.file); err == nil {
+			if st, err := srcfs.Stat(s.opts.FS, ss.file); err == nil {
 				ss.created = st.ModTime().UTC()
 				m.DateFromFile = true
 			}
@@ -547,9 +548,9 @@ func (s *store) ledger(ctx context.Context, id string) ([]ledger, error) {
 		out = append(out, ledger{
 			created:    epoch(asFloat(r["created_timestamp"])),
 			compaction: asFloat(r["is_compaction"]) != 0,
-			usage: migrate.Usage{Input: asFloat(r["input_tokens"]), Output: asFloat(r["output_tokens"]),
-				CacheRead: asFloat(r["cache_read_tokens"]), CacheWrite: asFloat(r["cache_write_tokens"]),
-				TotalTokens: asFloat(r["total_tokens"]), Cost: asFloat(r["cost"])},
+			usage: pimessage.Usage{Input: migrate.Tokens(asFloat(r["input_tokens"])), Output: migrate.Tokens(asFloat(r["output_tokens"])),
+				CacheRead: migrate.Tokens(asFloat(r["cache_read_tokens"])), CacheWrite: migrate.Tokens(asFloat(r["cache_write_tokens"])),
+				TotalTokens: migrate.Tokens(asFloat(r["total_tokens"])), Cost: pimessage.Cost{Total: asFloat(r["cost"])}},
 		})
 	}
 	return out, rows.Err()
@@ -558,7 +559,7 @@ func (s *store) ledger(ctx context.Context, id string) ([]ledger, error) {
 // fileMessages reads a legacy session file: its metadata line, then one
 // message per line.
 func (s *store) fileMessages(ctx context.Context, ss *session, conv *migrate.Conversion) ([]*message, error) {
-	f, err := srcfs.OpenTracked(ss.file, s.opts.Progress)
+	f, err := srcfs.OpenTracked(s.opts.FS, ss.file, s.opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -697,7 +698,7 @@ func (c *converter) run(msgs []*message) {
 			tokens := 0.0
 			if comp < len(c.comps) {
 				u := c.comps[comp].usage
-				tokens = u.Input + u.CacheRead
+				tokens = float64(u.Input + u.CacheRead)
 			}
 			comp++
 			var texts []string

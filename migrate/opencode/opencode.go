@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
@@ -46,7 +47,7 @@ func (Source) Locations(l migrate.Locator) []string {
 // Detect reports whether path is an opencode data directory (with
 // storage/ or opencode*.db), its storage directory, or a database.
 func (Source) Detect(path string) bool {
-	l, err := layoutOf(path)
+	l, err := layoutOf(nil, path)
 	return err == nil && (l.storage != "" || len(l.dbs) > 0)
 }
 
@@ -55,33 +56,33 @@ type storeLayout struct {
 	dbs     []string // the databases
 }
 
-func layoutOf(path string) (*storeLayout, error) {
+func layoutOf(fsys vfs.FS, path string) (*storeLayout, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
 	l := &storeLayout{}
 	if !st.IsDir() {
-		if !sqlitedb.IsSQLite(abs) {
+		if !sqlitedb.IsSQLite(fsys, abs) {
 			return nil, fmt.Errorf("%s is not an opencode database", abs)
 		}
 		l.dbs = []string{abs}
 		return l, nil
 	}
 	switch {
-	case srcfs.IsDir(filepath.Join(abs, "storage", "session")):
+	case srcfs.IsDir(fsys, filepath.Join(abs, "storage", "session")):
 		l.storage = filepath.Join(abs, "storage")
-	case srcfs.IsDir(filepath.Join(abs, "session")) && srcfs.IsDir(filepath.Join(abs, "message")):
+	case srcfs.IsDir(fsys, filepath.Join(abs, "session")) && srcfs.IsDir(fsys, filepath.Join(abs, "message")):
 		l.storage = abs
 	}
-	dbs, _ := filepath.Glob(filepath.Join(abs, "opencode*.db"))
+	dbs := srcfs.Glob(fsys, filepath.Join(abs, "opencode*.db"))
 	sort.Strings(dbs)
 	for _, db := range dbs {
-		if sqlitedb.IsSQLite(db) {
+		if sqlitedb.IsSQLite(fsys, db) {
 			l.dbs = append(l.dbs, db)
 		}
 	}
@@ -93,13 +94,13 @@ func layoutOf(path string) (*storeLayout, error) {
 
 // Open opens the databases and indexes the JSON sessions under path.
 func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	l, err := layoutOf(path)
+	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
 	s := &store{l: l, opts: opts, sessions: map[string]*sessionRef{}}
 	for _, p := range l.dbs {
-		db, err := sqlitedb.Open(p, opts.TempDir)
+		db, err := sqlitedb.Open(opts.FS, p, opts.TempDir)
 		if err != nil {
 			_ = s.Close()
 			return nil, err
@@ -326,11 +327,11 @@ func asFloat(v any) float64 {
 func (s *store) jsonSessions() []error {
 	var errs []error
 	root := filepath.Join(s.l.storage, "session")
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	_ = srcfs.WalkDir(s.opts.FS, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
 			return nil
 		}
-		data, err := srcfs.ReadFile(p)
+		data, err := srcfs.ReadFile(s.opts.FS, p)
 		if err != nil {
 			errs = append(errs, &migrate.Damage{Path: p, Err: err})
 			return nil
@@ -537,11 +538,11 @@ func (s *store) dbMessages(ctx context.Context, db *sqlitedb.DB, sessionID strin
 }
 
 func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg, error) {
-	files, _ := filepath.Glob(filepath.Join(s.l.storage, "message", sessionID, "*.json"))
+	files := srcfs.Glob(s.opts.FS, filepath.Join(s.l.storage, "message", sessionID, "*.json"))
 	sort.Strings(files)
 	var msgs []*msg
 	for _, f := range files {
-		data, err := srcfs.ReadFile(f)
+		data, err := srcfs.ReadFile(s.opts.FS, f)
 		if err != nil {
 			conv.Damage = append(conv.Damage, &migrate.Damage{Path: f, Err: err})
 			continue
@@ -559,10 +560,10 @@ func (s *store) jsonMessages(sessionID string, conv *migrate.Conversion) ([]*msg
 		if m.id == "" {
 			m.id = strings.TrimSuffix(filepath.Base(f), ".json")
 		}
-		pfiles, _ := filepath.Glob(filepath.Join(s.l.storage, "part", m.id, "*.json"))
+		pfiles := srcfs.Glob(s.opts.FS, filepath.Join(s.l.storage, "part", m.id, "*.json"))
 		sort.Strings(pfiles)
 		for _, pf := range pfiles {
-			pdata, err := srcfs.ReadFile(pf)
+			pdata, err := srcfs.ReadFile(s.opts.FS, pf)
 			var p part
 			if err == nil {
 				err = migrate.DecodeJSON(pdata, &p)
@@ -655,11 +656,11 @@ func (c *converter) message(m *msg) {
 			if st.finish != nil {
 				if tk := st.finish.Tokens; tk != nil {
 					c.lastTokens = tk.Input + tk.Cache.Read + tk.Output + tk.Reasoning
-					a.Usage = migrate.Usage{Input: tk.Input, Output: tk.Output + tk.Reasoning, CacheRead: tk.Cache.Read, CacheWrite: tk.Cache.Write, Cost: st.finish.Cost}
+					a.Usage = message.Usage{Input: migrate.Tokens(tk.Input), Output: migrate.Tokens(tk.Output + tk.Reasoning), CacheRead: migrate.Tokens(tk.Cache.Read), CacheWrite: migrate.Tokens(tk.Cache.Write), Cost: message.Cost{Total: st.finish.Cost}}
 				}
 			} else if last && m.info.Tokens != nil {
 				tk := m.info.Tokens
-				a.Usage = migrate.Usage{Input: tk.Input, Output: tk.Output + tk.Reasoning, CacheRead: tk.Cache.Read, CacheWrite: tk.Cache.Write, Cost: m.info.Cost}
+				a.Usage = message.Usage{Input: migrate.Tokens(tk.Input), Output: migrate.Tokens(tk.Output + tk.Reasoning), CacheRead: migrate.Tokens(tk.Cache.Read), CacheWrite: migrate.Tokens(tk.Cache.Write), Cost: message.Cost{Total: m.info.Cost}}
 			}
 			if last {
 				switch m.info.Finish {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/message"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/sqlitedb"
 )
@@ -322,7 +323,7 @@ func (c *converter) v2assistant(m *msg, t time.Time, ms int64) {
 		}
 	}
 	if tk := v.Tokens; tk != nil {
-		a.Usage = migrate.Usage{Input: tk.Input, Output: tk.Output + tk.Reasoning, CacheRead: tk.Cache.Read, CacheWrite: tk.Cache.Write, Cost: v.Cost}
+		a.Usage = message.Usage{Input: migrate.Tokens(tk.Input), Output: migrate.Tokens(tk.Output + tk.Reasoning), CacheRead: migrate.Tokens(tk.Cache.Read), CacheWrite: migrate.Tokens(tk.Cache.Write), Cost: message.Cost{Total: v.Cost}}
 		c.lastTokens = tk.Input + tk.Cache.Read + tk.Output + tk.Reasoning
 	}
 	switch v.Finish {

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 )
@@ -51,13 +51,13 @@ func (Source) Locations(l migrate.Locator) []string {
 // Detect reports whether path is a conversation file or a directory
 // holding some.
 func (Source) Detect(path string) bool {
-	files, err := conversations(path)
+	files, err := conversations(nil, path)
 	return err == nil && len(files) > 0
 }
 
 // Open lists the conversations at path.
 func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
-	files, err := conversations(path)
+	files, err := conversations(opts.FS, path)
 	if err != nil {
 		return nil, err
 	}
@@ -66,24 +66,24 @@ func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (
 
 // conversations returns the .json files at path that look like
 // conversations (an object with a messages array).
-func conversations(path string) ([]string, error) {
+func conversations(fsys vfs.FS, path string) ([]string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(abs)
+	st, err := srcfs.Stat(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
 	var cands []string
 	if st.IsDir() {
-		cands, _ = filepath.Glob(filepath.Join(abs, "*.json"))
+		cands = srcfs.Glob(fsys, filepath.Join(abs, "*.json"))
 	} else {
 		cands = []string{abs}
 	}
 	var out []string
 	for _, f := range cands {
-		if looksLikeConversation(f) {
+		if looksLikeConversation(fsys, f) {
 			out = append(out, f)
 		}
 	}
@@ -91,8 +91,8 @@ func conversations(path string) ([]string, error) {
 	return out, nil
 }
 
-func looksLikeConversation(path string) bool {
-	data, err := srcfs.ReadFile(path)
+func looksLikeConversation(fsys vfs.FS, path string) bool {
+	data, err := srcfs.ReadFile(fsys, path)
 	if err != nil {
 		return false
 	}
@@ -150,7 +150,7 @@ type message struct {
 }
 
 func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversion, error) {
-	data, err := srcfs.ReadFileTracked(ref.Key, s.opts.Progress)
+	data, err := srcfs.ReadFileTracked(s.opts.FS, ref.Key, s.opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 		sourceID = ref.ID
 	}
 	m := migrate.Meta{SourcePath: ref.Key}
-	m.Start, m.DateFromFile = start(ref.Key, &doc)
+	m.Start, m.DateFromFile = start(s.opts.FS, ref.Key, &doc)
 	switch {
 	case doc.Cwd != "":
 		m.Cwd, m.CwdKnown = doc.Cwd, true
@@ -234,7 +234,7 @@ func (s *store) Convert(ctx context.Context, ref migrate.Ref) (*migrate.Conversi
 // a message; else its updatedAt, lastUpdated or lastModified, when it was
 // last changed), or, when it holds none, the file's modification time,
 // reported as such.
-func start(path string, doc *conversation) (time.Time, bool) {
+func start(fsys vfs.FS, path string, doc *conversation) (time.Time, bool) {
 	if t, ok := firstTime(doc.CreatedAt, doc.Timestamp, doc.StartTime); ok {
 		return t, false
 	}
@@ -254,7 +254,7 @@ func start(path string, doc *conversation) (time.Time, bool) {
 	if t, ok := firstTime(doc.UpdatedAt, doc.LastUpdated, doc.LastModified); ok {
 		return t, false
 	}
-	if st, err := os.Stat(path); err == nil {
+	if st, err := srcfs.Stat(fsys, path); err == nil {
 		return st.ModTime().UTC().Truncate(time.Millisecond), true
 	}
 	return time.UnixMilli(0).UTC(), true

@@ -331,6 +331,48 @@ func (c *CrashFS) Remove(name string) error {
 	return nil
 }
 
+// RemoveAll removes name and everything below it, like os.RemoveAll: a
+// missing name is no error. The removal of name from its directory is
+// durable only after SyncDir of that directory; what was below it is gone
+// with it.
+func (c *CrashFS) RemoveAll(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	elems := clean(name)
+	d, base, err := c.parentOf(elems)
+	if err == syscall.ENOENT {
+		return nil
+	}
+	if err != nil {
+		return &fs.PathError{Op: "unlinkat", Path: name, Err: err}
+	}
+	if _, ok := d.children[base]; !ok {
+		return nil
+	}
+	d.change(dirOp{del: base})
+	return nil
+}
+
+// Mkdir creates one directory with perm, like os.Mkdir: EEXIST when name
+// exists, ENOENT when its parent does not. Its entry in the parent is
+// durable only after SyncDir of the parent.
+func (c *CrashFS) Mkdir(name string, perm fs.FileMode) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, base, err := c.parentOf(clean(name))
+	if err != nil {
+		if err == syscall.EBUSY {
+			err = syscall.EEXIST // the root exists
+		}
+		return &fs.PathError{Op: "mkdir", Path: name, Err: err}
+	}
+	if _, ok := d.children[base]; ok {
+		return &fs.PathError{Op: "mkdir", Path: name, Err: syscall.EEXIST}
+	}
+	d.change(dirOp{set: base, node: c.newNode(fs.ModeDir | perm&fs.ModePerm)})
+	return nil
+}
+
 // MkdirAll creates a directory and any missing parents with perm. Each new
 // directory's entry in its parent is durable only after SyncDir of the
 // parent.

@@ -26,8 +26,8 @@ const (
 	OpReadDir                // FS.ReadDir
 	OpRename                 // FS.Rename
 	OpLink                   // FS.Link
-	OpRemove                 // FS.Remove
-	OpMkdir                  // FS.MkdirAll
+	OpRemove                 // FS.Remove, FS.RemoveAll
+	OpMkdir                  // FS.Mkdir, FS.MkdirAll
 	OpSyncDir                // FS.SyncDir
 	OpChown                  // FaultFS.Lchown, File.Chown
 	numOps
@@ -283,6 +283,22 @@ func (f *FaultFS) Remove(name string) error {
 		return pathErr(OpRemove, name, ft.Err)
 	}
 	return f.fsys.Remove(name)
+}
+
+// RemoveAll counts as OpRemove (one call, however much it removes).
+func (f *FaultFS) RemoveAll(name string) error {
+	if ft := f.before(OpRemove, name); ft != nil {
+		return pathErr(OpRemove, name, ft.Err)
+	}
+	return f.fsys.RemoveAll(name)
+}
+
+// Mkdir counts as OpMkdir.
+func (f *FaultFS) Mkdir(name string, perm fs.FileMode) error {
+	if ft := f.before(OpMkdir, name); ft != nil {
+		return pathErr(OpMkdir, name, ft.Err)
+	}
+	return f.fsys.Mkdir(name, perm)
 }
 
 // MkdirAll counts as OpMkdir.

@@ -281,3 +281,33 @@ func TestFaultFSOverOS(t *testing.T) {
 		t.Errorf("Injected() = %d without faults", ffs.Injected())
 	}
 }
+
+// TestFaultFSMkdirRemoveAll checks that Mkdir counts and fails as OpMkdir
+// and RemoveAll as OpRemove, leaving the tree as it was.
+func TestFaultFSMkdirRemoveAll(t *testing.T) {
+	t.Parallel()
+	base := vfstest.NewCrashFS()
+	must(t, base.MkdirAll("/d/sub", 0o700))
+	mustWriteFile(t, base, "/d/sub/f", "data", true)
+	ffs := vfstest.NewFaultFS(base)
+	ffs.Inject(vfstest.Fault{Op: vfstest.OpMkdir, Err: syscall.ENOSPC})
+	if err := ffs.Mkdir("/d/new", 0o700); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("Mkdir with a fault: %v, want ENOSPC", err)
+	}
+	if _, err := base.Stat("/d/new"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed Mkdir made the directory: %v", err)
+	}
+	ffs.Inject(vfstest.Fault{Op: vfstest.OpRemove})
+	var pe *fs.PathError
+	if err := ffs.RemoveAll("/d/sub"); !errors.Is(err, syscall.EIO) || !errors.As(err, &pe) || pe.Path != "/d/sub" {
+		t.Errorf("RemoveAll with a fault: %v, want EIO naming /d/sub", err)
+	}
+	if _, err := base.Stat("/d/sub/f"); err != nil {
+		t.Errorf("a failed RemoveAll removed something: %v", err)
+	}
+	must(t, ffs.Mkdir("/d/new", 0o700))
+	must(t, ffs.RemoveAll("/d/sub"))
+	if got := [2]int{ffs.Calls(vfstest.OpMkdir), ffs.Calls(vfstest.OpRemove)}; got != [2]int{2, 2} {
+		t.Errorf("calls of mkdir and remove: %v, want [2 2]", got)
+	}
+}

@@ -188,7 +188,7 @@ func Load(t testing.TB, s *migrate.Imported, parentSession string) *Loaded {
 	if last := p.Entries[len(p.Entries)-1]; leaf != last.ID {
 		t.Errorf("%s: leaf %s is not the last line", s.SourceID, leaf)
 	}
-	ctx := compaction.Build(ix, compaction.Leaf{Kind: jsonl.KindAbsent})
+	ctx := compaction.Build(ix, compaction.Leaf{})
 	return &Loaded{Entries: p.Entries, Header: h, Index: ix, Context: ctx}
 }
 

@@ -8,6 +8,13 @@
 // be read that way without SQLite creating or changing files next to it
 // (the -shm index, a rollback), so it is copied first, with its -wal and
 // -journal, into a private temporary directory, and the copy is read.
+//
+// The source database and its -wal and -journal are looked at and read
+// through a vfs.FS (migrate.ImportOptions.FS; nil means vfs.OS()). The
+// driver itself opens a database by path (modernc.org/sqlite has no
+// filesystem seam): a database read in place must be on the real
+// filesystem, and the private copy is made on the real filesystem
+// (vfs.OS()), where the driver reads it.
 package sqlitedb
 
 import (
@@ -20,6 +27,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/migrate/internal/srcfs"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -36,7 +44,7 @@ type DB struct {
 func (d *DB) Close() error {
 	err := d.DB.Close()
 	if d.tmp != "" {
-		if rerr := os.RemoveAll(d.tmp); err == nil {
+		if rerr := vfs.OS().RemoveAll(d.tmp); err == nil {
 			err = rerr
 		}
 	}
@@ -46,9 +54,10 @@ func (d *DB) Close() error {
 // header is the start of every SQLite database file.
 var header = []byte("SQLite format 3\x00")
 
-// IsSQLite reports whether the file at path starts with the SQLite header.
-func IsSQLite(path string) bool {
-	f, err := srcfs.Open(path)
+// IsSQLite reports whether the file at path starts with the SQLite
+// header, read through fsys.
+func IsSQLite(fsys vfs.FS, path string) bool {
+	f, err := srcfs.Open(fsys, path)
 	if err != nil {
 		return false
 	}
@@ -60,8 +69,8 @@ func IsSQLite(path string) bool {
 
 // walMode reports whether the database's header says WAL (file format
 // read and write versions 2).
-func walMode(path string) (bool, error) {
-	f, err := srcfs.Open(path)
+func walMode(fsys vfs.FS, path string) (bool, error) {
+	f, err := srcfs.Open(fsys, path)
 	if err != nil {
 		return false, err
 	}
@@ -76,44 +85,49 @@ func walMode(path string) (bool, error) {
 	return b[18] == 2 || b[19] == 2, nil
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
+func exists(fsys vfs.FS, p string) bool {
+	_, err := srcfs.Or(fsys).Lstat(p)
 	return err == nil
 }
 
-// Open opens the database at path for reading; tempDir ("" for the
-// system's) receives the copy when one is needed.
-func Open(path, tempDir string) (*DB, error) {
+// Open opens the database at path for reading, looking at it through
+// fsys; tempDir ("" for the system's) receives the copy when one is
+// needed.
+func Open(fsys vfs.FS, path, tempDir string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	wal, err := walMode(abs)
+	wal, err := walMode(fsys, abs)
 	if err != nil {
 		return nil, err
 	}
 	d := &DB{Path: abs}
 	target := abs
 	query := "?mode=ro&_pragma=query_only(1)"
-	if wal || exists(abs+"-wal") || exists(abs+"-journal") {
-		tmp, err := os.MkdirTemp(tempDir, "sessctl-import-")
+	if wal || exists(fsys, abs+"-wal") || exists(fsys, abs+"-journal") {
+		if tempDir == "" {
+			tempDir = os.TempDir()
+		}
+		tmp, err := vfs.MkdirTemp(vfs.OS(), tempDir, "sessctl-import-")
 		if err != nil {
 			return nil, fmt.Errorf("copy %s: %w", abs, err)
 		}
 		d.tmp, d.Copied = tmp, true
 		target = filepath.Join(tmp, "db.sqlite")
 		for _, suffix := range []string{"", "-wal", "-journal"} {
-			if suffix != "" && !exists(abs+suffix) {
+			if suffix != "" && !exists(fsys, abs+suffix) {
 				continue
 			}
-			if err := copyFile(abs+suffix, target+suffix); err != nil {
-				_ = os.RemoveAll(tmp)
+			if err := copyFile(fsys, abs+suffix, target+suffix); err != nil {
+				_ = vfs.OS().RemoveAll(tmp)
 				return nil, fmt.Errorf("copy %s: %w", abs+suffix, err)
 			}
 		}
 		// The copy is private: SQLite may replay its WAL or journal there.
 		query = "?_pragma=query_only(1)"
 	}
+	// The driver opens the file by path, itself.
 	db, err := sql.Open("sqlite", "file:"+uriPath(target)+query)
 	if err != nil {
 		d.cleanup()
@@ -129,17 +143,19 @@ func Open(path, tempDir string) (*DB, error) {
 
 func (d *DB) cleanup() {
 	if d.tmp != "" {
-		_ = os.RemoveAll(d.tmp)
+		_ = vfs.OS().RemoveAll(d.tmp)
 	}
 }
 
-func copyFile(src, dst string) error {
-	in, err := srcfs.Open(src)
+// copyFile copies src, read through fsys, to dst in the private copy's
+// directory on the real filesystem.
+func copyFile(fsys vfs.FS, src, dst string) error {
+	in, err := srcfs.Open(fsys, src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := vfs.OS().OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|vfs.NoFollow, vfs.FileMode)
 	if err != nil {
 		return err
 	}
@@ -162,13 +178,14 @@ func uriPath(p string) string {
 // Tables returns the names of the tables of the database at path, read
 // from the file as it is (immutable: no lock, no -shm, nothing created;
 // what only a -wal file holds is not seen). It is meant for telling one
-// agent's database from another's cheaply, before Open.
-func Tables(path string) (map[string]bool, error) {
+// agent's database from another's cheaply, before Open. The header is
+// checked through fsys; the driver then opens the file by path.
+func Tables(fsys vfs.FS, path string) (map[string]bool, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	if !IsSQLite(abs) {
+	if !IsSQLite(fsys, abs) {
 		return nil, fmt.Errorf("%s is not a SQLite database", abs)
 	}
 	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?mode=ro&immutable=1&_pragma=query_only(1)")

@@ -41,7 +41,7 @@ func TestOpen(t *testing.T) {
 			w.Close()
 		}
 		before := listing(t, dir)
-		db, err := Open(path, t.TempDir())
+		db, err := Open(nil, path, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestOpen(t *testing.T) {
 			w.Close()
 		}
 	}
-	if IsSQLite(filepath.Join(t.TempDir(), "none")) {
+	if IsSQLite(nil, filepath.Join(t.TempDir(), "none")) {
 		t.Error("a missing file is a database")
 	}
 }
@@ -101,14 +101,14 @@ func TestTables(t *testing.T) {
 		}
 	}
 	before := snapshot(t, dir)
-	got, err := Tables(path)
+	got, err := Tables(nil, path)
 	if err != nil || len(got) != 2 || !got["a"] || !got["b"] {
 		t.Fatalf("tables %v, %v", got, err)
 	}
 	if after := snapshot(t, dir); after != before {
 		t.Errorf("the directory changed:\n%s\nafter:\n%s", before, after)
 	}
-	if _, err := Tables(filepath.Join(dir, "missing.db")); err == nil {
+	if _, err := Tables(nil, filepath.Join(dir, "missing.db")); err == nil {
 		t.Error("no error for a missing database")
 	}
 }

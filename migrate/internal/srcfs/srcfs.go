@@ -1,5 +1,7 @@
 // Package srcfs holds the small filesystem helpers the importers share to
-// find and open a foreign agent's files.
+// find and open a foreign agent's files. Every one goes through a vfs.FS
+// (migrate.ImportOptions.FS; nil means vfs.OS()), so that a test's FS
+// reaches the importers too.
 package srcfs
 
 import (
@@ -13,20 +15,46 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
+// Or returns fsys, or the real filesystem when it is nil.
+func Or(fsys vfs.FS) vfs.FS {
+	if fsys == nil {
+		return vfs.OS()
+	}
+	return fsys
+}
+
 // IsDir reports whether p is a directory (following symbolic links).
-func IsDir(p string) bool {
-	st, err := os.Stat(p)
+func IsDir(fsys vfs.FS, p string) bool {
+	st, err := Or(fsys).Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// Stat is fsys's Stat (following symbolic links).
+func Stat(fsys vfs.FS, p string) (fs.FileInfo, error) { return Or(fsys).Stat(p) }
+
+// ReadDir is fsys's ReadDir.
+func ReadDir(fsys vfs.FS, p string) ([]fs.DirEntry, error) { return Or(fsys).ReadDir(p) }
+
+// Glob is filepath.Glob through fsys (see vfs.Glob): the matches, sorted
+// within each directory; a malformed pattern matches nothing.
+func Glob(fsys vfs.FS, pattern string) []string {
+	m, _ := vfs.Glob(Or(fsys), pattern)
+	return m
+}
+
+// WalkDir is filepath.WalkDir through fsys (see vfs.WalkDir).
+func WalkDir(fsys vfs.FS, root string, fn fs.WalkDirFunc) error {
+	return vfs.WalkDir(Or(fsys), root, fn)
 }
 
 // Find returns the files under root that match accepts, in walk order.
 // maxDepth > 0 leaves out directories more than maxDepth levels below
 // root; first stops at the first match (for Detect). An error reading root
 // itself is returned; errors below it skip the entry.
-func Find(root string, maxDepth int, first bool, match func(d fs.DirEntry) bool) ([]string, error) {
+func Find(fsys vfs.FS, root string, maxDepth int, first bool, match func(d fs.DirEntry) bool) ([]string, error) {
 	var out []string
 	errFound := errors.New("found")
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
@@ -53,29 +81,34 @@ func Find(root string, maxDepth int, first bool, match func(d fs.DirEntry) bool)
 	return out, nil
 }
 
-// Open opens a source file for reading. Only a regular file is opened: a
-// named pipe, socket or device with a source's file name is refused at
-// once with an error naming it, instead of waiting forever for a writer
-// (see vfs.OpenRegular).
-func Open(path string) (*os.File, error) { return vfs.OpenRegular(path) }
+// Open opens a source file for reading. On the real filesystem only a
+// regular file is opened: a named pipe, socket or device with a source's
+// file name is refused at once with an error naming it, instead of
+// waiting forever for a writer (see vfs.OpenRegular).
+func Open(fsys vfs.FS, path string) (vfs.File, error) {
+	return Or(fsys).OpenFile(path, os.O_RDONLY, 0)
+}
 
 // ReadFile reads a whole source file, which must be a regular file (see
 // Open).
-func ReadFile(path string) ([]byte, error) { return vfs.ReadRegular(path) }
+func ReadFile(fsys vfs.FS, path string) ([]byte, error) { return Or(fsys).ReadFile(path) }
 
 // IsFile reports whether p is a regular file (following symbolic links).
-func IsFile(p string) bool {
-	st, err := os.Stat(p)
+func IsFile(fsys vfs.FS, p string) bool {
+	st, err := Or(fsys).Stat(p)
 	return err == nil && st.Mode().IsRegular()
 }
 
 // OpenTracked is Open for a session's data: when progress is not nil,
 // every read of the returned file reports the bytes read so far and the
 // file's size (as it was when opened).
-func OpenTracked(path string, progress func(path string, done, total int64)) (io.ReadCloser, error) {
-	f, err := Open(path)
-	if err != nil || progress == nil {
-		return f, err
+func OpenTracked(fsys vfs.FS, path string, progress func(path string, done, total int64)) (io.ReadCloser, error) {
+	f, err := Open(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	if progress == nil {
+		return f, nil
 	}
 	t := &tracked{f: f, path: path, progress: progress}
 	if st, err := f.Stat(); err == nil {
@@ -87,11 +120,11 @@ func OpenTracked(path string, progress func(path string, done, total int64)) (io
 
 // ReadFileTracked is ReadFile for a session's data, reporting progress as
 // OpenTracked does.
-func ReadFileTracked(path string, progress func(path string, done, total int64)) ([]byte, error) {
+func ReadFileTracked(fsys vfs.FS, path string, progress func(path string, done, total int64)) ([]byte, error) {
 	if progress == nil {
-		return ReadFile(path)
+		return ReadFile(fsys, path)
 	}
-	f, err := OpenTracked(path, progress)
+	f, err := OpenTracked(fsys, path, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +133,7 @@ func ReadFileTracked(path string, progress func(path string, done, total int64))
 }
 
 type tracked struct {
-	f        *os.File
+	f        vfs.File
 	path     string
 	size     int64
 	done     int64

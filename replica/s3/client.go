@@ -1,4 +1,4 @@
-package replica
+package s3
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/sessctl/sessctl/replica"
 )
 
 // s3Client is the Client of an S3-compatible bucket: keys below prefix.
@@ -22,9 +24,9 @@ type s3Client struct {
 	bucket, prefix string
 }
 
-// NewS3Client returns the Client of the objects below prefix ("" or
-// ending in "/") in an S3-compatible bucket (ParseRemote splits an
-// s3:// URL into the two), reached as c says. It does not touch the
+// NewClient returns the replica.Client of the objects below prefix (""
+// or ending in "/") in an S3-compatible bucket (ParseURL splits an s3://
+// URL into the two), reached as c says. It does not touch the
 // network.
 //
 // Writes are single PUTs with Content-MD5, so an object is stored whole
@@ -34,9 +36,9 @@ type s3Client struct {
 // lost race where it matters, and the conformance tests run against
 // MinIO). ETags are the server's (the MD5 of the bytes, for objects
 // written here without server-side encryption).
-func NewS3Client(c S3Config, bucket, prefix string) (Client, error) {
+func NewClient(c Config, bucket, prefix string) (replica.Client, error) {
 	if bucket == "" || (prefix != "" && !strings.HasSuffix(prefix, "/")) {
-		return nil, fmt.Errorf("open s3://%s/%s: %w", bucket, prefix, ErrBadRemote)
+		return nil, fmt.Errorf("open s3://%s/%s: %w", bucket, prefix, replica.ErrBadRemote)
 	}
 	mc, err := newMinio(c)
 	if err != nil {
@@ -53,21 +55,21 @@ func (s *s3Client) s3Error(op, key string, err error) error {
 	r := minio.ToErrorResponse(err)
 	switch {
 	case r.Code == "NoSuchBucket":
-		return fmt.Errorf("%s %s: %w", op, s.url(key), ErrNoBucket)
+		return fmt.Errorf("%s %s: %w", op, s.url(key), replica.ErrNoBucket)
 	case r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound:
-		return fmt.Errorf("%s %s: %w", op, s.url(key), ErrObjectNotFound)
+		return fmt.Errorf("%s %s: %w", op, s.url(key), replica.ErrObjectNotFound)
 	}
 	return fmt.Errorf("%s %s: %w", op, s.url(key), err)
 }
 
-func (s *s3Client) Get(ctx context.Context, key string) (io.ReadCloser, ObjectInfo, error) {
+func (s *s3Client) Get(ctx context.Context, key string) (io.ReadCloser, replica.ObjectInfo, error) {
 	// One GET: its reply's headers say what the object is, its body is
 	// read as the caller reads.
 	body, oi, _, err := minio.Core{Client: s.c}.GetObject(ctx, s.bucket, s.prefix+key, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, ObjectInfo{}, s.s3Error("download", key, err)
+		return nil, replica.ObjectInfo{}, s.s3Error("download", key, err)
 	}
-	return &s3Reader{body: body, s: s, key: key}, ObjectInfo{Key: key, Size: oi.Size, ETag: oi.ETag, ModTime: oi.LastModified}, nil
+	return &s3Reader{body: body, s: s, key: key}, replica.ObjectInfo{Key: key, Size: oi.Size, ETag: oi.ETag, ModTime: oi.LastModified}, nil
 }
 
 // s3Reader names the object in read errors.
@@ -87,20 +89,20 @@ func (r *s3Reader) Read(p []byte) (int, error) {
 
 func (r *s3Reader) Close() error { return r.body.Close() }
 
-func (s *s3Client) List(ctx context.Context, prefix string) iter.Seq2[ObjectInfo, error] {
-	return func(yield func(ObjectInfo, error) bool) {
+func (s *s3Client) List(ctx context.Context, prefix string) iter.Seq2[replica.ObjectInfo, error] {
+	return func(yield func(replica.ObjectInfo, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // stops the listing goroutine when the caller breaks out
 		for o := range s.c.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true}) {
 			if o.Err != nil {
-				yield(ObjectInfo{}, s.s3Error("list", prefix, o.Err))
+				yield(replica.ObjectInfo{}, s.s3Error("list", prefix, o.Err))
 				return
 			}
 			key, ok := strings.CutPrefix(o.Key, s.prefix)
 			if !ok {
 				continue
 			}
-			if !yield(ObjectInfo{Key: key, Size: o.Size, ETag: o.ETag, ModTime: o.LastModified}, nil) {
+			if !yield(replica.ObjectInfo{Key: key, Size: o.Size, ETag: o.ETag, ModTime: o.LastModified}, nil) {
 				return
 			}
 		}
@@ -114,9 +116,9 @@ const (
 	putIfMatch
 )
 
-func (s *s3Client) put(ctx context.Context, key string, r io.Reader, size int64, cond int, etag string) (ObjectInfo, error) {
+func (s *s3Client) put(ctx context.Context, key string, r io.Reader, size int64, cond int, etag string) (replica.ObjectInfo, error) {
 	if size < 0 {
-		return ObjectInfo{}, fmt.Errorf("upload %s: negative size %d", s.url(key), size)
+		return replica.ObjectInfo{}, fmt.Errorf("upload %s: negative size %d", s.url(key), size)
 	}
 	opts := minio.PutObjectOptions{ContentType: "application/octet-stream", DisableMultipart: true, SendContentMd5: true}
 	switch cond {
@@ -124,7 +126,7 @@ func (s *s3Client) put(ctx context.Context, key string, r io.Reader, size int64,
 		opts.SetMatchETagExcept("*")
 	case putIfMatch:
 		if etag == "" || etag == "*" {
-			return ObjectInfo{}, fmt.Errorf("upload %s: %q is not an ETag", s.url(key), etag)
+			return replica.ObjectInfo{}, fmt.Errorf("upload %s: %q is not an ETag", s.url(key), etag)
 		}
 		opts.SetMatchETag(etag)
 	}
@@ -135,9 +137,9 @@ func (s *s3Client) put(ctx context.Context, key string, r io.Reader, size int64,
 		// minio-go reads such a reader in place: check its length first.
 		if n, err := remaining(rs); err != nil || n < size {
 			if err == nil {
-				err = errShortBody
+				err = replica.ErrShortBody
 			}
-			return ObjectInfo{}, fmt.Errorf("upload %s: %w", s.url(key), err)
+			return replica.ObjectInfo{}, fmt.Errorf("upload %s: %w", s.url(key), err)
 		}
 	} else {
 		// Any other reader minio-go reads into a buffer of size bytes, and
@@ -150,30 +152,30 @@ func (s *s3Client) put(ctx context.Context, key string, r io.Reader, size int64,
 		// 409: a conditional write raced another one on the key.
 		if cond != putAlways && (resp.StatusCode == http.StatusPreconditionFailed || resp.Code == "PreconditionFailed" || resp.StatusCode == http.StatusConflict) {
 			if cond == putIfAbsent {
-				return ObjectInfo{}, fmt.Errorf("upload %s: %w", s.url(key), ErrObjectExists)
+				return replica.ObjectInfo{}, fmt.Errorf("upload %s: %w", s.url(key), replica.ErrObjectExists)
 			}
-			return ObjectInfo{}, fmt.Errorf("upload %s: %w", s.url(key), ErrObjectChanged)
+			return replica.ObjectInfo{}, fmt.Errorf("upload %s: %w", s.url(key), replica.ErrObjectChanged)
 		}
-		return ObjectInfo{}, s.s3Error("upload", key, err)
+		return replica.ObjectInfo{}, s.s3Error("upload", key, err)
 	}
-	return ObjectInfo{Key: key, Size: info.Size, ETag: info.ETag, ModTime: info.LastModified}, nil
+	return replica.ObjectInfo{Key: key, Size: info.Size, ETag: info.ETag, ModTime: info.LastModified}, nil
 }
 
-func (s *s3Client) Put(ctx context.Context, key string, r io.Reader, size int64) (ObjectInfo, error) {
+func (s *s3Client) Put(ctx context.Context, key string, r io.Reader, size int64) (replica.ObjectInfo, error) {
 	return s.put(ctx, key, r, size, putAlways, "")
 }
 
-func (s *s3Client) PutIfAbsent(ctx context.Context, key string, r io.Reader, size int64) (ObjectInfo, error) {
+func (s *s3Client) PutIfAbsent(ctx context.Context, key string, r io.Reader, size int64) (replica.ObjectInfo, error) {
 	return s.put(ctx, key, r, size, putIfAbsent, "")
 }
 
-func (s *s3Client) PutIfMatch(ctx context.Context, key string, r io.Reader, size int64, etag string) (ObjectInfo, error) {
+func (s *s3Client) PutIfMatch(ctx context.Context, key string, r io.Reader, size int64, etag string) (replica.ObjectInfo, error) {
 	return s.put(ctx, key, r, size, putIfMatch, etag)
 }
 
 func (s *s3Client) Delete(ctx context.Context, key string) error {
 	if err := s.c.RemoveObject(ctx, s.bucket, s.prefix+key, minio.RemoveObjectOptions{}); err != nil {
-		if err := s.s3Error("delete", key, err); !errors.Is(err, ErrObjectNotFound) {
+		if err := s.s3Error("delete", key, err); !errors.Is(err, replica.ErrObjectNotFound) {
 			return err
 		}
 	}
@@ -196,9 +198,6 @@ func remaining(s io.Seeker) (int64, error) {
 	return end - cur, nil
 }
 
-// errShortBody is a reader that ended before the size given to Put.
-var errShortBody = errors.New("the reader ended before the object's size")
-
 // exactReader fails when r ends before left bytes were read.
 type exactReader struct {
 	r    io.Reader
@@ -215,13 +214,13 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	e.left -= int64(n)
 	if err == io.EOF && e.left > 0 {
-		err = errShortBody
+		err = replica.ErrShortBody
 	}
 	return n, err
 }
 
 // newMinio makes the S3 client.
-func newMinio(c S3Config) (*minio.Client, error) {
+func newMinio(c Config) (*minio.Client, error) {
 	if c.AccessKeyID == "" || c.SecretAccessKey == "" {
 		return nil, ErrNoCredentials
 	}

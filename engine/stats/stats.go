@@ -188,14 +188,14 @@ type Spent struct {
 // EntrySpent returns what en spent, as Scope.Add counts it; false for an
 // entry that spent nothing Scope counts. Whoever counts usage outside a
 // Scope (per day, say) counts it with this, so that every count agrees.
-func EntrySpent(en *jsonl.Entry) (Spent, bool) {
+func EntrySpent(en *engine.Entry) (Spent, bool) {
 	sp, _, ok := spentBy(en)
 	return sp, ok
 }
 
 // spentBy is EntrySpent, with the role of a message entry ("(none)"
 // when it has none).
-func spentBy(en *jsonl.Entry) (sp Spent, role string, ok bool) {
+func spentBy(en *engine.Entry) (sp Spent, role string, ok bool) {
 	switch en.Type {
 	case jsonl.TypeUsage:
 		// pi 1.x: usage a model spent outside the context (a summary, a

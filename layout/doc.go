@@ -24,10 +24,20 @@
 // name is sanitised as AgentUse does (SanitizeAgentName). Ids must be
 // ULIDs (CheckAgentUseID).
 //
+// # Places
+//
+// A place is somewhere sessions are kept: a name, a format (FormatJSONL,
+// FormatAgentUse) and a root directory (Place). ResolvePlaces is the one
+// parser of store names: "pi", "indusagi", "agentuse", "all", or a
+// directory, which stands for the sessions of both formats below it; any
+// other bare word is an UnknownPlaceError. MachinePlaces lists this
+// machine's places: pi's, indusagi's and AgentUse's.
+//
 // # The environment
 //
-// Only AgentDir, AgentUseDataDir and the other explicit resolvers read the
-// environment; their ...From forms take it as an argument.
+// Only AgentDir, AgentUseDataDir, ResolvePlaces, MachinePlaces and the
+// other explicit resolvers read the environment; their ...From forms take
+// it as an argument.
 //
 // # Where the rest went
 //

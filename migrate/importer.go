@@ -38,11 +38,12 @@ type Source interface {
 	Detect(path string) bool
 	// Open opens the store at path for reading. Nothing is ever written
 	// into it.
-	Open(ctx context.Context, path string, opts ImportOptions) (Store, error)
+	Open(ctx context.Context, path string, opts ImportOptions) (Reader, error)
 }
 
-// Store is an opened foreign store.
-type Store interface {
+// Reader reads an opened foreign store: it lists the store's sessions and
+// converts them, and never writes into it.
+type Reader interface {
 	// Sessions lists the store's sessions, parents before children where
 	// the source links them. A problem with one file of the store is
 	// yielded as an error (a *Damage where it is one) and the listing

@@ -28,15 +28,15 @@ func skipFile(name string) bool {
 		strings.HasSuffix(name, ".owner") || vfs.IsTempName(name) || strings.Contains(name, conflictMark)
 }
 
-// scanAgentUse finds AgentUse's project/<hash>/session/<dir>/ directories.
+// scanAgentUse finds AgentUse's <hash>/session/<dir>/ directories below
+// root, a directory of project directories (<data>/agentuse/project).
 // A directory's size is the sum of its files' sizes and its mtime a hash
 // of their names, sizes and mtimes: the fast path's fingerprint. What is
 // not replicated is added to skipped: a directory that cannot be read
 // (with what it holds; the rest of its session is), and symbolic links
 // and special files, which are never followed or read.
-func (r *Remote) scanAgentUse(ctx context.Context, out map[string]*local, warns, skipped *[]Warning) error {
+func (r *Remote) scanAgentUse(ctx context.Context, root string, out map[string]*local, warns, skipped *[]Warning) error {
 	fsys := r.opts.fs()
-	root := layout.AgentUseProjectsDir(r.opts.AgentUseDir)
 	projects, err := fsys.ReadDir(root)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("list %s: %w", root, err)
@@ -45,7 +45,7 @@ func (r *Remote) scanAgentUse(ctx context.Context, out map[string]*local, warns,
 		if !p.IsDir() {
 			continue
 		}
-		sroot := layout.AgentUseSessionRoot(r.opts.AgentUseDir, p.Name())
+		sroot := filepath.Join(root, p.Name(), "session")
 		sessions, err := fsys.ReadDir(sroot)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -205,7 +205,7 @@ func (s *auReconcile) readManifest() error {
 func (s *auReconcile) readLocal() error {
 	r, name, loc, old, man := s.r, s.name, s.loc, s.old, s.man
 	hash, dirName, _ := strings.Cut(name, "/")
-	dir := filepath.Join(layout.AgentUseSessionRoot(r.opts.AgentUseDir, hash), dirName)
+	dir := filepath.Join(firstRoot(r.opts.projectRoots(), layout.AgentUseProjectsDir("")), hash, "session", dirName)
 	if loc != nil {
 		dir = loc.path
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -209,7 +210,14 @@ func (r *Remote) trashLocal(ctx context.Context, kind, path string) error {
 	if kind != KindPi {
 		return errors.New("deleted on the remote; AgentUse session directories are not moved to the trash by sync: the local copy is kept")
 	}
-	st, err := engine.OpenStore(ctx, engine.StoreOptions{AgentDir: r.opts.AgentDir, FS: r.opts.FS, Command: "sessctl sync"})
+	root := firstRoot(r.opts.jsonlRoots(), "")
+	for _, d := range r.opts.jsonlRoots() {
+		if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
+			root = d
+			break
+		}
+	}
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root, FS: r.opts.FS, Command: "sessctl sync"})
 	if err != nil {
 		return err
 	}

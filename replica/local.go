@@ -9,19 +9,19 @@ import (
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/layout"
+
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// scanLocal finds the sessions of the store: pi's session files below
-// sessions/, as engine.Store.Files finds them for every command that walks
-// a store, and AgentUse's project/<hash>/session/<dir>/. skipped lists
+// scanLocal finds the sessions of the store: the session files below
+// each JSONL root (pi's sessions/), as engine.Store.Files finds them for every command that walks
+// a store, and AgentUse's <hash>/session/<dir>/ below each
+// projects root. skipped lists
 // what could not be read or is not replicated (each names its path).
 func (r *Remote) scanLocal(ctx context.Context) (out map[string]*local, warns, skipped []Warning, err error) {
 	out = map[string]*local{}
 	fsys := r.opts.fs()
-	if r.opts.AgentDir != "" {
-		root := layout.SessionsDir(r.opts.AgentDir)
+	for _, root := range r.opts.jsonlRoots() {
 		st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root, FS: fsys})
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("list %s: %w", root, err)
@@ -65,8 +65,8 @@ func (r *Remote) scanLocal(ctx context.Context) (out map[string]*local, warns, s
 			out[id] = &local{path: f.Path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 		}
 	}
-	if r.opts.AgentUseDir != "" {
-		if err := r.scanAgentUse(ctx, out, &warns, &skipped); err != nil {
+	for _, root := range r.opts.projectRoots() {
+		if err := r.scanAgentUse(ctx, root, out, &warns, &skipped); err != nil {
 			return nil, nil, nil, err
 		}
 	}

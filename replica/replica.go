@@ -11,6 +11,7 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -41,6 +42,14 @@ type Options struct {
 	// AgentUseDir is the AgentUse data root whose session directories
 	// replicate; "" leaves them out.
 	AgentUseDir string
+	// Places, when set, are what replicates instead of AgentDir and
+	// AgentUseDir (layout.ResolvePlaces names them; SetPlaces sets
+	// them): the session files below each FormatJSONL place's root, and
+	// the AgentUse sessions <root>/<project hash>/session/<dir> of each
+	// FormatAgentUse place's root. A session a pull creates goes into
+	// the first place of its format (a JSONL session into the directory
+	// of its cwd there, as pi's store keeps it).
+	Places []layout.Place
 	// StateDir keeps what the last run knew of both sides (a cache, under
 	// the user cache directory in the CLI), so that an unchanged store is
 	// compared with one listing. "" keeps no state: every session is

@@ -3,32 +3,53 @@ package replica
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"filippo.io/age"
 
 	"github.com/sessctl/sessctl/layout"
 )
 
-// SetStore points the options at the sessions a store name stands for:
-// "pi" (or ""), "indusagi", "agentuse", "all" (pi and AgentUse), or else
-// an agent directory whose sessions/ folder is replicated.
-func (o *Options) SetStore(store string) error {
-	var err error
-	switch store {
-	case "", "pi":
-		o.AgentDir, err = layout.AgentDir(layout.AgentPi)
-	case "indusagi":
-		o.AgentDir, err = layout.AgentDir(layout.AgentIndusagi)
-	case "agentuse":
-		o.AgentUseDir, err = layout.AgentUseDataDir()
-	case "all":
-		if o.AgentDir, err = layout.AgentDir(layout.AgentPi); err == nil {
-			o.AgentUseDir, err = layout.AgentUseDataDir()
+// SetPlaces points the options at the sessions of places: Places is
+// set to them, AgentDir and AgentUseDir are cleared.
+func (o *Options) SetPlaces(places []layout.Place) {
+	o.Places = slices.Clone(places)
+	o.AgentDir, o.AgentUseDir = "", ""
+}
+
+// jsonlRoots returns the directories whose session files replicate: the
+// roots of the JSONL places, or AgentDir's sessions/ without places.
+func (o *Options) jsonlRoots() []string {
+	return o.roots(layout.FormatJSONL, o.AgentDir, layout.SessionsDir)
+}
+
+// projectRoots returns the directories of AgentUse project directories
+// that replicate: the roots of the AgentUse places, or AgentUseDir's
+// agentuse/project without places.
+func (o *Options) projectRoots() []string {
+	return o.roots(layout.FormatAgentUse, o.AgentUseDir, layout.AgentUseProjectsDir)
+}
+
+func (o *Options) roots(f layout.Format, dir string, below func(string) string) []string {
+	if o.Places == nil {
+		if dir == "" {
+			return nil
 		}
-	default:
-		o.AgentDir = store
+		return []string{below(dir)}
 	}
-	return err
+	var out []string
+	for _, p := range layout.Places(o.Places, f) {
+		out = append(out, p.Root)
+	}
+	return out
+}
+
+// firstRoot returns the first of roots, none when there is none.
+func firstRoot(roots []string, none string) string {
+	if len(roots) == 0 {
+		return none
+	}
+	return roots[0]
 }
 
 // LoadIdentity reads an age identity file (age-keygen's output): its

@@ -8,6 +8,7 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/replica"
 )
 
@@ -36,13 +37,15 @@ func TestReportTallyAndJSON(t *testing.T) {
 	}
 }
 
-// TestOptionsStoreAndIdentity checks that a directory store is taken as
-// the agent directory, and that an identity file gives both the
+// TestOptionsStoreAndIdentity checks that SetPlaces replaces the agent
+// directories with the places, and that an identity file gives both the
 // identity and its recipient.
 func TestOptionsStoreAndIdentity(t *testing.T) {
-	var o replica.Options
-	if err := o.SetStore("/some/agent"); err != nil || o.AgentDir != "/some/agent" || o.AgentUseDir != "" {
-		t.Errorf("SetStore(dir): %v, %+v", err, o)
+	o := replica.Options{AgentDir: "/some/agent", AgentUseDir: "/some/data"}
+	ps := []layout.Place{{Name: "/d", Format: layout.FormatJSONL, Root: "/d"}, {Name: "/d", Format: layout.FormatAgentUse, Root: "/d"}}
+	o.SetPlaces(ps)
+	if o.AgentDir != "" || o.AgentUseDir != "" || len(o.Places) != 2 || o.Places[0] != ps[0] || o.Places[1] != ps[1] {
+		t.Errorf("SetPlaces: %+v", o)
 	}
 	id, err := age.GenerateX25519Identity()
 	if err != nil {

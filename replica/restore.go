@@ -127,7 +127,7 @@ func (rs *piRestore) start(hdr []byte) error {
 	if cwd == "" {
 		return fmt.Errorf("restore %s: the header names no cwd: %w", name, ErrCorruptRemote)
 	}
-	path := filepath.Join(layout.DefaultSessionDir(r.opts.AgentDir, cwd), name)
+	path := filepath.Join(layout.ResolvePath(firstRoot(r.opts.jsonlRoots(), layout.SessionsDir(""))), layout.CwdDirName(layout.ResolvePath(cwd)), name)
 	rs.path = path
 	if err := vfs.MkdirAllSync(fsys, filepath.Dir(path), vfs.DirMode); err != nil {
 		return fmt.Errorf("restore %s: %w", path, err)

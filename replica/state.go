@@ -132,6 +132,9 @@ type stateFile struct {
 func statePath(dir string, o *Options) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t\x00%t", o.Remote, o.AgentDir, o.AgentUseDir, o.Transform != nil, len(o.Recipients) > 0)
+	for _, p := range o.Places {
+		fmt.Fprintf(h, "\x00%d:%s", p.Format, p.Root)
+	}
 	return filepath.Join(dir, "sync-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
 }
 

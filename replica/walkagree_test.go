@@ -19,6 +19,7 @@ import (
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/replica"
 	"github.com/sessctl/sessctl/replica/s3"
@@ -193,7 +194,7 @@ func TestStoreWalksAgree(t *testing.T) {
 	}
 	defer x.Close()
 	got = nil
-	for h, err := range x.Search(ctx, search.Query{Text: "common", Stores: []search.Store{{Format: search.FormatJSONL, Root: sessions}}}) {
+	for h, err := range x.Search(ctx, search.Query{Text: "common", Stores: []layout.Place{{Format: layout.FormatJSONL, Root: sessions}}}) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/testenv"
 	generate "github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // TestLargeSessionMemory: a search holds a line of a session at a time,
@@ -69,7 +70,7 @@ func TestLargeSessionMemory(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, err := range x.Search(context.Background(), Query{Text: query, Stores: []Store{{Format: FormatJSONL, Root: roots[i]}}}) {
+				for _, err := range x.Search(context.Background(), Query{Text: query, Stores: []layout.Place{{Format: layout.FormatJSONL, Root: roots[i]}}}) {
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -83,7 +84,7 @@ func TestLargeSessionMemory(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer x.Close()
-				for _, err := range x.Search(context.Background(), Query{Text: query, Stores: []Store{{Format: FormatJSONL, Root: roots[i]}}}) {
+				for _, err := range x.Search(context.Background(), Query{Text: query, Stores: []layout.Place{{Format: layout.FormatJSONL, Root: roots[i]}}}) {
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -29,20 +29,21 @@ func (e *dirError) Error() string        { return e.msg }
 func (e *dirError) Is(target error) bool { return target == fs.ErrInvalid }
 
 // checkIndexDir refuses an index directory that is, or is inside, an
-// agent's store (pi's and indusagi's agent directories, AgentUse's data
-// directory) or one of stores: the index is never written into a store.
-// Symbolic links are resolved on both sides.
-func checkIndexDir(dir string, stores []Store) error {
+// agent's store (the directory above each of this machine's places:
+// pi's and indusagi's agent directories, AgentUse's <data>/agentuse) or
+// one of stores: the index is never written into a store. Symbolic links
+// are resolved on both sides.
+func checkIndexDir(dir string, stores []layout.Place) error {
 	type place struct{ root, what string }
 	var places []place
-	if d, err := layout.AgentDir(layout.AgentPi); err == nil {
-		places = append(places, place{d, "pi's store"})
-	}
-	if d, err := layout.AgentDir(layout.AgentIndusagi); err == nil {
-		places = append(places, place{d, "indusagi's store"})
-	}
-	if d, err := layout.AgentUseDataDir(); err == nil {
-		places = append(places, place{filepath.Join(d, "agentuse"), "AgentUse's store"})
+	if ms, err := layout.MachinePlaces(); err == nil {
+		for _, m := range ms {
+			what := m.Name + "'s store"
+			if m.Format == layout.FormatAgentUse {
+				what = "AgentUse's store"
+			}
+			places = append(places, place{filepath.Dir(m.Root), what})
+		}
 	}
 	for _, st := range stores {
 		places = append(places, place{st.Root, "the searched store"})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/internal/workload"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // TestRandomBytesInShard writes random bytes at a few offsets of one
@@ -23,7 +24,7 @@ func TestRandomBytesInShard(t *testing.T) {
 	if _, err := workload.Dir(root, 24, 20000, 7); err != nil {
 		t.Fatal(err)
 	}
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	q := Query{Text: "the OR file", Stores: stores}
 	for trial := range 8 {
 		t.Run(fmt.Sprint(trial), func(t *testing.T) {
@@ -93,7 +94,7 @@ func TestDamageTimeRestored(t *testing.T) {
 		t.Skip("Windows' stat has no change time")
 	}
 	root, _, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	dir := filepath.Join(t.TempDir(), "index")
 	var indexed int64
 	x := openIndex(t, Options{Dir: dir, Progress: func(_, total int64) { indexed = total }})

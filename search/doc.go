@@ -11,7 +11,7 @@
 //		return err
 //	}
 //	defer x.Close()
-//	q := search.Query{Text: `"flaky migration"`, Stores: []search.Store{{Format: search.FormatJSONL, Root: sessionsDir}}, Limit: 20}
+//	q := search.Query{Text: `"flaky migration"`, Stores: []layout.Place{{Format: layout.FormatJSONL, Root: sessionsDir}}, Limit: 20}
 //	for hit, err := range x.Search(ctx, q) {
 //		if err != nil {
 //			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -16,7 +17,7 @@ func searchHistory(ctx context.Context, sessionsDir string) error {
 		return err
 	}
 	defer x.Close()
-	q := search.Query{Text: `"flaky migration"`, Stores: []search.Store{{Format: search.FormatJSONL, Root: sessionsDir}}, Limit: 20}
+	q := search.Query{Text: `"flaky migration"`, Stores: []layout.Place{{Format: layout.FormatJSONL, Root: sessionsDir}}, Limit: 20}
 	for hit, err := range x.Search(ctx, q) {
 		if err != nil {
 			return err

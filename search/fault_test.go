@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
@@ -37,7 +38,7 @@ func readAll(t *testing.T, paths ...string) [][]byte {
 // same index answers as a fresh one.
 func TestFaultIndexFiles(t *testing.T) {
 	root, s1, s2 := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	q := Query{Text: "flaky", Stores: stores}
 	want := searchAll(t, openIndex(t, Options{}), q)
 	if len(want) < 2 {
@@ -100,7 +101,7 @@ func TestFaultIndexFiles(t *testing.T) {
 // again the search finds everything.
 func TestFaultSessionRead(t *testing.T) {
 	root, s1, s2 := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	q := Query{Text: "flaky", Stores: stores}
 	want := searchAll(t, openIndex(t, Options{}), q)
 	for _, noIndex := range []bool{false, true} {

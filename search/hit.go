@@ -2,13 +2,9 @@ package search
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/sessctl/sessctl/layout"
 )
 
 // Label names what a hit is, for people: "user", "assistant",
@@ -94,48 +90,4 @@ func ParseTime(s string, now time.Time, upper bool) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date: use 2026-03-01, 2026-03-01T09:30, an RFC 3339 time or an age such as 7d or 12h", s)
-}
-
-// StoreNames are the stores NamedStore knows, in the order AllStores
-// searches them.
-var StoreNames = []string{"pi", "indusagi", "agentuse"}
-
-// NamedStore returns the store of an agent: "pi" (the default for any
-// other name), "indusagi" or "agentuse", where the environment puts it.
-func NamedStore(name string) (Store, error) {
-	switch name {
-	case "agentuse":
-		data, err := layout.AgentUseDataDir()
-		return Store{Format: FormatAgentUse, Root: layout.AgentUseProjectsDir(data)}, err
-	case "indusagi":
-		dir, err := layout.AgentDir(layout.AgentIndusagi)
-		return Store{Format: FormatJSONL, Root: layout.SessionsDir(dir)}, err
-	}
-	dir, err := layout.AgentDir(layout.AgentPi)
-	return Store{Format: FormatJSONL, Root: layout.SessionsDir(dir)}, err
-}
-
-// AllStores returns the stores of StoreNames that exist on this machine;
-// none is an error matching fs.ErrNotExist.
-func AllStores() ([]Store, error) {
-	var out []Store
-	for _, n := range StoreNames {
-		st, err := NamedStore(n)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := os.Stat(st.Root); err == nil {
-			out = append(out, st)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no pi, indusagi or AgentUse store found: %w", fs.ErrNotExist)
-	}
-	return out, nil
-}
-
-// DirStores returns the stores of a directory named by the user: it may
-// hold session files and AgentUse sessions, so it is both.
-func DirStores(dir string) []Store {
-	return []Store{{Format: FormatJSONL, Root: dir}, {Format: FormatAgentUse, Root: dir}}
 }

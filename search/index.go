@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (cgo-free, FTS5 compiled in)
@@ -185,7 +186,7 @@ func (x *Index) Close() error {
 // use runs fn with the index lock held shared and every shard open, and
 // closes them after. The index directory is created at the first use; it
 // must not be inside one of stores (or an agent's store).
-func (x *Index) use(ctx context.Context, stores []Store, fn func() error) (err error) {
+func (x *Index) use(ctx context.Context, stores []layout.Place, fn func() error) (err error) {
 	if err := checkIndexDir(x.dir, stores); err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout"
 )
 
 // TestEditInPlaceTimeRestored: a file edited in place, its last line
@@ -23,7 +25,7 @@ func TestEditInPlaceTimeRestored(t *testing.T) {
 		t.Skip("Windows' stat has no change time")
 	}
 	root, s1, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	// Old files, so that the racy window does not decide.
 	old := time.Now().Add(-time.Hour)
 	filepath.WalkDir(root, func(p string, _ fs.DirEntry, _ error) error { return os.Chtimes(p, old, old) })

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/layout"
 )
 
 func userLine(id, parent, ts, text string) string {
@@ -30,7 +31,7 @@ func progressIndex(t *testing.T, dir string) (*Index, *int64) {
 
 func TestGrow(t *testing.T) {
 	root, s1, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	x, total := progressIndex(t, filepath.Join(t.TempDir(), "index"))
 	if got := searchAll(t, x, Query{Text: "zebra", Stores: stores}); len(got) != 0 {
 		t.Fatalf("zebra before it was written: %v", got)
@@ -94,7 +95,7 @@ func withShards(t *testing.T, x *Index, fn func()) {
 
 func TestGrowTornLine(t *testing.T) {
 	root, s1, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	x := openIndex(t, Options{})
 	line := userLine("z1", "x1", "2026-03-01T10:00:00.000Z", "a zebra crossing")
 	f, err := os.OpenFile(s1, os.O_WRONLY|os.O_APPEND, 0)
@@ -118,7 +119,7 @@ func TestGrowTornLine(t *testing.T) {
 
 func TestReplaceShrinkDelete(t *testing.T) {
 	root, s1, s2 := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	x := openIndex(t, Options{})
 	q := Query{Text: "flaky OR zebra OR okapi", Stores: stores}
 	if got := searchAll(t, x, q); !cmp.Equal(got, []string{"u2 user", "a1 toolCall", "u1 user"}) {
@@ -177,14 +178,14 @@ func TestNotASession(t *testing.T) {
 	root := t.TempDir()
 	writeLines(t, filepath.Join(root, "notes.jsonl"), []string{`{"kind":"note","text":"flaky"}`, userLine("u1", "", "2026-03-01T09:00:01.000Z", "flaky")})
 	x := openIndex(t, Options{})
-	if got := searchAll(t, x, Query{Text: "flaky", Stores: []Store{{Format: FormatJSONL, Root: root}}}); len(got) != 0 {
+	if got := searchAll(t, x, Query{Text: "flaky", Stores: []layout.Place{{Format: layout.FormatJSONL, Root: root}}}); len(got) != 0 {
 		t.Errorf("a file without a session header gave hits: %v", got)
 	}
 }
 
 func TestDamagedIndex(t *testing.T) {
 	root, _, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	want := []string{"u2 user", "a1 toolCall", "u1 user"}
 	cases := []struct {
 		name   string
@@ -246,7 +247,7 @@ func TestDamageFoundBySearch(t *testing.T) {
 	// Without Check: a search that meets a damaged file rebuilds it,
 	// whether opening, updating or querying finds the damage.
 	root, _, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	cases := []struct {
 		name   string
 		damage func(path string, data []byte) []byte
@@ -294,7 +295,7 @@ func TestDamagedTextIndex(t *testing.T) {
 	// files (state.go) takes the damage for sessctl's own writes: only
 	// the update or the query meets it.
 	root, _, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	want := []string{"u2 user", "a1 toolCall", "u1 user"}
 	for _, damage := range []string{
 		`UPDATE fts_data SET block = randomblob(length(block)) WHERE id > 10`,
@@ -319,7 +320,7 @@ func TestDamagedTextIndex(t *testing.T) {
 
 func TestRebuild(t *testing.T) {
 	root, _, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	dir := filepath.Join(t.TempDir(), "index")
 	x := openIndex(t, Options{Dir: dir})
 	searchAll(t, x, Query{Text: "flaky", Stores: stores})
@@ -356,7 +357,7 @@ func searcher() int {
 		if err != nil {
 			return fail("open: %v", err)
 		}
-		hits, err := collect(x, Query{Text: word, Stores: []Store{{Format: FormatJSONL, Root: root}}})
+		hits, err := collect(x, Query{Text: word, Stores: []layout.Place{{Format: layout.FormatJSONL, Root: root}}})
 		x.Close()
 		if err != nil {
 			return fail("round %d: %v", i, err)
@@ -399,7 +400,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	if n, err := x.Check(context.Background()); n != 0 || err != nil {
 		t.Errorf("check after concurrent use: %d damaged, %v", n, err)
 	}
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	for _, word := range []string{"alpaca", "bonobo"} {
 		if got := searchAll(t, x, Query{Text: word, Stores: stores}); len(got) != rounds {
 			t.Errorf("%s: %d hits, want %d", word, len(got), rounds)

@@ -27,7 +27,7 @@ func (c *cancelAt) Err() error {
 func TestNoIndexScanError(t *testing.T) {
 	root, _, _ := fixtureStore(t)
 	x := openIndex(t, Options{NoIndex: true})
-	q := Query{Stores: DirStores(root), Text: "flaky"}
+	q := Query{Stores: dirPlaces(root), Text: "flaky"}
 	// How many times a whole search asks: the last asks are the scan's.
 	probe := &cancelAt{Context: context.Background()}
 	probe.n.Store(1 << 40)

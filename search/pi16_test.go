@@ -10,6 +10,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/message"
 )
 
@@ -64,7 +65,7 @@ func pi16Session(t *testing.T) (dir string, ids map[string]string) {
 // and usage entries are not text.
 func TestSearchPi16Entries(t *testing.T) {
 	dir, ids := pi16Session(t)
-	stores := []Store{{Format: FormatJSONL, Root: dir}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: dir}}
 	idOrder := map[string]int{}
 	hit := func(name, kind string) string {
 		h := ids[name] + " " + kind

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -26,8 +27,13 @@ type Query struct {
 	// "phrases in quotes", prefixes (migr*), AND, OR, NOT and parentheses,
 	// NEAR(a b, 5). Matching ignores case and diacritics.
 	Text string
-	// Stores are the places to search.
-	Stores []Store
+	// Stores are the places to search (layout.ResolvePlaces names them).
+	// A FormatJSONL place's session files (*.jsonl) are searched
+	// recursively (symbolic links to directories are not followed,
+	// .trash directories are left out); a FormatAgentUse place is
+	// searched as AgentUse discovers sessions, at any depth. A place's
+	// Name is not used.
+	Stores []layout.Place
 	// Cwd keeps sessions whose working directory is Cwd or below it.
 	Cwd string
 	// Since and Until keep texts written at or after Since and before
@@ -50,7 +56,7 @@ type Session struct {
 	ID     string
 	Name   string // the session's name ("" when unnamed); AgentUse: the agent's name
 	Cwd    string
-	Format Format
+	Format layout.Format
 }
 
 // Hit is one matching text.
@@ -167,7 +173,7 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 }
 
 // roots returns the stores' roots, absolute.
-func roots(stores []Store) []string {
+func roots(stores []layout.Place) []string {
 	var out []string
 	for _, s := range stores {
 		if r, err := filepath.Abs(s.Root); err == nil {
@@ -401,7 +407,7 @@ func queryShard(ctx context.Context, s *shard, q string, args []any) ([]candidat
 	for rows.Next() {
 		var c candidate
 		var sp, sid, name, cwd string
-		var format Format
+		var format layout.Format
 		if err := rows.Scan(&c.file, &c.fkind, &c.off, &c.n, &c.part, &c.kind, &c.tool, &c.ts, &c.entry, &sp, &sid, &name, &cwd, &format); err != nil {
 			return nil, err
 		}

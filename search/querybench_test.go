@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sessctl/sessctl/layout"
 )
 
 // BenchmarkWarmQuery runs make bench's search query (100 hits) against an
@@ -25,7 +27,7 @@ func BenchmarkWarmQuery(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer x.Close()
-	q := Query{Text: "jsonPointer OR goroutineFunction OR resultJson", Stores: []Store{{Format: FormatJSONL, Root: store}}, Limit: 100}
+	q := Query{Text: "jsonPointer OR goroutineFunction OR resultJson", Stores: []layout.Place{{Format: layout.FormatJSONL, Root: store}}, Limit: 100}
 	run := func() int {
 		n := 0
 		for _, err := range x.Search(ctx, q) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // rebuilder is a child process: it searches a store for a word, rounds
@@ -27,7 +28,7 @@ func rebuilder() int {
 			fmt.Fprintf(os.Stderr, "%s round %d: open: %v\n", mode, i, err)
 			return 1
 		}
-		hits, err := collect(x, Query{Text: word, Stores: []Store{{Format: FormatJSONL, Root: root}}})
+		hits, err := collect(x, Query{Text: word, Stores: []layout.Place{{Format: layout.FormatJSONL, Root: root}}})
 		x.Close()
 		if err != nil || len(hits) != want {
 			fmt.Fprintf(os.Stderr, "%s round %d: %d hits (want %d), %v\n", mode, i, len(hits), want, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -67,7 +68,7 @@ func flip(b []byte, i int) []byte {
 // garbage, is not believed.
 func TestRowCacheNeverStale(t *testing.T) {
 	root, s1, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	dir := filepath.Join(t.TempDir(), "index")
 	// Files changed within the last seconds are always looked at again
 	// (racy): the store is aged so that the cache decides.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -59,9 +60,9 @@ func scan(ctx context.Context, fsys vfs.FS, sn *snipper, files []found, q Query,
 		}
 		se := sessions[f.session]
 		if se == nil {
-			format := FormatJSONL
+			format := layout.FormatJSONL
 			if f.kind != fileJSONL {
-				format = FormatAgentUse
+				format = layout.FormatAgentUse
 			}
 			se = &Session{Path: f.session, Format: format}
 			sessions[f.session] = se

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessctl/sessctl/layout"
 )
 
 // line helpers: raw session lines, as pi writes them.
@@ -130,7 +132,7 @@ func openIndex(t *testing.T, o Options) *Index {
 
 func TestSearchTexts(t *testing.T) {
 	root, _, _ := fixtureStore(t)
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	since := time.Date(2026, 3, 1, 9, 0, 3, 0, time.UTC)
 	cases := []struct {
 		name string
@@ -181,7 +183,7 @@ func TestSearchTexts(t *testing.T) {
 func TestHitFields(t *testing.T) {
 	root, s1, _ := fixtureStore(t)
 	x := openIndex(t, Options{})
-	hits, err := collect(x, Query{Text: `"migration races"`, Stores: []Store{{Format: FormatJSONL, Root: root}}})
+	hits, err := collect(x, Query{Text: `"migration races"`, Stores: []layout.Place{{Format: layout.FormatJSONL, Root: root}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +194,7 @@ func TestHitFields(t *testing.T) {
 	data, _ := os.ReadFile(s1)
 	off := strings.Index(string(data), `{"type":"message","id":"a1"`)
 	want := Hit{
-		Session: Session{Path: s1, ID: "s1-0000", Name: "Wombat session", Cwd: "/home/dev/app", Format: FormatJSONL},
+		Session: Session{Path: s1, ID: "s1-0000", Name: "Wombat session", Cwd: "/home/dev/app", Format: layout.FormatJSONL},
 		Entry:   "a1", File: s1, Offset: int64(off), Kind: KindText, Role: RoleAssistant,
 		Time:    time.Date(2026, 3, 1, 9, 0, 2, 0, time.UTC),
 		Snippet: "the migration races the lock",
@@ -232,7 +234,7 @@ func TestBadQuery(t *testing.T) {
 	root, _, _ := fixtureStore(t)
 	x := openIndex(t, Options{})
 	for _, q := range []string{"", "   ", `"unterminated`, "nosuchcolumn:word", "a AND", "(a"} {
-		_, err := collect(x, Query{Text: q, Stores: []Store{{Format: FormatJSONL, Root: root}}})
+		_, err := collect(x, Query{Text: q, Stores: []layout.Place{{Format: layout.FormatJSONL, Root: root}}})
 		if !errors.Is(err, ErrQuery) {
 			t.Errorf("query %q: got %v, want ErrQuery", q, err)
 		}
@@ -245,7 +247,7 @@ func TestMissingStore(t *testing.T) {
 	if _, err := collect(x, Query{Text: "x"}); err == nil {
 		t.Error("a query without stores gave no error")
 	}
-	_, err := collect(x, Query{Text: "x", Stores: []Store{{Format: FormatJSONL, Root: filepath.Join(t.TempDir(), "nope")}}})
+	_, err := collect(x, Query{Text: "x", Stores: []layout.Place{{Format: layout.FormatJSONL, Root: filepath.Join(t.TempDir(), "nope")}}})
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("got %v, want fs.ErrNotExist", err)
 	}
@@ -255,7 +257,7 @@ func TestIndexFilesPrivate(t *testing.T) {
 	root, _, _ := fixtureStore(t)
 	dir := filepath.Join(t.TempDir(), "cache", "search")
 	x := openIndex(t, Options{Dir: dir})
-	if _, err := collect(x, Query{Text: "flaky", Stores: []Store{{Format: FormatJSONL, Root: root}}}); err != nil {
+	if _, err := collect(x, Query{Text: "flaky", Stores: []layout.Place{{Format: layout.FormatJSONL, Root: root}}}); err != nil {
 		t.Fatal(err)
 	}
 	ents, err := os.ReadDir(dir)
@@ -289,7 +291,7 @@ func TestIndexDirInStore(t *testing.T) {
 	root, _, _ := fixtureStore(t)
 	dir := filepath.Join(root, "index")
 	x := openIndex(t, Options{Dir: dir})
-	_, err := collect(x, Query{Text: "flaky", Stores: []Store{{Format: FormatJSONL, Root: root}}})
+	_, err := collect(x, Query{Text: "flaky", Stores: []layout.Place{{Format: layout.FormatJSONL, Root: root}}})
 	if !errors.Is(err, fs.ErrInvalid) || !strings.Contains(err.Error(), "is inside the searched store") {
 		t.Errorf("search with its index in the store: %v", err)
 	}

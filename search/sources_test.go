@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/engine/agentuse"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/migrate"
 	"github.com/sessctl/sessctl/migrate/claude"
 	"github.com/sessctl/sessctl/migrate/opencode"
@@ -60,7 +61,7 @@ func TestAgentUse(t *testing.T) {
 	}
 	sub.Close()
 
-	stores := []Store{{Format: FormatAgentUse, Root: projects}}
+	stores := []layout.Place{{Format: layout.FormatAgentUse, Root: projects}}
 	for _, mode := range []string{"index", "no-index"} {
 		t.Run(mode, func(t *testing.T) {
 			x := openIndex(t, Options{NoIndex: mode == "no-index"})
@@ -91,7 +92,7 @@ func TestAgentUse(t *testing.T) {
 				t.Fatalf("capybara: %v %v", hits, err)
 			}
 			h := hits[0]
-			want := Session{Path: w.Dir(), ID: w.ID(), Name: "Pangolin reviewer", Cwd: "/home/dev/app", Format: FormatAgentUse}
+			want := Session{Path: w.Dir(), ID: w.ID(), Name: "Pangolin reviewer", Cwd: "/home/dev/app", Format: layout.FormatAgentUse}
 			if diff := cmp.Diff(want, h.Session); diff != "" {
 				t.Errorf("session (-want +got):\n%s", diff)
 			}
@@ -182,7 +183,7 @@ func TestImportedSessions(t *testing.T) {
 	if n := importInto(t, claude.Source{}, "../migrate/claude/testdata/history/claude-home", filepath.Join(root, "claude")); n == 0 {
 		t.Fatal("claude: no sessions")
 	}
-	stores := []Store{{Format: FormatJSONL, Root: root}}
+	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
 	cases := []struct {
 		q     Query
 		kinds []string // the kinds of the hits, in order of first appearance

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -400,7 +401,7 @@ func (w *writer) indexJSONL(ctx context.Context, fh vfs.File, f found, row fileR
 				return 0, err
 			}
 		}
-		if err := w.putSession.QueryRowContext(ctx, f.session, FormatJSONL).Scan(&sessID, &name); err != nil {
+		if err := w.putSession.QueryRowContext(ctx, f.session, layout.FormatJSONL).Scan(&sessID, &name); err != nil {
 			return 0, w.fail(err)
 		}
 		name = ""
@@ -655,7 +656,7 @@ func (w *writer) indexAgentUse(ctx context.Context, fh vfs.File, f found, row fi
 	}
 	var sessID, fileID int64
 	var name string
-	if err := w.putSession.QueryRowContext(ctx, f.session, FormatAgentUse).Scan(&sessID, &name); err != nil {
+	if err := w.putSession.QueryRowContext(ctx, f.session, layout.FormatAgentUse).Scan(&sessID, &name); err != nil {
 		return 0, w.fail(err)
 	}
 	if err := w.putFile.QueryRowContext(ctx, f.path, sessID, f.kind).Scan(&fileID); err != nil {

@@ -17,42 +17,6 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// Format is the format of a session store.
-type Format uint8
-
-// The store formats.
-const (
-	// FormatJSONL is pi's and indusagi's JSONL session files (and the
-	// sessions sessctl imports from other agents).
-	FormatJSONL Format = iota + 1
-	// FormatAgentUse is AgentUse's part/message directories.
-	FormatAgentUse
-)
-
-// String returns "jsonl" or "agentuse".
-func (f Format) String() string {
-	switch f {
-	case FormatJSONL:
-		return "jsonl"
-	case FormatAgentUse:
-		return "agentuse"
-	}
-	return "unknown"
-}
-
-// Store is a place to search.
-type Store struct {
-	Format Format
-	// Root is, for FormatJSONL, a directory whose session files (*.jsonl)
-	// are searched, recursively (symbolic links to directories are not
-	// followed, .trash directories are left out): pi's <agent
-	// dir>/sessions, or any directory of session files. For
-	// FormatAgentUse it is a project's session directory or any directory
-	// above session directories (<data>/agentuse/project for every
-	// project), searched as AgentUse discovers sessions.
-	Root string
-}
-
 // fileKind is what an indexed file is.
 type fileKind uint8
 
@@ -83,7 +47,7 @@ func (f *found) set(fi fs.FileInfo) {
 // store whose root does not exist is an error matching fs.ErrNotExist;
 // unreadable files and directories below a root are reported to warn and
 // left out.
-func walkFS(ctx context.Context, fsys vfs.FS, stores []Store, warn func(error)) ([]found, error) {
+func walkFS(ctx context.Context, fsys vfs.FS, stores []layout.Place, warn func(error)) ([]found, error) {
 	var out []found
 	for _, st := range stores {
 		root, err := filepath.Abs(st.Root)
@@ -98,9 +62,9 @@ func walkFS(ctx context.Context, fsys vfs.FS, stores []Store, warn func(error)) 
 			return nil, fmt.Errorf("search %s: not a directory", root)
 		}
 		switch st.Format {
-		case FormatJSONL:
+		case layout.FormatJSONL:
 			err = walkJSONL(ctx, fsys, root, &out, warn)
-		case FormatAgentUse:
+		case layout.FormatAgentUse:
 			err = walkAgentUse(ctx, fsys, root, &out, warn)
 		default:
 			err = fmt.Errorf("search %s: unknown store format %d", root, st.Format)

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
@@ -45,7 +46,7 @@ func TestWalkFaults(t *testing.T) {
 	fsys := vfstest.NewFaultFS(vfs.OS())
 	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Err: syscall.EACCES, Repeat: true, Match: func(p string) bool { return p == bad }})
 	var warns []error
-	got, err := walkFS(context.Background(), fsys, []Store{{Format: FormatAgentUse, Root: root}, {Format: FormatJSONL, Root: jsonlDir}}, func(err error) { warns = append(warns, err) })
+	got, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatAgentUse, Root: root}, {Format: layout.FormatJSONL, Root: jsonlDir}}, func(err error) { warns = append(warns, err) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +74,11 @@ func TestWalkFaults(t *testing.T) {
 
 	fsys.Clear()
 	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Match: func(p string) bool { return p == root }})
-	if _, err := walkFS(context.Background(), fsys, []Store{{Format: FormatAgentUse, Root: root}}, func(error) {}); !errors.Is(err, syscall.EIO) {
+	if _, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatAgentUse, Root: root}}, func(error) {}); !errors.Is(err, syscall.EIO) {
 		t.Errorf("an unreadable AgentUse root: %v", err)
 	}
 	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Match: func(p string) bool { return p == jsonlDir }})
-	if _, err := walkFS(context.Background(), fsys, []Store{{Format: FormatJSONL, Root: jsonlDir}}, func(error) {}); !errors.Is(err, syscall.EIO) {
+	if _, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatJSONL, Root: jsonlDir}}, func(error) {}); !errors.Is(err, syscall.EIO) {
 		t.Errorf("an unreadable JSONL store: %v", err)
 	}
 }

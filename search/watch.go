@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -71,7 +72,7 @@ var errNoWatch = errors.New("the stores cannot be watched")
 
 // storesKey names a set of stores for the watch's record of the last
 // search that found the index current.
-func storesKey(stores []Store) string {
+func storesKey(stores []layout.Place) string {
 	var b strings.Builder
 	for _, s := range stores {
 		b.WriteString(s.Format.String())

@@ -67,7 +67,7 @@ func TestWatchLeftOffWithoutWarn(t *testing.T) {
 			o.Warn = func(error) {}
 		}
 		x := openIndex(t, o)
-		q := Query{Stores: DirStores(root), Text: fmt.Sprintf("capy%v", warn)}
+		q := Query{Stores: dirPlaces(root), Text: fmt.Sprintf("capy%v", warn)}
 		searchAll(t, x, q)
 		appendLines(t, outside, userLine(fmt.Sprintf("h%v", warn), "", "2026-03-01T10:00:00.000Z", fmt.Sprintf("capy%v", warn)))
 		if got := searchAll(t, x, q); len(got) != 1 {

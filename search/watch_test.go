@@ -70,7 +70,7 @@ func TestWatchSkipsTheWalk(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "index")
 	x := openIndex(t, Options{Dir: dir, Watch: true})
-	q := Query{Stores: DirStores(root), Text: "capybara"}
+	q := Query{Stores: dirPlaces(root), Text: "capybara"}
 	if got := searchAll(t, x, q); len(got) != 0 {
 		t.Fatalf("before: %v", got)
 	}
@@ -81,7 +81,7 @@ func TestWatchSkipsTheWalk(t *testing.T) {
 	// Another writer of the index (a search of another store) changes the
 	// shards' generations: the next search walks again.
 	other, _, _ := fixtureStore(t)
-	searchAll(t, openIndex(t, Options{Dir: dir}), Query{Stores: DirStores(other), Text: "flaky"})
+	searchAll(t, openIndex(t, Options{Dir: dir}), Query{Stores: dirPlaces(other), Text: "flaky"})
 	if got := searchAll(t, x, q); len(got) != 1 {
 		t.Errorf("after another writer: %v, want the hit", got)
 	}
@@ -118,7 +118,7 @@ func TestWatchLeftOff(t *testing.T) {
 		t.Skip("no symbolic links here:", err)
 	}
 	x := openIndex(t, Options{Watch: true, Warn: func(error) {}})
-	q := Query{Stores: DirStores(root), Text: "capybara"}
+	q := Query{Stores: dirPlaces(root), Text: "capybara"}
 	searchAll(t, x, q)
 	appendLines(t, outside, userLine("h1", "", "2026-03-01T10:00:00.000Z", "capybara"))
 	if got := searchAll(t, x, q); len(got) != 1 {
@@ -129,7 +129,7 @@ func TestWatchLeftOff(t *testing.T) {
 // watchCheck compares a watched search with one that walks.
 func watchCheck(t *testing.T, x, ref *Index, root, what, text string) {
 	t.Helper()
-	q := Query{Stores: DirStores(root), Text: text}
+	q := Query{Stores: dirPlaces(root), Text: text}
 	got := searchAll(t, x, q)
 	want := searchAll(t, ref, q)
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/lock"
-	"github.com/sessctl/sessctl/search"
 )
 
 // The acts: the only requests that write, each a POST from a session
@@ -37,7 +37,7 @@ func (e *refusedError) Error() string { return e.msg }
 
 func (h *Handler) serveAct(w http.ResponseWriter, r *http.Request) {
 	act := r.PathValue("act")
-	_, path, err := h.sessionRef(r, search.FormatJSONL)
+	_, path, err := h.sessionRef(r, layout.FormatJSONL)
 	if err != nil {
 		h.failPage(w, r, err)
 		return
@@ -48,7 +48,7 @@ func (h *Handler) serveAct(w http.ResponseWriter, r *http.Request) {
 		h.failPage(w, r, &refusedError{"the text holds a NUL byte or is not UTF-8; nothing was written"})
 		return
 	}
-	self := h.sessionURL(path, search.FormatJSONL)
+	self := h.sessionURL(path, layout.FormatJSONL)
 	ctx := r.Context()
 	switch act {
 	case "fork":
@@ -64,7 +64,7 @@ func (h *Handler) serveAct(w http.ResponseWriter, r *http.Request) {
 		}
 		h.list.invalidate()
 		h.list.wait(2 * time.Second)
-		dest := h.sessionURL(to, search.FormatJSONL)
+		dest := h.sessionURL(to, layout.FormatJSONL)
 		if dest == "" {
 			dest = self
 		}

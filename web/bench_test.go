@@ -21,7 +21,6 @@ import (
 	"github.com/sessctl/sessctl/internal/workload"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/message"
-	"github.com/sessctl/sessctl/search"
 )
 
 // The viewer's speed on big stores (make bench; never go test):
@@ -135,7 +134,7 @@ func report(b *testing.B, name string, ds []time.Duration) {
 
 // benchServer starts a viewer of root with its listing read.
 func benchServer(b *testing.B, root string) *server {
-	s := newServer(b, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}},
+	s := newServer(b, Options{Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL, Root: root}},
 		IndexDir: filepath.Join(benchDir(b), fmt.Sprintf("web-index-%s-%08x", filepath.Base(root), crc32.ChecksumIEEE([]byte(root)))), ListMaxAge: time.Hour})
 	s.c.Timeout = 0 // a first search of a large store builds its index for minutes
 	t0 := time.Now()
@@ -213,7 +212,7 @@ func BenchmarkBigSessionPage(b *testing.B) {
 	}
 	fi, _ := os.Stat(file)
 	b.Logf("%s: %.0f MB", file, float64(fi.Size())/(1<<20))
-	s := newServer(b, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: dir}}, ListMaxAge: time.Hour})
+	s := newServer(b, Options{Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL, Root: dir}}, ListMaxAge: time.Hour})
 	s.c.Timeout = 0
 	page := s.page(file)
 	// The listing (the engine's, which reads the file for pi's list

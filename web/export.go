@@ -9,8 +9,8 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/redact"
-	"github.com/sessctl/sessctl/search"
 )
 
 // Exports: the branch a page shows as Markdown, HTML or JSON (package
@@ -27,7 +27,7 @@ var exportTypes = map[string]struct{ ext, ctype string }{
 }
 
 func (h *Handler) serveExport(w http.ResponseWriter, r *http.Request) {
-	_, path, err := h.sessionRef(r, search.FormatJSONL)
+	_, path, err := h.sessionRef(r, layout.FormatJSONL)
 	if err != nil {
 		h.failPage(w, r, err)
 		return
@@ -107,7 +107,7 @@ func (h *Handler) serveExport(w http.ResponseWriter, r *http.Request) {
 // transcript as text; masked unless redact=0 (the JSON's string values,
 // by redact.Entry, the transcript's text by redact.String).
 func (h *Handler) serveExportAgentUse(w http.ResponseWriter, r *http.Request) {
-	_, dir, err := h.sessionRef(r, search.FormatAgentUse)
+	_, dir, err := h.sessionRef(r, layout.FormatAgentUse)
 	if err != nil {
 		h.failPage(w, r, err)
 		return

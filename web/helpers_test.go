@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/message"
-	"github.com/sessctl/sessctl/search"
 )
 
 // server is a handler on a loopback test server, with a client that has
@@ -39,7 +39,7 @@ func newServer(t testing.TB, o Options) *server {
 	ts := httptest.NewUnstartedServer(nil)
 	o.Addr = ts.Listener.Addr().String()
 	if o.Stores == nil {
-		o.Stores = []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}}
+		o.Stores = []layout.Place{{Name: "pi", Format: layout.FormatJSONL, Root: root}}
 	} else if o.Stores[0].Root == "" {
 		o.Stores[0].Root = root
 	}
@@ -119,7 +119,7 @@ func (s *server) post(path string, form url.Values) *http.Response {
 // page returns the path of the session file's page.
 func (s *server) page(file string) string {
 	s.t.Helper()
-	u := s.h.sessionURL(file, search.FormatJSONL)
+	u := s.h.sessionURL(file, layout.FormatJSONL)
 	if u == "" {
 		s.t.Fatalf("%s is in no store", file)
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/shortid"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
-	"github.com/sessctl/sessctl/search"
 )
 
 // The listing: every session of every store, read by the engine (Store.List,
@@ -34,7 +34,7 @@ import (
 type row struct {
 	Key      string // its page's path below the handler: s/STORE/REL or a/STORE/REL
 	Store    *storeRef
-	Format   search.Format
+	Format   layout.Format
 	Path     string // the session file, or the AgentUse session directory
 	ID       string
 	Name     string // the session's name; AgentUse: the agent's name
@@ -173,7 +173,7 @@ func (l *lister) read(ctx context.Context) *listing {
 	var base int64
 	for _, st := range l.h.stores {
 		switch st.Format {
-		case search.FormatJSONL:
+		case layout.FormatJSONL:
 			infos, err := l.h.jsonlStore(st.root).List(ctx, "", engine.ListOptions{
 				NoText: true, // the rows show no message texts: neither gathered nor loaded
 				Warn:   warn,
@@ -202,7 +202,7 @@ func (l *lister) read(ctx context.Context) *listing {
 					ls.add(r)
 				}
 			}
-		case search.FormatAgentUse:
+		case layout.FormatAgentUse:
 			// Every session below the root, at any depth, as
 			// agentuse.Walk finds them (no links, no .trash).
 			aus, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: st.root, FS: l.h.fs()})
@@ -232,7 +232,7 @@ func (l *lister) read(ctx context.Context) *listing {
 	slices.SortStableFunc(ls.rows, func(a, b *row) int { return b.Modified.Compare(a.Modified) })
 	ls.ids = &shortid.Set{}
 	for _, r := range ls.rows {
-		if r.Format == search.FormatJSONL {
+		if r.Format == layout.FormatJSONL {
 			ls.ids.Add(r.Path, r.ID)
 		} else {
 			ls.ids.Add("", r.ID)
@@ -298,7 +298,7 @@ func jsonlRow(st *storeRef, in *engine.Info) *row {
 	if !ok {
 		return nil
 	}
-	r := &row{Key: "s/" + st.key + "/" + escapeRel(rel), Store: st, Format: search.FormatJSONL, Path: in.Path,
+	r := &row{Key: "s/" + st.key + "/" + escapeRel(rel), Store: st, Format: layout.FormatJSONL, Path: in.Path,
 		ID: in.ID, Cwd: in.Cwd, Modified: in.Modified, Size: in.Size, Messages: in.MessageCount,
 		First: in.FirstMessage, Stat: statKey{size: in.Size, mtime: in.ModTime.UnixNano()}}
 	if in.HasName {
@@ -319,7 +319,7 @@ func agentUseRow(st *storeRef, x *agentuse.Info) *row {
 	if !ok {
 		return nil
 	}
-	r := &row{Key: "a/" + st.key + "/" + escapeRel(rel), Store: st, Format: search.FormatAgentUse, Path: x.Dir,
+	r := &row{Key: "a/" + st.key + "/" + escapeRel(rel), Store: st, Format: layout.FormatAgentUse, Path: x.Dir,
 		ID: x.ID, Name: x.AgentName, First: x.Model, Size: -1, Messages: -1, Status: x.Status}
 	if r.Name == "" {
 		r.Name = x.AgentID

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
-	"github.com/sessctl/sessctl/search"
 )
 
 // TestListingAgentUseWalk: the listing takes AgentUse sessions from the
@@ -47,7 +47,7 @@ func TestListingAgentUseWalk(t *testing.T) {
 
 	fsys := vfstest.NewFaultFS(vfs.OS())
 	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Err: syscall.EACCES, Repeat: true, Match: func(p string) bool { return p == bad }})
-	s := newServer(t, Options{FS: fsys, Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
+	s := newServer(t, Options{FS: fsys, Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL}, {Name: "agentuse", Format: layout.FormatAgentUse, Root: root}}})
 	s.h.list.invalidate()
 	s.h.list.wait(10 * time.Second)
 	ls := s.h.list.get(10 * time.Second)
@@ -72,7 +72,7 @@ func TestListingAgentUseWalk(t *testing.T) {
 	if ls.nwarn != 1 || !strings.Contains(ls.warns[0], bad) {
 		t.Errorf("warnings %v, want one naming %s", ls.warns, bad)
 	}
-	if list := s.mustGet("/"); !strings.Contains(list, s.h.sessionURL(deep, search.FormatAgentUse)) {
+	if list := s.mustGet("/"); !strings.Contains(list, s.h.sessionURL(deep, layout.FormatAgentUse)) {
 		t.Error("the list page does not link to the deep session")
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/lock"
-	"github.com/sessctl/sessctl/search"
 )
 
 // Live pages. A session page that shows the end of the active branch opens
@@ -292,7 +291,7 @@ type liveEntry struct {
 
 // serveEvents is the event stream of a live JSONL session page.
 func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
-	_, path, err := h.sessionRef(r, search.FormatJSONL)
+	_, path, err := h.sessionRef(r, layout.FormatJSONL)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
@@ -415,7 +414,7 @@ func (h *Handler) sendEntries(r *http.Request, path string, batch []*jsonl.Entry
 		leaf, _ = v.st.ix.Leaf()
 		v.mu.RUnlock()
 	}
-	self := h.sessionURL(path, search.FormatJSONL)
+	self := h.sessionURL(path, layout.FormatJSONL)
 	full := strings.Replace(self, "/s/", "/entry/", 1)
 	for _, e := range batch {
 		le := liveEntry{ID: e.ID, Parent: e.ParentID, Leaf: e.ID == leaf}

@@ -13,7 +13,6 @@ import (
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/search"
 )
 
 // AgentUse sessions: a transcript of the messages and their parts in
@@ -57,7 +56,7 @@ func (h *Handler) readAgentUse(r *http.Request, dir string) (*agentuse.Contents,
 }
 
 func (h *Handler) serveAgentUse(w http.ResponseWriter, r *http.Request) {
-	_, dir, err := h.sessionRef(r, search.FormatAgentUse)
+	_, dir, err := h.sessionRef(r, layout.FormatAgentUse)
 	if err != nil {
 		h.failPage(w, r, err)
 		return
@@ -68,7 +67,7 @@ func (h *Handler) serveAgentUse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x := c.Info
-	self := h.sessionURL(dir, search.FormatAgentUse)
+	self := h.sessionURL(dir, layout.FormatAgentUse)
 	p := agentUsePage{page: h.page(r, "AgentUse "+human.Or(x.AgentName, x.AgentID)),
 		EventsURL: strings.Replace(self, "/a/", "/events/a/", 1), Export: strings.Replace(self, "/a/", "/export/a/", 1)}
 	var watched bool
@@ -91,10 +90,10 @@ func (h *Handler) serveAgentUse(w http.ResponseWriter, r *http.Request) {
 		p.Info.Cwd = doc.Project.Cwd
 	}
 	if x.Parent != nil {
-		p.ParentURL = h.sessionURL(x.Parent.Dir, search.FormatAgentUse)
+		p.ParentURL = h.sessionURL(x.Parent.Dir, layout.FormatAgentUse)
 	}
 	for _, ch := range x.Children {
-		p.Children = append(p.Children, linkText{URL: h.sessionURL(ch.Dir, search.FormatAgentUse),
+		p.Children = append(p.Children, linkText{URL: h.sessionURL(ch.Dir, layout.FormatAgentUse),
 			Text: human.Or(ch.AgentName, ch.AgentID) + " (" + h.list.get(0).shortID(ch.Dir, ch.ID) + ", " + human.Or(ch.Status, "no status") + ")"})
 	}
 	for _, m := range c.Messages {
@@ -212,7 +211,7 @@ func agentUsePart(pt *agentuse.PartInfo) block {
 // files whole, so the page reads the session again), and who holds its
 // writer lock.
 func (h *Handler) serveAgentUseEvents(w http.ResponseWriter, r *http.Request) {
-	_, dir, err := h.sessionRef(r, search.FormatAgentUse)
+	_, dir, err := h.sessionRef(r, layout.FormatAgentUse)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return

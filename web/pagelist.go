@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -206,10 +207,10 @@ func (h *Handler) listRowOf(r *row, depth int) listRow {
 		lr.Size = human.Bytes(int(r.Size))
 	}
 	switch r.Format {
-	case search.FormatJSONL:
-		lr.Agent = r.Store.Name
-		if r.Store.key != "pi" && r.Store.key != "indusagi" {
-			lr.Agent = "jsonl"
+	case layout.FormatJSONL:
+		lr.Agent = r.Store.Name // pi, indusagi
+		if r.Store.key != r.Store.Name {
+			lr.Agent = r.Format.String() // a directory's
 		}
 		if src := h.prov.source(r); src != "" {
 			lr.Agent = "imported: " + src
@@ -220,8 +221,8 @@ func (h *Handler) listRowOf(r *row, depth int) listRow {
 			lr.Cost = "…"
 			lr.CostKey = r.Key
 		}
-	case search.FormatAgentUse:
-		lr.Agent = "agentuse"
+	case layout.FormatAgentUse:
+		lr.Agent = r.Format.String()
 		if r.Status != "" {
 			lr.Agent += " (" + r.Status + ")"
 		}
@@ -261,7 +262,7 @@ func (h *Handler) serveUsage(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			continue
 		}
-		p, err := st.sessionPath(rel, search.FormatJSONL)
+		p, err := st.sessionPath(rel, layout.FormatJSONL)
 		if err != nil {
 			continue
 		}

@@ -21,8 +21,8 @@ import (
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/message"
-	"github.com/sessctl/sessctl/search"
 )
 
 // entryIDs returns the ids of the transcript entries of a page, in order.
@@ -540,11 +540,11 @@ func TestAgentUseSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := sess.Dir()
-	s := newServer(t, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
+	s := newServer(t, Options{Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL}, {Name: "agentuse", Format: layout.FormatAgentUse, Root: root}}})
 	s.h.list.invalidate()
 	s.h.list.wait(5 * time.Second)
 	list := s.mustGet("/")
-	page := s.h.sessionURL(dir, search.FormatAgentUse)
+	page := s.h.sessionURL(dir, layout.FormatAgentUse)
 	if page == "" || !strings.Contains(list, `href="`+page+`"`) || !strings.Contains(list, "agentuse") || !strings.Contains(list, "/w/au") {
 		t.Fatalf("the list does not show the AgentUse session %s", page)
 	}
@@ -763,8 +763,8 @@ func TestAgentUsePageIsToldOfChanges(t *testing.T) {
 	}
 	defer sess.Close()
 	s := newServer(t, Options{FollowInterval: 100 * time.Millisecond,
-		Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
-	page := s.h.sessionURL(sess.Dir(), search.FormatAgentUse)
+		Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL}, {Name: "agentuse", Format: layout.FormatAgentUse, Root: root}}})
+	page := s.h.sessionURL(sess.Dir(), layout.FormatAgentUse)
 	req, _ := http.NewRequest(http.MethodGet, s.origin+strings.Replace(page, "/a/", "/events/a/", 1), nil)
 	resp, err := s.c.Do(req)
 	if err != nil {
@@ -828,7 +828,7 @@ func TestListShowsSessionsThatNameEachOtherAsParents(t *testing.T) {
 }
 
 func TestImportedSessionsNameTheirAgent(t *testing.T) {
-	s := newServer(t, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "indusagi", Format: search.FormatJSONL, Root: t.TempDir()}}})
+	s := newServer(t, Options{Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL}, {Name: "indusagi", Format: layout.FormatJSONL, Root: t.TempDir()}}})
 	dir := filepath.Join(s.root, "--w-imp--")
 	os.MkdirAll(dir, 0o700)
 	file := filepath.Join(dir, "2026-03-01T09-00-00-000Z_imp.jsonl")
@@ -843,7 +843,7 @@ func TestImportedSessionsNameTheirAgent(t *testing.T) {
 	if !strings.Contains(body, `<td class="agent">imported: claude</td>`) || !strings.Contains(body, `<td class="agent">indusagi</td>`) {
 		t.Errorf("the agents are not named:\n%s", body)
 	}
-	if b := s.mustGet(s.h.sessionURL(ind.file, search.FormatJSONL)); !strings.Contains(b, "Why does the build fail?") {
+	if b := s.mustGet(s.h.sessionURL(ind.file, layout.FormatJSONL)); !strings.Contains(b, "Why does the build fail?") {
 		t.Error("the indusagi session's page")
 	}
 }

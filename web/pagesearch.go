@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -106,7 +107,7 @@ func (h *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, s := range h.stores {
 		if (len(picked) == 0 || picked[s.key]) && s.real != "" {
-			sq.Stores = append(sq.Stores, search.Store{Format: s.Format, Root: s.root})
+			sq.Stores = append(sq.Stores, layout.Place{Format: s.Format, Root: s.root})
 		}
 	}
 	if len(sq.Stores) == 0 {
@@ -264,7 +265,7 @@ func (h *Handler) hitView(hit *search.Hit) searchHit {
 	}
 	u := h.sessionURL(hit.Session.Path, hit.Session.Format)
 	if u != "" && hit.Entry != "" {
-		if hit.Session.Format == search.FormatJSONL {
+		if hit.Session.Format == layout.FormatJSONL {
 			u += "?at=" + url.QueryEscape(hit.Entry) + "#e-" + url.QueryEscape(hit.Entry)
 		} else {
 			u += "#e-" + url.QueryEscape(hit.Entry)

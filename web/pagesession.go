@@ -13,7 +13,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/search"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // entriesPerPage is how many entries of a branch one transcript page
@@ -89,7 +89,7 @@ var doneText = map[string]string{
 }
 
 // sessionRef resolves the store and path of a request's session.
-func (h *Handler) sessionRef(r *http.Request, format search.Format) (*storeRef, string, error) {
+func (h *Handler) sessionRef(r *http.Request, format layout.Format) (*storeRef, string, error) {
 	st := h.storeByKey(r.PathValue("store"))
 	if st == nil {
 		return nil, "", errOutside
@@ -99,7 +99,7 @@ func (h *Handler) sessionRef(r *http.Request, format search.Format) (*storeRef, 
 }
 
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
-	_, path, err := h.sessionRef(r, search.FormatJSONL)
+	_, path, err := h.sessionRef(r, layout.FormatJSONL)
 	if err != nil {
 		h.failPage(w, r, err)
 		return
@@ -128,7 +128,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 // sessionPage makes the page of the session viewed by v.
 func (h *Handler) sessionPage(r *http.Request, v *view) (*sessionPage, error) {
 	q := r.URL.Query()
-	self := h.sessionURL(v.path, search.FormatJSONL)
+	self := h.sessionURL(v.path, layout.FormatJSONL)
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	st := v.st
@@ -249,7 +249,7 @@ func (h *Handler) sessInfo(r *http.Request, v *view, st *viewState) sessInfo {
 	}
 	if st.header.HasParentSession {
 		si.Parent = st.header.ParentSession
-		si.ParentURL = h.sessionURL(filepath.Clean(st.header.ParentSession), search.FormatJSONL)
+		si.ParentURL = h.sessionURL(filepath.Clean(st.header.ParentSession), layout.FormatJSONL)
 	}
 	if ls := h.list.get(0); ls != nil {
 		if me := ls.byPath[v.path]; me != nil {
@@ -335,7 +335,7 @@ func count(n int64) string {
 // serveTree answers a live page's script with the tree beside the
 // transcript, as it is now (the fragment the page holds).
 func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) {
-	_, path, err := h.sessionRef(r, search.FormatJSONL)
+	_, path, err := h.sessionRef(r, layout.FormatJSONL)
 	if err != nil {
 		h.failPage(w, r, err)
 		return
@@ -351,7 +351,7 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) {
 	if leaf != "" {
 		branch = v.st.ix.Branch(leaf)
 	}
-	tree, err := v.st.treeHTML(branch, leaf, leaf, h.sessionURL(path, search.FormatJSONL), v.previews)
+	tree, err := v.st.treeHTML(branch, leaf, leaf, h.sessionURL(path, layout.FormatJSONL), v.previews)
 	v.mu.RUnlock()
 	if err != nil {
 		h.failPage(w, r, err)
@@ -363,7 +363,7 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) {
 
 // serveEntry shows one entry whole (a page cuts long texts).
 func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request) {
-	_, path, err := h.sessionRef(r, search.FormatJSONL)
+	_, path, err := h.sessionRef(r, layout.FormatJSONL)
 	if err != nil {
 		h.failPage(w, r, err)
 		return
@@ -394,7 +394,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request) {
 	for i := range it.Blocks {
 		it.Blocks[i].Open = true
 	}
-	self := h.sessionURL(path, search.FormatJSONL)
+	self := h.sessionURL(path, layout.FormatJSONL)
 	h.render(w, r, http.StatusOK, "entrypage", struct {
 		page
 		E    entryCtx

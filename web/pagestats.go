@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/human"
-	"github.com/sessctl/sessctl/search"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // The stats page: the tokens and cost of the assistant messages of every
@@ -63,7 +63,7 @@ func (h *Handler) serveStats(w http.ResponseWriter, r *http.Request) {
 	p := statsPage{page: h.page(r, "Stats"), F: f, Cwds: ls.cwds}
 	var rows []*row
 	for _, rw := range ls.rows {
-		if rw.Format != search.FormatJSONL {
+		if rw.Format != layout.FormatJSONL {
 			continue
 		}
 		if !underCwd(rw.Cwd, f.Cwd) {

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine/agentuse"
-	"github.com/sessctl/sessctl/search"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // Every route, for the rules that hold on all of them.
@@ -507,7 +507,7 @@ func TestMountedUnderAPrefix(t *testing.T) {
 	root := t.TempDir()
 	f := writeFixture(t, root, "/w/app")
 	ts := httptest.NewUnstartedServer(nil)
-	h, err := New(Options{Addr: ts.Listener.Addr().String(), BasePath: "/sessions/", Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}},
+	h, err := New(Options{Addr: ts.Listener.Addr().String(), BasePath: "/sessions/", Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL, Root: root}},
 		IndexDir: t.TempDir(), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -533,7 +533,7 @@ func TestMountedUnderAPrefix(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/sessions/" {
 		t.Fatalf("%s at %s", resp.Status, resp.Request.URL)
 	}
-	page := "/sessions" + h.sessionURL(f.file, search.FormatJSONL)[len("/sessions"):]
+	page := "/sessions" + h.sessionURL(f.file, layout.FormatJSONL)[len("/sessions"):]
 	for _, want := range []string{`href="/sessions/static/style.css"`, `href="` + page + `"`, `action="/sessions/"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the list lacks %s", want)
@@ -581,7 +581,7 @@ func TestCookieIsASessionSecretOfThePort(t *testing.T) {
 	var cur atomic.Pointer[Handler]
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { cur.Load().ServeHTTP(w, r) })}
 	start := func() *Handler {
-		h, err := New(Options{Addr: addr, Token: "a-token-given-by-the-embedder", Stores: []Store{{Name: "pi", Format: search.FormatJSONL, Root: root}},
+		h, err := New(Options{Addr: addr, Token: "a-token-given-by-the-embedder", Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL, Root: root}},
 			IndexDir: t.TempDir(), CacheDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
@@ -759,8 +759,8 @@ func TestSymlinkedAgentUseSessionsAreNotServed(t *testing.T) {
 	store := filepath.Join(root, "proj", "session")
 	inside := mk(store, "pangolinin")
 	outside := mk(filepath.Join(t.TempDir(), "session"), "pangolinout")
-	s := newServer(t, Options{Stores: []Store{{Name: "pi", Format: search.FormatJSONL}, {Name: "agentuse", Format: search.FormatAgentUse, Root: root}}})
-	s.mustGet(s.h.sessionURL(inside, search.FormatAgentUse))
+	s := newServer(t, Options{Stores: []layout.Place{{Name: "pi", Format: layout.FormatJSONL}, {Name: "agentuse", Format: layout.FormatAgentUse, Root: root}}})
+	s.mustGet(s.h.sessionURL(inside, layout.FormatAgentUse))
 	for name, target := range map[string]string{"01JLINKOUT-reviewer": outside, "01JLINKIN-reviewer": inside, "linked-proj": filepath.Dir(filepath.Dir(outside))} {
 		if err := os.Symlink(target, filepath.Join(filepath.Dir(inside), name)); err != nil {
 			t.Fatal(err)

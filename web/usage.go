@@ -15,8 +15,8 @@ import (
 
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
-	"github.com/sessctl/sessctl/search"
 )
 
 var pathEscape = url.PathEscape
@@ -255,7 +255,7 @@ func (c *usageCache) scanStores(ls *listing, maxAge time.Duration) {
 	c.scanning = true
 	var paths []string
 	for _, r := range ls.rows {
-		if r.Format == search.FormatJSONL {
+		if r.Format == layout.FormatJSONL {
 			paths = append(paths, r.Path)
 		}
 	}

@@ -21,65 +21,25 @@ import (
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/redact"
-	"github.com/sessctl/sessctl/search"
 )
 
-// Store is one place the viewer shows sessions from.
-type Store struct {
-	// Name is what the pages call the store: "pi", "indusagi",
-	// "agentuse", or a directory.
-	Name string
-	// Format is the format of its sessions.
-	Format search.Format
-	// Root is its directory. For FormatJSONL, a directory of session
-	// files, listed recursively (pi's <agent dir>/sessions, or any
-	// directory); for FormatAgentUse, a project's session directory or
-	// any directory above session directories (<data>/agentuse/project
-	// for every project).
-	Root string
-}
-
-// DefaultStores returns the stores of this machine that exist: pi's,
-// indusagi's and AgentUse's (every project), as search.AllStores finds
-// them. Sessions imported from other agents are in pi's store. When none
-// exists it returns pi's store alone, which then lists no sessions.
-func DefaultStores() ([]Store, error) {
-	var out []Store
-	for _, n := range search.StoreNames {
-		st, err := search.NamedStore(n)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := vfs.OS().Stat(st.Root); err == nil {
-			out = append(out, Store{Name: n, Format: st.Format, Root: st.Root})
+// DefaultStores returns the places of this machine that exist: pi's,
+// indusagi's and AgentUse's (every project), in layout.MachinePlaces'
+// order. Sessions imported from other agents are in pi's store. When none
+// exists it returns pi's place alone, which then lists no sessions.
+func DefaultStores() ([]layout.Place, error) {
+	all, err := layout.MachinePlaces()
+	if err != nil {
+		return nil, err
+	}
+	var out []layout.Place
+	for _, p := range all {
+		if _, err := vfs.OS().Stat(p.Root); err == nil {
+			out = append(out, p)
 		}
 	}
 	if len(out) == 0 {
-		st, err := search.NamedStore("pi")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Store{Name: "pi", Format: st.Format, Root: st.Root})
-	}
-	return out, nil
-}
-
-// NamedStore returns the store an agent's name stands for ("pi",
-// "indusagi" or "agentuse", where the environment puts it), or for any
-// other name the stores of that directory, which may hold session files
-// and AgentUse sessions both.
-func NamedStore(name string) ([]Store, error) {
-	switch name {
-	case "pi", "indusagi", "agentuse":
-		st, err := search.NamedStore(name)
-		if err != nil {
-			return nil, err
-		}
-		return []Store{{Name: name, Format: st.Format, Root: st.Root}}, nil
-	}
-	var out []Store
-	for _, st := range search.DirStores(name) {
-		out = append(out, Store{Name: name, Format: st.Format, Root: st.Root})
+		out = all[:1]
 	}
 	return out, nil
 }
@@ -91,9 +51,12 @@ type Options struct {
 	// anything else are refused (DNS rebinding); see New for the names
 	// that are accepted. It is required.
 	Addr string
-	// Stores are the stores shown, in this order; nil means
-	// DefaultStores.
-	Stores []Store
+	// Stores are the places shown, in this order (layout.ResolvePlaces
+	// names them); nil means DefaultStores. A place's Name is what the
+	// pages call it. A FormatJSONL place's session files are listed
+	// recursively; a FormatAgentUse place's sessions are found at any
+	// depth.
+	Stores []layout.Place
 	// Token is the secret every request must carry; "" draws a random
 	// one (Handler.Token returns it). A token given here must be at
 	// least 16 characters.
@@ -179,7 +142,7 @@ type Handler struct {
 
 // storeRef is one configured store.
 type storeRef struct {
-	Store
+	layout.Place
 	key  string // its name in URLs: pi, indusagi, agentuse, d1, d2...
 	root string // Root, absolute and clean
 	real string // root with symbolic links resolved ("" when it does not exist yet)
@@ -251,10 +214,10 @@ func New(o Options) (*Handler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("web: store %s: %w", st.Root, err)
 		}
-		ref := &storeRef{Store: st, root: filepath.Clean(abs), fs: o.FS}
+		ref := &storeRef{Place: st, root: filepath.Clean(abs), fs: o.FS}
 		switch st.Name {
-		case "pi", "indusagi", "agentuse":
-			ref.key = st.Name
+		case layout.PlacePi, layout.PlaceIndusagi, layout.PlaceAgentUse:
+			ref.key = st.Name // a machine place's name
 		}
 		if ref.key == "" || seen[ref.key] {
 			dirs++
@@ -374,7 +337,7 @@ var errOutside = errors.New("not a session of the viewer's stores")
 // directory holding a regular session.json. The store's directory itself
 // may be a link; the path is checked to stay inside it, with every link
 // resolved, all the same.
-func (s *storeRef) sessionPath(rel string, format search.Format) (string, error) {
+func (s *storeRef) sessionPath(rel string, format layout.Format) (string, error) {
 	if s.Format != format || rel == "" || strings.ContainsRune(rel, 0) || strings.Contains(rel, "\\") {
 		return "", errOutside
 	}
@@ -388,7 +351,7 @@ func (s *storeRef) sessionPath(rel string, format search.Format) (string, error)
 			return "", errOutside
 		}
 	}
-	if format == search.FormatJSONL && !layout.IsSessionFileName(els[len(els)-1]) {
+	if format == layout.FormatJSONL && !layout.IsSessionFileName(els[len(els)-1]) {
 		return "", errOutside
 	}
 	// Element by element, as the walk goes: a link is not followed.
@@ -408,13 +371,13 @@ func (s *storeRef) sessionPath(rel string, format search.Format) (string, error)
 			return "", errOutside
 		case !last && !fi.IsDir():
 			return "", errOutside
-		case last && format == search.FormatJSONL && !fi.Mode().IsRegular():
+		case last && format == layout.FormatJSONL && !fi.Mode().IsRegular():
 			return "", errOutside
-		case last && format == search.FormatAgentUse && !fi.IsDir():
+		case last && format == layout.FormatAgentUse && !fi.IsDir():
 			return "", errOutside
 		}
 	}
-	if format == search.FormatAgentUse {
+	if format == layout.FormatAgentUse {
 		fi, err := s.fs.Lstat(filepath.Join(p, layout.AgentUseSessionFile))
 		if err != nil || !fi.Mode().IsRegular() {
 			return "", errOutside
@@ -433,7 +396,7 @@ func (s *storeRef) sessionPath(rel string, format search.Format) (string, error)
 // serves reports whether p (a session file or an AgentUse session
 // directory) is a session the handler serves: sessionPath of its place in
 // a store of its format.
-func (h *Handler) serves(p string, format search.Format) bool {
+func (h *Handler) serves(p string, format layout.Format) bool {
 	for _, s := range h.stores {
 		if s.Format != format {
 			continue
@@ -466,14 +429,14 @@ func (s *storeRef) relOf(p string) (string, bool) {
 
 // sessionURL returns the page of the session at p (a session file or an
 // AgentUse session directory), "" when no store holds it.
-func (h *Handler) sessionURL(p string, format search.Format) string {
+func (h *Handler) sessionURL(p string, format layout.Format) string {
 	for _, s := range h.stores {
 		if s.Format != format {
 			continue
 		}
 		if rel, ok := s.relOf(p); ok {
 			prefix := "/s/"
-			if format == search.FormatAgentUse {
+			if format == layout.FormatAgentUse {
 				prefix = "/a/"
 			}
 			return h.path(prefix + s.key + "/" + escapeRel(rel))

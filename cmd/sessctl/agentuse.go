@@ -57,7 +57,11 @@ func isAgentUseDir(path string) bool {
 // useAgentUse reports whether a dump or show argument names an AgentUse
 // session: --store agentuse, or the path of a session directory.
 func useAgentUse(store, arg string) bool {
-	return store == "agentuse" || isAgentUseDir(arg)
+	if isAgentUseDir(arg) {
+		return true
+	}
+	ps, err := layout.ResolvePlaces(store)
+	return err == nil && len(ps) == 1 && ps[0].Format == layout.FormatAgentUse
 }
 
 // findAgentUse resolves an AgentUse session argument: a session directory

@@ -87,7 +87,7 @@ func runFork(e *env, args []string) int {
 
 // storeAgent is the agent whose directory holds new sessions for --store.
 func storeAgent(store string) layout.Agent {
-	if store == "indusagi" {
+	if ps, err := layout.ResolvePlaces(store); err == nil && len(ps) == 1 && ps[0].Name == layout.PlaceIndusagi {
 		return layout.AgentIndusagi
 	}
 	return layout.AgentPi

@@ -80,7 +80,7 @@ func runImport(e *env, args []string) int {
 	}
 	r.im = importer.New(r.opts)
 
-	var jobs []sources.Store
+	var jobs []sources.Found
 	var looked []string
 	switch {
 	case *all:
@@ -119,7 +119,7 @@ func runImport(e *env, args []string) int {
 			return e.usageError("--history is for claude only (Claude Code's history.jsonl)")
 		}
 		if fs.NArg() == 2 {
-			jobs = append(jobs, sources.Store{Source: src, Path: fs.Arg(1)})
+			jobs = append(jobs, sources.Found{Source: src, Path: fs.Arg(1)})
 			break
 		}
 		jobs, looked = sources.Find(loc, src)

@@ -48,21 +48,28 @@ func runList(e *env, args []string) int {
 	if *rf.identity != "" {
 		return e.usageError("--age-identity needs --remote")
 	}
-	storeDir := ""
-	switch *store {
-	case "", "pi":
-	case "indusagi":
+	// --store names places (layout.ResolvePlaces): pi's or indusagi's
+	// store lists a cwd's sessions, as before; agentuse a project's; a
+	// directory, or all, every session of both formats below it.
+	places, err := storePlaces(*store)
+	if err != nil {
+		return e.fail(err)
+	}
+	many := false
+	switch {
+	case len(places) == 1 && places[0].Name == layout.PlaceIndusagi:
 		*indusagi = true
-	case "agentuse":
+	case len(places) == 1 && places[0].Format == layout.FormatAgentUse:
 		*au.on = true
+	case len(places) == 1 && places[0].Name == layout.PlacePi:
 	default:
 		if *indusagi {
 			return e.usageError("--indusagi cannot be combined with --store %s", *store)
 		}
-		storeDir = *store
+		many = true
 	}
 	if *au.on {
-		if *dir != "" || *cwd != "" || *all || *indusagi || *noIndex || storeDir != "" {
+		if *dir != "" || *cwd != "" || *all || *indusagi || *noIndex || many {
 			return e.usageError("--agentuse cannot be combined with --dir, --cwd, --all, --indusagi, --no-index or --store other than agentuse")
 		}
 		return runListAgentUse(e, au, *asJSON)
@@ -71,7 +78,7 @@ func runList(e *env, args []string) int {
 		return e.usageError("--project and --subagents need --agentuse")
 	}
 	n := 0
-	for _, set := range []bool{*dir != "", *cwd != "", *all, storeDir != ""} {
+	for _, set := range []bool{*dir != "", *cwd != "", *all, many} {
 		if set {
 			n++
 		}
@@ -88,6 +95,12 @@ func runList(e *env, args []string) int {
 	// them one at a time once the listing is sorted (ListTexts), so that
 	// a store's texts, most of its bytes, are never all in memory.
 	o := engine.ListOptions{NoIndex: *noIndex, NoText: true, Warn: warn}
+	if many {
+		if *store == layout.PlaceAll {
+			places = existingPlaces(places)
+		}
+		return listPlaces(e, places, o, *asJSON, &skipped)
+	}
 	so := engine.StoreOptions{}
 	if *indusagi {
 		so.Agent = layout.AgentIndusagi
@@ -95,11 +108,6 @@ func runList(e *env, args []string) int {
 	// A directory store lists its tree (cwd ""); --dir one directory.
 	listCwd := ""
 	switch {
-	case storeDir != "":
-		if err := mustBeDir("session store", storeDir); err != nil {
-			return e.fail(err)
-		}
-		so.Dir = storeDir
 	case *all:
 	default:
 		if *dir != "" {
@@ -128,11 +136,25 @@ func runList(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	return writeList(e, st, infos, o, listOutput{json: *asJSON, all: *all, cwd: listCwd, noIndex: *noIndex}, warn, &skipped)
+}
+
+// listOutput is how runList prints a listing.
+type listOutput struct {
+	json, all, noIndex bool
+	cwd                string // the cwd listed, "" for every cwd
+}
+
+// writeList prints the listing of st, as a table or with out.json as
+// JSON with each session's texts (read one at a time), and returns the
+// exit code: a failure when a file was skipped (counted in *skipped by
+// warn).
+func writeList(e *env, st *engine.Store, infos []engine.Info, o engine.ListOptions, out listOutput, warn func(error), skipped *int) int {
 	code := exitOK
-	if skipped > 0 {
+	if *skipped > 0 {
 		code = exitFailure
 	}
-	if *asJSON {
+	if out.json {
 		var stop error // ctx done: a failure, not a skipped file
 		skip := func(err error) {
 			if cerr := e.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
@@ -152,7 +174,7 @@ func runList(e *env, args []string) int {
 		if stop != nil {
 			return e.fail(stop)
 		}
-		if skipped > 0 {
+		if *skipped > 0 {
 			code = exitFailure
 		}
 		return code
@@ -162,7 +184,11 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	w := bufio.NewWriter(e.stdout)
-	_ = render.ListIn(w, infos, everySession(e.ctx, st, listCwd, infos, *noIndex)) // a write error stays in w: Flush reports it
+	if out.all {
+		_ = render.ListAll(w, infos, infos) // a write error stays in w: Flush reports it
+	} else {
+		_ = render.ListIn(w, infos, everySession(e.ctx, st, out.cwd, infos, out.noIndex))
+	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
 	}

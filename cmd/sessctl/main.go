@@ -16,6 +16,7 @@ import (
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/sessionfile"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/replica"
 )
 
@@ -249,7 +250,7 @@ func exitCode(err error) int {
 		return exitCorrupt
 	case errors.Is(err, engine.ErrNotFound), errors.Is(err, os.ErrNotExist):
 		return exitNotFound
-	case errors.Is(err, errAmbiguous), errors.Is(err, errEmptySession):
+	case errors.Is(err, errAmbiguous), errors.Is(err, errEmptySession), errors.Is(err, layout.ErrUnknownPlace):
 		return exitUsage
 	}
 	return exitFailure

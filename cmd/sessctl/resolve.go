@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,10 +17,43 @@ import (
 // Sessions are named like git objects: by path, by full id, or by a unique
 // prefix of the id, looked up in a store.
 
-// storeFlag adds --store to a command. The value is "pi" (default),
-// "indusagi", "agentuse" or a directory searched recursively.
+// storeFlag adds --store to a command. The value is a store name or a
+// directory, as layout.ResolvePlaces reads it: "pi" (default),
+// "indusagi", "agentuse", "all" or a directory (the sessions of both
+// formats below it).
 func storeFlag(fs *flag.FlagSet) *string {
 	return fs.String("store", "pi", "where to look session ids up: `pi`, indusagi, agentuse or a directory")
+}
+
+// storePlaces resolves a --store value into places (layout.ResolvePlaces,
+// the one parser of store names): an unknown name is a usage error; a
+// directory must exist (a missing one is not found).
+func storePlaces(store string) ([]layout.Place, error) {
+	ps, err := layout.ResolvePlaces(store)
+	if err != nil {
+		return nil, err
+	}
+	if !layout.IsPlaceName(store) {
+		if err := mustBeDir("session store", store); err != nil {
+			return nil, err
+		}
+	}
+	return ps, nil
+}
+
+// placeStore opens the JSONL store of a place: an agent's store (one
+// directory per cwd) for pi's and indusagi's places, a store on the
+// directory for any other. o gives the store's other options.
+func placeStore(ctx context.Context, p layout.Place, o engine.StoreOptions) (*engine.Store, error) {
+	switch p.Name {
+	case layout.PlacePi:
+		o.Agent, o.AgentDir = layout.AgentPi, filepath.Dir(p.Root)
+	case layout.PlaceIndusagi:
+		o.Agent, o.AgentDir = layout.AgentIndusagi, filepath.Dir(p.Root)
+	default:
+		o.Dir = p.Root
+	}
+	return engine.OpenStore(ctx, o)
 }
 
 // errAmbiguous is matched by the errors of a name that fits several
@@ -30,23 +64,24 @@ var errAmbiguous = engine.ErrAmbiguous
 // mistake (exit 2), as the commands that check it before resolving say.
 var errEmptySession = errors.New("SESSION is empty: give a file path, a session id or a unique id prefix")
 
-// jsonlStore opens the JSONL store --store names: "pi" (or "") and
-// "indusagi" name those agents' stores, where the environment puts them;
-// any other value is a directory. "agentuse" is refused: it holds
-// AgentUse sessions, not session files. o gives the store's other
-// options.
+// jsonlStore opens the JSONL store --store names: pi's or indusagi's,
+// where the environment puts them, or a directory's session files. A
+// name that holds no JSONL sessions ("agentuse"), or several stores of
+// them ("all"), is refused: a session is looked up in one store. o gives
+// the store's other options.
 func jsonlStore(store string, o engine.StoreOptions) (*engine.Store, error) {
-	switch store {
-	case "", "pi":
-		o.Agent = layout.AgentPi
-	case "indusagi":
-		o.Agent = layout.AgentIndusagi
-	case "agentuse":
-		return nil, errors.New("--store agentuse holds AgentUse sessions, not JSONL session files")
-	default:
-		o.Dir = store
+	ps, err := layout.ResolvePlaces(store)
+	if err != nil {
+		return nil, err
 	}
-	return engine.OpenStore(context.Background(), o)
+	js := layout.Places(ps, layout.FormatJSONL)
+	switch {
+	case len(js) == 0:
+		return nil, fmt.Errorf("--store %s holds AgentUse sessions, not JSONL session files", store)
+	case len(js) > 1:
+		return nil, fmt.Errorf("--store %s names %d stores of session files: name one (pi, indusagi or a directory)", store, len(js))
+	}
+	return placeStore(context.Background(), js[0], o)
 }
 
 // fileStore returns a store on the directory of the session file at

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/shortid"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -184,34 +185,45 @@ func searchFail(e *env, err error) int {
 	return e.fail(err)
 }
 
-// searchStores turns --store values (or --all) into stores to search.
-func searchStores(names []string, all bool) ([]search.Store, error) {
+// searchStores turns --store values (or --all, which is --store all)
+// into places to search. A named place must exist, but "all" keeps those
+// of this machine that exist, and none is not found.
+func searchStores(names []string, all bool) ([]layout.Place, error) {
 	if all {
-		return search.AllStores()
+		names = []string{layout.PlaceAll}
 	}
 	if len(names) == 0 {
-		names = []string{"pi"}
+		names = []string{layout.PlacePi}
 	}
-	var out []search.Store
+	var out []layout.Place
 	for _, n := range names {
-		switch n {
-		case "pi", "indusagi", "agentuse":
-			st, err := search.NamedStore(n)
-			if err != nil {
-				return nil, err
-			}
-			if err := mustBeDir(n+" store", st.Root); err != nil {
-				return nil, err
-			}
-			out = append(out, st)
-		default:
-			if err := mustBeDir("session store", n); err != nil {
-				return nil, err
-			}
-			out = append(out, search.DirStores(n)...)
+		ps, err := storePlaces(n)
+		if err != nil {
+			return nil, err
 		}
+		if n == layout.PlaceAll {
+			if ps = existingPlaces(ps); len(ps) == 0 {
+				return nil, fmt.Errorf("no pi, indusagi or AgentUse store found: %w", fs.ErrNotExist)
+			}
+		} else if layout.IsPlaceName(n) {
+			if err := mustBeDir(n+" store", ps[0].Root); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, ps...)
 	}
 	return out, nil
+}
+
+// existingPlaces returns the places of ps whose root exists.
+func existingPlaces(ps []layout.Place) []layout.Place {
+	var out []layout.Place
+	for _, p := range ps {
+		if _, err := os.Stat(p.Root); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // searchOutput returns where hits go and whether to colour matches: on a
@@ -293,7 +305,7 @@ type hitJSON struct {
 // session: the branch that ends at the entry for a JSONL session, the
 // session for an AgentUse one.
 func showArgs(h *search.Hit) []string {
-	if h.Session.Format == search.FormatAgentUse || h.Entry == "" {
+	if h.Session.Format == layout.FormatAgentUse || h.Entry == "" {
 		return []string{"sessctl", "show", h.Session.Path}
 	}
 	return []string{"sessctl", "show", "--leaf", h.Entry, h.Session.Path}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/search"
 )
 
@@ -217,11 +218,11 @@ func TestSearchIndexDirInStore(t *testing.T) {
 // its entry for a JSONL session, the session for an AgentUse one; and
 // --json carries it as "show", after the hit's members.
 func TestShowArgs(t *testing.T) {
-	h := &search.Hit{Session: search.Session{Path: "/s1.jsonl", Format: search.FormatJSONL}, Entry: "a1"}
+	h := &search.Hit{Session: search.Session{Path: "/s1.jsonl", Format: layout.FormatJSONL}, Entry: "a1"}
 	if diff := cmp.Diff([]string{"sessctl", "show", "--leaf", "a1", "/s1.jsonl"}, showArgs(h)); diff != "" {
 		t.Errorf("show args (-want +got):\n%s", diff)
 	}
-	au := &search.Hit{Session: search.Session{Path: "/au/01M7ZXJ0KC9S183XADC88B6A01-ag", Format: search.FormatAgentUse}, Entry: "msg_1"}
+	au := &search.Hit{Session: search.Session{Path: "/au/01M7ZXJ0KC9S183XADC88B6A01-ag", Format: layout.FormatAgentUse}, Entry: "msg_1"}
 	if diff := cmp.Diff([]string{"sessctl", "show", au.Session.Path}, showArgs(au)); diff != "" {
 		t.Errorf("show (-want +got):\n%s", diff)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/web"
 )
 
@@ -32,20 +33,16 @@ func runServe(e *env, args []string) int {
 	if fs.NArg() != 0 {
 		return e.usageError("unexpected argument %s", human.Quote(fs.Arg(0)))
 	}
-	var ss []web.Store
+	var ss []layout.Place
 	for _, n := range stores {
-		switch n {
-		case "pi", "indusagi", "agentuse":
-		default:
-			if err := mustBeDir("session store", n); err != nil {
-				return e.fail(err)
-			}
-		}
-		more, err := web.NamedStore(n)
+		ps, err := storePlaces(n)
 		if err != nil {
 			return e.fail(err)
 		}
-		ss = append(ss, more...)
+		if n == layout.PlaceAll {
+			ps = existingPlaces(ps)
+		}
+		ss = append(ss, ps...)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/shortid"
-	"github.com/sessctl/sessctl/search"
+	"github.com/sessctl/sessctl/layout"
 )
 
 // Short ids are shown as git shows object names: the shortest prefix, of
@@ -28,10 +28,10 @@ func everySession(ctx context.Context, st *engine.Store, cwd string, infos []eng
 
 // searchShortIDs returns the ids of the JSONL sessions of the stores a
 // search looks in, to shorten its hits' ids among.
-func searchShortIDs(ctx context.Context, stores []search.Store) *shortid.Set {
+func searchShortIDs(ctx context.Context, stores []layout.Place) *shortid.Set {
 	ids := &shortid.Set{}
 	for _, s := range stores {
-		if s.Format != search.FormatJSONL {
+		if s.Format != layout.FormatJSONL {
 			continue
 		}
 		st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: s.Root})

@@ -9,10 +9,12 @@ import (
 	"slices"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
 )
 
 var statsCommand = &command{
@@ -118,11 +120,32 @@ func countView(v *engine.View, entries, branch []*jsonl.Entry) (all, onBranch *s
 	return all, onBranch, nil
 }
 
-// statsAll adds up every session file of a store.
+// statsAll adds up every session file of a store. A directory's AgentUse
+// sessions are counted beside them (their usage is not added up).
 func statsAll(e *env, store string, asJSON, noIndex bool) int {
-	root, err := storeRoot(store)
+	places, err := storePlaces(store)
 	if err != nil {
 		return e.fail(err)
+	}
+	js := layout.Places(places, layout.FormatJSONL)
+	if len(js) == 0 {
+		return e.fail(fmt.Errorf("--store %s holds AgentUse sessions, not JSONL session files", store))
+	}
+	if len(js) > 1 {
+		return e.usageError("stats --all adds up one store of session files: --store pi, indusagi or a directory, not %s", human.Quote(store))
+	}
+	st, err := placeStore(e.ctx, js[0], engine.StoreOptions{})
+	if err != nil {
+		return e.fail(err)
+	}
+	root := st.Dir()
+	aus := 0
+	for _, p := range layout.Places(places, layout.FormatAgentUse) {
+		n, err := countAgentUse(e, p.Root)
+		if err != nil {
+			return e.fail(err)
+		}
+		aus += n
 	}
 	total, err := stats.Dir(e.ctx, root, stats.DirOptions{
 		Skip: func(p string, err error) {
@@ -137,9 +160,19 @@ func statsAll(e *env, store string, asJSON, noIndex bool) int {
 	rep := &render.StoreStats{Store: root, Sessions: total.Sessions, Skipped: total.Skipped, All: total.All}
 	w := bufio.NewWriter(e.stdout)
 	if asJSON {
-		emitJSON(w, rep)
+		if layout.IsPlaceName(store) {
+			emitJSON(w, rep)
+		} else {
+			emitJSON(w, struct {
+				*render.StoreStats
+				AgentUse int `json:"agentUseSessions"`
+			}{rep, aus})
+		}
 	} else {
 		_ = render.StoreStatsText(w, rep) // a write error stays in w: Flush reports it
+		if aus > 0 {
+			fmt.Fprintf(w, "\nAgentUse  %s below it (their usage is not counted)\n", human.Plural(aus, "session", "sessions"))
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
@@ -158,4 +191,26 @@ func emitJSON(w io.Writer, v any) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
+}
+
+// countAgentUse counts the AgentUse sessions below root, subagents
+// included; what cannot be read is reported on stderr.
+func countAgentUse(e *env, root string) (int, error) {
+	st, err := agentuse.OpenStore(e.ctx, agentuse.StoreOptions{Dir: root})
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	n := 0
+	for x, err := range st.Sessions(e.ctx) {
+		if x == nil {
+			if e.ctx.Err() != nil {
+				return 0, err
+			}
+			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %v\n", err)
+			continue
+		}
+		n++
+	}
+	return n, nil
 }

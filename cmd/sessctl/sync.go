@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/redact"
 	"github.com/sessctl/sessctl/replica"
 )
@@ -39,7 +40,7 @@ func (c *cwdMaps) Set(s string) error {
 
 func runSync(e *env, args []string) int {
 	fs := e.flags(syncCommand)
-	store := fs.String("store", "pi", "which sessions: `pi`, indusagi, agentuse, all or an agent directory")
+	store := fs.String("store", "pi", "which sessions: `pi`, indusagi, agentuse, all or a directory (both formats below it)")
 	remote := fs.String("remote", "", "the remote: s3://`BUCKET/PREFIX`, or a directory (file:///DIR, /DIR, ./DIR)")
 	var maps cwdMaps
 	fs.Var(&maps, "cwd-map", "restore sessions of cwd `OLD=NEW` (repeatable)")
@@ -87,9 +88,15 @@ func runSync(e *env, args []string) int {
 		return e.usageError("--older-than, --grace and --dry-run are for sync prune")
 	}
 	opts := replica.Options{Remote: *remote, Backends: remoteBackends(), CwdMap: maps}
-	if err := opts.SetStore(*store); err != nil {
-		return e.usageError("%v", err)
+	// A pull may create the directory: it need not exist.
+	places, err := layout.ResolvePlaces(*store)
+	if err != nil {
+		if errors.Is(err, layout.ErrUnknownPlace) {
+			return e.usageError("%v", err)
+		}
+		return e.fail(err)
 	}
+	opts.SetPlaces(places)
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = filepath.Join(cache, "sessctl", "sync")
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/testenv"
+	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/replica"
 )
 
@@ -63,25 +64,25 @@ func TestSyncCommand(t *testing.T) {
 	s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 	s.Close()
 	remote := "s3://cli-sync/me"
-	out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", a)
+	out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", filepath.Join(a, "sessions"))
 	if code != exitOK || !strings.Contains(out, "1 pushed") {
 		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", b, "--json")
+	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", filepath.Join(b, "sessions"), "--json")
 	var st struct {
 		Sessions []struct{ State string }
 	}
 	if code != exitOK || json.Unmarshal([]byte(out), &st) != nil || len(st.Sessions) != 1 || st.Sessions[0].State != "new remote" {
 		t.Fatalf("status: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code = runCLI(t, "sync", "pull", "--remote", remote, "--store", b, "--cwd-map", "/cli=/home/b")
+	out, errOut, code = runCLI(t, "sync", "pull", "--remote", remote, "--store", filepath.Join(b, "sessions"), "--cwd-map", "/cli=/home/b")
 	if code != exitOK || !strings.Contains(out, "1 pulled") {
 		t.Fatalf("pull: exit %d\n%s%s", code, out, errOut)
 	}
 	if m, _ := filepath.Glob(filepath.Join(b, "sessions", "--home-b-proj--", "*.jsonl")); len(m) != 1 {
 		t.Fatalf("pull restored %v", m)
 	}
-	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", b)
+	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", filepath.Join(b, "sessions"))
 	if code != exitOK || !strings.Contains(out, "1 in sync") {
 		t.Fatalf("status after pull: exit %d\n%s%s", code, out, errOut)
 	}
@@ -95,7 +96,7 @@ func TestSyncCommand(t *testing.T) {
 	s.Close()
 	words := map[string]map[string]string{}
 	for _, verb := range []string{"status", "pull"} {
-		out, errOut, code = runCLI(t, "sync", verb, "--remote", remote, "--store", b, "--json")
+		out, errOut, code = runCLI(t, "sync", verb, "--remote", remote, "--store", filepath.Join(b, "sessions"), "--json")
 		var rep struct {
 			Sessions []struct{ Name, State string }
 		}
@@ -149,7 +150,7 @@ func TestSyncPullRefusesIncompleteLines(t *testing.T) {
 	path := s.SessionFile()
 	s.Close()
 	remote := "s3://cli-refuse/me"
-	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", a); code != exitOK {
+	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", filepath.Join(a, "sessions")); code != exitOK {
 		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
 	}
 	// Another writer publishes a generation whose new segment holds a
@@ -176,7 +177,7 @@ func TestSyncPullRefusesIncompleteLines(t *testing.T) {
 	}
 	h := sha256.Sum256(seg)
 	obj := "d/" + hex.EncodeToString(h[:])
-	out, errOut, code := runCLI(t, "sync", "pull", "--remote", remote, "--store", b, "--json")
+	out, errOut, code := runCLI(t, "sync", "pull", "--remote", remote, "--store", filepath.Join(b, "sessions"), "--json")
 	if code != exitCorrupt || !strings.Contains(errOut, "refused remote line 1 of "+obj) || !strings.Contains(errOut, "refused remote line 3 of "+obj) || !strings.Contains(errOut, "hint: 2 remote lines were left out") {
 		t.Errorf("pull: exit %d, want %d\n%s", code, exitCorrupt, errOut)
 	}
@@ -215,7 +216,7 @@ func TestSyncFailedHint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(hdr), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, code := runCLI(t, "sync", "push", "--remote", "s3://cli-failed/me", "--store", a)
+	_, errOut, code := runCLI(t, "sync", "push", "--remote", "s3://cli-failed/me", "--store", filepath.Join(a, "sessions"))
 	if code != exitFailure || !strings.Contains(errOut, "hint: 1 session failed;") {
 		t.Errorf("push: exit %d, want %d\n%s", code, exitFailure, errOut)
 	}
@@ -239,23 +240,23 @@ func TestSyncDirectoryRemote(t *testing.T) {
 	s.AppendMessage(rawMessage(`{"role":"user","content":"hi","timestamp":1}`))
 	s.AppendMessage(rawMessage(`{"role":"assistant","content":[],"provider":"p","model":"m","stopReason":"stop","timestamp":2}`))
 	s.Close()
-	out, errOut, code := runCLI(t, "sync", "push", "--remote", (&url.URL{Scheme: "file", Path: "/" + strings.TrimPrefix(filepath.ToSlash(remote), "/")}).String(), "--store", a)
+	out, errOut, code := runCLI(t, "sync", "push", "--remote", (&url.URL{Scheme: "file", Path: "/" + strings.TrimPrefix(filepath.ToSlash(remote), "/")}).String(), "--store", filepath.Join(a, "sessions"))
 	if code != exitOK || !strings.Contains(out, "1 pushed") {
 		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code = runCLI(t, "sync", "pull", "--remote", remote, "--store", b)
+	out, errOut, code = runCLI(t, "sync", "pull", "--remote", remote, "--store", filepath.Join(b, "sessions"))
 	if code != exitOK || !strings.Contains(out, "1 pulled") {
 		t.Fatalf("pull: exit %d\n%s%s", code, out, errOut)
 	}
 	if m, _ := filepath.Glob(filepath.Join(b, "sessions", "--cli-dir--", "*.jsonl")); len(m) != 1 {
 		t.Fatalf("pull restored %v", m)
 	}
-	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", b)
+	out, errOut, code = runCLI(t, "sync", "status", "--remote", remote, "--store", filepath.Join(b, "sessions"))
 	if code != exitOK || !strings.Contains(out, "1 in sync") {
 		t.Fatalf("status after pull: exit %d\n%s%s", code, out, errOut)
 	}
 	missing := filepath.Join(t.TempDir(), "missing")
-	_, errOut, code = runCLI(t, "sync", "push", "--remote", missing, "--store", a)
+	_, errOut, code = runCLI(t, "sync", "push", "--remote", missing, "--store", filepath.Join(a, "sessions"))
 	if code != exitFailure || !strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "hint: create the bucket (or the directory) first") {
 		t.Errorf("push to a missing directory: exit %d, want %d\n%s", code, exitFailure, errOut)
 	}
@@ -290,13 +291,17 @@ func TestSyncFleetCommands(t *testing.T) {
 		paths = append(paths, s.SessionFile())
 		s.Close()
 	}
-	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", a); code != exitOK || !strings.Contains(out, "2 pushed") || !strings.Contains(out, "PUT") {
+	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", filepath.Join(a, "sessions")); code != exitOK || !strings.Contains(out, "2 pushed") || !strings.Contains(out, "PUT") {
 		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
 	}
 
 	// A replicator of this store and remote on this machine.
 	cache, _ := os.UserCacheDir()
-	rr, err := replica.Open(replica.Options{Remote: remote, AgentDir: a, StateDir: filepath.Join(cache, "sessctl", "sync")})
+	places, err := layout.ResolvePlaces(filepath.Join(a, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := replica.Open(replica.Options{Remote: remote, Places: places, StateDir: filepath.Join(cache, "sessctl", "sync")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +313,7 @@ func TestSyncFleetCommands(t *testing.T) {
 	s.AppendSessionInfo("fleet renamed")
 	s.Close()
 	x.Close()
-	out, errOut, code := runCLI(t, "sync", "status", "--remote", remote, "--store", a, "--json")
+	out, errOut, code := runCLI(t, "sync", "status", "--remote", remote, "--store", filepath.Join(a, "sessions"), "--json")
 	var st struct {
 		RequestKinds struct{ List int64 } `json:"requestKinds"`
 		Replicators  []struct {
@@ -321,7 +326,7 @@ func TestSyncFleetCommands(t *testing.T) {
 		st.Replicators[0].PID != os.Getpid() || !st.Replicators[0].Closed || st.Replicators[0].Requests.Put == 0 {
 		t.Fatalf("status --json: exit %d\n%s%s", code, out, errOut)
 	}
-	if out, _, _ := runCLI(t, "sync", "status", "--remote", remote, "--store", a); !strings.Contains(out, fmt.Sprintf("replicator pid %d", os.Getpid())) {
+	if out, _, _ := runCLI(t, "sync", "status", "--remote", remote, "--store", filepath.Join(a, "sessions")); !strings.Contains(out, fmt.Sprintf("replicator pid %d", os.Getpid())) {
 		t.Errorf("status does not name the replicator:\n%s", out)
 	}
 
@@ -354,10 +359,10 @@ func TestSyncFleetCommands(t *testing.T) {
 	}
 
 	// delete and prune.
-	if _, errOut, code := runCLI(t, "sync", "delete", "--remote", remote, "--store", a, "no-such-session"); code != exitNotFound || !strings.Contains(errOut, "hint:") {
+	if _, errOut, code := runCLI(t, "sync", "delete", "--remote", remote, "--store", filepath.Join(a, "sessions"), "no-such-session"); code != exitNotFound || !strings.Contains(errOut, "hint:") {
 		t.Errorf("delete of an unknown session: exit %d\n%s", code, errOut)
 	}
-	if out, errOut, code := runCLI(t, "sync", "delete", "--remote", remote, "--store", a, names[1]); code != exitOK || !strings.Contains(out, "deleted") {
+	if out, errOut, code := runCLI(t, "sync", "delete", "--remote", remote, "--store", filepath.Join(a, "sessions"), names[1]); code != exitOK || !strings.Contains(out, "deleted") {
 		t.Errorf("delete: exit %d\n%s%s", code, out, errOut)
 	}
 	if out, _, code := runCLI(t, "list", "--remote", remote, "--json"); code != exitOK || strings.Contains(out, "second fleet question") {

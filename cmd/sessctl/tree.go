@@ -3,7 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
+	"path/filepath"
 
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 )
@@ -26,6 +30,9 @@ func runTree(e *env, args []string) int {
 	if code := e.oneSession(fs.Args()); code >= 0 {
 		return code
 	}
+	if dir := fs.Arg(0); isAgentUseDir(dir) || isDir(dir) {
+		return treeAgentUse(e, dir, *asJSON)
+	}
 	sv, err := openView(e, *store, fs.Arg(0))
 	if err != nil {
 		return e.fail(err)
@@ -47,4 +54,88 @@ func runTree(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "sessctl: tree: %s and not part of the tree\nhint: run 'sessctl verify %s'\n", what, human.ShellQuote(sv.Path))
 	}
 	return exitOK
+}
+
+// isDir reports whether path names a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// treeAgentUse is `sessctl tree DIR` for AgentUse: the sessions of the
+// session directory DIR, or of every session below DIR, each with its
+// subagent sessions below it. --json prints them as list --agentuse
+// --json does, subagents included.
+func treeAgentUse(e *env, dir string, asJSON bool) int {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return e.fail(err)
+	}
+	root, only := abs, ""
+	if isAgentUseDir(abs) {
+		root, only = filepath.Dir(abs), abs
+	}
+	st, err := agentuse.OpenStore(e.ctx, agentuse.StoreOptions{Dir: root})
+	if err != nil {
+		return e.fail(err)
+	}
+	defer st.Close()
+	code := exitOK
+	list, err := st.List(e.ctx, agentuse.ListOptions{Subagents: true, Warn: func(err error) {
+		fmt.Fprintf(e.stderr, "sessctl: tree: skipped %v\n", err)
+		code = exitFailure
+	}})
+	if err != nil {
+		return e.fail(err)
+	}
+	var tops, all []*agentuse.Info
+	var walk func(x *agentuse.Info)
+	walk = func(x *agentuse.Info) {
+		all = append(all, x)
+		for _, c := range x.Children {
+			walk(c)
+		}
+	}
+	for _, x := range list {
+		if (only == "" && x.Parent == nil) || x.Dir == only {
+			tops = append(tops, x)
+			walk(x)
+		}
+	}
+	if len(tops) == 0 {
+		return e.fail(fmt.Errorf("%s: no sessions (neither a session file nor AgentUse sessions): %w", dir, engine.ErrNotFound))
+	}
+	w := bufio.NewWriter(e.stdout)
+	if asJSON {
+		render.AgentUseListJSON(w, all)
+	} else {
+		var line func(x *agentuse.Info, indent string, last bool, top bool)
+		line = func(x *agentuse.Info, indent string, last bool, top bool) {
+			branch, next := "", ""
+			if !top {
+				branch, next = "├─ ", "│  "
+				if last {
+					branch, next = "└─ ", "   "
+				}
+			}
+			agent, status := x.AgentName, x.Status
+			if agent == "" {
+				agent = x.AgentID
+			}
+			if x.Err != nil {
+				agent, status = x.AgentDir, "damaged"
+			}
+			fmt.Fprintf(w, "%s%ssession %s  %s  %s\n", indent, branch, human.QuotePath(x.ID), human.OneLineName(agent, 40), human.QuotePath(status))
+			for i, c := range x.Children {
+				line(c, indent+next, i == len(x.Children)-1, false)
+			}
+		}
+		for _, x := range tops {
+			line(x, "", true, true)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return e.fail(err)
+	}
+	return code
 }

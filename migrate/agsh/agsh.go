@@ -77,7 +77,7 @@ func (Source) Detect(path string) bool {
 }
 
 // Open opens the database read-only.
-func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	p, err := dbPath(opts.FS, path)
 	if err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ func (Source) Detect(path string) bool {
 }
 
 // Open opens the store at path.
-func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func (Source) Detect(path string) bool {
 }
 
 // Open lists the rollouts under path.
-func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	files, err := rollouts(opts.FS, path, false)
 	if err != nil {
 		return nil, err

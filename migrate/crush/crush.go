@@ -149,7 +149,7 @@ func (Source) Detect(path string) bool {
 
 // Open finds the databases at path; each is opened when its sessions are
 // listed.
-func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	dbs, err := databases(opts.FS, path)
 	if err != nil {
 		return nil, err

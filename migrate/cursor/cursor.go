@@ -46,7 +46,7 @@ func (Source) Detect(path string) bool {
 }
 
 // Open lists the chats under path.
-func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	dbs, err := stores(opts.FS, path, false)
 	if err != nil {
 		return nil, err

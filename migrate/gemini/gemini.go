@@ -59,7 +59,7 @@ func (Source) Detect(path string) bool {
 }
 
 // Open lists the chats under path.
-func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err

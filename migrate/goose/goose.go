@@ -150,7 +150,7 @@ func (Source) Detect(path string) bool {
 
 // Open opens the database (refusing a schema newer than SchemaVersion)
 // and lists the session files under path.
-func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func layoutOf(fsys vfs.FS, path string) (*storeLayout, error) {
 }
 
 // Open opens the databases and indexes the JSON sessions under path.
-func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(ctx context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	l, err := layoutOf(opts.FS, path)
 	if err != nil {
 		return nil, err

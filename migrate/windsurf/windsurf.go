@@ -56,7 +56,7 @@ func (Source) Detect(path string) bool {
 }
 
 // Open lists the conversations at path.
-func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Store, error) {
+func (Source) Open(_ context.Context, path string, opts migrate.ImportOptions) (migrate.Reader, error) {
 	files, err := conversations(opts.FS, path)
 	if err != nil {
 		return nil, err

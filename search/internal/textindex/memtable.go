@@ -1,0 +1,296 @@
+package textindex
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"unsafe"
+)
+
+// The in-memory table of a Builder. Everything it holds is in blocks of
+// fixed size that hold no pointers, so that its size is counted exactly
+// (memBytes) and the garbage collector has nothing to scan:
+//
+//   - slots, an open-addressing hash table (linear probing) of term
+//     numbers, allocated once at its full size;
+//   - terms, the per-term state, in chunks of termChunk entries;
+//   - a byte pool in pages of poolPage bytes holding each term's bytes
+//     and its postings, as chains of slices of growing size (the idea of
+//     Lucene's ByteBlockPool): a slice's last 4 bytes point to the next;
+//   - docs, the documents' metadata, in chunks of docChunk entries.
+//
+// A term's postings in memory are a stream of uvarints, one or two per
+// occurrence: (delta of the doc ordinal)<<1|1 and the position for the
+// first occurrence in a document, (delta of the position)<<1 for the
+// others.
+const (
+	poolPage  = 16 << 10
+	termChunk = 512
+	docChunk  = 512
+	maxLoad   = 2 // the table is full at one term per maxLoad slots
+	shortLen  = 12
+)
+
+// sliceSizes are the sizes of a chain's slices, the last repeated.
+var sliceSizes = [...]uint32{16, 32, 64, 128, 256, 512, 1024, 2048}
+
+type memTerm struct {
+	short   [shortLen]byte // the term's first bytes, compared in place
+	hash    uint32
+	text    uint32 // pool address of the term's bytes
+	textLen uint32
+	head    uint32 // first slice of the postings
+	tail    uint32 // where the next byte goes
+	end     uint32 // end of the current slice's payload (its pointer's address)
+	level   uint8
+	lastOrd int32
+	lastPos uint32
+	df      uint32
+}
+
+type docMeta struct {
+	id, ref uint64
+	time    int64
+	tool    uint32
+	tokens  uint32
+	role    uint8
+}
+
+type memTable struct {
+	slots  []uint64 // hash<<32 | term number + 1, 0 for empty
+	mask   uint32
+	nterms int
+	terms  [][]memTerm
+	pages  [][]byte
+	used   uint32 // bytes used of the last page
+	docs   [][]docMeta
+	ndocs  int
+	tools  map[string]uint32
+	toolv  []string
+	toolsz int64
+}
+
+func newMemTable(budget int64) *memTable {
+	// The slot table takes about 1/4 of the budget and is full at one
+	// term per two slots; a term costs at least about 70 bytes (52 of
+	// state, 16 of postings, its bytes), so a table of only new terms
+	// fills it at about the budget.
+	n := uint32(1 << 10)
+	for int64(n)*8*4 < budget && n < 1<<30 {
+		n <<= 1
+	}
+	return &memTable{slots: make([]uint64, n), mask: n - 1, tools: map[string]uint32{}}
+}
+
+// memBytes is the memory the table holds, counted from its blocks.
+func (m *memTable) memBytes() int64 {
+	n := int64(len(m.slots)) * 8
+	n += int64(len(m.terms)) * termChunk * int64(unsafe.Sizeof(memTerm{}))
+	n += int64(len(m.pages)) * poolPage
+	n += int64(len(m.docs)) * docChunk * int64(unsafe.Sizeof(docMeta{}))
+	return n + m.toolsz
+}
+
+// full reports whether the hash table holds as many terms as it may.
+func (m *memTable) full() bool { return m.nterms*maxLoad >= len(m.slots) }
+
+func (m *memTable) term(i int) *memTerm { return &m.terms[i/termChunk][i%termChunk] }
+
+func (m *memTable) doc(i int) *docMeta { return &m.docs[i/docChunk][i%docChunk] }
+
+// alloc returns the pool address of n fresh bytes, contiguous in a page.
+func (m *memTable) alloc(n uint32) uint32 {
+	if len(m.pages) == 0 || m.used+n > poolPage {
+		m.pages = append(m.pages, make([]byte, poolPage))
+		m.used = 0
+	}
+	a := uint32(len(m.pages)-1)*poolPage + m.used
+	m.used += n
+	return a
+}
+
+func (m *memTable) bytesAt(a, n uint32) []byte {
+	return m.pages[a/poolPage][a%poolPage:][:n]
+}
+
+func (m *memTable) termText(t *memTerm) []byte { return m.bytesAt(t.text, t.textLen) }
+
+func hashTerm(b []byte) uint32 {
+	// FNV-1a, then a finalizer so that linear probing sees mixed bits.
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	return h
+}
+
+// lookup returns the term's number, adding it when missing.
+func (m *memTable) lookup(b []byte) int {
+	h := hashTerm(b)
+	for i := h & m.mask; ; i = (i + 1) & m.mask {
+		s := m.slots[i]
+		if s == 0 {
+			return m.add(i, h, b)
+		}
+		if uint32(s>>32) != h {
+			continue
+		}
+		n := int(uint32(s) - 1)
+		t := m.term(n)
+		if int(t.textLen) != len(b) {
+			continue
+		}
+		if len(b) <= shortLen {
+			if string(t.short[:len(b)]) == string(b) {
+				return n
+			}
+			continue
+		}
+		if string(t.short[:]) == string(b[:shortLen]) && bytes.Equal(m.termText(t), b) {
+			return n
+		}
+	}
+}
+
+func (m *memTable) add(slot, h uint32, b []byte) int {
+	n := m.nterms
+	if n%termChunk == 0 {
+		m.terms = append(m.terms, make([]memTerm, termChunk))
+	}
+	m.nterms++
+	m.slots[slot] = uint64(h)<<32 | uint64(n+1)
+	a := m.alloc(uint32(len(b)))
+	copy(m.bytesAt(a, uint32(len(b))), b)
+	head := m.alloc(sliceSizes[0])
+	t := m.term(n)
+	*t = memTerm{hash: h, text: a, textLen: uint32(len(b)), head: head, tail: head, end: head + sliceSizes[0] - 4, lastOrd: -1}
+	copy(t.short[:], b)
+	return n
+}
+
+func (m *memTable) writeByte(t *memTerm, c byte) {
+	if t.tail == t.end {
+		if int(t.level) < len(sliceSizes)-1 {
+			t.level++
+		}
+		size := sliceSizes[t.level]
+		next := m.alloc(size)
+		binary.LittleEndian.PutUint32(m.bytesAt(t.end, 4), next)
+		t.tail, t.end = next, next+size-4
+	}
+	m.pages[t.tail/poolPage][t.tail%poolPage] = c
+	t.tail++
+}
+
+func (m *memTable) writeUvarint(t *memTerm, v uint64) {
+	for v >= 0x80 {
+		m.writeByte(t, byte(v)|0x80)
+		v >>= 7
+	}
+	m.writeByte(t, byte(v))
+}
+
+// addOccurrence records that term n occurs in document ord at pos.
+func (m *memTable) addOccurrence(n int, ord int32, pos uint32) {
+	t := m.term(n)
+	if t.lastOrd != ord {
+		m.writeUvarint(t, uint64(ord-t.lastOrd)<<1|1)
+		m.writeUvarint(t, uint64(pos))
+		t.lastOrd, t.lastPos = ord, pos
+		t.df++
+		return
+	}
+	m.writeUvarint(t, uint64(pos-t.lastPos)<<1)
+	t.lastPos = pos
+}
+
+// addDoc adds a document's metadata and returns its ordinal.
+func (m *memTable) addDoc(d *Doc) int32 {
+	if m.ndocs%docChunk == 0 {
+		m.docs = append(m.docs, make([]docMeta, docChunk))
+	}
+	tool, ok := m.tools[d.Tool]
+	if !ok {
+		tool = uint32(len(m.toolv))
+		m.tools[d.Tool] = tool
+		m.toolv = append(m.toolv, d.Tool)
+		m.toolsz += int64(len(d.Tool)) + 48
+	}
+	ord := m.ndocs
+	m.ndocs++
+	*m.doc(ord) = docMeta{id: d.ID, ref: d.Ref, time: d.Time, role: d.Role, tool: tool}
+	return int32(ord)
+}
+
+// postingsReader walks a term's chain of slices.
+type postingsReader struct {
+	m        *memTable
+	pos, end uint32
+	stop     uint32
+	level    uint8
+}
+
+func (m *memTable) postings(t *memTerm) postingsReader {
+	return postingsReader{m: m, pos: t.head, end: t.head + sliceSizes[0] - 4, stop: t.tail}
+}
+
+func (r *postingsReader) done() bool { return r.pos == r.stop }
+
+func (r *postingsReader) byte() byte {
+	if r.pos == r.end {
+		next := binary.LittleEndian.Uint32(r.m.bytesAt(r.end, 4))
+		if int(r.level) < len(sliceSizes)-1 {
+			r.level++
+		}
+		r.pos, r.end = next, next+sliceSizes[r.level]-4
+	}
+	c := r.m.pages[r.pos/poolPage][r.pos%poolPage]
+	r.pos++
+	return c
+}
+
+func (r *postingsReader) uvarint() uint64 {
+	var v uint64
+	for s := uint(0); ; s += 7 {
+		c := r.byte()
+		v |= uint64(c&0x7f) << s
+		if c < 0x80 {
+			return v
+		}
+	}
+}
+
+// sortedTerms returns the term numbers in the order of their bytes.
+// The terms are sorted by their first 8 bytes as a number, and by all
+// of them only where those are equal (terms hold no NUL bytes, so the
+// zero padding of a short term sorts as its end).
+func (m *memTable) sortedTerms() []int32 {
+	type keyed struct {
+		key uint64
+		n   int32
+	}
+	ks := make([]keyed, m.nterms)
+	for i := range ks {
+		t := m.term(i)
+		var k [8]byte
+		copy(k[:], t.short[:min(8, int(t.textLen))])
+		ks[i] = keyed{binary.BigEndian.Uint64(k[:]), int32(i)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return bytes.Compare(m.termText(m.term(int(a.n))), m.termText(m.term(int(b.n))))
+	})
+	order := make([]int32, len(ks))
+	for i, k := range ks {
+		order[i] = k.n
+	}
+	return order
+}

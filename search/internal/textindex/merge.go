@@ -1,0 +1,209 @@
+package textindex
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// Merge merges the index's segments into one when it has more than one,
+// with a k-way merge of their dictionaries that streams the postings:
+// its memory is bounded by a few pages per segment, the postings of one
+// term block and the dictionary index of the output (the dictionary
+// itself goes to a temporary file when large). Searches go on meanwhile
+// on the old segments, and see the merged one after Merge commits; a
+// Builder may commit at the same time (its segments are newer and stay
+// as they are). The old files are removed once no search uses them.
+// Merges of one Index run one at a time.
+func (ix *Index) Merge(ctx context.Context) error {
+	ix.mergeMu.Lock()
+	defer ix.mergeMu.Unlock()
+	segs, err := ix.snapshot()
+	if err != nil {
+		return err
+	}
+	defer releaseAll(segs)
+	if len(segs) < 2 {
+		return nil
+	}
+	name := ix.allocName()
+	si, err := mergeSegments(ctx, ix.fsys, filepath.Join(ix.dir, name), segs)
+	if err != nil {
+		return err
+	}
+	si.name = name
+	if err := ix.commit([]segInfo{si}, segs); err != nil {
+		_ = ix.fsys.Remove(filepath.Join(ix.dir, name))
+		return err
+	}
+	return nil
+}
+
+type mergeInput struct {
+	s    *segment
+	base int32 // ordinal of its first document in the output
+	dict *dictCursor
+	post *pageReader
+	tool []uint32 // its tool numbers in the output
+	i    int
+}
+
+type cursorHeap []*mergeInput
+
+func (h cursorHeap) Len() int { return len(h) }
+func (h cursorHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h[i].dict.term, h[j].dict.term); c != 0 {
+		return c < 0
+	}
+	return h[i].i > h[j].i // the newest segment first
+}
+func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)   { *h = append(*h, x.(*mergeInput)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeSegments writes the documents and terms of segs (oldest first,
+// with ascending ids) as one segment at path.
+func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segment) (segInfo, error) {
+	w, err := createSegment(fsys, path)
+	if err != nil {
+		return segInfo{}, err
+	}
+	fail := func(err error) (segInfo, error) {
+		w.abort()
+		return segInfo{}, fmt.Errorf("merge into segment %s: %w", path, err)
+	}
+	var tools []string
+	toolNum := map[string]uint32{}
+	in := make([]*mergeInput, len(segs))
+	var ndocs int64
+	for i, s := range segs {
+		mi := &mergeInput{s: s, base: int32(ndocs), i: i, post: s.reader()}
+		mi.dict = s.cursor(s.reader(), 0)
+		for _, t := range s.tools {
+			n, ok := toolNum[t]
+			if !ok {
+				n = uint32(len(tools))
+				toolNum[t] = n
+				tools = append(tools, t)
+			}
+			mi.tool = append(mi.tool, n)
+		}
+		ndocs += s.foot.ndocs
+		if ndocs >= 1<<31 {
+			return fail(fmt.Errorf("%d documents are more than a segment holds", ndocs))
+		}
+		in[i] = mi
+	}
+	// Documents, oldest segment first.
+	start := w.beginRegion()
+	rec := make([]byte, 0, pageSize)
+	for _, mi := range in {
+		pr := mi.s.reader()
+		r := mi.s.foot.docs
+		const chunk = docRecSize * 1024
+		for off := int64(0); off < r.len; off += chunk {
+			b, err := pr.read(r.off+off, min(chunk, r.len-off))
+			if err != nil {
+				return fail(err)
+			}
+			for ; len(b) > 0; b = b[docRecSize:] {
+				d := decodeDocRecord(b)
+				if int(d.tool) >= len(mi.tool) {
+					return fail(corruptf("%s: a document names tool %d of %d", mi.s.path, d.tool, len(mi.tool)))
+				}
+				d.tool = mi.tool[d.tool]
+				rec = appendDocRecord(rec[:0], &d)
+				if _, err := w.pw.Write(rec); err != nil {
+					return fail(err)
+				}
+			}
+		}
+	}
+	w.foot.docs = w.endRegion(start)
+	w.foot.ndocs = ndocs
+	w.foot.minID, w.foot.maxID = segs[0].foot.minID, segs[len(segs)-1].foot.maxID
+	// Postings: terms in order; for each, the inputs' postings from the
+	// newest segment down, their ordinals moved up by the segment's base.
+	start = w.beginRegion()
+	pw := &postingsWriter{w: w.pw}
+	dw := &dictWriter{out: &spill{fsys: fsys, path: vfs.TempName(path + ".dict"), limit: 8 << 20}}
+	defer dw.out.close()
+	var h cursorHeap
+	for _, mi := range in {
+		if mi.dict.next() {
+			h = append(h, mi)
+		} else if mi.dict.err != nil {
+			return fail(mi.dict.err)
+		}
+	}
+	heap.Init(&h)
+	var term []byte
+	var nterms int64
+	for n := 0; len(h) > 0; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fail(err)
+			}
+		}
+		term = append(term[:0], h[0].dict.term...)
+		for len(h) > 0 && bytes.Equal(h[0].dict.term, term) {
+			mi := h[0]
+			it, err := newTermIter(mi.s, mi.post, mi.dict.ti)
+			if err != nil {
+				return fail(err)
+			}
+			for it.doc() >= 0 {
+				raw, err := it.raw()
+				if err != nil {
+					return fail(err)
+				}
+				if err := pw.add(mi.base+it.doc(), it.freq(), raw); err != nil {
+					return fail(err)
+				}
+				if err := it.next(); err != nil {
+					return fail(err)
+				}
+			}
+			if mi.dict.next() {
+				heap.Fix(&h, 0)
+			} else {
+				if mi.dict.err != nil {
+					return fail(mi.dict.err)
+				}
+				heap.Pop(&h)
+			}
+		}
+		ti, err := pw.end()
+		if err != nil {
+			return fail(err)
+		}
+		if err := dw.add(term, ti); err != nil {
+			return fail(err)
+		}
+		nterms++
+	}
+	w.foot.post = w.endRegion(start)
+	w.foot.nterms = nterms
+	if err := w.finishDict(dw); err != nil {
+		return fail(err)
+	}
+	start = w.beginRegion()
+	if _, err := w.pw.Write(encodeTools(tools)); err != nil {
+		return fail(err)
+	}
+	w.foot.tools = w.endRegion(start)
+	size, sum, err := w.finish()
+	if err != nil {
+		return segInfo{}, err
+	}
+	return segInfo{size: size, sum: sum, docs: w.foot.ndocs, minID: w.foot.minID, maxID: w.foot.maxID}, nil
+}

@@ -95,12 +95,16 @@ func (d *doc) jsonItem(dst []byte, en *jsonl.Entry, m []byte) []byte {
 	const member = "\n      " // a member of the item: prefix and one indent
 	dst = append(dst, '{')
 	dst = append(dst, member+`"id": `...)
-	if id, ok := en.IDJSON(); ok {
+	switch en.IDKind {
+	case jsonl.KindAbsent:
+		dst = append(dst, "null"...)
+	case jsonl.KindString: // IDJSON's bytes, without its allocation
+		dst = jsonl.AppendString(dst, en.ID)
+	default:
 		// A non-string id is the raw value as stored: it may be an
 		// object or an array, indented as the rest.
+		id, _ := en.IDJSON()
 		dst = jsonl.IndentTrusted(dst, id, "      ", "  ")
-	} else {
-		dst = append(dst, "null"...)
 	}
 	dst = append(dst, ","+member+`"type": `...)
 	dst = jsonl.AppendString(dst, en.Type)

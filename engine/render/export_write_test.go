@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,22 @@ func TestImageDataLen(t *testing.T) {
 		}
 		if got := bs[0].dataLen(); got != c.want || got != len(bs[0].data()) {
 			t.Errorf("%s: dataLen %d, len(data) %d, want %d", c.content, got, len(bs[0].data()), c.want)
+		}
+	}
+}
+
+// TestBase64DataMatchesExpression checks base64Data against the regular
+// expression it stands for.
+func TestBase64DataMatchesExpression(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`)
+	cases := []string{"", "=", "==", "===", "QUJD", "QUI=", "QQ==", "QQ===", "A=B", "A==B", "QU JD", "QU\nJD", "QUJD\n",
+		"é", "+/+/", "-_", "AAAA====", "a=", "=a", "\x00", strings.Repeat("QUJD", 10000) + "=="}
+	for c := 0; c < 256; c++ {
+		cases = append(cases, "AB"+string(rune(c))+"=", string([]byte{byte(c)}))
+	}
+	for _, s := range cases {
+		if got, want := base64Data(s), re.MatchString(s); got != want {
+			t.Errorf("base64Data(%q) = %v, the expression says %v", s, got, want)
 		}
 	}
 }

@@ -232,16 +232,33 @@ func (h *htmlWriter) content(c rview) {
 	}
 }
 
-var (
-	imageMIME  = regexp.MustCompile(`^image/(png|jpeg|gif|webp|bmp)$`)
-	base64Data = regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`)
-)
+var imageMIME = regexp.MustCompile(`^image/(png|jpeg|gif|webp|bmp)$`)
+
+// base64Data reports whether s matches ^[A-Za-z0-9+/]*={0,2}$: base64
+// that is safe in a data: URI. A loop, not that regular expression: an
+// image is some 100 KB, and the expression took a sixth of an HTML
+// export's time.
+func base64Data(s string) bool {
+	for range 2 {
+		if strings.HasSuffix(s, "=") {
+			s = s[:len(s)-1]
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
 
 // image embeds an image as a data: URI when its type and data are safe
 // to embed, and notes it otherwise.
 func (h *htmlWriter) image(b cblock) {
-	if data := b.data(); imageMIME.MatchString(b.mime) && base64Data.MatchString(data) && data != "" {
-		fmt.Fprintf(h.w, "<p><img alt=\"%s\" src=\"data:%s;base64,%s\"></p>\n", htmlEsc("image "+imageNote(b)), b.mime, data)
+	if data := b.data(); imageMIME.MatchString(b.mime) && base64Data(data) && data != "" {
+		fmt.Fprintf(h.w, "<p><img alt=\"%s\" src=\"data:%s;base64,", htmlEsc("image "+imageNote(b)), b.mime)
+		h.w.WriteString(data)
+		h.w.WriteString("\"></p>\n")
 		return
 	}
 	fmt.Fprintf(h.w, "<p class=\"note\">[image %s]</p>\n", htmlEsc(imageNote(b)))

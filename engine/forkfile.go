@@ -206,17 +206,20 @@ type forkBody struct {
 // contiguous returns the byte range of the file that holds the lines of
 // es and nothing else: each line exactly an entry's bytes (no blank,
 // damaged or padded line among them) and followed by the next. ok is
-// false when they are not, or when an entry is held in memory.
+// false when they are not, or when an entry's place in the file is not
+// known.
 func contiguous(es []*Entry) (off, n int64, ok bool) {
 	if len(es) == 0 {
 		return 0, 0, false
 	}
 	var end int64
 	for i, e := range es {
-		if !e.Detached() {
+		o, l := e.Span()
+		// A line kept in memory is exactly its entry's bytes when it is
+		// as long as they are: no blank text around the object.
+		if l <= 0 || (e.Raw != nil && len(e.Raw) != l) {
 			return 0, 0, false
 		}
-		o, l := e.Span()
 		if i == 0 {
 			off = o
 		} else if o != end+1 {

@@ -49,11 +49,15 @@ func runFork(e *env, args []string) int {
 			return e.fail(err)
 		}
 	}
-	// The new file goes beside the source, or with --cwd into that cwd's
-	// directory in pi's store (indusagi's with --store indusagi).
-	so := engine.StoreOptions{Command: "sessctl fork", Agent: storeAgent(*store)}
-	st, err := engine.OpenStore(e.ctx, so)
+	// The new file goes into the store --store names (pi's by default):
+	// beside the source when the source is in it, else into its folder
+	// for the cwd (--cwd's, or the source's).
+	so := engine.StoreOptions{Command: "sessctl fork"}
+	st, err := jsonlStore(*store, so)
 	if err != nil {
+		if layout.IsPlaceName(*store) && *store != layout.PlacePi && *store != "" {
+			return e.fail(err) // agentuse, all: no store of session files to fork into
+		}
 		if newCwd != "" {
 			return e.fail(err)
 		}

@@ -203,6 +203,44 @@ func TestForkCommand(t *testing.T) {
 			}
 		})
 	}
+	// A file outside the store is forked into the store --store names
+	// (pi's by default), in its folder for the cwd, and no lock stays
+	// beside the fork.
+	elsewhere := filepath.Join(t.TempDir(), "copy.jsonl")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(elsewhere, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dirStore := t.TempDir()
+	for _, x := range []struct {
+		args []string
+		dir  string
+	}{
+		{[]string{"fork", elsewhere, "--json"}, layout.DefaultSessionDir(agent, cwd)},
+		{[]string{"fork", elsewhere, "--all", "--json"}, layout.DefaultSessionDir(agent, cwd)},
+		{[]string{"fork", "--store", dirStore, elsewhere, "--json"}, dirStore},
+		{[]string{"fork", "--all", "--store", dirStore, elsewhere, "--json"}, dirStore},
+	} {
+		out, errOut, code := mutRun(t, "", x.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", x.args, code, errOut)
+		}
+		var got struct{ Path string }
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: %v: %s", x.args, err, out)
+		}
+		if filepath.Dir(got.Path) != x.dir {
+			t.Errorf("%v: the fork is %s, want it in %s", x.args, got.Path, x.dir)
+		}
+		for _, side := range []string{got.Path + ".lock", got.Path + ".owner", elsewhere + ".lock"} {
+			if _, err := os.Lstat(side); err == nil {
+				t.Errorf("%v: %s stays", x.args, side)
+			}
+		}
+	}
 	t.Run("human output", func(t *testing.T) {
 		out, _, code := mutRun(t, "", "fork", src)
 		fields := strings.Fields(out)

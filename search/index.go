@@ -154,7 +154,7 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 	if err := checkIndexDir(dir, nil); err != nil {
 		return nil, err
 	}
-	if o.Watch && o.Engine != EngineOwn {
+	if o.Watch {
 		x.w, _ = newWatcher() // none: every search walks, as without Watch
 	}
 	return x, nil

@@ -36,8 +36,9 @@ const (
 	// a table of the documents' places and the state of the files indexed.
 	// It answers the same queries as EngineFTS5; a query with FTS5 syntax
 	// it does not evaluate itself (column filters, ^, +, NEAR under NOT)
-	// is answered by reading the files, as with Options.NoIndex. Options.Watch
-	// is not used by it yet: every search stats every file.
+	// is answered by reading the files, as with Options.NoIndex. A search
+	// holds the index lock exclusive: searches of several processes take
+	// turns.
 	EngineOwn
 )
 
@@ -175,17 +176,41 @@ func (x *Index) ownDir() string { return filepath.Join(x.dir, ownDirName) }
 
 // ownSearch is Index.search for EngineOwn: the lock is taken exclusive
 // for the update and the query (one writer at a time; searches of other
-// processes wait).
-func (x *Index) ownSearch(ctx context.Context, sn *snipper, q Query, warn func(error)) (cands []candidate, err error) {
+// processes wait). With a watch (Options.Watch), a search that finds
+// nothing changed since the last one found the index current, and the
+// index's state as that search left it, only queries.
+func (x *Index) ownSearch(ctx context.Context, sn *snipper, q Query, warn func(error)) ([]candidate, error) {
+	key := storesKey(q.Stores)
+	if x.w != nil && x.clean.ok && x.clean.key == key && x.clean.gen == x.w.generation() {
+		cands, err := x.ownSearch1(ctx, sn, q, warn, true)
+		if !errors.Is(err, errChanged) {
+			return cands, err
+		}
+	}
+	x.clean = cleanState{}
+	return x.ownSearch1(ctx, sn, q, warn, false)
+}
+
+func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(error), current bool) (cands []candidate, err error) {
 	if err := checkIndexDir(x.dir, q.Stores); err != nil {
 		return nil, err
 	}
-	files, err := walk(ctx, q.Stores, warn)
-	if err != nil {
-		return nil, err
+	var files []found
+	var gen uint64
+	watched := false
+	if !current {
+		if x.w != nil {
+			// The count is taken before the walk: what changes from here
+			// on makes the next search walk again.
+			gen = x.w.generation()
+			watched = watchAll(x.w, roots(q.Stores))
+		}
+		if files, err = walk(ctx, q.Stores, warn); err != nil {
+			return nil, err
+		}
 	}
 	defer func() {
-		if err != nil && !errors.Is(err, ErrQuery) && ctx.Err() == nil && !errors.Is(err, ErrIndex) {
+		if err != nil && !errors.Is(err, ErrQuery) && !errors.Is(err, errChanged) && ctx.Err() == nil && !errors.Is(err, ErrIndex) {
 			err = &indexError{err}
 		}
 	}()
@@ -213,39 +238,70 @@ func (x *Index) ownSearch(ctx context.Context, sn *snipper, q Query, warn func(e
 		x.rebuilt = true
 	}
 	for attempt := 0; ; attempt++ {
-		cands, err = x.ownOnce(ctx, sn, files, q)
-		if err != nil && errors.Is(err, textindex.ErrCorrupt) && attempt < 1 {
+		var tag string
+		cands, tag, err = x.ownOnce(ctx, sn, files, q, current)
+		if err != nil && errors.Is(err, textindex.ErrCorrupt) && attempt < 1 && !current {
 			// Never the source of truth: built again.
 			if err := x.fsys().RemoveAll(x.ownDir()); err != nil {
 				return nil, fmt.Errorf("rebuild search index %s: %w", x.ownDir(), err)
 			}
 			continue
 		}
+		if err != nil && current {
+			return nil, errChanged // the full path repairs what is wrong
+		}
+		x.warnMu.Lock()
+		warned := len(x.warned) > 0
+		x.warnMu.Unlock()
+		if err == nil && watched && tag != "" && !warned {
+			x.clean = cleanState{ok: true, key: storesKey(q.Stores), gen: gen, tags: []string{tag}}
+		}
 		return cands, err
 	}
 }
 
-func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, q Query) ([]candidate, error) {
-	o, err := x.openOwn()
+// ownOnce opens the index, brings it up to date with files (not when
+// current: then the index must be as the last search left it, its state
+// file's tag the one recorded) and queries it. It returns the state
+// file's tag after the update.
+func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, q Query, current bool) ([]candidate, string, error) {
+	o, err := x.openOwn(!current)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer o.close()
-	if err := o.update(ctx, files, roots(q.Stores)); err != nil {
-		return nil, err
+	e, exact := parseFTS(q.Text)
+	if current {
+		if !exact || o.stateTag() != x.clean.tags[0] {
+			return nil, "", errChanged
+		}
+	} else if err := o.update(ctx, files, roots(q.Stores)); err != nil {
+		return nil, "", err
 	}
-	e, ok := parseFTS(q.Text)
-	if !ok {
+	tag := o.stateTag()
+	if !exact {
 		// Syntax the own index does not evaluate: read the files.
-		return scan(ctx, x.fsys(), sn, files, q, x.warn)
+		cands, err := scan(ctx, x.fsys(), sn, files, q, x.warn)
+		return cands, tag, err
 	}
-	return o.query(ctx, e, q)
+	cands, err := o.query(ctx, e, q)
+	return cands, tag, err
+}
+
+// stateTag identifies the state file as it is: every update writes a new
+// one (another inode, another change time).
+func (o *own) stateTag() string {
+	st := stampOf(o.x.fsys(), filepath.Join(o.dir, ownStateName))
+	if !st.exists {
+		return ""
+	}
+	return fmt.Sprint(st.size, st.mtime, st.ctime, st.id)
 }
 
 // openOwn opens the own index; one that cannot be trusted (no state, a
 // state of another version or that disagrees with the textindex) is
 // emptied first.
-func (x *Index) openOwn() (*own, error) {
+func (x *Index) openOwn(reset bool) (*own, error) {
 	fsys := x.fsys()
 	dir := x.ownDir()
 	o := &own{x: x, dir: dir}
@@ -270,6 +326,9 @@ func (x *Index) openOwn() (*own, error) {
 	if o.ix == nil {
 		if ix != nil {
 			ix.Close()
+		}
+		if !reset {
+			return nil, errChanged
 		}
 		if err := fsys.RemoveAll(dir); err != nil {
 			return nil, fmt.Errorf("reset search index %s: %w", dir, err)

@@ -60,7 +60,6 @@ func TestWatchSeesEveryChange(t *testing.T) {
 // something happens in a watched directory or another index writer
 // changes the shards; without Watch the change is seen at once.
 func TestWatchSkipsTheWalk(t *testing.T) {
-	skipOwn(t, "Options.Watch is not used by EngineOwn yet")
 	if runtime.GOOS != "linux" {
 		t.Skip("Options.Watch watches on Linux only")
 	}

@@ -349,8 +349,15 @@ func (x *Index) openOwn(reset bool) (*own, error) {
 		o.ix.Close()
 		return nil, fmt.Errorf("open search index %s: %w", dir, err)
 	}
-	// Records past MaxID are of an update that never committed.
-	if err := f.Truncate(int64(o.st.MaxID) * ownRecSize); err != nil {
+	// Records past MaxID are of an update that never committed. (Only a
+	// file of another size is truncated: a truncate changes its times,
+	// which its stamp records.)
+	want := int64(o.st.MaxID) * ownRecSize
+	fi, err := f.Stat()
+	if err == nil && fi.Size() != want {
+		err = f.Truncate(want)
+	}
+	if err != nil {
 		f.Close()
 		o.ix.Close()
 		return nil, fmt.Errorf("open search index %s: %w", dir, err)
@@ -408,6 +415,10 @@ func (o *own) writeState() error {
 	binary.LittleEndian.PutUint32(data, crc32.Checksum(data[4:], crcTable))
 	return vfs.WriteFileAtomic(o.x.fsys(), filepath.Join(o.dir, ownStateName), data, vfs.FileMode)
 }
+
+// ownBudget bounds the memory of the own engine's in-memory tables
+// (textindex.BuildOptions.Budget).
+const ownBudget = 32 << 20
 
 // ownWriter indexes files into the own index.
 type ownWriter struct {
@@ -469,7 +480,11 @@ func (o *own) update(ctx context.Context, files []found, rs []string) error {
 		}
 		return strings.Compare(a.path, b.path)
 	})
-	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{}), nextID: st.MaxID + 1}
+	// The tables' memory is bounded by a quarter of the bytes to index,
+	// and by ownBudget: a small update takes little memory, a first build
+	// a fixed amount.
+	budget := min(max(total/4, textindex.MinBudget), ownBudget)
+	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{Budget: budget}), nextID: st.MaxID + 1}
 	var done int64
 	for _, f := range work {
 		if err := ctx.Err(); err != nil {
@@ -513,6 +528,17 @@ func (o *own) update(ctx context.Context, files []found, rs []string) error {
 		if err := o.ix.Merge(ctx); err != nil {
 			return err
 		}
+		// The merged segments' files go when the index is closed (no
+		// search of this process uses them); then the stamps are taken.
+		if err := o.ix.Close(); err != nil {
+			return err
+		}
+		ix, err := textindex.Open(o.x.fsys(), filepath.Join(o.dir, ownTextDir))
+		if err != nil {
+			o.ix = nil
+			return err
+		}
+		o.ix = ix
 		if err := o.ix.RemoveLeftovers(); err != nil {
 			return err
 		}

@@ -79,7 +79,7 @@ type Options struct {
 	// be the real filesystem or a wrapper of it (vfstest.FaultFS).
 	FS vfs.FS
 	// Engine is the index kept: EngineFTS5 (SQLite FTS5) or EngineOwn
-	// (sessctl's own, in Dir/own). EngineDefault is EngineFTS5 for now.
+	// (sessctl's own, in Dir/own). EngineDefault is EngineOwn.
 	// The two keep separate files in Dir and share its lock.
 	Engine Engine
 }

@@ -53,7 +53,7 @@ func runSearch(e *env, args []string) int {
 	noIndex := fs.Bool("no-index", false, "read every file instead of using the search index")
 	reindex := fs.Bool("reindex", false, "build the search index again from scratch")
 	indexDir := fs.String("index-dir", "", "keep the search index in `DIR` (default: the user cache directory)")
-	engineName := fs.String("engine", "", "the search index `ENGINE`: fts5 (default) or own (sessctl's own index)")
+	engineName := fs.String("engine", "", "the search index `ENGINE`: own (sessctl's own index, the default) or fts5 (SQLite FTS5)")
 	if code := e.parse(searchCommand, fs, args); code >= 0 {
 		return code
 	}

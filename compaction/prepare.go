@@ -19,6 +19,10 @@ var (
 	// ErrNothingToCompact is returned when the path is empty or the first
 	// kept entry has no id (unmigrated data).
 	ErrNothingToCompact = errors.New("nothing to compact (session too small)")
+	// ErrNoMessages is returned for a session of fewer than two messages,
+	// which pi's /compact refuses as "Nothing to compact (no messages
+	// yet)" before it prepares anything (engine.Session.PrepareCompaction).
+	ErrNoMessages = errors.New("nothing to compact (no messages yet)")
 )
 
 // Preparation is everything pi's prepareCompaction computes, plus the

@@ -365,3 +365,19 @@ func (p *Preparation) RequestsJSON(customInstructions string) []byte {
 	}
 	return append(out, ']')
 }
+
+// SummaryText returns a summary a caller wrote (a file, standard input)
+// as the text to store: data without its trailing white space. It fails,
+// naming the byte, where data is not text: a NUL byte, invalid UTF-8.
+func SummaryText(data []byte) (string, error) {
+	text := strings.TrimRight(string(data), " \t\r\n")
+	for i, r := range text {
+		switch {
+		case r == 0:
+			return "", fmt.Errorf("not text: a NUL byte at byte %d", i)
+		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+			return "", fmt.Errorf("not text: invalid UTF-8 at byte %d", i)
+		}
+	}
+	return text, nil
+}

@@ -314,3 +314,18 @@ func TestOfflineKinds(t *testing.T) {
 		t.Errorf("branch summary:\n%s", branch)
 	}
 }
+
+func TestSummaryText(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"the summary\n\n", "the summary", ""},
+		{"  kept leading space \t\r\n", "  kept leading space", ""},
+		{"a \uFFFD replacement character is text", "a \uFFFD replacement character is text", ""},
+		{"nul\x00here", "", "not text: a NUL byte at byte 3"},
+		{"bad \xff byte", "", "not text: invalid UTF-8 at byte 4"},
+	} {
+		got, err := SummaryText([]byte(tc.in))
+		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && err.Error() != tc.err {
+			t.Errorf("SummaryText(%q) = %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sessctl/sessctl/compaction"
+	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 // Compact compacts the active branch the way pi's agent does, in one
@@ -26,4 +27,24 @@ func (s *Session) Compact(ctx context.Context, sum compaction.Summarizer, settin
 	fromHook := false
 	return s.AppendCompaction(Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
 		TokensBefore: res.TokensBefore, Details: res.Details, FromHook: &fromHook})
+}
+
+// PrepareCompaction prepares the compaction of the active branch with
+// settings as pi's /compact does before it asks for a summary: a session
+// of fewer than two messages (on any branch) is compaction.ErrNoMessages,
+// and a branch that cannot be cut compaction.ErrAlreadyCompacted or
+// compaction.ErrNothingToCompact, each returned as it is. It writes
+// nothing; compaction.Compact or FinishSummary and AppendCompaction
+// finish the job.
+func (s *Session) PrepareCompaction(settings compaction.Settings) (*compaction.Preparation, error) {
+	messages := 0
+	for _, en := range s.Entries() {
+		if en.Type == jsonl.TypeMessage {
+			messages++
+		}
+	}
+	if messages < 2 {
+		return nil, compaction.ErrNoMessages
+	}
+	return compaction.Prepare(s.BranchPath(""), settings)
 }

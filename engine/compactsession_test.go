@@ -79,3 +79,48 @@ func TestSessionCompact(t *testing.T) {
 		t.Errorf("Compact right after a compaction: %v, want ErrAlreadyCompacted", err)
 	}
 }
+
+// TestPrepareCompaction: a session of one message is ErrNoMessages (pi's
+// "no messages yet"), a longer one is prepared as compaction.Prepare
+// prepares its branch, and right after a compaction it is
+// ErrAlreadyCompacted; none of it writes.
+func TestPrepareCompaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	settings := compaction.Settings{ReserveTokens: 1000, KeepRecentTokens: 200}
+	st := openStore(t, engine.StoreOptions{Dir: t.TempDir(), Sync: engine.SyncNone})
+	s, err := st.Create(ctx, "/p", engine.CreateOptions{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Repeat("word ", 400)
+	add := func(role string) {
+		t.Helper()
+		if _, err := s.AppendMessage(raw(`{"role":"` + role + `","content":[{"type":"text","text":"` + words + `"}],"timestamp":1}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("user")
+	if _, err := s.PrepareCompaction(settings); !errors.Is(err, compaction.ErrNoMessages) {
+		t.Errorf("one message: %v, want ErrNoMessages", err)
+	}
+	for i := range 5 {
+		add([]string{"assistant", "user"}[i%2])
+	}
+	prep, err := s.PrepareCompaction(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := compaction.Prepare(s.BranchPath(""), settings)
+	if err != nil || prep.FirstKeptEntryID != want.FirstKeptEntryID || prep.FirstKeptIndex != want.FirstKeptIndex {
+		t.Errorf("kept from %s (index %d), compaction.Prepare keeps from %s (%d), %v",
+			prep.FirstKeptEntryID, prep.FirstKeptIndex, want.FirstKeptEntryID, want.FirstKeptIndex, err)
+	}
+	res := compaction.FinishSummary(prep, "the summary")
+	if _, err := s.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID, TokensBefore: res.TokensBefore}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PrepareCompaction(settings); !errors.Is(err, compaction.ErrAlreadyCompacted) {
+		t.Errorf("right after a compaction: %v, want ErrAlreadyCompacted", err)
+	}
+}

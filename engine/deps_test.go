@@ -44,13 +44,13 @@ var allowed = map[string][]string{
 	"layout/vfs":          {"golang.org/x/sys"},
 	"layout/vfs/vfstest":  {"layout/vfs"},
 	"tree":                {"internal/jsonl"},
-	"compaction":          {"internal/jsonl", "tree", "message"},
+	"compaction":          {"internal/jsonl", "layout/vfs", "tree", "message"}, // vfs: pi's settings files
 	"message":             {"internal/jsonl"},
 	// migrate sits beside tree; its importers write pi's messages with
 	// message's types (pi's format in one place).
 	"migrate":         {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "message", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
 	"lock":            {"layout/vfs", "github.com/gofrs/flock"},
-	"engine":          {"internal/cacheindex", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "message", "migrate", "lock", "golang.org/x/sync"},
+	"engine":          {"internal/cacheindex", "internal/human", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse": {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"engine/repair":   {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "tree"},
 	"engine/importer": {"internal/sessionfile", "layout", "layout/vfs", "migrate"},
@@ -60,12 +60,18 @@ var allowed = map[string][]string{
 	// The web viewer sits on everything a reader uses (the stores, search,
 	// render, stats, redact) and takes no third-party module.
 	"web": {"engine", "engine/agentuse", "message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},
-	// search watches the stores' directories with inotify (x/sys/unix).
-	"search":            {"engine", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
+	// search watches the stores' directories with inotify (x/sys/unix),
+	// and finds AgentUse sessions with agentuse.Walk, the one walk of them.
+	"search":            {"engine", "engine/agentuse", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
 	"internal/human":    {},
 	"internal/shortid":  {"internal/sessionfile"},                   // the short ids people see and type
 	"internal/workload": {"internal/jsonl", "layout", "layout/vfs"}, // writes its files through layout/vfs, as every library does
 	"cmd/sessctl":       {"*"},
+	// The sample session of sessctl demo, written through the engine.
+	"internal/demo": {"engine", "message"},
+	// The terminal as a file, for the CLI: tty detection and writev
+	// (x/sys), escaping.
+	"internal/term": {"internal/human", "golang.org/x/sys"},
 	// make bench's workloads and its library rows against pi.
 	"cmd/sessctl-bench": {"engine", "message", "internal/sessionfile", "internal/workload", "tree", "replica/s3", "github.com/minio/minio-go/v7"},
 	"examples/agent":    {"engine", "message", "compaction", "tree"}, // and internal/testenv in its test

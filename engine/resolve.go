@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/sessctl/sessctl/internal/errs"
+	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/internal/shortid"
@@ -257,9 +258,9 @@ func closeIDs(name string, ids []string) []string {
 	for _, id := range ids {
 		// Compare with the id cut to the name's length too, so a
 		// mistyped prefix still finds its id.
-		d := editDistance(low, strings.ToLower(id))
+		d := human.EditDistance(low, strings.ToLower(id))
 		if len(id) > len(name) {
-			d = min(d, editDistance(low, strings.ToLower(id[:len(name)])))
+			d = min(d, human.EditDistance(low, strings.ToLower(id[:len(name)])))
 		}
 		if d <= limit {
 			cs = append(cs, cand{id, d})
@@ -279,25 +280,4 @@ func closeIDs(name string, ids []string) []string {
 		out = append(out, c.id)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

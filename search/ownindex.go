@@ -206,7 +206,7 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 			gen = x.w.generation()
 			watched = watchAll(x.w, roots(q.Stores))
 		}
-		if files, err = walk(ctx, q.Stores, warn); err != nil {
+		if files, err = walkFS(ctx, x.fsys(), q.Stores, warn); err != nil {
 			return nil, err
 		}
 	}

@@ -9,13 +9,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var branchCommand = &command{
-	name:    "branch",
-	summary: "move a session's active leaf to another entry, durably",
-	usage:   helpText("branch"),
-}
+var branchCommand = newCommand("branch", "move a session's active leaf to another entry, durably")
 
-func init() { register(branchCommand).run = runBranch }
+func init() { branchCommand.run = runBranch }
 
 func runBranch(e *env, args []string) int {
 	fs := e.flags(branchCommand)
@@ -35,31 +31,23 @@ func runBranch(e *env, args []string) int {
 	if msg := sf.check(); msg != "" {
 		return e.usageError("%s", msg)
 	}
-	if sf.set("summary-file") {
+	if isSet(fs, "summary-file") {
 		return e.usageError("--summary-file is for compact; use --summary TEXT")
 	}
-	if *summarize && sf.set("summary") {
+	if *summarize && isSet(fs, "summary") {
 		return e.usageError("--summary and --summarize cannot be combined")
 	}
-	if sf.set("summary") && *sf.text == "" {
+	if isSet(fs, "summary") && *sf.text == "" {
 		return e.usageError("--summary is empty: leave it out to move the leaf without a summary")
 	}
-	if sf.set("summary-cmd") && !*summarize {
+	if isSet(fs, "summary-cmd") && !*summarize {
 		return e.usageError("--summary-cmd needs --summarize")
 	}
-	path, err := resolveSession(*store, pos[0])
-	if err != nil {
-		return e.fail(err)
-	}
-	s, err := openForWrite(e.ctx, path, *wait, "sessctl branch")
-	if err != nil {
-		return e.fail(err)
+	s, target, code := e.openEntry(*store, pos[0], pos[1], *wait)
+	if code >= 0 {
+		return code
 	}
 	defer s.Close()
-	target, err := s.ResolveEntry(pos[1])
-	if err != nil {
-		return e.failEntry(err, pos[0])
-	}
 	oldLeaf, hasLeaf := s.LeafID()
 	if hasLeaf && oldLeaf == target {
 		fmt.Fprintf(e.stderr, "sessctl: branch: the leaf already is %s; nothing to do\n", human.QuotePath(target))
@@ -74,7 +62,7 @@ func runBranch(e *env, args []string) int {
 	var details any
 	var fromHook *bool
 	switch {
-	case sf.set("summary"):
+	case isSet(fs, "summary"):
 		summary, hasSummary = *sf.text, true
 	case *summarize:
 		sum, _ := sf.summarizer()
@@ -88,6 +76,7 @@ func runBranch(e *env, args []string) int {
 		}
 	}
 	var id string
+	var err error
 	if hasSummary {
 		id, err = s.BranchWithSummary(engine.BranchSummary{FromID: target, Summary: summary, Details: details, FromHook: fromHook})
 	} else {
@@ -101,19 +90,8 @@ func runBranch(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if *asJSON {
-		b := jsonl.NewObject(256+len(summary)).String("session", file)
-		if hasLeaf {
-			b.String("from", oldLeaf)
-		} else {
-			b.Null("from")
-		}
-		b.String("to", target).String("entryId", id)
-		if hasSummary {
-			b.String("summary", summary)
-		} else {
-			b.Null("summary")
-		}
-		jsonOut(e.stdout, b.Bytes())
+		jsonOut(e.stdout, jsonl.NewObject(256+len(summary)).String("session", file).StringOrNull("from", opt(oldLeaf, hasLeaf)).
+			String("to", target).String("entryId", id).StringOrNull("summary", opt(summary, hasSummary)).Bytes())
 		return exitOK
 	}
 	if hasSummary {
@@ -133,12 +111,7 @@ const branchEntryType = "sessctl-branch"
 // becomes the leaf on every reload. Its data names the leaf it moved
 // from ({"from": ID}, null when there was none).
 func plainBranch(s *engine.Session, target, oldLeaf string, hasLeaf bool) (string, error) {
-	data := jsonl.NewObject(64)
-	if hasLeaf {
-		data.String("from", oldLeaf)
-	} else {
-		data.Null("from")
-	}
+	data := jsonl.NewObject(64).StringOrNull("from", opt(oldLeaf, hasLeaf))
 	if err := s.Branch(target); err != nil {
 		return "", err
 	}

@@ -3,44 +3,13 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/sessctl/sessctl/internal/release"
 )
 
 // Tests of the CLI conventions every command shares: flag values, exit
 // codes, --version, output safety.
-
-func TestParseDuration(t *testing.T) {
-	cases := []struct {
-		in      string
-		want    time.Duration
-		wantErr string
-	}{
-		{"0", 0, ""},
-		{"10s", 10 * time.Second, ""},
-		{"1h30m", 90 * time.Minute, ""},
-		{"10", 0, "needs a unit"},
-		{"1.5", 0, "needs a unit"},
-		{"-5s", 0, "cannot be negative"},
-		{"soon", 0, "not a duration"},
-	}
-	for _, tc := range cases {
-		got, err := parseDuration(tc.in)
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("parseDuration(%q): %v", tc.in, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("parseDuration(%q) = %v, %v; want an error saying %q", tc.in, got, err, tc.wantErr)
-		case got != tc.want:
-			t.Errorf("parseDuration(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
 
 // TestWaitFlag checks that every command's --wait refuses a negative
 // duration and explains a missing unit, with the usage exit code.
@@ -82,32 +51,6 @@ func TestVersion(t *testing.T) {
 		out, errOut, code := runCLI(t, arg)
 		if code != exitOK || errOut != "" || !strings.HasPrefix(out, "sessctl ") || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
 			t.Errorf("sessctl %s: exit %d, stdout %q, stderr %q; want one line \"sessctl VERSION\"", arg, code, out, errOut)
-		}
-	}
-	rev := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}}
-	// A build that is not of a release tag names the release the tree
-	// is, marked +dev between releases.
-	dev := "v" + release.Version
-	if release.Dev {
-		dev += "+dev"
-	}
-	cases := []struct {
-		name string
-		info *debug.BuildInfo
-		want string
-	}{
-		{"no build info", nil, dev},
-		{"devel", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, dev},
-		{"empty", &debug.BuildInfo{}, dev},
-		{"tagged", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, "v1.2.0"},
-		{"pseudo-version", &debug.BuildInfo{Main: debug.Module{Version: "v0.1.1-0.20261127093000-0123456789ab"}}, dev + " (commit 0123456789ab)"},
-		{"pseudo-version, dirty", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261127093000-0123456789ab+dirty"}}, dev + " (commit 0123456789ab)"},
-		{"commit", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: rev}, dev + " (commit 0123456789ab)"},
-		{"modified", &debug.BuildInfo{Settings: append(rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"})}, dev + " (commit 0123456789ab, modified)"},
-	}
-	for _, tc := range cases {
-		if got := version(tc.info, tc.info != nil); got != tc.want {
-			t.Errorf("%s: version = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
@@ -172,41 +115,5 @@ func TestDumpFields(t *testing.T) {
 	out, errOut, code := runCLI(t, "dump", "--context-by-leaf", "--fields", "contextAtNullLeaf", main)
 	if code != exitOK || !strings.HasPrefix(out, `{"contextAtNullLeaf":`) {
 		t.Errorf("dump --context-by-leaf --fields contextAtNullLeaf: exit %d, stdout %.80q, stderr %q", code, out, errOut)
-	}
-}
-
-func TestParseSize(t *testing.T) {
-	cases := []struct {
-		in      string
-		want    int64
-		wantErr string
-	}{
-		{"0", 0, ""},
-		{"1024", 1024, ""},
-		{"4M", 4 << 20, ""},
-		{"4MiB", 4 << 20, ""},
-		{"512K", 512 << 10, ""},
-		{"1G", 1 << 30, ""},
-		{"10B", 10, ""},
-		{"-1", 0, "cannot be negative"},
-		{"1.5M", 0, "not a size"},
-		{"lots", 0, "not a size"},
-		{"99999999999G", 0, "too large"},
-	}
-	for _, tc := range cases {
-		got, err := parseSize(tc.in)
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("parseSize(%q): %v", tc.in, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("parseSize(%q) = %v, %v; want an error saying %q", tc.in, got, err, tc.wantErr)
-		case got != tc.want:
-			t.Errorf("parseSize(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-		if err == nil {
-			if back, err := parseSize(formatSize(got)); err != nil || back != got {
-				t.Errorf("formatSize(%d) = %q reads back as %d, %v", got, formatSize(got), back, err)
-			}
-		}
 	}
 }

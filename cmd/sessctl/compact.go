@@ -8,23 +8,19 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-var compactCommand = &command{
-	name:    "compact",
-	summary: "compact a session: summarise its older part, as pi does",
-	usage:   helpText("compact"),
-}
+var compactCommand = newCommand("compact", "compact a session: summarise its older part, as pi does")
 
-func init() { register(compactCommand).run = runCompact }
+func init() { compactCommand.run = runCompact }
 
 // summaryFlags are the flags that choose a summariser (compact, branch).
 type summaryFlags struct {
@@ -55,15 +51,7 @@ func addSummaryFlags(fs *flag.FlagSet) *summaryFlags {
 	}
 }
 
-func (sf *summaryFlags) set(name string) bool {
-	found := false
-	sf.fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			found = true
-		}
-	})
-	return found
-}
+func (sf *summaryFlags) set(name string) bool { return isSet(sf.fs, name) }
 
 // check reports a usage mistake: more than one source.
 func (sf *summaryFlags) check() string {
@@ -92,7 +80,9 @@ func (sf *summaryFlags) callerText(stdin io.Reader) (string, bool, error) {
 	case sf.set("summary-file"):
 		var data []byte
 		var err error
+		what := "summary file " + *sf.file
 		if *sf.file == "-" {
+			what = "the summary on standard input"
 			data, err = io.ReadAll(stdin)
 		} else {
 			data, err = os.ReadFile(*sf.file)
@@ -100,18 +90,9 @@ func (sf *summaryFlags) callerText(stdin io.Reader) (string, bool, error) {
 		if err != nil {
 			return "", false, fmt.Errorf("read summary: %w", err)
 		}
-		text := strings.TrimRight(string(data), " \t\r\n")
-		what := "summary file " + *sf.file
-		if *sf.file == "-" {
-			what = "the summary on standard input"
-		}
-		for i, r := range text {
-			switch {
-			case r == 0:
-				return "", false, fmt.Errorf("%s is not text: a NUL byte at byte %d", what, i)
-			case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
-				return "", false, fmt.Errorf("%s is not text: invalid UTF-8 at byte %d", what, i)
-			}
+		text, err := compaction.SummaryText(data)
+		if err != nil {
+			return "", false, fmt.Errorf("%s is %w", what, err)
 		}
 		return text, true, nil
 	}
@@ -175,9 +156,9 @@ func runCompact(e *env, args []string) int {
 	}
 	settings.Reasoning = *reasoning
 
-	prep, kept, err := prepareCompaction(s, settings)
+	prep, err := s.PrepareCompaction(settings)
 	switch {
-	case errors.Is(err, errNoMessages):
+	case errors.Is(err, compaction.ErrNoMessages):
 		return e.refuse(err, "a session needs at least two messages before it can be compacted")
 	case errors.Is(err, compaction.ErrAlreadyCompacted):
 		return e.refuse(err, "the last entry is already a compaction; it can be compacted again once more entries follow")
@@ -189,6 +170,7 @@ func runCompact(e *env, args []string) int {
 	case err != nil:
 		return e.fail(err)
 	}
+	kept, _ := s.Entry(prep.FirstKeptEntryID)
 	keptDesc := describeEntry(kept)
 
 	var res compaction.Result
@@ -225,59 +207,90 @@ func runCompact(e *env, args []string) int {
 	}
 
 	path, _ = filepath.Abs(path)
+	out := compactOutput{path: path, entryID: entryID, source: source, keptDesc: keptDesc, dryRun: *dryRun,
+		instructions: *instructions, prep: prep, res: res, settings: settings}
 	if *asJSON {
-		b := jsonl.NewObject(512+len(res.Summary)).String("session", path)
-		if *dryRun {
-			b.Null("entryId")
-		} else {
-			b.String("entryId", entryID)
-		}
-		b.String("firstKeptEntryId", prep.FirstKeptEntryID).
-			Number("tokensBefore", prep.TokensBefore).
-			Bool("isSplitTurn", prep.IsSplitTurn).
-			Number("messagesToSummarize", float64(len(prep.MessagesToSummarize))).
-			Number("turnPrefixMessages", float64(len(prep.TurnPrefixMessages))).
-			Raw("readFiles", mustJSON(res.Details.ReadFiles)).
-			Raw("modifiedFiles", mustJSON(res.Details.ModifiedFiles)).
-			String("summarizer", source)
-		if *dryRun {
-			b.Null("summary")
-		} else {
-			b.String("summary", res.Summary)
-		}
-		b.Number("keepRecentTokens", float64(settings.KeepRecentTokens)).
-			Number("reserveTokens", float64(settings.ReserveTokens)).
-			String("thinkingLevel", prep.ThinkingLevel)
-		if *dryRun {
-			b.Raw("requests", prep.RequestsJSON(*instructions))
-		}
-		jsonOut(e.stdout, b.Bytes())
-		return exitOK
-	}
-	w := e.stdout
-	if *dryRun {
-		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", human.QuotePath(path))
+		jsonOut(e.stdout, out.json())
 	} else {
-		fmt.Fprintf(w, "compacted %s\n", human.QuotePath(path))
-		fmt.Fprintf(w, "  entry:          %s\n", entryID)
+		out.text(e.stdout)
+	}
+	return exitOK
+}
+
+// compactOutput is what compact reports: of a compaction made, or of a
+// dry run's (entryID "").
+type compactOutput struct {
+	path, entryID, source, keptDesc string
+	dryRun                          bool
+	instructions                    string
+	prep                            *compaction.Preparation
+	res                             compaction.Result
+	settings                        compaction.Settings
+}
+
+// json is compact --json's object.
+func (o *compactOutput) json() []byte {
+	prep, res := o.prep, o.res
+	b := jsonl.NewObject(512+len(res.Summary)).String("session", o.path)
+	if o.dryRun {
+		b.Null("entryId")
+	} else {
+		b.String("entryId", o.entryID)
+	}
+	b.String("firstKeptEntryId", prep.FirstKeptEntryID).
+		Number("tokensBefore", prep.TokensBefore).
+		Bool("isSplitTurn", prep.IsSplitTurn).
+		Number("messagesToSummarize", float64(len(prep.MessagesToSummarize))).
+		Number("turnPrefixMessages", float64(len(prep.TurnPrefixMessages))).
+		Raw("readFiles", mustJSON(res.Details.ReadFiles)).
+		Raw("modifiedFiles", mustJSON(res.Details.ModifiedFiles)).
+		String("summarizer", o.source)
+	if o.dryRun {
+		b.Null("summary")
+	} else {
+		b.String("summary", res.Summary)
+	}
+	b.Number("keepRecentTokens", float64(o.settings.KeepRecentTokens)).
+		Number("reserveTokens", float64(o.settings.ReserveTokens)).
+		String("thinkingLevel", prep.ThinkingLevel)
+	if o.dryRun {
+		b.Raw("requests", prep.RequestsJSON(o.instructions))
+	}
+	return b.Bytes()
+}
+
+// text prints the report for people.
+func (o *compactOutput) text(w io.Writer) {
+	prep, res := o.prep, o.res
+	if o.dryRun {
+		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", human.QuotePath(o.path))
+	} else {
+		fmt.Fprintf(w, "compacted %s\n", human.QuotePath(o.path))
+		fmt.Fprintf(w, "  entry:          %s\n", o.entryID)
 	}
 	split := ""
 	if prep.IsSplitTurn {
 		split = ", inside a turn"
 	}
-	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", human.QuotePath(prep.FirstKeptEntryID), keptDesc, split)
+	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", human.QuotePath(prep.FirstKeptEntryID), o.keptDesc, split)
 	fmt.Fprintf(w, "  tokens before:  %s\n", fmtTokens(prep.TokensBefore))
 	fmt.Fprintf(w, "  summarised:     %s", human.Plural(len(prep.MessagesToSummarize), "message", "messages"))
 	if len(prep.TurnPrefixMessages) > 0 {
 		fmt.Fprintf(w, ", plus %d from the start of the cut turn", len(prep.TurnPrefixMessages))
 	}
 	fmt.Fprintln(w)
-	if !*dryRun {
-		fmt.Fprintf(w, "  summary:        %s, %s\n", source, human.Plural(len([]rune(res.Summary)), "character", "characters"))
+	if !o.dryRun {
+		fmt.Fprintf(w, "  summary:        %s, %s\n", o.source, human.Plural(len([]rune(res.Summary)), "character", "characters"))
 	}
 	fmt.Fprintf(w, "  read files:     %s\n", pathList(res.Details.ReadFiles))
 	fmt.Fprintf(w, "  modified files: %s\n", pathList(res.Details.ModifiedFiles))
-	return exitOK
+}
+
+// compactionSettings returns the compaction settings of pi's settings
+// files for a session of agent in cwd (compaction.ReadSettings).
+func compactionSettings(agent layout.Agent, cwd string) (compaction.Settings, []error) {
+	dir, _ := layout.AgentDir(agent)
+	return compaction.ReadSettings(vfs.OS(), layout.SettingsFiles(agent, dir, cwd)...)
 }
 
 // refuse reports a compaction pi would refuse too, with a hint; exit 1.
@@ -309,32 +322,4 @@ func fmtTokens(f float64) string {
 func mustJSON(ss []string) []byte {
 	b, _ := jsonl.Marshal(ss)
 	return b
-}
-
-// errNoMessages is returned by prepareCompaction for a session with fewer
-// than two messages: pi refuses to compact one too.
-var errNoMessages = errors.New("nothing to compact (no messages yet)")
-
-// prepareCompaction prepares the compaction of the active branch with
-// settings, as pi's /compact does before it asks for a summary. It fails
-// with errNoMessages for a session of fewer than two messages, and with
-// compaction.ErrAlreadyCompacted or compaction.ErrNothingToCompact when
-// the branch cannot be cut. It returns the preparation and the first entry
-// it keeps.
-func prepareCompaction(s *engine.Session, settings compaction.Settings) (*compaction.Preparation, *jsonl.Entry, error) {
-	messages := 0
-	for _, en := range s.Entries() {
-		if en.Type == jsonl.TypeMessage {
-			messages++
-		}
-	}
-	if messages < 2 {
-		return nil, nil, errNoMessages
-	}
-	branch := s.BranchPath("")
-	prep, err := compaction.Prepare(branch, settings)
-	if err != nil {
-		return nil, nil, err
-	}
-	return prep, branch[prep.FirstKeptIndex], nil
 }

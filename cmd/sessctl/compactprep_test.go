@@ -1,77 +1,14 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sessctl/sessctl/compaction"
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/testenv"
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/message"
 )
-
-// compactSession is a session in memory of messages long user and
-// assistant messages, their ids e0000001, e0000002, ...
-func compactSession(t *testing.T, messages int) *engine.Session {
-	t.Helper()
-	n := 0
-	st, err := engine.OpenStore(t.Context(), engine.StoreOptions{Dir: t.TempDir(), NewEntryID: func() string { n++; return fmt.Sprintf("e%07d", n) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(t.Context(), "/p", engine.CreateOptions{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range messages {
-		role := "user"
-		if i%2 == 1 {
-			role = "assistant"
-		}
-		text := strings.Repeat("word ", 400)
-		m, err := message.Decode(fmt.Appendf(nil, `{"role":%q,"content":[{"type":"text","text":%q}],"timestamp":%d}`, role, text, 1772355600000+i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.AppendMessage(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s
-}
-
-func TestPrepareCompaction(t *testing.T) {
-	settings := compaction.DefaultSettings()
-	settings.KeepRecentTokens = 200
-	if _, _, err := prepareCompaction(compactSession(t, 1), settings); !errors.Is(err, errNoMessages) {
-		t.Errorf("one message: %v, want errNoMessages", err)
-	}
-	s := compactSession(t, 6)
-	prep, kept, err := prepareCompaction(s, settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if kept.ID != prep.FirstKeptEntryID {
-		t.Errorf("kept entry %s, preparation keeps from %s", kept.ID, prep.FirstKeptEntryID)
-	}
-	res, no := compaction.FinishSummary(prep, "the summary"), false
-	id, err := s.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
-		TokensBefore: res.TokensBefore, Details: res.Details, FromHook: &no})
-	if err != nil {
-		t.Fatal(err)
-	}
-	en, ok := s.Entry(id)
-	if !ok || en.Type != "compaction" || !strings.Contains(string(en.Raw), `"summary":"the summary"`) || !strings.Contains(string(en.Raw), `"fromHook":false`) {
-		t.Errorf("compaction entry: %s", en.Raw)
-	}
-	if _, _, err := prepareCompaction(s, settings); !errors.Is(err, compaction.ErrAlreadyCompacted) {
-		t.Errorf("right after a compaction: %v, want ErrAlreadyCompacted", err)
-	}
-}
 
 func TestCompactionSettings(t *testing.T) {
 	agentDir := t.TempDir()

@@ -5,13 +5,9 @@ import (
 	"github.com/sessctl/sessctl/engine/render"
 )
 
-var contextCommand = &command{
-	name:    "context",
-	summary: "print the model context of a session as JSON",
-	usage:   helpText("context"),
-}
+var contextCommand = newCommand("context", "print the model context of a session as JSON")
 
-func init() { register(contextCommand).run = runContext }
+func init() { contextCommand.run = runContext }
 
 func runContext(e *env, args []string) int {
 	fs := e.flags(contextCommand)

@@ -1,18 +1,12 @@
 package main
 
 import (
-	"flag"
-
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var contextEditCommand = &command{
-	name:    "context-edit",
-	summary: "omit or replace a message in the model context, keeping the history",
-	usage:   helpText("context-edit"),
-}
+var contextEditCommand = newCommand("context-edit", "omit or replace a message in the model context, keeping the history")
 
-func init() { register(contextEditCommand).run = runContextEdit }
+func init() { contextEditCommand.run = runContextEdit }
 
 func runContextEdit(e *env, args []string) int {
 	fs := e.flags(contextEditCommand)
@@ -28,31 +22,18 @@ func runContextEdit(e *env, args []string) int {
 	if len(pos) != 2 {
 		return e.usageError("expected SESSION and ENTRY")
 	}
-	replaceSet := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "replace" {
-			replaceSet = true
-		}
-	})
+	replaceSet := isSet(fs, "replace")
 	switch {
 	case *omit == replaceSet:
 		return e.usageError("give one of --omit and --replace TEXT")
 	case replaceSet && *replace == "":
 		return e.usageError("--replace TEXT is empty: to leave the message out, use --omit")
 	}
-	path, err := resolveSession(*store, pos[0])
-	if err != nil {
-		return e.fail(err)
-	}
-	s, err := openForWrite(e.ctx, path, *wait, "sessctl context-edit")
-	if err != nil {
-		return e.fail(err)
+	s, target, code := e.openEntry(*store, pos[0], pos[1], *wait)
+	if code >= 0 {
+		return code
 	}
 	defer s.Close()
-	target, err := s.ResolveEntry(pos[1])
-	if err != nil {
-		return e.failEntry(err, pos[0])
-	}
 	var content any // nil: omit
 	if replaceSet {
 		content = *replace
@@ -65,13 +46,7 @@ func runContextEdit(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if *asJSON {
-		b := jsonl.NewObject(128).String("entryId", id).String("targetId", target)
-		if replaceSet {
-			b.String("replacement", *replace)
-		} else {
-			b.Null("replacement")
-		}
-		jsonOut(e.stdout, b.Bytes())
+		jsonOut(e.stdout, jsonl.NewObject(128).String("entryId", id).String("targetId", target).StringOrNull("replacement", opt(*replace, replaceSet)).Bytes())
 	}
 	return exitOK
 }

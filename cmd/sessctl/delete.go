@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 
@@ -10,13 +9,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var deleteCommand = &command{
-	name:    "delete",
-	summary: "move a session to the store's trash",
-	usage:   helpText("delete"),
-}
+var deleteCommand = newCommand("delete", "move a session to the store's trash")
 
-func init() { register(deleteCommand).run = runDelete }
+func init() { deleteCommand.run = runDelete }
 
 func runDelete(e *env, args []string) int {
 	fs := e.flags(deleteCommand)
@@ -42,15 +37,9 @@ func runDelete(e *env, args []string) int {
 	if err != nil {
 		st = fileStore(path, so) // no store: trash beside the file
 	}
-	var o engine.TrashOptions
-	ctx := e.ctx
-	if *wait > 0 {
-		o.Wait = true
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *wait)
-		defer cancel()
-	}
-	moved, err := st.Trash(ctx, path, o)
+	ctx, cancel := waitContext(e.ctx, *wait)
+	defer cancel()
+	moved, err := st.Trash(ctx, path, engine.TrashOptions{Wait: *wait > 0})
 	if err != nil {
 		return e.fail(err)
 	}

@@ -7,21 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/demo"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/message"
 )
 
-var demoCommand = &command{
-	name:    "demo",
-	summary: "build a sample session in a temporary store and show it",
-	usage:   helpText("demo"),
-}
+var demoCommand = newCommand("demo", "build a sample session in a temporary store and show it")
 
-func init() { register(demoCommand).run = runDemo }
+func init() { demoCommand.run = runDemo }
 
 func runDemo(e *env, args []string) int {
 	fs := e.flags(demoCommand)
@@ -37,8 +31,7 @@ func runDemo(e *env, args []string) int {
 		defer os.RemoveAll(root)
 	}
 	agentDir := filepath.Join(root, "agent")
-	cwd := "/home/demo/project"
-	file, err := buildDemoSession(e, agentDir, cwd)
+	file, err := demo.WriteSession(e.ctx, agentDir)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -104,71 +97,27 @@ func runDemo(e *env, args []string) int {
 		}
 		fmt.Fprintf(out, "    %-14s %s\n", m.Role, human.OneLine(text, 80))
 	}
+	// What to try next, each line a command that runs as printed from
+	// where this one ran (the program as it was invoked: ./bin/sessctl
+	// after make build), its purpose a shell comment.
+	prog, f := human.ShellQuote(invokedAs), human.ShellQuote(file)
+	try := [][2]string{
+		{prog + " demo --keep", "keep the sample store, and get commands to explore it"},
+		{prog + " help", "every command; help COMMAND for its flags and examples"},
+	}
 	if *keep {
 		fmt.Fprintf(out, "\nThe store is kept at %s\n", human.QuotePath(root))
-		fmt.Fprintf(out, "Browse it: sessctl serve --store %s\n", human.ShellQuote(layout.SessionsDir(agentDir)))
+		try = [][2]string{
+			{prog + " show --full " + f, "the conversation on its active branch, in full"},
+			{prog + " tree " + f, "every branch of the session, with the entry ids"},
+			{prog + " stats " + f, "tokens and cost"},
+			{prog + " serve --store " + human.ShellQuote(layout.SessionsDir(agentDir)), "browse the store in a web browser; Ctrl-C stops it"},
+			{"rm -r " + human.ShellQuote(root), "remove the store when done"},
+		}
+	}
+	step("Try next")
+	for _, t := range try {
+		fmt.Fprintf(out, "  %s  # %s\n", t[0], t[1])
 	}
 	return exitOK
-}
-
-// buildDemoSession writes the sample session through the engine API and
-// returns its file.
-func buildDemoSession(e *env, agentDir, cwd string) (string, error) {
-	st, err := engine.OpenStore(e.ctx, engine.StoreOptions{AgentDir: agentDir})
-	if err != nil {
-		return "", err
-	}
-	s, err := st.Create(e.ctx, cwd, engine.CreateOptions{})
-	if err != nil {
-		return "", err
-	}
-	defer s.Close()
-	at := func(ms int64) time.Time { return time.UnixMilli(1772355600000 + ms) }
-	usage := func(in, out int64, cost message.Cost) message.Usage { return message.NewUsage(in, out, 0, 0, cost) }
-	steps := []func() (string, error){
-		func() (string, error) { return s.AppendModelChange("anthropic", "claude-sonnet-4-5") },
-		func() (string, error) { return s.AppendThinkingLevelChange("medium") },
-		func() (string, error) {
-			return s.AppendMessage(message.NewUser("Why does the build fail on main?", at(0)))
-		},
-		func() (string, error) {
-			return s.AppendMessage(message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5", []message.Block{
-				message.NewThinking("Check the CI log first."),
-				message.NewText("Let me look at the log."),
-				message.NewToolCall("call_1", "bash", map[string]string{"command": "make test 2>&1 | tail -3"}),
-			}, usage(120, 40, message.Cost{Input: 0.00036, Output: 0.0006, Total: 0.00096}), message.StopToolUse, at(1000)))
-		},
-		func() (string, error) {
-			return s.AppendMessage(message.NewToolResult("call_1", "bash",
-				[]message.Block{message.NewText("layout/codec.go:12: undefined: utf16")}, false, at(2000)))
-		},
-		func() (string, error) {
-			return s.AppendMessage(message.NewAssistant("anthropic-messages", "anthropic", "claude-sonnet-4-5",
-				[]message.Block{message.NewText("codec.go uses utf16 without importing it.")},
-				usage(200, 20, message.Cost{Input: 0.0006, Output: 0.0003, Total: 0.0009}), message.StopStop, at(3000)))
-		},
-	}
-	var ids []string
-	for _, f := range steps {
-		id, err := f()
-		if err != nil {
-			return "", err
-		}
-		ids = append(ids, id)
-	}
-	if _, err := s.AppendLabelChange(ids[5], "found the cause"); err != nil {
-		return "", err
-	}
-	// Go back to the first question and leave a summary of the abandoned
-	// branch, so the move is durable.
-	if _, err := s.BranchWithSummary(engine.BranchSummary{FromID: ids[2], Summary: "Found a missing import in layout/codec.go."}); err != nil {
-		return "", err
-	}
-	if _, err := s.AppendMessage(message.NewUser("Fix it and add a test.", at(4000))); err != nil {
-		return "", err
-	}
-	if _, err := s.AppendSessionInfo("  fix the main build  "); err != nil {
-		return "", err
-	}
-	return s.SessionFile(), nil
 }

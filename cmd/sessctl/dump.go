@@ -9,13 +9,9 @@ import (
 	"github.com/sessctl/sessctl/internal/human"
 )
 
-var dumpCommand = &command{
-	name:    "dump",
-	summary: "print a session's full state as JSON",
-	usage:   helpText("dump"),
-}
+var dumpCommand = newCommand("dump", "print a session's full state as JSON")
 
-func init() { register(dumpCommand).run = runDump }
+func init() { dumpCommand.run = runDump }
 
 func runDump(e *env, args []string) int {
 	fs := e.flags(dumpCommand)

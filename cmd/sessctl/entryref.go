@@ -2,14 +2,39 @@ package main
 
 import (
 	"fmt"
-	"github.com/sessctl/sessctl/internal/human"
 	"io"
 	"strings"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/internal/human"
 )
 
-// This file holds what fork, branch, compact, label, name and delete share:
-// the hint for an entry that engine.Session.ResolveEntry could not find,
-// and small output helpers.
+// This file holds what fork, branch, compact, label, name, context-edit
+// and delete share: opening a session at an entry, the hint for an entry
+// that engine.Session.ResolveEntry could not find, and small output
+// helpers.
+
+// openEntry resolves the SESSION argument in store, opens the session for
+// writing (as "sessctl <command>", waiting up to wait for its lock) and
+// resolves the ENTRY argument in it. It returns the session and the
+// entry's id, or the exit code of the failure it reported (-1 to go on).
+func (e *env) openEntry(store, sessionArg, entryArg string, wait time.Duration) (*engine.Session, string, int) {
+	path, err := resolveSession(store, sessionArg)
+	if err != nil {
+		return nil, "", e.fail(err)
+	}
+	s, err := openForWrite(e.ctx, path, wait, "sessctl "+e.name)
+	if err != nil {
+		return nil, "", e.fail(err)
+	}
+	target, err := s.ResolveEntry(entryArg)
+	if err != nil {
+		s.Close()
+		return nil, "", e.failEntry(err, sessionArg)
+	}
+	return s, target, -1
+}
 
 // failEntry reports an entry lookup error with a hint that fits it.
 func (e *env) failEntry(err error, sessionArg string) int {
@@ -24,10 +49,32 @@ func jsonOut(w io.Writer, obj []byte) {
 	io.WriteString(w, "\n")
 }
 
+// opt is v where ok, for jsonl.ObjectBuilder.StringOrNull: nil (null)
+// where not.
+func opt(v string, ok bool) *string {
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
 // strList renders a list for human output: "a, b" or "(none)".
 func strList(ss []string) string {
 	if len(ss) == 0 {
 		return "(none)"
 	}
 	return strings.Join(ss, ", ")
+}
+
+// pathList renders paths for one line of human output: "a, b" (each
+// quoted when needed) or "(none)".
+func pathList(ps []string) string { return strList(quotePaths(ps)) }
+
+// quotePaths returns the paths, each quoted when needed (human.QuotePath).
+func quotePaths(ps []string) []string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = human.QuotePath(p)
+	}
+	return q
 }

@@ -12,13 +12,9 @@ import (
 	"github.com/sessctl/sessctl/redact"
 )
 
-var exportCommand = &command{
-	name:    "export",
-	summary: "export the active branch as Markdown, JSON or HTML",
-	usage:   helpText("export"),
-}
+var exportCommand = newCommand("export", "export the active branch as Markdown, JSON or HTML")
 
-func init() { register(exportCommand).run = runExport }
+func init() { exportCommand.run = runExport }
 
 func runExport(e *env, args []string) int {
 	fs := e.flags(exportCommand)
@@ -35,9 +31,8 @@ func runExport(e *env, args []string) int {
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
-	switch *format {
-	case "md", "markdown", "json", "html":
-	default:
+	renderDoc, ok := render.ExportFormat(*format)
+	if !ok {
 		return e.usageError("unknown format %s: use md, json or html", human.Quote(*format))
 	}
 	toFile := *out != "" && *out != "-"
@@ -75,14 +70,7 @@ func runExport(e *env, args []string) int {
 	// The document streams out: a large session is never held twice
 	// (but for --redact on stdout).
 	w := bufio.NewWriterSize(dst, 1<<16)
-	switch *format {
-	case "md", "markdown":
-		err = render.Markdown(w, sv.Session, path, opts)
-	case "html":
-		err = render.HTML(w, sv.Session, path, opts)
-	case "json":
-		err = render.JSON(w, sv.Session, path, opts)
-	}
+	err = renderDoc(w, sv.Session, path, opts)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}

@@ -22,13 +22,9 @@ func helpText(name string) string {
 	return string(b)
 }
 
-var helpCommand = &command{
-	name:    "help",
-	summary: "show help for sessctl or one command",
-	usage:   helpText("help"),
-}
+var helpCommand = newCommand("help", "show help for sessctl or one command")
 
-func init() { register(helpCommand).run = runHelp }
+func init() { helpCommand.run = runHelp }
 
 func runHelp(e *env, args []string) int {
 	fs := e.flags(helpCommand)

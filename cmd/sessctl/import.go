@@ -20,13 +20,9 @@ import (
 	"github.com/sessctl/sessctl/migrate/sources"
 )
 
-var importCommand = &command{
-	name:    "import",
-	summary: "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode, agsh, Goose and Crush",
-	usage:   helpText("import"),
-}
+var importCommand = newCommand("import", "import sessions of Claude Code, Codex, Gemini CLI, Cursor, Windsurf, opencode, agsh, Goose and Crush")
 
-func init() { register(importCommand).run = runImport }
+func init() { importCommand.run = runImport }
 
 // importRun is the state of one 'sessctl import'.
 type importRun struct {
@@ -89,10 +85,6 @@ func runImport(e *env, args []string) int {
 		}
 		jobs, looked = sources.Find(loc, sources.All()...)
 		if len(jobs) == 0 {
-			var names []string
-			for _, src := range sources.All() {
-				names = append(names, src.Title())
-			}
 			if *asJSON {
 				r.out = bufio.NewWriter(e.stdout)
 				r.printJSON()
@@ -100,7 +92,7 @@ func runImport(e *env, args []string) int {
 				return exitOK
 			}
 			fmt.Fprintf(e.stdout, "No sessions to import: none of %s keeps a store on this machine.\nLooked in:\n  %s\n",
-				strings.Join(names, ", "), strings.Join(quotePaths(looked), "\n  "))
+				strings.Join(sources.Titles(), ", "), strings.Join(quotePaths(looked), "\n  "))
 			return exitOK
 		}
 	default:
@@ -109,23 +101,13 @@ func runImport(e *env, args []string) int {
 		}
 		src, ok := sources.ByName(fs.Arg(0))
 		if !ok {
-			var names []string
-			for _, s := range sources.All() {
-				names = append(names, s.Name())
-			}
-			return e.usageError("unknown source %s (one of %s)", human.Quote(fs.Arg(0)), strings.Join(names, ", "))
+			return e.usageError("unknown source %s (one of %s)", human.Quote(fs.Arg(0)), strings.Join(sources.Names(), ", "))
 		}
 		if *history && src.Name() != "claude" {
 			return e.usageError("--history is for claude only (Claude Code's history.jsonl)")
 		}
-		if fs.NArg() == 2 {
-			jobs = append(jobs, sources.Found{Source: src, Path: fs.Arg(1)})
-			break
-		}
-		jobs, looked = sources.Find(loc, src)
-		if len(jobs) == 0 {
-			return e.fail(fmt.Errorf("no %s store found (looked in %s): %w", src.Title(),
-				strings.Join(looked, ", "), os.ErrNotExist))
+		if jobs, err = sources.Stores(loc, src, fs.Arg(1)); err != nil {
+			return e.fail(err)
 		}
 	}
 

@@ -7,13 +7,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var labelCommand = &command{
-	name:    "label",
-	summary: "show, set or clear the label of an entry",
-	usage:   helpText("label"),
-}
+var labelCommand = newCommand("label", "show, set or clear the label of an entry")
 
-func init() { register(labelCommand).run = runLabel }
+func init() { labelCommand.run = runLabel }
 
 func runLabel(e *env, args []string) int {
 	fs := e.flags(labelCommand)
@@ -33,23 +29,14 @@ func runLabel(e *env, args []string) int {
 		return e.usageError("--clear takes no TEXT")
 	case len(pos) == 3 && pos[2] == "":
 		return e.usageError("TEXT is empty: to clear the label, use --clear")
+	case len(pos) == 2 && !*clearIt:
+		return showLabel(e, *store, pos[0], pos[1], *asJSON)
 	}
-	path, err := resolveSession(*store, pos[0])
-	if err != nil {
-		return e.fail(err)
-	}
-	if len(pos) == 2 && !*clearIt {
-		return showLabel(e, path, pos[0], pos[1], *asJSON)
-	}
-	s, err := openForWrite(e.ctx, path, *wait, "sessctl label")
-	if err != nil {
-		return e.fail(err)
+	s, target, code := e.openEntry(*store, pos[0], pos[1], *wait)
+	if code >= 0 {
+		return code
 	}
 	defer s.Close()
-	target, err := s.ResolveEntry(pos[1])
-	if err != nil {
-		return e.failEntry(err, pos[0])
-	}
 	text := ""
 	if !*clearIt {
 		text = pos[2]
@@ -68,20 +55,18 @@ func runLabel(e *env, args []string) int {
 		return e.fail(err)
 	}
 	if *asJSON {
-		b := jsonl.NewObject(128).String("entryId", id).String("targetId", target)
-		if *clearIt {
-			b.Null("label")
-		} else {
-			b.String("label", text)
-		}
-		jsonOut(e.stdout, b.Bytes())
+		jsonOut(e.stdout, jsonl.NewObject(128).String("entryId", id).String("targetId", target).StringOrNull("label", opt(text, !*clearIt)).Bytes())
 	}
 	return exitOK
 }
 
 // showLabel prints the label of an entry: its text and a newline, or
 // nothing (and a note on stderr) when it has none.
-func showLabel(e *env, path, sessionArg, entry string, asJSON bool) int {
+func showLabel(e *env, store, sessionArg, entry string, asJSON bool) int {
+	path, err := resolveSession(store, sessionArg)
+	if err != nil {
+		return e.fail(err)
+	}
 	s, err := openReadOnly(e.ctx, path)
 	if err != nil {
 		return e.fail(err)
@@ -93,19 +78,12 @@ func showLabel(e *env, path, sessionArg, entry string, asJSON bool) int {
 		return e.failEntry(err, sessionArg)
 	}
 	label, ok := s.Label(target)
-	if asJSON {
-		b := jsonl.NewObject(128).String("targetId", target)
-		if ok {
-			b.String("label", label)
-		} else {
-			b.Null("label")
-		}
-		jsonOut(e.stdout, b.Bytes())
-		return exitOK
-	}
-	if ok {
+	switch {
+	case asJSON:
+		jsonOut(e.stdout, jsonl.NewObject(128).String("targetId", target).StringOrNull("label", opt(label, ok)).Bytes())
+	case ok:
 		fmt.Fprintln(e.stdout, label)
-	} else {
+	default:
 		fmt.Fprintf(e.stderr, "sessctl: label: %s has no label\n", human.QuotePath(target))
 	}
 	return exitOK

@@ -15,15 +15,23 @@ import (
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/release"
 	"github.com/sessctl/sessctl/internal/sessionfile"
+	"github.com/sessctl/sessctl/internal/term"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/replica"
 )
 
+// invokedAs is the program as it was invoked (os.Args[0]: ./bin/sessctl
+// after make build), for commands sessctl suggests; "sessctl" when run
+// in-process.
+var invokedAs = "sessctl"
+
 func main() {
-	// SIGTERM and SIGHUP end a command as Ctrl-C does (signals.go).
-	ctx, stop := signalContext()
-	catchSIGPIPE()
+	invokedAs = os.Args[0]
+	// SIGTERM and SIGHUP end a command as Ctrl-C does.
+	ctx, stop := term.SignalContext()
+	term.CatchSIGPIPE()
 	stdout := newStdout(os.Stdout, isTerminal(os.Stdout))
 	stderr := newStdout(os.Stderr, isTerminal(os.Stderr))
 	code := run(ctx, os.Args[1:], os.Stdin, stdout, stderr)
@@ -80,6 +88,12 @@ func register(c *command) *command {
 	return c
 }
 
+// newCommand registers the subcommand name, whose usage text is
+// help/NAME.txt; its file sets its run function in an init function.
+func newCommand(name, summary string) *command {
+	return register(&command{name: name, summary: summary, usage: helpText(name)})
+}
+
 // run is the whole CLI, callable in-process by tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -93,7 +107,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	case "--version", "-version":
 		info, ok := debug.ReadBuildInfo()
-		fmt.Fprintf(stdout, "sessctl %s\n", version(info, ok))
+		fmt.Fprintf(stdout, "sessctl %s\n", release.Describe(info, ok))
 		return exitOK
 	}
 	c, ok := commands[name]
@@ -155,11 +169,41 @@ func (e *env) parse(c *command, fs *flag.FlagSet, args []string) int {
 			printCommandHelp(e.stdout, c, fs)
 			return exitOK
 		}
-		fmt.Fprintf(e.stderr, "sessctl: %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "sessctl: %s: %s\n", c.name, flagError(fs, err))
 		fmt.Fprintf(e.stderr, "hint: run 'sessctl help %s'\n", c.name)
 		return exitUsage
 	}
 	return -1
+}
+
+// flagError words an error of fs.Parse with the flags as the usage lines
+// write them (--json, but -o), and for an unknown flag adds the known one
+// it most likely meant ("did you mean --json?", human.DidYouMean).
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		if s := human.DidYouMean(strings.TrimPrefix(name, "-"), known); s != "" {
+			msg += "; did you mean " + dashed(s) + "?"
+		}
+		return msg
+	}
+	for _, form := range []string{"for flag -", "flag needs an argument: -"} {
+		if i := strings.Index(msg, form); i >= 0 {
+			name, _, _ := strings.Cut(msg[i+len(form):], ":")
+			return msg[:i+len(form)-1] + dashed(name) + msg[i+len(form)+len(name):]
+		}
+	}
+	return msg
+}
+
+// dashed is a flag as the usage lines write it: --json, but -o.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // splitArgs separates the flags of args (each with its value, in their
@@ -202,9 +246,18 @@ func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 		fs.VisitAll(func(*flag.Flag) { any = true })
 		if any {
 			fmt.Fprint(w, "\nFlags:\n")
-			fs.SetOutput(w)
+			// As flag.PrintDefaults lists them, each named as the usage
+			// lines name it (dashed).
+			var b strings.Builder
+			fs.SetOutput(&b)
 			fs.PrintDefaults()
 			fs.SetOutput(io.Discard)
+			for _, line := range strings.SplitAfter(b.String(), "\n") {
+				if rest, ok := strings.CutPrefix(line, "  -"); ok && len(rest) > 1 && !strings.ContainsAny(rest[1:2], " \t\n") {
+					line = "  --" + rest
+				}
+				io.WriteString(w, line)
+			}
 		}
 	}
 }

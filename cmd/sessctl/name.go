@@ -6,13 +6,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var nameCommand = &command{
-	name:    "name",
-	summary: "show or set a session's display name",
-	usage:   helpText("name"),
-}
+var nameCommand = newCommand("name", "show or set a session's display name")
 
-func init() { register(nameCommand).run = runName }
+func init() { nameCommand.run = runName }
 
 func runName(e *env, args []string) int {
 	fs := e.flags(nameCommand)
@@ -37,19 +33,12 @@ func runName(e *env, args []string) int {
 		}
 		defer s.Close()
 		name, ok := s.Name()
-		if *asJSON {
-			b := jsonl.NewObject(64)
-			if ok {
-				b.String("name", name)
-			} else {
-				b.Null("name")
-			}
-			jsonOut(e.stdout, b.Bytes())
-			return exitOK
-		}
-		if ok {
+		switch {
+		case *asJSON:
+			jsonOut(e.stdout, jsonl.NewObject(64).StringOrNull("name", opt(name, ok)).Bytes())
+		case ok:
 			fmt.Fprintln(e.stdout, name)
-		} else {
+		default:
 			fmt.Fprintln(e.stderr, "sessctl: name: the session has no name")
 		}
 		return exitOK
@@ -63,18 +52,12 @@ func runName(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	name, named := s.Name()
+	name, named := s.Name() // an empty TEXT cleared the name
 	if err := s.Close(); err != nil {
 		return e.fail(err)
 	}
 	if *asJSON {
-		b := jsonl.NewObject(64)
-		if named {
-			b.String("name", name)
-		} else {
-			b.Null("name") // an empty TEXT cleared the name
-		}
-		jsonOut(e.stdout, b.String("entryId", id).Bytes())
+		jsonOut(e.stdout, jsonl.NewObject(64).StringOrNull("name", opt(name, named)).String("entryId", id).Bytes())
 	}
 	return exitOK
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/user"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/sessctl/sessctl/internal/human"
@@ -45,13 +44,5 @@ func ownerHint(err error) string {
 		group = g.Name
 	}
 	return fmt.Sprintf("%s belongs to %s, not to you (a command run as %s, e.g. with sudo, may have made it); give it back with: sudo chown %s:%s %s",
-		human.QuotePath(pe.Path), owner, owner, me, group, shellQuote(pe.Path))
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+=:,@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		human.QuotePath(pe.Path), owner, owner, me, group, human.ShellQuote(pe.Path))
 }

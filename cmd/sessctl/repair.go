@@ -10,13 +10,9 @@ import (
 	"github.com/sessctl/sessctl/internal/human"
 )
 
-var repairCommand = &command{
-	name:    "repair",
-	summary: "salvage a damaged session file into a new, valid one beside it",
-	usage:   helpText("repair"),
-}
+var repairCommand = newCommand("repair", "salvage a damaged session file into a new, valid one beside it")
 
-func init() { register(repairCommand).run = runRepair }
+func init() { repairCommand.run = runRepair }
 
 func runRepair(e *env, args []string) int {
 	fs := e.flags(repairCommand)

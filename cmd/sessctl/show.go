@@ -8,13 +8,9 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
-var showCommand = &command{
-	name:    "show",
-	summary: "print the active branch of a session as a readable transcript",
-	usage:   helpText("show"),
-}
+var showCommand = newCommand("show", "print the active branch of a session as a readable transcript")
 
-func init() { register(showCommand).run = runShow }
+func init() { showCommand.run = runShow }
 
 func runShow(e *env, args []string) int {
 	fs := e.flags(showCommand)
@@ -145,34 +141,7 @@ func (sv *sessionView) close() {
 // id (a full id or a unique prefix).
 func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) {
 	if sv.v != nil {
-		return branchOf(sv.v, id)
+		return sv.v.BranchTo(id)
 	}
-	return branchOf(sv.s, id)
-}
-
-// aSession is what branchOf needs of an engine.Session or engine.View.
-type aSession interface {
-	LeafID() (string, bool)
-	BranchPath(id string) []*jsonl.Entry
-	ResolveEntry(name string) (string, error)
-}
-
-// branchTo returns the branch, root first, that ends at the entry named
-// by a full id or unique prefix (engine.Session.ResolveEntry), or with
-// name "" the branch of the leaf: nil when the leaf is no entry (a
-// session without entries, a version 1 file).
-func branchTo(s *engine.Session, name string) ([]*jsonl.Entry, error) { return branchOf(s, name) }
-
-func branchOf(s aSession, name string) ([]*jsonl.Entry, error) {
-	if name == "" {
-		if id, ok := s.LeafID(); !ok || id == "" {
-			return nil, nil
-		}
-		return s.BranchPath(""), nil
-	}
-	id, err := s.ResolveEntry(name)
-	if err != nil {
-		return nil, err
-	}
-	return s.BranchPath(id), nil
+	return sv.s.BranchTo(id)
 }

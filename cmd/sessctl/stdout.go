@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/sessctl/sessctl/internal/term"
 )
 
 // Standard output, as main hands it to the commands.
@@ -14,7 +16,7 @@ import (
 // status 0, as if it had finished. It does not die of SIGPIPE (status 141
 // in a shell, which 'set -o pipefail' scripts take for a failure) and
 // prints no "broken pipe". On a terminal, control characters are escaped
-// (see termEscaper), on standard error too (main wraps both): a path or
+// (see term.Escaper), on standard error too (main wraps both): a path or
 // an id with an escape sequence in an error message cannot reach the
 // terminal either. What draws on the terminal on purpose (progress lines)
 // writes through terminal(w), unescaped.
@@ -27,15 +29,15 @@ var errStdoutClosed = errors.New("standard output closed")
 // a closed pipe reported as errStdoutClosed.
 type stdoutWriter struct {
 	f   *os.File
-	w   io.Writer // f, or a termEscaper over f
-	esc *termEscaper
+	w   io.Writer // f, or a term.Escaper over f
+	esc *term.Escaper
 }
 
 // newStdout wraps f, escaping control characters when tty is true.
 func newStdout(f *os.File, tty bool) *stdoutWriter {
 	s := &stdoutWriter{f: f, w: f}
 	if tty {
-		s.esc = &termEscaper{w: f}
+		s.esc = &term.Escaper{W: f}
 		s.w = s.esc
 	}
 	return s
@@ -48,7 +50,7 @@ func (s *stdoutWriter) Write(p []byte) (int, error) {
 
 // check turns a broken pipe into errStdoutClosed.
 func (s *stdoutWriter) check(err error) error {
-	if err != nil && isBrokenPipe(err) {
+	if err != nil && term.IsBrokenPipe(err) {
 		return fmt.Errorf("%w: %w", errStdoutClosed, err)
 	}
 	return err
@@ -72,7 +74,7 @@ func terminal(w io.Writer) io.Writer {
 			return rawStdout{t}
 		}
 	case *os.File:
-		if isTTY(t) {
+		if term.IsTTY(t) {
 			return t
 		}
 	}
@@ -86,3 +88,21 @@ func (r rawStdout) Write(p []byte) (int, error) {
 	n, err := r.s.f.Write(p)
 	return n, r.s.check(err)
 }
+
+// writeBuffers writes bufs in order, in few system calls where w is a
+// file or standard output that is not a terminal (term.WriteBuffers).
+func writeBuffers(w io.Writer, bufs [][]byte) error {
+	if s, ok := w.(*stdoutWriter); ok && s.esc == nil {
+		return s.check(term.WriteBuffers(s.f, bufs))
+	}
+	return term.WriteBuffers(w, bufs)
+}
+
+// Everything sessctl prints for people shows a control character one way,
+// human.AppendControl's \u001b: in text quoted by human.Quote (paths and
+// names in line-oriented output, wherever they go) and on a terminal,
+// where a term.Escaper escapes what commands write to standard output and
+// standard error.
+
+// termEscape returns s as a terminal shows it (term.Escape).
+func termEscape(s string) string { return term.Escape(s) }

@@ -7,13 +7,9 @@ import (
 	"github.com/sessctl/sessctl/engine/render"
 )
 
-var tailCommand = &command{
-	name:    "tail",
-	summary: "print a session's last entries, and with -f follow it as it grows",
-	usage:   helpText("tail"),
-}
+var tailCommand = newCommand("tail", "print a session's last entries, and with -f follow it as it grows")
 
-func init() { register(tailCommand).run = runTail }
+func init() { tailCommand.run = runTail }
 
 func runTail(e *env, args []string) int {
 	fs := e.flags(tailCommand)

@@ -7,17 +7,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/repair"
 	"github.com/sessctl/sessctl/internal/human"
 )
 
-var verifyCommand = &command{
-	name:    "verify",
-	summary: "check session files for damage (exit 4 when anything is wrong)",
-	usage:   helpText("verify"),
-}
+var verifyCommand = newCommand("verify", "check session files for damage (exit 4 when anything is wrong)")
 
-func init() { register(verifyCommand).run = runVerify }
+func init() { verifyCommand.run = runVerify }
 
 // leftoverJSON is verify --json's line for a leftover.
 type leftoverJSON struct {
@@ -69,7 +66,7 @@ func runVerify(e *env, args []string) int {
 			return e.fail(err)
 		}
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			files, skipped, err := storeFiles(e.ctx, arg)
+			files, skipped, err := engine.FilesBelow(e.ctx, engine.StoreOptions{}, arg)
 			if err != nil {
 				w.Flush()
 				worse(e.fail(err))
@@ -86,7 +83,7 @@ func runVerify(e *env, args []string) int {
 				fmt.Fprintf(e.stderr, "sessctl: verify: no *.jsonl files under %s\n", human.QuotePath(arg))
 			}
 			for _, f := range files {
-				check(f.Path)
+				check(f)
 			}
 			// What writers left beside sessions that never came to be
 			// passes (it is no damage), but is said.

@@ -10,13 +10,9 @@ import (
 	"github.com/sessctl/sessctl/lock"
 )
 
-var whoCommand = &command{
-	name:    "who",
-	summary: "show which process holds a session's writer lock",
-	usage:   helpText("who"),
-}
+var whoCommand = newCommand("who", "show which process holds a session's writer lock")
 
-func init() { register(whoCommand).run = runWho }
+func init() { whoCommand.run = runWho }
 
 func runWho(e *env, args []string) int {
 	fs := e.flags(whoCommand)

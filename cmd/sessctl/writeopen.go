@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/human"
+	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/migrate"
 )
 
 // waitFlag adds --wait to a mutating command: how long to wait for another
@@ -20,17 +23,31 @@ func waitFlag(fs *flag.FlagSet) *time.Duration {
 // waits that long for the lock.
 func openForWrite(ctx context.Context, path string, wait time.Duration, command string) (*engine.Session, error) {
 	st := fileStore(path, engine.StoreOptions{Command: human.Or(command, "sessctl")})
-	o := engine.OpenOptions{LockMode: "write"}
-	if wait <= 0 {
-		return st.Open(ctx, path, o)
-	}
-	o.Wait = true
-	wctx, cancel := context.WithTimeout(ctx, wait)
+	ctx, cancel := waitContext(ctx, wait)
 	defer cancel()
-	return st.Open(wctx, path, o)
+	return st.Open(ctx, path, engine.OpenOptions{LockMode: "write", Wait: wait > 0})
+}
+
+// waitContext is ctx, bounded by wait when --wait gave one (wait > 0);
+// cancel releases it.
+func waitContext(ctx context.Context, wait time.Duration) (context.Context, context.CancelFunc) {
+	if wait <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, wait)
 }
 
 // openReadOnly opens a session file read-only.
 func openReadOnly(ctx context.Context, path string) (*engine.Session, error) {
 	return engine.OpenFile(ctx, path, engine.OpenOptions{ReadOnly: true})
+}
+
+// warnVersion warns on stderr when a file read read-only has a header of
+// a newer format version than sessctl knows: the read commands go on with
+// what they understand, the writing ones refuse such files.
+func (e *env) warnVersion(path string, header jsonl.Entry) {
+	if v := migrate.VersionOf(&header); v > jsonl.CurrentVersion {
+		fmt.Fprintf(e.stderr, "sessctl: %s: warning: %s is format version %s; this sessctl knows up to %d, entries may be misread\n",
+			e.name, human.QuotePath(path), jsonl.AppendNumber(nil, v), jsonl.CurrentVersion)
+	}
 }

@@ -39,3 +39,21 @@ func ByName(name string) (migrate.Source, bool) {
 	}
 	return nil, false
 }
+
+// Names returns the Name of every importer, in All's order.
+func Names() []string {
+	var names []string
+	for _, s := range All() {
+		names = append(names, s.Name())
+	}
+	return names
+}
+
+// Titles returns the Title of every importer, in All's order.
+func Titles() []string {
+	var titles []string
+	for _, s := range All() {
+		titles = append(titles, s.Title())
+	}
+	return titles
+}

@@ -1,9 +1,0 @@
-//go:build aix || linux || solaris || zos
-
-package main
-
-import "golang.org/x/sys/unix"
-
-// ioctlGetTermios is tcgetattr's request on Linux and the System V
-// systems.
-const ioctlGetTermios = unix.TCGETS

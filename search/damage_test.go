@@ -36,7 +36,8 @@ func TestRandomBytesInShard(t *testing.T) {
 				t.Fatalf("first search: %d hits, %v", len(want), err)
 			}
 			r := rand.New(rand.NewPCG(uint64(trial), 1))
-			path := filepath.Join(dir, fmt.Sprintf("index-%d.db", trial%Shards))
+			files := indexDataFiles(t, dir)
+			path := files[trial%len(files)]
 			damageFile(t, path, r, 3, 512)
 			indexed = 0
 			got, err := collect(x, q)
@@ -99,8 +100,7 @@ func TestDamageTimeRestored(t *testing.T) {
 	var indexed int64
 	x := openIndex(t, Options{Dir: dir, Progress: func(_, total int64) { indexed = total }})
 	want := searchAll(t, x, Query{Text: "flaky", Stores: stores})
-	for i := range Shards {
-		path := filepath.Join(dir, fmt.Sprintf("index-%d.db", i))
+	for _, path := range indexDataFiles(t, dir) {
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)

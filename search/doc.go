@@ -38,7 +38,14 @@
 // deleted file's texts are removed. AgentUse files are indexed one by
 // one, as they are replaced.
 //
-// The index is SQLite (modernc.org/sqlite, no cgo) with an FTS5 table
+// The index is sessctl's own by default (Options.Engine, EngineOwn:
+// search/internal/textindex's segments in <Dir>/own, with a table of the
+// texts' places and a checksummed record of the files indexed and of the
+// stats of its own files; one that differs from that record, or fails a
+// check, is built again). It answers the same queries, and finds the
+// same hits, as the SQLite FTS5 index (EngineFTS5), described here:
+//
+// The FTS5 index is SQLite (modernc.org/sqlite, no cgo) with an FTS5 table
 // that stores no text, only the inverted index and, for each text, the
 // file, line offset and length it came from: a hit's snippet is cut from
 // the file's line itself (and a hit whose line has changed since is

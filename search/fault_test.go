@@ -57,6 +57,24 @@ func TestFaultIndexFiles(t *testing.T) {
 				Match: func(p string) bool { return strings.HasPrefix(filepath.Base(p), stateName) }}
 		}, func(dir string) string { return filepath.Join(dir, stateName) }},
 	}
+	if ownEngine() {
+		cases = cases[:0]
+		for _, name := range []string{ownDocsName, ownStateName} {
+			op, err := vfstest.OpCreate, error(syscall.EIO)
+			if name == ownStateName {
+				op, err = vfstest.OpWrite, syscall.ENOSPC
+			}
+			cases = append(cases, struct {
+				name  string
+				fault func(dir string) vfstest.Fault
+				file  func(dir string) string
+			}{"own " + name, func(dir string) vfstest.Fault {
+				return vfstest.Fault{Op: op, Err: err, Written: -1, Repeat: true, Match: func(p string) bool {
+					return filepath.Dir(p) == filepath.Join(dir, ownDirName) && strings.HasPrefix(filepath.Base(p), name)
+				}}
+			}, func(dir string) string { return filepath.Join(dir, ownDirName, name) }})
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "index")

@@ -78,6 +78,10 @@ type Options struct {
 	// databases by path and the index locks are kernel locks, so it must
 	// be the real filesystem or a wrapper of it (vfstest.FaultFS).
 	FS vfs.FS
+	// Engine is the index kept: EngineFTS5 (SQLite FTS5) or EngineOwn
+	// (sessctl's own, in Dir/own). EngineDefault is EngineOwn.
+	// The two keep separate files in Dir and share its lock.
+	Engine Engine
 }
 
 // ErrIndex is matched by the error of a search that could not use its
@@ -132,6 +136,9 @@ type shard struct {
 // so is, by Search, one inside a store it searches: the index is never
 // kept in a store. With o.NoIndex no index is used.
 func Open(ctx context.Context, o Options) (*Index, error) {
+	if o.Engine == EngineDefault {
+		o.Engine = defaultEngine
+	}
 	x := &Index{o: o}
 	if o.NoIndex {
 		return x, nil
@@ -599,6 +606,9 @@ func shardErrors(errs []error) error {
 func (x *Index) Check(ctx context.Context) (int, error) {
 	if x.o.NoIndex {
 		return 0, nil
+	}
+	if x.o.Engine == EngineOwn {
+		return x.ownCheck(ctx)
 	}
 	n := 0
 	err := x.use(ctx, nil, func() error {

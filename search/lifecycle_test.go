@@ -69,6 +69,9 @@ func TestGrow(t *testing.T) {
 // number of texts.
 func fileDocs(t *testing.T, x *Index, path string) (first int64, n int) {
 	t.Helper()
+	if ownEngine() {
+		return ownFileDocs(t, x, path)
+	}
 	withShards(t, x, func() {
 		for _, s := range x.shards {
 			err := s.db.QueryRow(`SELECT coalesce(min(d.id), 0), count(*) FROM docs d JOIN files f ON f.id = d.file WHERE f.path = ?`, path).Scan(&first, &n)
@@ -163,6 +166,12 @@ func TestReplaceShrinkDelete(t *testing.T) {
 		t.Errorf("after deleting (-want +got):\n%s", diff)
 	}
 	// Nothing is left of it in the index.
+	if ownEngine() {
+		if ownHasFile(t, x, s1) {
+			t.Errorf("the own index still knows the deleted file")
+		}
+		return
+	}
 	withShards(t, x, func() {
 		for _, s := range x.shards {
 			var n int
@@ -226,8 +235,8 @@ func TestDamagedIndex(t *testing.T) {
 				t.Fatalf("before: %v", got)
 			}
 			x.Close() // (the last connection closed checkpoints: no WAL hides the damage)
-			for i := range Shards {
-				tc.damage(t, filepath.Join(dir, fmt.Sprintf("index-%d.db", i)))
+			for _, p := range indexDataFiles(t, dir) {
+				tc.damage(t, p)
 			}
 			x = openIndex(t, Options{Dir: dir})
 			if _, err := x.Check(context.Background()); err != nil {
@@ -270,8 +279,7 @@ func TestDamageFoundBySearch(t *testing.T) {
 			}
 			searchAll(t, x, Query{Text: "flaky", Stores: stores})
 			x.Close()
-			for i := range Shards {
-				p := filepath.Join(dir, fmt.Sprintf("index-%d.db", i))
+			for _, p := range indexDataFiles(t, dir) {
 				os.Remove(p + "-wal")
 				os.Remove(p + "-shm")
 				data, err := os.ReadFile(p)
@@ -291,6 +299,7 @@ func TestDamageFoundBySearch(t *testing.T) {
 }
 
 func TestDamagedTextIndex(t *testing.T) {
+	skipOwn(t, "damages FTS5's tables through SQLite")
 	// The FTS5 tables damaged through SQLite, so that the record of the
 	// files (state.go) takes the damage for sessctl's own writes: only
 	// the update or the query meets it.

@@ -91,6 +91,9 @@ type candidate struct {
 	tool   string
 	ts     int64
 	entry  string
+	// entryFromFile: entry is read from the file with the text (the own
+	// engine does not keep it).
+	entryFromFile bool
 }
 
 func compareCandidates(a, b *candidate) int {
@@ -140,6 +143,8 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 				return
 			}
 			cands, err = scan(ctx, x.fsys(), sn, files, q, warn)
+		} else if x.o.Engine == EngineOwn {
+			cands, err = x.ownSearch(ctx, sn, q, warn)
 		} else {
 			cands, err = x.search(ctx, q, warn)
 		}
@@ -573,9 +578,16 @@ func (s *snipper) hits(ctx context.Context, query string, cands []candidate) ([]
 			if err != nil || (c.entry != "" && e.ID != c.entry) {
 				continue
 			}
+			if c.entryFromFile && e.IDKind == jsonl.KindString {
+				c.entry = e.ID
+			}
 			docs = lineDocs(&e, docs)
 		} else {
-			docs, _, _ = agentUseDocs(c.fkind, buf, docs)
+			var entry string
+			docs, entry, _ = agentUseDocs(c.fkind, buf, docs)
+			if c.entryFromFile {
+				c.entry = auEntry(c.fkind, c.file, entry)
+			}
 		}
 		if c.part < len(docs) && docs[c.part].kind == c.kind {
 			texts[i] = cleanText(docs[c.part].text)

@@ -53,6 +53,7 @@ func runSearch(e *env, args []string) int {
 	noIndex := fs.Bool("no-index", false, "read every file instead of using the search index")
 	reindex := fs.Bool("reindex", false, "build the search index again from scratch")
 	indexDir := fs.String("index-dir", "", "keep the search index in `DIR` (default: the user cache directory)")
+	engineName := fs.String("engine", "", "the search index `ENGINE`: own (sessctl's own index, the default) or fts5 (SQLite FTS5)")
 	if code := e.parse(searchCommand, fs, args); code >= 0 {
 		return code
 	}
@@ -71,11 +72,14 @@ func runSearch(e *env, args []string) int {
 	default:
 		return e.usageError("--role must be user, assistant, tool, system or other, not %s", human.Quote(*role))
 	}
+	engine, err := search.ParseEngine(*engineName)
+	if err != nil {
+		return e.usageError("--engine: %v", err)
+	}
 	if *noIndex && *reindex {
 		return e.usageError("--no-index and --reindex cannot be combined")
 	}
 	now := time.Now().UTC()
-	var err error
 	if *since != "" {
 		if q.Since, err = search.ParseTime(*since, now, false); err != nil {
 			return e.usageError("--since: %v", err)
@@ -101,7 +105,7 @@ func runSearch(e *env, args []string) int {
 
 	skipped := 0
 	var prog *progress
-	o := search.Options{Dir: *indexDir, NoIndex: *noIndex, Rebuild: *reindex,
+	o := search.Options{Dir: *indexDir, NoIndex: *noIndex, Rebuild: *reindex, Engine: engine,
 		Warn: func(err error) {
 			skipped++
 			fmt.Fprintf(e.stderr, "sessctl: search: skipped %v\n", err)

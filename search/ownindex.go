@@ -1,0 +1,962 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
+	"github.com/sessctl/sessctl/search/internal/textindex"
+)
+
+// Engine is the full-text index a search uses (Options.Engine).
+type Engine uint8
+
+const (
+	// EngineDefault is the default engine, EngineOwn.
+	EngineDefault Engine = iota
+	// EngineFTS5 is the SQLite FTS5 index (index.go, update.go).
+	EngineFTS5
+	// EngineOwn is sessctl's own inverted index (search/internal/textindex),
+	// kept in <Dir>/own: the term dictionary and postings as segment files,
+	// a table of the documents' places and the state of the files indexed.
+	// It answers the same queries as EngineFTS5; a query with FTS5 syntax
+	// it does not evaluate itself (column filters, ^, +, NEAR under NOT)
+	// is answered by reading the files, as with Options.NoIndex. A search
+	// holds the index lock exclusive: searches of several processes take
+	// turns.
+	EngineOwn
+)
+
+// String returns the engine's name: "fts5" or "own".
+func (e Engine) String() string {
+	switch e {
+	case EngineFTS5:
+		return "fts5"
+	case EngineOwn:
+		return "own"
+	}
+	return "default"
+}
+
+// ParseEngine returns the engine named s ("fts5", "own", or "" for
+// EngineDefault).
+func ParseEngine(s string) (Engine, error) {
+	switch s {
+	case "":
+		return EngineDefault, nil
+	case "fts5":
+		return EngineFTS5, nil
+	case "own":
+		return EngineOwn, nil
+	}
+	return 0, fmt.Errorf("unknown search engine %q (fts5 or own)", s)
+}
+
+// defaultEngine is what EngineDefault means: EngineOwn, since the
+// search suite passes on it (EngineFTS5 stays selectable). Tests set it
+// (SESSCTL_SEARCH_ENGINE) to run the suite against either engine.
+var defaultEngine = EngineOwn
+
+// Files of the own engine, in <Dir>/own.
+const (
+	ownDirName   = "own"
+	ownTextDir   = "text"  // the textindex
+	ownDocsName  = "docs"  // a docRecSize record per document, by id
+	ownStateName = "state" // the files and sessions indexed (gob)
+	ownVersion   = 1
+	ownRecSize   = 28 // file uint32, part uint32, off int64, len int64, CRC-32C of them
+)
+
+// ownState is what the own engine knows of the files it indexed. A
+// file's documents carry its number (Ref): a file indexed again from the
+// start gets a new number, so its old documents, which the textindex
+// keeps (it deletes nothing), name a number no file has and are left out
+// of every answer. MaxID is the textindex's after the update that wrote
+// this state: an index whose MaxID differs (a crash between the commit
+// and this state's write) is built again.
+type ownState struct {
+	Version  int
+	MaxID    uint64
+	NextFile uint32
+	Files    map[string]*ownFile
+	Sessions map[string]*ownSession
+	Dead     uint64 // documents of files replaced or gone
+	// Stamps are the stats of the index's other files (the docs table,
+	// the textindex's manifest and segments) as this state's update left
+	// them: a file that differs was changed by another program (or a
+	// process killed before it wrote the state) and the index is built
+	// again.
+	Stamps map[string]ownStamp
+}
+
+// ownStamp is what a file's stat says.
+type ownStamp struct {
+	Size, Mtime, Ctime int64
+	ID                 uint64
+}
+
+// ownStamps returns the stamps of the index's files but the state.
+func (o *own) stamps() (map[string]ownStamp, error) {
+	fsys := o.x.fsys()
+	out := map[string]ownStamp{}
+	add := func(rel string) error {
+		fi, err := fsys.Stat(filepath.Join(o.dir, rel))
+		if err != nil {
+			return err
+		}
+		out[rel] = ownStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Ctime: ctime(fi), ID: vfs.FileID(fi)}
+		return nil
+	}
+	if err := add(ownDocsName); err != nil {
+		return nil, err
+	}
+	ents, err := fsys.ReadDir(filepath.Join(o.dir, ownTextDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range ents {
+		if n := e.Name(); n == textindex.ManifestName || strings.HasSuffix(n, ".seg") {
+			if err := add(filepath.Join(ownTextDir, n)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+type ownFile struct {
+	No                  uint32
+	Session             string
+	Kind                fileKind
+	Size, Mtime         int64
+	Ino                 uint64
+	Ctime, End, TailOff int64
+	TailCRC             uint32
+	Docs                uint64
+}
+
+type ownSession struct {
+	Format        layout.Format
+	ID, Name, Cwd string
+}
+
+func (r *ownFile) unchanged(f *found) bool {
+	return r.Kind == f.kind && r.Size == f.size && r.Mtime == f.mtime && r.Mtime != 0 && r.Ino == f.ino && r.Ctime == f.ctime
+}
+
+func newOwnState() *ownState {
+	return &ownState{Version: ownVersion, NextFile: 1, Files: map[string]*ownFile{}, Sessions: map[string]*ownSession{}}
+}
+
+// own is an open own index, for one search (index lock held exclusive).
+type own struct {
+	x    *Index
+	dir  string
+	ix   *textindex.Index
+	st   *ownState
+	docs vfs.File
+	byNo map[uint32]string
+}
+
+func (x *Index) ownDir() string { return filepath.Join(x.dir, ownDirName) }
+
+// ownSearch is Index.search for EngineOwn: the lock is taken exclusive
+// for the update and the query (one writer at a time; searches of other
+// processes wait). With a watch (Options.Watch), a search that finds
+// nothing changed since the last one found the index current, and the
+// index's state as that search left it, only queries.
+func (x *Index) ownSearch(ctx context.Context, sn *snipper, q Query, warn func(error)) ([]candidate, error) {
+	key := storesKey(q.Stores)
+	if x.w != nil && x.clean.ok && x.clean.key == key && x.clean.gen == x.w.generation() {
+		cands, err := x.ownSearch1(ctx, sn, q, warn, true)
+		if !errors.Is(err, errChanged) {
+			return cands, err
+		}
+	}
+	x.clean = cleanState{}
+	return x.ownSearch1(ctx, sn, q, warn, false)
+}
+
+func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(error), current bool) (cands []candidate, err error) {
+	if err := checkIndexDir(x.dir, q.Stores); err != nil {
+		return nil, err
+	}
+	var files []found
+	var gen uint64
+	watched := false
+	if !current {
+		if x.w != nil {
+			// The count is taken before the walk: what changes from here
+			// on makes the next search walk again.
+			gen = x.w.generation()
+			watched = watchAll(x.w, roots(q.Stores))
+		}
+		if files, err = walkFS(ctx, x.fsys(), q.Stores, warn); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, ErrQuery) && !errors.Is(err, errChanged) && ctx.Err() == nil && !errors.Is(err, ErrIndex) {
+			err = &indexError{err}
+		}
+	}()
+	if err := x.fsys().MkdirAll(x.dir, vfs.DirMode); err != nil {
+		return nil, fmt.Errorf("open search index %s: %w", x.dir, err)
+	}
+	lk, err := lockShared(ctx, x.fsys(), x.dir)
+	if err != nil {
+		return nil, err
+	}
+	x.lock = lk
+	defer func() {
+		if rerr := lk.release(); err == nil {
+			err = rerr
+		}
+		x.lock = nil
+	}()
+	if err := lk.exclusive(ctx); err != nil {
+		return nil, err
+	}
+	if x.o.Rebuild && !x.rebuilt {
+		if err := x.fsys().RemoveAll(x.ownDir()); err != nil {
+			return nil, fmt.Errorf("rebuild search index %s: %w", x.ownDir(), err)
+		}
+		x.rebuilt = true
+	}
+	for attempt := 0; ; attempt++ {
+		var tag string
+		cands, tag, err = x.ownOnce(ctx, sn, files, q, current)
+		if err != nil && errors.Is(err, textindex.ErrCorrupt) && attempt < 1 && !current {
+			// Never the source of truth: built again.
+			if err := x.fsys().RemoveAll(x.ownDir()); err != nil {
+				return nil, fmt.Errorf("rebuild search index %s: %w", x.ownDir(), err)
+			}
+			continue
+		}
+		if err != nil && current {
+			return nil, errChanged // the full path repairs what is wrong
+		}
+		x.warnMu.Lock()
+		warned := len(x.warned) > 0
+		x.warnMu.Unlock()
+		if err == nil && watched && tag != "" && !warned {
+			x.clean = cleanState{ok: true, key: storesKey(q.Stores), gen: gen, tags: []string{tag}}
+		}
+		return cands, err
+	}
+}
+
+// ownOnce opens the index, brings it up to date with files (not when
+// current: then the index must be as the last search left it, its state
+// file's tag the one recorded) and queries it. It returns the state
+// file's tag after the update.
+func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, q Query, current bool) ([]candidate, string, error) {
+	o, err := x.openOwn(!current)
+	if err != nil {
+		return nil, "", err
+	}
+	defer o.close()
+	e, exact := parseFTS(q.Text)
+	if current {
+		if !exact || o.stateTag() != x.clean.tags[0] {
+			return nil, "", errChanged
+		}
+	} else if err := o.update(ctx, files, roots(q.Stores)); err != nil {
+		return nil, "", err
+	}
+	tag := o.stateTag()
+	if !exact {
+		// Syntax the own index does not evaluate: read the files.
+		cands, err := scan(ctx, x.fsys(), sn, files, q, x.warn)
+		return cands, tag, err
+	}
+	cands, err := o.query(ctx, e, q)
+	return cands, tag, err
+}
+
+// stateTag identifies the state file as it is: every update writes a new
+// one (another inode, another change time).
+func (o *own) stateTag() string {
+	st := stampOf(o.x.fsys(), filepath.Join(o.dir, ownStateName))
+	if !st.exists {
+		return ""
+	}
+	return fmt.Sprint(st.size, st.mtime, st.ctime, st.id)
+}
+
+// openOwn opens the own index; one that cannot be trusted (no state, a
+// state of another version or that disagrees with the textindex) is
+// emptied first.
+func (x *Index) openOwn(reset bool) (*own, error) {
+	fsys := x.fsys()
+	dir := x.ownDir()
+	o := &own{x: x, dir: dir}
+	st, serr := readOwnState(fsys, filepath.Join(dir, ownStateName))
+	ix, err := textindex.Open(fsys, filepath.Join(dir, ownTextDir))
+	if err == nil && serr == nil {
+		docsSize := int64(-1)
+		if fi, err := fsys.Stat(filepath.Join(dir, ownDocsName)); err == nil {
+			docsSize = fi.Size()
+		}
+		o.ix = ix
+		cur, err := o.stamps()
+		// Dead documents are never deleted: when they are half the index,
+		// it is built again.
+		tooDead := st.MaxID > 1<<16 && st.Dead > st.MaxID/2
+		if err != nil || tooDead || !maps.Equal(cur, st.Stamps) || ix.Stats().MaxID != st.MaxID || docsSize != int64(st.MaxID)*ownRecSize {
+			o.ix = nil
+		} else {
+			o.st = st
+		}
+	}
+	if o.ix == nil {
+		if ix != nil {
+			ix.Close()
+		}
+		if !reset {
+			return nil, errChanged
+		}
+		if err := fsys.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("reset search index %s: %w", dir, err)
+		}
+		if err := vfs.MkdirAllSync(fsys, dir, vfs.DirMode); err != nil {
+			return nil, fmt.Errorf("create search index %s: %w", dir, err)
+		}
+		if o.ix, err = textindex.Open(fsys, filepath.Join(dir, ownTextDir)); err != nil {
+			return nil, err
+		}
+		o.st = newOwnState()
+	} else if err := o.ix.RemoveLeftovers(); err != nil {
+		o.ix.Close()
+		return nil, err
+	}
+	f, err := fsys.OpenFile(filepath.Join(dir, ownDocsName), os.O_RDWR|os.O_CREATE|os.O_APPEND, vfs.FileMode)
+	if err != nil {
+		o.ix.Close()
+		return nil, fmt.Errorf("open search index %s: %w", dir, err)
+	}
+	// Records past MaxID are of an update that never committed. (Only a
+	// file of another size is truncated: a truncate changes its times,
+	// which its stamp records.)
+	want := int64(o.st.MaxID) * ownRecSize
+	fi, err := f.Stat()
+	if err == nil && fi.Size() != want {
+		err = f.Truncate(want)
+	}
+	if err != nil {
+		f.Close()
+		o.ix.Close()
+		return nil, fmt.Errorf("open search index %s: %w", dir, err)
+	}
+	o.docs = f
+	o.byNo = make(map[uint32]string, len(o.st.Files))
+	for p, r := range o.st.Files {
+		o.byNo[r.No] = p
+	}
+	return o, nil
+}
+
+func (o *own) close() {
+	if o.docs != nil {
+		o.docs.Close()
+	}
+	if o.ix != nil {
+		o.ix.Close()
+	}
+}
+
+func readOwnState(fsys vfs.FS, path string) (*ownState, error) {
+	data, err := fsys.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < 4 || crc32.Checksum(data[4:], crcTable) != binary.LittleEndian.Uint32(data) {
+		return nil, fmt.Errorf("%s: %w", path, textindex.ErrCorrupt)
+	}
+	st := &ownState{}
+	if err := gob.NewDecoder(bytes.NewReader(data[4:])).Decode(st); err != nil {
+		return nil, fmt.Errorf("%s: %v: %w", path, err, textindex.ErrCorrupt)
+	}
+	if st.Version != ownVersion {
+		return nil, fmt.Errorf("%s: version %d: %w", path, st.Version, textindex.ErrCorrupt)
+	}
+	if st.Files == nil {
+		st.Files = map[string]*ownFile{}
+	}
+	if st.Sessions == nil {
+		st.Sessions = map[string]*ownSession{}
+	}
+	return st, nil
+}
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+func (o *own) writeState() error {
+	var b bytes.Buffer
+	b.Write([]byte{0, 0, 0, 0})
+	if err := gob.NewEncoder(&b).Encode(o.st); err != nil {
+		return err
+	}
+	data := b.Bytes()
+	binary.LittleEndian.PutUint32(data, crc32.Checksum(data[4:], crcTable))
+	return vfs.WriteFileAtomic(o.x.fsys(), filepath.Join(o.dir, ownStateName), data, vfs.FileMode)
+}
+
+// ownBudget bounds the memory of the own engine's in-memory tables
+// (textindex.BuildOptions.Budget).
+const ownBudget = 32 << 20
+
+// ownWriter indexes files into the own index.
+type ownWriter struct {
+	o      *own
+	b      *textindex.Builder
+	nextID uint64
+	recs   []byte
+	docs   []doc
+	buf    []byte
+}
+
+// update brings the index up to date with files, the files found under
+// roots, as update does for FTS5: unchanged files are skipped, a file
+// that only grew is indexed from where the last indexing stopped, and
+// any other change (replaced, shrunk, edited in place) gives the file a
+// new number and indexes it whole; the old number's documents are dead.
+func (o *own) update(ctx context.Context, files []found, rs []string) error {
+	st := o.st
+	seen := make(map[string]bool, len(files))
+	var work []found
+	var total int64
+	for _, f := range files {
+		seen[f.path] = true
+		r := st.Files[f.path]
+		if r != nil && r.unchanged(&f) {
+			continue
+		}
+		work = append(work, f)
+		if r != nil && r.Kind == fileJSONL && f.size >= r.End && r.Ino == f.ino {
+			total += f.size - r.End
+		} else {
+			total += f.size
+		}
+	}
+	changed := len(work) > 0
+	for path, r := range st.Files {
+		if seen[path] {
+			continue
+		}
+		for _, root := range rs {
+			if isUnder(path, root) {
+				o.drop(path, r)
+				changed = true
+				break
+			}
+		}
+	}
+	if !changed {
+		return nil
+	}
+	// Time order: the documents' ids grow with the files' times, so the
+	// newest texts have the highest ids.
+	slices.SortStableFunc(work, func(a, b found) int {
+		if a.mtime != b.mtime {
+			if a.mtime < b.mtime {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	// The tables' memory is bounded by a quarter of the bytes to index,
+	// and by ownBudget: a small update takes little memory, a first build
+	// a fixed amount.
+	budget := min(max(total/4, textindex.MinBudget), ownBudget)
+	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{Budget: budget}), nextID: st.MaxID + 1}
+	var done int64
+	for _, f := range work {
+		if err := ctx.Err(); err != nil {
+			w.b.Abort()
+			return err
+		}
+		n, err := w.indexFile(f)
+		if err != nil {
+			w.b.Abort()
+			return err
+		}
+		done += n
+		if o.x.o.Progress != nil {
+			o.x.o.Progress(min(done, total), total)
+		}
+	}
+	if err := w.flushRecs(); err != nil {
+		w.b.Abort()
+		return err
+	}
+	if err := o.docs.Sync(); err != nil {
+		w.b.Abort()
+		return fmt.Errorf("update search index %s: %w", o.dir, err)
+	}
+	if err := w.b.Commit(); err != nil {
+		return err
+	}
+	st.MaxID = o.ix.Stats().MaxID
+	// Sessions no file refers to any more.
+	used := make(map[string]bool, len(st.Sessions))
+	for _, r := range st.Files {
+		used[r.Session] = true
+	}
+	for s := range st.Sessions {
+		if !used[s] {
+			delete(st.Sessions, s)
+		}
+	}
+	if o.ix.Stats().Segments > 8 {
+		// Many small updates: their segments are merged into one.
+		if err := o.ix.Merge(ctx); err != nil {
+			return err
+		}
+		// The merged segments' files go when the index is closed (no
+		// search of this process uses them); then the stamps are taken.
+		if err := o.ix.Close(); err != nil {
+			return err
+		}
+		ix, err := textindex.Open(o.x.fsys(), filepath.Join(o.dir, ownTextDir))
+		if err != nil {
+			o.ix = nil
+			return err
+		}
+		o.ix = ix
+		if err := o.ix.RemoveLeftovers(); err != nil {
+			return err
+		}
+	}
+	return o.saveState()
+}
+
+// saveState records the files' stamps and writes the state.
+func (o *own) saveState() error {
+	st, err := o.stamps()
+	if err != nil {
+		return fmt.Errorf("update search index %s: %w", o.dir, err)
+	}
+	o.st.Stamps = st
+	if err := o.writeState(); err != nil {
+		return fmt.Errorf("update search index %s: %w", o.dir, err)
+	}
+	return nil
+}
+
+// drop forgets a file: its documents are dead.
+func (o *own) drop(path string, r *ownFile) {
+	delete(o.st.Files, path)
+	delete(o.byNo, r.No)
+	o.st.Dead += r.Docs
+}
+
+// renumber gives a file indexed again from the start a new number.
+func (o *own) renumber(f found) *ownFile {
+	if r := o.st.Files[f.path]; r != nil {
+		o.drop(f.path, r)
+	}
+	r := &ownFile{No: o.st.NextFile, Session: f.session, Kind: f.kind}
+	o.st.NextFile++
+	o.st.Files[f.path] = r
+	o.byNo[r.No] = f.path
+	return r
+}
+
+func (w *ownWriter) add(r *ownFile, off, n, ts int64) error {
+	for i, d := range w.docs {
+		id := w.nextID
+		if err := w.b.Add(textindex.Doc{ID: id, Text: d.text, Role: uint8(d.kind), Tool: d.tool, Ref: uint64(r.No), Time: ts}); err != nil {
+			return err
+		}
+		w.nextID++
+		var rec [ownRecSize]byte
+		binary.LittleEndian.PutUint32(rec[0:], r.No)
+		binary.LittleEndian.PutUint32(rec[4:], uint32(i))
+		binary.LittleEndian.PutUint64(rec[8:], uint64(off))
+		binary.LittleEndian.PutUint64(rec[16:], uint64(n))
+		binary.LittleEndian.PutUint32(rec[24:], crc32.Checksum(rec[:24], crcTable))
+		w.recs = append(w.recs, rec[:]...)
+		r.Docs++
+	}
+	if len(w.recs) >= 1<<20 {
+		return w.flushRecs()
+	}
+	return nil
+}
+
+func (w *ownWriter) flushRecs() error {
+	if len(w.recs) == 0 {
+		return nil
+	}
+	if _, err := w.o.docs.Write(w.recs); err != nil {
+		return fmt.Errorf("update search index %s: %w", w.o.dir, err)
+	}
+	w.recs = w.recs[:0]
+	return nil
+}
+
+// indexFile indexes one file, or its new lines, and returns the bytes
+// read. A file that cannot be read is reported and forgotten.
+func (w *ownWriter) indexFile(f found) (int64, error) {
+	o := w.o
+	x := o.x
+	fh, err := x.fsys().OpenFile(f.path, os.O_RDONLY, 0)
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = fh.Stat()
+		if err == nil && !fi.Mode().IsRegular() {
+			err = errors.New("not a regular file")
+		}
+	}
+	if err != nil {
+		if fh != nil {
+			fh.Close()
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			x.warn(fmt.Errorf("read %s: %w", f.path, err))
+		}
+		if r := o.st.Files[f.path]; r != nil {
+			o.drop(f.path, r)
+		}
+		return 0, nil
+	}
+	defer fh.Close()
+	f.set(fi)
+	mtime := f.mtime
+	if time.Since(fi.ModTime()) < racy {
+		mtime = 0
+	}
+	if f.kind != fileJSONL {
+		return w.indexAgentUse(fh, f, mtime)
+	}
+	return w.indexJSONL(fh, f, mtime)
+}
+
+func (w *ownWriter) readAt(fh vfs.File, off, n int64) ([]byte, error) {
+	if int64(cap(w.buf)) < n {
+		w.buf = make([]byte, n)
+	}
+	b := w.buf[:n]
+	k, err := fh.ReadAt(b, off)
+	if err != nil && !(int64(k) == n) {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (w *ownWriter) indexJSONL(fh vfs.File, f found, mtime int64) (int64, error) {
+	o := w.o
+	r := o.st.Files[f.path]
+	from := int64(0)
+	if r != nil && r.Kind == fileJSONL && r.Ino == f.ino && r.End > 0 && f.size >= r.End && r.End > r.TailOff {
+		tail, err := w.readAt(fh, r.TailOff, r.End-r.TailOff)
+		if err == nil && crc32.ChecksumIEEE(tail) == r.TailCRC {
+			from = r.End
+		}
+	}
+	if from == 0 {
+		r = o.renumber(f)
+	}
+	se := o.st.Sessions[f.session]
+	if se == nil || from == 0 {
+		se = &ownSession{Format: layout.FormatJSONL}
+		o.st.Sessions[f.session] = se
+	}
+	first := from == 0
+	isSession := true
+	tailOff, end, tailCRC := r.TailOff, from, r.TailCRC
+	var addErr error
+	err := eachLine(fh, from, f.size, &w.buf, func(off int64, data []byte, terminated bool) (bool, error) {
+		line := data
+		if terminated {
+			line = data[:len(data)-1]
+		} else {
+			if jsonl.JSBlank(line) {
+				return false, nil
+			}
+			if _, err := jsonl.ParseEntry(line); err != nil {
+				return false, nil
+			}
+		}
+		if !jsonl.JSBlank(line) {
+			e, err := jsonl.ParseEntry(line)
+			if err == nil {
+				if first {
+					first = false
+					if e.Type != jsonl.TypeSession {
+						isSession = false
+						return false, nil
+					}
+					se.ID, se.Cwd = e.ID, jsonl.ParseHeader(e).Cwd
+					if e.IDKind != jsonl.KindString {
+						se.ID = string(e.Raw)
+					}
+				}
+				if e.Type == jsonl.TypeSessionInfo {
+					if v, ok := e.StringField("name"); ok && jsonl.JSTrim(v) != "" {
+						se.Name = jsonl.JSTrim(v)
+					}
+				}
+				w.docs = lineDocs(&e, w.docs[:0])
+				ts := int64(0)
+				if ms, ok := jsonl.ParseDate(e.Timestamp); ok && !math.IsNaN(ms) {
+					ts = int64(ms)
+				}
+				if addErr = w.add(r, off, int64(len(line)), ts); addErr != nil {
+					return false, nil
+				}
+			}
+		}
+		tailOff, end = off, off+int64(len(data))
+		tailCRC = crc32.ChecksumIEEE(data)
+		return true, nil
+	})
+	if addErr != nil {
+		return 0, addErr
+	}
+	if err != nil {
+		o.x.warn(fmt.Errorf("read %s: %w", f.path, err))
+		o.drop(f.path, r)
+		return 0, nil
+	}
+	if !isSession {
+		tailOff, end, tailCRC = 0, 0, 0
+	}
+	r.Size, r.Mtime, r.Ino, r.Ctime = f.size, mtime, f.ino, f.ctime
+	r.End, r.TailOff, r.TailCRC = end, tailOff, tailCRC
+	return f.size - from, nil
+}
+
+func (w *ownWriter) indexAgentUse(fh vfs.File, f found, mtime int64) (int64, error) {
+	o := w.o
+	r := o.renumber(f)
+	se := o.st.Sessions[f.session]
+	if se == nil {
+		se = &ownSession{Format: layout.FormatAgentUse}
+		o.st.Sessions[f.session] = se
+	}
+	data, err := w.readAt(fh, 0, f.size)
+	if err != nil {
+		o.x.warn(fmt.Errorf("read %s: %w", f.path, err))
+		o.drop(f.path, r)
+		return 0, nil
+	}
+	var entry string
+	var ts int64
+	w.docs, entry, ts = agentUseDocs(f.kind, data, w.docs[:0])
+	if f.kind == fileAUSession {
+		obj := trimWS(data)
+		se.ID = auEntry(f.kind, f.path, entry)
+		se.Name, se.Cwd = lookupString(obj, "agent", "name"), lookupString(obj, "project", "cwd")
+	}
+	if err := w.add(r, 0, f.size, ts); err != nil {
+		return 0, err
+	}
+	r.Size, r.Mtime, r.Ino, r.Ctime = f.size, mtime, f.ino, f.ctime
+	r.End = f.size
+	return f.size, nil
+}
+
+// auEntry is the entry id of an AgentUse file's texts: the id its JSON
+// gives, else its file's (or, for a message, its directory's) name.
+func auEntry(kind fileKind, path, entry string) string {
+	if entry != "" {
+		return entry
+	}
+	if kind == fileAUMessage {
+		return filepath.Base(filepath.Dir(path))
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".json")
+}
+
+// query evaluates e with the query's filters and returns the candidates,
+// sorted as FTS5's are.
+func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, error) {
+	rs := roots(q.Stores)
+	sessions := map[string]*Session{}
+	var kinds [256]bool
+	if q.Role != "" {
+		for _, k := range kindsOf(q.Role) {
+			kinds[k] = true
+		}
+	}
+	since, until := q.Since.UnixMilli(), q.Until.UnixMilli()
+	var cwd, cwdLo string
+	if q.Cwd != "" {
+		cwd = cleanCwd(q.Cwd)
+		cwdLo, _ = prefixBounds(cwd)
+	}
+	okFile := map[uint32]bool{}
+	filter := func(m textindex.Meta) bool {
+		if q.Role != "" && !kinds[m.Role] {
+			return false
+		}
+		if q.Tool != "" && m.Tool != q.Tool {
+			return false
+		}
+		if !q.Since.IsZero() && m.Time < since {
+			return false
+		}
+		if !q.Until.IsZero() && (m.Time >= until || m.Time == 0) {
+			return false
+		}
+		no := uint32(m.Ref)
+		ok, known := okFile[no]
+		if !known {
+			path, live := o.byNo[no]
+			ok = live
+			if ok && len(rs) > 0 {
+				ok = false
+				for _, r := range rs {
+					if isUnder(path, r) {
+						ok = true
+						break
+					}
+				}
+			}
+			if ok && q.Cwd != "" {
+				se := o.st.Sessions[o.st.Files[path].Session]
+				ok = se != nil && (se.Cwd == cwd || strings.HasPrefix(se.Cwd, cwdLo))
+			}
+			okFile[no] = ok
+		}
+		return ok
+	}
+	hits, err := o.eval(ctx, e, filter)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]candidate, 0, len(hits))
+	var rec [ownRecSize]byte
+	for id, m := range hits {
+		if _, err := o.docs.ReadAt(rec[:], int64(id-1)*ownRecSize); err != nil {
+			return nil, fmt.Errorf("read search index %s: %w", o.dir, err)
+		}
+		no := binary.LittleEndian.Uint32(rec[0:])
+		path := o.byNo[no]
+		r := o.st.Files[path]
+		if r == nil || no != uint32(m.Ref) || crc32.Checksum(rec[:24], crcTable) != binary.LittleEndian.Uint32(rec[24:]) {
+			return nil, fmt.Errorf("read search index %s: document %d: %w", o.dir, id, textindex.ErrCorrupt)
+		}
+		se := sessions[r.Session]
+		if se == nil {
+			s := o.st.Sessions[r.Session]
+			se = &Session{Path: r.Session}
+			if s != nil {
+				se.ID, se.Name, se.Cwd, se.Format = s.ID, s.Name, s.Cwd, s.Format
+			}
+			sessions[r.Session] = se
+		}
+		c := candidate{sess: se, file: path, fkind: r.Kind, off: int64(binary.LittleEndian.Uint64(rec[8:])),
+			n: int64(binary.LittleEndian.Uint64(rec[16:])), part: int(binary.LittleEndian.Uint32(rec[4:])),
+			kind: Kind(m.Role), tool: m.Tool, ts: m.Time, entryFromFile: true}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return compareCandidates(&a, &b) })
+	if q.Limit > 0 && e.exact && len(out) > q.Limit+16 {
+		out = out[:q.Limit+16]
+	}
+	return out, nil
+}
+
+// eval returns the documents that match e and pass filter, by id.
+func (o *own) eval(ctx context.Context, e *ftsExpr, filter func(textindex.Meta) bool) (map[uint64]textindex.Meta, error) {
+	switch e.op {
+	case opLeaf:
+		hits, err := o.ix.Search(ctx, textindex.Query{Clauses: e.clauses, Filter: filter})
+		if err != nil {
+			return nil, err
+		}
+		m := make(map[uint64]textindex.Meta, len(hits))
+		for _, h := range hits {
+			m[h.ID] = h.Meta
+		}
+		return m, nil
+	case opAnd, opOr, opNot:
+		acc, err := o.eval(ctx, e.kids[0], filter)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range e.kids[1:] {
+			if e.op == opAnd && len(acc) == 0 {
+				break
+			}
+			m, err := o.eval(ctx, k, filter)
+			if err != nil {
+				return nil, err
+			}
+			switch e.op {
+			case opAnd:
+				for id := range acc {
+					if _, ok := m[id]; !ok {
+						delete(acc, id)
+					}
+				}
+			case opOr:
+				for id, v := range m {
+					acc[id] = v
+				}
+			case opNot:
+				for id := range m {
+					delete(acc, id)
+				}
+			}
+		}
+		return acc, nil
+	}
+	return nil, fmt.Errorf("search: bad query expression")
+}
+
+// ownCheck verifies every page of the own index and empties it when a
+// check fails; it returns 1 then (the next search builds it again).
+func (x *Index) ownCheck(ctx context.Context) (int, error) {
+	if err := x.fsys().MkdirAll(x.dir, vfs.DirMode); err != nil {
+		return 0, fmt.Errorf("open search index %s: %w", x.dir, err)
+	}
+	lk, err := lockShared(ctx, x.fsys(), x.dir)
+	if err != nil {
+		return 0, err
+	}
+	defer lk.release()
+	if err := lk.exclusive(ctx); err != nil {
+		return 0, err
+	}
+	ix, err := textindex.Open(x.fsys(), filepath.Join(x.ownDir(), ownTextDir))
+	if err == nil {
+		err = ix.Verify(ctx)
+		ix.Close()
+	}
+	if err == nil {
+		_, err = readOwnState(x.fsys(), filepath.Join(x.ownDir(), ownStateName))
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+	}
+	if err == nil {
+		return 0, nil
+	}
+	if !errors.Is(err, textindex.ErrCorrupt) {
+		return 0, &indexError{err}
+	}
+	if err := x.fsys().RemoveAll(x.ownDir()); err != nil {
+		return 0, &indexError{err}
+	}
+	return 1, nil
+}

@@ -79,7 +79,8 @@ var allowed = map[string][]string{
 	// flock for a directory remote's compare-and-swap across processes.
 	// No object-store client: backends are packages of their own that
 	// the caller passes in (Options.Backends), so replica links none.
-	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "engine", "engine/agentuse", "filippo.io/age", "github.com/gofrs/flock"},
+	// internal/human: a run's report worded for people (Report.WriteText).
+	"replica": {"internal/human", "internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "engine", "engine/agentuse", "filippo.io/age", "github.com/gofrs/flock"},
 	// The S3 backend: replica's Client over minio-go.
 	"replica/s3": {"replica", "github.com/minio/minio-go/v7"},
 	// The Client conformance test both backends pass (test code only).

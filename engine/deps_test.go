@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	"engine":          {"internal/cacheindex", "internal/human", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse": {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"engine/repair":   {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "tree"},
-	"engine/importer": {"internal/sessionfile", "layout", "layout/vfs", "migrate"},
+	"engine/importer": {"internal/human", "internal/sessionfile", "layout", "layout/vfs", "migrate"},
 	"engine/stats":    {"engine", "internal/cacheindex", "internal/jsonl", "internal/human", "layout/vfs", "message", "migrate"}, // message: pi's Usage
 	"engine/render":   {"engine", "engine/agentuse", "message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout/vfs", "migrate", "tree"},
 	"redact":          {"internal/jsonl"},

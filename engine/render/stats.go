@@ -55,6 +55,9 @@ type StoreStats struct {
 	Sessions int          `json:"sessions"`
 	Skipped  int          `json:"skipped"`
 	All      *stats.Scope `json:"all"`
+	// AgentUse counts the AgentUse sessions below Store, whose usage is
+	// not in All; nil leaves it out (a store that holds none by name).
+	AgentUse *int `json:"agentUseSessions,omitempty"`
 }
 
 // StoreStatsText writes the report as the text of 'sessctl stats --all'.
@@ -69,6 +72,9 @@ func StoreStatsText(w io.Writer, r *StoreStats) error {
 	fmt.Fprintf(w, "\n\n")
 	writeScopeTable(w, []string{"ALL"}, []*stats.Scope{r.All})
 	writeModelTable(w, "Per model", r.All)
+	if r.AgentUse != nil && *r.AgentUse > 0 {
+		fmt.Fprintf(w, "\nAgentUse  %s below it (their usage is not counted)\n", human.Plural(*r.AgentUse, "session", "sessions"))
+	}
 	return ew.err
 }
 

@@ -35,3 +35,21 @@ func TestStatsText(t *testing.T) {
 		t.Errorf("store stats:\n%s", b.String())
 	}
 }
+
+// TestStoreStatsAgentUse checks the AgentUse line of a directory's
+// totals, and that a count of none prints no line.
+func TestStoreStatsAgentUse(t *testing.T) {
+	t.Parallel()
+	n := 2
+	var b strings.Builder
+	_ = StoreStatsText(&b, &StoreStats{Store: "/d", All: stats.NewScope(), AgentUse: &n})
+	if !strings.HasSuffix(b.String(), "\nAgentUse  2 sessions below it (their usage is not counted)\n") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	n = 0
+	b.Reset()
+	_ = StoreStatsText(&b, &StoreStats{Store: "/d", All: stats.NewScope(), AgentUse: &n})
+	if strings.Contains(b.String(), "AgentUse") {
+		t.Errorf("text with no AgentUse session:\n%s", b.String())
+	}
+}

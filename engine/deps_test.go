@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"message":             {"internal/jsonl"},
 	// migrate sits beside tree; its importers write pi's messages with
 	// message's types (pi's format in one place).
-	"migrate":         {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "message", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
+	"migrate":         {"internal/human", "internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "message", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
 	"lock":            {"layout/vfs", "github.com/gofrs/flock"},
 	"engine":          {"internal/cacheindex", "internal/human", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse": {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
@@ -65,7 +64,7 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 		if s.Kind != replica.KindPi {
 			continue
 		}
-		infos = append(infos, remoteInfo(s))
+		infos = append(infos, s.Info())
 	}
 	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Modified.After(infos[j].Modified) })
 	if asJSON {
@@ -84,35 +83,6 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 		return e.fail(err)
 	}
 	return code
-}
-
-// remoteInfo is the listing row of a remote session.
-func remoteInfo(s replica.RemoteSession) engine.Info {
-	sum := s.Summary
-	in := engine.Info{Path: s.Name, ID: sum.ID, Cwd: sum.Cwd, MessageCount: sum.Messages, FirstMessage: sum.FirstMessage,
-		Size: s.Size, ModTime: s.Time}
-	if sum.Name != "" {
-		in.Name, in.HasName = sum.Name, true
-	}
-	if sum.FirstMessage == "" {
-		in.FirstMessage = "(no messages)"
-	}
-	if t, err := time.Parse(time.RFC3339Nano, sum.Created); err == nil {
-		in.Created, in.CreatedValid = t, true
-	}
-	switch {
-	case sum.LastMessage != "":
-		if t, err := time.Parse(time.RFC3339Nano, sum.LastMessage); err == nil {
-			in.Modified = t
-			break
-		}
-		fallthrough
-	case in.CreatedValid:
-		in.Modified = in.Created
-	default:
-		in.Modified = s.Time
-	}
-	return in
 }
 
 // openRemoteView reads the pi session name stands for from the remote

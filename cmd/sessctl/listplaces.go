@@ -28,7 +28,7 @@ func listPlaces(e *env, places []layout.Place, o engine.ListOptions, asJSON bool
 	for _, p := range places {
 		switch p.Format {
 		case layout.FormatJSONL:
-			st, err := placeStore(e.ctx, p, engine.StoreOptions{})
+			st, err := engine.OpenPlace(e.ctx, p, engine.StoreOptions{})
 			if err != nil {
 				return e.fail(err)
 			}

@@ -95,7 +95,7 @@ func statsAll(e *env, store string, asJSON, noIndex bool) int {
 	if len(js) > 1 {
 		return e.usageError("stats --all adds up one store of session files: --store pi, indusagi or a directory, not %s", human.Quote(store))
 	}
-	st, err := placeStore(e.ctx, js[0], engine.StoreOptions{})
+	st, err := engine.OpenPlace(e.ctx, js[0], engine.StoreOptions{})
 	if err != nil {
 		return e.fail(err)
 	}

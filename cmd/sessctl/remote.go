@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/sessctl/sessctl/engine"
@@ -99,24 +98,11 @@ func openRemoteView(e *env, rf remoteFlags, name string) (*sessionView, func(), 
 		return nil, nil, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	f, err := os.OpenFile(filepath.Join(dir, "session.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	got, refused, err := r.ReadSession(e.ctx, name, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	path, refused, err := r.ReadSessionFile(e.ctx, name, dir)
 	for _, l := range refused {
 		fmt.Fprintf(e.stderr, "sessctl: %s: refused remote %s\n", e.name, l)
 	}
 	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	path := filepath.Join(dir, got)
-	if err := os.Rename(filepath.Join(dir, "session.jsonl"), path); err != nil {
 		cleanup()
 		return nil, nil, err
 	}

@@ -57,18 +57,7 @@ func runStats(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	rep := render.SessionStats{
-		Path:   sv.Path,
-		ID:     sv.Header.ID,
-		All:    allScope,
-		Branch: onBranch,
-	}
-	if sv.HasName {
-		rep.Name = &sv.Name
-	}
-	if sv.Leaf != "" {
-		rep.Leaf = &sv.Leaf
-	}
+	rep := render.NewSessionStats(sv.Session, allScope, onBranch)
 	w := bufio.NewWriter(e.stdout)
 	if *asJSON {
 		emitJSON(w, rep)

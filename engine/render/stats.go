@@ -24,6 +24,20 @@ type SessionStats struct {
 	Branch *stats.Scope `json:"branch"`
 }
 
+// NewSessionStats returns the report of a session (a Snapshot or
+// SnapshotView) with the counts of its file and its branch
+// (stats.CountView): its name and leaf are null where it has none.
+func NewSessionStats(s *Session, all, branch *stats.Scope) SessionStats {
+	rep := SessionStats{Path: s.Path, ID: s.Header.ID, All: all, Branch: branch}
+	if s.HasName {
+		rep.Name = &s.Name
+	}
+	if s.Leaf != "" {
+		rep.Leaf = &s.Leaf
+	}
+	return rep
+}
+
 // SessionStatsText writes the report as the text of 'sessctl stats': the
 // session, the counts of the file and the branch side by side, and the
 // tokens and cost per model of each.

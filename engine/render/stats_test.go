@@ -53,3 +53,19 @@ func TestStoreStatsAgentUse(t *testing.T) {
 		t.Errorf("text with no AgentUse session:\n%s", b.String())
 	}
 }
+
+// TestNewSessionStats checks that a session without a name or a leaf
+// reports them as null, and one with them by value.
+func TestNewSessionStats(t *testing.T) {
+	t.Parallel()
+	all, branch := stats.NewScope(), stats.NewScope()
+	s := &Session{Path: "/s.jsonl"}
+	s.Header.ID = "abc"
+	if rep := NewSessionStats(s, all, branch); rep.Name != nil || rep.Leaf != nil || rep.ID != "abc" || rep.All != all || rep.Branch != branch {
+		t.Errorf("unnamed: %+v", rep)
+	}
+	s.Name, s.HasName, s.Leaf = "n", true, "l1"
+	if rep := NewSessionStats(s, all, branch); rep.Name == nil || *rep.Name != "n" || rep.Leaf == nil || *rep.Leaf != "l1" {
+		t.Errorf("named: %+v", rep)
+	}
+}

@@ -61,9 +61,10 @@ var allowed = map[string][]string{
 	// The web viewer sits on everything a reader uses (the stores, search,
 	// render, stats, redact) and takes no third-party module.
 	"web": {"engine", "engine/agentuse", "message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},
-	// search watches the stores' directories with inotify (x/sys/unix);
+	// search watches the stores' directories with inotify (x/sys/unix),
+	// and finds AgentUse sessions with agentuse.Walk, the one walk of them;
 	// internal/human: a hit worded for people (Hit.WriteText).
-	"search":            {"engine", "internal/human", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
+	"search":            {"engine", "engine/agentuse", "internal/human", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
 	"internal/human":    {},
 	"internal/shortid":  {"internal/sessionfile"},                   // the short ids people see and type
 	"internal/workload": {"internal/jsonl", "layout", "layout/vfs"}, // writes its files through layout/vfs, as every library does

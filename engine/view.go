@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -31,12 +33,26 @@ import (
 // read whole by a read-only open instead, and the View answers from that
 // session. Lines checks each line it reads back against the envelope that
 // was parsed: a file rewritten since (pi rewrites a file it migrates)
-// fails there, while lines appended since are not seen.
+// fails there, while lines appended since are not seen until Update
+// reads them.
 type View struct {
 	path   string
+	fsys   vfs.FS
 	f      vfs.File
 	header Entry
 	ix     *tree.Index
+
+	// What Update needs: the bytes read (the end of the last complete
+	// line), the lines read, the last bytes before size (to tell that the
+	// file only grew), the lines skipped, whether message bytes are kept,
+	// and whether the file ended cleanly (a torn or unterminated last line
+	// is not read on from).
+	size      int64
+	lines     int
+	check     []byte
+	malformed int
+	keep      bool
+	clean     bool
 
 	// s is the whole session, read instead where the lean read will not
 	// do (see View).
@@ -54,16 +70,39 @@ func (st *Store) View(ctx context.Context, name string) (*View, error) {
 	return openView(ctx, path, o)
 }
 
+// ViewOptions configure Store.ViewWith. The zero value is Store.View's.
+type ViewOptions struct {
+	// KeepBelow keeps the bytes of the message entries too, for a file
+	// smaller than KeepBelow bytes: a small session shown whole is not
+	// worth reading twice. Lines then reads nothing back.
+	KeepBelow int64
+}
+
+// ViewWith is View with options.
+func (st *Store) ViewWith(ctx context.Context, name string, vo ViewOptions) (*View, error) {
+	path, err := st.Resolve(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	o := st.openOptions(OpenOptions{ReadOnly: true})
+	return openViewWith(ctx, path, o, vo)
+}
+
 // openView is Store.View of the file at path, with the options of a
 // read-only open.
 func openView(ctx context.Context, path string, opts options) (*View, error) {
+	return openViewWith(ctx, path, opts, ViewOptions{})
+}
+
+// openViewWith is openView with ViewOptions.
+func openViewWith(ctx context.Context, path string, opts options, vo ViewOptions) (*View, error) {
 	opts.ReadOnly = true
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
 	for range 2 {
-		v, err := openViewLean(opts, abs)
+		v, err := openViewLean(opts, abs, vo)
 		if errors.Is(err, errWholeFile) {
 			break
 		}
@@ -78,7 +117,7 @@ func openView(ctx context.Context, path string, opts options) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &View{path: s.SessionFile(), s: s, header: s.Header().Entry}, nil
+	return &View{path: s.SessionFile(), s: s, header: s.Header().Entry, malformed: s.Recovery().Malformed}, nil
 }
 
 // openViewLean reads the file at abs in pieces, keeping the bytes of the
@@ -86,7 +125,7 @@ func openView(ctx context.Context, path string, opts options) (*View, error) {
 // index). It returns errWholeFile for every file it does not answer for
 // (Open then reads it, and reports what is wrong with it), and
 // errReadAgain when the file changed while it was read.
-func openViewLean(opts options, abs string) (*View, error) {
+func openViewLean(opts options, abs string, vo ViewOptions) (*View, error) {
 	fsys := opts.fs()
 	f, err := fsys.OpenFile(abs, os.O_RDONLY, 0)
 	if err != nil {
@@ -102,14 +141,15 @@ func openViewLean(opts options, abs string) (*View, error) {
 	if err != nil || !before.Mode().IsRegular() {
 		return nil, errWholeFile
 	}
+	keep := before.Size() < vo.KeepBelow
 	ixPath := offsetIndexFile(opts, abs, before)
 	var p *jsonl.Parsed
-	if ixPath != "" {
+	if ixPath != "" && !keep {
 		p, _ = detachedFromIndex(fsys, f, ixPath, abs, before)
 	}
 	parsed := p == nil
 	if parsed {
-		p, err = jsonl.ParseReader(f, viewChunk, func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage })
+		p, err = jsonl.ParseReader(f, viewChunk, keepFilter(keep))
 		if err != nil || len(p.Entries) == 0 || checkHeader(abs, p) != nil ||
 			migrate.Needed(migrate.VersionOf(&p.Entries[0])) {
 			return nil, errWholeFile
@@ -122,7 +162,9 @@ func openViewLean(opts options, abs string) (*View, error) {
 	if !sameStat(before, after) || p.Size != after.Size() {
 		return nil, errReadAgain
 	}
-	v := &View{path: abs, f: f, header: p.Entries[0], ix: tree.Build(p.Entries[1:])}
+	v := &View{path: abs, fsys: fsys, f: f, header: p.Entries[0], ix: tree.Build(p.Entries[1:]),
+		size: p.Size, lines: p.Lines, malformed: len(p.Malformed), keep: keep, clean: p.Tail == jsonl.TailClean}
+	v.check = tailBytes(f, v.size)
 	if parsed && ixPath != "" && readBack(f, &p.Entries[len(p.Entries)-1]) == nil {
 		// The next View, ReadContext or read-only open of the file need
 		// not parse it (the index needs the last line's checksum).
@@ -148,6 +190,102 @@ func (v *View) Close() error {
 	err := v.f.Close()
 	v.f = nil
 	return err
+}
+
+// keepFilter is the entries a lean read keeps the bytes of: every one
+// when keep is set, else all but the messages.
+func keepFilter(keep bool) func(e *jsonl.Entry) bool {
+	if keep {
+		return nil
+	}
+	return func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage }
+}
+
+// tailBytes returns up to 64 bytes of f before off; nil when they cannot
+// be read.
+func tailBytes(f vfs.File, off int64) []byte {
+	n := min(off, 64)
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off-n); err != nil {
+		return nil
+	}
+	return b
+}
+
+// Malformed returns the number of lines that are not JSON objects, which
+// the View skipped (Recovery.Malformed of a read-only open).
+func (v *View) Malformed() int { return v.malformed }
+
+// Lean reports whether the message entries are without their bytes,
+// which Lines reads back.
+func (v *View) Lean() bool { return v.s == nil && v.f != nil && !v.keep }
+
+// ErrStale is returned by View.Update when the View no longer stands for
+// its file: the file was replaced, shrank or was rewritten before where
+// the View stopped reading, or the View read it whole (a file to migrate).
+// A new View reads it.
+var ErrStale = errors.New("the session file changed: read it again")
+
+// Update reads the complete lines appended to the file since the View
+// read it (or last updated), when the file only grew: the same file, the
+// bytes before where the View stopped unchanged. It indexes them as the
+// View's other entries (the leaf moves to the last) and returns them, in
+// file order; none when nothing was appended. A last line without its
+// newline is left for a later Update. An error wrapping ErrStale means
+// the file changed otherwise, and a new View must read it. Update must
+// not run at the same time as the View's other methods.
+func (v *View) Update() ([]*Entry, error) {
+	if v.s != nil || v.f == nil {
+		return nil, fmt.Errorf("update view of %s: %w", v.path, ErrStale)
+	}
+	now, err := v.fsys.Stat(v.path)
+	if err != nil {
+		return nil, fmt.Errorf("update view of %s: %w", v.path, err)
+	}
+	held, err := v.f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("update view of %s: %w", v.path, err)
+	}
+	switch {
+	case !vfs.SameFile(now, held) || vfs.FileID(now) == 0 || now.Size() < v.size || !v.clean:
+		return nil, fmt.Errorf("update view of %s: %w", v.path, ErrStale)
+	case now.Size() == v.size:
+		return nil, nil
+	}
+	if !bytes.Equal(tailBytes(v.f, v.size), v.check) {
+		return nil, fmt.Errorf("update view of %s: %w", v.path, ErrStale)
+	}
+	p, err := jsonl.ParseReader(io.NewSectionReader(v.f, v.size, now.Size()-v.size), viewChunk, keepFilter(v.keep))
+	if err != nil {
+		return nil, fmt.Errorf("update view of %s: %w", v.path, err)
+	}
+	end := p.Size // the end of the last complete line
+	if p.Tail != jsonl.TailClean {
+		end = p.TailOffset
+	}
+	var out []*Entry
+	for i := range p.Entries {
+		e := &p.Entries[i]
+		if e.Offset >= end {
+			break
+		}
+		e.Offset += v.size
+		e.Line += v.lines
+		v.ix.Add(e)
+		out = append(out, e)
+	}
+	for _, b := range p.Malformed {
+		if b.Offset < end {
+			v.malformed++
+		}
+	}
+	v.lines += p.Lines
+	if p.Tail != jsonl.TailClean {
+		v.lines-- // the last line, read again next time
+	}
+	v.size += end
+	v.check = tailBytes(v.f, v.size)
+	return out, nil
 }
 
 // index returns the tree of the entries.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -66,77 +66,51 @@ func (r *Remote) scanAgentUse(ctx context.Context, root string, out map[string]*
 				return err
 			}
 			dir := filepath.Join(sroot, d.Name())
-			files, skip, err := r.auFiles(dir)
+			files, skip, err := r.auFiles(ctx, dir)
 			if err != nil {
 				*skipped = append(*skipped, Warning{Key: dir, Err: err})
 				continue
 			}
 			*skipped = append(*skipped, skip...)
-			h := fnv.New64a()
-			var size int64
-			for _, f := range files {
-				fmt.Fprintf(h, "%s\x00%d\x00%d\x00", f.rel, f.size, f.mtime)
-				size += f.size
-			}
-			out[KindAgentUse+"/"+name] = &local{path: dir, size: size, mtime: int64(h.Sum64() >> 1)}
+			size, print := agentuse.Fingerprint(files)
+			out[KindAgentUse+"/"+name] = &local{path: dir, size: size, mtime: print}
 		}
 	}
 	return nil
 }
 
-type auFile struct {
-	rel         string
-	size, mtime int64
-}
-
-// auFiles lists the files of a session directory that replicate, and what
-// is passed over below it: directories that cannot be read, symbolic
-// links (never followed: a message directory that is one is not synced)
-// and named pipes or other special files. An error reading dir itself is
-// returned.
-func (r *Remote) auFiles(dir string) ([]auFile, []Warning, error) {
-	fsys := r.opts.fs()
-	var out []auFile
-	var skipped []Warning
-	var walk func(d, rel string) error
-	walk = func(d, rel string) error {
-		ents, err := fsys.ReadDir(d)
-		if err != nil {
-			if rel == "" {
-				return err
-			}
-			skipped = append(skipped, Warning{Key: d, Err: fmt.Errorf("directory could not be read: %w", unwrapPath(err, d))})
-			return nil
-		}
-		for _, e := range ents {
-			name := e.Name()
-			p := filepath.Join(d, name)
-			rp := name
-			if rel != "" {
-				rp = rel + "/" + name
-			}
-			switch {
-			case e.IsDir():
-				if err := walk(p, rp); err != nil {
-					return err
-				}
-			case e.Type()&fs.ModeSymlink != 0:
-				skipped = append(skipped, Warning{Key: p, Err: errors.New("a symbolic link: not synced")})
-			case !e.Type().IsRegular():
-				skipped = append(skipped, Warning{Key: p, Err: fmt.Errorf("not synced: %w", vfs.ErrNotRegular)})
-			case !skipFile(name):
-				fi, err := e.Info()
-				if err != nil {
-					return err
-				}
-				out = append(out, auFile{rel: rp, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
-			}
-		}
-		return nil
+// auFiles lists the files of a session directory that replicate
+// (agentuse.DirFiles, subagents included), and what is passed over below
+// it: directories that cannot be read, symbolic links (never followed: a
+// message directory that is one is not synced) and named pipes or other
+// special files. An error reading dir itself is returned.
+func (r *Remote) auFiles(ctx context.Context, dir string) ([]agentuse.DirFile, []Warning, error) {
+	files, skip, err := agentuse.DirFiles(ctx, r.opts.fs(), dir, true)
+	if err != nil {
+		return nil, nil, err
 	}
-	err := walk(dir, "")
-	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
-	return out, skipped, err
+	var skipped []Warning
+	for _, err := range skip {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "read directory" {
+			skipped = append(skipped, Warning{Key: pe.Path, Err: fmt.Errorf("directory could not be read: %w", pe.Err)})
+			continue
+		}
+		return nil, nil, err
+	}
+	out := files[:0]
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Rel))
+		switch {
+		case f.Mode&fs.ModeSymlink != 0:
+			skipped = append(skipped, Warning{Key: p, Err: errors.New("a symbolic link: not synced")})
+		case !f.Mode.IsRegular():
+			skipped = append(skipped, Warning{Key: p, Err: fmt.Errorf("not synced: %w", vfs.ErrNotRegular)})
+		case !skipFile(path.Base(f.Rel)):
+			out = append(out, f)
+		}
+	}
+	return out, skipped, nil
 }
 
 // unwrapPath returns the cause of an *fs.PathError about path, so that
@@ -197,8 +171,8 @@ type auReconcile struct {
 	base      map[string]string // base[p] is "<local sha256>|<remote object>" as of the last sync
 	localSum  map[string]string
 	localData map[string][]byte
-	read      map[string]auFile // the files as listed before they were read
-	written   map[string]bool   // the files the pull wrote
+	read      map[string]agentuse.DirFile // the files as listed before they were read
+	written   map[string]bool             // the files the pull wrote
 	remote    map[string]File
 	newBase   map[string]string
 
@@ -244,21 +218,21 @@ func (s *auReconcile) readLocal() error {
 	fsys := r.opts.fs()
 	localSum := map[string]string{}
 	localData := map[string][]byte{}
-	read := map[string]auFile{} // the files as listed before they were read
+	read := map[string]agentuse.DirFile{} // the files as listed before they were read
 	s.localSum, s.localData, s.read = localSum, localData, read
 	s.written = map[string]bool{} // the files the pull wrote
 	if loc != nil {
-		files, _, err := r.auFiles(dir) // what is skipped was reported by the scan
+		files, _, err := r.auFiles(s.ctx, dir) // what is skipped was reported by the scan
 		if err != nil {
 			return err
 		}
 		for _, f := range files {
-			read[f.rel] = f
-			data, err := fsys.ReadFile(filepath.Join(dir, filepath.FromSlash(f.rel)))
+			read[f.Rel] = f
+			data, err := fsys.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Rel)))
 			if err != nil {
 				return err
 			}
-			localSum[f.rel], localData[f.rel] = sha(data), data
+			localSum[f.Rel], localData[f.Rel] = sha(data), data
 		}
 	}
 	remote := map[string]File{}
@@ -419,19 +393,16 @@ func (s *auReconcile) record() {
 	// pushed only when it holds what this run read and wrote, not a file
 	// the agent wrote meanwhile.
 	stable := false
-	if files, _, err := r.auFiles(dir); err == nil {
-		hh := fnv.New64a()
+	if files, _, err := r.auFiles(s.ctx, dir); err == nil {
 		stable = true
 		listed := map[string]bool{}
 		for _, f := range files {
-			fmt.Fprintf(hh, "%s\x00%d\x00%d\x00", f.rel, f.size, f.mtime)
-			st.Size += f.size
-			listed[f.rel] = true
-			if rf, ok := read[f.rel]; !written[f.rel] && (!ok || rf != f) {
+			listed[f.Rel] = true
+			if rf, ok := read[f.Rel]; !written[f.Rel] && (!ok || rf != f) {
 				stable = false // the agent wrote it meanwhile
 			}
 		}
-		st.Mtime = int64(hh.Sum64() >> 1)
+		st.Size, st.Mtime = agentuse.Fingerprint(files)
 		rep.Path = dir
 		for p := range read {
 			if !written[p] && !listed[p] {

@@ -54,9 +54,9 @@ func firstRoot(roots []string, none string) string {
 
 // LoadIdentity reads an age identity file (age-keygen's output): its
 // identities decrypt, and their recipients encrypt, what the options
-// replicate. Only X25519 identities are supported.
+// replicate. Only X25519 identities are supported. It reads through o.FS.
 func (o *Options) LoadIdentity(path string) error {
-	f, err := os.Open(path)
+	f, err := o.fs().OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("read age identity %s: %w", path, err)
 	}

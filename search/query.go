@@ -135,7 +135,7 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 		var cands []candidate
 		if x.o.NoIndex {
 			var files []found
-			if files, err = walk(ctx, q.Stores, warn); err != nil {
+			if files, err = walkFS(ctx, x.fsys(), q.Stores, warn); err != nil {
 				yield(Hit{}, err)
 				return
 			}
@@ -207,7 +207,7 @@ func (x *Index) search(ctx context.Context, q Query, warn func(error)) ([]candid
 		gen = x.w.generation()
 		watched = watchAll(x.w, roots(q.Stores))
 	}
-	files, err := walk(ctx, q.Stores, warn)
+	files, err := walkFS(ctx, x.fsys(), q.Stores, warn)
 	if err != nil {
 		return nil, err
 	}

@@ -117,7 +117,7 @@ func TestRowCacheNeverStale(t *testing.T) {
 			for _, db := range dbs {
 				os.Remove(db)
 			}
-			files, err := walk(context.Background(), stores, func(error) {})
+			files, err := walkFS(context.Background(), vfs.OS(), stores, func(error) {})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -42,17 +42,19 @@ func (f *found) set(fi fs.FileInfo) {
 	f.size, f.mtime, f.ino, f.ctime = fi.Size(), fi.ModTime().UnixNano(), vfs.FileID(fi), ctime(fi)
 }
 
-// walk lists the files of the stores. A store whose root does not exist
-// is an error matching fs.ErrNotExist; unreadable files and directories
-// below a root are reported to warn and left out.
-func walk(ctx context.Context, stores []layout.Place, warn func(error)) ([]found, error) {
+// walkFS lists the files of the stores: a JSONL store's with
+// engine.Store.Files, an AgentUse store's sessions with agentuse.Walk. A
+// store whose root does not exist is an error matching fs.ErrNotExist;
+// unreadable files and directories below a root are reported to warn and
+// left out.
+func walkFS(ctx context.Context, fsys vfs.FS, stores []layout.Place, warn func(error)) ([]found, error) {
 	var out []found
 	for _, st := range stores {
 		root, err := filepath.Abs(st.Root)
 		if err != nil {
 			return nil, fmt.Errorf("search %s: %w", st.Root, err)
 		}
-		fi, err := os.Stat(root)
+		fi, err := fsys.Stat(root)
 		if err != nil {
 			return nil, fmt.Errorf("search %s: %w", root, err)
 		}
@@ -61,9 +63,9 @@ func walk(ctx context.Context, stores []layout.Place, warn func(error)) ([]found
 		}
 		switch st.Format {
 		case layout.FormatJSONL:
-			err = walkJSONL(ctx, root, &out, warn)
+			err = walkJSONL(ctx, fsys, root, &out, warn)
 		case layout.FormatAgentUse:
-			err = walkAgentUse(ctx, root, root, &out, warn)
+			err = walkAgentUse(ctx, fsys, root, &out, warn)
 		default:
 			err = fmt.Errorf("search %s: unknown store format %d", root, st.Format)
 		}
@@ -79,8 +81,8 @@ func walk(ctx context.Context, stores []layout.Place, warn func(error)) ([]found
 // in parallel: a store of many small directories is as quick to compare
 // with the index as one large one. What the walk left out is reported to
 // warn.
-func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error)) error {
-	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root})
+func walkJSONL(ctx context.Context, fsys vfs.FS, root string, out *[]found, warn func(error)) error {
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root, FS: fsys})
 	if err != nil {
 		return fmt.Errorf("search %s: %w", root, err)
 	}
@@ -105,9 +107,9 @@ func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error))
 			var fi fs.FileInfo
 			var err error
 			if files[i].Link {
-				fi, err = os.Stat(p)
+				fi, err = fsys.Stat(p)
 			} else {
-				fi, err = os.Lstat(p)
+				fi, err = fsys.Lstat(p)
 			}
 			if err == nil && !fi.Mode().IsRegular() {
 				err = errors.New("not a regular file")
@@ -141,40 +143,40 @@ func walkJSONL(ctx context.Context, root string, out *[]found, warn func(error))
 	return nil
 }
 
-// walkAgentUse follows AgentUse's discovery: a directory holding a
-// regular session.json is a session; below a session only subagent/ is
-// searched for sessions; below any other directory every subdirectory is.
-// What it passes over is reported to warn, each naming its path: a
-// directory that cannot be read, and in a session a symbolic link (never
-// followed: a message directory that is one is not searched) or a named
-// pipe or other special file, where a file or directory is expected.
-func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func(error)) error {
-	ents, err := readDir(ctx, root, dir, warn)
-	if err != nil || len(ents) == 0 {
-		return err
-	}
-	isSession := false
-	for _, d := range ents {
-		if d.Name() == layout.AgentUseSessionFile {
-			if d.Type().IsRegular() {
-				isSession = true
-			} else if !d.IsDir() {
-				warnNotFollowed(filepath.Join(dir, d.Name()), d, warn)
+// walkAgentUse finds the sessions below root with agentuse.Walk (which
+// reports to warn the directories it could not read and the
+// session.json files and subagent directories it would not follow), and
+// the files of each that are indexed: session.json, message.json and
+// part/*.json. What it passes over in a session is reported to warn too,
+// each naming its path: a directory that cannot be read, and a symbolic
+// link (never followed: a message directory that is one is not searched)
+// or a named pipe or other special file, where a file or directory is
+// expected.
+func walkAgentUse(ctx context.Context, fsys vfs.FS, root string, out *[]found, warn func(error)) error {
+	for d, err := range agentuse.Walk(ctx, fsys, root) {
+		if err != nil {
+			if d == nil && ctx.Err() != nil {
+				return ctx.Err()
 			}
-		}
-	}
-	if !isSession {
-		for _, d := range ents {
-			if d.IsDir() {
-				if err := walkAgentUse(ctx, root, filepath.Join(dir, d.Name()), out, warn); err != nil {
-					return err
-				}
+			var pe *fs.PathError
+			switch {
+			case !errors.As(err, &pe):
+				return fmt.Errorf("search %s: %w", root, err)
+			case pe.Path == root:
+				return fmt.Errorf("search %s: %w", root, pe) // the root could not be read
 			}
+			warn(err)
+			continue
 		}
-		return nil
+		auSessionFiles(fsys, d, out, warn)
 	}
+	return nil
+}
+
+// auSessionFiles adds the indexed files of the AgentUse session d.
+func auSessionFiles(fsys vfs.FS, d *agentuse.Dir, out *[]found, warn func(error)) {
 	add := func(p string, kind fileKind) {
-		fi, err := os.Lstat(p)
+		fi, err := fsys.Lstat(p)
 		if err != nil || !fi.Mode().IsRegular() {
 			switch {
 			case err != nil && !errors.Is(err, fs.ErrNotExist):
@@ -184,29 +186,26 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 			}
 			return
 		}
-		f := found{path: p, session: dir, kind: kind}
+		f := found{path: p, session: d.Path, kind: kind}
 		f.set(fi)
 		*out = append(*out, f)
 	}
-	add(filepath.Join(dir, layout.AgentUseSessionFile), fileAUSession)
-	for _, d := range ents {
-		sub := filepath.Join(dir, d.Name())
-		if !d.IsDir() {
-			if !d.Type().IsRegular() {
-				warnNotFollowed(sub, d, warn)
-			}
-			continue
+	add(filepath.Join(d.Path, layout.AgentUseSessionFile), fileAUSession)
+	for _, e := range d.Entries {
+		sub := filepath.Join(d.Path, e.Name())
+		if e.Name() == layout.AgentUseSubagentDir && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) {
+			continue // the walk's: nested sessions, or a link it reported
 		}
-		if d.Name() == layout.AgentUseSubagentDir {
-			if err := walkAgentUse(ctx, root, sub, out, warn); err != nil {
-				return err
+		if !e.IsDir() {
+			if !e.Type().IsRegular() {
+				warnNotFollowed(sub, e, warn)
 			}
 			continue
 		}
 		// A message directory: message.json and part/*.json.
 		add(filepath.Join(sub, layout.AgentUseMessageFile), fileAUMessage)
 		pdir := filepath.Join(sub, layout.AgentUsePartDir)
-		parts, err := os.ReadDir(pdir)
+		parts, err := fsys.ReadDir(pdir)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				warn(fmt.Errorf("read directory %s: %w", pdir, unwrapPath(err, pdir)))
@@ -224,7 +223,6 @@ func walkAgentUse(ctx context.Context, root, dir string, out *[]found, warn func
 			}
 		}
 	}
-	return nil
 }
 
 // warnNotFollowed reports a symbolic link or special file of an AgentUse
@@ -259,22 +257,4 @@ const racy = 2 * time.Second
 
 func isUnder(path, root string) bool {
 	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
-}
-
-// readDir lists dir, a directory of a store whose root is root. A root
-// that cannot be read is an error; a directory below it is reported to
-// warn and left out (no entries, no error).
-func readDir(ctx context.Context, root, dir string, warn func(error)) ([]fs.DirEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if dir == root {
-			return nil, fmt.Errorf("search %s: %w", dir, err)
-		}
-		warn(fmt.Errorf("read directory %s: %w", dir, unwrapPath(err, dir)))
-		return nil, nil
-	}
-	return ents, nil
 }

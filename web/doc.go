@@ -61,7 +61,7 @@
 // Writes are POST requests carrying a CSRF token from the page, and a
 // cross-site Origin or Sec-Fetch-Site is refused. Only the sessions the
 // configured stores' walks yield as their own are read, listed and found
-// (engine.Store.Files without its links; AgentUse's walk): none in .trash,
+// (engine.Store.Files without its links; agentuse.Walk): none in .trash,
 // none through a symbolic link. Only the embedded assets are served as
 // files. Every text of a session is escaped
 // by html/template, and every response carries a Content-Security-Policy

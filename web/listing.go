@@ -21,6 +21,7 @@ import (
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // The listing: every session of every store, read by the engine (Store.List,
@@ -194,7 +195,7 @@ func (l *lister) read(ctx context.Context) *listing {
 			for i := range infos {
 				// The walk yields a symbolic link as a session file
 				// (pi lists it); the viewer serves none.
-				if fi, err := os.Lstat(infos[i].Path); err != nil || !fi.Mode().IsRegular() {
+				if fi, err := l.h.fs().Lstat(infos[i].Path); err != nil || !fi.Mode().IsRegular() {
 					continue
 				}
 				if r := jsonlRow(st, &infos[i]); r != nil {
@@ -202,25 +203,25 @@ func (l *lister) read(ctx context.Context) *listing {
 				}
 			}
 		case layout.FormatAgentUse:
-			for _, dir := range agentUseStoreDirs(ctx, st.root, warn) {
-				aus, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: dir})
-				if err != nil {
-					warn(err)
-					continue
+			// Every session below the root, at any depth, as
+			// agentuse.Walk finds them (no links, no .trash).
+			aus, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: st.root, FS: l.h.fs()})
+			if err != nil {
+				warn(err)
+				continue
+			}
+			list, err := aus.List(ctx, agentuse.ListOptions{Subagents: true, Warn: warn})
+			_ = aus.Close()
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
 				}
-				list, err := aus.List(ctx, agentuse.ListOptions{Subagents: true, Warn: warn})
-				_ = aus.Close()
-				if err != nil {
-					if ctx.Err() != nil {
-						return nil
-					}
-					warn(err)
-					continue
-				}
-				for _, x := range list {
-					if r := agentUseRow(st, x); r != nil {
-						ls.add(r)
-					}
+				warn(err)
+				continue
+			}
+			for _, x := range list {
+				if r := agentUseRow(st, x); r != nil {
+					ls.add(r)
 				}
 			}
 		}
@@ -344,48 +345,6 @@ func agentUseRow(st *storeRef, x *agentuse.Info) *row {
 	return r
 }
 
-// agentUseStoreDirs returns the directories below root (root included)
-// that hold AgentUse sessions: a directory with a subdirectory holding a
-// regular session.json. Directories below a session are not searched
-// (its subagents are the store's), nor symbolic links, nor .trash.
-func agentUseStoreDirs(ctx context.Context, root string, warn func(error)) []string {
-	var out []string
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		if ctx.Err() != nil || depth > 6 {
-			return
-		}
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				warn(err)
-			}
-			return
-		}
-		var subs []string
-		holds := false
-		for _, d := range ents {
-			if !d.IsDir() || d.Name() == ".trash" {
-				continue
-			}
-			sub := filepath.Join(dir, d.Name())
-			if fi, err := os.Lstat(filepath.Join(sub, layout.AgentUseSessionFile)); err == nil && fi.Mode().IsRegular() {
-				holds = true
-				continue
-			}
-			subs = append(subs, sub)
-		}
-		if holds {
-			out = append(out, dir)
-		}
-		for _, s := range subs {
-			walk(s, depth+1)
-		}
-	}
-	walk(root, 0)
-	return out
-}
-
 // escapeRel escapes a '/'-separated relative path for a URL path, each
 // element on its own.
 func escapeRel(rel string) string {
@@ -399,8 +358,9 @@ func escapeRel(rel string) string {
 // provCache remembers which agent an imported session came from (the
 // sessctl-import entry that begins it), read for the rows a page shows.
 type provCache struct {
-	mu sync.Mutex
-	m  map[string]provEntry
+	fsys vfs.FS
+	mu   sync.Mutex
+	m    map[string]provEntry
 }
 
 type provEntry struct {
@@ -408,7 +368,10 @@ type provEntry struct {
 	source  string
 }
 
-func newProvCache() *provCache { return &provCache{m: map[string]provEntry{}} }
+func newProvCache(fsys vfs.FS) *provCache { return &provCache{fsys: fsys, m: map[string]provEntry{}} }
+
+// fs returns the filesystem the handler reads through (Options.FS).
+func (h *Handler) fs() vfs.FS { return h.o.FS }
 
 // source returns the agent the session file at path was imported from, ""
 // when it was not imported. It reads the file's first two lines, at most
@@ -420,7 +383,7 @@ func (c *provCache) source(r *row) string {
 	if ok && e.created.Equal(r.Created) {
 		return e.source
 	}
-	src := readImportSource(r.Path)
+	src := readImportSource(c.fsys, r.Path)
 	c.mu.Lock()
 	if len(c.m) > 100000 {
 		clear(c.m)
@@ -432,8 +395,8 @@ func (c *provCache) source(r *row) string {
 
 // readImportSource returns data.source of a sessctl-import custom entry
 // on the second line of the file, "" when there is none.
-func readImportSource(path string) string {
-	f, err := os.Open(path)
+func readImportSource(fsys vfs.FS, path string) string {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return ""
 	}

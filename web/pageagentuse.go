@@ -1,11 +1,11 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -43,7 +43,7 @@ func (h *Handler) readAgentUse(r *http.Request, dir string) (*agentuse.Contents,
 	for filepath.Base(filepath.Dir(top)) == layout.AgentUseSubagentDir {
 		top = filepath.Dir(filepath.Dir(top))
 	}
-	st, err := agentuse.OpenStore(r.Context(), agentuse.StoreOptions{Dir: filepath.Dir(top)})
+	st, err := agentuse.OpenStore(r.Context(), agentuse.StoreOptions{Dir: filepath.Dir(top), FS: h.fs()})
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (h *Handler) serveAgentUseEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	// The files as they are when the stream starts, before the page is
 	// told anything: a change after the first event is a change.
-	print := dirPrint(dir)
+	print := h.dirPrint(r.Context(), dir)
 	hw, release := h.watchHolder(dir, true)
 	defer release()
 	select {
@@ -254,7 +254,7 @@ func (h *Handler) serveAgentUseEvents(w http.ResponseWriter, r *http.Request) {
 		case <-h.ctx.Done():
 			return
 		case <-tick.C:
-			if p := dirPrint(dir); p != print {
+			if p := h.dirPrint(r.Context(), dir); p != print {
 				print = p
 				if !send("changed", true) {
 					return
@@ -273,23 +273,20 @@ func (h *Handler) serveAgentUseEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// dirPrint is a fingerprint of the files of an AgentUse session directory
-// (names, sizes and times; subagents' directories left out).
-func dirPrint(dir string) string {
-	var b strings.Builder
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
+// dirPrint is the fingerprint of the data files of an AgentUse session
+// directory (agentuse.Fingerprint of its *.json files, subagents' left
+// out); the zero value when it cannot be read.
+func (h *Handler) dirPrint(ctx context.Context, dir string) [2]int64 {
+	files, _, err := agentuse.DirFiles(ctx, h.fs(), dir, false)
+	if err != nil {
+		return [2]int64{}
+	}
+	data := files[:0]
+	for _, f := range files {
+		if f.Mode.IsRegular() && layout.IsAgentUseDataFile(path.Base(f.Rel)) {
+			data = append(data, f)
 		}
-		if d.IsDir() && d.Name() == layout.AgentUseSubagentDir && p != dir {
-			return filepath.SkipDir
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(p, ".json") {
-			if fi, err := os.Lstat(p); err == nil {
-				fmt.Fprintf(&b, "%s %d %d\n", p, fi.Size(), fi.ModTime().UnixNano())
-			}
-		}
-		return nil
-	})
-	return b.String()
+	}
+	size, print := agentuse.Fingerprint(data)
+	return [2]int64{size, print}
 }

@@ -74,9 +74,9 @@ func buildTree(st *viewState) *treeModel {
 	ix := st.ix
 	var all []*jsonl.Entry
 	for _, c := range st.chunks {
-		for i := range c {
-			if !c[i].IsHeader() {
-				all = append(all, &c[i])
+		for _, e := range c {
+			if !e.IsHeader() {
+				all = append(all, e)
 			}
 		}
 	}

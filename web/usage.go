@@ -16,6 +16,7 @@ import (
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 var pathEscape = url.PathEscape
@@ -112,7 +113,7 @@ func (c *usageCache) get(ctx context.Context, path string) (*fileUsage, error) {
 	c.mu.Lock()
 	old := c.files[path]
 	c.mu.Unlock()
-	u, err := readUsage(path, old)
+	u, err := readUsage(c.h.fs(), path, old)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +125,8 @@ func (c *usageCache) get(ctx context.Context, path string) (*fileUsage, error) {
 
 // readUsage counts the file at path, going on from old when the file
 // only grew since.
-func readUsage(path string, old *fileUsage) (*fileUsage, error) {
-	f, err := os.Open(path)
+func readUsage(fsys vfs.FS, path string, old *fileUsage) (*fileUsage, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -149,10 +150,7 @@ func readUsage(path string, old *fileUsage) (*fileUsage, error) {
 			u.by[dm] = &c
 		}
 	}
-	if _, err := f.Seek(u.off, io.SeekStart); err != nil {
-		return nil, err
-	}
-	br := bufio.NewReaderSize(io.LimitReader(f, k.size-u.off), 256<<10)
+	br := bufio.NewReaderSize(io.NewSectionReader(f, u.off, k.size-u.off), 256<<10)
 	var long []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -185,7 +183,7 @@ func readUsage(path string, old *fileUsage) (*fileUsage, error) {
 
 // grewFrom reports whether the file f still holds the bytes old.check
 // just before old.off.
-func grewFrom(f *os.File, old *fileUsage) bool {
+func grewFrom(f vfs.File, old *fileUsage) bool {
 	if len(old.check) == 0 {
 		return old.off == 0
 	}
@@ -194,44 +192,37 @@ func grewFrom(f *os.File, old *fileUsage) bool {
 	return err == nil && bytes.Equal(b, old.check)
 }
 
-// addLine counts one line when it is an assistant message.
+// addLine counts what one line spent, as engine/stats counts it
+// (stats.EntrySpent): assistant messages, pi 1.x usage entries, the
+// requests of compactions and branch summaries, tools' own model calls.
 func (u *fileUsage) addLine(line []byte) {
-	if !bytes.Contains(line, []byte(`"assistant"`)) {
-		return
+	if !bytes.Contains(line, []byte(`"assistant"`)) && !bytes.Contains(line, []byte(`"usage"`)) {
+		return // spent nothing: not parsed
 	}
 	e, err := jsonl.ParseEntry(bytes.TrimRight(line, "\r\n"))
-	if err != nil || e.Role != "assistant" {
+	if err != nil {
 		return
 	}
-	msg := e.Message()
-	if msg == nil {
+	sp, ok := stats.EntrySpent(&e)
+	if !ok {
 		return
-	}
-	var us stats.Usage
-	if v, ok := jsonl.Lookup(msg, "usage"); ok {
-		us = stats.ReadUsage(v)
-	}
-	provider, model := "", ""
-	if v, ok := jsonl.Lookup(msg, "provider"); ok {
-		provider, _ = jsonl.String(v)
-	}
-	if v, ok := jsonl.Lookup(msg, "model"); ok {
-		model, _ = jsonl.String(v)
 	}
 	day := "unknown"
 	if t, ok := entryTime(&e); ok {
 		day = t.Local().Format("2006-01-02")
 	}
-	dm := dayModel{day: day, model: stats.ModelName(provider, model)}
+	dm := dayModel{day: day, model: sp.Model}
 	t := u.by[dm]
 	if t == nil {
 		t = &tally{}
 		u.by[dm] = t
 	}
-	t.messages++
-	t.usage.Add(us)
-	u.total.Add(us)
-	u.msgs++
+	if sp.Message {
+		t.messages++
+		u.msgs++
+	}
+	t.usage.Add(sp.Usage)
+	u.total.Add(sp.Usage)
 }
 
 // entryTime returns the time of an entry: its timestamp, else its
@@ -295,7 +286,7 @@ func (c *usageCache) scanStores(ls *listing, maxAge time.Duration) {
 // refresh brings the counts of one file up to date when its stat
 // changed; errors leave it out (the listing reports unreadable files).
 func (c *usageCache) refresh(path string) {
-	fi, err := os.Stat(path)
+	fi, err := c.h.fs().Stat(path)
 	if err != nil {
 		return
 	}

@@ -6,29 +6,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/internal/jsonl"
-	"github.com/sessctl/sessctl/migrate"
+	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/tree"
 )
 
-// A view is what a session page knows of a session file: every entry's
-// envelope (type, id, parent, time, role, where its line is) indexed by
-// package tree, and the bytes of the entries that are not messages. The
-// bytes of message entries are kept too for a file below Options.leanMin;
-// above it they are read back from the file for the page shown (and
-// checked to be the lines that were parsed), so that a session of hundreds
-// of megabytes is never held whole. A file that only grew since it was
-// read is read from where it ended. A file that is not a plain version 3
-// session (one to migrate, a damaged header) is read by a read-only
-// engine.OpenFile instead, which migrates it in memory or names the damage.
+// A view is what a session page knows of a session file: an engine.View
+// of it, the one reader of session files (every entry's envelope indexed
+// by package tree, the bytes of the entries that are not messages), kept
+// with the file's stat and the tree model the pages draw. The bytes of
+// message entries are kept too for a file below Options.leanMin; above it
+// the View reads them back for the page shown (and checks them to be the
+// lines that were parsed), so that a session of hundreds of megabytes is
+// never held whole. A file that only grew is read on by View.Update; one
+// that changed otherwise is read again. A file that is not a plain version
+// 3 session (one to migrate, a damaged header) is read by the View as a
+// read-only open does, which migrates it in memory or names the damage.
 
 type view struct {
+	open func(ctx context.Context, path string, keepBelow int64) (*engine.View, error)
+	fsys vfs.FS
 	path string
 	mu   sync.RWMutex // guards st; held for reading while a page uses it
 	st   *viewState
@@ -37,14 +40,11 @@ type view struct {
 // viewState is a view's reading of the file.
 type viewState struct {
 	key       statKey
+	ev        *engine.View
 	header    jsonl.Header
-	chunks    [][]jsonl.Entry // the entries, in file order, in the pieces they were read in
-	ix        *tree.Index
-	size      int64 // the bytes read: the end of the last complete line
-	lines     int
-	check     []byte // the bytes before size, to tell that the file only grew
-	grow      bool   // the file may be read on from size (a version 3 file read here, ending cleanly)
-	lean      bool   // message entries are detached
+	chunks    [][]*jsonl.Entry // the header and the entries, in file order, in the pieces they were read in
+	ix        *tree.Index      // ev's tree: the View's own, which only its Update changes
+	lean      bool             // message entries are detached
 	malformed int
 	gen       int // bumped whenever entries are added
 
@@ -53,77 +53,31 @@ type viewState struct {
 	treeMemo *treeModel
 }
 
-// readChunk is how much of a file is read at a time (a longer line is read
-// whole).
-const readChunk = 1 << 20
-
-// loadView reads the session file at path.
-func loadView(ctx context.Context, path string, leanMin int64) (*view, error) {
-	st, err := loadState(ctx, path, leanMin)
+// loadState reads the session file at path.
+func (v *view) loadState(ctx context.Context, leanMin int64) (*viewState, error) {
+	fi, err := v.fsys.Stat(v.path)
 	if err != nil {
-		return nil, err
-	}
-	return &view{path: path, st: st}, nil
-}
-
-func loadState(ctx context.Context, path string, leanMin int64) (*viewState, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", path, notFound(err))
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", path, err)
+		return nil, fmt.Errorf("read session %s: %w", v.path, notFound(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read session %s: not a regular file", path)
+		return nil, fmt.Errorf("read session %s: not a regular file", v.path)
 	}
-	lean := fi.Size() >= leanMin
-	var keep func(*jsonl.Entry) bool
-	if lean {
-		keep = func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage }
-	}
-	p, err := jsonl.ParseReader(io.LimitReader(f, fi.Size()), readChunk, keep)
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", path, err)
-	}
-	if len(p.Entries) == 0 || !p.Entries[0].IsHeader() || p.Entries[0].IDKind != jsonl.KindString ||
-		migrate.Needed(migrate.VersionOf(&p.Entries[0])) || jsonl.ParseHeader(p.Entries[0]).Version > jsonl.CurrentVersion {
-		return loadEngine(ctx, path, fi)
-	}
-	st := &viewState{key: keyOf(fi), header: jsonl.ParseHeader(p.Entries[0]), chunks: [][]jsonl.Entry{p.Entries},
-		ix: tree.Build(p.Entries), lean: lean, malformed: len(p.Malformed), lines: p.Lines, size: p.Size,
-		grow: p.Tail == jsonl.TailClean && p.Size == fi.Size(), gen: 1}
-	if st.grow {
-		st.check = tailBytes(f, st.size)
-	}
-	return st, nil
-}
-
-// loadEngine reads the file with a read-only engine open: a file to
-// migrate (in memory), or one the engine refuses with its error.
-func loadEngine(ctx context.Context, path string, fi os.FileInfo) (*viewState, error) {
-	s, err := engine.OpenFile(ctx, path, engine.OpenOptions{ReadOnly: true})
+	ev, err := v.open(ctx, v.path, leanMin)
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	es := s.Entries()
-	entries := make([]jsonl.Entry, 0, len(es)+1)
-	entries = append(entries, s.Header().Entry)
-	for _, e := range es {
-		entries = append(entries, *e)
-	}
-	return &viewState{key: keyOf(fi), header: s.Header(), chunks: [][]jsonl.Entry{entries}, ix: tree.Build(entries),
-		malformed: s.Recovery().Malformed, gen: 1}, nil
+	st := &viewState{key: keyOf(fi), ev: ev, header: ev.Header(), lean: ev.Lean(), malformed: ev.Malformed(), gen: 1}
+	first := append([]*jsonl.Entry{&st.header.Entry}, ev.Entries()...)
+	st.chunks = [][]*jsonl.Entry{first}
+	ev.Index(func(ix *tree.Index) { st.ix = ix })
+	return st, nil
 }
 
 // refresh brings the view up to date with the file: nothing when it did
 // not change, the appended lines when it only grew, everything again
 // otherwise. It reports whether entries were added or replaced.
 func (v *view) refresh(ctx context.Context, leanMin int64) (bool, error) {
-	fi, err := os.Stat(v.path)
+	fi, err := v.fsys.Stat(v.path)
 	if err != nil {
 		return false, fmt.Errorf("read session %s: %w", v.path, notFound(err))
 	}
@@ -138,82 +92,51 @@ func (v *view) refresh(ctx context.Context, leanMin int64) (bool, error) {
 	if keyOf(fi) == v.st.key {
 		return false, nil
 	}
-	if ok := v.st.readOn(v.path, fi); ok {
-		return true, nil
+	if k := keyOf(fi); k.ino != 0 && k.ino == v.st.key.ino && k.size > v.st.key.size {
+		if added, err := v.st.ev.Update(); err == nil {
+			if len(added) > 0 {
+				v.st.chunks = append(v.st.chunks, added)
+				v.st.gen++
+			}
+			v.st.key = k
+			return true, nil
+		}
 	}
-	st, err := loadState(ctx, v.path, leanMin)
+	st, err := v.loadState(ctx, leanMin)
 	if err != nil {
 		return false, err
 	}
+	_ = v.st.ev.Close()
 	st.gen = v.st.gen + 1
 	v.st = st
 	return true, nil
 }
 
-// readOn reads the lines appended to the file at path since it was read,
-// when the file (now fi) only grew; false when it must be read again
-// whole. The view's lock is held.
-func (st *viewState) readOn(path string, fi os.FileInfo) bool {
-	k := keyOf(fi)
-	if !st.grow || k.ino == 0 || k.ino != st.key.ino || k.size <= st.size {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if !bytes.Equal(tailBytes(f, st.size), st.check) {
-		return false
-	}
-	var keep func(*jsonl.Entry) bool
-	if st.lean {
-		keep = func(e *jsonl.Entry) bool { return e.Type != jsonl.TypeMessage }
-	}
-	p, err := jsonl.ParseReader(io.NewSectionReader(f, st.size, k.size-st.size), readChunk, keep)
-	if err != nil || p.Tail != jsonl.TailClean || p.Size != k.size-st.size {
-		return false // caught mid-line: read whole (rare)
-	}
-	for i := range p.Entries {
-		p.Entries[i].Offset += st.size
-		p.Entries[i].Line += st.lines
-	}
-	if len(p.Entries) > 0 {
-		st.chunks = append(st.chunks, p.Entries)
-		for i := range p.Entries {
-			st.ix.Add(&p.Entries[i])
-		}
-	}
-	st.malformed += len(p.Malformed)
-	st.lines += p.Lines
-	st.size = k.size
-	st.key = k
-	st.check = tailBytes(f, st.size)
-	st.gen++
-	return true
+// openView is how the view cache reads a session file: a View by the
+// engine store of its directory, which keeps the messages of a file
+// smaller than keepBelow.
+func (h *Handler) openView(ctx context.Context, path string, keepBelow int64) (*engine.View, error) {
+	return h.jsonlStore(filepath.Dir(path)).ViewWith(ctx, path, engine.ViewOptions{KeepBelow: keepBelow})
 }
 
-// tailBytes returns up to 64 bytes of f before off.
-func tailBytes(f *os.File, off int64) []byte {
-	n := min(off, 64)
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, off-n); err != nil {
-		return nil
-	}
-	return b
+// close releases the view's file once no page uses it.
+func (v *view) close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_ = v.st.ev.Close()
 }
 
 func notFound(err error) error {
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w: %w", engine.ErrNotFound, err)
 	}
 	return err
 }
 
 // filled returns copies of es with their bytes: detached entries are read
-// back from the file, in runs of nearby lines, and checked to be the
-// lines that were parsed (an error wrapping jsonl.ErrChanged when the
-// file changed since).
+// back from the file by the View, in runs of nearby lines, and checked to
+// be the lines that were parsed (an error wrapping jsonl.ErrChanged when
+// the file changed since).
 func (v *view) filled(es []*jsonl.Entry) ([]*jsonl.Entry, error) {
 	return v.fill(es, 0)
 }
@@ -230,65 +153,50 @@ func (v *view) previews(es []*jsonl.Entry) ([]*jsonl.Entry, error) {
 }
 
 // fill is filled, leaving detached the lines longer than max (when above
-// zero).
+// zero). The view's lock is held for reading.
 func (v *view) fill(es []*jsonl.Entry, max int) ([]*jsonl.Entry, error) {
 	out := make([]*jsonl.Entry, len(es))
-	var detached []*jsonl.Entry
+	var want []*jsonl.Entry
+	var at []int
 	for i, e := range es {
+		if _, n := e.Span(); e.Detached() && (max <= 0 || n <= max) {
+			want = append(want, e)
+			at = append(at, i)
+			continue
+		}
 		c := *e
 		out[i] = &c
-		if _, n := c.Span(); c.Detached() && (max <= 0 || n <= max) {
-			detached = append(detached, &c)
-		}
 	}
-	if len(detached) == 0 {
+	if len(want) == 0 {
 		return out, nil
 	}
-	f, err := os.Open(v.path)
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", v.path, notFound(err))
+	// Lines reads in file order best: runs of nearby lines.
+	order := make([]int, len(want))
+	for i := range order {
+		order[i] = i
 	}
-	defer f.Close()
-	slices.SortFunc(detached, func(a, b *jsonl.Entry) int { return cmp.Compare(a.Offset, b.Offset) })
-	// Nearby lines are read together: runs of lines at most gap bytes
-	// apart, of at most run bytes (smaller for previews, which are
-	// scattered over the file).
-	gap, run := int64(64<<10), int64(4<<20)
-	if max > 0 {
-		gap, run = 4<<10, 256<<10
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(want[a].Offset, want[b].Offset) })
+	sorted := make([]*jsonl.Entry, len(want))
+	for i, k := range order {
+		sorted[i] = want[k]
 	}
-	for i := 0; i < len(detached); {
-		start, _ := detached[i].Span()
-		j := i + 1
-		for ; j < len(detached); j++ {
-			po, pn := detached[j-1].Span()
-			o, n := detached[j].Span()
-			if o-(po+int64(pn)) > gap || o+int64(n)-start > run {
-				break
-			}
-		}
-		lo, ln := detached[j-1].Span()
-		buf := make([]byte, lo+int64(ln)-start)
-		if _, err := f.ReadAt(buf, start); err != nil {
+	i := 0
+	for e, err := range v.st.ev.Lines(sorted) {
+		if err != nil {
 			return nil, fmt.Errorf("read session %s: %w", v.path, err)
 		}
-		for _, e := range detached[i:j] {
-			o, n := e.Span()
-			line := buf[o-start : o-start+int64(n) : o-start+int64(n)]
-			if max > 0 {
-				line = bytes.Clone(line) // keep the lines, not the run read
-			}
-			if err := e.Fill(line); err != nil {
-				return nil, fmt.Errorf("read session %s: %w", v.path, err)
-			}
-		}
-		i = j
+		c := *e
+		c.Raw = bytes.Clone(e.Raw) // the View reuses its buffer
+		out[at[order[i]]] = &c
+		i++
 	}
 	return out, nil
 }
 
 // viewCache keeps the views of the sessions looked at last.
 type viewCache struct {
+	open  func(ctx context.Context, path string, keepBelow int64) (*engine.View, error)
+	fsys  vfs.FS
 	mu    sync.Mutex
 	max   int
 	order []string // least recently used first
@@ -296,7 +204,10 @@ type viewCache struct {
 	load  sync.Map // path -> *sync.Mutex: one reading of a file at a time
 }
 
-func newViewCache(max int) *viewCache { return &viewCache{max: max, m: map[string]*view{}} }
+// newViewCache returns a cache of max views, read by open through fsys.
+func newViewCache(max int, fsys vfs.FS, open func(ctx context.Context, path string, keepBelow int64) (*engine.View, error)) *viewCache {
+	return &viewCache{open: open, fsys: fsys, max: max, m: map[string]*view{}}
+}
 
 // get returns the view of the file at path, up to date with the file.
 func (c *viewCache) get(ctx context.Context, path string, leanMin int64) (*view, error) {
@@ -315,18 +226,29 @@ func (c *viewCache) get(ctx context.Context, path string, leanMin int64) (*view,
 		}
 		return v, nil
 	}
-	v, err := loadView(ctx, path, leanMin)
+	v = &view{open: c.open, fsys: c.fsys, path: path}
+	st, err := v.loadState(ctx, leanMin)
 	if err != nil {
+		c.drop(path)
 		return nil, err
 	}
+	v.st = st
+	var evicted []*view
 	c.mu.Lock()
+	if old := c.m[path]; old != nil {
+		evicted = append(evicted, old)
+	}
 	c.m[path] = v
 	c.touch(path)
 	for len(c.order) > c.max {
+		evicted = append(evicted, c.m[c.order[0]])
 		delete(c.m, c.order[0])
 		c.order = c.order[1:]
 	}
 	c.mu.Unlock()
+	for _, old := range evicted {
+		go old.close() // once the pages using it are done
+	}
 	return v, nil
 }
 
@@ -341,9 +263,24 @@ func (c *viewCache) touch(path string) {
 // drop forgets the view of path (its file changed under a page).
 func (c *viewCache) drop(path string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	v := c.m[path]
 	delete(c.m, path)
 	if i := slices.Index(c.order, path); i >= 0 {
 		c.order = slices.Delete(c.order, i, i+1)
+	}
+	c.mu.Unlock()
+	if v != nil {
+		go v.close()
+	}
+}
+
+// closeAll releases every view's file (the handler is closed).
+func (c *viewCache) closeAll() {
+	c.mu.Lock()
+	views := c.m
+	c.m, c.order = map[string]*view{}, nil
+	c.mu.Unlock()
+	for _, v := range views {
+		v.close()
 	}
 }

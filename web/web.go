@@ -229,9 +229,9 @@ func New(o Options) (*Handler, error) {
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.list = newLister(h)
-	h.views = newViewCache(8)
+	h.views = newViewCache(8, h.fs(), h.openView)
 	h.usage = newUsageCache(h)
-	h.prov = newProvCache()
+	h.prov = newProvCache(h.fs())
 	h.mux = h.routes()
 	return h, nil
 }
@@ -252,6 +252,7 @@ func (h *Handler) URL() string {
 func (h *Handler) Close() error {
 	h.cancel()
 	h.bg.Wait()
+	h.views.closeAll()
 	return h.closeSearch()
 }
 

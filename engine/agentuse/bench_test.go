@@ -132,3 +132,42 @@ func BenchmarkAgentUseReadSession10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "parts/s")
 }
+
+// BenchmarkAgentUseList measures listing 2,000 sessions (each with one
+// message and a subagent) of 20 projects through Walk: List with
+// subagents, as the viewer does.
+func BenchmarkAgentUseList(b *testing.B) {
+	root := b.TempDir()
+	for p := range 20 {
+		st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{Dir: fmt.Sprintf("%s/p%02d/session", root, p), Sync: agentuse.SyncNone})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 50 {
+			w, err := st.Create(context.Background(), auSpec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := w.AddMessage(agentuse.MessageSpec{Task: "bench", ModelID: "anthropic:claude-sonnet-4-5"}); err != nil {
+				b.Fatal(err)
+			}
+			sub, err := w.CreateSubagent(context.Background(), auSpec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sub.Close()
+			w.Close()
+		}
+	}
+	st, err := agentuse.OpenStore(context.Background(), agentuse.StoreOptions{Dir: root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		list, err := st.List(context.Background(), agentuse.ListOptions{Subagents: true})
+		if err != nil || len(list) != 2000 {
+			b.Fatal(len(list), err)
+		}
+	}
+}

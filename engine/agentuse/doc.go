@@ -23,6 +23,14 @@
 // and the session's status, error and tokens; a session as listed is an
 // Info.
 //
+// Walk is the one walk of AgentUse directories, which Sessions, List and
+// Resolve read from and every other reader of many sessions (search, the
+// viewer) uses: every session directory below a root, at any depth, with
+// subagents nested under their parent, no symbolic link followed and no
+// .trash. DirFiles lists one session directory's files, and Fingerprint
+// sums such a listing up into the value sync and the viewer compare to
+// tell that a session changed.
+//
 // A session recorded (the package example):
 //
 //	func record(ctx context.Context, store *agentuse.Store, now time.Time) error {

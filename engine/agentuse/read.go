@@ -127,121 +127,74 @@ func (s *Store) discover(ctx context.Context) (out []*Info, skipped []error, err
 	return out, skipped, nil
 }
 
-// walk discovers the store's sessions for Sessions: it calls emit with
-// each session, and with a nil session and the error of each thing
-// passed over, in the order found; the sessions of a top-level session's
-// tree, and what was passed over in it, are emitted once the tree is
-// read, its Children sorted. An error reading the root, or ctx's, is
-// returned; errStop when emit returned false.
+// walk discovers the store's sessions for Sessions, through Walk's
+// walkDirs: it calls emit with each session, and with a nil session and
+// the error of each thing passed over, in the order found; the sessions
+// of a top-level session's tree, and what was passed over in it, are
+// emitted once the tree is read, its Children sorted. An error reading
+// the root, or ctx's, is returned; errStop when emit returned false.
 func (s *Store) walk(ctx context.Context, emit func(*Info, error) bool) error {
 	type event struct {
 		x   *Info
 		err error
 	}
-	var stack []*Info
-	var pending []event // the events of the tree being read
+	infos := map[*Dir]*Info{} // the sessions of the tree being read
+	var pending []event       // the events of the tree being read
 	stopped := false
 	send := func(ev event) {
 		if !stopped && !emit(ev.x, ev.err) {
 			stopped = true
 		}
 	}
-	skip := func(err error) {
-		if len(stack) == 0 {
-			send(event{err: err})
-			return
+	flush := func() {
+		// The tree is read: its children are all known.
+		for _, ev := range pending {
+			if ev.x != nil {
+				slices.SortStableFunc(ev.x.Children, compareChildren)
+			}
 		}
-		x := stack[len(stack)-1]
-		x.Skipped = append(x.Skipped, err)
-		pending = append(pending, event{err: err})
+		for _, ev := range pending {
+			send(ev)
+		}
+		pending = pending[:0]
+		clear(infos)
 	}
-	var walk func(dir, rel string, nested bool) error
-	walk = func(dir, rel string, nested bool) error {
-		if stopped {
-			return errStop
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ents, err := s.fs().ReadDir(dir)
+	err := walkDirs(ctx, s.fs(), s.root, func(d, in *Dir, err error) bool {
 		if err != nil {
-			if dir == s.root {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				return fmt.Errorf("list sessions: %w", err)
+			if in == nil {
+				flush()
+				send(event{err: err})
+			} else {
+				x := infos[in]
+				x.Skipped = append(x.Skipped, err)
+				pending = append(pending, event{err: err})
 			}
-			skip(readDirError(dir, err))
-			return nil
+			return !stopped
 		}
-		isSession := false
-		for _, e := range ents {
-			if e.Name() == layout.AgentUseSessionFile {
-				switch {
-				case e.Type().IsRegular():
-					isSession = true
-				case e.Type()&fs.ModeSymlink != 0:
-					skip(&fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: errSymlink})
-				case !e.IsDir():
-					skip(&fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: vfs.ErrNotRegular})
-				}
-				break
-			}
+		if d.Parent == nil {
+			flush()
 		}
-		if !isSession {
-			for _, e := range ents {
-				if e.IsDir() {
-					if err := walk(filepath.Join(dir, e.Name()), joinRel(rel, e.Name()), nested); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
+		x := s.readSessionInfo(d.Path, d.Rel)
+		x.Nested = d.Nested()
+		infos[d] = x
+		if d.Parent != nil {
+			x.Parent = infos[d.Parent]
 		}
-		x := s.readSessionInfo(dir, rel)
-		x.Nested = nested
-		if len(stack) > 0 {
-			x.Parent = stack[len(stack)-1]
-		}
-		for _, a := range stack {
-			if x.ParentID != "" && x.ParentID == a.ID {
-				a.Children = append(a.Children, x)
+		for a := d.Parent; a != nil; a = a.Parent {
+			if p := infos[a]; x.ParentID != "" && x.ParentID == p.ID {
+				p.Children = append(p.Children, x)
 			}
 		}
 		pending = append(pending, event{x: x})
-		for _, e := range ents {
-			if e.Name() != layout.AgentUseSubagentDir {
-				continue
-			}
-			stack = append(stack, x)
-			if e.IsDir() {
-				err = walk(filepath.Join(dir, e.Name()), joinRel(rel, e.Name()), true)
-			} else if e.Type()&fs.ModeSymlink != 0 {
-				skip(&fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: errSymlink})
-			}
-			stack = stack[:len(stack)-1]
-			if err != nil {
-				return err
-			}
-		}
-		if len(stack) == 0 {
-			// The tree is read: its children are all known.
-			for _, ev := range pending {
-				if ev.x != nil {
-					slices.SortStableFunc(ev.x.Children, compareChildren)
-				}
-			}
-			for _, ev := range pending {
-				send(ev)
-			}
-			pending = pending[:0]
-		}
-		if stopped {
-			return errStop
-		}
-		return nil
+		return !stopped
+	})
+	if err == nil {
+		flush()
 	}
-	return walk(s.root, "", false)
+	if err == nil && stopped {
+		err = errStop
+	}
+	return err
 }
 
 // readDirError is the error of a directory that could not be read: an
@@ -558,7 +511,7 @@ func (s *Store) Read(ctx context.Context, x *Info) (*Contents, error) {
 		}
 	}
 	slices.SortStableFunc(c.Messages, compareMessages)
-	files, skipped, err := s.files(x.Dir)
+	files, skipped, err := s.files(ctx, x.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -751,45 +704,24 @@ func compareMessages(a, b *Message) int {
 	return localeCompare(a.ID, b.ID)
 }
 
-// files lists the files of a session directory, excluding subagent/, and
-// what it passes over below it: directories that could not be read,
-// symbolic links (listed, never followed) and special files (listed).
-// An error reading dir itself is returned.
-func (s *Store) files(dir string) (out []string, skipped []error, err error) {
-	var walk func(d, rel string) error
-	walk = func(d, rel string) error {
-		ents, err := s.fs().ReadDir(d)
-		if err != nil {
-			if rel == "" {
-				return fmt.Errorf("list %s: %w", d, err)
-			}
-			skipped = append(skipped, readDirError(d, err))
-			return nil
-		}
-		for _, e := range ents {
-			p := filepath.Join(d, e.Name())
-			switch {
-			case rel == "" && e.Name() == layout.AgentUseSubagentDir && e.IsDir():
-			case e.IsDir():
-				if err := walk(p, joinRel(rel, e.Name())); err != nil {
-					return err
-				}
-			default:
-				switch {
-				case e.Type()&fs.ModeSymlink != 0:
-					skipped = append(skipped, &fs.PathError{Op: "open", Path: p, Err: errSymlink})
-				case !e.Type().IsRegular():
-					skipped = append(skipped, &fs.PathError{Op: "open", Path: p, Err: vfs.ErrNotRegular})
-				}
-				out = append(out, joinRel(rel, e.Name()))
-			}
-		}
-		return nil
-	}
-	if err := walk(dir, ""); err != nil {
+// files lists the files of a session directory, excluding subagent/
+// (DirFiles), and what it passes over below it: directories that could
+// not be read, symbolic links (listed, never followed) and special files
+// (listed). An error reading dir itself is returned.
+func (s *Store) files(ctx context.Context, dir string) (out []string, skipped []error, err error) {
+	files, skipped, err := DirFiles(ctx, s.fs(), dir, false)
+	if err != nil {
 		return nil, nil, err
 	}
-	slices.Sort(out)
+	for _, f := range files {
+		switch {
+		case f.Mode&fs.ModeSymlink != 0:
+			skipped = append(skipped, &fs.PathError{Op: "open", Path: filepath.Join(dir, filepath.FromSlash(f.Rel)), Err: errSymlink})
+		case !f.Mode.IsRegular():
+			skipped = append(skipped, &fs.PathError{Op: "open", Path: filepath.Join(dir, filepath.FromSlash(f.Rel)), Err: vfs.ErrNotRegular})
+		}
+		out = append(out, f.Rel)
+	}
 	return out, skipped, nil
 }
 

@@ -56,34 +56,21 @@ func (d *doc) json(w *bufio.Writer) error {
 	w.Write(head)
 	w.WriteString(",\n  \"messages\": [")
 	n := 0
-	var ind []byte
+	var ind, built []byte
 	err := d.s.each(d.path, func(raw *jsonl.Entry) error {
 		en, err := d.view(raw)
 		if err != nil {
 			return err
 		}
-		m := exportMessage(en)
-		if m == nil {
+		var m []byte
+		if m, built = exportMessage(built[:0], en); m == nil {
 			return nil
 		}
-		item := jsonl.NewObject(len(m) + 128)
-		if id, ok := en.IDJSON(); ok {
-			item.Raw("id", id)
-		} else {
-			item.Null("id")
-		}
-		item.String("type", en.Type).String("timestamp", en.Timestamp)
-		if l, ok := d.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
-			item.String("label", l)
-		}
-		item.Raw("message", m)
 		if n > 0 {
 			w.WriteByte(',')
 		}
 		w.WriteString("\n    ")
-		// The item is valid JSON (its parts come from parsed lines), so
-		// it is indented without being validated again.
-		ind = jsonl.IndentTrusted(ind[:0], item.Bytes(), "    ", "  ")
+		ind = d.jsonItem(ind[:0], en, m)
 		w.Write(ind)
 		n++
 		return nil
@@ -98,45 +85,90 @@ func (d *doc) json(w *bufio.Writer) error {
 	return nil
 }
 
+// jsonItem appends to dst the export item of en, whose message m is,
+// indented as json.Indent would indent it at its place in the document
+// (prefix "    ", indent "  "). It writes the few members of the item's
+// head itself and indents m in place, so that a message is read once and
+// its bytes are copied once, not built into an item first: the strings
+// of m, most of its bytes, are copied as they are.
+func (d *doc) jsonItem(dst []byte, en *jsonl.Entry, m []byte) []byte {
+	const member = "\n      " // a member of the item: prefix and one indent
+	dst = append(dst, '{')
+	dst = append(dst, member+`"id": `...)
+	switch en.IDKind {
+	case jsonl.KindAbsent:
+		dst = append(dst, "null"...)
+	case jsonl.KindString: // IDJSON's bytes, without its allocation
+		dst = jsonl.AppendString(dst, en.ID)
+	default:
+		// A non-string id is the raw value as stored: it may be an
+		// object or an array, indented as the rest.
+		id, _ := en.IDJSON()
+		dst = jsonl.IndentTrusted(dst, id, "      ", "  ")
+	}
+	dst = append(dst, ","+member+`"type": `...)
+	dst = jsonl.AppendString(dst, en.Type)
+	dst = append(dst, ","+member+`"timestamp": `...)
+	dst = jsonl.AppendString(dst, en.Timestamp)
+	if l, ok := d.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
+		dst = append(dst, ","+member+`"label": `...)
+		dst = jsonl.AppendString(dst, l)
+	}
+	dst = append(dst, ","+member+`"message": `...)
+	// Indented alone with the item's prefix and indent added to its own
+	// prefix, m comes out as it would inside the item: its members one
+	// level deeper than the item's.
+	dst = jsonl.IndentTrusted(dst, m, "      ", "  ")
+	return append(dst, "\n    }"...)
+}
+
 // exportMessage converts one entry as pi's buildSessionContext converts
-// path entries, with a compaction giving its compactionSummary in place;
+// path entries, with a compaction giving its compactionSummary in place:
+// a message entry's stored message (a part of en.Raw, not copied), or
+// the object it builds in buf (returned too, for the next call to use);
 // nil for entries that carry no message.
-func exportMessage(en *jsonl.Entry) []byte {
+func exportMessage(buf []byte, en *jsonl.Entry) (m, _ []byte) {
+	var b jsonl.ObjectBuilder
 	switch en.Type {
 	case jsonl.TypeMessage:
+		if m := en.Message(); m != nil {
+			// The span of the last "message" member, found when the line
+			// was parsed, when it is an object (what Field would find).
+			return m, buf
+		}
 		m, ok := en.Field("message")
 		if !ok {
-			return []byte("null")
+			return []byte("null"), buf
 		}
-		return m
+		return m, buf
 	case jsonl.TypeCustomMessage:
-		b := jsonl.NewObject(256).String("role", "custom")
+		b.StartIn(buf).String("role", "custom")
 		for _, k := range []string{"customType", "content", "display", "details"} {
 			if v, ok := en.Field(k); ok {
 				b.Raw(k, v)
 			}
 		}
-		return exportTime(b, en).Bytes()
 	case jsonl.TypeBranchSummary:
 		s := entryField(en, "summary")
 		if s.str() == "" {
-			return nil
+			return nil, buf
 		}
-		b := jsonl.NewObject(len(s)+64).String("role", "branchSummary").Raw("summary", s)
+		b.StartIn(buf).String("role", "branchSummary").Raw("summary", s)
 		if v, ok := en.Field("fromId"); ok {
 			b.Raw("fromId", v)
 		}
-		return exportTime(b, en).Bytes()
 	case jsonl.TypeCompaction:
-		b := jsonl.NewObject(256).String("role", "compactionSummary")
+		b.StartIn(buf).String("role", "compactionSummary")
 		for _, k := range []string{"summary", "tokensBefore"} {
 			if v, ok := en.Field(k); ok {
 				b.Raw(k, v)
 			}
 		}
-		return exportTime(b, en).Bytes()
+	default:
+		return nil, buf
 	}
-	return nil
+	m = exportTime(&b, en).Bytes()
+	return m, m
 }
 
 func exportTime(b *jsonl.ObjectBuilder, en *jsonl.Entry) *jsonl.ObjectBuilder {

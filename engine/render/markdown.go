@@ -75,15 +75,21 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// mdBlock is s as a fenced code block.
-func mdBlock(lang, s string) string {
+// mdBlock writes s as a fenced code block to w, with a fence longer
+// than any run of backticks in s.
+func mdBlock(w *bufio.Writer, lang, s string) {
 	n := longestRun(s, '`') + 1
 	if n < 3 {
 		n = 3
 	}
 	fence := strings.Repeat("`", n)
-	s = strings.TrimRight(s, "\n")
-	return fence + lang + "\n" + s + "\n" + fence + "\n"
+	w.WriteString(fence)
+	w.WriteString(lang)
+	w.WriteByte('\n')
+	w.WriteString(strings.TrimRight(s, "\n"))
+	w.WriteByte('\n')
+	w.WriteString(fence)
+	w.WriteByte('\n')
 }
 
 func longestRun(s string, c byte) int {
@@ -101,20 +107,26 @@ func longestRun(s string, c byte) int {
 
 // heading writes "## Title · `id` · time · label: x".
 func (m *mdWriter) heading(title string, en *jsonl.Entry) {
-	parts := []string{title}
+	w := m.w
+	w.WriteString("## ")
+	w.WriteString(title)
+	part := func(s string) {
+		w.WriteString(" · ")
+		w.WriteString(s)
+	}
 	if en.IDKind != jsonl.KindAbsent {
-		parts = append(parts, mdCode(jsonl.KeyString(en.ID)))
+		part(mdCode(jsonl.KeyString(en.ID)))
 	}
 	if en.Timestamp != "" {
-		parts = append(parts, isoShort(en.Timestamp))
+		part(isoShort(en.Timestamp))
 	}
 	if l, ok := m.d.labels[en.ID]; ok && en.IDKind == jsonl.KindString {
-		parts = append(parts, "label: "+mdCode(l))
+		part("label: " + mdCode(l))
 	}
 	if e, ok := m.d.edits[en.ID]; ok && en.IDKind == jsonl.KindString {
-		parts = append(parts, e.text(mdCode))
+		part(e.text(mdCode))
 	}
-	fmt.Fprintf(m.w, "## %s\n\n", strings.Join(parts, " · "))
+	w.WriteString("\n\n")
 }
 
 func (m *mdWriter) note(en *jsonl.Entry, text string) {
@@ -124,7 +136,8 @@ func (m *mdWriter) note(en *jsonl.Entry, text string) {
 func (m *mdWriter) text(s string) {
 	s = strings.TrimRight(s, "\n")
 	if s != "" {
-		fmt.Fprintf(m.w, "%s\n\n", s)
+		m.w.WriteString(s)
+		m.w.WriteString("\n\n")
 	}
 }
 
@@ -164,11 +177,14 @@ func (m *mdWriter) entry(en *jsonl.Entry) {
 					parts = append(parts, "[image "+imageNote(b)+"]")
 				}
 			}
-			m.w.WriteString(mdBlock("", strings.Join(parts, "\n")) + "\n")
+			mdBlock(m.w, "", strings.Join(parts, "\n"))
+			m.w.WriteByte('\n')
 		case "bashExecution":
 			m.heading("Shell command", en)
-			m.w.WriteString(mdBlock("sh", "$ "+msg.s("command")) + "\n")
-			m.w.WriteString(mdBlock("", msg.s("output")) + "\n")
+			mdBlock(m.w, "sh", "$ "+msg.s("command"))
+			m.w.WriteByte('\n')
+			mdBlock(m.w, "", msg.s("output"))
+			m.w.WriteByte('\n')
 			if c, ok := msg.get("exitCode").num(); ok {
 				m.text(fmt.Sprintf("Exit code %v.", c))
 			}
@@ -180,7 +196,8 @@ func (m *mdWriter) entry(en *jsonl.Entry) {
 			if c := msg.get("content"); len(c) > 0 {
 				m.content(c)
 			} else {
-				m.w.WriteString(mdBlock("json", indentJSON(mv)) + "\n")
+				mdBlock(m.w, "json", indentJSON(mv))
+				m.w.WriteByte('\n')
 			}
 		}
 	case jsonl.TypeCompaction:
@@ -251,20 +268,22 @@ func (m *mdWriter) content(c rview) {
 				m.text("<details>\n<summary>Thinking (redacted by the provider)</summary>\n</details>")
 				continue
 			}
-			fmt.Fprintf(m.w, "<details>\n<summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimRight(b.text, "\n"))
+			m.w.WriteString("<details>\n<summary>Thinking</summary>\n\n")
+			m.w.WriteString(strings.TrimRight(b.text, "\n"))
+			m.w.WriteString("\n\n</details>\n\n")
 		case "toolCall":
 			fmt.Fprintf(m.w, "**Tool call:** %s", mdCode(b.name))
 			if b.callID != "" {
 				fmt.Fprintf(m.w, " (%s)", mdCode(b.callID))
 			}
 			m.w.WriteString("\n\n")
-			m.w.WriteString(mdBlock("json", indentJSON(b.args)))
-			m.w.WriteString("\n")
+			mdBlock(m.w, "json", indentJSON(b.args))
+			m.w.WriteByte('\n')
 		case "image":
 			m.text("_[image " + imageNote(b) + "]_")
 		default:
-			m.w.WriteString(mdBlock("json", indentJSON(b.raw)))
-			m.w.WriteString("\n")
+			mdBlock(m.w, "json", indentJSON(b.raw))
+			m.w.WriteByte('\n')
 		}
 	}
 }

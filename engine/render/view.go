@@ -35,11 +35,18 @@ type rmember struct {
 }
 
 // obj returns the members of v (none when v is not an object).
-func (v rview) obj() robj {
+func (v rview) obj() robj { return v.objIn(nil) }
+
+// objIn is obj with the members put in buf's memory (reused from its
+// start), for a loop that looks at one object at a time.
+func (v rview) objIn(buf robj) robj {
 	if jsonl.KindOf(v) != jsonl.KindObject {
 		return nil
 	}
-	out := make(robj, 0, 12)
+	out := buf[:0]
+	if out == nil {
+		out = make(robj, 0, 12)
+	}
 	err := jsonl.MembersTrusted(v, func(k, val []byte) bool {
 		if bytes.IndexByte(k, '\\') >= 0 {
 			dk, _ := jsonl.String(append(append([]byte{'"'}, k...), '"'))
@@ -115,7 +122,7 @@ type cblock struct {
 	callID   string // toolCall
 	args     rview  // toolCall arguments
 	mime     string // image
-	data     string // image, base64
+	dataRaw  rview  // image: the base64 data as stored (see data)
 	raw      rview
 }
 
@@ -129,8 +136,10 @@ func contentBlocks(content rview) []cblock {
 		return nil
 	}
 	var out []cblock
+	var members robj // one element's at a time: what is kept of it is copied out
 	for _, raw := range content.elems() {
-		el := raw.obj()
+		el := raw.objIn(members)
+		members = el
 		b := cblock{typ: el.s("type"), raw: raw}
 		switch b.typ {
 		case "text":
@@ -144,7 +153,9 @@ func contentBlocks(content rview) []cblock {
 			b.args = el.get("arguments")
 		case "image":
 			b.mime = el.s("mimeType")
-			b.data = el.s("data")
+			// Decoded only where it is shown (an HTML page embeds it);
+			// its size is known without (imageNote).
+			b.dataRaw = el.get("data")
 		}
 		out = append(out, b)
 	}
@@ -187,6 +198,18 @@ func isoShort(ts string) string {
 
 // imageNote describes an image block: its type and decoded size.
 func imageNote(b cblock) string {
-	n := len(b.data) * 3 / 4
+	n := b.dataLen() * 3 / 4
 	return fmt.Sprintf("%s, %s", human.Or(b.mime, "unknown type"), human.Bytes(n))
+}
+
+// data is an image block's data, decoded ("" when it is not a string).
+func (b cblock) data() string { return b.dataRaw.str() }
+
+// dataLen is len(b.data()), without decoding data that has no escapes
+// (base64 never needs one).
+func (b cblock) dataLen() int {
+	if r := b.dataRaw; r.kind() == jsonl.KindString && bytes.IndexByte(r, '\\') < 0 {
+		return len(r) - 2
+	}
+	return len(b.data())
 }

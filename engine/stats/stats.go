@@ -149,27 +149,74 @@ func Count(entries []*engine.Entry) *Scope {
 func (s *Scope) Add(en *engine.Entry) {
 	s.Entries++
 	s.Types[human.Or(en.Type, "(none)")]++
+	sp, role, ok := spentBy(en)
+	if en.Type == jsonl.TypeMessage {
+		s.Messages++
+		s.Roles[role]++
+	}
+	if !ok {
+		return
+	}
+	ms := s.byModel[sp.Model]
+	if ms == nil {
+		ms = &Model{Model: sp.Model, Provider: sp.Provider, ModelID: sp.ModelID}
+		s.byModel[sp.Model] = ms
+		s.Models = append(s.Models, ms)
+	}
+	if sp.Message {
+		ms.Messages++
+	}
+	ms.Usage.Add(sp.Usage)
+	s.Usage.Add(sp.Usage)
+}
+
+// Spent is what one entry spent, as Scope counts it: the usage of an
+// assistant message, of a pi 1.x usage entry, of a compaction or branch
+// summary request, or of a tool's own model calls.
+type Spent struct {
+	// Model is the name Scope files the usage under: ModelName of the
+	// provider and model, or SummariesProvider.
+	Model    string
+	Provider string
+	ModelID  string
+	Usage    Usage
+	// Message is set for an assistant message, which Scope counts in
+	// Model.Messages (with or without usage).
+	Message bool
+}
+
+// EntrySpent returns what en spent, as Scope.Add counts it; false for an
+// entry that spent nothing Scope counts. Whoever counts usage outside a
+// Scope (per day, say) counts it with this, so that every count agrees.
+func EntrySpent(en *engine.Entry) (Spent, bool) {
+	sp, _, ok := spentBy(en)
+	return sp, ok
+}
+
+// spentBy is EntrySpent, with the role of a message entry ("(none)"
+// when it has none).
+func spentBy(en *engine.Entry) (sp Spent, role string, ok bool) {
 	switch en.Type {
 	case jsonl.TypeUsage:
 		// pi 1.x: usage a model spent outside the context (a summary, a
 		// title, a cache warm-up), attributed to that model.
 		f := fieldsOf(en.Raw, "provider", "model", "usage")
-		if jsonl.KindOf(f[2]) == jsonl.KindObject {
-			p, _ := jsonl.String(f[0])
-			m, _ := jsonl.String(f[1])
-			s.addUsage(p, m, ReadUsage(f[2]))
+		if jsonl.KindOf(f[2]) != jsonl.KindObject {
+			return Spent{}, "", false
 		}
-		return
+		p, _ := jsonl.String(f[0])
+		m, _ := jsonl.String(f[1])
+		return other(p, m, ReadUsage(f[2])), "", true
 	case jsonl.TypeCompaction, jsonl.TypeBranchSummary:
 		// pi 1.x: what the summary request spent, "Tools/summaries" in
 		// pi's breakdown.
 		if u := get(en.Raw, "usage"); jsonl.KindOf(u) == jsonl.KindObject {
-			s.addUsage(SummariesProvider, "", ReadUsage(u))
+			return other(SummariesProvider, "", ReadUsage(u)), "", true
 		}
-		return
+		return Spent{}, "", false
 	case jsonl.TypeMessage:
 	default:
-		return
+		return Spent{}, "", false
 	}
 	// One pass over the message's members (the line was validated when it
 	// was parsed; the last of repeated keys wins, as in JSON.parse).
@@ -203,52 +250,34 @@ func (s *Scope) Add(en *engine.Entry) {
 		s, _ := jsonl.String(v)
 		return s
 	}
-	role := human.Or(strOf(roleV), "(none)")
-	s.Messages++
-	s.Roles[role]++
+	role = human.Or(strOf(roleV), "(none)")
 	if role == "toolResult" && jsonl.KindOf(u) == jsonl.KindObject {
 		// pi 1.x: what a tool's own model calls spent (a codemode script's).
-		s.addUsage(SummariesProvider, "", ReadUsage(u))
-		return
+		return other(SummariesProvider, "", ReadUsage(u)), role, true
 	}
 	if role != "assistant" {
-		return
+		return Spent{}, role, false
 	}
 	provider, model := strOf(providerV), strOf(modelV)
-	name := ModelName(provider, model)
-	ms := s.byModel[name]
-	if ms == nil {
-		ms = &Model{Model: name, Provider: provider, ModelID: model}
-		s.byModel[name] = ms
-		s.Models = append(s.Models, ms)
-	}
-	ms.Messages++
+	sp = Spent{Model: ModelName(provider, model), Provider: provider, ModelID: model, Message: true}
 	if jsonl.KindOf(u) == jsonl.KindObject {
-		us := ReadUsage(u)
-		ms.Usage.Add(us)
-		s.Usage.Add(us)
+		sp.Usage = ReadUsage(u)
 	}
+	return sp, role, true
 }
 
 // SummariesProvider is the provider under which Scope counts the usage
 // of compaction and branch summary requests (pi's "Tools/summaries").
 const SummariesProvider = "Tools/summaries"
 
-// addUsage adds usage that no message carries (a usage entry's, a
-// summary's) to the total and to its model, counting no message.
-func (s *Scope) addUsage(provider, model string, u Usage) {
+// other is the Spent of usage that no message carries (a usage entry's,
+// a summary's).
+func other(provider, model string, u Usage) Spent {
 	name := ModelName(provider, model)
 	if provider == SummariesProvider {
 		name = provider
 	}
-	ms := s.byModel[name]
-	if ms == nil {
-		ms = &Model{Model: name, Provider: provider, ModelID: model}
-		s.byModel[name] = ms
-		s.Models = append(s.Models, ms)
-	}
-	ms.Usage.Add(u)
-	s.Usage.Add(u)
+	return Spent{Model: name, Provider: provider, ModelID: model, Usage: u}
 }
 
 // fieldsOf returns the values of the named members of obj.

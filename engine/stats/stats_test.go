@@ -156,3 +156,38 @@ func TestCountPi16Usage(t *testing.T) {
 		t.Errorf("models (-want +got):\n%s", diff)
 	}
 }
+
+// TestEntrySpent: what EntrySpent says each entry spent adds up to what
+// a Scope counts, per model; entries that spent nothing say so.
+func TestEntrySpent(t *testing.T) {
+	t.Parallel()
+	es := entries(t,
+		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}`,
+		`{"type":"message","id":"b","parentId":"a","message":{"role":"assistant","provider":"p","model":"m","usage":{"input":1,"output":1,"cost":{"total":0.01}}}}`,
+		`{"type":"message","id":"b2","parentId":"b","message":{"role":"assistant","provider":"p","model":"m"}}`,
+		`{"type":"usage","id":"c","parentId":"b","kind":"title","provider":"p","model":"small","usage":{"input":5,"output":5,"cost":{"total":0.1}}}`,
+		`{"type":"compaction","id":"d","parentId":"c","summary":"S","firstKeptEntryId":"d","tokensBefore":1,"usage":{"input":100,"output":10,"cost":{"total":1}}}`,
+		`{"type":"message","id":"f","parentId":"e","message":{"role":"toolResult","toolCallId":"1","toolName":"code","content":[],"usage":{"input":3,"output":3}}}`,
+		`{"type":"label","id":"g","parentId":"f","targetId":"b","label":"x"}`,
+	)
+	s := stats.Count(es)
+	tokens, messages := map[string]int64{}, map[string]int{}
+	for i, e := range es {
+		sp, ok := stats.EntrySpent(e)
+		if ok != (i != 0 && i != 6) {
+			t.Errorf("entry %s: spent %v", e.ID, ok)
+		}
+		tokens[sp.Model] += sp.Usage.TotalTokens
+		if sp.Message {
+			messages[sp.Model]++
+		}
+	}
+	for _, m := range s.Models {
+		if tokens[m.Model] != m.Usage.TotalTokens || messages[m.Model] != m.Messages {
+			t.Errorf("%s: %d tokens, %d messages; the Scope counts %d, %d", m.Model, tokens[m.Model], messages[m.Model], m.Usage.TotalTokens, m.Messages)
+		}
+	}
+	if messages["p/m"] != 2 {
+		t.Errorf("assistant messages of p/m: %d, want 2 (with or without usage)", messages["p/m"])
+	}
+}

@@ -1,7 +1,6 @@
 package textindex
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -103,14 +102,15 @@ func (b *Builder) Add(d Doc) error {
 	if b.started && d.ID <= b.lastID {
 		return fmt.Errorf("add document %d to text index: ids must grow (last %d)", d.ID, b.lastID)
 	}
-	// The table is less than half full here (full() flushes it after a
-	// document); only a document with more new terms than 3/8 of its
-	// slots (megabytes of distinct words) makes it grow.
+	// The table is less than half full of its planned slots here (full()
+	// flushes it after a document); it grows to them as terms come, and
+	// only a document with more new terms than 3/8 of them (megabytes of
+	// distinct words) makes it grow beyond.
 	m := b.mem
 	ord := m.addDoc(&d)
 	var pos uint32
 	tokenize(d.Text, b.buf[:0], func(t []byte) {
-		if (m.nterms+1)*8 > len(m.slots)*7 {
+		if m.needsGrow() {
 			m.grow()
 		}
 		m.addOccurrence(m.lookup(t), ord, pos)
@@ -208,18 +208,22 @@ func (b *Builder) Abort() error {
 	return errors.Join(errs...)
 }
 
-// grow doubles the hash table (a document with more distinct terms than
-// the table was made for).
+// grow doubles the hash table: while it is below its planned size, or
+// for a document with more distinct terms than it was made for. The
+// slots hold the terms' hashes, so the terms themselves are not read.
 func (m *memTable) grow() {
-	n := uint32(len(m.slots)) * 2
+	old := m.slots
+	n := uint32(len(old)) * 2
 	m.slots, m.mask = make([]uint64, n), n-1
-	for i := range m.nterms {
-		t := m.term(i)
-		j := t.hash & m.mask
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		j := uint32(s>>32) & m.mask
 		for m.slots[j] != 0 {
 			j = (j + 1) & m.mask
 		}
-		m.slots[j] = uint64(t.hash)<<32 | uint64(i+1)
+		m.slots[j] = s
 	}
 }
 
@@ -256,7 +260,6 @@ func writeMemSegment(fsys vfs.FS, path string, m *memTable) (segInfo, error) {
 	var ords []int32
 	var posAt []int
 	var pos []uint32
-	var fp []byte
 	for _, n := range m.sortedTerms() {
 		t := m.term(int(n))
 		ords, posAt, pos = ords[:0], posAt[:0], pos[:0]
@@ -276,18 +279,7 @@ func writeMemSegment(fsys vfs.FS, path string, m *memTable) (segInfo, error) {
 		}
 		posAt = append(posAt, len(pos))
 		for i := len(ords) - 1; i >= 0; i-- {
-			ps := pos[posAt[i]:posAt[i+1]]
-			fp = fp[:0]
-			prev := uint32(0)
-			for k, x := range ps {
-				if k == 0 {
-					fp = binary.AppendUvarint(fp, uint64(x))
-				} else {
-					fp = binary.AppendUvarint(fp, uint64(x-prev))
-				}
-				prev = x
-			}
-			if err := pw.add(ords[i], len(ps), fp); err != nil {
+			if err := pw.add(ords[i], pos[posAt[i]:posAt[i+1]]); err != nil {
 				return fail(err)
 			}
 		}

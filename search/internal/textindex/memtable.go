@@ -12,7 +12,9 @@ import (
 // (memBytes) and the garbage collector has nothing to scan:
 //
 //   - slots, an open-addressing hash table (linear probing) of term
-//     numbers, allocated once at its full size;
+//     numbers with their hashes, which starts small and doubles up to
+//     its planned size as terms come (a small table of few terms stays
+//     in the caches: the lookups of a build are mostly cache misses);
 //   - terms, the per-term state, in chunks of termChunk entries;
 //   - a byte pool in pages of poolPage bytes holding each term's bytes
 //     and its postings, as chains of slices of growing size (the idea of
@@ -36,8 +38,7 @@ var sliceSizes = [...]uint32{16, 32, 64, 128, 256, 512, 1024, 2048}
 
 type memTerm struct {
 	short   [shortLen]byte // the term's first bytes, compared in place
-	hash    uint32
-	text    uint32 // pool address of the term's bytes
+	text    uint32         // pool address of the term's bytes
 	textLen uint32
 	head    uint32 // first slice of the postings
 	tail    uint32 // where the next byte goes
@@ -59,6 +60,7 @@ type docMeta struct {
 type memTable struct {
 	slots  []uint64 // hash<<32 | term number + 1, 0 for empty
 	mask   uint32
+	nslots int // the size slots grows to (see newMemTable)
 	nterms int
 	terms  [][]memTerm
 	pages  [][]byte
@@ -71,15 +73,18 @@ type memTable struct {
 }
 
 func newMemTable(budget int64) *memTable {
-	// The slot table takes about 1/4 of the budget and is full at one
-	// term per two slots; a term costs at least about 70 bytes (52 of
-	// state, 16 of postings, its bytes), so a table of only new terms
-	// fills it at about the budget.
+	// The slot table may grow to about 1/4 of the budget and is full at
+	// one term per two slots; a term costs at least about 70 bytes (48
+	// of state, 16 of postings, its bytes), so a table of only new terms
+	// fills it at about the budget. It starts small and doubles at half
+	// full, so that the slots of a table of fewer terms stay in the
+	// processor's caches.
 	n := uint32(1 << 10)
 	for int64(n)*8*4 < budget && n < 1<<30 {
 		n <<= 1
 	}
-	return &memTable{slots: make([]uint64, n), mask: n - 1, tools: map[string]uint32{}}
+	first := min(n, 1<<13)
+	return &memTable{slots: make([]uint64, first), mask: first - 1, nslots: int(n), tools: map[string]uint32{}}
 }
 
 // memBytes is the memory the table holds, counted from its blocks.
@@ -92,7 +97,17 @@ func (m *memTable) memBytes() int64 {
 }
 
 // full reports whether the hash table holds as many terms as it may.
-func (m *memTable) full() bool { return m.nterms*maxLoad >= len(m.slots) }
+func (m *memTable) full() bool { return m.nterms*maxLoad >= max(len(m.slots), m.nslots) }
+
+// needsGrow reports whether the slot table should double before another
+// term: at half full while it is below its planned size, at 7/8 beyond
+// (a document with more distinct terms than the table was made for).
+func (m *memTable) needsGrow() bool {
+	if len(m.slots) < m.nslots {
+		return (m.nterms+1)*maxLoad > len(m.slots)
+	}
+	return (m.nterms+1)*8 > len(m.slots)*7
+}
 
 func (m *memTable) term(i int) *memTerm { return &m.terms[i/termChunk][i%termChunk] }
 
@@ -115,11 +130,52 @@ func (m *memTable) bytesAt(a, n uint32) []byte {
 
 func (m *memTable) termText(t *memTerm) []byte { return m.bytesAt(t.text, t.textLen) }
 
-func hashTerm(b []byte) uint32 {
-	// FNV-1a, then a finalizer so that linear probing sees mixed bits.
-	h := uint32(2166136261)
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
+// termKey is a term's first shortLen bytes, zero-padded, as two words
+// (terms hold no NUL bytes, so with the length it names a short term).
+type termKey struct {
+	lo uint64
+	hi uint32
+}
+
+func keyOf(b []byte) termKey {
+	if cap(b) < shortLen {
+		var k [shortLen]byte
+		copy(k[:], b)
+		return termKey{binary.LittleEndian.Uint64(k[:]), binary.LittleEndian.Uint32(k[8:])}
+	}
+	// The tokenizer's buffer has room: load the words and mask off what
+	// lies beyond the term, without a copy.
+	w := b[:shortLen]
+	lo, hi := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint32(w[8:])
+	switch n := uint(len(b)); {
+	case n < 8:
+		return termKey{lo & (1<<(8*n) - 1), 0}
+	case n < shortLen:
+		return termKey{lo, hi & (1<<(8*(n-8)) - 1)}
+	}
+	return termKey{lo, hi}
+}
+
+func (t *memTerm) key() termKey {
+	return termKey{binary.LittleEndian.Uint64(t.short[:]), binary.LittleEndian.Uint32(t.short[8:])}
+}
+
+func hashTerm(b []byte) uint32 { return hashKeyed(b, keyOf(b)) }
+
+// hashKeyed hashes a term whose key is k: a multiply-mix of the key's
+// words for a short term, FNV-1a over the bytes for a longer one, then
+// a finalizer so that linear probing sees mixed bits.
+func hashKeyed(b []byte, k termKey) uint32 {
+	var h uint32
+	if len(b) <= shortLen {
+		x := (k.lo ^ uint64(len(b))<<59) * 0x9e3779b97f4a7c15
+		x ^= uint64(k.hi) * 0xc2b2ae3d27d4eb4f
+		h = uint32(x>>32) ^ uint32(x)
+	} else {
+		h = 2166136261
+		for _, c := range b {
+			h = (h ^ uint32(c)) * 16777619
+		}
 	}
 	h ^= h >> 16
 	h *= 0x85ebca6b
@@ -129,7 +185,8 @@ func hashTerm(b []byte) uint32 {
 
 // lookup returns the term's number, adding it when missing.
 func (m *memTable) lookup(b []byte) int {
-	h := hashTerm(b)
+	k := keyOf(b)
+	h := hashKeyed(b, k)
 	for i := h & m.mask; ; i = (i + 1) & m.mask {
 		s := m.slots[i]
 		if s == 0 {
@@ -140,16 +197,10 @@ func (m *memTable) lookup(b []byte) int {
 		}
 		n := int(uint32(s) - 1)
 		t := m.term(n)
-		if int(t.textLen) != len(b) {
+		if int(t.textLen) != len(b) || t.key() != k {
 			continue
 		}
-		if len(b) <= shortLen {
-			if string(t.short[:len(b)]) == string(b) {
-				return n
-			}
-			continue
-		}
-		if string(t.short[:]) == string(b[:shortLen]) && bytes.Equal(m.termText(t), b) {
+		if len(b) <= shortLen || bytes.Equal(m.termText(t), b) {
 			return n
 		}
 	}
@@ -166,7 +217,7 @@ func (m *memTable) add(slot, h uint32, b []byte) int {
 	copy(m.bytesAt(a, uint32(len(b))), b)
 	head := m.alloc(sliceSizes[0])
 	t := m.term(n)
-	*t = memTerm{hash: h, text: a, textLen: uint32(len(b)), head: head, tail: head, end: head + sliceSizes[0] - 4, lastOrd: -1}
+	*t = memTerm{text: a, textLen: uint32(len(b)), head: head, tail: head, end: head + sliceSizes[0] - 4, lastOrd: -1}
 	copy(t.short[:], b)
 	return n
 }
@@ -186,6 +237,13 @@ func (m *memTable) writeByte(t *memTerm, c byte) {
 }
 
 func (m *memTable) writeUvarint(t *memTerm, v uint64) {
+	// The values are below 1<<35: five bytes at most. A slice never
+	// crosses a page, so when they fit before its end they go in at once.
+	if t.end-t.tail >= 5 && v < 1<<35 {
+		p := m.pages[t.tail/poolPage][t.tail%poolPage:][:5]
+		t.tail += uint32(binary.PutUvarint(p, v))
+		return
+	}
 	for v >= 0x80 {
 		m.writeByte(t, byte(v)|0x80)
 		v >>= 7
@@ -253,6 +311,15 @@ func (r *postingsReader) byte() byte {
 }
 
 func (r *postingsReader) uvarint() uint64 {
+	// A uvarint the writer wrote at once (writeUvarint) is in one slice;
+	// when five bytes are left before the slice's end, decode in place.
+	if r.end-r.pos >= 5 {
+		v, n := binary.Uvarint(r.m.pages[r.pos/poolPage][r.pos%poolPage:][:5])
+		if n > 0 {
+			r.pos += uint32(n)
+			return v
+		}
+	}
 	var v uint64
 	for s := uint(0); ; s += 7 {
 		c := r.byte()

@@ -50,6 +50,7 @@ type mergeInput struct {
 	post *pageReader
 	tool []uint32 // its tool numbers in the output
 	i    int
+	it   termIter // the current term's postings, its buffers reused
 }
 
 type cursorHeap []*mergeInput
@@ -157,16 +158,16 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 		term = append(term[:0], h[0].dict.term...)
 		for len(h) > 0 && bytes.Equal(h[0].dict.term, term) {
 			mi := h[0]
-			it, err := newTermIter(mi.s, mi.post, mi.dict.ti)
-			if err != nil {
+			it := &mi.it
+			if err := it.init(mi.s, mi.post, mi.dict.ti); err != nil {
 				return fail(err)
 			}
 			for it.doc() >= 0 {
-				raw, err := it.raw()
+				pos, err := it.positions()
 				if err != nil {
 					return fail(err)
 				}
-				if err := pw.add(mi.base+it.doc(), it.freq(), raw); err != nil {
+				if err := pw.add(mi.base+it.doc(), pos); err != nil {
 					return fail(err)
 				}
 				if err := it.next(); err != nil {

@@ -18,7 +18,9 @@ type iter interface {
 	cost() int64
 }
 
-// termIter reads one term's postings from a segment.
+// termIter reads one term's postings from a segment. It decodes a
+// block's documents and frequencies when it reaches the block, and its
+// positions the first time a document of it is asked for them.
 type termIter struct {
 	s  *segment
 	pr *pageReader
@@ -29,30 +31,47 @@ type termIter struct {
 	blen   []int64
 	blk    int
 
-	d       decoder
-	left    int // documents left in the block after the current one
-	cur     int32
-	fr      int
-	head    []byte // the bytes from the current document's frequency on
-	posRead bool
-	pos     []uint32
+	raw   []byte // the block
+	br    bitReader
+	ords  []int32
+	freqs []uint32
+	i     int // the current document's index in the block
+	cur   int32
+	fr    int
+	posOK bool     // the block's positions are decoded
+	pos   []uint32 // the block's positions, document after document
+	posAt []int32  // where each document's positions start in pos
+	vals  []uint32
+	rests []uint32
 }
 
 func newTermIter(s *segment, pr *pageReader, ti termInfo) (*termIter, error) {
-	it := &termIter{s: s, pr: pr, ti: ti, cur: -1, blk: -1}
+	it := &termIter{}
+	if err := it.init(s, pr, ti); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// init makes it an iterator of the term's postings, reusing its buffers
+// (a merge reads a term of each segment after another).
+func (it *termIter) init(s *segment, pr *pageReader, ti termInfo) error {
+	*it = termIter{s: s, pr: pr, ti: ti, cur: -1, blk: -1,
+		maxOrd: it.maxOrd[:0], boff: it.boff[:0], blen: it.blen[:0],
+		raw: it.raw[:0], ords: it.ords[:0], freqs: it.freqs[:0],
+		pos: it.pos[:0], posAt: it.posAt[:0], vals: it.vals[:0], rests: it.rests[:0]}
 	if ti.skipLen == 0 {
-		it.maxOrd, it.boff, it.blen = []int32{-1}, []int64{0}, []int64{ti.len}
+		it.maxOrd, it.boff, it.blen = append(it.maxOrd, -1), append(it.boff, 0), append(it.blen, ti.len)
 	} else {
 		b, err := pr.read(s.foot.post.off+ti.off+ti.len-ti.skipLen, ti.skipLen)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		d := decoder{b: b}
 		n := int(d.uvarint())
 		if n <= 1 || int64(n) > ti.skipLen || int64(n-1)*postingBlock >= ti.df || int64(n)*postingBlock < ti.df {
-			return nil, corruptf("%s: bad skip table", s.path)
+			return corruptf("%s: bad skip table", s.path)
 		}
-		it.maxOrd, it.boff, it.blen = make([]int32, n), make([]int64, n), make([]int64, n)
 		var off int64
 		var m int64
 		for i := range n {
@@ -61,18 +80,15 @@ func newTermIter(s *segment, pr *pageReader, ti termInfo) (*termIter, error) {
 			} else {
 				m -= int64(d.uvarint())
 			}
-			it.maxOrd[i], it.boff[i] = int32(m), off
-			it.blen[i] = int64(d.uvarint())
-			off += it.blen[i]
+			l := int64(d.uvarint())
+			it.maxOrd, it.boff, it.blen = append(it.maxOrd, int32(m)), append(it.boff, off), append(it.blen, l)
+			off += l
 		}
 		if d.err != nil || len(d.b) != 0 || off != ti.len-ti.skipLen || m < 0 {
-			return nil, corruptf("%s: bad skip table", s.path)
+			return corruptf("%s: bad skip table", s.path)
 		}
 	}
-	if err := it.load(0); err != nil {
-		return nil, err
-	}
-	return it, nil
+	return it.load(0)
 }
 
 func (it *termIter) corrupt() error { return corruptf("%s: bad postings", it.s.path) }
@@ -88,55 +104,89 @@ func (it *termIter) load(b int) error {
 	if err != nil {
 		return err
 	}
-	it.d = decoder{b: append(it.d.b[:0:0], raw...)}
+	it.raw = append(it.raw[:0], raw...)
 	n := int64(postingBlock)
 	if b == len(it.boff)-1 {
 		n = it.ti.df - int64(b)*postingBlock
 	}
-	it.left = int(n) - 1
-	v := it.d.uvarint()
-	ord := v >> 1
-	if it.maxOrd[b] >= 0 && int32(ord) != it.maxOrd[b] || ord >= uint64(it.s.foot.ndocs) {
+	d := decoder{b: it.raw}
+	first := d.uvarint()
+	if d.err != nil || it.maxOrd[b] >= 0 && int64(first) != int64(it.maxOrd[b]) || first >= uint64(it.s.foot.ndocs) {
 		return it.corrupt()
 	}
-	it.cur = int32(ord)
-	return it.readHead(v&1 == 1)
-}
-
-// readHead reads the current document's frequency (one says it is 1).
-func (it *termIter) readHead(one bool) error {
-	it.fr = 1
-	if !one {
-		it.fr = int(it.d.uvarint())
-		if it.fr <= 1 {
+	// Every value takes a bit at least: a count beyond the bits is damage.
+	it.br = bitReader{b: d.b}
+	if uint64(n)*2 > uint64(len(d.b))*8 {
+		return it.corrupt()
+	}
+	it.vals = it.vals[:0]
+	if n > 1 {
+		it.vals = it.br.run(it.vals, int(n-1))
+	}
+	it.ords = append(it.ords[:0], int32(first))
+	o := int64(first)
+	for _, v := range it.vals {
+		o -= int64(v) + 1
+		if o < 0 {
 			return it.corrupt()
 		}
+		it.ords = append(it.ords, int32(o))
 	}
-	it.head = it.d.b
-	it.posRead = false
-	if it.d.err != nil {
+	it.freqs = it.br.run(it.freqs[:0], int(n))
+	for i, f := range it.freqs {
+		if f == ^uint32(0) {
+			return it.corrupt()
+		}
+		it.freqs[i] = f + 1
+	}
+	if it.br.bad {
 		return it.corrupt()
 	}
+	it.posOK = false
+	it.i = 0
+	it.cur, it.fr = it.ords[0], int(it.freqs[0])
 	return nil
 }
 
-func (it *termIter) skipPositions() error {
-	if it.posRead {
-		return nil
+// loadPositions decodes the block's positions.
+func (it *termIter) loadPositions() error {
+	n := len(it.ords)
+	var total int64
+	for _, f := range it.freqs {
+		total += int64(f)
 	}
-	n := it.fr
-	b := it.d.b
-	i := 0
-	for ; i < len(b) && n > 0; i++ {
-		if b[i] < 0x80 {
-			n--
-		}
-	}
-	if n > 0 {
+	left := int64(len(it.br.b))*8 - int64(it.br.off)
+	if total > left {
 		return it.corrupt()
 	}
-	it.d.b = b[i:]
-	it.posRead = true
+	it.vals = it.br.run(it.vals[:0], n)
+	firsts := it.vals
+	var rests []uint32
+	if total > int64(n) {
+		it.rests = it.br.run(it.rests[:0], int(total)-n)
+		rests = it.rests
+	}
+	// The bit stream ends here, but for the padding of its last byte.
+	if it.br.bad || (it.br.off+7)/8 != uint(len(it.br.b)) {
+		return it.corrupt()
+	}
+	it.pos, it.posAt = it.pos[:0], it.posAt[:0]
+	r := 0
+	for i, f := range it.freqs {
+		it.posAt = append(it.posAt, int32(len(it.pos)))
+		p := uint64(firsts[i])
+		it.pos = append(it.pos, uint32(p))
+		for range f - 1 {
+			p += uint64(rests[r]) + 1
+			r++
+			if p > uint64(^uint32(0)) {
+				return it.corrupt()
+			}
+			it.pos = append(it.pos, uint32(p))
+		}
+	}
+	it.posAt = append(it.posAt, int32(len(it.pos)))
+	it.posOK = true
 	return nil
 }
 
@@ -148,23 +198,12 @@ func (it *termIter) next() error {
 	if it.cur < 0 {
 		return nil
 	}
-	if err := it.skipPositions(); err != nil {
-		return err
-	}
-	if it.left == 0 {
-		if len(it.d.b) != 0 {
-			return it.corrupt()
-		}
+	if it.i+1 == len(it.ords) {
 		return it.load(it.blk + 1)
 	}
-	v := it.d.uvarint()
-	delta := v >> 1
-	if delta == 0 || delta > uint64(it.cur) {
-		return it.corrupt()
-	}
-	it.cur -= int32(delta)
-	it.left--
-	return it.readHead(v&1 == 1)
+	it.i++
+	it.cur, it.fr = it.ords[it.i], int(it.freqs[it.i])
+	return nil
 }
 
 func (it *termIter) seek(t int32) error {
@@ -189,28 +228,12 @@ func (it *termIter) seek(t int32) error {
 }
 
 func (it *termIter) positions() ([]uint32, error) {
-	if it.posRead {
-		return it.pos, nil
-	}
-	it.pos = it.pos[:0]
-	var p uint32
-	for i := range it.fr {
-		v := uint32(it.d.uvarint())
-		if i == 0 {
-			p = v
-		} else {
-			if v == 0 {
-				return nil, it.corrupt()
-			}
-			p += v
+	if !it.posOK {
+		if err := it.loadPositions(); err != nil {
+			return nil, err
 		}
-		it.pos = append(it.pos, p)
 	}
-	if it.d.err != nil {
-		return nil, it.corrupt()
-	}
-	it.posRead = true
-	return it.pos, nil
+	return it.pos[it.posAt[it.i]:it.posAt[it.i+1]], nil
 }
 
 // unionIter is the documents of any of several iterators (a prefix's
@@ -320,24 +343,4 @@ func (u *unionIter) positions() ([]uint32, error) {
 	}
 	slices.Sort(u.pos)
 	return u.pos, nil
-}
-
-// raw returns the current document's positions as they are encoded (a
-// merge copies them).
-func (it *termIter) raw() ([]byte, error) {
-	if it.posRead {
-		// positions consumed them: re-read from head
-		d := decoder{b: it.head}
-		for range it.fr {
-			d.uvarint()
-		}
-		if d.err != nil {
-			return nil, it.corrupt()
-		}
-		return it.head[:len(it.head)-len(d.b)], nil
-	}
-	if err := it.skipPositions(); err != nil {
-		return nil, err
-	}
-	return it.head[:len(it.head)-len(it.d.b)], nil
 }

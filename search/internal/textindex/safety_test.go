@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
@@ -338,7 +339,7 @@ func TestMemoryBudget(t *testing.T) {
 			m := b.mem
 			var real int64 = int64(cap(m.slots)) * 8
 			for _, c := range m.terms {
-				real += int64(cap(c)) * 52
+				real += int64(cap(c)) * int64(unsafe.Sizeof(memTerm{}))
 			}
 			for _, p := range m.pages {
 				real += int64(cap(p))

@@ -26,7 +26,7 @@ const (
 	docRecSize   = 8 + 8 + 8 + 4 + 4 + 1
 	footerSize   = 8 + 4 + 4 + 8*5 + 8*10 + 4
 	footMagic    = "TIXFOOT1"
-	formatVer    = 1
+	formatVer    = 2   // 2: Rice-coded postings blocks; 1 (uvarints) is refused
 	postingBlock = 128 // documents per postings block
 	dictBlock    = 4 << 10
 	dictTerms    = 128
@@ -189,23 +189,33 @@ func decodeDocRecord(b []byte) docMeta {
 
 // postingsWriter writes the postings of one term after another into the
 // postings region. A term's postings are its documents from the newest
-// (highest ordinal) down, in blocks of postingBlock documents: the first
-// document's ordinal, then for each later one the (positive) difference
-// from the one before, each shifted left by one with the low bit set
-// when the term occurs once in the document; then, unless it does, the
-// frequency; then the positions (the first, then differences); all
-// uvarints. A term with
-// more than one block has a skip table after its blocks: the number of
-// blocks, then for each its first (highest) ordinal (the first as it
-// is, the others as differences) and its length in bytes.
+// (highest ordinal) down, in blocks of postingBlock documents. A block
+// is the ordinal of its first document (a uvarint), then a bit stream
+// (see bitWriter) of four runs of Rice codes, each with its own
+// parameter: for each later document the difference from the one before
+// minus one (no run when the block has one document); each document's
+// frequency minus one; each document's first position; and the
+// differences between each document's later positions minus one (no run
+// when there are none). The positions are a stream of their own after
+// the documents and frequencies, so a search that needs no positions
+// decodes none, and each run adapts to its values (first positions are
+// spread over the document, later gaps are small). A document where
+// the term occurs once keeps its position too: a phrase needs the
+// position of each of its terms, and the index keeps no text to check a
+// phrase against. A term with more than one block has a skip table
+// after its blocks: the number of blocks, then for each its first
+// (highest) ordinal (the first as it is, the others as differences) and
+// its length in bytes.
 type postingsWriter struct {
 	w       io.Writer
 	start   int64 // region-relative offset of the term's postings
 	n       int64 // bytes written in the region
 	block   []byte
-	inBlock int
-	prev    int32
-	first   int32
+	ords    []int32
+	freqs   []uint32
+	pos     []uint32 // the block's positions, document after document
+	vals    []uint32
+	bw      bitWriter
 	skips   []byte
 	nblocks int
 	lastMax int32
@@ -219,47 +229,75 @@ type termInfo struct {
 	skipLen int64
 }
 
-// add adds a document with its frequency and its positions, encoded.
-func (p *postingsWriter) add(ord int32, freq int, pos []byte) error {
-	if p.inBlock == postingBlock {
+// add adds a document with its positions (ascending).
+func (p *postingsWriter) add(ord int32, pos []uint32) error {
+	if len(p.ords) == postingBlock {
 		if err := p.flushBlock(); err != nil {
 			return err
 		}
 	}
-	one := uint64(0)
-	if freq == 1 {
-		one = 1
-	}
-	if p.inBlock == 0 {
-		p.block = binary.AppendUvarint(p.block, uint64(ord)<<1|one)
-		p.first = ord
-	} else {
-		p.block = binary.AppendUvarint(p.block, uint64(p.prev-ord)<<1|one)
-	}
-	if one == 0 {
-		p.block = binary.AppendUvarint(p.block, uint64(freq))
-	}
-	p.block = append(p.block, pos...)
-	p.prev = ord
-	p.inBlock++
+	p.ords = append(p.ords, ord)
+	p.freqs = append(p.freqs, uint32(len(pos)))
+	p.pos = append(p.pos, pos...)
 	p.df++
 	return nil
 }
 
+// encodeBlock encodes the block's documents into p.block.
+func (p *postingsWriter) encodeBlock() {
+	p.block = binary.AppendUvarint(p.block[:0], uint64(p.ords[0]))
+	p.bw.b = p.block
+	v := p.vals[:0]
+	for i := 1; i < len(p.ords); i++ {
+		v = append(v, uint32(p.ords[i-1]-p.ords[i]-1))
+	}
+	if len(v) > 0 {
+		p.bw.run(v)
+	}
+	v = v[:0]
+	for _, f := range p.freqs {
+		v = append(v, f-1)
+	}
+	p.bw.run(v)
+	v = v[:0]
+	at := 0
+	for _, f := range p.freqs {
+		v = append(v, p.pos[at])
+		at += int(f)
+	}
+	p.bw.run(v)
+	v = v[:0]
+	at = 0
+	for _, f := range p.freqs {
+		for j := at + 1; j < at+int(f); j++ {
+			v = append(v, p.pos[j]-p.pos[j-1]-1)
+		}
+		at += int(f)
+	}
+	if len(v) > 0 {
+		p.bw.run(v)
+	}
+	p.block = p.bw.flush()
+	p.bw.b = nil
+	p.vals = v
+}
+
 func (p *postingsWriter) flushBlock() error {
+	first := p.ords[0]
+	p.encodeBlock()
 	if p.nblocks == 0 {
-		p.skips = binary.AppendUvarint(p.skips, uint64(p.first))
+		p.skips = binary.AppendUvarint(p.skips, uint64(first))
 	} else {
-		p.skips = binary.AppendUvarint(p.skips, uint64(p.lastMax-p.first))
+		p.skips = binary.AppendUvarint(p.skips, uint64(p.lastMax-first))
 	}
 	p.skips = binary.AppendUvarint(p.skips, uint64(len(p.block)))
-	p.lastMax = p.first
+	p.lastMax = first
 	p.nblocks++
 	if _, err := p.w.Write(p.block); err != nil {
 		return err
 	}
 	p.n += int64(len(p.block))
-	p.block, p.inBlock = p.block[:0], 0
+	p.ords, p.freqs, p.pos = p.ords[:0], p.freqs[:0], p.pos[:0]
 	return nil
 }
 
@@ -267,12 +305,13 @@ func (p *postingsWriter) flushBlock() error {
 func (p *postingsWriter) end() (termInfo, error) {
 	ti := termInfo{df: p.df, off: p.start}
 	if p.nblocks == 0 {
+		p.encodeBlock()
 		if _, err := p.w.Write(p.block); err != nil {
 			return ti, err
 		}
 		p.n += int64(len(p.block))
 	} else {
-		if p.inBlock > 0 {
+		if len(p.ords) > 0 {
 			if err := p.flushBlock(); err != nil {
 				return ti, err
 			}
@@ -287,7 +326,8 @@ func (p *postingsWriter) end() (termInfo, error) {
 	}
 	ti.len = p.n - p.start
 	p.start = p.n
-	p.block, p.inBlock, p.skips, p.nblocks, p.df = p.block[:0], 0, p.skips[:0], 0, 0
+	p.ords, p.freqs, p.pos = p.ords[:0], p.freqs[:0], p.pos[:0]
+	p.skips, p.nblocks, p.df = p.skips[:0], 0, 0
 	return ti, nil
 }
 

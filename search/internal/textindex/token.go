@@ -83,32 +83,39 @@ func Tokenize(text string, fn func(term []byte)) {
 }
 
 func tokenize(text string, buf []byte, fn func(term []byte)) {
-	tok := buf[:0]
+	if cap(buf) < MaxTermLen+utf8.UTFMax {
+		buf = make([]byte, 0, MaxTermLen+utf8.UTFMax)
+	}
+	// The term is built in place in an array of fixed size, so that the
+	// ASCII path (most bytes) is a table lookup and a store.
+	tok := (*[MaxTermLen + utf8.UTFMax]byte)(buf[:MaxTermLen+utf8.UTFMax])
+	n := 0
 	in := false
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			i++
-			if f := asciiFold[c]; f != 0 {
+			if f := asciiFold[c&0x7f]; f != 0 {
 				in = true
-				if len(tok) < MaxTermLen {
-					tok = append(tok, f)
+				if n < MaxTermLen {
+					tok[n] = f
+					n++
 				}
 				continue
 			}
 			if in {
-				fn(tok)
-				tok, in = tok[:0], false
+				fn(tok[:n])
+				n, in = 0, false
 			}
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		i += n
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
 		f := foldRune(r)
 		if f < 0 {
 			if in {
-				fn(tok)
-				tok, in = tok[:0], false
+				fn(tok[:n])
+				n, in = 0, false
 			}
 			continue
 		}
@@ -116,12 +123,12 @@ func tokenize(text string, buf []byte, fn func(term []byte)) {
 		if f == 0 {
 			continue
 		}
-		if len(tok)+utf8.RuneLen(f) <= MaxTermLen {
-			tok = utf8.AppendRune(tok, f)
+		if n+utf8.RuneLen(f) <= MaxTermLen {
+			n += utf8.EncodeRune(tok[n:], f)
 		}
 	}
 	if in {
-		fn(tok)
+		fn(tok[:n])
 	}
 }
 

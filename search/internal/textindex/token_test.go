@@ -1,10 +1,81 @@
 package textindex
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
+
+// tokenizeRef is the tokenizer as it was before it built terms in place
+// in an array: the faster one must cut the same terms.
+func tokenizeRef(text string, buf []byte, fn func(term []byte)) {
+	tok := buf[:0]
+	in := false
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			i++
+			if f := asciiFold[c]; f != 0 {
+				in = true
+				if len(tok) < MaxTermLen {
+					tok = append(tok, f)
+				}
+				continue
+			}
+			if in {
+				fn(tok)
+				tok, in = tok[:0], false
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		i += n
+		f := foldRune(r)
+		if f < 0 {
+			if in {
+				fn(tok)
+				tok, in = tok[:0], false
+			}
+			continue
+		}
+		in = true
+		if f == 0 {
+			continue
+		}
+		if len(tok)+utf8.RuneLen(f) <= MaxTermLen {
+			tok = utf8.AppendRune(tok, f)
+		}
+	}
+	if in {
+		fn(tok)
+	}
+}
+
+// TestTokenizeSameAsReference compares the tokenizer with tokenizeRef
+// on random mixes of ASCII, Latin letters with diacritics, combining
+// marks, other scripts, invalid UTF-8, separators and runs longer than
+// MaxTermLen.
+func TestTokenizeSameAsReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	parts := []string{"a", "Z", "9", " ", ".", "_", "-", "\n", "é", "É", "\u0301", "ж", "世", "🙂", "ß", "İ", "\x80", "\xff",
+		strings.Repeat("x", 130), strings.Repeat("ab", 70), strings.Repeat("ж", 70), "Hello", "WORLD42"}
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		text := b.String()
+		var got, want []string
+		var buf [MaxTermLen + utf8.UTFMax]byte
+		tokenize(text, buf[:0], func(tk []byte) { got = append(got, string(tk)) })
+		tokenizeRef(text, buf[:0], func(tk []byte) { want = append(want, string(tk)) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("tokenize(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
 
 func TestTokenize(t *testing.T) {
 	for _, c := range []struct {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,30 @@ func (s *Session) Branch(id string) error {
 	s.ix.SetLeaf(id, KindString)
 	s.leafMoved = true
 	return nil
+}
+
+// branchMarkerType is the customType of the entry BranchDurably appends.
+const branchMarkerType = "sessctl-branch"
+
+// BranchDurably moves the leaf to the entry id without a summary, and
+// keeps the move: Branch only moves the leaf in memory, as pi's branch()
+// does, so a custom entry (which the model context and pi's tree view
+// leave out) is appended at id and becomes the leaf on every reload. Its
+// customType is "sessctl-branch" and its data names the leaf it moved
+// from ({"from": ID}, null when there was none). It returns the new
+// entry's id.
+func (s *Session) BranchDurably(id string) (string, error) {
+	from, ok := s.LeafID()
+	data := jsonl.NewObject(64)
+	if ok {
+		data.String("from", from)
+	} else {
+		data.Null("from")
+	}
+	if err := s.Branch(id); err != nil {
+		return "", err
+	}
+	return s.AppendCustomEntry(branchMarkerType, json.RawMessage(data.Bytes()))
 }
 
 // ResetLeaf sets the leaf to null: the next append starts a new root.

@@ -48,21 +48,23 @@ var allowed = map[string][]string{
 	"message":             {"internal/jsonl"},
 	// migrate sits beside tree; its importers write pi's messages with
 	// message's types (pi's format in one place).
-	"migrate":         {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "message", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
+	"migrate":         {"internal/human", "internal/jsonl", "internal/errs", "layout", "layout/vfs", "tree", "message", "migrate", "migrate/", "modernc.org/sqlite", "github.com/klauspost/compress"},
 	"lock":            {"layout/vfs", "github.com/gofrs/flock"},
 	"engine":          {"internal/cacheindex", "internal/human", "internal/jsonl", "internal/errs", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "tree", "compaction", "message", "migrate", "lock", "golang.org/x/sync"},
 	"engine/agentuse": {"internal/jsonl", "internal/errs", "layout", "layout/vfs", "lock", "github.com/oklog/ulid/v2"},
 	"engine/repair":   {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "tree"},
-	"engine/importer": {"internal/sessionfile", "layout", "layout/vfs", "migrate"},
+	"engine/importer": {"internal/human", "internal/sessionfile", "layout", "layout/vfs", "migrate"},
 	"engine/stats":    {"engine", "internal/cacheindex", "internal/jsonl", "internal/human", "layout/vfs", "message", "migrate"}, // message: pi's Usage
-	"engine/render":   {"engine", "engine/agentuse", "message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout/vfs", "migrate", "tree"},
-	"redact":          {"internal/jsonl"},
+	// engine/render: lock, for a lock's status (LockStatus).
+	"engine/render": {"engine", "engine/agentuse", "message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout/vfs", "lock", "migrate", "tree"},
+	"redact":        {"internal/jsonl"},
 	// The web viewer sits on everything a reader uses (the stores, search,
 	// render, stats, redact) and takes no third-party module.
 	"web": {"engine", "engine/agentuse", "message", "engine/render", "engine/stats", "internal/human", "internal/jsonl", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "lock", "migrate", "redact", "search", "tree"},
 	// search watches the stores' directories with inotify (x/sys/unix),
-	// and finds AgentUse sessions with agentuse.Walk, the one walk of them.
-	"search":            {"engine", "engine/agentuse", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
+	// and finds AgentUse sessions with agentuse.Walk, the one walk of them;
+	// internal/human: a hit worded for people (Hit.WriteText).
+	"search":            {"engine", "engine/agentuse", "internal/human", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
 	"internal/human":    {},
 	"internal/shortid":  {"internal/sessionfile"},                   // the short ids people see and type
 	"internal/workload": {"internal/jsonl", "layout", "layout/vfs"}, // writes its files through layout/vfs, as every library does
@@ -80,7 +82,8 @@ var allowed = map[string][]string{
 	// flock for a directory remote's compare-and-swap across processes.
 	// No object-store client: backends are packages of their own that
 	// the caller passes in (Options.Backends), so replica links none.
-	"replica": {"internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "engine", "engine/agentuse", "filippo.io/age", "github.com/gofrs/flock"},
+	// internal/human: a run's report worded for people (Report.WriteText).
+	"replica": {"internal/human", "internal/jsonl", "internal/sessionfile", "layout", "layout/vfs", "lock", "engine", "engine/agentuse", "filippo.io/age", "github.com/gofrs/flock"},
 	// The S3 backend: replica's Client over minio-go.
 	"replica/s3": {"replica", "github.com/minio/minio-go/v7"},
 	// The Client conformance test both backends pass (test code only).

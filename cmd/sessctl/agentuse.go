@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
@@ -47,12 +45,9 @@ func agentUseStore(e *env, project string) (*agentuse.Store, error) {
 	return agentuse.OpenStore(e.ctx, agentuse.StoreOptions{StateRoot: project})
 }
 
-// isAgentUseDir reports whether path names an AgentUse session directory:
-// one that holds a regular session.json file.
-func isAgentUseDir(path string) bool {
-	fi, err := os.Stat(filepath.Join(path, layout.AgentUseSessionFile))
-	return err == nil && fi.Mode().IsRegular()
-}
+// isAgentUseDir reports whether path names an AgentUse session
+// directory (agentuse.IsSessionDir).
+func isAgentUseDir(path string) bool { return agentuse.IsSessionDir(nil, path) }
 
 // useAgentUse reports whether a dump or show argument names an AgentUse
 // session: --store agentuse, or the path of a session directory.
@@ -62,31 +57,6 @@ func useAgentUse(store, arg string) bool {
 	}
 	ps, err := layout.ResolvePlaces(store)
 	return err == nil && len(ps) == 1 && ps[0].Format == layout.FormatAgentUse
-}
-
-// findAgentUse resolves an AgentUse session argument: a session directory
-// (in a store of the sessions beside it), or a full id or unique id
-// prefix in the project's store. The caller closes the store.
-func findAgentUse(e *env, project, arg string) (*agentuse.Store, *agentuse.Info, error) {
-	var st *agentuse.Store
-	var err error
-	if isAgentUseDir(arg) {
-		if arg, err = filepath.Abs(arg); err != nil {
-			return nil, nil, err
-		}
-		st, err = agentuse.OpenStore(e.ctx, agentuse.StoreOptions{Dir: filepath.Dir(arg)})
-	} else {
-		st, err = agentUseStore(e, project)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	x, err := st.Resolve(e.ctx, arg)
-	if err != nil {
-		_ = st.Close()
-		return nil, nil, err
-	}
-	return st, x, nil
 }
 
 // runListAgentUse is `sessctl list --agentuse`: the project's sessions in
@@ -158,7 +128,7 @@ func runShowAgentUse(e *env, project, arg string, full, asJSON bool) int {
 // readAgentUse finds and reads a session; on failure it reports the error
 // and returns a nil session and the exit code.
 func readAgentUse(e *env, project, arg string) (*agentuse.Contents, int) {
-	st, x, err := findAgentUse(e, project, arg)
+	st, x, err := agentuse.Find(e.ctx, agentuse.StoreOptions{StateRoot: project}, arg)
 	if err != nil {
 		return nil, e.fail(err)
 	}

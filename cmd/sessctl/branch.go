@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/sessctl/sessctl/engine"
@@ -80,7 +79,7 @@ func runBranch(e *env, args []string) int {
 	if hasSummary {
 		id, err = s.BranchWithSummary(engine.BranchSummary{FromID: target, Summary: summary, Details: details, FromHook: fromHook})
 	} else {
-		id, err = plainBranch(s, target, oldLeaf, hasLeaf)
+		id, err = s.BranchDurably(target)
 	}
 	if err != nil {
 		return e.fail(err)
@@ -100,20 +99,4 @@ func runBranch(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "leaf moved to %s; new leaf %s (no summary)\n", human.QuotePath(target), id)
 	}
 	return exitOK
-}
-
-// branchEntryType is the customType of the entry a plain branch appends.
-const branchEntryType = "sessctl-branch"
-
-// plainBranch moves the leaf to target without a summary, durably: pi's
-// branch() only moves the leaf in memory, so a custom entry (which the
-// model context and pi's tree view leave out) is appended at target and
-// becomes the leaf on every reload. Its data names the leaf it moved
-// from ({"from": ID}, null when there was none).
-func plainBranch(s *engine.Session, target, oldLeaf string, hasLeaf bool) (string, error) {
-	data := jsonl.NewObject(64).StringOrNull("from", opt(oldLeaf, hasLeaf))
-	if err := s.Branch(target); err != nil {
-		return "", err
-	}
-	return s.AppendCustomEntry(branchEntryType, json.RawMessage(data.Bytes()))
 }

@@ -5,15 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/sessctl/sessctl/compaction"
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/human"
-	"github.com/sessctl/sessctl/internal/jsonl"
+	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -171,7 +169,7 @@ func runCompact(e *env, args []string) int {
 		return e.fail(err)
 	}
 	kept, _ := s.Entry(prep.FirstKeptEntryID)
-	keptDesc := describeEntry(kept)
+	keptKind := render.EntryKind(kept)
 
 	var res compaction.Result
 	source := "dry-run"
@@ -207,83 +205,14 @@ func runCompact(e *env, args []string) int {
 	}
 
 	path, _ = filepath.Abs(path)
-	out := compactOutput{path: path, entryID: entryID, source: source, keptDesc: keptDesc, dryRun: *dryRun,
-		instructions: *instructions, prep: prep, res: res, settings: settings}
+	out := render.CompactionReport{Path: path, EntryID: entryID, Summarizer: source, FirstKeptKind: keptKind, DryRun: *dryRun,
+		Instructions: *instructions, Prep: prep, Result: res, Settings: settings}
 	if *asJSON {
-		jsonOut(e.stdout, out.json())
+		jsonOut(e.stdout, out.JSON())
 	} else {
-		out.text(e.stdout)
+		_ = out.Text(e.stdout)
 	}
 	return exitOK
-}
-
-// compactOutput is what compact reports: of a compaction made, or of a
-// dry run's (entryID "").
-type compactOutput struct {
-	path, entryID, source, keptDesc string
-	dryRun                          bool
-	instructions                    string
-	prep                            *compaction.Preparation
-	res                             compaction.Result
-	settings                        compaction.Settings
-}
-
-// json is compact --json's object.
-func (o *compactOutput) json() []byte {
-	prep, res := o.prep, o.res
-	b := jsonl.NewObject(512+len(res.Summary)).String("session", o.path)
-	if o.dryRun {
-		b.Null("entryId")
-	} else {
-		b.String("entryId", o.entryID)
-	}
-	b.String("firstKeptEntryId", prep.FirstKeptEntryID).
-		Number("tokensBefore", prep.TokensBefore).
-		Bool("isSplitTurn", prep.IsSplitTurn).
-		Number("messagesToSummarize", float64(len(prep.MessagesToSummarize))).
-		Number("turnPrefixMessages", float64(len(prep.TurnPrefixMessages))).
-		Raw("readFiles", mustJSON(res.Details.ReadFiles)).
-		Raw("modifiedFiles", mustJSON(res.Details.ModifiedFiles)).
-		String("summarizer", o.source)
-	if o.dryRun {
-		b.Null("summary")
-	} else {
-		b.String("summary", res.Summary)
-	}
-	b.Number("keepRecentTokens", float64(o.settings.KeepRecentTokens)).
-		Number("reserveTokens", float64(o.settings.ReserveTokens)).
-		String("thinkingLevel", prep.ThinkingLevel)
-	if o.dryRun {
-		b.Raw("requests", prep.RequestsJSON(o.instructions))
-	}
-	return b.Bytes()
-}
-
-// text prints the report for people.
-func (o *compactOutput) text(w io.Writer) {
-	prep, res := o.prep, o.res
-	if o.dryRun {
-		fmt.Fprintf(w, "would compact %s (dry run, nothing written)\n", human.QuotePath(o.path))
-	} else {
-		fmt.Fprintf(w, "compacted %s\n", human.QuotePath(o.path))
-		fmt.Fprintf(w, "  entry:          %s\n", o.entryID)
-	}
-	split := ""
-	if prep.IsSplitTurn {
-		split = ", inside a turn"
-	}
-	fmt.Fprintf(w, "  first kept:     %s (%s%s)\n", human.QuotePath(prep.FirstKeptEntryID), o.keptDesc, split)
-	fmt.Fprintf(w, "  tokens before:  %s\n", fmtTokens(prep.TokensBefore))
-	fmt.Fprintf(w, "  summarised:     %s", human.Plural(len(prep.MessagesToSummarize), "message", "messages"))
-	if len(prep.TurnPrefixMessages) > 0 {
-		fmt.Fprintf(w, ", plus %d from the start of the cut turn", len(prep.TurnPrefixMessages))
-	}
-	fmt.Fprintln(w)
-	if !o.dryRun {
-		fmt.Fprintf(w, "  summary:        %s, %s\n", o.source, human.Plural(len([]rune(res.Summary)), "character", "characters"))
-	}
-	fmt.Fprintf(w, "  read files:     %s\n", pathList(res.Details.ReadFiles))
-	fmt.Fprintf(w, "  modified files: %s\n", pathList(res.Details.ModifiedFiles))
 }
 
 // compactionSettings returns the compaction settings of pi's settings
@@ -297,29 +226,4 @@ func compactionSettings(agent layout.Agent, cwd string) (compaction.Settings, []
 func (e *env) refuse(err error, hint string) int {
 	fmt.Fprintf(e.stderr, "sessctl: %s: %v\nhint: %s\n", e.name, err, hint)
 	return exitFailure
-}
-
-// describeEntry names an entry's kind for output: its type, and a
-// message's role.
-func describeEntry(en *jsonl.Entry) string {
-	if en.Type == jsonl.TypeMessage {
-		msg, _ := en.Field("message")
-		role, _ := jsonl.Lookup(msg, "role")
-		if r, ok := jsonl.String(role); ok {
-			return r + " message"
-		}
-	}
-	return en.Type
-}
-
-func fmtTokens(f float64) string {
-	if math.IsNaN(f) {
-		return "unknown (a usage record is incomplete)"
-	}
-	return string(jsonl.AppendNumber(nil, f))
-}
-
-func mustJSON(ss []string) []byte {
-	b, _ := jsonl.Marshal(ss)
-	return b
 }

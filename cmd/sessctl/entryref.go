@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
@@ -57,18 +56,6 @@ func opt(v string, ok bool) *string {
 	}
 	return &v
 }
-
-// strList renders a list for human output: "a, b" or "(none)".
-func strList(ss []string) string {
-	if len(ss) == 0 {
-		return "(none)"
-	}
-	return strings.Join(ss, ", ")
-}
-
-// pathList renders paths for one line of human output: "a, b" (each
-// quoted when needed) or "(none)".
-func pathList(ps []string) string { return strList(quotePaths(ps)) }
 
 // quotePaths returns the paths, each quoted when needed (human.QuotePath).
 func quotePaths(ps []string) []string {

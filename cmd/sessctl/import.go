@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,7 +162,7 @@ func (r *importRun) skip(source string, sk *migrate.Skip) {
 	r.rep.AddSkip(source, sk)
 	if !r.asJSON {
 		r.clearProgress()
-		fmt.Fprintf(r.out, "%-8s %-36s %-9s %s  %s\n", source, human.QuotePath(sk.SourceID), "skipped", sk.Reason, human.QuotePath(sk.Path))
+		fmt.Fprintln(r.out, r.rep.Skipped[len(r.rep.Skipped)-1].Text())
 	}
 }
 
@@ -220,7 +219,7 @@ func (r *importRun) write(res importer.Result) {
 	}
 	if !r.asJSON {
 		r.clearProgress()
-		fmt.Fprintf(r.out, "%-8s %-36s %-9s %5d entries  %s\n", line.Source, human.QuotePath(line.SourceID), line.Status, line.Entries, human.QuotePath(line.File))
+		fmt.Fprintln(r.out, line.Text())
 		if r.progress != nil {
 			r.out.Flush()
 			fmt.Fprintf(r.progress, "importing %s: %s", line.Source, human.Plural(r.rep.Summary.Sessions, "session", "sessions"))
@@ -228,34 +227,8 @@ func (r *importRun) write(res importer.Result) {
 	}
 }
 
-func (r *importRun) printSummary() {
-	sum := &r.rep.Summary
-	verb := "imported"
-	if r.dryRun {
-		verb = "would import"
-	}
-	fmt.Fprintf(r.out, "%s %s from %s: %d new, %d updated, %d unchanged", verb, human.Plural(sum.Sessions, "session", "sessions"), human.Plural(len(r.rep.Stores), "store", "stores"), sum.New, sum.Updated, sum.Unchanged)
-	if sum.Kept > 0 {
-		fmt.Fprintf(r.out, ", %d kept (changed since imported)", sum.Kept)
-	}
-	if sum.Failed > 0 {
-		fmt.Fprintf(r.out, ", %d failed", sum.Failed)
-	}
-	if sum.Skipped > 0 {
-		fmt.Fprintf(r.out, ", %d skipped (nothing to import)", sum.Skipped)
-	}
-	if sum.Damaged > 0 {
-		fmt.Fprintf(r.out, "; %s skipped", human.Plural(sum.Damaged, "damaged source line or file", "damaged source lines or files"))
-	}
-	if r.dryRun {
-		fmt.Fprint(r.out, " (dry run: nothing written)")
-	}
-	fmt.Fprintln(r.out)
-}
+// printSummary prints the summary line (importer.Report.WriteSummary).
+func (r *importRun) printSummary() { _ = r.rep.WriteSummary(r.out) }
 
-func (r *importRun) printJSON() {
-	enc := json.NewEncoder(r.out)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(r.rep)
-}
+// printJSON prints the report as JSON (importer.Report.WriteJSON).
+func (r *importRun) printJSON() { _ = r.rep.WriteJSON(r.out) }

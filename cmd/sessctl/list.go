@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
@@ -155,29 +157,7 @@ func writeList(e *env, st *engine.Store, infos []engine.Info, o engine.ListOptio
 		code = exitFailure
 	}
 	if out.json {
-		var stop error // ctx done: a failure, not a skipped file
-		skip := func(err error) {
-			if cerr := e.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-				stop = err
-				return
-			}
-			warn(err)
-		}
-		for part := range render.ListJSONSeq(st.ListTexts(e.ctx, infos, o), skip) {
-			if stop != nil {
-				break
-			}
-			if err := writeBuffers(e.stdout, part); err != nil {
-				return e.fail(err)
-			}
-		}
-		if stop != nil {
-			return e.fail(stop)
-		}
-		if *skipped > 0 {
-			code = exitFailure
-		}
-		return code
+		return printListJSON(e, st.ListTexts(e.ctx, infos, o), nil, warn, skipped)
 	}
 	if len(infos) == 0 {
 		fmt.Fprintln(e.stderr, "no sessions")
@@ -193,6 +173,36 @@ func writeList(e *env, st *engine.Store, infos []engine.Info, o engine.ListOptio
 		return e.fail(err)
 	}
 	return code
+}
+
+// printListJSON prints the JSON listing (render.ListPlacesJSONSeq) of
+// the sessions seq reads, then of the AgentUse sessions aus. A file seq
+// cannot read goes to warn (which counts it in *skipped); the exit code
+// is a failure when one did, or when the context ended.
+func printListJSON(e *env, seq iter.Seq2[*engine.Info, error], aus []*agentuse.Info, warn func(error), skipped *int) int {
+	var stop error // ctx done: a failure, not a skipped file
+	skip := func(err error) {
+		if cerr := e.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			stop = err
+			return
+		}
+		warn(err)
+	}
+	for part := range render.ListPlacesJSONSeq(seq, aus, skip) {
+		if stop != nil {
+			break
+		}
+		if err := writeBuffers(e.stdout, part); err != nil {
+			return e.fail(err)
+		}
+	}
+	if stop != nil {
+		return e.fail(stop)
+	}
+	if *skipped > 0 {
+		return exitFailure
+	}
+	return exitOK
 }
 
 // mustBeDir checks that a directory named on the command line exists (a

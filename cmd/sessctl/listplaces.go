@@ -2,10 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"iter"
 	"slices"
 
 	"github.com/sessctl/sessctl/engine"
@@ -31,7 +28,7 @@ func listPlaces(e *env, places []layout.Place, o engine.ListOptions, asJSON bool
 	for _, p := range places {
 		switch p.Format {
 		case layout.FormatJSONL:
-			st, err := placeStore(e.ctx, p, engine.StoreOptions{})
+			st, err := engine.OpenPlace(e.ctx, p, engine.StoreOptions{})
 			if err != nil {
 				return e.fail(err)
 			}
@@ -61,14 +58,6 @@ func listPlaces(e *env, places []layout.Place, o engine.ListOptions, asJSON bool
 		return exitOK
 	}
 	if asJSON {
-		var stop error // ctx done: a failure, not a skipped file
-		skip := func(err error) {
-			if cerr := e.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-				stop = err
-				return
-			}
-			o.Warn(err)
-		}
 		seq := func(yield func(*engine.Info, error) bool) {
 			for _, l := range jl {
 				for in, err := range l.st.ListTexts(e.ctx, l.infos, o) {
@@ -78,13 +67,7 @@ func listPlaces(e *env, places []layout.Place, o engine.ListOptions, asJSON bool
 				}
 			}
 		}
-		if err := writeListJSON(e, render.ListJSONSeq(seq, skip), aus); err != nil {
-			return e.fail(err)
-		}
-		if stop != nil {
-			return e.fail(stop)
-		}
-		return code()
+		return printListJSON(e, seq, aus, o.Warn, skipped)
 	}
 	if len(every) == 0 && len(aus) == 0 {
 		fmt.Fprintln(e.stderr, "no sessions")
@@ -103,38 +86,4 @@ func listPlaces(e *env, places []layout.Place, o engine.ListOptions, asJSON bool
 		return e.fail(err)
 	}
 	return code()
-}
-
-// writeListJSON writes the JSON array of parts (render.ListJSONSeq's)
-// with the AgentUse sessions' elements added at its end. One part is
-// held back, to close the array after them.
-func writeListJSON(e *env, parts iter.Seq[[][]byte], aus []*agentuse.Info) error {
-	var elems []byte
-	if len(aus) > 0 {
-		var b bytes.Buffer
-		render.AgentUseListJSON(&b, aus)
-		elems = bytes.TrimSuffix(bytes.TrimPrefix(b.Bytes(), []byte("[")), []byte("\n]\n"))
-	}
-	var held [][]byte
-	for part := range parts {
-		if held != nil {
-			if err := writeBuffers(e.stdout, held); err != nil {
-				return err
-			}
-		}
-		held = slices.Clone(part)
-		for i := range held {
-			held[i] = bytes.Clone(held[i])
-		}
-	}
-	if len(elems) > 0 {
-		last := bytes.Join(held, nil)
-		if bytes.Equal(last, []byte("[]\n")) {
-			last = []byte("[")
-		} else {
-			last = append(bytes.TrimSuffix(last, []byte("\n]\n")), ',')
-		}
-		held = [][]byte{last, elems, []byte("\n]\n")}
-	}
-	return writeBuffers(e.stdout, held)
 }

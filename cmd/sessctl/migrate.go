@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/migrate"
 )
 
@@ -57,8 +55,7 @@ func runMigrate(e *env, args []string) int {
 	if *asJSON {
 		out.Write(rep.AppendJSON(nil))
 	} else {
-		fmt.Fprintf(out, "%s: %d migrated, %d would be migrated, %d already version 3, %d failed\n", human.Plural(len(rep.Files), "file", "files"),
-			rep.Count(migrate.StatusMigrated), rep.Count(migrate.StatusWould), rep.Count(migrate.StatusCurrent), rep.Count(migrate.StatusFailed))
+		fmt.Fprintln(out, rep.Summary())
 	}
 	return migrateExit(rep)
 }
@@ -85,27 +82,15 @@ func migrateExit(rep *migrate.Report) int {
 }
 
 func printMigrateLine(out *bufio.Writer, e *env, l migrate.ReportLine) {
-	ver := func(v float64) string { return "v" + strconv.FormatFloat(v, 'f', -1, 64) }
-	switch l.Status {
-	case migrate.StatusFailed:
-		// Failures are diagnostics: stderr, with a hint. The error names
-		// the file.
-		out.Flush()
-		fmt.Fprintf(e.stderr, "sessctl: migrate: %v\n", l.Err)
-		if h := hintFor(l.Err); h != "" {
-			fmt.Fprintf(e.stderr, "hint: %s\n", h)
-		}
-	case migrate.StatusCurrent:
-		fmt.Fprintf(out, "%s: %s, nothing to do\n", human.QuotePath(l.Path), ver(l.From))
-	default:
-		verb := "migrated"
-		if l.Status == migrate.StatusWould {
-			verb = "would migrate"
-		}
-		fmt.Fprintf(out, "%s: %s %s -> %s, %s, %s dropped", human.QuotePath(l.Path), verb, ver(l.From), ver(float64(l.To)), human.Plural(l.Entries, "entry", "entries"), human.Plural(l.Malformed, "malformed line", "malformed lines"))
-		if l.Backup != "" {
-			fmt.Fprintf(out, ", backup %s", human.QuotePath(l.Backup))
-		}
-		fmt.Fprintln(out)
+	if l.Status != migrate.StatusFailed {
+		fmt.Fprintln(out, l.Text())
+		return
+	}
+	// Failures are diagnostics: stderr, with a hint. The error names the
+	// file.
+	out.Flush()
+	fmt.Fprintf(e.stderr, "sessctl: migrate: %v\n", l.Err)
+	if h := hintFor(l.Err); h != "" {
+		fmt.Fprintf(e.stderr, "hint: %s\n", h)
 	}
 }

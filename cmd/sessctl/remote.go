@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
@@ -65,7 +63,7 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 		if s.Kind != replica.KindPi {
 			continue
 		}
-		infos = append(infos, remoteInfo(s))
+		infos = append(infos, s.Info())
 	}
 	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Modified.After(infos[j].Modified) })
 	if asJSON {
@@ -86,35 +84,6 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 	return code
 }
 
-// remoteInfo is the listing row of a remote session.
-func remoteInfo(s replica.RemoteSession) engine.Info {
-	sum := s.Summary
-	in := engine.Info{Path: s.Name, ID: sum.ID, Cwd: sum.Cwd, MessageCount: sum.Messages, FirstMessage: sum.FirstMessage,
-		Size: s.Size, ModTime: s.Time}
-	if sum.Name != "" {
-		in.Name, in.HasName = sum.Name, true
-	}
-	if sum.FirstMessage == "" {
-		in.FirstMessage = "(no messages)"
-	}
-	if t, err := time.Parse(time.RFC3339Nano, sum.Created); err == nil {
-		in.Created, in.CreatedValid = t, true
-	}
-	switch {
-	case sum.LastMessage != "":
-		if t, err := time.Parse(time.RFC3339Nano, sum.LastMessage); err == nil {
-			in.Modified = t
-			break
-		}
-		fallthrough
-	case in.CreatedValid:
-		in.Modified = in.Created
-	default:
-		in.Modified = s.Time
-	}
-	return in
-}
-
 // openRemoteView reads the pi session name stands for from the remote
 // into a private temporary file (streamed, a segment at a time) and opens
 // it read-only, as openView opens a local one; close removes the file.
@@ -129,24 +98,11 @@ func openRemoteView(e *env, rf remoteFlags, name string) (*sessionView, func(), 
 		return nil, nil, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	f, err := os.OpenFile(filepath.Join(dir, "session.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	got, refused, err := r.ReadSession(e.ctx, name, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	path, refused, err := r.ReadSessionFile(e.ctx, name, dir)
 	for _, l := range refused {
 		fmt.Fprintf(e.stderr, "sessctl: %s: refused remote %s\n", e.name, l)
 	}
 	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	path := filepath.Join(dir, got)
-	if err := os.Rename(filepath.Join(dir, "session.jsonl"), path); err != nil {
 		cleanup()
 		return nil, nil, err
 	}

@@ -73,12 +73,7 @@ func repairLeftovers(e *env, dir string, asJSON bool) int {
 			Held    []string `json:"held"`
 		}{append([]string{}, removed...), heldPaths})
 	} else {
-		for _, p := range removed {
-			fmt.Fprintf(w, "removed %s\n", human.QuotePath(p))
-		}
-		if len(removed) == 0 {
-			fmt.Fprintf(w, "no leftovers below %s\n", human.QuotePath(dir))
-		}
+		_ = repair.WriteCleared(w, dir, removed) // a write error stays in w: Flush reports it
 	}
 	if ferr := w.Flush(); err == nil {
 		err = ferr

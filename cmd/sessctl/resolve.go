@@ -41,21 +41,6 @@ func storePlaces(store string) ([]layout.Place, error) {
 	return ps, nil
 }
 
-// placeStore opens the JSONL store of a place: an agent's store (one
-// directory per cwd) for pi's and indusagi's places, a store on the
-// directory for any other. o gives the store's other options.
-func placeStore(ctx context.Context, p layout.Place, o engine.StoreOptions) (*engine.Store, error) {
-	switch p.Name {
-	case layout.PlacePi:
-		o.Agent, o.AgentDir = layout.AgentPi, filepath.Dir(p.Root)
-	case layout.PlaceIndusagi:
-		o.Agent, o.AgentDir = layout.AgentIndusagi, filepath.Dir(p.Root)
-	default:
-		o.Dir = p.Root
-	}
-	return engine.OpenStore(ctx, o)
-}
-
 // errAmbiguous is matched by the errors of a name that fits several
 // sessions or entries; the CLI exits 2 for it.
 var errAmbiguous = engine.ErrAmbiguous
@@ -81,7 +66,7 @@ func jsonlStore(store string, o engine.StoreOptions) (*engine.Store, error) {
 	case len(js) > 1:
 		return nil, fmt.Errorf("--store %s names %d stores of session files: name one (pi, indusagi or a directory)", store, len(js))
 	}
-	return placeStore(context.Background(), js[0], o)
+	return engine.OpenPlace(context.Background(), js[0], o)
 }
 
 // fileStore returns a store on the directory of the session file at

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -246,64 +245,15 @@ const (
 	hlOff = "\033[0m"
 )
 
+// writeHit prints a hit for people (search.Hit.WriteText) with its
+// short id and the command that shows it.
 func writeHit(w *bufio.Writer, h *search.Hit, ids *shortid.Set, color bool) {
-	when := "-"
-	if !h.Time.IsZero() {
-		when = h.Time.Format("2006-01-02 15:04:05")
-	}
-	entry := ""
-	if h.Entry != "" {
-		entry = " [" + human.QuotePath(h.Entry) + "]"
-	}
-	// In colour the output bypasses the terminal's escaping, so the text
-	// is escaped here, the same way.
-	safe := func(s string) string {
-		if color {
-			return termEscape(s)
-		}
-		return s
-	}
-	name := ""
-	if h.Session.Name != "" {
-		name = " " + human.Quote(h.Session.Name)
-	}
-	fmt.Fprintf(w, "%s  %s%s  %s%s  %s\n", when, safe(human.QuotePath(h.Label())), safe(entry), safe(human.QuotePath(ids.Short(h.Session.ID))), safe(name), human.QuotePath(h.Session.Cwd))
-	w.WriteString("    ")
-	last := 0
-	for _, m := range h.Matches {
-		w.WriteString(safe(h.Snippet[last:m[0]]))
-		if color {
-			w.WriteString(hlOn)
-		}
-		w.WriteString(safe(h.Snippet[m[0]:m[1]]))
-		if color {
-			w.WriteString(hlOff)
-		}
-		last = m[1]
-	}
-	w.WriteString(safe(h.Snippet[last:]))
-	w.WriteString("\n    ")
-	for i, a := range showArgs(h) {
-		if i > 0 {
-			w.WriteByte(' ')
-		}
-		w.WriteString(human.ShellQuote(a))
-	}
-	w.WriteString("\n\n")
+	_ = h.WriteText(w, search.TextOptions{ID: ids.Short(h.Session.ID), Highlight: color, MatchStart: hlOn, MatchEnd: hlOff, Escape: termEscape, Command: showArgs(h)})
 }
 
-func writeHitJSON(w *bufio.Writer, h *search.Hit) {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(hitJSON{h.JSON(), showArgs(h)})
-}
-
-// hitJSON is a hit as 'sessctl search --json' prints it: the search
-// package's JSON shape, then "show", the command line that shows it.
-type hitJSON struct {
-	*search.HitJSON
-	Show []string `json:"show"`
-}
+// writeHitJSON prints a hit as JSON (search.Hit.WriteJSON) with the
+// command that shows it.
+func writeHitJSON(w *bufio.Writer, h *search.Hit) { _ = h.WriteJSON(w, showArgs(h)) }
 
 // showArgs returns the sessctl command line that shows the hit in its
 // session: the branch that ends at the entry for a JSONL session, the

@@ -60,16 +60,7 @@ func runShow(e *env, args []string) int {
 	}
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	if *asJSON {
-		w.Write(sv.Header.Raw)
-		w.WriteByte('\n')
-		for en, rerr := range sv.v.Lines(path) {
-			if rerr != nil {
-				err = rerr
-				break
-			}
-			w.Write(en.Raw)
-			w.WriteByte('\n')
-		}
+		err = render.StoredLines(w, sv.Header.Raw, sv.v.Lines(path))
 	} else {
 		// A write error stays in w too: Flush reports it.
 		err = render.Transcript(w, sv.Session, path, render.TranscriptOptions{Full: *full, CutNote: "--full shows all"})

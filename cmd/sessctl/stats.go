@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
@@ -55,22 +53,11 @@ func runStats(e *env, args []string) int {
 	if sv.Leaf != "" {
 		branch = sv.v.BranchPath("")
 	}
-	allScope, onBranch, err := countView(sv.v, sv.Entries, branch)
+	allScope, onBranch, err := stats.CountView(sv.v, sv.Entries, branch)
 	if err != nil {
 		return e.fail(err)
 	}
-	rep := render.SessionStats{
-		Path:   sv.Path,
-		ID:     sv.Header.ID,
-		All:    allScope,
-		Branch: onBranch,
-	}
-	if sv.HasName {
-		rep.Name = &sv.Name
-	}
-	if sv.Leaf != "" {
-		rep.Leaf = &sv.Leaf
-	}
+	rep := render.NewSessionStats(sv.Session, allScope, onBranch)
 	w := bufio.NewWriter(e.stdout)
 	if *asJSON {
 		emitJSON(w, rep)
@@ -81,43 +68,6 @@ func runStats(e *env, args []string) int {
 		return e.fail(err)
 	}
 	return exitOK
-}
-
-// countView counts the entries of a session and those of its branch in
-// one pass over the file: the branch's entries are found among all by
-// their line's offset (distinct for the lines of one file, and in file
-// order along a branch). Where the offsets do not tell them apart (a
-// session migrated in memory), the branch is read again.
-func countView(v *engine.View, entries, branch []*jsonl.Entry) (all, onBranch *stats.Scope, err error) {
-	all, onBranch = stats.NewScope(), stats.NewScope()
-	byOffset := slices.IsSortedFunc(branch, func(a, b *jsonl.Entry) int { return cmp.Compare(a.Offset, b.Offset) }) &&
-		slices.IsSortedFunc(entries, func(a, b *jsonl.Entry) int { return cmp.Compare(a.Offset, b.Offset) })
-	for i := 1; byOffset && i < len(entries); i++ {
-		byOffset = entries[i].Offset != entries[i-1].Offset
-	}
-	next := 0 // the next branch entry, by offset
-	for en, err := range v.Lines(entries) {
-		if err != nil {
-			return nil, nil, err
-		}
-		all.Add(en)
-		if byOffset && next < len(branch) && branch[next].Offset == en.Offset {
-			onBranch.Add(en)
-			next++
-		}
-	}
-	if !byOffset || next != len(branch) {
-		onBranch = stats.NewScope()
-		for en, err := range v.Lines(branch) {
-			if err != nil {
-				return nil, nil, err
-			}
-			onBranch.Add(en)
-		}
-	}
-	all.Finish()
-	onBranch.Finish()
-	return all, onBranch, nil
 }
 
 // statsAll adds up every session file of a store. A directory's AgentUse
@@ -134,7 +84,7 @@ func statsAll(e *env, store string, asJSON, noIndex bool) int {
 	if len(js) > 1 {
 		return e.usageError("stats --all adds up one store of session files: --store pi, indusagi or a directory, not %s", human.Quote(store))
 	}
-	st, err := placeStore(e.ctx, js[0], engine.StoreOptions{})
+	st, err := engine.OpenPlace(e.ctx, js[0], engine.StoreOptions{})
 	if err != nil {
 		return e.fail(err)
 	}
@@ -158,21 +108,14 @@ func statsAll(e *env, store string, asJSON, noIndex bool) int {
 		return e.fail(err)
 	}
 	rep := &render.StoreStats{Store: root, Sessions: total.Sessions, Skipped: total.Skipped, All: total.All}
+	if !layout.IsPlaceName(store) {
+		rep.AgentUse = &aus
+	}
 	w := bufio.NewWriter(e.stdout)
 	if asJSON {
-		if layout.IsPlaceName(store) {
-			emitJSON(w, rep)
-		} else {
-			emitJSON(w, struct {
-				*render.StoreStats
-				AgentUse int `json:"agentUseSessions"`
-			}{rep, aus})
-		}
+		emitJSON(w, rep)
 	} else {
 		_ = render.StoreStatsText(w, rep) // a write error stays in w: Flush reports it
-		if aus > 0 {
-			fmt.Fprintf(w, "\nAgentUse  %s below it (their usage is not counted)\n", human.Plural(aus, "session", "sessions"))
-		}
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)
@@ -201,16 +144,5 @@ func countAgentUse(e *env, root string) (int, error) {
 		return 0, err
 	}
 	defer st.Close()
-	n := 0
-	for x, err := range st.Sessions(e.ctx) {
-		if x == nil {
-			if e.ctx.Err() != nil {
-				return 0, err
-			}
-			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %v\n", err)
-			continue
-		}
-		n++
-	}
-	return n, nil
+	return st.Count(e.ctx, func(err error) { fmt.Fprintf(e.stderr, "sessctl: stats: skipping %v\n", err) })
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
@@ -76,11 +72,11 @@ func runSync(e *env, args []string) int {
 	if verb == "prune" {
 		var err error
 		if *olderThan != "" {
-			if po.OlderThan, err = parseAge(*olderThan); err != nil {
+			if po.OlderThan, err = human.ParseAge(*olderThan); err != nil {
 				return e.usageError("--older-than: %v", err)
 			}
 		}
-		if po.Grace, err = parseAge(*grace); err != nil {
+		if po.Grace, err = human.ParseAge(*grace); err != nil {
 			return e.usageError("--grace: %v", err)
 		}
 		po.DryRun = *dryRun
@@ -144,33 +140,13 @@ func runSync(e *env, args []string) int {
 	return reportSync(e, verb, rep, repls, *asJSON)
 }
 
-// parseAge parses a duration that may count days: 90d, 1d12h, 36h, 30m.
-func parseAge(s string) (time.Duration, error) {
-	var days time.Duration
-	if d, rest, ok := strings.Cut(s, "d"); ok {
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("%s is not an age such as 90d, 12h or 30m", human.Quote(s))
-		}
-		days, s = time.Duration(n)*24*time.Hour, rest
-		if s == "" {
-			return days, nil
-		}
-	}
-	t, err := time.ParseDuration(s)
-	if err != nil || t < 0 {
-		return 0, fmt.Errorf("%s is not an age such as 90d, 12h or 30m", human.Quote(s))
-	}
-	return days + t, nil
-}
-
 // reportSync prints the report of a run: its problems on stderr, the
 // sessions on stdout (as JSON with asJSON), and a hint when sessions
 // failed or remote lines were refused. It returns the exit code.
 func reportSync(e *env, verb string, rep *replica.Report, repls []replica.ReplicatorStats, asJSON bool) int {
 	failed, refused := printSyncProblems(e, rep)
 	if asJSON {
-		printSyncJSON(e, rep, repls)
+		_ = rep.WriteJSON(e.stdout, repls)
 	} else {
 		printSyncText(e, verb, rep, repls)
 	}
@@ -192,132 +168,25 @@ func reportSync(e *env, verb string, rep *replica.Report, repls []replica.Replic
 
 // printSyncProblems reports on stderr the sessions that failed, the
 // conflicts, the remote lines refused, the warnings and what was skipped
-// of a run, and returns how many sessions failed and lines were refused.
+// of a run (replica.Report.Problems), and returns how many sessions
+// failed and lines were refused.
 func printSyncProblems(e *env, rep *replica.Report) (failed, refused int) {
-	for _, s := range rep.Sessions {
-		if s.Err != nil {
-			failed++
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
-		}
-		for _, c := range s.Conflicts {
-			kept := ""
-			switch {
-			case len(c.Copies) == 0:
-			case s.Kind == replica.KindAgentUse:
-				kept = "; both kept (the remote one as " + strings.Join(quotePaths(c.Copies), ", ") + ")"
-			default:
-				kept = "; both kept (as " + strings.Join(quotePaths(c.Copies), ", ") + ")"
-			}
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: %s %s differs on the two sides%s\n",
-				s.Kind, human.QuotePath(s.Name), conflictNoun(s.Kind), human.QuotePath(c.ID), kept)
-		}
-		for _, l := range s.Refused {
-			refused++
-			fmt.Fprintf(e.stderr, "sessctl: sync: %s %s: refused remote %s\n", s.Kind, human.QuotePath(s.Name), l)
-		}
+	probs := rep.Problems()
+	for _, l := range probs.Lines {
+		fmt.Fprintf(e.stderr, "sessctl: sync: %s\n", l)
 	}
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "sessctl: sync: warning: %v\n", w)
-	}
-	for _, w := range rep.Skipped {
-		fmt.Fprintf(e.stderr, "sessctl: sync: skipped %v\n", w)
-	}
-	return failed, refused
+	return probs.Failed, probs.Refused
 }
 
+// printSyncText prints the report of a run for people on stdout
+// (replica.Report.WriteText), and the replicators' last errors on stderr.
 func printSyncText(e *env, verb string, rep *replica.Report, repls []replica.ReplicatorStats) {
-	for _, s := range rep.Sessions {
-		if s.State == "in sync" || verb != "status" && (s.State == "new local" || s.State == "new remote") {
-			continue // nothing moved (counted below)
-		}
-		detail := ""
-		switch {
-		case s.Pushed > 0 && s.Pulled > 0:
-			detail = fmt.Sprintf(" (%d up, %d down)", s.Pushed, s.Pulled)
-		case s.Pushed > 0:
-			detail = fmt.Sprintf(" (%d up)", s.Pushed)
-		case s.Pulled > 0:
-			detail = fmt.Sprintf(" (%d down)", s.Pulled)
-		}
-		where := s.Path
-		if where == "" {
-			where = s.Name
-		}
-		fmt.Fprintf(e.stdout, "%-12s %s%s\n", s.State, human.QuotePath(where), detail)
-	}
-	var parts []string
-	for _, c := range rep.Tally() {
-		parts = append(parts, fmt.Sprintf("%d %s", c.N, c.State))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "no sessions")
-	}
-	if strings.HasPrefix(verb, "prune") {
-		what := "collected"
-		if verb != "prune" {
-			what = "to collect; nothing deleted"
-		}
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", human.Plural(len(rep.Collected), "object", "objects"), what, byteSize(rep.CollectedBytes)))
-	}
-	fmt.Fprintf(e.stdout, "%s: %s; %s, %s up, %s down\n", verb, strings.Join(parts, ", "), requestsText(rep.Requests, rep.RequestKinds), byteSize(rep.Uploaded), byteSize(rep.Downloaded))
+	_ = rep.WriteText(e.stdout, verb, repls)
 	for _, x := range repls {
-		state := "running"
-		if x.Closed {
-			state = "closed"
-		}
-		fmt.Fprintf(e.stdout, "replicator pid %d on %s (%s, updated %s): %s shipped, %s for %s since %s\n",
-			x.PID, human.Quote(x.Host), state, x.Updated.Local().Format("15:04:05"), human.Plural(int(x.Shipments), "generation", "generations"),
-			requestsText(replica.RequestCounts(x.Requests).Total(), replica.RequestCounts(x.Requests)), human.Plural(x.Sessions, "session", "sessions"), x.Started.Local().Format("2006-01-02 15:04:05"))
 		if x.LastError != "" {
 			fmt.Fprintf(e.stderr, "sessctl: sync: replicator pid %d: last error: %s\n", x.PID, x.LastError)
 		}
 	}
 }
 
-// requestsText says how many requests (total) of which kinds were sent.
-func requestsText(total int64, c replica.RequestCounts) string {
-	out := human.Plural(int(total), "request", "requests")
-	var kinds []string
-	for _, k := range []struct {
-		n    int64
-		name string
-	}{{c.Get, "GET"}, {c.Put, "PUT"}, {c.List, "LIST"}, {c.Delete, "DELETE"}} {
-		if k.n > 0 {
-			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.name))
-		}
-	}
-	if len(kinds) > 0 {
-		out += " (" + strings.Join(kinds, ", ") + ")"
-	}
-	return out
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-func printSyncJSON(e *env, rep *replica.Report, repls []replica.ReplicatorStats) {
-	enc := json.NewEncoder(e.stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	j := rep.JSON()
-	j.Replicators = append(j.Replicators, repls...)
-	_ = enc.Encode(j)
-}
-
 var _ flag.Value = (*cwdMaps)(nil)
-
-// conflictNoun names what a conflict's ID is: an entry of a JSONL
-// session, a file of an AgentUse one.
-func conflictNoun(kind string) string {
-	if kind == replica.KindAgentUse {
-		return "file"
-	}
-	return "entry"
-}

@@ -88,18 +88,10 @@ func treeAgentUse(e *env, dir string, asJSON bool) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	var tops, all []*agentuse.Info
-	var walk func(x *agentuse.Info)
-	walk = func(x *agentuse.Info) {
-		all = append(all, x)
-		for _, c := range x.Children {
-			walk(c)
-		}
-	}
+	var tops []*agentuse.Info
 	for _, x := range list {
 		if (only == "" && x.Parent == nil) || x.Dir == only {
 			tops = append(tops, x)
-			walk(x)
 		}
 	}
 	if len(tops) == 0 {
@@ -107,32 +99,9 @@ func treeAgentUse(e *env, dir string, asJSON bool) int {
 	}
 	w := bufio.NewWriter(e.stdout)
 	if asJSON {
-		render.AgentUseListJSON(w, all)
+		render.AgentUseTreeJSON(w, tops)
 	} else {
-		var line func(x *agentuse.Info, indent string, last bool, top bool)
-		line = func(x *agentuse.Info, indent string, last bool, top bool) {
-			branch, next := "", ""
-			if !top {
-				branch, next = "├─ ", "│  "
-				if last {
-					branch, next = "└─ ", "   "
-				}
-			}
-			agent, status := x.AgentName, x.Status
-			if agent == "" {
-				agent = x.AgentID
-			}
-			if x.Err != nil {
-				agent, status = x.AgentDir, "damaged"
-			}
-			fmt.Fprintf(w, "%s%ssession %s  %s  %s\n", indent, branch, human.QuotePath(x.ID), human.OneLineName(agent, 40), human.QuotePath(status))
-			for i, c := range x.Children {
-				line(c, indent+next, i == len(x.Children)-1, false)
-			}
-		}
-		for _, x := range tops {
-			line(x, "", true, true)
-		}
+		_ = render.AgentUseTree(w, tops) // a write error stays in w: Flush reports it
 	}
 	if err := w.Flush(); err != nil {
 		return e.fail(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/repair"
@@ -15,13 +14,6 @@ import (
 var verifyCommand = newCommand("verify", "check session files for damage (exit 4 when anything is wrong)")
 
 func init() { verifyCommand.run = runVerify }
-
-// leftoverJSON is verify --json's line for a leftover.
-type leftoverJSON struct {
-	Leftover string `json:"leftover"`
-	Session  string `json:"session"`
-	Held     bool   `json:"held"`
-}
 
 func runVerify(e *env, args []string) int {
 	fs := e.flags(verifyCommand)
@@ -94,13 +86,9 @@ func runVerify(e *env, args []string) int {
 			}
 			for _, l := range left {
 				if *asJSON {
-					emitJSON(w, leftoverJSON{Leftover: l.Path, Session: l.Session, Held: l.Held})
-					continue
-				}
-				if l.Held {
-					fmt.Fprintf(w, "%s: note: a file of a write of %s that is going on (it has not written the session yet)\n", human.QuotePath(l.Path), human.QuotePath(filepath.Base(l.Session)))
+					emitJSON(w, l)
 				} else {
-					fmt.Fprintf(w, "%s: note: leftover: left by a writer of %s that was stopped before it wrote it; 'sessctl repair %s' removes it\n", human.QuotePath(l.Path), human.QuotePath(filepath.Base(l.Session)), human.ShellQuote(arg))
+					fmt.Fprintln(w, l.Text(fmt.Sprintf("'sessctl repair %s' removes it", human.ShellQuote(arg))))
 				}
 			}
 			continue

@@ -15,6 +15,11 @@
 // (agentuse.Contents): the transcript of 'sessctl show' and the dump of
 // 'sessctl dump --store agentuse'.
 //
+// AgentUseList, AgentUseTree and ListPlacesJSONSeq list AgentUse
+// sessions, alone or after the JSONL ones. The reports of commands are
+// here too: CompactionReport ('sessctl compact') and LockStatus ('sessctl
+// who').
+//
 // The documents can be redacted (Options.Redactor; package redact's Rules
 // is one). Redaction fails closed: when a line cannot be masked, the
 // renderer stops with an error matching ErrRedact and never shows the

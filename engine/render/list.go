@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/migrate"
@@ -155,6 +156,13 @@ const listJSONPart = 256 << 10
 // on; stopping it stops seq. The pieces are reused once the next are
 // asked for.
 func ListJSONSeq(seq iter.Seq2[*engine.Info, error], skip func(error)) iter.Seq[[][]byte] {
+	return ListPlacesJSONSeq(seq, nil, skip)
+}
+
+// ListPlacesJSONSeq is ListJSONSeq with the AgentUse sessions aus added
+// at the end of the array, each as AgentUseListJSON writes it (with
+// "dir" in place of "path"): the JSON of 'sessctl list --store DIR'.
+func ListPlacesJSONSeq(seq iter.Seq2[*engine.Info, error], aus []*agentuse.Info, skip func(error)) iter.Seq[[][]byte] {
 	return func(yield func([][]byte) bool) {
 		var buf []byte
 		n := 0
@@ -181,6 +189,15 @@ func ListJSONSeq(seq iter.Seq2[*engine.Info, error], skip func(error)) iter.Seq[
 				}
 				buf = buf[:0]
 			}
+		}
+		for _, x := range aus {
+			if n == 0 {
+				buf = append(buf, "[\n  "...)
+			} else {
+				buf = append(buf, ",\n  "...)
+			}
+			n++
+			buf = append(buf, agentUseInfoJSON(x)...)
 		}
 		if n == 0 {
 			yield([][]byte{[]byte("[]\n")})

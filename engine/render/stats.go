@@ -24,6 +24,20 @@ type SessionStats struct {
 	Branch *stats.Scope `json:"branch"`
 }
 
+// NewSessionStats returns the report of a session (a Snapshot or
+// SnapshotView) with the counts of its file and its branch
+// (stats.CountView): its name and leaf are null where it has none.
+func NewSessionStats(s *Session, all, branch *stats.Scope) SessionStats {
+	rep := SessionStats{Path: s.Path, ID: s.Header.ID, All: all, Branch: branch}
+	if s.HasName {
+		rep.Name = &s.Name
+	}
+	if s.Leaf != "" {
+		rep.Leaf = &s.Leaf
+	}
+	return rep
+}
+
 // SessionStatsText writes the report as the text of 'sessctl stats': the
 // session, the counts of the file and the branch side by side, and the
 // tokens and cost per model of each.
@@ -55,6 +69,9 @@ type StoreStats struct {
 	Sessions int          `json:"sessions"`
 	Skipped  int          `json:"skipped"`
 	All      *stats.Scope `json:"all"`
+	// AgentUse counts the AgentUse sessions below Store, whose usage is
+	// not in All; nil leaves it out (a store that holds none by name).
+	AgentUse *int `json:"agentUseSessions,omitempty"`
 }
 
 // StoreStatsText writes the report as the text of 'sessctl stats --all'.
@@ -69,6 +86,9 @@ func StoreStatsText(w io.Writer, r *StoreStats) error {
 	fmt.Fprintf(w, "\n\n")
 	writeScopeTable(w, []string{"ALL"}, []*stats.Scope{r.All})
 	writeModelTable(w, "Per model", r.All)
+	if r.AgentUse != nil && *r.AgentUse > 0 {
+		fmt.Fprintf(w, "\nAgentUse  %s below it (their usage is not counted)\n", human.Plural(*r.AgentUse, "session", "sessions"))
+	}
 	return ew.err
 }
 

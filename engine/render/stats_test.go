@@ -35,3 +35,37 @@ func TestStatsText(t *testing.T) {
 		t.Errorf("store stats:\n%s", b.String())
 	}
 }
+
+// TestStoreStatsAgentUse checks the AgentUse line of a directory's
+// totals, and that a count of none prints no line.
+func TestStoreStatsAgentUse(t *testing.T) {
+	t.Parallel()
+	n := 2
+	var b strings.Builder
+	_ = StoreStatsText(&b, &StoreStats{Store: "/d", All: stats.NewScope(), AgentUse: &n})
+	if !strings.HasSuffix(b.String(), "\nAgentUse  2 sessions below it (their usage is not counted)\n") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	n = 0
+	b.Reset()
+	_ = StoreStatsText(&b, &StoreStats{Store: "/d", All: stats.NewScope(), AgentUse: &n})
+	if strings.Contains(b.String(), "AgentUse") {
+		t.Errorf("text with no AgentUse session:\n%s", b.String())
+	}
+}
+
+// TestNewSessionStats checks that a session without a name or a leaf
+// reports them as null, and one with them by value.
+func TestNewSessionStats(t *testing.T) {
+	t.Parallel()
+	all, branch := stats.NewScope(), stats.NewScope()
+	s := &Session{Path: "/s.jsonl"}
+	s.Header.ID = "abc"
+	if rep := NewSessionStats(s, all, branch); rep.Name != nil || rep.Leaf != nil || rep.ID != "abc" || rep.All != all || rep.Branch != branch {
+		t.Errorf("unnamed: %+v", rep)
+	}
+	s.Name, s.HasName, s.Leaf = "n", true, "l1"
+	if rep := NewSessionStats(s, all, branch); rep.Name == nil || *rep.Name != "n" || rep.Leaf == nil || *rep.Leaf != "l1" {
+		t.Errorf("named: %+v", rep)
+	}
+}

@@ -2,6 +2,7 @@ package human
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -69,4 +70,25 @@ func FormatSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// ParseAge parses a non-negative duration that may count days: 90d,
+// 1d12h, 36h, 30m.
+func ParseAge(s string) (time.Duration, error) {
+	var days time.Duration
+	if d, rest, ok := strings.Cut(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%s is not an age such as 90d, 12h or 30m", Quote(s))
+		}
+		days, s = time.Duration(n)*24*time.Hour, rest
+		if s == "" {
+			return days, nil
+		}
+	}
+	t, err := time.ParseDuration(s)
+	if err != nil || t < 0 {
+		return 0, fmt.Errorf("%s is not an age such as 90d, 12h or 30m", Quote(s))
+	}
+	return days + t, nil
 }

@@ -68,3 +68,16 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+func TestParseAge(t *testing.T) {
+	for in, want := range map[string]time.Duration{"90d": 90 * 24 * time.Hour, "1d12h": 36 * time.Hour, "36h": 36 * time.Hour, "30m": 30 * time.Minute} {
+		if got, err := ParseAge(in); err != nil || got != want {
+			t.Errorf("ParseAge(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"-1d", "xd", "d", "5", "-3h"} {
+		if _, err := ParseAge(in); err == nil {
+			t.Errorf("ParseAge(%q) succeeded", in)
+		}
+	}
+}

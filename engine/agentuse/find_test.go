@@ -1,0 +1,54 @@
+package agentuse_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sessctl/sessctl/engine/agentuse"
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// TestAgentUseFind checks that Find resolves a session directory in a
+// store beside it, whatever store the options name, and an id prefix in
+// the options' store; and IsSessionDir tells a session directory from
+// its store and a missing directory.
+func TestAgentUseFind(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "session")
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root, Sync: agentuse.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.Create(ctx, auSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, id := w.Dir(), w.ID()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+	if !agentuse.IsSessionDir(nil, dir) || agentuse.IsSessionDir(vfs.OS(), root) || agentuse.IsSessionDir(nil, filepath.Join(root, "nope")) {
+		t.Errorf("IsSessionDir does not tell a session directory from its store and a missing one")
+	}
+	elsewhere := agentuse.StoreOptions{Dir: filepath.Join(t.TempDir(), "other")}
+	if err := os.MkdirAll(elsewhere.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		o   agentuse.StoreOptions
+		arg string
+	}{{elsewhere, dir}, {agentuse.StoreOptions{Dir: root}, id[:12]}} {
+		fst, x, err := agentuse.Find(ctx, c.o, c.arg)
+		if err != nil || x.ID != id || x.Dir != dir {
+			t.Errorf("Find(%q) = %+v, %v; want session %s", c.arg, x, err, id)
+			continue
+		}
+		_ = fst.Close()
+	}
+	if _, _, err := agentuse.Find(ctx, elsewhere, id); err == nil {
+		t.Errorf("Find of an id in a store that lacks it succeeded")
+	}
+}

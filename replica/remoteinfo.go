@@ -1,0 +1,40 @@
+package replica
+
+import (
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+)
+
+// Info is the listing row of a remote JSONL session, as
+// engine.Store.List gives a local one's, from its Summary: its path is
+// its Name, a session with no message says "(no messages)", and it was
+// modified at its last message (else when it was created, else when the
+// manifest was published).
+func (s RemoteSession) Info() engine.Info {
+	sum := s.Summary
+	in := engine.Info{Path: s.Name, ID: sum.ID, Cwd: sum.Cwd, MessageCount: sum.Messages, FirstMessage: sum.FirstMessage,
+		Size: s.Size, ModTime: s.Time}
+	if sum.Name != "" {
+		in.Name, in.HasName = sum.Name, true
+	}
+	if sum.FirstMessage == "" {
+		in.FirstMessage = "(no messages)"
+	}
+	if t, err := time.Parse(time.RFC3339Nano, sum.Created); err == nil {
+		in.Created, in.CreatedValid = t, true
+	}
+	switch {
+	case sum.LastMessage != "":
+		if t, err := time.Parse(time.RFC3339Nano, sum.LastMessage); err == nil {
+			in.Modified = t
+			break
+		}
+		fallthrough
+	case in.CreatedValid:
+		in.Modified = in.Created
+	default:
+		in.Modified = s.Time
+	}
+	return in
+}

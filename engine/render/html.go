@@ -240,9 +240,7 @@ var imageMIME = regexp.MustCompile(`^image/(png|jpeg|gif|webp|bmp)$`)
 // export's time.
 func base64Data(s string) bool {
 	for range 2 {
-		if strings.HasSuffix(s, "=") {
-			s = s[:len(s)-1]
-		}
+		s = strings.TrimSuffix(s, "=")
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/') {

@@ -294,7 +294,7 @@ func (s *auReconcile) pull() error {
 			newBase[f.Path] = sha(plain) + "|" + f.SHA256
 		}
 		if len(write) > 0 {
-			store, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Dir(dir), Command: "sessctl sync", LockMode: "sync"})
+			store, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: filepath.Dir(dir), Command: "sessctl sync", LockMode: "sync", FS: r.opts.FS})
 			if err != nil {
 				return err
 			}

@@ -148,7 +148,10 @@ type Remote struct {
 	opts  Options
 	b     *bucket
 	state string
-	run   chan struct{} // a one-slot semaphore: one run at a time
+	// legacyState is the state file an older sessctl kept for the same
+	// store and remote, read when state does not exist yet.
+	legacyState string
+	run         chan struct{} // a one-slot semaphore: one run at a time
 }
 
 // Open prepares a Remote. It does not touch the network or the remote
@@ -173,6 +176,7 @@ func Open(opts Options) (*Remote, error) {
 	r := &Remote{opts: opts, b: &bucket{c: c, remote: opts.Remote, recipients: opts.Recipients, identities: opts.Identities, st: &stats{}}, run: make(chan struct{}, 1)}
 	if opts.StateDir != "" {
 		r.state = statePath(opts.StateDir, &r.opts)
+		r.legacyState = legacyStatePath(opts.StateDir, &r.opts)
 	}
 	return r, nil
 }
@@ -285,7 +289,7 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 	}
 	defer r.unlockRun()
 	fsys := r.opts.fs()
-	st, err := loadState(fsys, r.state, r.opts.Remote)
+	st, err := loadState(fsys, r.state, r.legacyState, r.opts.Remote)
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +321,10 @@ func (r *Remote) do(ctx context.Context, m mode) (*Report, error) {
 
 	ids := map[string]bool{}
 	for id := range heads {
-		if _, dead := tombs[id]; !dead {
+		// A session of a kind these options keep nowhere (a JSONL one
+		// with only AgentUse places, or the other way) is left out: it
+		// has no directory to be pulled into.
+		if _, dead := tombs[id]; !dead && r.opts.keeps(id) {
 			ids[id] = true
 		}
 	}

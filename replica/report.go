@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"filippo.io/age"
 
@@ -44,7 +45,21 @@ func (o *Options) roots(f layout.Format, dir string, below func(string) string) 
 	return out
 }
 
-// firstRoot returns the first of roots, none when there is none.
+// keeps reports whether the options keep sessions of id's kind
+// somewhere: a JSONL root for KindPi, an AgentUse one for KindAgentUse.
+func (o *Options) keeps(id string) bool {
+	kind, _, _ := strings.Cut(id, "/")
+	switch kind {
+	case KindPi:
+		return len(o.jsonlRoots()) > 0
+	case KindAgentUse:
+		return len(o.projectRoots()) > 0
+	}
+	return true
+}
+
+// firstRoot returns the first of roots, none when there is none (the
+// reconcile never reaches a kind without roots: see keeps).
 func firstRoot(roots []string, none string) string {
 	if len(roots) == 0 {
 		return none

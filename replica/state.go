@@ -138,12 +138,48 @@ func statePath(dir string, o *Options) string {
 	return filepath.Join(dir, "sync-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
 }
 
-func loadState(fsys vfs.FS, path, remote string) (*stateFile, error) {
+// legacyStatePath names the state file a sessctl before places kept for
+// the same store and remote (it hashed AgentDir and AgentUseDir): the
+// places of pi's, indusagi's or AgentUse's store, or of pi's and
+// AgentUse's (the old "all"), on their default directories. "" when the
+// places are other ones (a directory named a different set of sessions
+// then). Without that state the first sync after the change compared
+// every session in full, and where lines are transformed (redaction,
+// encryption) made a conflict copy of every AgentUse file it pulled.
+func legacyStatePath(dir string, o *Options) string {
+	if o.Places == nil {
+		return ""
+	}
+	old := *o
+	old.Places = nil
+	for _, p := range o.Places {
+		switch {
+		case p.Name == layout.PlacePi && old.AgentDir == "":
+			old.AgentDir = filepath.Dir(p.Root)
+		case p.Name == layout.PlaceIndusagi && len(o.Places) == 1:
+			old.AgentDir = filepath.Dir(p.Root)
+		case p.Name == layout.PlaceIndusagi:
+			// The old "all" left indusagi out.
+		case p.Name == layout.PlaceAgentUse && old.AgentUseDir == "":
+			old.AgentUseDir = filepath.Dir(filepath.Dir(p.Root)) // <data>/agentuse/project
+		default:
+			return ""
+		}
+	}
+	return statePath(dir, &old)
+}
+
+// loadState reads the state file at path, or the one at legacy (see
+// legacyStatePath) when path does not exist yet; none is an empty state.
+func loadState(fsys vfs.FS, path, legacy, remote string) (*stateFile, error) {
 	st := &stateFile{Remote: remote, Sessions: map[string]*sessionState{}}
 	if path == "" {
 		return st, nil
 	}
 	data, err := fsys.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && legacy != "" {
+		data, err = fsys.ReadFile(legacy)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}

@@ -330,3 +330,31 @@ func TestSyncStoreDirRoundTrip(t *testing.T) {
 		t.Errorf("status after pull: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestSyncPullOnlyItsKind: a pull with places of one format leaves the
+// remote's sessions of the other alone: none is written relative to the
+// working directory (it has no directory to go to) and none fails.
+func TestSyncPullOnlyItsKind(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir, _, _, _, _ := bothFormats(t)
+	remote := filepath.Join(t.TempDir(), "remote")
+	if err := os.MkdirAll(remote, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runCLI(t, "sync", "push", "--remote", remote, "--store", dir); code != exitOK || !strings.Contains(out, "2 pushed") {
+		t.Fatalf("push: exit %d\n%s%s", code, out, errOut)
+	}
+	work := t.TempDir()
+	t.Chdir(work)
+	t.Setenv("XDG_DATA_HOME", filepath.Join(t.TempDir(), "data"))
+	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(t.TempDir(), "agent"))
+	for _, store := range []string{"agentuse", "pi"} {
+		out, errOut, code := runCLI(t, "sync", "pull", "--remote", remote, "--store", store)
+		if code != exitOK || !strings.Contains(out, "1 pulled") || strings.Contains(out, "failed") {
+			t.Errorf("pull --store %s: exit %d, want one session pulled and none failed\n%s%s", store, code, out, errOut)
+		}
+	}
+	if ents, _ := os.ReadDir(work); len(ents) != 0 {
+		t.Errorf("the pulls wrote into the working directory: %v", ents)
+	}
+}

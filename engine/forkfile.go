@@ -54,6 +54,7 @@ func (st *Store) ForkFile(ctx context.Context, source string, o ForkOptions) (*F
 		out := &ForkedFile{Path: ns.SessionFile(), Header: ns.Header()}
 		ns.Index(func(ix *tree.Index) { out.Entries = ix.Len() })
 		out.Leaf, out.HasLeaf = ns.LeafID()
+		ns.dropLock = true // as writeFork: no lock file stays
 		return out, ns.Close()
 	}
 	if ver := migrate.VersionOf(&v.header); ver > CurrentVersion {
@@ -90,7 +91,7 @@ func (st *Store) ForkFile(ctx context.Context, source string, o ForkOptions) (*F
 		if off, n, ok := contiguous(entries); ok {
 			// The lines are the file's bytes from the first entry to the
 			// last, one after another: the kernel copies them.
-			body = forkBody{src: v.f, off: off, n: n}
+			body = forkBody{src: v.f, off: off, n: n, ends: [2]*Entry{entries[0], entries[len(entries)-1]}}
 		}
 		out, err := writeFork(ctx, opts, path, cwd, dir, body)
 		if err != nil {
@@ -201,6 +202,10 @@ type forkBody struct {
 	lines  iter.Seq2[[]byte, error]
 	src    vfs.File
 	off, n int64
+	// ends are the first and last entry of the range, checked in the
+	// copy: a source rewritten in place since it was read (pi rewrites a
+	// file it migrates) is not forked as entries it no longer holds.
+	ends [2]*Entry
 }
 
 // contiguous returns the byte range of the file that holds the lines of
@@ -314,8 +319,20 @@ func writeForkBody(f vfs.File, header []byte, body forkBody) error {
 		if err := w.Flush(); err != nil {
 			return err
 		}
-		if _, err := vfs.CopyRange(f, int64(len(header)+1), body.src, body.off, body.n); err != nil {
+		at := int64(len(header) + 1)
+		if _, err := vfs.CopyRange(f, at, body.src, body.off, body.n); err != nil {
 			return err
+		}
+		for _, e := range body.ends {
+			o, l := e.Span()
+			line := make([]byte, l)
+			if _, err := f.ReadAt(line, at+o-body.off); err != nil {
+				return err
+			}
+			got, err := jsonl.ParseEntry(line)
+			if err != nil || got.Type != e.Type || got.ID != e.ID || got.ParentID != e.ParentID {
+				return fmt.Errorf("line %d changed since it was read: %w", e.Line, ErrStale)
+			}
 		}
 		w.WriteByte('\n')
 		return w.Flush()

@@ -64,8 +64,11 @@ type Session struct {
 	lastTs     string
 	closed     bool
 
-	lk    *lock.Lock  // the writer lock; nil without one
-	lease WriterLease // the lease on the remote (Leaser); nil without one
+	lk *lock.Lock // the writer lock; nil without one
+	// dropLock makes Close remove the lock file even though the session
+	// file exists: a fork written for ForkFile is not kept open.
+	dropLock bool
+	lease    WriterLease // the lease on the remote (Leaser); nil without one
 
 	shipped bool // the Replicator was told of a write
 
@@ -226,7 +229,7 @@ func (s *Session) closeFile() error {
 	}
 	if s.lk != nil {
 		var rerr error
-		if _, lerr := s.opts.fs().Lstat(s.file); errors.Is(lerr, fs.ErrNotExist) {
+		if _, lerr := s.opts.fs().Lstat(s.file); errors.Is(lerr, fs.ErrNotExist) || s.dropLock {
 			_, rerr = s.lk.Remove()
 		} else {
 			rerr = s.lk.Close()

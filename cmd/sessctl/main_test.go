@@ -39,10 +39,15 @@ func TestMain(m *testing.M) {
 		// agents' directories (pi's, indusagi's, AgentUse's) are
 		// below a temporary home unless a test names its own.
 		home := filepath.Join(cache, "home")
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			panic(err)
+		}
 		os.Setenv("HOME", home)
 		os.Setenv("USERPROFILE", home)
 		os.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
-		for _, k := range []string{"PI_CODING_AGENT_DIR", "INDUSAGI_AGENT_DIR", "INDUSAGI_CODING_AGENT_DIR", "INDUSAGI_DIR"} {
+		// And the other agents' (the importers' sources), as isolate does.
+		for _, k := range []string{"PI_CODING_AGENT_DIR", "INDUSAGI_AGENT_DIR", "INDUSAGI_CODING_AGENT_DIR", "INDUSAGI_DIR",
+			"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "WINDSURF_SESSIONS_DIR", "OPENCODE_DB", "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA"} {
 			os.Unsetenv(k)
 		}
 	}

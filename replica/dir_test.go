@@ -22,6 +22,7 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 	"github.com/sessctl/sessctl/replica"
+	"github.com/sessctl/sessctl/replica/internal/clienttest"
 )
 
 func dirClient(t testing.TB, dir string, fsys vfs.FS) replica.Client {
@@ -143,7 +144,7 @@ func TestDirClientFiles(t *testing.T) {
 			t.Errorf("get d/%s (not a regular file) succeeded", name)
 		}
 	}
-	keys, _ := listKeys(t, c, "")
+	keys, _ := clienttest.ListKeys(t, c, "")
 	if diff := cmp.Diff([]string{"d/0123", "m/pi/a.jsonl/0000000001", "m/pi/b.jsonl/0000000001"}, keys); diff != "" {
 		t.Errorf("listing (-want +got):\n%s", diff)
 	}
@@ -209,7 +210,7 @@ func TestDirClientWithoutHardLinks(t *testing.T) {
 	if won != 1 || ffs.Calls(vfstest.OpLink) != n {
 		t.Fatalf("%d writers won, %d links tried; want 1 and %d", won, ffs.Calls(vfstest.OpLink), n)
 	}
-	keys, _ := listKeys(t, c, "")
+	keys, _ := clienttest.ListKeys(t, c, "")
 	if !slices.Equal(keys, []string{"m/pi/x.jsonl/0000000001"}) {
 		t.Errorf("remote holds %v", keys)
 	}
@@ -261,7 +262,7 @@ func TestDirClientFailedWrites(t *testing.T) {
 					t.Fatalf("%s with a failing %s succeeded", how, op)
 				}
 				ffs.Clear()
-				data, _, gerr := read(t, c, key)
+				data, _, gerr := clienttest.Read(t, c, key)
 				switch {
 				case gerr == nil && string(data) == old, gerr != nil && old == "" && errors.Is(gerr, replica.ErrObjectNotFound):
 				case gerr == nil && string(data) == body && op == vfstest.OpSyncDir:
@@ -407,7 +408,7 @@ func TestDirClientSwapAcrossProcesses(t *testing.T) {
 		}
 	}
 	testenv.SkipUnderWineIf(t, inUse, testenv.WineRename)
-	data, _, err := read(t, dirClient(t, dir, nil), "counter")
+	data, _, err := clienttest.Read(t, dirClient(t, dir, nil), "counter")
 	if err != nil || string(data) != strconv.Itoa(procs*each) {
 		t.Errorf("counter %q (%v), want %d", data, err, procs*each)
 	}

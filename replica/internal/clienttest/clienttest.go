@@ -29,8 +29,9 @@ func put(ctx context.Context, c replica.Client, how, key, data string) (replica.
 	panic(how)
 }
 
-// read returns the object's bytes and what Get said of it.
-func read(t *testing.T, c replica.Client, key string) ([]byte, replica.ObjectInfo, error) {
+// Read returns the object's bytes and what Get said of it, failing t
+// when the bytes cannot be read or disagree with what Get said.
+func Read(t *testing.T, c replica.Client, key string) ([]byte, replica.ObjectInfo, error) {
 	t.Helper()
 	rc, info, err := c.Get(context.Background(), key)
 	if err != nil {
@@ -50,7 +51,7 @@ func read(t *testing.T, c replica.Client, key string) ([]byte, replica.ObjectInf
 // mustHold fails unless the object holds want.
 func mustHold(t *testing.T, c replica.Client, key, want string) replica.ObjectInfo {
 	t.Helper()
-	data, info, err := read(t, c, key)
+	data, info, err := Read(t, c, key)
 	if err != nil {
 		t.Fatalf("get %s: %v", key, err)
 	}
@@ -63,12 +64,14 @@ func mustHold(t *testing.T, c replica.Client, key, want string) replica.ObjectIn
 // mustBeMissing fails unless Get says ErrObjectNotFound.
 func mustBeMissing(t *testing.T, c replica.Client, key string) {
 	t.Helper()
-	if _, _, err := read(t, c, key); !errors.Is(err, replica.ErrObjectNotFound) {
+	if _, _, err := Read(t, c, key); !errors.Is(err, replica.ErrObjectNotFound) {
 		t.Fatalf("get %s: %v, want ErrObjectNotFound", key, err)
 	}
 }
 
-func listKeys(t *testing.T, c replica.Client, prefix string) ([]string, []replica.ObjectInfo) {
+// ListKeys lists the keys below prefix, and what the listing said of
+// them, failing t on a listing error.
+func ListKeys(t *testing.T, c replica.Client, prefix string) ([]string, []replica.ObjectInfo) {
 	t.Helper()
 	var keys []string
 	var infos []replica.ObjectInfo
@@ -327,7 +330,7 @@ func confList(t *testing.T, ctx context.Context, mk maker) {
 		{"nothing/", nil},
 		{"y/z/", nil},
 	} {
-		keys, infos := listKeys(t, c, x.prefix)
+		keys, infos := ListKeys(t, c, x.prefix)
 		if diff := cmp.Diff(x.want, keys); diff != "" {
 			t.Errorf("list %q (-want +got):\n%s", x.prefix, diff)
 		}
@@ -336,7 +339,7 @@ func confList(t *testing.T, ctx context.Context, mk maker) {
 				t.Errorf("list %q: %+v, want size %d and a time", x.prefix, o, sizes[o.Key])
 			}
 			if o.ETag != "" {
-				if _, got, _ := read(t, c, o.Key); got.ETag != o.ETag {
+				if _, got, _ := Read(t, c, o.Key); got.ETag != o.ETag {
 					t.Errorf("list %q: %s has ETag %q, Get says %q", x.prefix, o.Key, o.ETag, got.ETag)
 				}
 			}
@@ -372,7 +375,7 @@ func confDelete(t *testing.T, ctx context.Context, mk maker) {
 		t.Errorf("delete of a key never written: %v", err)
 	}
 	mustBeMissing(t, c, "m/pi/gone.jsonl/0000000001")
-	if keys, _ := listKeys(t, c, ""); !slices.Equal(keys, []string{"m/pi/kept.jsonl/0000000001"}) {
+	if keys, _ := ListKeys(t, c, ""); !slices.Equal(keys, []string{"m/pi/kept.jsonl/0000000001"}) {
 		t.Errorf("after the delete the remote holds %v", keys)
 	}
 	// The key can be created again.

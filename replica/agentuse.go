@@ -410,10 +410,26 @@ func (s *auReconcile) record() {
 			}
 		}
 	}
-	st.Pushed = stable && (m == modePush || m == modeSync || (old != nil && old.Pushed && loc != nil && old.Size == loc.size && old.Mtime == loc.mtime))
+	st.Pushed = stable && (m == modePush || m == modeSync || s.holdsRemote() || (old != nil && old.Pushed && loc != nil && old.Size == loc.size && old.Mtime == loc.mtime))
 	if m == modePush && h != nil && (old == nil || old.Gen != h.gen || old.Q < old.Segs) {
 		st.Q, st.Segs = 0, 1 // remote changes may not be pulled yet
 	}
+}
+
+// holdsRemote reports whether the directory holds exactly the files of
+// the remote's manifest, as read or written by this run: a session a
+// pull made or brought up to date has nothing of its own to push.
+func (s *auReconcile) holdsRemote() bool {
+	if s.man == nil || len(s.man.Files) != len(s.localSum) {
+		return false
+	}
+	for _, f := range s.man.Files {
+		ls, ok := s.localSum[f.Path]
+		if !ok || s.newBase[f.Path] != ls+"|"+f.SHA256 {
+			return false
+		}
+	}
+	return true
 }
 
 // finish returns the report and the state; after a publish whose reply

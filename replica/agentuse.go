@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -228,7 +230,7 @@ func (s *auReconcile) readLocal() error {
 		}
 		for _, f := range files {
 			read[f.Rel] = f
-			data, err := fsys.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Rel)))
+			data, err := readMember(fsys, filepath.Join(dir, filepath.FromSlash(f.Rel)))
 			if err != nil {
 				return err
 			}
@@ -248,6 +250,21 @@ func (s *auReconcile) readLocal() error {
 	}
 	s.newBase = newBase
 	return nil
+}
+
+// readMember reads one file of a session directory as listed: a member
+// swapped for a symbolic link since the listing is refused (ELOOP), not
+// followed, so that a push never uploads what the link points at.
+func readMember(fsys vfs.FS, p string) ([]byte, error) {
+	f, err := fsys.OpenFile(p, os.O_RDONLY|vfs.NoFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return data, err
 }
 
 // baseLocal is the local sha256 of file p as of the last sync.

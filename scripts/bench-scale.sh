@@ -37,7 +37,7 @@ RUNS=${RUNS:-3}
 SCALE_SESSIONS=${SCALE_SESSIONS:-50000}
 SCALE_CWDS=${SCALE_CWDS:-40}
 SCALE_MEAN=${SCALE_MEAN:-59000}
-SCALE_BIG=${SCALE_BIG:-400000000 1000000000}
+SCALE_BIG=${SCALE_BIG-400000000 1000000000}
 MINIO_BIN=${SESSCTL_MINIO:-${SESSCTL_CACHE:-$cache/sessctl}/bin/minio}
 say() { printf '%s\n' "$*" >&2; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -109,22 +109,24 @@ measure() {
   for i in $(seq "$n"); do
     eval "$prep"
     t0=$(date +%s%N)
-    if ! /usr/bin/time -f '%M' -o "$W/time.out" "$@" > "$W/stdout.out" 2> "$W/stderr.out"; then
+    if ! /usr/bin/time -f '%M %U %S' -o "$W/time.out" "$@" > "$W/stdout.out" 2> "$W/stderr.out"; then
       echo "fail $(grep -v 'Command exited' "$W/stderr.out" | tail -1 | tr ' ' '_' | cut -c1-160)"
       return 0
     fi
     t1=$(date +%s%N)
-    read -r m < "$W/time.out"
-    awk -v d=$((t1 - t0)) -v m="$m" 'BEGIN { printf "%.3f %d\n", d / 1e9, m }' >> "$W/runs.txt"
+    read -r m u s < "$W/time.out"
+    awk -v d=$((t1 - t0)) -v m="$m" -v c="$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" 'BEGIN { printf "%.3f %d %.2f\n", d / 1e9, m, c }' >> "$W/runs.txt"
   done
   read -r med lo hi < <(cut -d' ' -f1 "$W/runs.txt" | stats)
-  printf '%s %s %s %s %s %s\n' "$med" "$lo" "$hi" \
-    "$(awk -v t="$med" '$1 == t { print $2; exit }' "$W/runs.txt")" "$(cut -d' ' -f2 "$W/runs.txt" | sort -n | tail -1)" "$l"
+  read -r cmed clo chi < <(cut -d' ' -f3 "$W/runs.txt" | stats)
+  printf '%s %s %s %s %s %s %s %s %s\n' "$med" "$lo" "$hi" \
+    "$(awk -v t="$med" '$1 == t { print $2; exit }' "$W/runs.txt")" "$(cut -d' ' -f2 "$W/runs.txt" | sort -n | tail -1)" "$l" "$cmed" "$clo" "$chi"
 }
 
-declare -A T T0 T1 R RX L
+declare -A T T0 T1 R RX L U U0 U1
 # run KEY N PREP CMD...: measure into T (median), T0-T1 (spread), R (RSS
-# of the median run), RX (largest RSS), L (load); a failure leaves T[KEY]
+# of the median run), RX (largest RSS), L (load), U and U0-U1 (CPU
+# seconds, user + system: median and spread); a failure leaves T[KEY]
 # as "fail" and the reason in R[KEY].
 run() {
   local k=$1; shift
@@ -135,8 +137,8 @@ run() {
     say "  $k: failed: ${R[$k]//_/ }"
     return 0
   fi
-  read -r T[$k] T0[$k] T1[$k] R[$k] RX[$k] L[$k] <<< "$out"
-  say "  $k: ${T[$k]} s (${T0[$k]}-${T1[$k]}), $((${R[$k]} / 1024)) MiB, load ${L[$k]}"
+  read -r T[$k] T0[$k] T1[$k] R[$k] RX[$k] L[$k] U[$k] U0[$k] U1[$k] <<< "$out"
+  say "  $k: ${T[$k]} s (${T0[$k]}-${T1[$k]}), CPU ${U[$k]} s (${U0[$k]}-${U1[$k]}), $((${R[$k]} / 1024)) MiB, load ${L[$k]}"
 }
 # skip KEY REASON: a row not measured, and why.
 skip() { T[$1]=skip R[$1]=$2; say "  $1: skipped: $2"; }
@@ -164,8 +166,69 @@ if [ "${SEARCHBENCH:-1}" != 0 ]; then
   # The query: three words the generator puts into one session in 400,
   # 600 and 900.
   SQ='quokkaPipeline OR marmosetCache OR wombatSchema'
-  run sbuild 1 "rmcache search" "$S" search --store "$SESS" --limit 100 "$SQ"
+  # Issue 44's rows, for both engines in one run beside rg on the same
+  # files: the first build (MB/s, MB per CPU-second, RSS, index size), a
+  # rare word and a common word with --limit 20 in a new process, a rare
+  # word appended to one session just before the query (fresh: the run
+  # fails when the query does not find every line appended so far), and
+  # one line appended to each of 100 sessions, then a query that finds
+  # the 100. The appended sessions are restored (bytes and times) after.
+  SRARE=${SCALE_RARE:-wombatSchema}
+  SCOMMON=${SCALE_COMMON:-file}
+  sbytes=$(du -sb "$SESS" | cut -f1)
+  mapfile -t SFILES < <(find "$SESS" -name '*.jsonl' | sort | awk 'NR % 97 == 1' | head -100)
+  mkdir -p "$W/orig"
+  for f in "${SFILES[@]}"; do cp -p "$f" "$W/orig/$(printf '%s' "$f" | sha1sum | cut -c1-16)"; done
+  restore_appended() {
+    for f in "${SFILES[@]}"; do cp -p "$W/orig/$(printf '%s' "$f" | sha1sum | cut -c1-16)" "$f"; done
+  }
+  # append WORD FILE...: one user message holding WORD at the end of each
+  # FILE, parented on its last entry, as pi appends one.
+  append() {
+    local w=$1 f id; shift
+    for f in "$@"; do
+      id=$(tail -c 4096 "$f" | tail -1 | sed -n 's/^{"type":"[a-z_]*","id":"\([^"]*\)".*/\1/p')
+      printf '{"type":"message","id":"%08x","parentId":"%s","timestamp":"2026-12-02T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"appended %s just now"}],"timestamp":1764633600000}}\n' \
+        "$((RANDOM * 32768 + RANDOM))" "$id" "$w" >> "$f"
+    done
+  }
+  fresh_n=0
+  fresh_prep() { fresh_n=$((fresh_n + 1)); append kiwiFreshword "${SFILES[$((fresh_n % ${#SFILES[@]}))]}"; }
+  # hits KEY WANT: the last query of KEY printed WANT hits (text output:
+  # one "sessctl show --leaf ID FILE" line a hit), or the row is marked
+  # failed.
+  hits() {
+    local got
+    got=$(grep -c '^    sessctl show --leaf ' "$W/stdout.out" || true)
+    [ "$got" = "$2" ] || { T[$1]=fail R[$1]="found_${got}_of_$2_appended_lines"; say "  $1: FAILED: found $got of the $2 appended lines"; }
+  }
+  for E in own fts5; do
+    SE=("$S" search --engine "$E" --store "$SESS")
+    run "sbuild-$E" 1 "rmcache search" "${SE[@]}" --limit 100 "$SQ"
+    sidx=$(du -sb "$C/search" | cut -f1)
+    say "  sbuild-$E: $(awk -v b="$sbytes" -v t="${T[sbuild-$E]}" -v u="${U[sbuild-$E]}" 'BEGIN { printf "%.1f MB/s, %.1f MB per CPU-second", b / 1e6 / t, b / 1e6 / u }'), index $sidx bytes ($(awk -v a="$sidx" -v b="$sbytes" 'BEGIN { printf "%.3f", a / b }')x the session bytes)"
+    run "swarm-$E" "$RUNS" : "${SE[@]}" --limit 100 "$SQ"
+    run "srare-$E" "$RUNS" : "${SE[@]}" --limit 20 "$SRARE"
+    run "scommon-$E" "$RUNS" : "${SE[@]}" --limit 20 "$SCOMMON"
+    fresh_n=0
+    run "sfresh-$E" "$RUNS" fresh_prep "${SE[@]}" --limit 1000 kiwiFreshword
+    hits "sfresh-$E" "$RUNS"
+    restore_appended
+    run "supd100-$E" 1 "append kiwiHundredword \"\${SFILES[@]}\"" "${SE[@]}" --limit 1000 kiwiHundredword
+    hits "supd100-$E" "${#SFILES[@]}"
+    restore_appended
+    "${SE[@]}" --limit 1 "$SRARE" > /dev/null || true
+  done
   run swarm "$RUNS" : "$S" search --store "$SESS" --limit 100 "$SQ"
+  if command -v rg > /dev/null; then
+    run rgrare "$RUNS" : sh -c 'rg -c "$1" "$2" > /dev/null; [ $? -le 1 ]' rg "$SRARE" "$SESS"
+    run rgcommon "$RUNS" : sh -c 'rg "$1" "$2" > /dev/null; [ $? -le 1 ]' rg "$SCOMMON" "$SESS"
+    for E in own fts5; do
+      say "  ratios $E: rare $(awk -v a="${T[srare-$E]}" -v b="${T[rgrare]}" 'BEGIN { printf "%.3f", a / b }')x rg, common --limit 20 $(awk -v a="${T[scommon-$E]}" -v b="${T[rgcommon]}" 'BEGIN { printf "%.3f", a / b }')x rg"
+    done
+  else
+    say "  rg: skipped: ripgrep is not installed (apt-get install ripgrep)"
+  fi
   # The same query through a resident process: sessctl serve keeps its
   # index open with a watch on the store (search.Options.Watch). The
   # search page is fetched once (the walk), then timed RUNS times; then

@@ -21,6 +21,8 @@
 #   SCALE_GEN_ONLY  set to 1 to generate the workloads and stop
 #   SCALE_SESSCTL   a sessctl binary to measure instead of one built here
 #   SCALE_PIBENCH   set to 0 to leave pi out; SEARCHBENCH=0 leaves search out
+#   SCALE_SEARCH_ONLY set to 1 to run only the search rows on the store
+#   SCALE_ENGINES   the search engines measured (default "own fts5")
 #   SCALE_PI_MAX_MB skip pi where its peak memory would pass this
 #                   (default 12000)
 #   SCALE_SYNC      set to 0 to leave out sync push/pull of the single
@@ -38,6 +40,7 @@ SCALE_SESSIONS=${SCALE_SESSIONS:-50000}
 SCALE_CWDS=${SCALE_CWDS:-40}
 SCALE_MEAN=${SCALE_MEAN:-59000}
 SCALE_BIG=${SCALE_BIG-400000000 1000000000}
+SCALE_ENGINES=${SCALE_ENGINES:-own fts5}
 MINIO_BIN=${SESSCTL_MINIO:-${SESSCTL_CACHE:-$cache/sessctl}/bin/minio}
 say() { printf '%s\n' "$*" >&2; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -146,22 +149,24 @@ rmcache() { rm -rf "$C/$1"; }
 
 say "== scale: store of $SCALE_SESSIONS sessions ($(du -sb "$SESS" | cut -f1) bytes), load $(load)"
 export PI_CODING_AGENT_DIR="$AGENT"
-run cat "$RUNS" : sh -c 'find "$1" -name "*.jsonl" -print0 | xargs -0 cat > /dev/null' sh "$SESS"
-run lsno "$RUNS" : "$S" list --all --no-index
-run lsfirst "$RUNS" "rmcache list-index" "$S" list --all
-run lswarm "$RUNS" : "$S" list --all
-run lsjson "$RUNS" : "$S" list --all --json
-# ContinueRecent in the busiest cwd: in process (the call) and the process.
-BUSY=$(for d in "$SESS"/*/; do echo "$(ls "$d" | wc -l) $d"; done | sort -n | tail -1 | cut -d' ' -f2-)
-BUSYN=$(ls "$BUSY" | wc -l)
-BUSYCWD=$(head -1 "$(ls -d "$BUSY"* | head -1)" | sed 's/.*"cwd":"\([^"]*\)".*/\1/')
-run recent "$RUNS" : "$D" recent "$BUSYCWD"
-: > "$W/recent-ms.txt"
-for _ in $(seq "$RUNS"); do "$D" recent "$BUSYCWD" | sed 's/.*: \([0-9.]*\) ms/\1/' >> "$W/recent-ms.txt"; done
-read -r RMS RMS0 RMS1 < <(stats < "$W/recent-ms.txt")
-say "  recent in process ($BUSYN sessions in the cwd): $RMS ms ($RMS0-$RMS1)"
-run strfirst "$RUNS" "rmcache stats-index" "$S" stats --all
-run stwarm "$RUNS" : "$S" stats --all
+if [ "${SCALE_SEARCH_ONLY:-0}" != 1 ]; then
+  run cat "$RUNS" : sh -c 'find "$1" -name "*.jsonl" -print0 | xargs -0 cat > /dev/null' sh "$SESS"
+  run lsno "$RUNS" : "$S" list --all --no-index
+  run lsfirst "$RUNS" "rmcache list-index" "$S" list --all
+  run lswarm "$RUNS" : "$S" list --all
+  run lsjson "$RUNS" : "$S" list --all --json
+  # ContinueRecent in the busiest cwd: in process (the call) and the process.
+  BUSY=$(for d in "$SESS"/*/; do echo "$(ls "$d" | wc -l) $d"; done | sort -n | tail -1 | cut -d' ' -f2-)
+  BUSYN=$(ls "$BUSY" | wc -l)
+  BUSYCWD=$(head -1 "$(ls -d "$BUSY"* | head -1)" | sed 's/.*"cwd":"\([^"]*\)".*/\1/')
+  run recent "$RUNS" : "$D" recent "$BUSYCWD"
+  : > "$W/recent-ms.txt"
+  for _ in $(seq "$RUNS"); do "$D" recent "$BUSYCWD" | sed 's/.*: \([0-9.]*\) ms/\1/' >> "$W/recent-ms.txt"; done
+  read -r RMS RMS0 RMS1 < <(stats < "$W/recent-ms.txt")
+  say "  recent in process ($BUSYN sessions in the cwd): $RMS ms ($RMS0-$RMS1)"
+  run strfirst "$RUNS" "rmcache stats-index" "$S" stats --all
+  run stwarm "$RUNS" : "$S" stats --all
+fi
 if [ "${SEARCHBENCH:-1}" != 0 ]; then
   # The query: three words the generator puts into one session in 400,
   # 600 and 900.
@@ -202,7 +207,7 @@ if [ "${SEARCHBENCH:-1}" != 0 ]; then
     got=$(grep -c '^    sessctl show --leaf ' "$W/stdout.out" || true)
     [ "$got" = "$2" ] || { T[$1]=fail R[$1]="found_${got}_of_$2_appended_lines"; say "  $1: FAILED: found $got of the $2 appended lines"; }
   }
-  for E in own fts5; do
+  for E in $SCALE_ENGINES; do
     SE=("$S" search --engine "$E" --store "$SESS")
     run "sbuild-$E" 1 "rmcache search" "${SE[@]}" --limit 100 "$SQ"
     sidx=$(du -sb "$C/search" | cut -f1)
@@ -223,7 +228,7 @@ if [ "${SEARCHBENCH:-1}" != 0 ]; then
   if command -v rg > /dev/null; then
     run rgrare "$RUNS" : sh -c 'rg -c "$1" "$2" > /dev/null; [ $? -le 1 ]' rg "$SRARE" "$SESS"
     run rgcommon "$RUNS" : sh -c 'rg "$1" "$2" > /dev/null; [ $? -le 1 ]' rg "$SCOMMON" "$SESS"
-    for E in own fts5; do
+    for E in $SCALE_ENGINES; do
       say "  ratios $E: rare $(awk -v a="${T[srare-$E]}" -v b="${T[rgrare]}" 'BEGIN { printf "%.3f", a / b }')x rg, common --limit 20 $(awk -v a="${T[scommon-$E]}" -v b="${T[rgcommon]}" 'BEGIN { printf "%.3f", a / b }')x rg"
     done
   else
@@ -260,6 +265,7 @@ if [ "${SEARCHBENCH:-1}" != 0 ]; then
     say "  sserve: skipped: no curl"
   fi
 fi
+[ "${SCALE_SEARCH_ONLY:-0}" = 1 ] && exit 0
 # pi 0.73.1: listAll of the whole store holds every file's text at once
 # (4.5 GB for 4 GB here); continueRecent of the busiest cwd.
 PLSALL=

@@ -323,10 +323,9 @@ func TestSyncStoreDirRoundTrip(t *testing.T) {
 			t.Errorf("pull did not restore %s: %v", p, err)
 		}
 	}
-	// Nothing is left to restore. (The pulled AgentUse session then
-	// shows as "push", as it does with --store agentuse: a replica
-	// matter, not one of the places.)
-	if out, errOut, code := runCLI(t, "sync", "status", "--remote", remote, "--store", other); code != exitOK || !strings.Contains(out, "1 in sync") || strings.Contains(out, "new remote") {
+	// Nothing is left to restore, and nothing to push back: both pulled
+	// sessions are in sync.
+	if out, errOut, code := runCLI(t, "sync", "status", "--remote", remote, "--store", other); code != exitOK || !strings.Contains(out, "2 in sync") || strings.Contains(out, "new remote") || strings.Contains(out, "push") {
 		t.Errorf("status after pull: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -1,0 +1,102 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessctl/sessctl/engine"
+	"github.com/sessctl/sessctl/engine/agentuse"
+	"github.com/sessctl/sessctl/layout"
+)
+
+// writeSession writes a JSONL session of one exchange in the store at
+// dir, dated mtime, and returns its id.
+func writeSession(t *testing.T, dir, text string, mtime time.Time) string {
+	t.Helper()
+	s, err := testStore(t, dir).Create(t.Context(), "/p", engine.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{`{"role":"user","content":"` + text + `","timestamp":1}`,
+		`{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","timestamp":2}`} {
+		if _, err := s.AppendMessage(raw(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, file := s.Header().ID, s.SessionFile()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(file, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestListPlaces lists a directory holding JSONL sessions and an
+// AgentUse session, as both of its places: the JSONL sessions newest
+// first, the AgentUse one after them, in the table and with their texts.
+func TestListPlaces(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	old := writeSession(t, filepath.Join(root, "a"), "older one", time.Now().Add(-time.Hour))
+	recent := writeSession(t, filepath.Join(root, "b"), "newer one", time.Now())
+	au, err := agentuse.OpenStore(t.Context(), agentuse.StoreOptions{Dir: filepath.Join(root, "au"), Sync: agentuse.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := au.Create(t.Context(), agentuse.SessionSpec{Agent: agentuse.Agent{ID: "agents/x", Name: "x"}, Model: "p:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	places, err := layout.ResolvePlacesFrom(root, func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []error
+	o := engine.ListOptions{NoIndex: true, NoText: true, Warn: func(err error) { warned = append(warned, err) }}
+	l, err := ListPlaces(t.Context(), places, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.JSONL) != 2 || l.JSONL[0].ID != recent || l.JSONL[1].ID != old || len(l.AgentUse) != 1 || l.Empty() || len(warned) != 0 {
+		t.Fatalf("ListPlaces: %d JSONL (want %s then %s), %d AgentUse, warned %v", len(l.JSONL), recent, old, len(l.AgentUse), warned)
+	}
+	var b strings.Builder
+	if err := l.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	i, j, k := strings.Index(out, "newer one"), strings.Index(out, "older one"), strings.Index(out, "\n\nCREATED")
+	if i < 0 || j < i || k < j || !strings.Contains(out[k:], ShortID(l.AgentUse[0].ID)) {
+		t.Errorf("table:\n%s", out)
+	}
+	texts := map[string]bool{}
+	for in, err := range l.Texts(t.Context(), o) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[in.FirstMessage] = true
+	}
+	if !texts["newer one"] || !texts["older one"] || len(texts) != 2 {
+		t.Errorf("Texts: %v", texts)
+	}
+	// No place holds a session: an empty listing writes nothing.
+	empty, err := layout.ResolvePlacesFrom(t.TempDir(), func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err = ListPlaces(t.Context(), empty, o); err != nil || !l.Empty() {
+		t.Fatalf("empty: %v, %v", l, err)
+	}
+	b.Reset()
+	if err := l.WriteText(&b); err != nil || b.Len() != 0 {
+		t.Errorf("empty WriteText: %q, %v", b.String(), err)
+	}
+}

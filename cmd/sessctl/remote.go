@@ -87,7 +87,7 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 // openRemoteView reads the pi session name stands for from the remote
 // into a private temporary file (streamed, a segment at a time) and opens
 // it read-only, as openView opens a local one; close removes the file.
-func openRemoteView(e *env, rf remoteFlags, name string) (*sessionView, func(), error) {
+func openRemoteView(e *env, rf remoteFlags, name string) (*render.Session, func(), error) {
 	r, err := rf.open()
 	if err != nil {
 		return nil, nil, err
@@ -106,14 +106,13 @@ func openRemoteView(e *env, rf remoteFlags, name string) (*sessionView, func(), 
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := fileStore(path, engine.StoreOptions{}).View(e.ctx, path)
+	sv, err := render.Open(e.ctx, path, false)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	sv := &sessionView{Session: render.SnapshotView(v), v: v}
 	e.warnVersion(sv.Path, sv.Header.Entry)
-	return sv, func() { sv.close(); cleanup() }, nil
+	return sv, func() { _ = sv.Close(); cleanup() }, nil
 }
 
 // failRemote reports an error opening a remote: a malformed one is a

@@ -33,18 +33,18 @@ func runTree(e *env, args []string) int {
 	if dir := fs.Arg(0); isAgentUseDir(dir) || isDir(dir) {
 		return treeAgentUse(e, dir, *asJSON)
 	}
-	sv, err := openView(e, *store, fs.Arg(0))
+	sv, err := openSession(e, *store, fs.Arg(0), true)
 	if err != nil {
 		return e.fail(err)
 	}
-	defer sv.close()
-	roots := sv.s.Tree()
+	defer sv.Close()
+	roots := sv.Tree()
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	var missing int
 	if *asJSON {
-		missing, err = render.TreeJSON(w, sv.Session, roots)
+		missing, err = render.TreeJSON(w, sv, roots)
 	} else {
-		missing, err = render.Tree(w, sv.Session, roots)
+		missing, err = render.Tree(w, sv, roots)
 	}
 	if err != nil {
 		return e.fail(err)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
@@ -67,32 +66,13 @@ func isDir(path string) bool {
 // subagent sessions below it. --json prints them as list --agentuse
 // --json does, subagents included.
 func treeAgentUse(e *env, dir string, asJSON bool) int {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return e.fail(err)
-	}
-	root, only := abs, ""
-	if isAgentUseDir(abs) {
-		root, only = filepath.Dir(abs), abs
-	}
-	st, err := agentuse.OpenStore(e.ctx, agentuse.StoreOptions{Dir: root})
-	if err != nil {
-		return e.fail(err)
-	}
-	defer st.Close()
 	code := exitOK
-	list, err := st.List(e.ctx, agentuse.ListOptions{Subagents: true, Warn: func(err error) {
+	tops, err := agentuse.Trees(e.ctx, agentuse.StoreOptions{}, dir, func(err error) {
 		fmt.Fprintf(e.stderr, "sessctl: tree: skipped %v\n", err)
 		code = exitFailure
-	}})
+	})
 	if err != nil {
 		return e.fail(err)
-	}
-	var tops []*agentuse.Info
-	for _, x := range list {
-		if (only == "" && x.Parent == nil) || x.Dir == only {
-			tops = append(tops, x)
-		}
 	}
 	if len(tops) == 0 {
 		return e.fail(fmt.Errorf("%s: no sessions (neither a session file nor AgentUse sessions): %w", dir, engine.ErrNotFound))

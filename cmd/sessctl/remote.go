@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sort"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/replica"
@@ -52,20 +50,12 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	infos, failed := replica.PiInfos(ss)
 	code := exitOK
-	var infos []engine.Info
-	for _, s := range ss {
-		if s.Err != nil {
-			fmt.Fprintf(e.stderr, "sessctl: list: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
-			code = exitFailure
-			continue
-		}
-		if s.Kind != replica.KindPi {
-			continue
-		}
-		infos = append(infos, s.Info())
+	for _, s := range failed {
+		fmt.Fprintf(e.stderr, "sessctl: list: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
+		code = exitFailure
 	}
-	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Modified.After(infos[j].Modified) })
 	if asJSON {
 		if err := writeBuffers(e.stdout, render.ListJSON(infos)); err != nil {
 			return e.fail(err)

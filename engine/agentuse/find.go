@@ -42,6 +42,17 @@ func Find(ctx context.Context, o StoreOptions, arg string) (*Store, *Info, error
 	return st, x, nil
 }
 
+// FindRead reads everything stored for the session arg names (Find,
+// then Store.Read), closing the store it opened.
+func FindRead(ctx context.Context, o StoreOptions, arg string) (*Contents, error) {
+	st, x, err := Find(ctx, o, arg)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return st.Read(ctx, x)
+}
+
 // Trees returns the sessions at path, each with its subagent sessions
 // below it (Info.Children), in List's order: the session of the session
 // directory path, or else every top-level session below the directory

@@ -12,8 +12,9 @@ import (
 	"github.com/sessctl/sessctl/layout"
 )
 
-// PlaceListing is every session of a set of places, of both formats:
-// what 'sessctl list --store DIR' (or --store all) shows.
+// PlaceListing is what 'sessctl list' shows: every session of a set of
+// places, of both formats (ListPlaces), or the sessions of one store
+// (ListStore).
 type PlaceListing struct {
 	// JSONL is the JSONL sessions of every JSONL place, newest first.
 	JSONL []engine.Info
@@ -22,6 +23,14 @@ type PlaceListing struct {
 	AgentUse []*agentuse.Info
 
 	stores []placeStore // each JSONL place's store and listing, in order
+
+	// For ListStore: the store, the cwd listed ("" for every cwd), the
+	// table grouped by cwd (ListAll), and whether the store's listing
+	// of every cwd (for short ids) may use the list index.
+	one     *engine.Store
+	cwd     string
+	byCwd   bool
+	noIndex bool
 }
 
 type placeStore struct {
@@ -66,16 +75,41 @@ func ListPlaces(ctx context.Context, places []layout.Place, o engine.ListOptions
 	return l, nil
 }
 
+// ListStore lists the sessions of st in cwd ("" for every cwd) with o's
+// options (engine.Store.List), for WriteText to show as 'sessctl list'
+// does: in List's table with ids no session of st shares, or with byCwd
+// in ListAll's, grouped by cwd.
+func ListStore(ctx context.Context, st *engine.Store, cwd string, o engine.ListOptions, byCwd bool) (*PlaceListing, error) {
+	infos, err := st.List(ctx, cwd, o)
+	if err != nil {
+		return nil, err
+	}
+	return &PlaceListing{JSONL: infos, stores: []placeStore{{st, infos}}, one: st, cwd: cwd, byCwd: byCwd, noIndex: o.NoIndex}, nil
+}
+
 // Empty reports whether the places hold no session.
 func (l *PlaceListing) Empty() bool { return len(l.JSONL) == 0 && len(l.AgentUse) == 0 }
 
 // WriteText writes the listing as 'sessctl list' does: the JSONL
-// sessions in List's table (ids shortened among all of them), then,
-// after an empty line, the AgentUse sessions in AgentUseList's. It
-// writes nothing for an empty listing; it returns the first write error.
-func (l *PlaceListing) WriteText(w io.Writer) error {
+// sessions in List's table, or ListAll's for ListStore's byCwd, then,
+// after an empty line, the AgentUse sessions in AgentUseList's. The ids
+// are shortened among all the sessions listed, and for a ListStore of
+// one cwd among every session of its store (listed again, without
+// texts, under ctx; the listed ones alone when that fails). It writes
+// nothing for an empty listing; it returns the first write error.
+func (l *PlaceListing) WriteText(ctx context.Context, w io.Writer) error {
 	ew := &errWriter{w: w}
-	_ = ListIn(ew, l.JSONL, l.JSONL) // an error stays in ew
+	ids := l.JSONL
+	if l.one != nil && l.cwd != "" && len(l.JSONL) > 0 {
+		if all, err := l.one.List(ctx, "", engine.ListOptions{NoText: true, NoIndex: l.noIndex}); err == nil {
+			ids = all
+		}
+	}
+	if l.byCwd {
+		_ = ListAll(ew, l.JSONL, ids) // an error stays in ew
+	} else {
+		_ = ListIn(ew, l.JSONL, ids)
+	}
 	if len(l.AgentUse) > 0 {
 		if len(l.JSONL) > 0 {
 			fmt.Fprintln(ew)

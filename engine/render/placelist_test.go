@@ -69,7 +69,7 @@ func TestListPlaces(t *testing.T) {
 		t.Fatalf("ListPlaces: %d JSONL (want %s then %s), %d AgentUse, warned %v", len(l.JSONL), recent, old, len(l.AgentUse), warned)
 	}
 	var b strings.Builder
-	if err := l.WriteText(&b); err != nil {
+	if err := l.WriteText(t.Context(), &b); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -96,7 +96,68 @@ func TestListPlaces(t *testing.T) {
 		t.Fatalf("empty: %v, %v", l, err)
 	}
 	b.Reset()
-	if err := l.WriteText(&b); err != nil || b.Len() != 0 {
+	if err := l.WriteText(t.Context(), &b); err != nil || b.Len() != 0 {
 		t.Errorf("empty WriteText: %q, %v", b.String(), err)
+	}
+}
+
+// TestListStore lists one cwd of a store, with its short ids made long
+// enough that no session of another cwd shares them, and every cwd
+// grouped by cwd.
+func TestListStore(t *testing.T) {
+	t.Parallel()
+	ids := []string{"01a23400-0000-7000-8000-00000000000a", "01a23400-0000-7000-8000-00000000000b"}
+	n := 0
+	st, err := engine.OpenStore(t.Context(), engine.StoreOptions{Dir: t.TempDir(), Sync: engine.SyncNone,
+		NewSessionID: func() string { n++; return ids[n-1] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cwd := range []string{"/p", "/q"} {
+		s, err := st.Create(t.Context(), cwd, engine.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{`{"role":"user","content":"in ` + cwd + `","timestamp":1}`,
+			`{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"p","model":"m","timestamp":2}`} {
+			if _, err := s.AppendMessage(raw(m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := engine.ListOptions{NoIndex: true, NoText: true}
+	l, err := ListStore(t.Context(), st, "/p", o, false)
+	if err != nil || len(l.JSONL) != 1 || l.JSONL[0].ID != ids[0] {
+		t.Fatalf("ListStore(/p): %+v, %v", l, err)
+	}
+	var b strings.Builder
+	if err := l.WriteText(t.Context(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, " "+ids[0]+" ") || strings.Contains(out, "in /q") {
+		t.Errorf("the /p table does not shorten its id among the store's (%s):\n%s", ids[1], out)
+	}
+	if l, err = ListStore(t.Context(), st, "", o, true); err != nil || len(l.JSONL) != 2 {
+		t.Fatalf("ListStore(every cwd): %+v, %v", l, err)
+	}
+	b.Reset()
+	if err := l.WriteText(t.Context(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "cwd: /p") || !strings.Contains(out, "cwd: /q") {
+		t.Errorf("every cwd, not grouped by cwd:\n%s", out)
+	}
+	n = 0
+	for in, err := range l.Texts(t.Context(), o) {
+		if err != nil || !strings.HasPrefix(in.FirstMessage, "in /") {
+			t.Errorf("Texts: %+v, %v", in, err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("Texts yielded %d sessions, want 2", n)
 	}
 }

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"os"
 	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
@@ -151,45 +149,18 @@ func runList(e *env, args []string) int {
 // (counted in *skipped by o.Warn).
 func writeList(e *env, l *render.PlaceListing, o engine.ListOptions, asJSON bool, skipped *int) int {
 	if asJSON {
-		return printListJSON(e, l.Texts(e.ctx, o), l.AgentUse, o.Warn, skipped)
-	}
-	if l.Empty() {
-		fmt.Fprintln(e.stderr, "no sessions")
-	}
-	w := bufio.NewWriter(e.stdout)
-	_ = l.WriteText(e.ctx, w) // a write error stays in w: Flush reports it
-	if err := w.Flush(); err != nil {
-		return e.fail(err)
-	}
-	if *skipped > 0 {
-		return exitFailure
-	}
-	return exitOK
-}
-
-// printListJSON prints the JSON listing (render.ListPlacesJSONSeq) of
-// the sessions seq reads, then of the AgentUse sessions aus. A file seq
-// cannot read goes to warn (which counts it in *skipped); the exit code
-// is a failure when one did, or when the context ended.
-func printListJSON(e *env, seq iter.Seq2[*engine.Info, error], aus []*agentuse.Info, warn func(error), skipped *int) int {
-	var stop error // ctx done: a failure, not a skipped file
-	skip := func(err error) {
-		if cerr := e.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-			stop = err
-			return
-		}
-		warn(err)
-	}
-	for part := range render.ListPlacesJSONSeq(seq, aus, skip) {
-		if stop != nil {
-			break
-		}
-		if err := writeBuffers(e.stdout, part); err != nil {
+		if err := l.WriteJSON(e.ctx, o, func(b [][]byte) error { return writeBuffers(e.stdout, b) }); err != nil {
 			return e.fail(err)
 		}
-	}
-	if stop != nil {
-		return e.fail(stop)
+	} else {
+		if l.Empty() {
+			fmt.Fprintln(e.stderr, "no sessions")
+		}
+		w := bufio.NewWriter(e.stdout)
+		_ = l.WriteText(e.ctx, w) // a write error stays in w: Flush reports it
+		if err := w.Flush(); err != nil {
+			return e.fail(err)
+		}
 	}
 	if *skipped > 0 {
 		return exitFailure

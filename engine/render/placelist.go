@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -132,4 +133,30 @@ func (l *PlaceListing) Texts(ctx context.Context, o engine.ListOptions) iter.Seq
 			}
 		}
 	}
+}
+
+// WriteJSON writes the listing as the one JSON array of 'sessctl list
+// --json' (ListPlacesJSONSeq: the JSONL sessions with their texts, read
+// one at a time, then the AgentUse sessions), handing write a part at a
+// time. A JSONL file that can no longer be read goes to o.Warn and is
+// left out; ctx ending stops the listing with ctx's error, as does
+// write's first error.
+func (l *PlaceListing) WriteJSON(ctx context.Context, o engine.ListOptions, write func([][]byte) error) error {
+	var stop error // ctx done: not a file to leave out
+	skip := func(err error) {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			stop = err
+		} else if o.Warn != nil {
+			o.Warn(err)
+		}
+	}
+	for part := range ListPlacesJSONSeq(l.Texts(ctx, o), l.AgentUse, skip) {
+		if stop != nil {
+			break
+		}
+		if err := write(part); err != nil {
+			return err
+		}
+	}
+	return stop
 }

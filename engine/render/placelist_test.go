@@ -1,6 +1,10 @@
 package render
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +163,70 @@ func TestListStore(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("Texts yielded %d sessions, want 2", n)
+	}
+}
+
+// TestPlaceListingWriteJSON writes a directory's listing of both formats
+// as one JSON array; a file gone since the listing goes to Warn and is
+// left out; a write error, or the context ending, stops it with that
+// error.
+func TestPlaceListingWriteJSON(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeSession(t, filepath.Join(root, "a"), "first", time.Now())
+	writeSession(t, filepath.Join(root, "b"), "second", time.Now().Add(-time.Minute))
+	au, err := agentuse.OpenStore(t.Context(), agentuse.StoreOptions{Dir: filepath.Join(root, "au"), Sync: agentuse.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := au.Create(t.Context(), agentuse.SessionSpec{Agent: agentuse.Agent{ID: "agents/x", Name: "x"}, Model: "p:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	places, err := layout.ResolvePlacesFrom(root, func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []error
+	o := engine.ListOptions{NoIndex: true, NoText: true, Warn: func(err error) { warned = append(warned, err) }}
+	l, err := ListPlaces(t.Context(), places, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elements := func(ctx context.Context) (int, error) {
+		var b bytes.Buffer
+		err := l.WriteJSON(ctx, o, func(parts [][]byte) error {
+			for _, p := range parts {
+				b.Write(p)
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		var arr []map[string]any
+		if err := json.Unmarshal(b.Bytes(), &arr); err != nil {
+			t.Fatalf("%v in %s", err, b.String())
+		}
+		return len(arr), nil
+	}
+	if n, err := elements(t.Context()); n != 3 || err != nil || len(warned) != 0 {
+		t.Errorf("WriteJSON: %d elements, %v, warned %v; want 3", n, err, warned)
+	}
+	if err := os.Remove(l.JSONL[1].Path); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := elements(t.Context()); n != 2 || err != nil || len(warned) != 1 {
+		t.Errorf("a file gone: %d elements, %v, warned %v; want 2 and one warning", n, err, warned)
+	}
+	boom := errors.New("boom")
+	if err := l.WriteJSON(t.Context(), o, func([][]byte) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("a write error: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := elements(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("a canceled context: %v", err)
 	}
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/replica"
@@ -51,27 +51,11 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 		return e.fail(err)
 	}
 	infos, failed := replica.PiInfos(ss)
-	code := exitOK
 	for _, s := range failed {
 		fmt.Fprintf(e.stderr, "sessctl: list: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
-		code = exitFailure
 	}
-	if asJSON {
-		if err := writeBuffers(e.stdout, render.ListJSON(infos)); err != nil {
-			return e.fail(err)
-		}
-		return code
-	}
-	if len(infos) == 0 {
-		fmt.Fprintln(e.stderr, "no sessions")
-		return code
-	}
-	w := bufio.NewWriter(e.stdout)
-	_ = render.List(w, infos)
-	if err := w.Flush(); err != nil {
-		return e.fail(err)
-	}
-	return code
+	skipped := len(failed) // the listing may miss them: a failure
+	return writeList(e, render.Rows(infos), engine.ListOptions{}, asJSON, &skipped)
 }
 
 // openRemoteView reads the pi session name stands for from the remote

@@ -32,6 +32,9 @@ type PlaceListing struct {
 	cwd     string
 	byCwd   bool
 	noIndex bool
+	// rows: JSONL holds rows read with their texts (Rows), not a listing
+	// of stores.
+	rows bool
 }
 
 type placeStore struct {
@@ -88,6 +91,10 @@ func ListStore(ctx context.Context, st *engine.Store, cwd string, o engine.ListO
 	return &PlaceListing{JSONL: infos, stores: []placeStore{{st, infos}}, one: st, cwd: cwd, byCwd: byCwd, noIndex: o.NoIndex}, nil
 }
 
+// Rows returns a listing of rows already read with their texts, newest
+// first (a remote's, replica.PiInfos), to write as ListStore's are.
+func Rows(infos []engine.Info) *PlaceListing { return &PlaceListing{JSONL: infos, rows: true} }
+
 // Empty reports whether the places hold no session.
 func (l *PlaceListing) Empty() bool { return len(l.JSONL) == 0 && len(l.AgentUse) == 0 }
 
@@ -123,8 +130,14 @@ func (l *PlaceListing) WriteText(ctx context.Context, w io.Writer) error {
 // Texts yields the JSONL sessions with their texts (engine.Store.ListTexts,
 // read one at a time), each place's in its store's listing order, for
 // ListPlacesJSONSeq: a file that can no longer be read yields its error.
+// Rows yields its rows as they are.
 func (l *PlaceListing) Texts(ctx context.Context, o engine.ListOptions) iter.Seq2[*engine.Info, error] {
 	return func(yield func(*engine.Info, error) bool) {
+		for i := range l.JSONL {
+			if l.rows && !yield(&l.JSONL[i], nil) {
+				return
+			}
+		}
 		for _, s := range l.stores {
 			for in, err := range s.st.ListTexts(ctx, s.infos, o) {
 				if !yield(in, err) {

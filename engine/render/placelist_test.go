@@ -230,3 +230,39 @@ func TestPlaceListingWriteJSON(t *testing.T) {
 		t.Errorf("a canceled context: %v", err)
 	}
 }
+
+// TestRows writes rows read elsewhere (a remote's) as List and ListJSON
+// write them: the same table and the same bytes of JSON.
+func TestRows(t *testing.T) {
+	t.Parallel()
+	infos := []engine.Info{
+		{Path: "--p--/b.jsonl", ID: "01a23400-0000-7000-8000-00000000000b", FirstMessage: "newer", MessageCount: 2},
+		{Path: "--p--/a.jsonl", ID: "01a23400-0000-7000-8000-00000000000a", FirstMessage: "older", MessageCount: 4},
+	}
+	l := Rows(infos)
+	var got, want strings.Builder
+	if err := l.WriteText(t.Context(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := List(&want, infos); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || !strings.Contains(got.String(), "newer") {
+		t.Errorf("table:\n%s\nwant\n%s", got.String(), want.String())
+	}
+	var b bytes.Buffer
+	if err := l.WriteJSON(t.Context(), engine.ListOptions{}, func(parts [][]byte) error {
+		for _, p := range parts {
+			b.Write(p)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if w := bytes.Join(ListJSON(infos), nil); !bytes.Equal(b.Bytes(), w) {
+		t.Errorf("JSON:\n%s\nwant\n%s", b.Bytes(), w)
+	}
+	if Rows(nil).Empty() != true || l.Empty() {
+		t.Error("Empty is wrong")
+	}
+}

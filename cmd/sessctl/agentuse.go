@@ -39,12 +39,6 @@ func addAgentUseFlags(fs *flag.FlagSet, list bool) *agentUseFlags {
 	return f
 }
 
-// agentUseStore opens the AgentUse store of a project directory ("" means
-// the working directory).
-func agentUseStore(e *env, project string) (*agentuse.Store, error) {
-	return agentuse.OpenStore(e.ctx, agentuse.StoreOptions{StateRoot: project})
-}
-
 // isAgentUseDir reports whether path names an AgentUse session
 // directory (agentuse.IsSessionDir).
 func isAgentUseDir(path string) bool { return agentuse.IsSessionDir(nil, path) }
@@ -63,7 +57,7 @@ func useAgentUse(store, arg string) bool {
 // AgentUse's order (newest first, unreadable last), top-level only unless
 // --subagents.
 func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
-	st, err := agentUseStore(e, *f.project)
+	st, err := agentuse.OpenStore(e.ctx, agentuse.StoreOptions{StateRoot: *f.project}) // "": the working directory's project
 	if err != nil {
 		return e.fail(err)
 	}

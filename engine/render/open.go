@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/tree"
 )
 
@@ -46,7 +45,7 @@ func (s *Session) View() *engine.View { return s.view }
 // BranchTo returns the path from the root to the entry named by id (a
 // full id or a unique prefix; "" for the leaf) of a session Open opened
 // (engine.View.BranchTo or engine.Session.BranchTo).
-func (s *Session) BranchTo(id string) ([]*jsonl.Entry, error) {
+func (s *Session) BranchTo(id string) ([]*engine.Entry, error) {
 	if s.view != nil {
 		return s.view.BranchTo(id)
 	}

@@ -24,6 +24,13 @@ func (s *Session) Compact(ctx context.Context, sum compaction.Summarizer, settin
 	if err != nil {
 		return "", fmt.Errorf("compact %s: %w", s.SessionFile(), err)
 	}
+	return s.AppendCompactionResult(res)
+}
+
+// AppendCompactionResult appends the compaction entry of res (from
+// compaction.Compact or compaction.FinishSummary) as pi's agent appends
+// its own: fromHook false. It returns the entry's id.
+func (s *Session) AppendCompactionResult(res compaction.Result) (string, error) {
 	fromHook := false
 	return s.AppendCompaction(Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
 		TokensBefore: res.TokensBefore, Details: res.Details, FromHook: &fromHook})

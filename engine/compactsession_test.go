@@ -124,3 +124,41 @@ func TestPrepareCompaction(t *testing.T) {
 		t.Errorf("right after a compaction: %v, want ErrAlreadyCompacted", err)
 	}
 }
+
+// TestAppendCompactionResult appends a caller's summary as pi's agent
+// appends its own compaction: the result's summary, first kept entry and
+// token count, and fromHook false.
+func TestAppendCompactionResult(t *testing.T) {
+	t.Parallel()
+	st := openStore(t, engine.StoreOptions{Dir: t.TempDir(), Sync: engine.SyncNone})
+	s, err := st.Create(context.Background(), "/p", engine.CreateOptions{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	words := strings.Repeat("word ", 400)
+	for _, role := range []string{"user", "assistant", "user", "assistant"} {
+		if _, err := s.AppendMessage(raw(`{"role":"` + role + `","content":[{"type":"text","text":"` + words + `"}],"timestamp":1}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prep, err := s.PrepareCompaction(compaction.Settings{ReserveTokens: 1000, KeepRecentTokens: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := compaction.FinishSummary(prep, "the caller's summary")
+	id, err := s.AppendCompactionResult(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := s.Entry(id)
+	raw := ""
+	if ok {
+		raw = string(e.Raw)
+	}
+	for _, want := range []string{`"type":"compaction"`, `"fromHook":false`, `"firstKeptEntryId":"` + res.FirstKeptEntryID + `"`, "the caller's summary"} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("entry %s lacks %s", raw, want)
+		}
+	}
+}

@@ -55,8 +55,9 @@ var allowed = map[string][]string{
 	"engine/repair":   {"engine", "internal/jsonl", "internal/human", "internal/sessionfile", "layout", "layout/vfs", "lock", "migrate", "tree"},
 	"engine/importer": {"internal/human", "internal/sessionfile", "layout", "layout/vfs", "migrate"},
 	"engine/stats":    {"engine", "internal/cacheindex", "internal/jsonl", "internal/human", "layout/vfs", "message", "migrate"}, // message: pi's Usage
-	// engine/render: lock, for a lock's status (LockStatus).
-	"engine/render": {"engine", "engine/agentuse", "message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout/vfs", "lock", "migrate", "tree"},
+	// engine/render: lock, for a lock's status (LockStatus); layout, for the
+	// places it lists and adds up (ListPlaces, PlaceStats).
+	"engine/render": {"engine", "engine/agentuse", "message", "engine/stats", "compaction", "internal/jsonl", "internal/human", "internal/sessionfile", "internal/shortid", "layout", "layout/vfs", "lock", "migrate", "tree"},
 	"redact":        {"internal/jsonl"},
 	// The web viewer sits on everything a reader uses (the stores, search,
 	// render, stats, redact) and takes no third-party module.

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"slices"
 	"time"
 
 	"github.com/sessctl/sessctl/engine"
@@ -37,4 +38,20 @@ func (s RemoteSession) Info() engine.Info {
 		in.Modified = s.Time
 	}
 	return in
+}
+
+// PiInfos returns the listing rows (Info) of the pi sessions of ss,
+// newest first, as 'sessctl list --remote' shows them, and apart the
+// sessions of any kind that could not be read (Err set).
+func PiInfos(ss []RemoteSession) (infos []engine.Info, failed []RemoteSession) {
+	for _, s := range ss {
+		switch {
+		case s.Err != nil:
+			failed = append(failed, s)
+		case s.Kind == KindPi:
+			infos = append(infos, s.Info())
+		}
+	}
+	slices.SortStableFunc(infos, func(a, b engine.Info) int { return b.Modified.Compare(a.Modified) })
+	return infos, failed
 }

@@ -39,12 +39,6 @@ func addAgentUseFlags(fs *flag.FlagSet, list bool) *agentUseFlags {
 	return f
 }
 
-// agentUseStore opens the AgentUse store of a project directory ("" means
-// the working directory).
-func agentUseStore(e *env, project string) (*agentuse.Store, error) {
-	return agentuse.OpenStore(e.ctx, agentuse.StoreOptions{StateRoot: project})
-}
-
 // isAgentUseDir reports whether path names an AgentUse session
 // directory (agentuse.IsSessionDir).
 func isAgentUseDir(path string) bool { return agentuse.IsSessionDir(nil, path) }
@@ -63,7 +57,7 @@ func useAgentUse(store, arg string) bool {
 // AgentUse's order (newest first, unreadable last), top-level only unless
 // --subagents.
 func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
-	st, err := agentUseStore(e, *f.project)
+	st, err := agentuse.OpenStore(e.ctx, agentuse.StoreOptions{StateRoot: *f.project}) // "": the working directory's project
 	if err != nil {
 		return e.fail(err)
 	}
@@ -90,30 +84,16 @@ func runListAgentUse(e *env, f *agentUseFlags, asJSON bool) int {
 	return code
 }
 
-// runDumpAgentUse is `sessctl dump --store agentuse SESSION`: everything
-// stored for one session as one JSON object (see render.AgentUseJSON).
-// Damaged files are listed under "problems" and reported on stderr; the
-// exit code is then 4.
-func runDumpAgentUse(e *env, f *agentUseFlags, arg string) int {
-	c, code := readAgentUse(e, *f.project, arg)
-	if c == nil {
-		return code
-	}
-	if err := render.AgentUseJSON(e.stdout, c); err != nil {
+// runShowAgentUse prints an AgentUse session as a transcript (see
+// render.AgentUseTranscript), or with asJSON everything stored for it as
+// one JSON object (render.AgentUseJSON): what `sessctl show` and `sessctl
+// dump` (asJSON) print for an AgentUse session. Damaged files are
+// listed under "problems" and reported on stderr; the exit code is then 4.
+func runShowAgentUse(e *env, project, arg string, full, asJSON bool) int {
+	c, err := agentuse.FindRead(e.ctx, agentuse.StoreOptions{StateRoot: project}, arg)
+	if err != nil {
 		return e.fail(err)
 	}
-	return reportAgentUseProblems(e, c)
-}
-
-// runShowAgentUse prints an AgentUse session as a transcript (see
-// render.AgentUseTranscript), or with asJSON as render.AgentUseJSON does. It
-// is what `sessctl show` calls for an AgentUse session.
-func runShowAgentUse(e *env, project, arg string, full, asJSON bool) int {
-	c, code := readAgentUse(e, project, arg)
-	if c == nil {
-		return code
-	}
-	var err error
 	if asJSON {
 		err = render.AgentUseJSON(e.stdout, c)
 	} else {
@@ -123,21 +103,6 @@ func runShowAgentUse(e *env, project, arg string, full, asJSON bool) int {
 		return e.fail(err)
 	}
 	return reportAgentUseProblems(e, c)
-}
-
-// readAgentUse finds and reads a session; on failure it reports the error
-// and returns a nil session and the exit code.
-func readAgentUse(e *env, project, arg string) (*agentuse.Contents, int) {
-	st, x, err := agentuse.Find(e.ctx, agentuse.StoreOptions{StateRoot: project}, arg)
-	if err != nil {
-		return nil, e.fail(err)
-	}
-	defer st.Close()
-	c, err := st.Read(e.ctx, x)
-	if err != nil {
-		return nil, e.fail(err)
-	}
-	return c, exitOK
 }
 
 // reportAgentUseProblems writes one line per damaged file and per file or

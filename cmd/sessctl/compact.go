@@ -193,10 +193,7 @@ func runCompact(e *env, args []string) int {
 
 	entryID := ""
 	if !*dryRun {
-		// As pi's agent appends its own compactions: fromHook false.
-		fromHook := false
-		if entryID, err = s.AppendCompaction(engine.Compaction{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
-			TokensBefore: res.TokensBefore, Details: res.Details, FromHook: &fromHook}); err != nil {
+		if entryID, err = s.AppendCompactionResult(res); err != nil {
 			return e.fail(err)
 		}
 	}
@@ -220,6 +217,14 @@ func runCompact(e *env, args []string) int {
 func compactionSettings(agent layout.Agent, cwd string) (compaction.Settings, []error) {
 	dir, _ := layout.AgentDir(agent)
 	return compaction.ReadSettings(vfs.OS(), layout.SettingsFiles(agent, dir, cwd)...)
+}
+
+// storeAgent is the agent whose directory holds new sessions for --store.
+func storeAgent(store string) layout.Agent {
+	if ps, err := layout.ResolvePlaces(store); err == nil && len(ps) == 1 && ps[0].Name == layout.PlaceIndusagi {
+		return layout.AgentIndusagi
+	}
+	return layout.AgentPi
 }
 
 // refuse reports a compaction pi would refuse too, with a hint; exit 1.

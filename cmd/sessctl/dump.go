@@ -29,7 +29,7 @@ func runDump(e *env, args []string) int {
 		if *only != "" {
 			return e.usageError("--fields applies to JSONL sessions, not AgentUse ones")
 		}
-		return runDumpAgentUse(e, au, fs.Arg(0))
+		return runShowAgentUse(e, *au.project, fs.Arg(0), false, true)
 	}
 	o := render.StateOptions{ContextByLeaf: *byLeaf, NoInfo: true}
 	if *only != "" {

@@ -39,12 +39,12 @@ func runExport(e *env, args []string) int {
 	if *force && !toFile {
 		return e.usageError("--force needs -o FILE")
 	}
-	sv, err := openLean(e, *store, pos[0])
+	sv, err := openSession(e, *store, pos[0], false)
 	if err != nil {
 		return e.fail(err)
 	}
-	defer sv.close()
-	path, err := sv.branch(*leaf)
+	defer sv.Close()
+	path, err := sv.BranchTo(*leaf)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -70,7 +70,7 @@ func runExport(e *env, args []string) int {
 	// The document streams out: a large session is never held twice
 	// (but for --redact on stdout).
 	w := bufio.NewWriterSize(dst, 1<<16)
-	err = renderDoc(w, sv.Session, path, opts)
+	err = renderDoc(w, sv, path, opts)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}

@@ -88,11 +88,3 @@ func runFork(e *env, args []string) int {
 	fmt.Fprintf(e.stdout, "%s  %s\n", human.QuotePath(id), human.QuotePath(file))
 	return exitOK
 }
-
-// storeAgent is the agent whose directory holds new sessions for --store.
-func storeAgent(store string) layout.Agent {
-	if ps, err := layout.ResolvePlaces(store); err == nil && len(ps) == 1 && ps[0].Name == layout.PlaceIndusagi {
-		return layout.AgentIndusagi
-	}
-	return layout.AgentPi
-}

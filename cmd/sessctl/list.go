@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"os"
 	"syscall"
 
 	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
@@ -101,7 +99,11 @@ func runList(e *env, args []string) int {
 		if *store == layout.PlaceAll {
 			places = existingPlaces(places)
 		}
-		return listPlaces(e, places, o, *asJSON, &skipped)
+		l, err := render.ListPlaces(e.ctx, places, o)
+		if err != nil {
+			return e.fail(err)
+		}
+		return writeList(e, l, o, *asJSON, &skipped)
 	}
 	so := engine.StoreOptions{}
 	if *indusagi {
@@ -134,70 +136,31 @@ func runList(e *env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	infos, err := st.List(e.ctx, listCwd, o)
+	l, err := render.ListStore(e.ctx, st, listCwd, o, *all)
 	if err != nil {
 		return e.fail(err)
 	}
-	return writeList(e, st, infos, o, listOutput{json: *asJSON, all: *all, cwd: listCwd, noIndex: *noIndex}, warn, &skipped)
+	return writeList(e, l, o, *asJSON, &skipped)
 }
 
-// listOutput is how runList prints a listing.
-type listOutput struct {
-	json, all, noIndex bool
-	cwd                string // the cwd listed, "" for every cwd
-}
-
-// writeList prints the listing of st, as a table or with out.json as
-// JSON with each session's texts (read one at a time), and returns the
-// exit code: a failure when a file was skipped (counted in *skipped by
-// warn).
-func writeList(e *env, st *engine.Store, infos []engine.Info, o engine.ListOptions, out listOutput, warn func(error), skipped *int) int {
-	code := exitOK
-	if *skipped > 0 {
-		code = exitFailure
-	}
-	if out.json {
-		return printListJSON(e, st.ListTexts(e.ctx, infos, o), nil, warn, skipped)
-	}
-	if len(infos) == 0 {
-		fmt.Fprintln(e.stderr, "no sessions")
-		return code
-	}
-	w := bufio.NewWriter(e.stdout)
-	if out.all {
-		_ = render.ListAll(w, infos, infos) // a write error stays in w: Flush reports it
-	} else {
-		_ = render.ListIn(w, infos, everySession(e.ctx, st, out.cwd, infos, out.noIndex))
-	}
-	if err := w.Flush(); err != nil {
-		return e.fail(err)
-	}
-	return code
-}
-
-// printListJSON prints the JSON listing (render.ListPlacesJSONSeq) of
-// the sessions seq reads, then of the AgentUse sessions aus. A file seq
-// cannot read goes to warn (which counts it in *skipped); the exit code
-// is a failure when one did, or when the context ended.
-func printListJSON(e *env, seq iter.Seq2[*engine.Info, error], aus []*agentuse.Info, warn func(error), skipped *int) int {
-	var stop error // ctx done: a failure, not a skipped file
-	skip := func(err error) {
-		if cerr := e.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-			stop = err
-			return
-		}
-		warn(err)
-	}
-	for part := range render.ListPlacesJSONSeq(seq, aus, skip) {
-		if stop != nil {
-			break
-		}
-		if err := writeBuffers(e.stdout, part); err != nil {
+// writeList prints a listing (render.PlaceListing): as a table, or with
+// asJSON as one JSON array with each session's texts (read one at a
+// time). It returns the exit code: a failure when a file was skipped
+// (counted in *skipped by o.Warn).
+func writeList(e *env, l *render.PlaceListing, o engine.ListOptions, asJSON bool, skipped *int) int {
+	if asJSON {
+		if err := l.WriteJSON(e.ctx, o, func(b [][]byte) error { return writeBuffers(e.stdout, b) }); err != nil {
 			return e.fail(err)
 		}
-	}
-	if stop != nil {
-		return e.fail(stop)
+	} else {
+		if l.Empty() {
+			fmt.Fprintln(e.stderr, "no sessions")
+		}
+		w := bufio.NewWriter(e.stdout)
+		_ = l.WriteText(e.ctx, w) // a write error stays in w: Flush reports it
+		if err := w.Flush(); err != nil {
+			return e.fail(err)
+		}
 	}
 	if *skipped > 0 {
 		return exitFailure

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"sort"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
@@ -52,42 +50,18 @@ func runListRemote(e *env, rf remoteFlags, asJSON bool) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	code := exitOK
-	var infos []engine.Info
-	for _, s := range ss {
-		if s.Err != nil {
-			fmt.Fprintf(e.stderr, "sessctl: list: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
-			code = exitFailure
-			continue
-		}
-		if s.Kind != replica.KindPi {
-			continue
-		}
-		infos = append(infos, s.Info())
+	infos, failed := replica.PiInfos(ss)
+	for _, s := range failed {
+		fmt.Fprintf(e.stderr, "sessctl: list: %s %s: %v\n", s.Kind, human.QuotePath(s.Name), s.Err)
 	}
-	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Modified.After(infos[j].Modified) })
-	if asJSON {
-		if err := writeBuffers(e.stdout, render.ListJSON(infos)); err != nil {
-			return e.fail(err)
-		}
-		return code
-	}
-	if len(infos) == 0 {
-		fmt.Fprintln(e.stderr, "no sessions")
-		return code
-	}
-	w := bufio.NewWriter(e.stdout)
-	_ = render.List(w, infos)
-	if err := w.Flush(); err != nil {
-		return e.fail(err)
-	}
-	return code
+	skipped := len(failed) // the listing may miss them: a failure
+	return writeList(e, render.Rows(infos), engine.ListOptions{}, asJSON, &skipped)
 }
 
 // openRemoteView reads the pi session name stands for from the remote
 // into a private temporary file (streamed, a segment at a time) and opens
 // it read-only, as openView opens a local one; close removes the file.
-func openRemoteView(e *env, rf remoteFlags, name string) (*sessionView, func(), error) {
+func openRemoteView(e *env, rf remoteFlags, name string) (*render.Session, func(), error) {
 	r, err := rf.open()
 	if err != nil {
 		return nil, nil, err
@@ -106,14 +80,13 @@ func openRemoteView(e *env, rf remoteFlags, name string) (*sessionView, func(), 
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := fileStore(path, engine.StoreOptions{}).View(e.ctx, path)
+	sv, err := render.Open(e.ctx, path, false)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	sv := &sessionView{Session: render.SnapshotView(v), v: v}
 	e.warnVersion(sv.Path, sv.Header.Entry)
-	return sv, func() { sv.close(); cleanup() }, nil
+	return sv, func() { _ = sv.Close(); cleanup() }, nil
 }
 
 // failRemote reports an error opening a remote: a malformed one is a

@@ -12,20 +12,6 @@ import (
 // eight characters or more, that no other session of the store shares,
 // so that each is a SESSION the commands resolve.
 
-// everySession returns the sessions of every cwd of st, without texts,
-// to shorten ids among: infos when they are that listing already (cwd
-// ""), infos alone when the store cannot be listed.
-func everySession(ctx context.Context, st *engine.Store, cwd string, infos []engine.Info, noIndex bool) []engine.Info {
-	if cwd == "" {
-		return infos
-	}
-	all, err := st.List(ctx, "", engine.ListOptions{NoText: true, NoIndex: noIndex})
-	if err != nil {
-		return infos
-	}
-	return all
-}
-
 // searchShortIDs returns the ids of the JSONL sessions of the stores a
 // search looks in, to shorten its hits' ids among.
 func searchShortIDs(ctx context.Context, stores []layout.Place) *shortid.Set {

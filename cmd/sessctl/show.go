@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 
-	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/render"
-	"github.com/sessctl/sessctl/internal/jsonl"
 )
 
 var showCommand = newCommand("show", "print the active branch of a session as a readable transcript")
@@ -27,7 +25,7 @@ func runShow(e *env, args []string) int {
 	if code := e.oneSession(pos); code >= 0 {
 		return code
 	}
-	var sv *sessionView
+	var sv *render.Session
 	var done func()
 	var err error
 	switch {
@@ -48,22 +46,22 @@ func runShow(e *env, args []string) int {
 		return runShowAgentUse(e, *au.project, pos[0], *full, *asJSON)
 	}
 	if sv == nil {
-		if sv, err = openLean(e, *store, pos[0]); err != nil {
+		if sv, err = openSession(e, *store, pos[0], false); err != nil {
 			return e.fail(err)
 		}
-		done = sv.close
+		done = func() { _ = sv.Close() }
 	}
 	defer done()
-	path, err := sv.branch(*leaf)
+	path, err := sv.BranchTo(*leaf)
 	if err != nil {
 		return e.fail(err)
 	}
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	if *asJSON {
-		err = render.StoredLines(w, sv.Header.Raw, sv.v.Lines(path))
+		err = render.StoredLines(w, sv.Header.Raw, sv.View().Lines(path))
 	} else {
 		// A write error stays in w too: Flush reports it.
-		err = render.Transcript(w, sv.Session, path, render.TranscriptOptions{Full: *full, CutNote: "--full shows all"})
+		err = render.Transcript(w, sv, path, render.TranscriptOptions{Full: *full, CutNote: "--full shows all"})
 	}
 	if ferr := w.Flush(); err == nil {
 		err = ferr
@@ -74,65 +72,20 @@ func runShow(e *env, args []string) int {
 	return exitOK
 }
 
-// ---- the session as the read commands see it ----
-
-// sessionView is a session opened read-only, with a snapshot of what the
-// read commands print about it: a whole session (s) where the command
-// needs every entry's bytes at once, or a View (v), whose messages are
-// read back as they are printed, where it goes through them in order.
-type sessionView struct {
-	*render.Session
-	s *engine.Session
-	v *engine.View
-}
-
-// openView resolves and opens a session read-only and snapshots it,
-// warning on stderr when the file is of a newer format version. The
-// caller closes it.
-func openView(e *env, store, arg string) (*sessionView, error) {
+// openSession resolves a SESSION argument in store and opens it
+// read-only for the renderers (render.Open: whole, or as an engine.View
+// for the commands that go through the entries in order), warning on
+// stderr when the file is of a newer format version. The caller closes
+// it.
+func openSession(e *env, store, arg string, whole bool) (*render.Session, error) {
 	path, err := resolveSession(store, arg)
 	if err != nil {
 		return nil, err
 	}
-	s, err := openReadOnly(e.ctx, path)
+	sv, err := render.Open(e.ctx, path, whole)
 	if err != nil {
 		return nil, err
 	}
-	sv := &sessionView{Session: render.Snapshot(s), s: s}
 	e.warnVersion(sv.Path, sv.Header.Entry)
 	return sv, nil
-}
-
-// openLean is openView for the commands that go through the entries in
-// order (show, export, stats): the session is read as an engine.View,
-// holding a small part of a large file at a time.
-func openLean(e *env, store, arg string) (*sessionView, error) {
-	path, err := resolveSession(store, arg)
-	if err != nil {
-		return nil, err
-	}
-	v, err := fileStore(path, engine.StoreOptions{}).View(e.ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	sv := &sessionView{Session: render.SnapshotView(v), v: v}
-	e.warnVersion(sv.Path, sv.Header.Entry)
-	return sv, nil
-}
-
-func (sv *sessionView) close() {
-	if sv.v != nil {
-		_ = sv.v.Close()
-		return
-	}
-	_ = sv.s.Close()
-}
-
-// branch returns the root-to-leaf path, or the path to the entry named by
-// id (a full id or a unique prefix).
-func (sv *sessionView) branch(id string) ([]*jsonl.Entry, error) {
-	if sv.v != nil {
-		return sv.v.BranchTo(id)
-	}
-	return sv.s.BranchTo(id)
 }

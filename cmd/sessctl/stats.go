@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sessctl/sessctl/engine"
-	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/engine/render"
 	"github.com/sessctl/sessctl/engine/stats"
 	"github.com/sessctl/sessctl/internal/human"
@@ -44,20 +42,20 @@ func runStats(e *env, args []string) int {
 	if code := e.oneSession(fs.Args()); code >= 0 {
 		return code
 	}
-	sv, err := openLean(e, *store, fs.Arg(0))
+	sv, err := openSession(e, *store, fs.Arg(0), false)
 	if err != nil {
 		return e.fail(err)
 	}
-	defer sv.close()
+	defer sv.Close()
 	var branch []*jsonl.Entry
 	if sv.Leaf != "" {
-		branch = sv.v.BranchPath("")
+		branch = sv.View().BranchPath("")
 	}
-	allScope, onBranch, err := stats.CountView(sv.v, sv.Entries, branch)
+	allScope, onBranch, err := stats.CountView(sv.View(), sv.Entries, branch)
 	if err != nil {
 		return e.fail(err)
 	}
-	rep := render.NewSessionStats(sv.Session, allScope, onBranch)
+	rep := render.NewSessionStats(sv, allScope, onBranch)
 	w := bufio.NewWriter(e.stdout)
 	if *asJSON {
 		emitJSON(w, rep)
@@ -84,32 +82,15 @@ func statsAll(e *env, store string, asJSON, noIndex bool) int {
 	if len(js) > 1 {
 		return e.usageError("stats --all adds up one store of session files: --store pi, indusagi or a directory, not %s", human.Quote(store))
 	}
-	st, err := engine.OpenPlace(e.ctx, js[0], engine.StoreOptions{})
-	if err != nil {
-		return e.fail(err)
-	}
-	root := st.Dir()
-	aus := 0
-	for _, p := range layout.Places(places, layout.FormatAgentUse) {
-		n, err := countAgentUse(e, p.Root)
-		if err != nil {
-			return e.fail(err)
-		}
-		aus += n
-	}
-	total, err := stats.Dir(e.ctx, root, stats.DirOptions{
+	rep, total, err := render.PlaceStats(e.ctx, places, stats.DirOptions{
 		Skip: func(p string, err error) {
 			fmt.Fprintf(e.stderr, "sessctl: stats: skipping %s: %v\n", human.QuotePath(p), err)
 		},
 		Header:  e.warnVersion,
 		NoIndex: noIndex,
-	})
+	}, func(err error) { fmt.Fprintf(e.stderr, "sessctl: stats: skipping %v\n", err) })
 	if err != nil {
 		return e.fail(err)
-	}
-	rep := &render.StoreStats{Store: root, Sessions: total.Sessions, Skipped: total.Skipped, All: total.All}
-	if !layout.IsPlaceName(store) {
-		rep.AgentUse = &aus
 	}
 	w := bufio.NewWriter(e.stdout)
 	if asJSON {
@@ -134,15 +115,4 @@ func emitJSON(w io.Writer, v any) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
-}
-
-// countAgentUse counts the AgentUse sessions below root, subagents
-// included; what cannot be read is reported on stderr.
-func countAgentUse(e *env, root string) (int, error) {
-	st, err := agentuse.OpenStore(e.ctx, agentuse.StoreOptions{Dir: root})
-	if err != nil {
-		return 0, err
-	}
-	defer st.Close()
-	return st.Count(e.ctx, func(err error) { fmt.Fprintf(e.stderr, "sessctl: stats: skipping %v\n", err) })
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/agentuse"
@@ -33,18 +32,18 @@ func runTree(e *env, args []string) int {
 	if dir := fs.Arg(0); isAgentUseDir(dir) || isDir(dir) {
 		return treeAgentUse(e, dir, *asJSON)
 	}
-	sv, err := openView(e, *store, fs.Arg(0))
+	sv, err := openSession(e, *store, fs.Arg(0), true)
 	if err != nil {
 		return e.fail(err)
 	}
-	defer sv.close()
-	roots := sv.s.Tree()
+	defer sv.Close()
+	roots := sv.Tree()
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	var missing int
 	if *asJSON {
-		missing, err = render.TreeJSON(w, sv.Session, roots)
+		missing, err = render.TreeJSON(w, sv, roots)
 	} else {
-		missing, err = render.Tree(w, sv.Session, roots)
+		missing, err = render.Tree(w, sv, roots)
 	}
 	if err != nil {
 		return e.fail(err)
@@ -67,32 +66,13 @@ func isDir(path string) bool {
 // subagent sessions below it. --json prints them as list --agentuse
 // --json does, subagents included.
 func treeAgentUse(e *env, dir string, asJSON bool) int {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return e.fail(err)
-	}
-	root, only := abs, ""
-	if isAgentUseDir(abs) {
-		root, only = filepath.Dir(abs), abs
-	}
-	st, err := agentuse.OpenStore(e.ctx, agentuse.StoreOptions{Dir: root})
-	if err != nil {
-		return e.fail(err)
-	}
-	defer st.Close()
 	code := exitOK
-	list, err := st.List(e.ctx, agentuse.ListOptions{Subagents: true, Warn: func(err error) {
+	tops, err := agentuse.Trees(e.ctx, agentuse.StoreOptions{}, dir, func(err error) {
 		fmt.Fprintf(e.stderr, "sessctl: tree: skipped %v\n", err)
 		code = exitFailure
-	}})
+	})
 	if err != nil {
 		return e.fail(err)
-	}
-	var tops []*agentuse.Info
-	for _, x := range list {
-		if (only == "" && x.Parent == nil) || x.Dir == only {
-			tops = append(tops, x)
-		}
 	}
 	if len(tops) == 0 {
 		return e.fail(fmt.Errorf("%s: no sessions (neither a session file nor AgentUse sessions): %w", dir, engine.ErrNotFound))

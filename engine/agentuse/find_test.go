@@ -52,3 +52,32 @@ func TestAgentUseFind(t *testing.T) {
 		t.Errorf("Find of an id in a store that lacks it succeeded")
 	}
 }
+
+// TestFindRead reads a session named by its directory and by an id
+// prefix, with its message, and fails for an id its store lacks.
+func TestFindRead(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "session")
+	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root, Sync: agentuse.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := mustCreate(t, st, auSpec)
+	mustMessage(t, w)
+	dir, id := w.Dir(), w.ID()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []struct {
+		o   agentuse.StoreOptions
+		arg string
+	}{{agentuse.StoreOptions{Dir: t.TempDir()}, dir}, {agentuse.StoreOptions{Dir: root}, id[:12]}} {
+		c, err := agentuse.FindRead(ctx, o.o, o.arg)
+		if err != nil || c.Info.ID != id || len(c.Messages) != 1 {
+			t.Errorf("FindRead(%q): %+v, %v", o.arg, c, err)
+		}
+	}
+	if _, err := agentuse.FindRead(ctx, agentuse.StoreOptions{Dir: t.TempDir()}, id); err == nil {
+		t.Error("FindRead of an id in a store that lacks it succeeded")
+	}
+}

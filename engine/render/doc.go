@@ -15,10 +15,16 @@
 // (agentuse.Contents): the transcript of 'sessctl show' and the dump of
 // 'sessctl dump --store agentuse'.
 //
+// Open opens a session file read-only as such a Session (whole, or as an
+// engine.View for the renderers that go through it in order).
+//
 // AgentUseList, AgentUseTree and ListPlacesJSONSeq list AgentUse
-// sessions, alone or after the JSONL ones. The reports of commands are
-// here too: CompactionReport ('sessctl compact') and LockStatus ('sessctl
-// who').
+// sessions, alone or after the JSONL ones. A PlaceListing is what
+// 'sessctl list' prints, table or JSON: every session of a set of
+// layout.Place values of both formats (ListPlaces), one store's
+// (ListStore) or rows read elsewhere (Rows). The reports of commands are
+// here too: CompactionReport ('sessctl compact'), PlaceStats ('sessctl
+// stats --all') and LockStatus ('sessctl who').
 //
 // The documents can be redacted (Options.Redactor; package redact's Rules
 // is one). Redaction fails closed: when a line cannot be masked, the

@@ -30,6 +30,10 @@ type Session struct {
 	// their messages, which the renderers read back from it one window
 	// at a time (SnapshotView).
 	view *engine.View
+	// whole is the session Open read whole; opened says that Open
+	// opened view (Close closes what Open opened).
+	whole  *engine.Session
+	opened bool
 }
 
 // Snapshot returns what the renderers show of the open session s.

@@ -36,10 +36,10 @@ func TestLargeSessionMemory(t *testing.T) {
 	case raceEnabled:
 		targets = []int{4 << 20, 16 << 20}
 	}
-	// The fixed part (a read chunk, the texts written or matched at
-	// once) is made small beside the smaller session.
-	defer func(a, b, c int) { readChunk, pendingMax, scanBatch = a, b, c }(readChunk, pendingMax, scanBatch)
-	readChunk, pendingMax, scanBatch = 1<<20, 1<<20, 1<<20
+	// The fixed part (a read chunk, the texts written at once) is made
+	// small beside the smaller session.
+	defer func(a, b int) { readChunk, pendingMax = a, b }(readChunk, pendingMax)
+	readChunk, pendingMax = 1<<20, 1<<20
 	var roots [2]string
 	var sizes [2]int64
 	old := time.Now().Add(-time.Hour)

@@ -43,7 +43,17 @@
 // texts' places and a checksummed record of the files indexed and of the
 // stats of its own files; one that differs from that record, or fails a
 // check, is built again). It answers the same queries, and finds the
-// same hits, as the SQLite FTS5 index (EngineFTS5), described here:
+// same hits, as the SQLite FTS5 index (EngineFTS5). With it, and without
+// an index, a search opens no SQLite database: the query is checked
+// (with FTS5's error messages), texts are matched and their matches
+// marked in Go, as an FTS5 table with the index's tokenizer does. The
+// marks differ from FTS5's in corners only: FTS5 may also mark a phrase
+// on the right of a NOT, or of a NEAR group that did not match, when the
+// text matched through another branch of an OR (which depends on the
+// other texts it was given, not on the text); a word is cut at 128 bytes
+// (FTS5 keeps 32 KiB), so a query for a longer word also finds the words
+// that begin with its first 128 bytes; and FTS5's special queries
+// (*reads, *id) are refused. The FTS5 index is described here:
 //
 // The FTS5 index is SQLite (modernc.org/sqlite, no cgo) with an FTS5 table
 // that stores no text, only the inverted index and, for each text, the

@@ -3,22 +3,17 @@ package search
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"iter"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
-	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
-	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 // Query is what to search for and where.
@@ -117,13 +112,24 @@ func compareCandidates(a, b *candidate) int {
 // fs.ErrNotExist.
 func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 	return func(yield func(Hit, error) bool) {
-		sn, err := newSnipper(ctx, x.fsys())
+		// The own engine and the search without an index check, match
+		// and mark in Go (sn); only the FTS5 engine opens an FTS5 table
+		// for it.
+		var hm hitMaker
+		var sn *snipper
+		var err error
+		if x.o.NoIndex || x.o.Engine == EngineOwn {
+			sn, err = newSnipper(ctx, x.fsys())
+			hm = sn
+		} else {
+			hm, err = newFTSSnipper(ctx, x.fsys())
+		}
 		if err != nil {
 			yield(Hit{}, err)
 			return
 		}
-		defer sn.close()
-		if err := sn.check(ctx, q.Text); err != nil {
+		defer hm.close()
+		if err := hm.check(ctx, q.Text); err != nil {
 			yield(Hit{}, err)
 			return
 		}
@@ -159,7 +165,7 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 			if q.Limit > 0 {
 				n = min(n, q.Limit-emitted+8)
 			}
-			hits, err := sn.hits(ctx, q.Text, cands[:n])
+			hits, err := hm.hits(ctx, q.Text, cands[:n])
 			if err != nil {
 				yield(Hit{}, err)
 				return
@@ -450,253 +456,6 @@ func (q *Query) matches(c *candidate) bool {
 		}
 	}
 	return true
-}
-
-// snipper holds an in-memory FTS5 table with the index's tokenizer. The
-// index stores no text: for the hits shown, the texts are extracted
-// from their files again and matched here, which marks the matches (and
-// drops a hit whose file changed since it was indexed).
-type snipper struct {
-	db   *sql.DB
-	conn *sql.Conn
-	fs   vfs.FS // where the hits' files are read
-}
-
-func newSnipper(ctx context.Context, fsys vfs.FS) (*snipper, error) {
-	db, err := sql.Open("sqlite", "file::memory:")
-	if err != nil {
-		return nil, fmt.Errorf("open snippet table: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open snippet table: %w", err)
-	}
-	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE snip USING fts5(text, tokenize='`+tokenizer+`')`); err != nil {
-		conn.Close()
-		db.Close()
-		return nil, fmt.Errorf("open snippet table: %w", err)
-	}
-	return &snipper{db: db, conn: conn, fs: fsys}, nil
-}
-
-func (s *snipper) close() {
-	s.conn.Close()
-	s.db.Close()
-}
-
-// check parses the query.
-func (s *snipper) check(ctx context.Context, query string) error {
-	if strings.TrimSpace(query) == "" {
-		return fmt.Errorf("%w: the query is empty", ErrQuery)
-	}
-	rows, err := s.conn.QueryContext(ctx, `SELECT rowid FROM snip WHERE snip MATCH ?`, query)
-	if err == nil {
-		for rows.Next() {
-		}
-		err = rows.Err()
-		rows.Close()
-	}
-	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "SQL logic error: ")
-		return fmt.Errorf("%w: %s", ErrQuery, strings.TrimSuffix(msg, " (1)"))
-	}
-	return nil
-}
-
-// match loads texts into the table and returns, for those that match,
-// their text with the matches between \x01 and \x02.
-func (s *snipper) match(ctx context.Context, query string, texts []string) (map[int]string, error) {
-	// The texts are added in a transaction that is rolled back: one
-	// flush of FTS5's terms instead of one per row, and no delete.
-	if _, err := s.conn.ExecContext(ctx, `BEGIN`); err != nil {
-		return nil, fmt.Errorf("search snippet: %w", err)
-	}
-	defer s.conn.ExecContext(context.Background(), `ROLLBACK`)
-	for i, t := range texts {
-		if t == "" {
-			continue
-		}
-		if _, err := s.conn.ExecContext(ctx, `INSERT INTO snip(rowid, text) VALUES(?,?)`, i, t); err != nil {
-			return nil, fmt.Errorf("search snippet: %w", err)
-		}
-	}
-	rows, err := s.conn.QueryContext(ctx, `SELECT rowid, highlight(snip, 0, char(1), char(2)) FROM snip WHERE snip MATCH ?`, query)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
-	}
-	defer rows.Close()
-	out := map[int]string{}
-	for rows.Next() {
-		var i int
-		var h string
-		if err := rows.Scan(&i, &h); err != nil {
-			return nil, err
-		}
-		out[i] = h
-	}
-	return out, rows.Err()
-}
-
-// hits extracts the candidates' texts from their files and makes their
-// snippets. Candidates whose text no longer matches are left out.
-func (s *snipper) hits(ctx context.Context, query string, cands []candidate) ([]Hit, error) {
-	texts := make([]string, len(cands))
-	var fh vfs.File
-	var open string
-	defer func() {
-		if fh != nil {
-			fh.Close()
-		}
-	}()
-	var docs []doc
-	for i := range cands {
-		c := &cands[i]
-		if c.file != open {
-			if fh != nil {
-				fh.Close()
-				fh = nil
-			}
-			open = c.file
-			f, err := s.fs.OpenFile(c.file, os.O_RDONLY, 0)
-			if err != nil {
-				continue
-			}
-			fh = f
-		}
-		if fh == nil {
-			continue
-		}
-		buf := make([]byte, c.n)
-		if _, err := fh.ReadAt(buf, c.off); err != nil {
-			continue
-		}
-		docs = docs[:0]
-		if c.fkind == fileJSONL {
-			e, err := jsonl.ParseEntry(buf)
-			if err != nil || (c.entry != "" && e.ID != c.entry) {
-				continue
-			}
-			if c.entryFromFile && e.IDKind == jsonl.KindString {
-				c.entry = e.ID
-			}
-			docs = lineDocs(&e, docs)
-		} else {
-			var entry string
-			docs, entry, _ = agentUseDocs(c.fkind, buf, docs)
-			if c.entryFromFile {
-				c.entry = auEntry(c.fkind, c.file, entry)
-			}
-		}
-		if c.part < len(docs) && docs[c.part].kind == c.kind {
-			texts[i] = cleanText(docs[c.part].text)
-		}
-	}
-	marked, err := s.match(ctx, query, texts)
-	if err != nil {
-		return nil, err
-	}
-	var out []Hit
-	for i := range cands {
-		h, ok := marked[i]
-		if !ok {
-			continue
-		}
-		c := &cands[i]
-		hit := Hit{Session: *c.sess, Entry: c.entry, File: c.file, Offset: c.off, Kind: c.kind, Role: c.kind.Role(), Tool: c.tool}
-		if c.ts != 0 {
-			hit.Time = time.UnixMilli(c.ts).UTC()
-		}
-		hit.Snippet, hit.Matches = snippet(h)
-		out = append(out, hit)
-	}
-	return out, nil
-}
-
-// Snippet sizes, in characters: context kept before the first match, and
-// the whole snippet.
-const (
-	snipBefore = 60
-	snipLen    = 200
-)
-
-// snippet cuts the text around the first match (marked \x01...\x02),
-// folds whitespace to single spaces, and returns it with the byte ranges
-// of the matches.
-func snippet(h string) (string, [][2]int) {
-	type r struct {
-		c rune
-		m bool
-	}
-	rs := make([]r, 0, min(len(h), 1<<16))
-	in, space := false, true
-	first := -1
-	for _, c := range h {
-		switch c {
-		case 1:
-			in = true
-			continue
-		case 2:
-			in = false
-			continue
-		}
-		if unicode.IsSpace(c) {
-			if space {
-				continue
-			}
-			c, space = ' ', true
-		} else {
-			space = false
-		}
-		if in && first < 0 {
-			first = len(rs)
-		}
-		rs = append(rs, r{c, in})
-	}
-	for len(rs) > 0 && rs[len(rs)-1].c == ' ' {
-		rs = rs[:len(rs)-1]
-	}
-	if first < 0 {
-		first = 0
-	}
-	start := max(0, first-snipBefore)
-	if start > 0 {
-		// Start at a word.
-		for k := start; k < first && k < start+15; k++ {
-			if rs[k].c == ' ' {
-				start = k + 1
-				break
-			}
-		}
-	}
-	end := min(len(rs), start+snipLen)
-	if end < len(rs) {
-		for k := end; k > first && k > end-15; k-- {
-			if rs[k].c == ' ' {
-				end = k
-				break
-			}
-		}
-	}
-	var sb strings.Builder
-	var ms [][2]int
-	if start > 0 {
-		sb.WriteString("…")
-	}
-	for k := start; k < end; k++ {
-		if rs[k].m && (k == start || !rs[k-1].m) {
-			ms = append(ms, [2]int{sb.Len(), 0})
-		}
-		sb.WriteRune(rs[k].c)
-		if rs[k].m && (k+1 == end || !rs[k+1].m) {
-			ms[len(ms)-1][1] = sb.Len()
-		}
-	}
-	if end < len(rs) {
-		sb.WriteString("…")
-	}
-	return sb.String(), ms
 }
 
 // cleanCwd cleans a working directory to compare it with the ones

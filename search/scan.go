@@ -15,41 +15,17 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
-// scanBatch bounds the text matched at once without an index. Tests
-// lower it.
-var scanBatch = 8 << 20
-
-// scan searches the files without an index: their texts go through the
-// in-memory FTS5 table in batches, so that a query means the same with
-// and without an index.
+// scan searches the files without an index: their texts are matched by
+// the snipper's matcher, which means what the index means.
 func scan(ctx context.Context, fsys vfs.FS, sn *snipper, files []found, q Query, warn func(error)) ([]candidate, error) {
 	var out []candidate
-	var batch []candidate
-	var texts []string
-	size := 0
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		marked, err := sn.match(ctx, q.Text, texts)
-		if err != nil {
-			return err
-		}
-		for i := range batch {
-			if _, ok := marked[i]; ok && q.matches(&batch[i]) {
-				out = append(out, batch[i])
-			}
-		}
-		batch, texts, size = batch[:0], texts[:0], 0
-		return nil
-	}
+	// Texts are matched as they are read: memory is bounded by a line.
 	add := func(c candidate, text string) error {
-		batch = append(batch, c)
-		texts = append(texts, cleanText(text))
-		if size += len(text); size >= scanBatch {
-			return flush()
+		ok, err := sn.matches(q.Text, text) // \x01 and \x02 separate words: no cleanText
+		if ok {
+			out = append(out, c)
 		}
-		return nil
+		return err
 	}
 	sessions := map[string]*Session{}
 	var docs []doc
@@ -158,9 +134,6 @@ func scan(ctx context.Context, fsys vfs.FS, sn *snipper, files []found, q Query,
 		if err != nil {
 			warn(fmt.Errorf("read %s: %w", f.path, err))
 		}
-	}
-	if err := flush(); err != nil {
-		return nil, err
 	}
 	// The cwd filter needs the header, read by now.
 	out = slices.DeleteFunc(out, func(c candidate) bool { return !q.matches(&c) })

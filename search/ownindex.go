@@ -78,8 +78,9 @@ const (
 	ownTextDir   = "text"  // the textindex
 	ownDocsName  = "docs"  // a docRecSize record per document, by id
 	ownStateName = "state" // the files and sessions indexed (gob)
-	ownVersion   = 1
-	ownRecSize   = 28 // file uint32, part uint32, off int64, len int64, CRC-32C of them
+	ownVersion   = 2       // 2: Times
+	ownRecSize   = 28      // file uint32, part uint32, off int64, len int64, CRC-32C of them
+	ownTimeBlock = 256
 )
 
 // ownState is what the own engine knows of the files it indexed. A
@@ -96,6 +97,11 @@ type ownState struct {
 	Files    map[string]*ownFile
 	Sessions map[string]*ownSession
 	Dead     uint64 // documents of files replaced or gone
+	// Times is, for each run of ownTimeBlock document ids (the first
+	// ids 1 to ownTimeBlock), the newest time of its texts (dead ones
+	// too): a query with a limit walks the ids down and stops once no
+	// older id can hold a text newer than the hits it has.
+	Times []int64
 	// Stamps are the stats of the index's other files (the docs table,
 	// the textindex's manifest and segments) as this state's update left
 	// them: a file that differs was changed by another program (or a
@@ -318,7 +324,8 @@ func (x *Index) openOwn(reset bool) (*own, error) {
 		// Dead documents are never deleted: when they are half the index,
 		// it is built again.
 		tooDead := st.MaxID > 1<<16 && st.Dead > st.MaxID/2
-		if err != nil || tooDead || !maps.Equal(cur, st.Stamps) || ix.Stats().MaxID != st.MaxID || docsSize != int64(st.MaxID)*ownRecSize {
+		times := (st.MaxID + ownTimeBlock - 1) / ownTimeBlock
+		if err != nil || tooDead || uint64(len(st.Times)) != times || !maps.Equal(cur, st.Stamps) || ix.Stats().MaxID != st.MaxID || docsSize != int64(st.MaxID)*ownRecSize {
 			o.ix = nil
 		} else {
 			o.st = st
@@ -586,6 +593,7 @@ func (w *ownWriter) add(r *ownFile, off, n, ts int64) error {
 			return err
 		}
 		w.nextID++
+		w.o.st.noteTime(id, ts)
 		var rec [ownRecSize]byte
 		binary.LittleEndian.PutUint32(rec[0:], r.No)
 		binary.LittleEndian.PutUint32(rec[4:], uint32(i))
@@ -599,6 +607,15 @@ func (w *ownWriter) add(r *ownFile, off, n, ts int64) error {
 		return w.flushRecs()
 	}
 	return nil
+}
+
+// noteTime records that document id has a text of time ts.
+func (st *ownState) noteTime(id uint64, ts int64) {
+	b := int((id - 1) / ownTimeBlock)
+	for len(st.Times) <= b {
+		st.Times = append(st.Times, math.MinInt64)
+	}
+	st.Times[b] = max(st.Times[b], ts)
 }
 
 func (w *ownWriter) flushRecs() error {
@@ -787,10 +804,53 @@ func auEntry(kind fileKind, path, entry string) string {
 }
 
 // query evaluates e with the query's filters and returns the candidates,
-// sorted as FTS5's are.
+// sorted as FTS5's are. With a limit (and an exact e) only the first
+// q.Limit+16 candidates of that order are returned, and only theirs are
+// read from the docs table; a term or phrase query stops walking its
+// postings once no older document can be among them (ownState.Times).
 func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, error) {
+	filter := o.filter(q)
+	k := 0
+	if q.Limit > 0 && e.exact {
+		k = q.Limit + 16
+	}
+	var hits []textindex.Meta
+	if e.op == opLeaf && k > 0 {
+		var err error
+		if hits, err = o.leafTop(ctx, e, filter, k); err != nil {
+			return nil, err
+		}
+	} else {
+		m, err := o.eval(ctx, e, filter)
+		if err != nil {
+			return nil, err
+		}
+		hits = slices.AppendSeq(make([]textindex.Meta, 0, len(m)), maps.Values(m))
+	}
+	if k > 0 && len(hits) > k {
+		// The first k candidates are among the texts at least as new as
+		// the k-th newest: the others need no record.
+		var top topTimes
+		for _, m := range hits {
+			top.add(m.Time, k)
+		}
+		hits = slices.DeleteFunc(hits, func(m textindex.Meta) bool { return m.Time < top.t[0] })
+	}
+	out, err := o.candidates(hits)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return compareCandidates(&a, &b) })
+	if k > 0 && len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+// filter returns the test of a document against the query's roles,
+// tools, times, stores and working directory (a dead document fails it).
+func (o *own) filter(q Query) func(textindex.Meta) bool {
 	rs := roots(q.Stores)
-	sessions := map[string]*Session{}
 	var kinds [256]bool
 	if q.Role != "" {
 		for _, k := range kindsOf(q.Role) {
@@ -804,7 +864,7 @@ func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, erro
 		cwdLo, _ = prefixBounds(cwd)
 	}
 	okFile := map[uint32]bool{}
-	filter := func(m textindex.Meta) bool {
+	return func(m textindex.Meta) bool {
 		if q.Role != "" && !kinds[m.Role] {
 			return false
 		}
@@ -839,13 +899,87 @@ func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, erro
 		}
 		return ok
 	}
-	hits, err := o.eval(ctx, e, filter)
-	if err != nil {
+}
+
+// leafTop returns the documents of a leaf that pass filter, walking the
+// ids down until it holds k of them and no document at or below the
+// next id has a text newer than the k-th newest it holds: those can
+// come only after the first k in compareCandidates' order (a text as new
+// as the k-th is still read, for the order of equal times).
+func (o *own) leafTop(ctx context.Context, e *ftsExpr, filter func(textindex.Meta) bool, k int) ([]textindex.Meta, error) {
+	// newest[b]: the newest time of the ids up to the end of block b.
+	newest := make([]int64, len(o.st.Times))
+	run := int64(math.MinInt64)
+	for b, t := range o.st.Times {
+		run = max(run, t)
+		newest[b] = run
+	}
+	var top topTimes
+	var out []textindex.Meta
+	q := textindex.Query{Clauses: e.clauses,
+		Filter: func(m textindex.Meta) bool {
+			if !filter(m) {
+				return false
+			}
+			top.add(m.Time, k)
+			out = append(out, m)
+			return false // kept here: Search need not collect them
+		},
+		Stop: func(m textindex.Meta) bool {
+			b := (m.ID - 1) / ownTimeBlock
+			return len(top.t) >= k && m.ID > 0 && b < uint64(len(newest)) && newest[b] < top.t[0]
+		},
+	}
+	if _, err := o.ix.Search(ctx, q); err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// topTimes holds the k newest times added, the oldest of them first (a
+// min-heap).
+type topTimes struct{ t []int64 }
+
+func (h *topTimes) add(ts int64, k int) {
+	if len(h.t) < k {
+		h.t = append(h.t, ts)
+		for i := len(h.t) - 1; i > 0; {
+			p := (i - 1) / 2
+			if h.t[p] <= h.t[i] {
+				break
+			}
+			h.t[p], h.t[i] = h.t[i], h.t[p]
+			i = p
+		}
+		return
+	}
+	if ts <= h.t[0] {
+		return
+	}
+	h.t[0] = ts
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(h.t) && h.t[l] < h.t[m] {
+			m = l
+		}
+		if r := l + 1; r < len(h.t) && h.t[r] < h.t[m] {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h.t[m], h.t[i] = h.t[i], h.t[m]
+		i = m
+	}
+}
+
+// candidates reads the docs table's records of hits.
+func (o *own) candidates(hits []textindex.Meta) ([]candidate, error) {
+	sessions := map[string]*Session{}
 	out := make([]candidate, 0, len(hits))
 	var rec [ownRecSize]byte
-	for id, m := range hits {
+	for _, m := range hits {
+		id := m.ID
 		if _, err := o.docs.ReadAt(rec[:], int64(id-1)*ownRecSize); err != nil {
 			return nil, fmt.Errorf("read search index %s: %w", o.dir, err)
 		}
@@ -868,10 +1002,6 @@ func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, erro
 			n: int64(binary.LittleEndian.Uint64(rec[16:])), part: int(binary.LittleEndian.Uint32(rec[4:])),
 			kind: Kind(m.Role), tool: m.Tool, ts: m.Time, entryFromFile: true}
 		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b candidate) int { return compareCandidates(&a, &b) })
-	if q.Limit > 0 && e.exact && len(out) > q.Limit+16 {
-		out = out[:q.Limit+16]
 	}
 	return out, nil
 }

@@ -41,6 +41,9 @@ func (m *model) search(q Query) []Hit {
 			continue
 		}
 		h := Hit{Meta: Meta{ID: d.ID, Ref: d.Ref, Time: d.Time, Role: d.Role, Tool: d.Tool, Tokens: uint32(len(terms))}, Freq: total}
+		if q.Rank == nil && q.Stop != nil && q.Stop(h.Meta) {
+			break
+		}
 		if q.Filter != nil && !q.Filter(h.Meta) {
 			continue
 		}
@@ -147,6 +150,11 @@ func randomQuery(r *rand.Rand) Query {
 	if r.IntN(5) == 0 {
 		q.Rank = TermFrequency
 	}
+	if r.IntN(4) == 0 {
+		// The first match (from the newest) whose id has a given rest.
+		n := uint64(3 + r.IntN(20))
+		q.Stop = func(m Meta) bool { return m.ID%n == 0 }
+	}
 	return q
 }
 
@@ -156,7 +164,7 @@ func randomDoc(r *rand.Rand, id uint64) Doc {
 }
 
 func describe(q Query) string {
-	return fmt.Sprintf("%+v limit %d filter %v rank %v", q.Clauses, q.Limit, q.Filter != nil, q.Rank != nil)
+	return fmt.Sprintf("%+v limit %d filter %v rank %v stop %v", q.Clauses, q.Limit, q.Filter != nil, q.Rank != nil, q.Stop != nil)
 }
 
 func checkQueries(t *testing.T, ix *Index, m *model, r *rand.Rand, n int) {

@@ -431,9 +431,10 @@ func (x *Index) waitOwnMerge() error {
 	return nil
 }
 
-// merge merges the index's segments into one and records the result.
+// merge merges the index's newest segments (those of small updates,
+// not a first build's large ones) into one and records the result.
 func (o *own) merge(ctx context.Context) error {
-	if err := o.ix.Merge(ctx); err != nil {
+	if err := o.ix.MergeNewest(ctx, ownMaxSegments-2); err != nil {
 		return err
 	}
 	// The merged segments' files go when the index is closed (no

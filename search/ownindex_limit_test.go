@@ -88,7 +88,7 @@ func TestOwnLimitIsPrefix(t *testing.T) {
 	roles := []string{"", "", "", RoleUser, RoleAssistant}
 	check := func(stage string) {
 		for _, text := range queries {
-			for range 4 {
+			for range 2 {
 				q := Query{Text: text, Stores: stores, Role: roles[r.IntN(len(roles))]}
 				all, err := collect(x, q)
 				if err != nil {

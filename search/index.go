@@ -112,6 +112,8 @@ type Index struct {
 
 	w     *watcher   // Options.Watch
 	clean cleanState // the last search that found the index current, as w saw it
+
+	ownMerge *ownMerger // EngineOwn: a merge left running by the last search
 }
 
 // cleanState records a search that found the index current (Watch): the
@@ -172,11 +174,14 @@ func (x *Index) fsys() vfs.FS {
 func (x *Index) Dir() string { return x.dir }
 
 // Close releases the index. A search holds its files and lock only
-// until its first hit, so after a search Close has nothing left to do.
+// until its first hit, so after a search Close has nothing left to do
+// but wait for a merge of EngineOwn's segments that it left running.
 func (x *Index) Close() error {
-	var err error
+	err := x.waitOwnMerge()
 	if x.w != nil {
-		err = x.w.close()
+		if werr := x.w.close(); err == nil {
+			err = werr
+		}
 		x.w, x.clean = nil, cleanState{}
 	}
 	if x.lock == nil {

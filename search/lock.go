@@ -22,6 +22,15 @@ import (
 // database) needs it exclusive, so it waits until the searches under way
 // are done, and searches that start meanwhile wait for it.
 //
+// The own engine (ownindex.go) holds index.lock the same way: shared
+// for a search that finds its index current and only reads it, exclusive
+// for whatever writes it (an update, a merge of segments, emptying an
+// index it does not trust, removing a crashed writer's leftovers). Its
+// files change only under the exclusive lock, and the textindex manifest
+// and the state are each replaced whole (written aside, then renamed), so
+// a reader never sees a manifest, segment set, docs table and state of
+// different updates, nor a segment deleted under it.
+//
 // writer.lock gives the exclusive lock precedence: a process that wants
 // index.lock exclusive holds writer.lock exclusive while it waits and
 // while it has index.lock, and a process takes writer.lock shared, for a

@@ -37,8 +37,10 @@ const (
 	// It answers the same queries as EngineFTS5; a query with FTS5 syntax
 	// it does not evaluate itself (column filters, ^, +, NEAR under NOT)
 	// is answered by reading the files, as with Options.NoIndex. A search
-	// holds the index lock exclusive: searches of several processes take
-	// turns.
+	// that finds the index current holds the index lock shared, so
+	// searches of several processes run at once; one that updates it
+	// holds it exclusive. A merge of many segments runs after the answer:
+	// Close waits for it.
 	EngineOwn
 )
 
@@ -78,8 +80,9 @@ const (
 	ownTextDir   = "text"  // the textindex
 	ownDocsName  = "docs"  // a docRecSize record per document, by id
 	ownStateName = "state" // the files and sessions indexed (gob)
-	ownVersion   = 1
-	ownRecSize   = 28 // file uint32, part uint32, off int64, len int64, CRC-32C of them
+	ownVersion   = 2       // 2: Times
+	ownRecSize   = 28      // file uint32, part uint32, off int64, len int64, CRC-32C of them
+	ownTimeBlock = 256
 )
 
 // ownState is what the own engine knows of the files it indexed. A
@@ -96,6 +99,11 @@ type ownState struct {
 	Files    map[string]*ownFile
 	Sessions map[string]*ownSession
 	Dead     uint64 // documents of files replaced or gone
+	// Times is, for each run of ownTimeBlock document ids (the first
+	// ids 1 to ownTimeBlock), the newest time of its texts (dead ones
+	// too): a query with a limit walks the ids down and stops once no
+	// older id can hold a text newer than the hits it has.
+	Times []int64
 	// Stamps are the stats of the index's other files (the docs table,
 	// the textindex's manifest and segments) as this state's update left
 	// them: a file that differs was changed by another program (or a
@@ -163,7 +171,8 @@ func newOwnState() *ownState {
 	return &ownState{Version: ownVersion, NextFile: 1, Files: map[string]*ownFile{}, Sessions: map[string]*ownSession{}}
 }
 
-// own is an open own index, for one search (index lock held exclusive).
+// own is an open own index, for one search (index lock held shared to
+// read it, exclusive to write it).
 type own struct {
 	x    *Index
 	dir  string
@@ -175,9 +184,11 @@ type own struct {
 
 func (x *Index) ownDir() string { return filepath.Join(x.dir, ownDirName) }
 
-// ownSearch is Index.search for EngineOwn: the lock is taken exclusive
-// for the update and the query (one writer at a time; searches of other
-// processes wait). With a watch (Options.Watch), a search that finds
+// ownSearch is Index.search for EngineOwn: the lock is taken shared, and
+// a search that finds the index current (nothing to index, nothing gone)
+// queries it so; one that must update it takes the lock exclusive for the
+// update and the query (one writer at a time; searches of other processes
+// wait). With a watch (Options.Watch), a search that finds
 // nothing changed since the last one found the index current, and the
 // index's state as that search left it, only queries.
 func (x *Index) ownSearch(ctx context.Context, sn *snipper, q Query, warn func(error)) ([]candidate, error) {
@@ -193,6 +204,7 @@ func (x *Index) ownSearch(ctx context.Context, sn *snipper, q Query, warn func(e
 }
 
 func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(error), current bool) (cands []candidate, err error) {
+	_ = x.waitOwnMerge() // it failed safely: the next merge tries again
 	if err := checkIndexDir(x.dir, q.Stores); err != nil {
 		return nil, err
 	}
@@ -223,12 +235,35 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 		return nil, err
 	}
 	x.lock = lk
+	handed := false // to the merge, which releases it
 	defer func() {
+		if handed {
+			return
+		}
 		if rerr := lk.release(); err == nil {
 			err = rerr
 		}
 		x.lock = nil
 	}()
+	if !x.o.Rebuild || x.rebuilt {
+		// An index that is current is only read: under the lock shared,
+		// searches of several processes run at once.
+		var tag string
+		var ok bool
+		cands, tag, ok, err = x.ownRead(ctx, sn, files, q, current)
+		if ok {
+			if err == nil && watched && tag != "" && !x.hasWarned() {
+				x.clean = cleanState{ok: true, key: storesKey(q.Stores), gen: gen, tags: []string{tag}}
+			}
+			return cands, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if current {
+			return nil, errChanged
+		}
+	}
 	if err := lk.exclusive(ctx); err != nil {
 		return nil, err
 	}
@@ -240,7 +275,8 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 	}
 	for attempt := 0; ; attempt++ {
 		var tag string
-		cands, tag, err = x.ownOnce(ctx, sn, files, q, current)
+		var merge *own
+		cands, tag, merge, err = x.ownOnce(ctx, sn, files, q, current)
 		if err != nil && errors.Is(err, textindex.ErrCorrupt) && attempt < 1 && !current {
 			// Never the source of truth: built again.
 			if err := x.fsys().RemoveAll(x.ownDir()); err != nil {
@@ -251,42 +287,172 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 		if err != nil && current {
 			return nil, errChanged // the full path repairs what is wrong
 		}
-		x.warnMu.Lock()
-		warned := len(x.warned) > 0
-		x.warnMu.Unlock()
-		if err == nil && watched && tag != "" && !warned {
+		if err == nil && watched && tag != "" && !x.hasWarned() {
 			x.clean = cleanState{ok: true, key: storesKey(q.Stores), gen: gen, tags: []string{tag}}
+		}
+		if merge != nil {
+			// The answer first: the merge goes on after this search
+			// returns, with the lock held exclusive, and Close (or the
+			// next search) waits for it.
+			handed = true
+			x.ownMerge = startOwnMerge(ctx, merge, lk, tag)
 		}
 		return cands, err
 	}
+}
+
+func (x *Index) hasWarned() bool {
+	x.warnMu.Lock()
+	defer x.warnMu.Unlock()
+	return len(x.warned) > 0
+}
+
+// ownRead answers q from the index as it is, without writing anything,
+// when it is trusted and up to date with files (when current: as the
+// last search left it). ok is false when it is not: the caller takes the
+// lock exclusive and updates (or repairs) it.
+func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, q Query, current bool) (cands []candidate, tag string, ok bool, err error) {
+	o, err := x.openOwn(openRead)
+	if err != nil {
+		return nil, "", false, nil
+	}
+	defer o.close()
+	e, exact := parseFTS(q.Text)
+	tag = o.stateTag()
+	if current {
+		if !exact || tag != x.clean.tags[0] {
+			return nil, "", false, nil
+		}
+	} else if work, _, drops := o.plan(files, roots(q.Stores)); len(work) > 0 || len(drops) > 0 {
+		return nil, "", false, nil
+	}
+	if !exact {
+		cands, err = scan(ctx, x.fsys(), sn, files, q, x.warn)
+		return cands, tag, err == nil, err
+	}
+	cands, err = o.query(ctx, e, q)
+	if err != nil {
+		// A damaged index is for the exclusive path to repair.
+		return nil, "", ctx.Err() != nil || errors.Is(err, ErrQuery), err
+	}
+	return cands, tag, true, nil
 }
 
 // ownOnce opens the index, brings it up to date with files (not when
 // current: then the index must be as the last search left it, its state
 // file's tag the one recorded) and queries it. It returns the state
 // file's tag after the update.
-func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, q Query, current bool) ([]candidate, string, error) {
-	o, err := x.openOwn(!current)
-	if err != nil {
-		return nil, "", err
+//
+// When the index has many segments it returns itself open (merge), for
+// the caller to merge them after the answer; else it is closed.
+func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, q Query, current bool) (cands []candidate, tag string, merge *own, err error) {
+	mode := openReset
+	if current {
+		mode = openWrite
 	}
-	defer o.close()
+	o, err := x.openOwn(mode)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	defer func() {
+		if err == nil && o.ix.Stats().Segments > ownMaxSegments {
+			merge = o
+			return
+		}
+		o.close()
+	}()
 	e, exact := parseFTS(q.Text)
 	if current {
 		if !exact || o.stateTag() != x.clean.tags[0] {
-			return nil, "", errChanged
+			return nil, "", nil, errChanged
 		}
 	} else if err := o.update(ctx, files, roots(q.Stores)); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	tag := o.stateTag()
+	tag = o.stateTag()
 	if !exact {
 		// Syntax the own index does not evaluate: read the files.
-		cands, err := scan(ctx, x.fsys(), sn, files, q, x.warn)
-		return cands, tag, err
+		cands, err = scan(ctx, x.fsys(), sn, files, q, x.warn)
+		return cands, tag, nil, err
 	}
-	cands, err := o.query(ctx, e, q)
-	return cands, tag, err
+	cands, err = o.query(ctx, e, q)
+	return cands, tag, nil, err
+}
+
+// ownMaxSegments is the most segments an index keeps: many small
+// updates' segments are then merged into one.
+const ownMaxSegments = 8
+
+// ownMerger is a merge under way after a search's answer.
+type ownMerger struct {
+	done chan struct{}
+	err  error
+	from string // the state's tag before the merge, and after it
+	to   string
+}
+
+// startOwnMerge merges o's segments in a goroutine, with lk (held
+// exclusive) released when it is done. The merge keeps its safety: the
+// new segment is checksummed and durable before the manifest that names
+// it replaces the old one atomically, so a crash leaves the old set
+// whole; the state's stamps are written after.
+func startOwnMerge(ctx context.Context, o *own, lk *indexLock, tag string) *ownMerger {
+	m := &ownMerger{done: make(chan struct{}), from: tag}
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		defer close(m.done)
+		m.err = o.merge(ctx)
+		if m.err == nil {
+			m.to = o.stateTag()
+		}
+		o.close()
+		if err := lk.release(); m.err == nil {
+			m.err = err
+		}
+	}()
+	return m
+}
+
+// waitOwnMerge waits for the merge the last search left running, if
+// any, and returns its error.
+func (x *Index) waitOwnMerge() error {
+	m := x.ownMerge
+	if m == nil {
+		return nil
+	}
+	<-m.done
+	x.ownMerge, x.lock = nil, nil
+	if m.err == nil && x.clean.ok && len(x.clean.tags) == 1 && x.clean.tags[0] == m.from {
+		x.clean.tags = []string{m.to} // the merge's state is this process's
+	}
+	if m.err != nil {
+		return &indexError{fmt.Errorf("merge search index segments: %w", m.err)}
+	}
+	return nil
+}
+
+// merge merges the index's newest segments (those of small updates,
+// not a first build's large ones) into one and records the result.
+func (o *own) merge(ctx context.Context) error {
+	if err := o.ix.MergeNewest(ctx, ownMaxSegments-2); err != nil {
+		return err
+	}
+	// The merged segments' files go when the index is closed (no
+	// search of this process uses them); then the stamps are taken.
+	if err := o.ix.Close(); err != nil {
+		o.ix = nil
+		return err
+	}
+	ix, err := textindex.Open(o.x.fsys(), filepath.Join(o.dir, ownTextDir))
+	if err != nil {
+		o.ix = nil
+		return err
+	}
+	o.ix = ix
+	if err := o.ix.RemoveLeftovers(); err != nil {
+		return err
+	}
+	return o.saveState()
 }
 
 // stateTag identifies the state file as it is: every update writes a new
@@ -299,10 +465,19 @@ func (o *own) stateTag() string {
 	return fmt.Sprint(st.size, st.mtime, st.ctime, st.id)
 }
 
+// How openOwn opens the index.
+type ownMode uint8
+
+const (
+	openRead  ownMode = iota // trusted or errChanged; nothing written (lock shared)
+	openWrite                // trusted or errChanged (lock exclusive)
+	openReset                // one not trusted is emptied (lock exclusive)
+)
+
 // openOwn opens the own index; one that cannot be trusted (no state, a
 // state of another version or that disagrees with the textindex) is
-// emptied first.
-func (x *Index) openOwn(reset bool) (*own, error) {
+// emptied first with openReset, else errChanged.
+func (x *Index) openOwn(mode ownMode) (*own, error) {
 	fsys := x.fsys()
 	dir := x.ownDir()
 	o := &own{x: x, dir: dir}
@@ -318,7 +493,8 @@ func (x *Index) openOwn(reset bool) (*own, error) {
 		// Dead documents are never deleted: when they are half the index,
 		// it is built again.
 		tooDead := st.MaxID > 1<<16 && st.Dead > st.MaxID/2
-		if err != nil || tooDead || !maps.Equal(cur, st.Stamps) || ix.Stats().MaxID != st.MaxID || docsSize != int64(st.MaxID)*ownRecSize {
+		times := (st.MaxID + ownTimeBlock - 1) / ownTimeBlock
+		if err != nil || tooDead || uint64(len(st.Times)) != times || !maps.Equal(cur, st.Stamps) || ix.Stats().MaxID != st.MaxID || docsSize != int64(st.MaxID)*ownRecSize {
 			o.ix = nil
 		} else {
 			o.st = st
@@ -328,7 +504,7 @@ func (x *Index) openOwn(reset bool) (*own, error) {
 		if ix != nil {
 			ix.Close()
 		}
-		if !reset {
+		if mode != openReset {
 			return nil, errChanged
 		}
 		if err := fsys.RemoveAll(dir); err != nil {
@@ -341,9 +517,23 @@ func (x *Index) openOwn(reset bool) (*own, error) {
 			return nil, err
 		}
 		o.st = newOwnState()
-	} else if err := o.ix.RemoveLeftovers(); err != nil {
-		o.ix.Close()
-		return nil, err
+	} else if mode != openRead {
+		if err := o.ix.RemoveLeftovers(); err != nil {
+			o.ix.Close()
+			return nil, err
+		}
+	}
+	if mode == openRead {
+		// Trusted: the table is MaxID records long (its stamp and size
+		// were checked above).
+		f, err := fsys.OpenFile(filepath.Join(dir, ownDocsName), os.O_RDONLY, 0)
+		if err != nil {
+			o.ix.Close()
+			return nil, errChanged
+		}
+		o.docs = f
+		o.mapFiles()
+		return o, nil
 	}
 	f, err := fsys.OpenFile(filepath.Join(dir, ownDocsName), os.O_RDWR|os.O_CREATE|os.O_APPEND, vfs.FileMode)
 	if err != nil {
@@ -364,11 +554,15 @@ func (x *Index) openOwn(reset bool) (*own, error) {
 		return nil, fmt.Errorf("open search index %s: %w", dir, err)
 	}
 	o.docs = f
+	o.mapFiles()
+	return o, nil
+}
+
+func (o *own) mapFiles() {
 	o.byNo = make(map[uint32]string, len(o.st.Files))
 	for p, r := range o.st.Files {
 		o.byNo[r.No] = p
 	}
-	return o, nil
 }
 
 func (o *own) close() {
@@ -438,36 +632,11 @@ type ownWriter struct {
 // new number and indexes it whole; the old number's documents are dead.
 func (o *own) update(ctx context.Context, files []found, rs []string) error {
 	st := o.st
-	seen := make(map[string]bool, len(files))
-	var work []found
-	var total int64
-	for _, f := range files {
-		seen[f.path] = true
-		r := st.Files[f.path]
-		if r != nil && r.unchanged(&f) {
-			continue
-		}
-		work = append(work, f)
-		if r != nil && r.Kind == fileJSONL && f.size >= r.End && r.Ino == f.ino {
-			total += f.size - r.End
-		} else {
-			total += f.size
-		}
+	work, total, drops := o.plan(files, rs)
+	for _, path := range drops {
+		o.drop(path, st.Files[path])
 	}
-	changed := len(work) > 0
-	for path, r := range st.Files {
-		if seen[path] {
-			continue
-		}
-		for _, root := range rs {
-			if isUnder(path, root) {
-				o.drop(path, r)
-				changed = true
-				break
-			}
-		}
-	}
-	if !changed {
+	if len(work) == 0 && len(drops) == 0 {
 		return nil
 	}
 	// Time order: the documents' ids grow with the files' times, so the
@@ -524,27 +693,39 @@ func (o *own) update(ctx context.Context, files []found, rs []string) error {
 			delete(st.Sessions, s)
 		}
 	}
-	if o.ix.Stats().Segments > 8 {
-		// Many small updates: their segments are merged into one.
-		if err := o.ix.Merge(ctx); err != nil {
-			return err
+	return o.saveState()
+}
+
+// plan returns what update has to do: the files to index (and the bytes
+// to read of them) and the files indexed under roots that are gone.
+func (o *own) plan(files []found, rs []string) (work []found, total int64, drops []string) {
+	st := o.st
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.path] = true
+		r := st.Files[f.path]
+		if r != nil && r.unchanged(&f) {
+			continue
 		}
-		// The merged segments' files go when the index is closed (no
-		// search of this process uses them); then the stamps are taken.
-		if err := o.ix.Close(); err != nil {
-			return err
-		}
-		ix, err := textindex.Open(o.x.fsys(), filepath.Join(o.dir, ownTextDir))
-		if err != nil {
-			o.ix = nil
-			return err
-		}
-		o.ix = ix
-		if err := o.ix.RemoveLeftovers(); err != nil {
-			return err
+		work = append(work, f)
+		if r != nil && r.Kind == fileJSONL && f.size >= r.End && r.Ino == f.ino {
+			total += f.size - r.End
+		} else {
+			total += f.size
 		}
 	}
-	return o.saveState()
+	for path := range st.Files {
+		if seen[path] {
+			continue
+		}
+		for _, root := range rs {
+			if isUnder(path, root) {
+				drops = append(drops, path)
+				break
+			}
+		}
+	}
+	return work, total, drops
 }
 
 // saveState records the files' stamps and writes the state.
@@ -586,6 +767,7 @@ func (w *ownWriter) add(r *ownFile, off, n, ts int64) error {
 			return err
 		}
 		w.nextID++
+		w.o.st.noteTime(id, ts)
 		var rec [ownRecSize]byte
 		binary.LittleEndian.PutUint32(rec[0:], r.No)
 		binary.LittleEndian.PutUint32(rec[4:], uint32(i))
@@ -599,6 +781,15 @@ func (w *ownWriter) add(r *ownFile, off, n, ts int64) error {
 		return w.flushRecs()
 	}
 	return nil
+}
+
+// noteTime records that document id has a text of time ts.
+func (st *ownState) noteTime(id uint64, ts int64) {
+	b := int((id - 1) / ownTimeBlock)
+	for len(st.Times) <= b {
+		st.Times = append(st.Times, math.MinInt64)
+	}
+	st.Times[b] = max(st.Times[b], ts)
 }
 
 func (w *ownWriter) flushRecs() error {
@@ -787,10 +978,53 @@ func auEntry(kind fileKind, path, entry string) string {
 }
 
 // query evaluates e with the query's filters and returns the candidates,
-// sorted as FTS5's are.
+// sorted as FTS5's are. With a limit (and an exact e) only the first
+// q.Limit+16 candidates of that order are returned, and only theirs are
+// read from the docs table; a term or phrase query stops walking its
+// postings once no older document can be among them (ownState.Times).
 func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, error) {
+	filter := o.filter(q)
+	k := 0
+	if q.Limit > 0 && e.exact {
+		k = q.Limit + 16
+	}
+	var hits []textindex.Meta
+	if e.op == opLeaf && k > 0 {
+		var err error
+		if hits, err = o.leafTop(ctx, e, filter, k); err != nil {
+			return nil, err
+		}
+	} else {
+		m, err := o.eval(ctx, e, filter)
+		if err != nil {
+			return nil, err
+		}
+		hits = slices.AppendSeq(make([]textindex.Meta, 0, len(m)), maps.Values(m))
+	}
+	if k > 0 && len(hits) > k {
+		// The first k candidates are among the texts at least as new as
+		// the k-th newest: the others need no record.
+		var top topTimes
+		for _, m := range hits {
+			top.add(m.Time, k)
+		}
+		hits = slices.DeleteFunc(hits, func(m textindex.Meta) bool { return m.Time < top.t[0] })
+	}
+	out, err := o.candidates(hits)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return compareCandidates(&a, &b) })
+	if k > 0 && len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+// filter returns the test of a document against the query's roles,
+// tools, times, stores and working directory (a dead document fails it).
+func (o *own) filter(q Query) func(textindex.Meta) bool {
 	rs := roots(q.Stores)
-	sessions := map[string]*Session{}
 	var kinds [256]bool
 	if q.Role != "" {
 		for _, k := range kindsOf(q.Role) {
@@ -804,7 +1038,7 @@ func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, erro
 		cwdLo, _ = prefixBounds(cwd)
 	}
 	okFile := map[uint32]bool{}
-	filter := func(m textindex.Meta) bool {
+	return func(m textindex.Meta) bool {
 		if q.Role != "" && !kinds[m.Role] {
 			return false
 		}
@@ -839,13 +1073,87 @@ func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, erro
 		}
 		return ok
 	}
-	hits, err := o.eval(ctx, e, filter)
-	if err != nil {
+}
+
+// leafTop returns the documents of a leaf that pass filter, walking the
+// ids down until it holds k of them and no document at or below the
+// next id has a text newer than the k-th newest it holds: those can
+// come only after the first k in compareCandidates' order (a text as new
+// as the k-th is still read, for the order of equal times).
+func (o *own) leafTop(ctx context.Context, e *ftsExpr, filter func(textindex.Meta) bool, k int) ([]textindex.Meta, error) {
+	// newest[b]: the newest time of the ids up to the end of block b.
+	newest := make([]int64, len(o.st.Times))
+	run := int64(math.MinInt64)
+	for b, t := range o.st.Times {
+		run = max(run, t)
+		newest[b] = run
+	}
+	var top topTimes
+	var out []textindex.Meta
+	q := textindex.Query{Clauses: e.clauses,
+		Filter: func(m textindex.Meta) bool {
+			if !filter(m) {
+				return false
+			}
+			top.add(m.Time, k)
+			out = append(out, m)
+			return false // kept here: Search need not collect them
+		},
+		Stop: func(m textindex.Meta) bool {
+			b := (m.ID - 1) / ownTimeBlock
+			return len(top.t) >= k && m.ID > 0 && b < uint64(len(newest)) && newest[b] < top.t[0]
+		},
+	}
+	if _, err := o.ix.Search(ctx, q); err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// topTimes holds the k newest times added, the oldest of them first (a
+// min-heap).
+type topTimes struct{ t []int64 }
+
+func (h *topTimes) add(ts int64, k int) {
+	if len(h.t) < k {
+		h.t = append(h.t, ts)
+		for i := len(h.t) - 1; i > 0; {
+			p := (i - 1) / 2
+			if h.t[p] <= h.t[i] {
+				break
+			}
+			h.t[p], h.t[i] = h.t[i], h.t[p]
+			i = p
+		}
+		return
+	}
+	if ts <= h.t[0] {
+		return
+	}
+	h.t[0] = ts
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(h.t) && h.t[l] < h.t[m] {
+			m = l
+		}
+		if r := l + 1; r < len(h.t) && h.t[r] < h.t[m] {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h.t[m], h.t[i] = h.t[i], h.t[m]
+		i = m
+	}
+}
+
+// candidates reads the docs table's records of hits.
+func (o *own) candidates(hits []textindex.Meta) ([]candidate, error) {
+	sessions := map[string]*Session{}
 	out := make([]candidate, 0, len(hits))
 	var rec [ownRecSize]byte
-	for id, m := range hits {
+	for _, m := range hits {
+		id := m.ID
 		if _, err := o.docs.ReadAt(rec[:], int64(id-1)*ownRecSize); err != nil {
 			return nil, fmt.Errorf("read search index %s: %w", o.dir, err)
 		}
@@ -868,10 +1176,6 @@ func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, erro
 			n: int64(binary.LittleEndian.Uint64(rec[16:])), part: int(binary.LittleEndian.Uint32(rec[4:])),
 			kind: Kind(m.Role), tool: m.Tool, ts: m.Time, entryFromFile: true}
 		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b candidate) int { return compareCandidates(&a, &b) })
-	if q.Limit > 0 && e.exact && len(out) > q.Limit+16 {
-		out = out[:q.Limit+16]
 	}
 	return out, nil
 }
@@ -927,6 +1231,7 @@ func (o *own) eval(ctx context.Context, e *ftsExpr, filter func(textindex.Meta) 
 // ownCheck verifies every page of the own index and empties it when a
 // check fails; it returns 1 then (the next search builds it again).
 func (x *Index) ownCheck(ctx context.Context) (int, error) {
+	_ = x.waitOwnMerge() // it failed safely; the check looks at what it left
 	if err := x.fsys().MkdirAll(x.dir, vfs.DirMode); err != nil {
 		return 0, fmt.Errorf("open search index %s: %w", x.dir, err)
 	}

@@ -20,11 +20,22 @@ func TestOwnMergeKeepsIndex(t *testing.T) {
 	var total int64
 	x := openIndex(t, Options{Engine: EngineOwn, Progress: func(_, tot int64) { total = tot }})
 	searchAll(t, x, Query{Text: "flaky", Stores: stores})
+	handed := 0
 	for i := range 12 {
 		appendLines(t, s1, userLine(fmt.Sprintf("z%d", i), "", "2026-03-01T10:00:00.000Z", fmt.Sprintf("zebra number%d", i)))
 		if got := searchAll(t, x, Query{Text: "zebra", Stores: stores}); len(got) != i+1 {
 			t.Fatalf("after %d appends: %v", i+1, got)
 		}
+		if x.ownMerge != nil {
+			// The search answered and left the merge running.
+			handed++
+		}
+	}
+	if handed == 0 {
+		t.Error("no search left a merge running after its answer")
+	}
+	if err := x.waitOwnMerge(); err != nil {
+		t.Fatal(err)
 	}
 	segs, _ := filepath.Glob(filepath.Join(x.ownDir(), ownTextDir, "*.seg"))
 	if len(segs) > 9 {

@@ -41,6 +41,9 @@ func (m *model) search(q Query) []Hit {
 			continue
 		}
 		h := Hit{Meta: Meta{ID: d.ID, Ref: d.Ref, Time: d.Time, Role: d.Role, Tool: d.Tool, Tokens: uint32(len(terms))}, Freq: total}
+		if q.Rank == nil && q.Stop != nil && q.Stop(h.Meta) {
+			break
+		}
 		if q.Filter != nil && !q.Filter(h.Meta) {
 			continue
 		}
@@ -147,6 +150,11 @@ func randomQuery(r *rand.Rand) Query {
 	if r.IntN(5) == 0 {
 		q.Rank = TermFrequency
 	}
+	if r.IntN(4) == 0 {
+		// The first match (from the newest) whose id has a given rest.
+		n := uint64(3 + r.IntN(20))
+		q.Stop = func(m Meta) bool { return m.ID%n == 0 }
+	}
 	return q
 }
 
@@ -156,7 +164,7 @@ func randomDoc(r *rand.Rand, id uint64) Doc {
 }
 
 func describe(q Query) string {
-	return fmt.Sprintf("%+v limit %d filter %v rank %v", q.Clauses, q.Limit, q.Filter != nil, q.Rank != nil)
+	return fmt.Sprintf("%+v limit %d filter %v rank %v stop %v", q.Clauses, q.Limit, q.Filter != nil, q.Rank != nil, q.Stop != nil)
 }
 
 func checkQueries(t *testing.T, ix *Index, m *model, r *rand.Rand, n int) {
@@ -311,3 +319,64 @@ func TestCommitRefusesOldIDs(t *testing.T) {
 }
 
 var _ vfs.FS = (*vfstest.CrashFS)(nil)
+
+// TestMergeNewest: after one large commit and many small ones,
+// MergeNewest merges the small segments among themselves and leaves the
+// large one as it is; queries answer as before, and the segments stay
+// few over many rounds of small commits.
+func TestMergeNewest(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 44))
+	fsys := vfstest.NewCrashFS()
+	ix, err := Open(fsys, "/idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	m := &model{}
+	id := uint64(0)
+	commit := func(n int) {
+		t.Helper()
+		b := ix.NewBuilder(BuildOptions{Budget: 64 << 20})
+		for range n {
+			id++
+			d := randomDoc(r, id)
+			if err := b.Add(d); err != nil {
+				t.Fatal(err)
+			}
+			m.add(d)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(3000)
+	if st := ix.Stats(); st.Segments != 1 {
+		t.Fatalf("%d segments of the first commit", st.Segments)
+	}
+	bigName := ix.m.segs[0].name
+	for range 8 {
+		commit(5 + r.IntN(10))
+	}
+	if err := ix.MergeNewest(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+	if st := ix.Stats(); st.Segments != 2 || ix.m.segs[0].name != bigName {
+		t.Fatalf("after MergeNewest: %d segments, the first %s (was %s)", st.Segments, ix.m.segs[0].name, bigName)
+	}
+	checkQueries(t, ix, m, r, 100)
+	for round := range 30 {
+		commit(5 + r.IntN(10))
+		if ix.Stats().Segments > 8 {
+			if err := ix.MergeNewest(context.Background(), 4); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st := ix.Stats(); st.Segments > 8 {
+			t.Fatalf("round %d: %d segments", round, st.Segments)
+		}
+	}
+	if ix.m.segs[0].name != bigName {
+		t.Errorf("the large segment was merged again for small commits")
+	}
+	checkQueries(t, ix, m, r, 100)
+}

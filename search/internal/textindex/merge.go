@@ -20,13 +20,43 @@ import (
 // as they are). The old files are removed once no search uses them.
 // Merges of one Index run one at a time.
 func (ix *Index) Merge(ctx context.Context) error {
+	return ix.merge(ctx, func(segs []*segment) []*segment { return segs })
+}
+
+// MergeNewest merges, as Merge does, the newest segments into one: the
+// newest and each older one no more than twice the size of the newer
+// ones together, or all of them when that would leave more than keep.
+// Many small updates' segments are so merged among themselves, without
+// the large segment of a first build, and the sizes of the segments
+// kept grow geometrically, so their number stays small.
+func (ix *Index) MergeNewest(ctx context.Context, keep int) error {
+	return ix.merge(ctx, func(segs []*segment) []*segment {
+		at := len(segs) - 1
+		acc := segs[at].size
+		for at > 0 && segs[at-1].size <= 2*acc {
+			at--
+			acc += segs[at].size
+		}
+		if at+1 > keep {
+			at = 0
+		}
+		return segs[at:]
+	})
+}
+
+// merge merges the run of the current segments that pick returns.
+func (ix *Index) merge(ctx context.Context, pick func([]*segment) []*segment) error {
 	ix.mergeMu.Lock()
 	defer ix.mergeMu.Unlock()
-	segs, err := ix.snapshot()
+	all, err := ix.snapshot()
 	if err != nil {
 		return err
 	}
-	defer releaseAll(segs)
+	defer releaseAll(all)
+	if len(all) < 2 {
+		return nil
+	}
+	segs := pick(all)
 	if len(segs) < 2 {
 		return nil
 	}

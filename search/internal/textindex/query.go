@@ -28,6 +28,11 @@ type Query struct {
 	// Filter, when not nil, keeps only the documents it accepts (roles,
 	// tools, refs, time ranges).
 	Filter func(Meta) bool
+	// Stop, when not nil, is asked of each document that matches the
+	// clauses, newest (highest ID) first, before Filter: when it returns
+	// true the search ends there, that document and every older one left
+	// out (the caller knows none of them can matter). Not with Rank.
+	Stop func(Meta) bool
 	// Rank, when not nil, orders the hits by its score, highest first
 	// (ties newest first), instead of newest first: every match is then
 	// scored before the first Limit are returned. TermFrequency is one.
@@ -208,6 +213,9 @@ func (s *segment) search(ctx context.Context, q Query, hits []Hit) ([]Hit, bool,
 			return hits, false, err
 		}
 		h := Hit{Meta: Meta{ID: d.id, Ref: d.ref, Time: d.time, Role: d.role, Tool: s.tools[d.tool], Tokens: d.tokens}, Freq: a.freq()}
+		if q.Rank == nil && q.Stop != nil && q.Stop(h.Meta) {
+			return hits, true, nil
+		}
 		if q.Filter == nil || q.Filter(h.Meta) {
 			hits = append(hits, h)
 			if q.Rank == nil && q.Limit > 0 && len(hits) >= q.Limit {

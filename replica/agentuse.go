@@ -31,52 +31,55 @@ func skipFile(name string) bool {
 }
 
 // scanAgentUse finds AgentUse's <hash>/session/<dir>/ directories below
-// root, a directory of project directories (<data>/agentuse/project).
-// A directory's size is the sum of its files' sizes and its mtime a hash
-// of their names, sizes and mtimes: the fast path's fingerprint. What is
-// not replicated is added to skipped: a directory that cannot be read
-// (with what it holds; the rest of its session is), and symbolic links
-// and special files, which are never followed or read.
+// root, a directory of project directories (<data>/agentuse/project),
+// through the one AgentUse walk (agentuse.WalkDirs: a directory whose
+// session.json is a special file is synced without it). A directory's
+// size is the sum of its files' sizes and its mtime a hash of their
+// names, sizes and mtimes: the fast path's fingerprint. What is not
+// replicated is added to skipped: a directory that cannot be read (with
+// what it holds; the rest of its session is), and symbolic links and
+// special files, which are never followed or read. Sessions elsewhere
+// below root than <hash>/session/<dir> are not sync's.
 func (r *Remote) scanAgentUse(ctx context.Context, root string, out map[string]*local, warns, skipped *[]Warning) error {
-	fsys := r.opts.fs()
-	projects, err := fsys.ReadDir(root)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
 		return fmt.Errorf("list %s: %w", root, err)
 	}
-	for _, p := range projects {
-		if !p.IsDir() {
+	unit := "" // the session directory being synced: what is below it, auFiles reports
+	for d, err := range agentuse.WalkDirs(ctx, r.opts.fs(), abs) {
+		if d == nil {
+			var pe *fs.PathError
+			passed := errors.As(err, &pe) && (pe.Op == "read directory" ||
+				(pe.Op == "open" && (filepath.Base(pe.Path) == layout.AgentUseSessionFile || filepath.Base(pe.Path) == layout.AgentUseSubagentDir)))
+			if !passed {
+				return err // reading root, or ctx
+			}
+			// A directory that cannot be read where sync's sessions
+			// may be (<hash>, <hash>/session, <hash>/session/<dir>);
+			// what is passed over inside a session synced, auFiles
+			// reports, and nothing else below root is synced.
+			rel, rerr := filepath.Rel(abs, pe.Path)
+			inUnit := unit != "" && strings.HasPrefix(pe.Path, unit+string(filepath.Separator))
+			if pe.Op == "read directory" && rerr == nil && strings.Count(rel, string(filepath.Separator)) < 3 && !inUnit {
+				*skipped = append(*skipped, Warning{Key: pe.Path, Err: fmt.Errorf("directory could not be read: %w", pe.Err)})
+			}
 			continue
 		}
-		sroot := filepath.Join(root, p.Name(), "session")
-		sessions, err := fsys.ReadDir(sroot)
+		hash, rest, _ := strings.Cut(d.Rel, "/")
+		sess, dirName, ok := strings.Cut(rest, "/")
+		name := hash + "/" + dirName
+		if d.Nested() || !ok || sess != "session" || strings.Contains(dirName, "/") || !validAgentUseName(name) {
+			continue
+		}
+		unit = d.Path
+		files, skip, err := r.auFiles(ctx, d.Path)
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				*skipped = append(*skipped, Warning{Key: sroot, Err: fmt.Errorf("directory could not be read: %w", unwrapPath(err, sroot))})
-			}
+			*skipped = append(*skipped, Warning{Key: d.Path, Err: err})
 			continue
 		}
-		for _, d := range sessions {
-			name := p.Name() + "/" + d.Name()
-			if d.Type()&fs.ModeSymlink != 0 {
-				*skipped = append(*skipped, Warning{Key: filepath.Join(sroot, d.Name()), Err: errors.New("a symbolic link: not synced")})
-				continue
-			}
-			if !d.IsDir() || !validAgentUseName(name) {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			dir := filepath.Join(sroot, d.Name())
-			files, skip, err := r.auFiles(ctx, dir)
-			if err != nil {
-				*skipped = append(*skipped, Warning{Key: dir, Err: err})
-				continue
-			}
-			*skipped = append(*skipped, skip...)
-			size, print := agentuse.Fingerprint(files)
-			out[KindAgentUse+"/"+name] = &local{path: dir, size: size, mtime: print}
-		}
+		*skipped = append(*skipped, skip...)
+		size, print := agentuse.Fingerprint(files)
+		out[KindAgentUse+"/"+name] = &local{path: d.Path, size: size, mtime: print}
 	}
 	return nil
 }

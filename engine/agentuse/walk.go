@@ -57,13 +57,25 @@ func (d *Dir) Nested() bool { return d.Parent != nil }
 // session), a subagent/ that is a symbolic link. A missing root yields
 // nothing; an error reading root, or ctx done, is yielded last.
 func Walk(ctx context.Context, fsys vfs.FS, root string) iter.Seq2[*Dir, error] {
+	return walkSeq(ctx, fsys, root, false)
+}
+
+// WalkDirs is Walk for whoever keeps session directories whole, files
+// it cannot read left out (sync): a directory whose session.json is
+// there but is a symbolic link or not a regular file (a named pipe),
+// which Walk passes over, is yielded as a session directory together
+// with the error that tells why Walk passes it over (both non-nil), and
+// is searched below as a session is (its subagent/ directory only).
+// Everything else is as Walk yields it.
+func WalkDirs(ctx context.Context, fsys vfs.FS, root string) iter.Seq2[*Dir, error] {
+	return walkSeq(ctx, fsys, root, true)
+}
+
+// walkSeq is Walk, or WalkDirs when keep is set.
+func walkSeq(ctx context.Context, fsys vfs.FS, root string, keep bool) iter.Seq2[*Dir, error] {
 	return func(yield func(*Dir, error) bool) {
-		err := walkDirs(ctx, fsys, root, func(d, _ *Dir, err error) bool {
-			if err != nil {
-				return yield(nil, err)
-			}
-			return yield(d, nil)
-		})
+		visit := func(d, _ *Dir, err error) bool { return yield(d, err) }
+		err := walkTree(ctx, fsys, root, keep, visit)
 		if err != nil && err != errStop {
 			yield(nil, err)
 		}
@@ -75,6 +87,13 @@ func Walk(ctx context.Context, fsys vfs.FS, root string) iter.Seq2[*Dir, error] 
 // none) and the error of something passed over. It returns an error
 // reading root, ctx's error, or errStop when visit returned false.
 func walkDirs(ctx context.Context, fsys vfs.FS, root string, visit func(d, in *Dir, err error) bool) error {
+	return walkTree(ctx, fsys, root, false, visit)
+}
+
+// walkTree is walkDirs; with keep set, a directory whose session.json is
+// a symbolic link or a special file is visited as a session, with the
+// error why Walk passes it over (see WalkDirs).
+func walkTree(ctx context.Context, fsys vfs.FS, root string, keep bool, visit func(d, in *Dir, err error) bool) error {
 	if fsys == nil {
 		fsys = vfs.OS()
 	}
@@ -100,21 +119,24 @@ func walkDirs(ctx context.Context, fsys vfs.FS, root string, visit func(d, in *D
 		}
 		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return compareNames(a.Name(), b.Name()) })
 		isSession := false
+		var bad error // why session.json is passed over
 		if i, ok := slices.BinarySearchFunc(ents, layout.AgentUseSessionFile, func(e fs.DirEntry, n string) int { return compareNames(e.Name(), n) }); ok {
 			e := ents[i]
 			switch {
 			case e.Type().IsRegular():
 				isSession = true
 			case e.Type()&fs.ModeSymlink != 0:
-				if err := skip(visit, parent, &fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: errSymlink}); err != nil {
-					return err
-				}
+				bad = &fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: errSymlink}
 			case !e.IsDir():
-				if err := skip(visit, parent, &fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: vfs.ErrNotRegular}); err != nil {
-					return err
-				}
+				bad = &fs.PathError{Op: "open", Path: filepath.Join(dir, e.Name()), Err: vfs.ErrNotRegular}
 			}
 		}
+		if bad != nil && !keep {
+			if err := skip(visit, parent, bad); err != nil {
+				return err
+			}
+		}
+		isSession = isSession || (bad != nil && keep)
 		if !isSession {
 			for _, e := range ents {
 				if e.IsDir() && e.Name() != trashDirName {
@@ -126,7 +148,7 @@ func walkDirs(ctx context.Context, fsys vfs.FS, root string, visit func(d, in *D
 			return nil
 		}
 		d := &Dir{Path: dir, Rel: rel, Parent: parent, Entries: ents}
-		if !visit(d, nil, nil) {
+		if !visit(d, nil, bad) {
 			return errStop
 		}
 		for _, e := range ents {

@@ -268,3 +268,68 @@ func TestDirFilesAndFingerprint(t *testing.T) {
 		t.Errorf("an unreadable session directory: %v", err)
 	}
 }
+
+// TestWalkDirs: WalkDirs yields a directory whose session.json is a
+// symbolic link or a named pipe as a session directory, with the error
+// Walk passes it over for, and searches only its subagent/ below it;
+// Walk still passes it over. The rest is Walk's.
+func TestWalkDirs(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "p", "session", "01A-ag")
+	walkFixture(t, a, "01A", "")
+	piped := filepath.Join(root, "p", "session", "01P-ag")
+	walkFixture(t, piped, "01P", "")
+	walkFixture(t, filepath.Join(piped, "subagent", "01Q-ag"), "01Q", "01P")
+	walkFixture(t, filepath.Join(piped, "msg_1", "01R-ag"), "01R", "") // not a subagent/: not searched
+	pipe := filepath.Join(piped, "session.json")
+	if err := os.Remove(pipe); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	linked := filepath.Join(root, "p", "session", "01S-ag")
+	if err := os.MkdirAll(linked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(linked, "session.json")
+	if err := os.Symlink(filepath.Join(a, "session.json"), link); err != nil {
+		t.Fatal(err)
+	}
+
+	var got []string
+	for d, err := range agentuse.WalkDirs(context.Background(), nil, root) {
+		s := "-"
+		if d != nil {
+			s = d.Rel
+			if d.Parent != nil {
+				s += " < " + d.Parent.Rel
+			}
+		}
+		if err != nil {
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				t.Fatalf("an error that names no path: %v", err)
+			}
+			s += " ! " + pe.Path
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"p/session/01A-ag",
+		"p/session/01P-ag ! " + pipe,
+		"p/session/01P-ag/subagent/01Q-ag < p/session/01P-ag",
+		"p/session/01S-ag ! " + link,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("WalkDirs (-want +got):\n%s", diff)
+	}
+
+	dirs, skipped := walked(t, nil, root)
+	if diff := cmp.Diff([]string{"p/session/01A-ag", "p/session/01P-ag/msg_1/01R-ag", "p/session/01P-ag/subagent/01Q-ag"}, dirs); diff != "" {
+		t.Errorf("Walk's sessions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{pipe, link}, skipped); diff != "" {
+		t.Errorf("Walk passed over (-want +got):\n%s", diff)
+	}
+}

@@ -13,9 +13,11 @@ import (
 // The stats page: the tokens and cost of the assistant messages of every
 // JSONL session (pi, indusagi, imported), per model and per day, as the
 // sessions report them in their usage (what 'sessctl stats' adds up).
-// Every file is read once, in the background, and afterwards only what
-// was appended to it; the page says how far the reading got. AgentUse
-// records no cost and is not counted.
+// engine/stats counts them (stats.Dir, in the background, at most every
+// 30 seconds): its stats index in the cache directory keeps what each
+// unchanged file spent per day and model, so that only the files that
+// changed are read again, in this viewer or the next; the page says how
+// far the counting got. AgentUse records no cost and is not counted.
 
 type statsPage struct {
 	page

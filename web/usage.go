@@ -1,32 +1,29 @@
 package web
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/url"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sessctl/sessctl/engine"
 	"github.com/sessctl/sessctl/engine/stats"
-	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
 var pathEscape = url.PathEscape
 
-// The tokens and cost of assistant messages, per session file, per day and
-// per model: what the list's cost column and the stats page show. A file
-// is read line by line (never whole: memory is bounded by its longest
-// line), only the lines that mention an assistant are parsed, and the
-// counts are kept with the file's size, time and identity, so that a file
-// that only grew is read from where the last reading stopped.
+// The tokens and cost of what each session file spent, per day and per
+// model: what the list's cost column, a session's page and the stats page
+// show. The counting is engine/stats's (stats.ReadFileUsage for one file,
+// stats.Dir with DirOptions.Usage for a whole store, through the stats
+// index in the cache directory, so that a viewer started again reads only
+// the files that changed); the viewer only holds the last counts it was
+// given, with the stat they were counted at.
 
 // dayModel is one day (local time, YYYY-MM-DD) and model
 // ("provider/model", stats.ModelName).
@@ -35,25 +32,63 @@ type dayModel struct {
 	model string
 }
 
-// tally is the assistant messages of one day and model.
+// tally is the assistant messages of one day and model, and what was
+// spent.
 type tally struct {
 	messages int
 	usage    stats.Usage
 }
 
-// fileUsage is the counts of one session file.
+// fileUsage is the counts of one session file, as stats gave them.
 type fileUsage struct {
-	key   statKey
-	off   int64  // the bytes read: the end of the last complete line
-	check []byte // the bytes before off, to tell that the file only grew
+	key   statKey // the file's size and time when counted (and inode, when known)
 	by    map[dayModel]*tally
 	total stats.Usage
 	msgs  int
 }
 
-// usageCache holds the counts of the files read so far, and the reading
-// of a whole store for the stats page.
-type usageCache struct {
+// fileUsageOf reshapes what stats counted of a file.
+func fileUsageOf(fu *stats.FileUsage, ino uint64) *fileUsage {
+	u := &fileUsage{key: statKey{size: fu.Size, mtime: fu.ModTime.UnixNano(), ino: ino}, by: make(map[dayModel]*tally, len(fu.Days))}
+	for _, d := range fu.Days {
+		u.by[dayModel{day: d.Day, model: d.Model}] = &tally{messages: d.Messages, usage: d.Usage}
+	}
+	u.msgs, u.total = fu.Total()
+	return u
+}
+
+// readUsage counts the file at path with stats.ReadFileUsage; old, the
+// counts held, is returned as it is while the file's stat is unchanged.
+func readUsage(fsys vfs.FS, path string, old *fileUsage) (*fileUsage, error) {
+	fi, err := fsys.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New(path + ": not a regular file")
+	}
+	k := keyOf(fi)
+	if old != nil && old.key == k {
+		return old, nil
+	}
+	fu, err := stats.ReadFileUsage(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	ino := k.ino
+	if fu.Size != k.size || fu.ModTime.UnixNano() != k.mtime {
+		ino = 0 // changed since the stat: never taken for unchanged
+	}
+	return fileUsageOf(fu, ino), nil
+}
+
+// entryTime returns the time of an entry, as stats files its usage
+// under (stats.EntryTime).
+func entryTime(e *engine.Entry) (time.Time, bool) { return stats.EntryTime(e) }
+
+// usageTable holds the counts stats gave for the files seen so far, and
+// the state of the counting of every store for the stats page.
+type usageTable struct {
 	h     *Handler
 	mu    sync.Mutex
 	files map[string]*fileUsage
@@ -62,18 +97,18 @@ type usageCache struct {
 
 	scanMu   sync.Mutex
 	scanning bool
-	scanAt   time.Time // when the last whole reading ended
+	scanAt   time.Time // when the last whole counting ended
 	scanDone atomic.Int64
 	scanAll  atomic.Int64
 }
 
-func newUsageCache(h *Handler) *usageCache {
-	return &usageCache{h: h, files: map[string]*fileUsage{}, sem: make(chan struct{}, 2), busy: map[string]bool{}}
+func newUsageTable(h *Handler) *usageTable {
+	return &usageTable{h: h, files: map[string]*fileUsage{}, sem: make(chan struct{}, 2), busy: map[string]bool{}}
 }
 
 // background counts the file at path in the background, unless that is
 // under way already.
-func (c *usageCache) background(path string) {
+func (c *usageTable) background(path string) {
 	c.mu.Lock()
 	if c.busy[path] {
 		c.mu.Unlock()
@@ -91,7 +126,7 @@ func (c *usageCache) background(path string) {
 
 // peek returns the counts of the file at path when they are those of the
 // file as listed (size and time), without reading it.
-func (c *usageCache) peek(path string, k statKey) (*fileUsage, bool) {
+func (c *usageTable) peek(path string, k statKey) (*fileUsage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	u, ok := c.files[path]
@@ -101,9 +136,8 @@ func (c *usageCache) peek(path string, k statKey) (*fileUsage, bool) {
 	return u, true
 }
 
-// get returns the counts of the file at path as it is now, reading what
-// it has not read yet.
-func (c *usageCache) get(ctx context.Context, path string) (*fileUsage, error) {
+// get returns the counts of the file at path as it is now.
+func (c *usageTable) get(ctx context.Context, path string) (*fileUsage, error) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -123,159 +157,50 @@ func (c *usageCache) get(ctx context.Context, path string) (*fileUsage, error) {
 	return u, nil
 }
 
-// readUsage counts the file at path, going on from old when the file
-// only grew since.
-func readUsage(fsys vfs.FS, path string, old *fileUsage) (*fileUsage, error) {
-	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New(path + ": not a regular file")
-	}
-	k := keyOf(fi)
-	if old != nil && old.key == k {
-		return old, nil
-	}
-	u := &fileUsage{key: k, by: map[dayModel]*tally{}}
-	if old != nil && old.key.ino == k.ino && k.ino != 0 && old.off <= k.size && grewFrom(f, old) {
-		u.off, u.total, u.msgs = old.off, old.total, old.msgs
-		for dm, t := range old.by {
-			c := *t
-			u.by[dm] = &c
-		}
-	}
-	br := bufio.NewReaderSize(io.NewSectionReader(f, u.off, k.size-u.off), 256<<10)
-	var long []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
-			continue
-		}
-		if err != nil {
-			break // the end, or a last line without its newline: read next time
-		}
-		line := chunk
-		if long != nil {
-			long = append(long, chunk...)
-			line = long
-		}
-		u.off += int64(len(line))
-		u.addLine(line)
-		if long != nil {
-			long = long[:0]
-		}
-	}
-	n := min(u.off, 64)
-	u.check = make([]byte, n)
-	if _, err := f.ReadAt(u.check, u.off-n); err != nil {
-		u.check = nil
-	}
-	u.key = k
-	return u, nil
-}
-
-// grewFrom reports whether the file f still holds the bytes old.check
-// just before old.off.
-func grewFrom(f vfs.File, old *fileUsage) bool {
-	if len(old.check) == 0 {
-		return old.off == 0
-	}
-	b := make([]byte, len(old.check))
-	_, err := f.ReadAt(b, old.off-int64(len(b)))
-	return err == nil && bytes.Equal(b, old.check)
-}
-
-// addLine counts what one line spent, as engine/stats counts it
-// (stats.EntrySpent): assistant messages, pi 1.x usage entries, the
-// requests of compactions and branch summaries, tools' own model calls.
-func (u *fileUsage) addLine(line []byte) {
-	if !bytes.Contains(line, []byte(`"assistant"`)) && !bytes.Contains(line, []byte(`"usage"`)) {
-		return // spent nothing: not parsed
-	}
-	e, err := jsonl.ParseEntry(bytes.TrimRight(line, "\r\n"))
-	if err != nil {
-		return
-	}
-	sp, ok := stats.EntrySpent(&e)
-	if !ok {
-		return
-	}
-	day := "unknown"
-	if t, ok := entryTime(&e); ok {
-		day = t.Local().Format("2006-01-02")
-	}
-	dm := dayModel{day: day, model: sp.Model}
-	t := u.by[dm]
-	if t == nil {
-		t = &tally{}
-		u.by[dm] = t
-	}
-	if sp.Message {
-		t.messages++
-		u.msgs++
-	}
-	t.usage.Add(sp.Usage)
-	u.total.Add(sp.Usage)
-}
-
-// entryTime returns the time of an entry: its timestamp, else its
-// message's (epoch milliseconds).
-func entryTime(e *jsonl.Entry) (time.Time, bool) {
-	if e.Timestamp != "" {
-		if t, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
-			return t, true
-		}
-	}
-	if msg := e.Message(); msg != nil {
-		if v, ok := jsonl.Lookup(msg, "timestamp"); ok {
-			if ms, ok := jsonl.Number(v); ok && ms > 0 {
-				return time.UnixMilli(int64(ms)), true
-			}
-		}
-	}
-	return time.Time{}, false
-}
-
-// scanStores brings the counts of every session file of the listing up to
-// date, in the background, unless a reading is under way or one ended
-// less than maxAge ago.
-func (c *usageCache) scanStores(ls *listing, maxAge time.Duration) {
+// scanStores has stats count every JSONL store of the viewer (stats.Dir,
+// which reads only the files its index does not know as they are), in
+// the background, unless a counting is under way or one ended less than
+// maxAge ago. ls, the listing, tells how many files there are to count.
+func (c *usageTable) scanStores(ls *listing, maxAge time.Duration) {
 	c.scanMu.Lock()
 	defer c.scanMu.Unlock()
 	if c.scanning || (!c.scanAt.IsZero() && c.h.o.Now().Sub(c.scanAt) < maxAge) {
 		return
 	}
 	c.scanning = true
-	var paths []string
+	all := 0
 	for _, r := range ls.rows {
 		if r.Format == layout.FormatJSONL {
-			paths = append(paths, r.Path)
+			all++
+		}
+	}
+	var roots []string
+	for _, st := range c.h.stores {
+		if st.Format == layout.FormatJSONL && !slices.Contains(roots, st.root) {
+			roots = append(roots, st.root)
 		}
 	}
 	c.scanDone.Store(0)
-	c.scanAll.Store(int64(len(paths)))
+	c.scanAll.Store(int64(all))
 	c.h.goBG(func() {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range 2 {
-			wg.Go(func() {
-				for i := int(next.Add(1)) - 1; i < len(paths); i = int(next.Add(1)) - 1 {
-					if c.h.ctx.Err() != nil {
-						return
-					}
-					c.refresh(paths[i])
+		for _, root := range roots {
+			if c.h.ctx.Err() != nil {
+				break
+			}
+			// Errors leave files out (the listing reports unreadable
+			// ones); a store that is not there counts nothing.
+			_, _ = stats.Dir(c.h.ctx, root, stats.DirOptions{FS: c.h.fs(), CacheDir: c.h.o.CacheDir, Usage: func(fu *stats.FileUsage) {
+				u := fileUsageOf(fu, 0)
+				c.mu.Lock()
+				if old := c.files[fu.Path]; old == nil || old.key.size != u.key.size || old.key.mtime != u.key.mtime {
+					c.files[fu.Path] = u
+				}
+				c.mu.Unlock()
+				if c.scanDone.Load() < c.scanAll.Load() {
 					c.scanDone.Add(1)
 				}
-			})
+			}})
 		}
-		wg.Wait()
 		c.scanMu.Lock()
 		c.scanning = false
 		c.scanAt = c.h.o.Now()
@@ -283,24 +208,8 @@ func (c *usageCache) scanStores(ls *listing, maxAge time.Duration) {
 	})
 }
 
-// refresh brings the counts of one file up to date when its stat
-// changed; errors leave it out (the listing reports unreadable files).
-func (c *usageCache) refresh(path string) {
-	fi, err := c.h.fs().Stat(path)
-	if err != nil {
-		return
-	}
-	c.mu.Lock()
-	u := c.files[path]
-	c.mu.Unlock()
-	if u != nil && u.key == keyOf(fi) {
-		return
-	}
-	_, _ = c.get(c.h.ctx, path)
-}
-
-// scanState reports the whole reading's progress.
-func (c *usageCache) scanState() (running bool, done, all int64, at time.Time) {
+// scanState reports the whole counting's progress.
+func (c *usageTable) scanState() (running bool, done, all int64, at time.Time) {
 	c.scanMu.Lock()
 	defer c.scanMu.Unlock()
 	return c.scanning, c.scanDone.Load(), c.scanAll.Load(), c.scanAt
@@ -309,7 +218,7 @@ func (c *usageCache) scanState() (running bool, done, all int64, at time.Time) {
 // sumRows adds up the counts held for rows (whatever their age: the stats
 // page says when they were read) per model and per day, keeping the days
 // in [from, to) when those are set.
-func (c *usageCache) sumRows(rows []*row, from, to string) (byModel, byDay map[string]*tally, total tally, files int) {
+func (c *usageTable) sumRows(rows []*row, from, to string) (byModel, byDay map[string]*tally, total tally, files int) {
 	byModel, byDay = map[string]*tally{}, map[string]*tally{}
 	c.mu.Lock()
 	defer c.mu.Unlock()

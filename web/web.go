@@ -126,7 +126,7 @@ type Handler struct {
 	bg     sync.WaitGroup
 	list   *lister
 	views  *viewCache
-	usage  *usageCache
+	usage  *usageTable
 	prov   *provCache
 	search searcher
 	// holders are the sessions whose writer live pages watch.
@@ -230,7 +230,7 @@ func New(o Options) (*Handler, error) {
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.list = newLister(h)
 	h.views = newViewCache(8, h.fs(), h.openView)
-	h.usage = newUsageCache(h)
+	h.usage = newUsageTable(h)
 	h.prov = newProvCache(h.fs())
 	h.mux = h.routes()
 	return h, nil

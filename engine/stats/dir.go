@@ -53,6 +53,10 @@ type DirOptions struct {
 	// CacheDir is where the stats index lives; "" means
 	// layout.CacheDir(). An index is never kept inside the store.
 	CacheDir string
+	// Usage, when set, is given what each file Dir counts spent per day
+	// and model, in path order (after Header). It comes from the stats
+	// index as the rest does.
+	Usage func(*FileUsage)
 }
 
 // errNoHeader is why Dir leaves out a file without a session header.
@@ -145,6 +149,7 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 				}
 				if fi, err := fsys.Lstat(it.path); err == nil && fi.Mode().IsRegular() && cacheindex.StampOf(fi) == ent.Stamp {
 					it.stats = ent.stats
+					it.size, it.mtime = fi.Size(), fi.ModTime()
 				}
 			})
 		}
@@ -169,6 +174,7 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 				return
 			}
 			it.stats = countFile(data)
+			it.size, it.mtime = fi.Size(), fi.ModTime()
 			if !it.link && fi.Mode().IsRegular() && cacheindex.Cacheable(fi.ModTime(), started) {
 				stamp := cacheindex.StampOf(fi)
 				it.stamp = &stamp
@@ -179,7 +185,9 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 		}
 		for i := lo; i < hi; i++ {
 			it := &items[i]
-			total.add(it, opts.Header, skip)
+			if total.add(it, opts.Header, skip) && opts.Usage != nil {
+				opts.Usage(it.stats.usageOf(it.path, it.size, it.mtime))
+			}
 			if it.walk != nil {
 				continue
 			}
@@ -203,8 +211,9 @@ func Dir(ctx context.Context, root string, opts DirOptions) (*DirTotal, error) {
 // for tests).
 var window = 4096
 
-// add adds what the walk found at it to t, telling header and skip.
-func (t *DirTotal) add(it *dirItem, header func(string, jsonl.Entry), skip func(string, error)) {
+// add adds what the walk found at it to t, telling header and skip; it
+// reports whether the file was counted.
+func (t *DirTotal) add(it *dirItem, header func(string, jsonl.Entry), skip func(string, error)) bool {
 	switch {
 	case it.walk != nil:
 		// Left out by the walk: a directory that could not be read, a
@@ -214,12 +223,12 @@ func (t *DirTotal) add(it *dirItem, header func(string, jsonl.Entry), skip func(
 		}
 		t.Unread++
 		skip(it.path, it.walk)
-		return
+		return false
 	case it.err != nil:
 		t.Skipped++
 		t.Unread++
 		skip(it.path, it.err)
-		return
+		return false
 	}
 	f := it.stats
 	if f.header != nil && header != nil {
@@ -228,10 +237,11 @@ func (t *DirTotal) add(it *dirItem, header func(string, jsonl.Entry), skip func(
 	if f.skip != nil {
 		t.Skipped++
 		skip(it.path, f.skip)
-		return
+		return false
 	}
 	t.All.merge(f.scope)
 	t.Sessions++
+	return true
 }
 
 // dirItem is what Dir's walk found, in path order: a file, or what the
@@ -245,6 +255,8 @@ type dirItem struct {
 	err   error             // the read failed
 	stats *fileStats        // what the file adds
 	stamp *cacheindex.Stamp // the stat of the read, when it may be cached
+	size  int64             // the file's, when stats was set
+	mtime time.Time
 }
 
 // indexCacheDir returns the cache directory of the stats index of the

@@ -29,7 +29,9 @@ import (
 //     rewritten in place with its size and modification time put back is
 //     not noticed);
 //   - an entry holds the file's own Scope, unrounded (floats written so
-//     that they read back to the same bits), its header line (for
+//     that they read back to the same bits), what it spent per quarter
+//     of an hour (UTC) and model (for DirOptions.Usage, made days of the
+//     local time zone when read), its header line (for
 //     DirOptions.Header), or why it was left out (no header, or the
 //     message of the migration error): Dir adds the files' Scopes up in
 //     path order whether they come from the index or from the files, so
@@ -47,9 +49,11 @@ const statsIndexKind = "stats-index"
 
 // indexHeader is the first line of dir's stats index. Its version is
 // to be raised whenever what a file adds changes (Scope.Add, ReadUsage,
-// migration, the skip rules), so that older entries are not used (2: pi
-// 1.x's usage entries and summary usages count).
-func indexHeader(dir string) []byte { return cacheindex.Header("sessctlStatsIndex", 2, dir) }
+// migration, the skip rules, what an entry holds), so that older
+// entries are not used (2: pi 1.x's usage entries and summary usages
+// count; 3: the usage per quarter of an hour and model, "days"). An
+// index of another version is ignored and rebuilt.
+func indexHeader(dir string) []byte { return cacheindex.Header("sessctlStatsIndex", 3, dir) }
 
 // fileStats is what one session file adds to Dir's total.
 type fileStats struct {
@@ -60,6 +64,7 @@ type fileStats struct {
 	headerLine       int
 	skip             error      // why the file is left out; nil when counted
 	scope            *fileScope // the file's entries, unrounded; nil when left out
+	days             []dayUse   // what the file spent per quarter of an hour and model, when counted
 	headerEntryCache *jsonl.Entry
 }
 
@@ -98,12 +103,16 @@ func countFile(data []byte) *fileStats {
 		return out
 	}
 	s := NewScope()
+	days := dayCounter{}
 	for i := 1; i < len(entries); i++ {
 		if !entries[i].IsHeader() {
-			s.Add(&entries[i])
+			if sp, ok := s.add(&entries[i]); ok {
+				days.add(&entries[i], sp)
+			}
 		}
 	}
 	out.scope = compact(s)
+	out.days = days.list()
 	return out
 }
 
@@ -199,7 +208,9 @@ func writeIndex(fsys vfs.FS, cacheDir, dir string, entries map[string]indexEntry
 //
 //	{"skip":"no session header"}, or
 //	{"header":<line>,"offset":N,"line":N,"skip":"<migration error>"}, or
-//	{"header":<line>,"offset":N,"line":N,"scope":<scope>}.
+//	{"header":<line>,"offset":N,"line":N,"scope":<scope>,"days":<days>}
+//
+// (days: encodeDays).
 func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
 	f := ent.stats
 	p := jsonl.NewObject(256)
@@ -209,7 +220,7 @@ func encodeIndexLine(dst []byte, name string, ent indexEntry) []byte {
 	if f.skip != nil {
 		p.String("skip", f.skip.Error())
 	} else {
-		p.Raw("scope", encodeScope(f.scope))
+		p.Raw("scope", encodeScope(f.scope)).Raw("days", encodeDays(f.days))
 	}
 	return cacheindex.AppendLine(dst, name, ent.Stamp, "stats", p.Bytes())
 }
@@ -223,7 +234,7 @@ func decodeIndexLine(line []byte) (string, indexEntry, bool) {
 		return "", ent, false
 	}
 	f := &fileStats{}
-	hasScope, hasSkip := false, false
+	hasScope, hasSkip, hasDays := false, false, false
 	err := jsonl.MembersTrusted(payload, func(key, v []byte) bool {
 		switch string(key) {
 		case "header":
@@ -243,10 +254,12 @@ func decodeIndexLine(line []byte) (string, indexEntry, bool) {
 			}
 		case "scope":
 			f.scope, hasScope = decodeScope(v)
+		case "days":
+			f.days, hasDays = decodeDays(v)
 		}
 		return true
 	})
-	if err != nil || hasScope == hasSkip || (f.header == nil) != (f.skip == errNoHeader) {
+	if err != nil || hasScope == hasSkip || hasScope != hasDays || (f.header == nil) != (f.skip == errNoHeader) {
 		return "", ent, false
 	}
 	ent.Stamp, ent.stats = st, f

@@ -34,7 +34,7 @@ func TestIndexLineRoundTrip(t *testing.T) {
 				{Model: "p/m", Provider: "p", ModelID: "m", Messages: 2, Usage: u(4, 0.7)},
 				{Model: "unknown", Messages: 1, Usage: u(5, 1.0/3)},
 			},
-		}},
+		}, days: []dayUse{{quarter: -7, model: "p/m", messages: 2, usage: u(4, 0.7)}, {quarter: unknownQuarter, model: "wé\"ird", usage: u(5, 1.0/3)}}},
 		"one model": {header: header, headerLine: 1, scope: &fileScope{entries: 1, messages: 1, types: []count{{"message", 1}}, roles: []count{{"assistant", 1}},
 			usage: u(1, 0.25), models: []Model{{Model: "p/m", Provider: "p", ModelID: "m", Messages: 1, Usage: u(1, 0.25)}}}},
 	}
@@ -54,6 +54,15 @@ func TestIndexLineRoundTrip(t *testing.T) {
 		}
 		if string(got.header) != string(f.header) || got.headerOff != f.headerOff || got.headerLine != f.headerLine {
 			t.Errorf("%s: header %s @%d:%d", name, got.header, got.headerOff, got.headerLine)
+		}
+		if len(got.days) != len(f.days) {
+			t.Errorf("%s: days %+v, want %+v", name, got.days, f.days)
+		}
+		for i := range min(len(got.days), len(f.days)) {
+			g, w := got.days[i], f.days[i]
+			if g.quarter != w.quarter || g.model != w.model || g.messages != w.messages || usageString(g.usage) != usageString(w.usage) {
+				t.Errorf("%s: day %d: %+v, want %+v", name, i, g, w)
+			}
 		}
 		if f.scope != nil && !sameBits(t, got.scope, f.scope) {
 			t.Errorf("%s: scope\n got %+v\nwant %+v", name, got.scope, f.scope)

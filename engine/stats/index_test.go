@@ -26,6 +26,7 @@ type dirRun struct {
 	Total   string   // the DirTotal as JSON
 	Skips   []string // path: error, in order
 	Headers []string // path, offset, line, raw header, in order
+	Days    []string // path: what the file spent per day and model (DirOptions.Usage), in order
 }
 
 func runDir(t *testing.T, root string, o stats.DirOptions) dirRun {
@@ -35,6 +36,7 @@ func runDir(t *testing.T, root string, o stats.DirOptions) dirRun {
 	o.Header = func(p string, h jsonl.Entry) {
 		r.Headers = append(r.Headers, fmt.Sprintf("%s @%d:%d %s", p, h.Offset, h.Line, h.Raw))
 	}
+	o.Usage = func(f *stats.FileUsage) { r.Days = append(r.Days, fmt.Sprintf("%s: %+v", f.Path, f.Days)) }
 	total, err := stats.Dir(context.Background(), root, o)
 	if err != nil {
 		t.Fatal(err)

@@ -146,7 +146,10 @@ func Count(entries []*engine.Entry) *Scope {
 }
 
 // Add counts one entry; a missing type or role counts as "(none)".
-func (s *Scope) Add(en *engine.Entry) {
+func (s *Scope) Add(en *engine.Entry) { s.add(en) }
+
+// add is Add, returning what en spent (EntrySpent).
+func (s *Scope) add(en *engine.Entry) (Spent, bool) {
 	s.Entries++
 	s.Types[human.Or(en.Type, "(none)")]++
 	sp, role, ok := spentBy(en)
@@ -155,7 +158,7 @@ func (s *Scope) Add(en *engine.Entry) {
 		s.Roles[role]++
 	}
 	if !ok {
-		return
+		return sp, false
 	}
 	ms := s.byModel[sp.Model]
 	if ms == nil {
@@ -168,6 +171,7 @@ func (s *Scope) Add(en *engine.Entry) {
 	}
 	ms.Usage.Add(sp.Usage)
 	s.Usage.Add(sp.Usage)
+	return sp, true
 }
 
 // Spent is what one entry spent, as Scope counts it: the usage of an

@@ -110,8 +110,10 @@ type Index struct {
 	warnMu  sync.Mutex
 	warned  map[string]bool // what this search reported, so each is told once
 
-	w     *watcher   // Options.Watch
-	clean cleanState // the last search that found the index current, as w saw it
+	w       *watcher     // Options.Watch
+	clean   cleanState   // the last search that found the index current, as w saw it
+	walked  *walkedState // the files of the last walk, as w saw them (own engine)
+	stCache *stateCache  // the own engine's state, kept with a watch
 }
 
 // cleanState records a search that found the index current (Watch): the
@@ -177,7 +179,7 @@ func (x *Index) Close() error {
 	var err error
 	if x.w != nil {
 		err = x.w.close()
-		x.w, x.clean = nil, cleanState{}
+		x.w, x.clean, x.walked, x.stCache = nil, cleanState{}, nil, nil
 	}
 	if x.lock == nil {
 		return err

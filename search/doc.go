@@ -75,4 +75,14 @@
 // reports damaged during a search, which then runs again, and one that
 // fails Check's quick_check. An index failure is an error matching
 // ErrIndex.
+//
+// # A resident index
+//
+// A process that keeps an Index open with Options.Watch (sessctl serve)
+// skips the stat of every file when the watch saw nothing happen, and
+// after files were only written to stats those the watch's events name.
+// Server answers other processes' searches from such an index over a
+// private unix socket (Linux); Ask is the client, which returns false
+// (search by yourself) whenever no server can answer for the index and
+// stores, so that its answer is always the hits Index.Search finds.
 package search

@@ -110,8 +110,10 @@ type Index struct {
 	warnMu  sync.Mutex
 	warned  map[string]bool // what this search reported, so each is told once
 
-	w     *watcher   // Options.Watch
-	clean cleanState // the last search that found the index current, as w saw it
+	w       *watcher     // Options.Watch
+	clean   cleanState   // the last search that found the index current, as w saw it
+	walked  *walkedState // the files of the last walk, as w saw them (own engine)
+	stCache *stateCache  // the own engine's state, kept with a watch
 
 	ownMerge *ownMerger // EngineOwn: a merge left running by the last search
 }
@@ -182,7 +184,7 @@ func (x *Index) Close() error {
 		if werr := x.w.close(); err == nil {
 			err = werr
 		}
-		x.w, x.clean = nil, cleanState{}
+		x.w, x.clean, x.walked, x.stCache = nil, cleanState{}, nil, nil
 	}
 	if x.lock == nil {
 		return err

@@ -212,13 +212,7 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 	var gen uint64
 	watched := false
 	if !current {
-		if x.w != nil {
-			// The count is taken before the walk: what changes from here
-			// on makes the next search walk again.
-			gen = x.w.generation()
-			watched = watchAll(x.w, roots(q.Stores))
-		}
-		if files, err = walkFS(ctx, x.fsys(), q.Stores, warn); err != nil {
+		if files, gen, watched, err = x.walkWatched(ctx, q.Stores, warn); err != nil {
 			return nil, err
 		}
 	}
@@ -370,6 +364,7 @@ func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, q Query
 		return nil, "", nil, err
 	}
 	tag = o.stateTag()
+	x.keepState(o, tag)
 	if !exact {
 		// Syntax the own index does not evaluate: read the files.
 		cands, err = scan(ctx, x.fsys(), sn, files, q, x.warn)
@@ -481,7 +476,7 @@ func (x *Index) openOwn(mode ownMode) (*own, error) {
 	fsys := x.fsys()
 	dir := x.ownDir()
 	o := &own{x: x, dir: dir}
-	st, serr := readOwnState(fsys, filepath.Join(dir, ownStateName))
+	st, serr := x.readStateCached(mode != openRead)
 	ix, err := textindex.Open(fsys, filepath.Join(dir, ownTextDir))
 	if err == nil && serr == nil {
 		docsSize := int64(-1)

@@ -1,9 +1,11 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sessctl/sessctl/layout"
@@ -81,4 +83,76 @@ func storesKey(stores []layout.Place) string {
 		b.WriteByte(0)
 	}
 	return b.String()
+}
+
+// walkedState is the file list of a watched Index's last walk, kept
+// with the watch's record (watcher.mark) of what changed since it began,
+// so that a search after files were only written to (pi appending) stats
+// those files and not every file of the stores.
+type walkedState struct {
+	key   string
+	files []found
+	at    map[string]int // path -> index in files
+}
+
+// walkWatched lists the files of the stores for a search that updates
+// the index, and returns the watch's count taken before it and whether
+// the watch covers the stores. With a watch whose record since the last
+// walk of the same stores names only files of that walk that were
+// written to or had their attributes changed (and nothing made, removed
+// or renamed, no event lost), it is that walk's list with those files
+// stat'ed again; otherwise it walks the stores.
+func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn func(error)) (files []found, gen uint64, watched bool, err error) {
+	if x.w == nil {
+		files, err = walkFS(ctx, x.fsys(), stores, warn)
+		return files, 0, false, err
+	}
+	// The count is taken, and the record begun, before the walk or the
+	// stat: what changes from here on makes the next search look again.
+	gen = x.w.generation()
+	changed, ok := x.w.changes()
+	x.w.mark()
+	prev := x.walked
+	x.walked = nil
+	key := storesKey(stores)
+	if ok && prev != nil && prev.key == key {
+		if files, ok = restat(x.fsys(), prev, changed); ok {
+			x.walked = &walkedState{key: key, files: files, at: prev.at}
+			return files, gen, true, nil
+		}
+	}
+	watched = watchAll(x.w, roots(stores))
+	warned := false
+	files, err = walkFS(ctx, x.fsys(), stores, func(err error) {
+		warned = true
+		warn(err)
+	})
+	if err == nil && watched && !warned {
+		at := make(map[string]int, len(files))
+		for i := range files {
+			at[files[i].path] = i
+		}
+		x.walked = &walkedState{key: key, files: files, at: at}
+	}
+	return files, gen, watched, err
+}
+
+// restat returns prev's files with those named in changed stat'ed again,
+// or false when one of them is not a JSONL session file among prev's
+// (AgentUse's files are replaced, not written to, and what they hold
+// says which sessions there are) or is no longer a regular file.
+func restat(fsys vfs.FS, prev *walkedState, changed []string) ([]found, bool) {
+	files := slices.Clone(prev.files)
+	for _, p := range changed {
+		i, ok := prev.at[p]
+		if !ok || files[i].kind != fileJSONL {
+			return nil, false
+		}
+		fi, err := fsys.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, false
+		}
+		files[i].set(fi)
+	}
+	return files, true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -105,4 +106,101 @@ func TestWatchOverflow(t *testing.T) {
 	watchCheck(t, x, ref, root, "after overflow", "okapi")
 	appendLines(t, s, userLine("z1", "n1", "2026-03-09T10:00:02.000Z", "zebra"))
 	watchCheck(t, x, ref, root, "append after overflow", "zebra")
+}
+
+// TestWatcherNamesWrites: writes and attribute changes of files are named
+// by the watcher; an entry made, renamed or removed says only that
+// something happened.
+func TestWatcherNamesWrites(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a.jsonl")
+	writeLines(t, f, []string{"{}"})
+	w, err := newWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	if !w.add(dir) {
+		t.Fatal("no watch")
+	}
+	if _, ok := w.changes(); ok {
+		t.Error("a new watcher names what changed before it")
+	}
+	w.generation()
+	w.mark()
+	appendLines(t, f, "{}")
+	w.generation()
+	if got, ok := w.changes(); !ok || len(got) != 1 || got[0] != f {
+		t.Errorf("after an append: %v, %v", got, ok)
+	}
+	w.mark()
+	if err := os.Chmod(f, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	w.generation()
+	if got, ok := w.changes(); !ok || len(got) != 1 || got[0] != f {
+		t.Errorf("after a chmod: %v, %v", got, ok)
+	}
+	for what, do := range map[string]func() error{
+		"made":    func() error { return os.WriteFile(filepath.Join(dir, "b.jsonl"), nil, 0o600) },
+		"renamed": func() error { return os.Rename(filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "c.jsonl")) },
+		"removed": func() error { return os.Remove(filepath.Join(dir, "c.jsonl")) },
+		"subdir":  func() error { return os.Mkdir(filepath.Join(dir, "d"), 0o700) },
+	} {
+		w.generation()
+		w.mark()
+		if err := do(); err != nil {
+			t.Fatal(err)
+		}
+		w.generation()
+		if got, ok := w.changes(); ok {
+			t.Errorf("%s: %v, want only that something happened", what, got)
+		}
+	}
+}
+
+// TestWatchAfterWrites: searches of a watched index after files were
+// written to (appended, cut short, rewritten in place at the same size),
+// which stat only those files, find what a search that walks finds.
+func TestWatchAfterWrites(t *testing.T) {
+	root, s1, s2 := fixtureStore(t)
+	x := openIndex(t, Options{Watch: true})
+	ref := openIndex(t, Options{})
+	watchCheck(t, x, ref, root, "first", "flaky")
+	for i := range 5 {
+		w := fmt.Sprintf("quagga%d", i)
+		appendLines(t, s1, userLine(fmt.Sprintf("q%d", i), "", "2026-03-01T10:00:00.000Z", w))
+		watchCheck(t, x, ref, root, "append", w)
+		if x.walked == nil {
+			t.Fatalf("round %d: no file list kept", i)
+		}
+	}
+	data, err := os.ReadFile(s1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s1, data[:len(data)/2], 0o600); err != nil { // cut short, in place
+		t.Fatal(err)
+	}
+	watchCheck(t, x, ref, root, "cut short", "quagga4")
+	watchCheck(t, x, ref, root, "cut short", "flaky")
+	b, err := os.ReadFile(s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(b), "network")
+	if i < 0 {
+		t.Fatal("fixture has no 'network'")
+	}
+	copy(b[i:], "notwork")
+	f, err := os.OpenFile(s2, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(b, 0); err != nil { // same size, in place
+		t.Fatal(err)
+	}
+	f.Close()
+	watchCheck(t, x, ref, root, "rewritten in place", "notwork")
+	watchCheck(t, x, ref, root, "rewritten in place", "network")
 }

@@ -15,4 +15,8 @@ func (w *watcher) add(string) bool { return false }
 
 func (w *watcher) keep(map[string]bool) {}
 
+func (w *watcher) mark() {}
+
+func (w *watcher) changes() ([]string, bool) { return nil, false }
+
 func (w *watcher) close() error { return nil }

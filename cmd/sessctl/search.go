@@ -119,17 +119,23 @@ func runSearch(e *env, args []string) int {
 			prog.update(int(done >> 20))
 		},
 	}
-	x, err := search.Open(e.ctx, o)
-	if err != nil {
-		return searchFail(e, err)
+	// A running 'sessctl serve' of these stores and this index answers
+	// from its watched index; without one, the search is this process's.
+	hitSeq, asked := search.Ask(e.ctx, o, q)
+	if !asked {
+		x, err := search.Open(e.ctx, o)
+		if err != nil {
+			return searchFail(e, err)
+		}
+		defer x.Close()
+		hitSeq = x.Search(e.ctx, q)
 	}
-	defer x.Close()
 
 	out, color := searchOutput(e.stdout)
 	w := bufio.NewWriterSize(out, 1<<16)
 	hits := 0
 	var ids *shortid.Set // read at the first hit
-	for h, err := range x.Search(e.ctx, q) {
+	for h, err := range hitSeq {
 		if prog != nil {
 			prog.done()
 			prog = nil

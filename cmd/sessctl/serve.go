@@ -10,6 +10,7 @@ import (
 
 	"github.com/sessctl/sessctl/internal/human"
 	"github.com/sessctl/sessctl/layout"
+	"github.com/sessctl/sessctl/search"
 	"github.com/sessctl/sessctl/web"
 )
 
@@ -44,6 +45,12 @@ func runServe(e *env, args []string) int {
 		}
 		ss = append(ss, ps...)
 	}
+	if ss == nil {
+		var err error
+		if ss, err = web.DefaultStores(); err != nil {
+			return e.fail(err)
+		}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return e.fail(fmt.Errorf("listen on %s: %w", *addr, err))
@@ -54,6 +61,14 @@ func runServe(e *env, args []string) int {
 		Logf:        func(format string, a ...any) { fmt.Fprintf(e.stderr, "sessctl serve: "+format+"\n", a...) }})
 	if err != nil {
 		return e.fail(err)
+	}
+	// 'sessctl search' in other processes asks this one, over a private
+	// unix socket, when it searches these stores with this index.
+	if ssrv, err := search.Listen(search.ServerOptions{Stores: ss, Dir: *indexDir}); err != nil {
+		fmt.Fprintf(e.stderr, "sessctl serve: 'sessctl search' is not answered here (it searches by itself): %v\n", err)
+	} else {
+		go func() { _ = ssrv.Serve() }()
+		defer ssrv.Close()
 	}
 	if !web.IsLoopback(ln.Addr().String()) {
 		fmt.Fprintf(e.stderr, "sessctl: serve: listening on %s, which is not a loopback address: anyone who can reach it and has the URL below can read and change your sessions\n", ln.Addr())

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 
@@ -115,7 +116,9 @@ type Index struct {
 	walked  *walkedState // the files of the last walk, as w saw them (own engine)
 	stCache *stateCache  // the own engine's state, kept with a watch
 
-	ownMerge *ownMerger // EngineOwn: a merge left running by the last search
+	ownMerge *ownMerger   // EngineOwn: a merge left running by the last search
+	ids      *idCache     // EngineOwn: the ids the last search shortened among
+	hitIDs   *shortid.Set // EngineOwn: the ids this search shortens among
 }
 
 // cleanState records a search that found the index current (Watch): the

@@ -978,6 +978,7 @@ func auEntry(kind fileKind, path, entry string) string {
 // read from the docs table; a term or phrase query stops walking its
 // postings once no older document can be among them (ownState.Times).
 func (o *own) query(ctx context.Context, e *ftsExpr, q Query) ([]candidate, error) {
+	o.x.hitIDs = o.shortIDs(q.Stores)
 	filter := o.filter(q)
 	k := 0
 	if q.Limit > 0 && e.exact {

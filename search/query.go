@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/layout"
 )
 
@@ -52,6 +53,11 @@ type Session struct {
 	Name   string // the session's name ("" when unnamed); AgentUse: the agent's name
 	Cwd    string
 	Format layout.Format
+	// Short is ID shortened as sessctl shows ids: the shortest prefix,
+	// of eight characters or more, that no other JSONL session of the
+	// stores searched shares. It is set by EngineOwn, whose index knows
+	// those sessions; "" from the other engines and Options.NoIndex.
+	Short string
 }
 
 // Hit is one matching text.
@@ -142,6 +148,7 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 		x.warnMu.Unlock()
 		warn := x.warn
 		var cands []candidate
+		var ids *shortid.Set // the ids to shorten hits' ids among (EngineOwn)
 		if x.o.NoIndex {
 			var files []found
 			if files, err = walkFS(ctx, x.fsys(), q.Stores, warn); err != nil {
@@ -150,7 +157,9 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 			}
 			cands, err = scan(ctx, x.fsys(), sn, files, q, warn)
 		} else if x.o.Engine == EngineOwn {
+			x.hitIDs = nil
 			cands, err = x.ownSearch(ctx, sn, q, warn)
+			ids = x.hitIDs
 		} else {
 			cands, err = x.search(ctx, q, warn)
 		}
@@ -172,6 +181,9 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 			}
 			cands = cands[n:]
 			for _, h := range hits {
+				if ids != nil {
+					h.Session.Short = ids.Short(h.Session.ID)
+				}
 				if !yield(h, nil) {
 					return
 				}

@@ -109,6 +109,7 @@ type sockHit struct {
 	Time    *int64   `json:"time,omitempty"` // Unix nanoseconds; none when the entry has no time
 	Snippet wstr     `json:"snip"`
 	Matches [][2]int `json:"m"`
+	Short   wstr     `json:"short,omitempty"`
 }
 
 // sockMsg is one message of an answer: T is "wait" (still working),
@@ -231,7 +232,7 @@ func parseKind(s string) Kind {
 func toSockHit(h *Hit) *sockHit {
 	return &sockHit{Path: wstr(h.Session.Path), ID: wstr(h.Session.ID), Name: wstr(h.Session.Name), Cwd: wstr(h.Session.Cwd),
 		Format: h.Session.Format.String(), Entry: wstr(h.Entry), File: wstr(h.File), Offset: h.Offset, Kind: h.Kind.String(),
-		Role: wstr(h.Role), Tool: wstr(h.Tool), Time: unixNano(h.Time), Snippet: wstr(h.Snippet), Matches: h.Matches}
+		Role: wstr(h.Role), Tool: wstr(h.Tool), Time: unixNano(h.Time), Snippet: wstr(h.Snippet), Matches: h.Matches, Short: wstr(h.Session.Short)}
 }
 
 func (s *sockHit) hit() (Hit, error) {
@@ -240,7 +241,7 @@ func (s *sockHit) hit() (Hit, error) {
 	if !ok || k == 0 {
 		return Hit{}, fmt.Errorf("search server: a hit of format %q and kind %q", s.Format, s.Kind)
 	}
-	return Hit{Session: Session{Path: string(s.Path), ID: string(s.ID), Name: string(s.Name), Cwd: string(s.Cwd), Format: f},
+	return Hit{Session: Session{Path: string(s.Path), ID: string(s.ID), Name: string(s.Name), Cwd: string(s.Cwd), Format: f, Short: string(s.Short)},
 		Entry: string(s.Entry), File: string(s.File), Offset: s.Offset, Kind: k, Role: string(s.Role), Tool: string(s.Tool),
 		Time: fromUnixNano(s.Time), Snippet: string(s.Snippet), Matches: s.Matches}, nil
 }

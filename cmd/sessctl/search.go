@@ -153,7 +153,7 @@ func runSearch(e *env, args []string) int {
 		if *asJSON {
 			writeHitJSON(w, &h)
 		} else {
-			if ids == nil {
+			if ids == nil && h.Session.Short == "" {
 				ids = searchShortIDs(e.ctx, q.Stores)
 			}
 			writeHit(w, &h, ids, color)
@@ -254,7 +254,11 @@ const (
 // writeHit prints a hit for people (search.Hit.WriteText) with its
 // short id and the command that shows it.
 func writeHit(w *bufio.Writer, h *search.Hit, ids *shortid.Set, color bool) {
-	_ = h.WriteText(w, search.TextOptions{ID: ids.Short(h.Session.ID), Highlight: color, MatchStart: hlOn, MatchEnd: hlOff, Escape: termEscape, Command: showArgs(h)})
+	id := h.Session.Short
+	if id == "" {
+		id = ids.Short(h.Session.ID)
+	}
+	_ = h.WriteText(w, search.TextOptions{ID: id, Highlight: color, MatchStart: hlOn, MatchEnd: hlOff, Escape: termEscape, Command: showArgs(h)})
 }
 
 // writeHitJSON prints a hit as JSON (search.Hit.WriteJSON) with the

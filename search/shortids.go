@@ -1,0 +1,58 @@
+package search
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/sessctl/sessctl/internal/shortid"
+	"github.com/sessctl/sessctl/layout"
+)
+
+// The own engine's state knows every JSONL session of the stores it
+// indexed, so a search on it shortens its hits' session ids (Session.Short)
+// among them, without the listing of each store a caller would otherwise
+// need (at 50,000 sessions that listing costs more than the search).
+
+// idCache is the set of ids the last search shortened against, kept for
+// the next search of the same stores while the state is the same.
+type idCache struct {
+	tag, key string
+	set      *shortid.Set
+}
+
+// shortIDs returns the ids of the JSONL sessions of o's state below the
+// stores' roots, kept in x for as long as the state file and the stores
+// are the same.
+func (o *own) shortIDs(stores []layout.Place) *shortid.Set {
+	x := o.x
+	key := storesKey(stores)
+	tag := o.stateTag()
+	if c := x.ids; c != nil && tag != "" && c.tag == tag && c.key == key {
+		return c.set
+	}
+	rs := roots(stores)
+	set, n := &shortid.Set{}, 0
+	for path, f := range o.st.Files {
+		s := o.st.Sessions[f.Session]
+		if s == nil || s.Format != layout.FormatJSONL || !below(path, rs) {
+			continue
+		}
+		set.Add(path, s.ID)
+		n++
+	}
+	if n == 0 {
+		set = nil // (roots the state's paths are not below): the caller lists
+	}
+	x.ids = &idCache{tag: tag, key: key, set: set}
+	return set
+}
+
+// below reports whether path lies below one of roots.
+func below(path string, roots []string) bool {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) || strings.HasSuffix(r, string(filepath.Separator)) && strings.HasPrefix(path, r) {
+			return true
+		}
+	}
+	return false
+}

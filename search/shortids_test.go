@@ -1,0 +1,64 @@
+package search
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/sessctl/sessctl/internal/shortid"
+	"github.com/sessctl/sessctl/layout"
+)
+
+// The own engine shortens a hit's session id among every JSONL session
+// of the stores searched (hits or not), and of no other store its index
+// holds; the other engines leave Session.Short empty.
+func TestHitShortIDs(t *testing.T) {
+	base := t.TempDir()
+	searched := filepath.Join(base, "a", "sessions")
+	other := filepath.Join(base, "b", "sessions")
+	want := &shortid.Set{}
+	// Ids that share their first 23 characters, only the first of
+	// which matches the query: the hit's short id must be long enough to
+	// tell it from the others.
+	for i, word := range []string{"kiwiword", "plain", "plain"} {
+		id := fmt.Sprintf("0badcafe-1234-5678-9abc-def%d0000000%d", i, i+1)
+		p := filepath.Join(searched, "--home-dev-app--", "2026-03-01T09-00-00-000Z_"+id+".jsonl")
+		writeLines(t, p, []string{
+			header(id, "/home/dev/app", "2026-03-01T09:00:00.000Z"),
+			msg(fmt.Sprintf("u%d", i), "", "2026-03-01T09:00:01.000Z", `{"role":"user","content":"a `+word+` text","timestamp":1}`),
+		})
+		want.Add(p, id)
+	}
+	// A store the index also holds, not searched: a longer shared prefix
+	// there must not lengthen the hit's id.
+	oid := "0badcafe-1234-5678-9abc-def000000002"
+	writeLines(t, filepath.Join(other, "--x--", "2026-03-01T09-00-00-000Z_"+oid+".jsonl"), []string{
+		header(oid, "/x", "2026-03-01T09:00:00.000Z"),
+		msg("v1", "", "2026-03-01T09:00:01.000Z", `{"role":"user","content":"a kiwiword text","timestamp":1}`),
+	})
+	dir := filepath.Join(base, "index")
+	storeA := layout.Place{Name: "a", Format: layout.FormatJSONL, Root: searched}
+	storeB := layout.Place{Name: "b", Format: layout.FormatJSONL, Root: other}
+	for _, e := range []Engine{EngineOwn, EngineFTS5} {
+		x := openIndex(t, Options{Dir: dir, Engine: e})
+		if _, err := collect(x, Query{Text: "kiwiword", Stores: []layout.Place{storeA, storeB}}); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := collect(x, Query{Text: "kiwiword", Stores: []layout.Place{storeA}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 {
+			t.Fatalf("%s: %d hits, want 1", e, len(hits))
+		}
+		got := hits[0].Session.Short
+		switch {
+		case e == EngineOwn && got != want.Short(hits[0].Session.ID):
+			t.Errorf("own: Short = %q, want %q (among the searched store's sessions)", got, want.Short(hits[0].Session.ID))
+		case e == EngineOwn && len(got) != len("0badcafe-1234-5678-9abc-def0"):
+			t.Errorf("own: Short = %q, want the 24 characters that tell it from the searched store's sessions", got)
+		case e != EngineOwn && got != "":
+			t.Errorf("%s: Short = %q, want it empty", e, got)
+		}
+	}
+}

@@ -198,7 +198,8 @@ if [ "${SEARCHBENCH:-1}" != 0 ]; then
     done
   }
   fresh_n=0
-  fresh_prep() { fresh_n=$((fresh_n + 1)); append kiwiFreshword "${SFILES[$((fresh_n % ${#SFILES[@]}))]}"; }
+  fresh_word=kiwiFreshword
+  fresh_prep() { fresh_n=$((fresh_n + 1)); append "$fresh_word" "${SFILES[$((fresh_n % ${#SFILES[@]}))]}"; }
   # hits KEY WANT: the last query of KEY printed WANT hits (text output:
   # one "sessctl show --leaf ID FILE" line a hit), or the row is marked
   # failed.
@@ -255,6 +256,23 @@ if [ "${SEARCHBENCH:-1}" != 0 ]; then
     curl -s -c "$jar" -b "$jar" "$base/search?q=$sq" > /dev/null
     run sserve "$RUNS" : curl -s -f -c "$jar" -b "$jar" -o "$W/serve.page" "$base/search?q=$sq"
     say "  sserve: $(grep -c 'class="hit"' "$W/serve.page") hits on the page"
+    # A new process per query, answered by the serve over its private
+    # socket (sessctl search asks a serve of the same stores by itself):
+    # a rare word, then a word appended just before each query; the
+    # server's CPU per query from /proc/PID/stat.
+    ticks() { awk '{ print $14 + $15 }' "/proc/$spid/stat"; }
+    "$S" search --store "$SESS" --limit 1 "$SRARE" > /dev/null || true
+    t0=$(ticks)
+    run ssockrare "$RUNS" : "$S" search --store "$SESS" --limit 20 "$SRARE"
+    t1=$(ticks)
+    say "  ssockrare: the server's CPU $(awk -v d=$((t1 - t0)) -v n="$RUNS" -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", d / h / n }') s a query"
+    fresh_n=0 fresh_word=kiwiSockword
+    t0=$(ticks)
+    run ssockfresh "$RUNS" fresh_prep "$S" search --store "$SESS" --limit 1000 kiwiSockword
+    t1=$(ticks)
+    hits ssockfresh "$RUNS"
+    say "  ssockfresh: the server's CPU $(awk -v d=$((t1 - t0)) -v n="$RUNS" -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", d / h / n }') s a query"
+    restore_appended
     t0=$(awk '{ print $14 + $15 }' "/proc/$spid/stat")
     sleep "${SCALE_IDLE:-60}"
     t1=$(awk '{ print $14 + $15 }' "/proc/$spid/stat")

@@ -122,7 +122,7 @@ func TestEnginesAgree(t *testing.T) {
 			if werr != nil {
 				bad++
 			}
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := cmp.Diff(want, got, ignoreShort); diff != "" {
 				t.Errorf("%s: %q role %q tool %q limit %d since %v until %v cwd %q (-fts5 +own):\n%s", stage, q.Text, q.Role, q.Tool, q.Limit, q.Since, q.Until, q.Cwd, diff)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/layout"
 )
@@ -62,3 +64,7 @@ func TestHitShortIDs(t *testing.T) {
 		}
 	}
 }
+
+// ignoreShort compares hits of engines apart from Session.Short, which
+// only the own engine sets.
+var ignoreShort = cmpopts.IgnoreFields(Session{}, "Short")

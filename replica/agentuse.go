@@ -118,16 +118,6 @@ func (r *Remote) auFiles(ctx context.Context, dir string) ([]agentuse.DirFile, [
 	return out, skipped, nil
 }
 
-// unwrapPath returns the cause of an *fs.PathError about path, so that
-// the path is named once.
-func unwrapPath(err error, path string) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path == path {
-		return pe.Err
-	}
-	return err
-}
-
 // auSession brings one AgentUse session directory's two sides together.
 // Files are whole objects: a pull writes the remote version of a file the
 // local side did not change since the last sync, keeps the local version

@@ -79,8 +79,8 @@ const (
 	ownDirName   = "own"
 	ownTextDir   = "text"  // the textindex
 	ownDocsName  = "docs"  // a docRecSize record per document, by id
-	ownStateName = "state" // the files and sessions indexed (gob)
-	ownVersion   = 2       // 2: Times
+	ownStateName = "state" // the files and sessions indexed (gob), and ownLogName
+	ownVersion   = 3       // 2: Times; 3: Gen, the log
 	ownRecSize   = 28      // file uint32, part uint32, off int64, len int64, CRC-32C of them
 	ownTimeBlock = 256
 )
@@ -110,6 +110,10 @@ type ownState struct {
 	// process killed before it wrote the state) and the index is built
 	// again.
 	Stamps map[string]ownStamp
+	// Gen names this base: the log of its changes names it too (ownlog.go).
+	Gen uint64
+
+	saved ownSaved // not in the file
 }
 
 // ownStamp is what a file's stat says.
@@ -420,6 +424,9 @@ func (x *Index) waitOwnMerge() error {
 	if m.err == nil && x.clean.ok && len(x.clean.tags) == 1 && x.clean.tags[0] == m.from {
 		x.clean.tags = []string{m.to} // the merge's state is this process's
 	}
+	if m.err == nil && x.stCache != nil && x.stCache.tag == m.from {
+		x.stCache.tag = m.to // the merge saved the kept state itself
+	}
 	if m.err != nil {
 		return &indexError{fmt.Errorf("merge search index segments: %w", m.err)}
 	}
@@ -450,14 +457,17 @@ func (o *own) merge(ctx context.Context) error {
 	return o.saveState()
 }
 
-// stateTag identifies the state file as it is: every update writes a new
-// one (another inode, another change time).
+// stateTag identifies the state as it is on disk, the base file and its
+// log: every update writes a new base (another inode, another change
+// time) or appends to the log (another size).
 func (o *own) stateTag() string {
-	st := stampOf(o.x.fsys(), filepath.Join(o.dir, ownStateName))
+	fsys := o.x.fsys()
+	st := stampOf(fsys, filepath.Join(o.dir, ownStateName))
 	if !st.exists {
 		return ""
 	}
-	return fmt.Sprint(st.size, st.mtime, st.ctime, st.id)
+	lg := stampOf(fsys, filepath.Join(o.dir, ownLogName))
+	return fmt.Sprint(st.size, st.mtime, st.ctime, st.id, "+", lg.exists, lg.size, lg.mtime, lg.ctime, lg.id)
 }
 
 // How openOwn opens the index.
@@ -590,21 +600,13 @@ func readOwnState(fsys vfs.FS, path string) (*ownState, error) {
 	if st.Sessions == nil {
 		st.Sessions = map[string]*ownSession{}
 	}
+	if err := readOwnLog(fsys, path, st, int64(len(data))); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
-
-func (o *own) writeState() error {
-	var b bytes.Buffer
-	b.Write([]byte{0, 0, 0, 0})
-	if err := gob.NewEncoder(&b).Encode(o.st); err != nil {
-		return err
-	}
-	data := b.Bytes()
-	binary.LittleEndian.PutUint32(data, crc32.Checksum(data[4:], crcTable))
-	return vfs.WriteFileAtomic(o.x.fsys(), filepath.Join(o.dir, ownStateName), data, vfs.FileMode)
-}
 
 // ownBudget bounds the memory of the own engine's in-memory tables
 // (textindex.BuildOptions.Budget).
@@ -629,6 +631,7 @@ func (o *own) update(ctx context.Context, files []found, rs []string) error {
 	st := o.st
 	work, total, drops := o.plan(files, rs)
 	for _, path := range drops {
+		st.touch(path, st.Files[path].Session)
 		o.drop(path, st.Files[path])
 	}
 	if len(work) == 0 && len(drops) == 0 {
@@ -652,6 +655,10 @@ func (o *own) update(ctx context.Context, files []found, rs []string) error {
 	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{Budget: budget}), nextID: st.MaxID + 1}
 	var done int64
 	for _, f := range work {
+		st.touch(f.path, f.session)
+		if r := st.Files[f.path]; r != nil {
+			st.touchSession(r.Session)
+		}
 		if err := ctx.Err(); err != nil {
 			w.b.Abort()
 			return err
@@ -686,6 +693,7 @@ func (o *own) update(ctx context.Context, files []found, rs []string) error {
 	for s := range st.Sessions {
 		if !used[s] {
 			delete(st.Sessions, s)
+			st.touchSession(s)
 		}
 	}
 	return o.saveState()

@@ -563,11 +563,17 @@ func (x *Index) openOwn(mode ownMode) (*own, error) {
 	return o, nil
 }
 
+// mapFiles sets o.byNo, kept with the state (a watched Index's next
+// search uses it again, and drop and renumber keep it current).
 func (o *own) mapFiles() {
-	o.byNo = make(map[uint32]string, len(o.st.Files))
-	for p, r := range o.st.Files {
-		o.byNo[r.No] = p
+	st := o.st
+	if st.saved.byNo == nil {
+		st.saved.byNo = make(map[uint32]string, len(st.Files))
+		for p, r := range st.Files {
+			st.saved.byNo[r.No] = p
+		}
 	}
+	o.byNo = st.saved.byNo
 }
 
 func (o *own) close() {
@@ -685,17 +691,7 @@ func (o *own) update(ctx context.Context, files []found, rs []string) error {
 		return err
 	}
 	st.MaxID = o.ix.Stats().MaxID
-	// Sessions no file refers to any more.
-	used := make(map[string]bool, len(st.Sessions))
-	for _, r := range st.Files {
-		used[r.Session] = true
-	}
-	for s := range st.Sessions {
-		if !used[s] {
-			delete(st.Sessions, s)
-			st.touchSession(s)
-		}
-	}
+	st.forgetUnused()
 	return o.saveState()
 }
 
@@ -748,6 +744,7 @@ func (o *own) saveState() error {
 func (o *own) drop(path string, r *ownFile) {
 	delete(o.st.Files, path)
 	delete(o.byNo, r.No)
+	o.st.ref(r.Session, -1)
 	o.st.Dead += r.Docs
 }
 
@@ -760,6 +757,7 @@ func (o *own) renumber(f found) *ownFile {
 	o.st.NextFile++
 	o.st.Files[f.path] = r
 	o.byNo[r.No] = f.path
+	o.st.ref(f.session, 1)
 	return r
 }
 

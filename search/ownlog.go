@@ -68,6 +68,37 @@ type ownSaved struct {
 	maxID    uint64
 	files    map[string]bool // changed since the last save
 	sessions map[string]bool
+
+	// Built from the state when first needed, then kept current.
+	byNo map[uint32]string // path by file number
+	refs map[string]int    // files by session
+}
+
+// ref counts n more files of session (once the counts are built).
+func (st *ownState) ref(session string, n int) {
+	if st.saved.refs != nil {
+		st.saved.refs[session] += n
+	}
+}
+
+// forgetUnused removes the sessions touched since the last save that no
+// file refers to any more.
+func (st *ownState) forgetUnused() {
+	if len(st.saved.sessions) == 0 {
+		return
+	}
+	if st.saved.refs == nil {
+		st.saved.refs = make(map[string]int, len(st.Sessions))
+		for _, r := range st.Files {
+			st.saved.refs[r.Session]++
+		}
+	}
+	for s := range st.saved.sessions {
+		if st.saved.refs[s] <= 0 {
+			delete(st.Sessions, s)
+			delete(st.saved.refs, s)
+		}
+	}
 }
 
 // touch notes that path's record (and its session's) changed.
@@ -251,7 +282,7 @@ func (o *own) writeState() error {
 		if rerr := fsys.Remove(filepath.Join(o.dir, ownStateName)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			err = errors.Join(err, rerr)
 		}
-		st.saved = ownSaved{}
+		st.saved.reset()
 		return err
 	}
 	st.saved.logSize += int64(len(rec))
@@ -261,6 +292,12 @@ func (o *own) writeState() error {
 
 func (s *ownSaved) clear(maxID uint64) {
 	s.files, s.sessions, s.maxID = nil, nil, maxID
+}
+
+// reset forgets what is on disk (the next save writes a base), keeping
+// the tables built from the state.
+func (s *ownSaved) reset() {
+	*s = ownSaved{byNo: s.byNo, refs: s.refs}
 }
 
 // appendOwnLog appends rec to the log, which must be size bytes long,
@@ -300,10 +337,11 @@ func (o *own) writeBase() error {
 	binary.LittleEndian.PutUint32(data, crc32.Checksum(data[4:], crcTable))
 	fsys := o.x.fsys()
 	if err := vfs.WriteFileAtomic(fsys, filepath.Join(o.dir, ownStateName), data, vfs.FileMode); err != nil {
-		st.saved = ownSaved{}
+		st.saved.reset()
 		return err
 	}
-	st.saved = ownSaved{baseSize: int64(len(data)), maxID: st.MaxID}
+	st.saved.reset()
+	st.saved.baseSize, st.saved.maxID = int64(len(data)), st.MaxID
 	// A crash before the log is gone leaves it naming the older Gen: it
 	// is ignored.
 	if err := fsys.Remove(filepath.Join(o.dir, ownLogName)); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -91,6 +91,9 @@ func TestOwnStateLog(t *testing.T) {
 			logged++
 		}
 		got := searchAll(t, x, Query{Text: "zebra", Stores: stores})
+		if err := x.waitOwnMerge(); err != nil { // it saves the state too
+			t.Fatal(err)
+		}
 		if x.stCache == nil {
 			t.Fatalf("round %d: no state kept", round)
 		}
@@ -98,6 +101,16 @@ func TestOwnStateLog(t *testing.T) {
 		gens[disk.Gen] = true
 		if diff := cmp.Diff(x.stCache.st, disk, cmpopts.IgnoreUnexported(ownState{})); diff != "" {
 			t.Fatalf("round %d: state on disk (+) differs from the one in memory (-):\n%s", round, diff)
+		}
+		used := map[string]bool{}
+		for _, f := range disk.Files {
+			used[f.Session] = true
+			if disk.Sessions[f.Session] == nil {
+				t.Fatalf("round %d: session %q of a file is not in the state", round, f.Session)
+			}
+		}
+		if len(used) != len(disk.Sessions) {
+			t.Fatalf("round %d: %d sessions in the state, %d used by its files", round, len(disk.Sessions), len(used))
 		}
 		if round%15 == 14 {
 			fresh := openIndex(t, Options{Engine: EngineOwn})

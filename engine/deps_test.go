@@ -65,7 +65,7 @@ var allowed = map[string][]string{
 	// search watches the stores' directories with inotify (x/sys/unix),
 	// and finds AgentUse sessions with agentuse.Walk, the one walk of them;
 	// internal/human: a hit worded for people (Hit.WriteText).
-	"search":            {"engine", "engine/agentuse", "internal/human", "internal/jsonl", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
+	"search":            {"engine", "engine/agentuse", "internal/human", "internal/jsonl", "internal/shortid", "layout", "layout/vfs", "modernc.org/sqlite", "github.com/gofrs/flock", "golang.org/x/sys"},
 	"internal/human":    {},
 	"internal/shortid":  {"internal/sessionfile"},                   // the short ids people see and type
 	"internal/workload": {"internal/jsonl", "layout", "layout/vfs"}, // writes its files through layout/vfs, as every library does

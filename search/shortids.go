@@ -14,20 +14,26 @@ import (
 // need (at 50,000 sessions that listing costs more than the search).
 
 // idCache is the set of ids the last search shortened against, kept for
-// the next search of the same stores while the state is the same.
+// the next search of the same stores while the state's files are the
+// same ones: an append changes no file's session, so a search after pi
+// appended (the common case of a resident index) does not build the set
+// again. A file's session is read only when it is numbered (new, or
+// replaced: NextFile grows) and a file is only otherwise dropped (fewer
+// files); the state itself is the same value while it is kept.
 type idCache struct {
-	tag, key string
-	set      *shortid.Set
+	st    *ownState
+	next  uint32
+	files int
+	key   string
+	set   *shortid.Set
 }
 
 // shortIDs returns the ids of the JSONL sessions of o's state below the
-// stores' roots, kept in x for as long as the state file and the stores
-// are the same.
+// stores' roots, kept in x (idCache).
 func (o *own) shortIDs(stores []layout.Place) *shortid.Set {
 	x := o.x
 	key := storesKey(stores)
-	tag := o.stateTag()
-	if c := x.ids; c != nil && tag != "" && c.tag == tag && c.key == key {
+	if c := x.ids; c != nil && c.st == o.st && c.next == o.st.NextFile && c.files == len(o.st.Files) && c.key == key {
 		return c.set
 	}
 	rs := roots(stores)
@@ -43,7 +49,7 @@ func (o *own) shortIDs(stores []layout.Place) *shortid.Set {
 	if n == 0 {
 		set = nil // (roots the state's paths are not below): the caller lists
 	}
-	x.ids = &idCache{tag: tag, key: key, set: set}
+	x.ids = &idCache{st: o.st, next: o.st.NextFile, files: len(o.st.Files), key: key, set: set}
 	return set
 }
 

@@ -63,6 +63,39 @@ func TestHitShortIDs(t *testing.T) {
 			t.Errorf("%s: Short = %q, want it empty", e, got)
 		}
 	}
+	// The same Index, after an append (the kept set serves) and after a
+	// new session whose id shares more of the hit's (it must not).
+	x := openIndex(t, Options{Dir: dir, Engine: EngineOwn, Watch: true})
+	q := Query{Text: "kiwiword", Stores: []layout.Place{storeA}}
+	hitID := "0badcafe-1234-5678-9abc-def000000001"
+	hitFile := filepath.Join(searched, "--home-dev-app--", "2026-03-01T09-00-00-000Z_"+hitID+".jsonl")
+	shortOf := func(what string) string {
+		t.Helper()
+		hits, err := collect(x, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.Session.ID == hitID {
+				return h.Session.Short
+			}
+		}
+		t.Fatalf("%s: no hit in %s", what, hitID)
+		return ""
+	}
+	before := shortOf("first")
+	appendLines(t, hitFile, msg("u9", "u0", "2026-03-01T09:00:09.000Z", `{"role":"user","content":"more kiwiword","timestamp":9}`))
+	if got := shortOf("after an append"); got != before {
+		t.Errorf("after an append: Short = %q, want %q", got, before)
+	}
+	nid := "0badcafe-1234-5678-9abc-def000000009"
+	writeLines(t, filepath.Join(searched, "--home-dev-app--", "2026-03-02T09-00-00-000Z_"+nid+".jsonl"), []string{
+		header(nid, "/home/dev/app", "2026-03-02T09:00:00.000Z"),
+		msg("w1", "", "2026-03-02T09:00:01.000Z", `{"role":"user","content":"plain","timestamp":1}`),
+	})
+	if got := shortOf("after a new session"); got != hitID {
+		t.Errorf("after a session sharing 34 characters: Short = %q, want the whole id %q", got, hitID)
+	}
 }
 
 // ignoreShort compares hits of engines apart from Session.Short, which

@@ -379,4 +379,18 @@ func TestMergeNewest(t *testing.T) {
 		t.Errorf("the large segment was merged again for small commits")
 	}
 	checkQueries(t, ix, m, r, 100)
+	// Commits each smaller than the one before (no run of similar sizes
+	// to merge): the newest are merged until keep are left, and the
+	// large segment stays.
+	for _, n := range []int{400, 200, 100, 50, 25, 12, 6, 3, 1} {
+		commit(n)
+	}
+	before := ix.Stats().Segments
+	if err := ix.MergeNewest(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+	if st := ix.Stats(); st.Segments != 4 || ix.m.segs[0].name != bigName {
+		t.Errorf("after MergeNewest of %d segments of falling sizes: %d segments (want 4), the first %s (want %s)", before, st.Segments, ix.m.segs[0].name, bigName)
+	}
+	checkQueries(t, ix, m, r, 100)
 }

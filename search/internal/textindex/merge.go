@@ -25,23 +25,29 @@ func (ix *Index) Merge(ctx context.Context) error {
 
 // MergeNewest merges, as Merge does, the newest segments into one: the
 // newest and each older one no more than twice the size of the newer
-// ones together, or all of them when that would leave more than keep.
-// Many small updates' segments are so merged among themselves, without
-// the large segment of a first build, and the sizes of the segments
-// kept grow geometrically, so their number stays small.
+// ones together, or, when that would leave more than keep, as many of
+// the newest as leaves keep (the keep-1 oldest stay). Many small
+// updates' segments are so merged among themselves, never with the large
+// segment of a first build, and the sizes of the segments kept grow
+// geometrically, so their number stays small.
 func (ix *Index) MergeNewest(ctx context.Context, keep int) error {
 	return ix.merge(ctx, func(segs []*segment) []*segment {
-		at := len(segs) - 1
-		acc := segs[at].size
-		for at > 0 && segs[at-1].size <= 2*acc {
-			at--
-			acc += segs[at].size
-		}
-		if at+1 > keep {
-			at = 0
-		}
-		return segs[at:]
+		return segs[newestRun(segs, keep):]
 	})
+}
+
+// newestRun returns where MergeNewest's run of segs begins.
+func newestRun(segs []*segment, keep int) int {
+	at := len(segs) - 1
+	acc := segs[at].size
+	for at > 0 && segs[at-1].size <= 2*acc {
+		at--
+		acc += segs[at].size
+	}
+	if at+1 > keep {
+		at = max(keep-1, 0)
+	}
+	return at
 }
 
 // merge merges the run of the current segments that pick returns.

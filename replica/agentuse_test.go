@@ -37,15 +37,22 @@ func readTree(t testing.TB, dir string) map[string]string {
 // further sync moves nothing.
 func TestAgentUseRoundTrip(t *testing.T) { eachBackend(t, testAgentUseRoundTrip) }
 
-func testAgentUseRoundTrip(t *testing.T, be *backend) {
-	remote := remoteFor(t, be)
-	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
-	for _, m := range []*machine{a, b} {
-		m.opts.AgentDir = ""
-		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
-	}
+// auMachine is a machine that syncs only AgentUse sessions, from a data
+// directory of its own.
+func auMachine(t *testing.T, be *backend, remote string) *machine {
+	t.Helper()
+	m := newMachine(t, be, remote)
+	m.opts.AgentDir = ""
+	m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
+	return m
+}
+
+// auSession writes an AgentUse session of one message and one text part
+// into m's project 0123456789abcdef, and returns its directory.
+func auSession(t *testing.T, m *machine) string {
+	t.Helper()
 	ctx := context.Background()
-	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
+	root := filepath.Join(m.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
 	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +61,7 @@ func testAgentUseRoundTrip(t *testing.T, be *backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	mid, err := w.AddMessage(agentuse.MessageSpec{Task: "fix it", ModelID: "p:m"})
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +69,14 @@ func testAgentUseRoundTrip(t *testing.T, be *backend) {
 	if _, err := w.AddPart(mid, agentuse.TextPart("hello", w.Now())); err != nil {
 		t.Fatal(err)
 	}
-	dirA := w.Dir()
-	w.Close()
+	return w.Dir()
+}
+
+func testAgentUseRoundTrip(t *testing.T, be *backend) {
+	remote := remoteFor(t, be)
+	a, b := auMachine(t, be, remote), auMachine(t, be, remote)
+	ctx := context.Background()
+	dirA := auSession(t, a)
 	a.run(t, "sync")
 	b.run(t, "sync")
 	dirB := filepath.Join(b.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session", filepath.Base(dirA))
@@ -104,11 +118,7 @@ func TestAgentUseConflictNamesTheCopy(t *testing.T) { eachBackend(t, testAgentUs
 
 func testAgentUseConflictNamesTheCopy(t *testing.T, be *backend) {
 	remote := remoteFor(t, be)
-	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
-	for _, m := range []*machine{a, b} {
-		m.opts.AgentDir = ""
-		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
-	}
+	a, b := auMachine(t, be, remote), auMachine(t, be, remote)
 	ctx := context.Background()
 	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
 	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})

@@ -1,11 +1,8 @@
 package replica_test
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 
-	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/replica"
 )
 
@@ -17,29 +14,8 @@ func TestAgentUsePulledIsInSync(t *testing.T) { eachBackend(t, testAgentUsePulle
 
 func testAgentUsePulledIsInSync(t *testing.T, be *backend) {
 	remote := remoteFor(t, be)
-	a, b := newMachine(t, be, remote), newMachine(t, be, remote)
-	for _, m := range []*machine{a, b} {
-		m.opts.AgentDir = ""
-		m.opts.AgentUseDir = filepath.Join(filepath.Dir(m.agentDir), "data")
-	}
-	ctx := context.Background()
-	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := st.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "coder", Name: "coder"}, Model: "p:m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mid, err := w.AddMessage(agentuse.MessageSpec{Task: "fix it", ModelID: "p:m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.AddPart(mid, agentuse.TextPart("hello", w.Now())); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	a, b := auMachine(t, be, remote), auMachine(t, be, remote)
+	auSession(t, a)
 	a.run(t, "push")
 	if rep := b.run(t, "pull"); pulled(rep) == 0 {
 		t.Fatalf("the pull wrote nothing: %+v", rep.Sessions)

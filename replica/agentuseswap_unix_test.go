@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sessctl/sessctl/engine/agentuse"
 	"github.com/sessctl/sessctl/layout/vfs"
 )
 
@@ -40,27 +39,9 @@ func (s *swapFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, er
 func TestAgentUsePushRefusesSwappedLink(t *testing.T) {
 	be := &backend{}
 	remote := remoteFor(t, be)
-	a := newMachine(t, be, remote)
-	a.opts.AgentDir = ""
-	a.opts.AgentUseDir = filepath.Join(filepath.Dir(a.agentDir), "data")
+	a := auMachine(t, be, remote)
 	ctx := context.Background()
-	root := filepath.Join(a.opts.AgentUseDir, "agentuse", "project", "0123456789abcdef", "session")
-	st, err := agentuse.OpenStore(ctx, agentuse.StoreOptions{Dir: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := st.Create(ctx, agentuse.SessionSpec{Agent: agentuse.Agent{ID: "coder", Name: "coder"}, Model: "p:m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mid, err := w.AddMessage(agentuse.MessageSpec{Task: "fix it", ModelID: "p:m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.AddPart(mid, agentuse.TextPart("hello", w.Now())); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	auSession(t, a)
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte(`{"secret":"do-not-upload-me"}`), 0o600); err != nil {
 		t.Fatal(err)

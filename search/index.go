@@ -119,6 +119,7 @@ type Index struct {
 	ownMerge *ownMerger   // EngineOwn: a merge left running by the last search
 	ids      *idCache     // EngineOwn: the ids the last search shortened among
 	hitIDs   *shortid.Set // EngineOwn: the ids this search shortens among
+	planned  int          // EngineOwn: the files the last plan looked at (tests)
 }
 
 // cleanState records a search that found the index current (Watch): the

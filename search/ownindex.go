@@ -196,28 +196,53 @@ func (x *Index) ownDir() string { return filepath.Join(x.dir, ownDirName) }
 // nothing changed since the last one found the index current, and the
 // index's state as that search left it, only queries.
 func (x *Index) ownSearch(ctx context.Context, sn *snipper, q Query, warn func(error)) ([]candidate, error) {
+	// A merge the last search left running changes the state's tag,
+	// which the record of that search is then given.
+	_ = x.waitOwnMerge() // it failed safely: the next merge tries again
 	key := storesKey(q.Stores)
 	if x.w != nil && x.clean.ok && x.clean.key == key && x.clean.gen == x.w.generation() {
-		cands, err := x.ownSearch1(ctx, sn, q, warn, true)
+		cands, err := x.ownSearch1(ctx, sn, q, warn, true, "")
 		if !errors.Is(err, errChanged) {
 			return cands, err
 		}
 	}
+	prev := x.clean
 	x.clean = cleanState{}
-	return x.ownSearch1(ctx, sn, q, warn, false)
+	var base string // the state the last search found current with its walk
+	if prev.ok && prev.key == key && len(prev.tags) == 1 {
+		base = prev.tags[0]
+	}
+	return x.ownSearch1(ctx, sn, q, warn, false, base)
 }
 
-func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(error), current bool) (cands []candidate, err error) {
+// planDelta is what a watched Index knows changed since the last search
+// that found the index current: the files its walk stat'ed again (the
+// others are as that walk found them, and the state tagged base was
+// current with them). A plan against that same state looks only at
+// these files, not at every file of the stores.
+type planDelta struct {
+	base  string
+	paths []string
+	at    map[string]int // path -> index in the search's files
+}
+
+func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(error), current bool, base string) (cands []candidate, err error) {
 	_ = x.waitOwnMerge() // it failed safely: the next merge tries again
 	if err := checkIndexDir(x.dir, q.Stores); err != nil {
 		return nil, err
 	}
 	var files []found
 	var gen uint64
+	var d *planDelta
 	watched := false
 	if !current {
-		if files, gen, watched, err = x.walkWatched(ctx, q.Stores, warn); err != nil {
+		var changed []string
+		var restated bool
+		if files, gen, watched, changed, restated, err = x.walkWatched(ctx, q.Stores, warn); err != nil {
 			return nil, err
+		}
+		if restated && base != "" {
+			d = &planDelta{base: base, paths: changed, at: x.walked.at}
 		}
 	}
 	defer func() {
@@ -248,7 +273,7 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 		// searches of several processes run at once.
 		var tag string
 		var ok bool
-		cands, tag, ok, err = x.ownRead(ctx, sn, files, q, current)
+		cands, tag, ok, err = x.ownRead(ctx, sn, files, d, q, current)
 		if ok {
 			if err == nil && watched && tag != "" && !x.hasWarned() {
 				x.clean = cleanState{ok: true, key: storesKey(q.Stores), gen: gen, tags: []string{tag}}
@@ -274,7 +299,7 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 	for attempt := 0; ; attempt++ {
 		var tag string
 		var merge *own
-		cands, tag, merge, err = x.ownOnce(ctx, sn, files, q, current)
+		cands, tag, merge, err = x.ownOnce(ctx, sn, files, d, q, current)
 		if err != nil && errors.Is(err, textindex.ErrCorrupt) && attempt < 1 && !current {
 			// Never the source of truth: built again.
 			if err := x.fsys().RemoveAll(x.ownDir()); err != nil {
@@ -309,7 +334,7 @@ func (x *Index) hasWarned() bool {
 // when it is trusted and up to date with files (when current: as the
 // last search left it). ok is false when it is not: the caller takes the
 // lock exclusive and updates (or repairs) it.
-func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, q Query, current bool) (cands []candidate, tag string, ok bool, err error) {
+func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, d *planDelta, q Query, current bool) (cands []candidate, tag string, ok bool, err error) {
 	o, err := x.openOwn(openRead)
 	if err != nil {
 		return nil, "", false, nil
@@ -321,7 +346,7 @@ func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, q Query
 		if !exact || tag != x.clean.tags[0] {
 			return nil, "", false, nil
 		}
-	} else if work, _, drops := o.plan(files, roots(q.Stores)); len(work) > 0 || len(drops) > 0 {
+	} else if work, _, drops := o.plan(files, d, roots(q.Stores)); len(work) > 0 || len(drops) > 0 {
 		return nil, "", false, nil
 	}
 	if !exact {
@@ -343,7 +368,7 @@ func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, q Query
 //
 // When the index has many segments it returns itself open (merge), for
 // the caller to merge them after the answer; else it is closed.
-func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, q Query, current bool) (cands []candidate, tag string, merge *own, err error) {
+func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, d *planDelta, q Query, current bool) (cands []candidate, tag string, merge *own, err error) {
 	mode := openReset
 	if current {
 		mode = openWrite
@@ -364,7 +389,7 @@ func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, q Query
 		if !exact || o.stateTag() != x.clean.tags[0] {
 			return nil, "", nil, errChanged
 		}
-	} else if err := o.update(ctx, files, roots(q.Stores)); err != nil {
+	} else if err := o.update(ctx, files, d, roots(q.Stores)); err != nil {
 		return nil, "", nil, err
 	}
 	tag = o.stateTag()
@@ -633,9 +658,9 @@ type ownWriter struct {
 // that only grew is indexed from where the last indexing stopped, and
 // any other change (replaced, shrunk, edited in place) gives the file a
 // new number and indexes it whole; the old number's documents are dead.
-func (o *own) update(ctx context.Context, files []found, rs []string) error {
+func (o *own) update(ctx context.Context, files []found, d *planDelta, rs []string) error {
 	st := o.st
-	work, total, drops := o.plan(files, rs)
+	work, total, drops := o.plan(files, d, rs)
 	for _, path := range drops {
 		st.touch(path, st.Files[path].Session)
 		o.drop(path, st.Files[path])
@@ -696,22 +721,37 @@ func (o *own) update(ctx context.Context, files []found, rs []string) error {
 }
 
 // plan returns what update has to do: the files to index (and the bytes
-// to read of them) and the files indexed under roots that are gone.
-func (o *own) plan(files []found, rs []string) (work []found, total int64, drops []string) {
+// to read of them) and the files indexed under roots that are gone. With
+// d, and the state the one d names, only d's files can need indexing and
+// none is gone: the plan is as long as the change, not the stores.
+func (o *own) plan(files []found, d *planDelta, rs []string) (work []found, total int64, drops []string) {
 	st := o.st
-	seen := make(map[string]bool, len(files))
-	for _, f := range files {
-		seen[f.path] = true
+	need := func(f *found) {
 		r := st.Files[f.path]
-		if r != nil && r.unchanged(&f) {
-			continue
+		if r != nil && r.unchanged(f) {
+			return
 		}
-		work = append(work, f)
+		work = append(work, *f)
 		if r != nil && r.Kind == fileJSONL && f.size >= r.End && r.Ino == f.ino {
 			total += f.size - r.End
 		} else {
 			total += f.size
 		}
+	}
+	if d != nil && d.base == o.stateTag() {
+		o.x.planned = len(d.paths)
+		for _, p := range d.paths {
+			if i, ok := d.at[p]; ok && i < len(files) && files[i].path == p {
+				need(&files[i])
+			}
+		}
+		return work, total, nil
+	}
+	o.x.planned = len(files) + len(st.Files)
+	seen := make(map[string]bool, len(files))
+	for i := range files {
+		seen[files[i].path] = true
+		need(&files[i])
 	}
 	for path := range st.Files {
 		if seen[path] {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/sessctl/sessctl/layout"
@@ -102,10 +101,13 @@ type walkedState struct {
 // written to or had their attributes changed (and nothing made, removed
 // or renamed, no event lost), it is that walk's list with those files
 // stat'ed again; otherwise it walks the stores.
-func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn func(error)) (files []found, gen uint64, watched bool, err error) {
+//
+// When it is the last walk's list, changed names the files stat'ed again
+// (restated is true): the others are as that walk found them.
+func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn func(error)) (files []found, gen uint64, watched bool, changed []string, restated bool, err error) {
 	if x.w == nil {
 		files, err = walkFS(ctx, x.fsys(), stores, warn)
-		return files, 0, false, err
+		return files, 0, false, nil, false, err
 	}
 	// The count is taken, and the record begun, before the walk or the
 	// stat: what changes from here on makes the next search look again.
@@ -118,7 +120,7 @@ func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn fun
 	if ok && prev != nil && prev.key == key {
 		if files, ok = restat(x.fsys(), prev, changed); ok {
 			x.walked = &walkedState{key: key, files: files, at: prev.at}
-			return files, gen, true, nil
+			return files, gen, true, changed, true, nil
 		}
 	}
 	watched = watchAll(x.w, roots(stores))
@@ -134,15 +136,16 @@ func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn fun
 		}
 		x.walked = &walkedState{key: key, files: files, at: at}
 	}
-	return files, gen, watched, err
+	return files, gen, watched, nil, false, err
 }
 
 // restat returns prev's files with those named in changed stat'ed again,
 // or false when one of them is not a JSONL session file among prev's
 // (AgentUse's files are replaced, not written to, and what they hold
-// says which sessions there are) or is no longer a regular file.
+// says which sessions there are) or is no longer a regular file. prev is
+// given up: its list is changed in place.
 func restat(fsys vfs.FS, prev *walkedState, changed []string) ([]found, bool) {
-	files := slices.Clone(prev.files)
+	files := prev.files
 	for _, p := range changed {
 		i, ok := prev.at[p]
 		if !ok || files[i].kind != fileJSONL {

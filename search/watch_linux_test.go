@@ -208,3 +208,49 @@ func TestWatchAfterWrites(t *testing.T) {
 	watchCheck(t, x, ref, root, "rewritten in place", "notwork")
 	watchCheck(t, x, ref, root, "rewritten in place", "network")
 }
+
+// TestWatchedPlanIsTheChange: a watched Index whose last search found
+// the index current plans the next update from the files written since
+// (the watch's list), not from every file of the stores, and still
+// answers as a search that walks; once another process has changed the
+// index, it plans from every file again.
+func TestWatchedPlanIsTheChange(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "sessions")
+	const n = 40
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = filepath.Join(root, "--home-dev-app--", fmt.Sprintf("2026-03-01T09-00-%02d-000Z_p%02d-0000.jsonl", i, i))
+		writeLines(t, paths[i], []string{header(fmt.Sprintf("p%02d-0000", i), "/home/dev/app", "2026-03-01T09:00:00.000Z"),
+			userLine("u1", "", "2026-03-01T09:00:01.000Z", fmt.Sprintf("start%d", i))})
+	}
+	dir := filepath.Join(t.TempDir(), "index")
+	x := openIndex(t, Options{Dir: dir, Watch: true, Engine: EngineOwn})
+	ref := openIndex(t, Options{Engine: EngineOwn})
+	watchCheck(t, x, ref, root, "first", "start3")
+	if x.planned < n {
+		t.Fatalf("first search planned %d files, want every one (%d)", x.planned, n)
+	}
+	for round := range 6 {
+		w := fmt.Sprintf("wombat%d", round)
+		appendLines(t, paths[round], userLine(fmt.Sprintf("a%d", round), "u1", "2026-03-01T09:00:02.000Z", w))
+		appendLines(t, paths[n-1-round], userLine(fmt.Sprintf("b%d", round), "u1", "2026-03-01T09:00:02.000Z", w))
+		watchCheck(t, x, ref, root, "append", w)
+		if x.planned != 2 {
+			t.Errorf("round %d: planned %d files, want the 2 written", round, x.planned)
+		}
+	}
+	// Another process updates the index: the state is not the one x left.
+	other := openIndex(t, Options{Dir: dir, Engine: EngineOwn})
+	appendLines(t, paths[10], userLine("c1", "u1", "2026-03-01T09:00:03.000Z", "okapi"))
+	watchCheck(t, other, ref, root, "other process", "okapi")
+	appendLines(t, paths[11], userLine("c2", "u1", "2026-03-01T09:00:03.000Z", "okapi"))
+	watchCheck(t, x, ref, root, "after the other process", "okapi")
+	if x.planned < n {
+		t.Errorf("after another process's update: planned %d files, want every one (%d)", x.planned, n)
+	}
+	appendLines(t, paths[12], userLine("c3", "u1", "2026-03-01T09:00:04.000Z", "okapi"))
+	watchCheck(t, x, ref, root, "again", "okapi")
+	if x.planned != 1 {
+		t.Errorf("planned %d files, want the 1 written", x.planned)
+	}
+}

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"strings"
+	"unsafe"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
 )
@@ -82,6 +83,77 @@ type doc struct {
 // index stores a text's position in this list, and snippets extract the
 // line again and take the text at that position.
 func lineDocs(e *jsonl.Entry, dst []doc) []doc {
+	return lineDocsIn(&textBuf{}, e, dst)
+}
+
+// textBuf builds texts in one buffer. A shared one (a build's) returns
+// texts that are views of its buffer, valid until reset: the texts of
+// one line take no memory of their own. Otherwise each text is copied
+// out. Tool names are always copies (an index keeps them).
+type textBuf struct {
+	b      []byte
+	shared bool
+}
+
+// reset empties the buffer (a huge line's is let go).
+func (tb *textBuf) reset() {
+	if cap(tb.b) > 4<<20 {
+		tb.b = nil
+	}
+	tb.b = tb.b[:0]
+}
+
+// text returns what was written since start as a text.
+func (tb *textBuf) text(start int) string {
+	b := tb.b[start:]
+	if len(b) == 0 {
+		return ""
+	}
+	if tb.shared {
+		return unsafe.String(&b[0], len(b))
+	}
+	s := string(b)
+	tb.b = tb.b[:start]
+	return s
+}
+
+// str returns the decoded JSON string v ("" for another value).
+func (tb *textBuf) str(v []byte) string {
+	start := len(tb.b)
+	tb.b, _ = jsonl.AppendDecoded(tb.b, v)
+	return tb.text(start)
+}
+
+// is reports whether the JSON value v is the string s.
+func (tb *textBuf) is(v []byte, s string) bool {
+	if len(v) == len(s)+2 && v[0] == '"' && string(v[1:len(v)-1]) == s {
+		return true
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return false
+	}
+	start := len(tb.b)
+	var ok bool
+	tb.b, ok = jsonl.AppendDecoded(tb.b, v)
+	eq := ok && string(tb.b[start:]) == s
+	tb.b = tb.b[:start]
+	return eq
+}
+
+// join appends the decoded JSON string v to the text begun at start, a
+// newline before it when the text is not empty.
+func (tb *textBuf) join(start int, v []byte) {
+	at := len(tb.b)
+	if at > start {
+		tb.b = append(tb.b, '\n')
+	}
+	var ok bool
+	if tb.b, ok = jsonl.AppendDecoded(tb.b, v); !ok || len(tb.b) == at+1 {
+		tb.b = tb.b[:at] // not a string, or empty: nothing joined
+	}
+}
+
+func lineDocsIn(tb *textBuf, e *jsonl.Entry, dst []doc) []doc {
 	add := func(k Kind, tool, text string) {
 		if strings.TrimSpace(text) != "" {
 			dst = append(dst, doc{kind: k, tool: tool, text: text})
@@ -89,8 +161,21 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 	}
 	str := func(obj []byte, key string) string {
 		v, _ := lookup(obj, key)
-		s, _ := jsonl.String(v)
-		return s
+		return tb.str(v)
+	}
+	// An assistant message's texts of one type, joined.
+	joined := func(content []byte, typ string) string {
+		start := len(tb.b)
+		_ = jsonl.ElementsTrusted(content, func(b []byte) bool {
+			if jsonl.KindOf(b) == jsonl.KindObject {
+				if t, _ := lookup(b, "type"); tb.is(t, typ) {
+					v, _ := lookup(b, typ)
+					tb.join(start, v)
+				}
+			}
+			return true
+		})
+		return tb.text(start)
 	}
 	switch e.Type {
 	case jsonl.TypeMessage:
@@ -101,49 +186,44 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 		content, _ := lookup(msg, "content")
 		switch e.Role {
 		case "user":
-			add(KindUser, "", contentText(content))
+			add(KindUser, "", contentText(tb, content))
 		case "assistant":
-			var text, thinking strings.Builder
+			add(KindText, "", joined(content, "text"))
+			add(KindThinking, "", joined(content, "thinking"))
 			_ = jsonl.ElementsTrusted(content, func(b []byte) bool {
 				if jsonl.KindOf(b) != jsonl.KindObject {
 					return true
 				}
-				switch str(b, "type") {
-				case "text":
-					joinTo(&text, str(b, "text"))
-				case "thinking":
-					joinTo(&thinking, str(b, "thinking"))
-				}
-				return true
-			})
-			add(KindText, "", text.String())
-			add(KindThinking, "", thinking.String())
-			_ = jsonl.ElementsTrusted(content, func(b []byte) bool {
-				if jsonl.KindOf(b) == jsonl.KindObject && str(b, "type") == "toolCall" {
-					name := str(b, "name")
-					var sb strings.Builder
-					sb.WriteString(name)
+				if t, _ := lookup(b, "type"); tb.is(t, "toolCall") {
+					v, _ := lookup(b, "name")
+					name, _ := jsonl.String(v)
+					start := len(tb.b)
+					tb.b = append(tb.b, name...)
 					args, _ := lookup(b, "arguments")
-					flatten(&sb, args)
-					add(KindToolCall, name, sb.String())
+					flatten(tb, args)
+					add(KindToolCall, name, tb.text(start))
 				}
 				return true
 			})
 		case "toolResult":
-			add(KindToolResult, str(msg, "toolName"), contentText(content))
+			v, _ := lookup(msg, "toolName")
+			name, _ := jsonl.String(v)
+			add(KindToolResult, name, contentText(tb, content))
 		case "bashExecution":
-			var sb strings.Builder
-			joinTo(&sb, str(msg, "command"))
-			joinTo(&sb, str(msg, "output"))
-			add(KindBash, "bash", sb.String())
+			start := len(tb.b)
+			v, _ := lookup(msg, "command")
+			tb.join(start, v)
+			v, _ = lookup(msg, "output")
+			tb.join(start, v)
+			add(KindBash, "bash", tb.text(start))
 		case "system":
-			add(KindSystem, "", contentText(content))
+			add(KindSystem, "", contentText(tb, content))
 		default:
-			add(KindCustom, "", contentText(content))
+			add(KindCustom, "", contentText(tb, content))
 		}
 	case jsonl.TypeCustomMessage:
 		content, _ := lookup(e.Raw, "content")
-		add(KindCustom, "", contentText(content))
+		add(KindCustom, "", contentText(tb, content))
 	case jsonl.TypeCompaction:
 		add(KindCompaction, "", str(e.Raw, "summary"))
 	case jsonl.TypeBranchSummary:
@@ -155,7 +235,7 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 		rep, _ := lookup(e.Raw, "replacement")
 		if jsonl.KindOf(rep) == jsonl.KindObject {
 			content, _ := lookup(rep, "content")
-			add(KindContextEdit, "", contentText(content))
+			add(KindContextEdit, "", contentText(tb, content))
 		}
 	case jsonl.TypeLabel:
 		add(KindLabel, "", str(e.Raw, "label"))
@@ -167,64 +247,55 @@ func lineDocs(e *jsonl.Entry, dst []doc) []doc {
 
 // contentText returns a message content's text: the string itself, or
 // the text blocks of an array joined by newlines (images are left out).
-func contentText(content []byte) string {
+func contentText(tb *textBuf, content []byte) string {
 	switch jsonl.KindOf(content) {
 	case jsonl.KindString:
-		s, _ := jsonl.String(content)
-		return s
+		return tb.str(content)
 	case jsonl.KindArray:
-		var sb strings.Builder
+		start := len(tb.b)
 		_ = jsonl.ElementsTrusted(content, func(b []byte) bool {
 			if jsonl.KindOf(b) != jsonl.KindObject {
 				return true
 			}
 			if t, _ := lookup(b, "type"); string(t) == `"text"` {
 				v, _ := lookup(b, "text")
-				s, _ := jsonl.String(v)
-				joinTo(&sb, s)
+				tb.join(start, v)
 			}
 			return true
 		})
-		return sb.String()
+		return tb.text(start)
 	}
 	return ""
-}
-
-func joinTo(sb *strings.Builder, s string) {
-	if s == "" {
-		return
-	}
-	if sb.Len() > 0 {
-		sb.WriteByte('\n')
-	}
-	sb.WriteString(s)
 }
 
 // flatten writes the keys and values of a JSON value as text, strings
 // decoded (so an argument's "\n" is a line break, not a token "n..."),
 // each on its own line.
-func flatten(sb *strings.Builder, v []byte) {
+func flatten(tb *textBuf, v []byte) {
 	switch jsonl.KindOf(v) {
 	case jsonl.KindObject:
 		_ = jsonl.MembersTrusted(v, func(key, val []byte) bool {
-			sb.WriteByte('\n')
-			sb.WriteString(keyString(key))
-			sb.WriteByte(':')
-			flatten(sb, val)
+			tb.b = append(tb.b, '\n')
+			if bytes.IndexByte(key, '\\') < 0 {
+				tb.b = append(tb.b, key...)
+			} else {
+				tb.b = append(tb.b, keyString(key)...)
+			}
+			tb.b = append(tb.b, ':')
+			flatten(tb, val)
 			return true
 		})
 	case jsonl.KindArray:
 		_ = jsonl.ElementsTrusted(v, func(b []byte) bool {
-			flatten(sb, b)
+			flatten(tb, b)
 			return true
 		})
 	case jsonl.KindString:
-		s, _ := jsonl.String(v)
-		sb.WriteByte(' ')
-		sb.WriteString(s)
+		tb.b = append(tb.b, ' ')
+		tb.b, _ = jsonl.AppendDecoded(tb.b, v)
 	case jsonl.KindNumber, jsonl.KindBool:
-		sb.WriteByte(' ')
-		sb.Write(v)
+		tb.b = append(tb.b, ' ')
+		tb.b = append(tb.b, v...)
 	}
 }
 
@@ -281,17 +352,16 @@ func agentUseDocs(file fileKind, raw []byte, dst []doc) ([]doc, string, int64) {
 	case "tool":
 		tool := str(obj, "tool")
 		state, _ := lookup(obj, "state")
-		var sb strings.Builder
-		sb.WriteString(tool)
+		tb := &textBuf{b: []byte(tool)}
 		in, _ := lookup(state, "input")
-		flatten(&sb, in)
+		flatten(tb, in)
 		out, _ := lookup(state, "output")
-		flatten(&sb, out)
+		flatten(tb, out)
 		if e := str(state, "error"); e != "" {
-			sb.WriteByte('\n')
-			sb.WriteString(e)
+			tb.b = append(tb.b, '\n')
+			tb.b = append(tb.b, e...)
 		}
-		add(KindTool, tool, sb.String())
+		add(KindTool, tool, tb.text(0))
 		if t := num(state, "time", "start"); t != 0 {
 			ts = t
 		}

@@ -650,6 +650,7 @@ type ownWriter struct {
 	nextID uint64
 	recs   []byte
 	docs   []doc
+	tb     textBuf // the texts of docs (shared: given to the builder, not kept)
 	buf    []byte
 }
 
@@ -683,7 +684,7 @@ func (o *own) update(ctx context.Context, files []found, d *planDelta, rs []stri
 	// and by ownBudget: a small update takes little memory, a first build
 	// a fixed amount.
 	budget := min(max(total/4, textindex.MinBudget), ownBudget)
-	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{Budget: budget}), nextID: st.MaxID + 1}
+	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{Budget: budget}), nextID: st.MaxID + 1, tb: textBuf{shared: true}}
 	var done int64
 	for _, f := range work {
 		st.touch(f.path, f.session)
@@ -946,7 +947,8 @@ func (w *ownWriter) indexJSONL(fh vfs.File, f found, mtime int64) (int64, error)
 						se.Name = jsonl.JSTrim(v)
 					}
 				}
-				w.docs = lineDocs(&e, w.docs[:0])
+				w.tb.reset()
+				w.docs = lineDocsIn(&w.tb, &e, w.docs[:0])
 				ts := int64(0)
 				if ms, ok := jsonl.ParseDate(e.Timestamp); ok && !math.IsNaN(ms) {
 					ts = int64(ms)

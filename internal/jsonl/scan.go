@@ -554,7 +554,35 @@ func decodeStringBody(b []byte) (string, bool) {
 	if j < 0 {
 		return string(b), true
 	}
-	out := make([]byte, 0, len(b))
+	out, ok := appendStringBody(make([]byte, 0, len(b)), b, j)
+	if !ok {
+		return "", false
+	}
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// AppendDecoded appends the decoded raw JSON string v to dst, as String
+// decodes it, without allocating a string of its own. ok is false, and
+// dst returned as it was, when v is not a string.
+func AppendDecoded(dst, v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return dst, false
+	}
+	b := v[1 : len(v)-1]
+	j := bytes.IndexByte(b, '\\')
+	if j < 0 {
+		return append(dst, b...), true
+	}
+	out, ok := appendStringBody(dst, b, j)
+	if !ok {
+		return dst, false
+	}
+	return out, true
+}
+
+// appendStringBody appends the decoded string body b, whose first escape
+// is at j, to out.
+func appendStringBody(out, b []byte, j int) ([]byte, bool) {
 	out = append(out, b[:j]...)
 	for i := j; i < len(b); {
 		c := b[i]
@@ -569,7 +597,7 @@ func decodeStringBody(b []byte) (string, bool) {
 			continue
 		}
 		if i+1 >= len(b) {
-			return "", false
+			return nil, false
 		}
 		switch b[i+1] {
 		case '"':
@@ -591,17 +619,17 @@ func decodeStringBody(b []byte) (string, bool) {
 		case 'u':
 			r, n := decodeU(b[i:])
 			if n == 0 {
-				return "", false
+				return nil, false
 			}
 			out = utf8.AppendRune(out, r)
 			i += n
 			continue
 		default:
-			return "", false
+			return nil, false
 		}
 		i += 2
 	}
-	return string(out), true
+	return out, true
 }
 
 // decodeU decodes a \uXXXX escape (and a following low surrogate escape when

@@ -86,7 +86,6 @@ type mergeInput struct {
 	post *pageReader
 	tool []uint32 // its tool numbers in the output
 	i    int
-	it   termIter // the current term's postings, its buffers reused
 }
 
 type cursorHeap []*mergeInput
@@ -123,8 +122,13 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 	in := make([]*mergeInput, len(segs))
 	var ndocs int64
 	for i, s := range segs {
+		// A merge of many segments holds a reader of each: they keep one
+		// page each (they read on), not a query's four.
 		mi := &mergeInput{s: s, base: int32(ndocs), i: i, post: s.reader()}
-		mi.dict = s.cursor(s.reader(), 0)
+		mi.post.slots = 1
+		dr := s.reader()
+		dr.slots = 1
+		mi.dict = s.cursor(dr, 0)
 		for _, t := range s.tools {
 			n, ok := toolNum[t]
 			if !ok {
@@ -145,6 +149,7 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 	rec := make([]byte, 0, pageSize)
 	for _, mi := range in {
 		pr := mi.s.reader()
+		pr.slots = 1
 		r := mi.s.foot.docs
 		const chunk = docRecSize * 1024
 		for off := int64(0); off < r.len; off += chunk {
@@ -164,6 +169,7 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 				}
 			}
 		}
+		pr.put()
 	}
 	w.foot.docs = w.endRegion(start)
 	w.foot.ndocs = ndocs
@@ -183,6 +189,9 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 		}
 	}
 	heap.Init(&h)
+	// One postings iterator (and its buffers) serves every input: each
+	// term's postings are read one input after another.
+	var iter termIter
 	var term []byte
 	var nterms int64
 	for n := 0; len(h) > 0; n++ {
@@ -194,7 +203,7 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 		term = append(term[:0], h[0].dict.term...)
 		for len(h) > 0 && bytes.Equal(h[0].dict.term, term) {
 			mi := h[0]
-			it := &mi.it
+			it := &iter
 			if err := it.init(mi.s, mi.post, mi.dict.ti); err != nil {
 				return fail(err)
 			}
@@ -209,6 +218,9 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 				if err := it.next(); err != nil {
 					return fail(err)
 				}
+			}
+			if cap(mi.post.buf) > 256<<10 {
+				mi.post.buf = nil // a long list's buffer is not kept for each input
 			}
 			if mi.dict.next() {
 				heap.Fix(&h, 0)

@@ -86,6 +86,7 @@ type pageReader struct {
 	name    string
 	logical int64
 	cache   [4]cachedPage
+	slots   int // of cache used: 0 means all (a merge's readers, one each, read on)
 	next    int
 	buf     []byte
 }
@@ -110,7 +111,7 @@ func newPageReader(r io.ReaderAt, name string, logical int64) *pageReader {
 
 // put gives the reader back to the pool; it must not be used after.
 func (pr *pageReader) put() {
-	pr.r = nil
+	pr.r, pr.slots = nil, 0
 	if cap(pr.buf) > 1<<20 {
 		pr.buf = nil
 	}
@@ -119,17 +120,21 @@ func (pr *pageReader) put() {
 
 // page returns the payload of logical page p, checked.
 func (pr *pageReader) page(p int64) ([]byte, error) {
-	for i := range pr.cache {
-		if pr.cache[i].p == p {
-			return pr.cache[i].data, nil
+	cache := pr.cache[:]
+	if pr.slots > 0 {
+		cache = cache[:pr.slots]
+	}
+	for i := range cache {
+		if cache[i].p == p {
+			return cache[i].data, nil
 		}
 	}
 	n := min(int64(pageSize), pr.logical-p*pageSize)
 	if n <= 0 {
 		return nil, corruptf("%s: read past the end of the segment", pr.name)
 	}
-	c := &pr.cache[pr.next]
-	pr.next = (pr.next + 1) % len(pr.cache)
+	c := &cache[pr.next%len(cache)]
+	pr.next = (pr.next + 1) % len(cache)
 	if cap(c.data) < pageSize+4 {
 		c.data = make([]byte, pageSize+4)
 	}

@@ -394,3 +394,45 @@ func TestMergeNewest(t *testing.T) {
 	}
 	checkQueries(t, ix, m, r, 100)
 }
+
+// TestMergeRun: the runs MergeNewest picks, by segment sizes (oldest
+// first). A first build leaves many like segments and a short last one;
+// after its merge, small segments older than the large one and small
+// updates after it are merged among themselves, never with it.
+func TestMergeRun(t *testing.T) {
+	const big = 1 << 30
+	sizes := func(n ...int64) []*segment {
+		var out []*segment
+		for _, s := range n {
+			out = append(out, &segment{size: s})
+		}
+		return out
+	}
+	build := make([]int64, 0, 178)
+	for range 177 {
+		build = append(build, 6<<20)
+	}
+	build = append(build, 1<<20)
+	for _, c := range []struct {
+		name   string
+		sizes  []int64
+		keep   int
+		lo, hi int
+	}{
+		{"updates after a large one", []int64{big, 10, 12, 9}, 6, 1, 4},
+		{"falling sizes", []int64{big, 400, 200, 100, 50, 25, 12, 6, 3}, 4, 1, 9},
+		{"a first build's segments", build, 6, 5, 178},
+		{"small ones each side of a large one", []int64{6 << 20, 6 << 20, 6 << 20, 6 << 20, 6 << 20, big, 10, 12, 9}, 6, 0, 4},
+		{"two large ones", []int64{big, big + 1, 10}, 2, 1, 3},
+		{"all large", []int64{big, big, big}, 2, 0, 3},
+		{"no window without the large one", []int64{8, 8, 8, big, 8, 8}, 3, 0, 4},
+	} {
+		lo, hi := mergeRun(sizes(c.sizes...), c.keep)
+		if lo != c.lo || hi != c.hi {
+			t.Errorf("%s: merges [%d:%d], want [%d:%d]", c.name, lo, hi, c.lo, c.hi)
+		}
+		if n := len(c.sizes) - (hi - lo) + 1; n > c.keep {
+			t.Errorf("%s: leaves %d segments, more than %d", c.name, n, c.keep)
+		}
+	}
+}

@@ -23,31 +23,46 @@ func (ix *Index) Merge(ctx context.Context) error {
 	return ix.merge(ctx, func(segs []*segment) []*segment { return segs })
 }
 
-// MergeNewest merges, as Merge does, the newest segments into one: the
-// newest and each older one no more than twice the size of the newer
-// ones together, or, when that would leave more than keep, as many of
-// the newest as leaves keep (the keep-1 oldest stay). Many small
-// updates' segments are so merged among themselves, never with the large
-// segment of a first build, and the sizes of the segments kept grow
-// geometrically, so their number stays small.
+// MergeNewest merges, as Merge does, a run of adjacent segments into
+// one: the newest and each older one no more than twice the size of the
+// newer ones together; or, when that would leave more than keep, the
+// adjacent segments, as many as leaves keep, that hold the fewest bytes.
+// Many small updates' segments are so merged among themselves, and the
+// large segment of a first build is merged again only when every choice
+// holds it (keep segments that are all large), so an update never
+// rewrites a gigabyte because an older segment beside it is small.
 func (ix *Index) MergeNewest(ctx context.Context, keep int) error {
 	return ix.merge(ctx, func(segs []*segment) []*segment {
-		return segs[newestRun(segs, keep):]
+		lo, hi := mergeRun(segs, keep)
+		return segs[lo:hi]
 	})
 }
 
-// newestRun returns where MergeNewest's run of segs begins.
-func newestRun(segs []*segment, keep int) int {
+// mergeRun returns the run of segs MergeNewest merges.
+func mergeRun(segs []*segment, keep int) (lo, hi int) {
 	at := len(segs) - 1
 	acc := segs[at].size
 	for at > 0 && segs[at-1].size <= 2*acc {
 		at--
 		acc += segs[at].size
 	}
-	if at+1 > keep {
-		at = max(keep-1, 0)
+	keep = max(keep, 1)
+	if at+1 <= keep {
+		return at, len(segs)
 	}
-	return at
+	// The window of w adjacent segments with the fewest bytes.
+	w := len(segs) - keep + 1
+	var sum, best int64
+	for i := range segs {
+		sum += segs[i].size
+		if i >= w {
+			sum -= segs[i-w].size
+		}
+		if i >= w-1 && (i == w-1 || sum < best) {
+			best, lo = sum, i-w+1
+		}
+	}
+	return lo, lo + w
 }
 
 // merge merges the run of the current segments that pick returns.

@@ -273,6 +273,16 @@ if [ "${SEARCHBENCH:-1}" != 0 ]; then
     hits ssockfresh "$RUNS"
     say "  ssockfresh: the server's CPU $(awk -v d=$((t1 - t0)) -v n="$RUNS" -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", d / h / n }') s a query"
     restore_appended
+    "$S" search --store "$SESS" --limit 1 "$SRARE" > /dev/null || true # the restored files indexed again
+    # One line appended to each of 100 sessions, then a new process's
+    # query through the serve that finds them: every line appended so
+    # far (100 a run), or the row fails.
+    t0=$(ticks)
+    run ssockupd100 "$RUNS" "append kiwiSockhundred \"\${SFILES[@]}\"" "$S" search --store "$SESS" --limit 1000 kiwiSockhundred
+    t1=$(ticks)
+    hits ssockupd100 $((RUNS * ${#SFILES[@]}))
+    say "  ssockupd100: the server's CPU $(awk -v d=$((t1 - t0)) -v n="$RUNS" -v h="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", d / h / n }') s a query"
+    restore_appended
     t0=$(awk '{ print $14 + $15 }' "/proc/$spid/stat")
     sleep "${SCALE_IDLE:-60}"
     t1=$(awk '{ print $14 + $15 }' "/proc/$spid/stat")

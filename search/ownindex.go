@@ -1,10 +1,8 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -79,8 +77,8 @@ const (
 	ownDirName   = "own"
 	ownTextDir   = "text"  // the textindex
 	ownDocsName  = "docs"  // a docRecSize record per document, by id
-	ownStateName = "state" // the files and sessions indexed (gob), and ownLogName
-	ownVersion   = 3       // 2: Times; 3: Gen, the log
+	ownStateName = "state" // the files and sessions indexed (ownstatecodec.go), and ownLogName
+	ownVersion   = 4       // 2: Times; 3: Gen, the log; 4: binary (ownstatecodec.go)
 	ownRecSize   = 28      // file uint32, part uint32, off int64, len int64, CRC-32C of them
 	ownTimeBlock = 256
 )
@@ -618,12 +616,10 @@ func readOwnState(fsys vfs.FS, path string) (*ownState, error) {
 	if len(data) < 4 || crc32.Checksum(data[4:], crcTable) != binary.LittleEndian.Uint32(data) {
 		return nil, fmt.Errorf("%s: %w", path, textindex.ErrCorrupt)
 	}
-	st := &ownState{}
-	if err := gob.NewDecoder(bytes.NewReader(data[4:])).Decode(st); err != nil {
+	// Another version (a v3 gob) is damage too: the index is built again.
+	st, err := decodeOwnState(data[4:])
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v: %w", path, err, textindex.ErrCorrupt)
-	}
-	if st.Version != ownVersion {
-		return nil, fmt.Errorf("%s: version %d: %w", path, st.Version, textindex.ErrCorrupt)
 	}
 	if st.Files == nil {
 		st.Files = map[string]*ownFile{}

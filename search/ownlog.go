@@ -1,9 +1,7 @@
 package search
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -34,7 +32,7 @@ import (
 //
 // Log file: magic "SXOL", version uint32, Gen uint64, CRC-32C of these
 // 16 bytes; then records, each length uint32, CRC-32C of the payload
-// uint32, payload (an ownDelta, gob). Little-endian.
+// uint32, payload (an ownDelta, ownstatecodec.go). Little-endian.
 const (
 	ownLogName    = "state.log"
 	ownLogMagic   = "SXOL"
@@ -214,8 +212,8 @@ func readOwnLog(fsys vfs.FS, path string, st *ownState, baseSize int64) error {
 		if crc32.Checksum(rec, crcTable) != sum {
 			return bad("bad record checksum")
 		}
-		d := &ownDelta{}
-		if err := gob.NewDecoder(bytes.NewReader(rec)).Decode(d); err != nil {
+		d, err := decodeOwnDelta(rec)
+		if err != nil {
 			return bad(err.Error())
 		}
 		if err := st.apply(d); err != nil {
@@ -229,12 +227,7 @@ func readOwnLog(fsys vfs.FS, path string, st *ownState, baseSize int64) error {
 
 // ownLogRecord encodes d as a log record.
 func ownLogRecord(d *ownDelta) ([]byte, error) {
-	var b bytes.Buffer
-	b.Write(make([]byte, ownLogRecHead))
-	if err := gob.NewEncoder(&b).Encode(d); err != nil {
-		return nil, err
-	}
-	rec := b.Bytes()
+	rec := encodeOwnDelta(make([]byte, ownLogRecHead, 256), d)
 	if len(rec)-ownLogRecHead > ownLogMaxRec {
 		return nil, errors.New("state log record too large")
 	}
@@ -328,12 +321,7 @@ func appendOwnLog(fsys vfs.FS, path string, size int64, rec []byte) error {
 func (o *own) writeBase() error {
 	st := o.st
 	st.Gen = max(st.Gen+1, uint64(time.Now().UnixNano()))
-	var b bytes.Buffer
-	b.Write([]byte{0, 0, 0, 0})
-	if err := gob.NewEncoder(&b).Encode(st); err != nil {
-		return err
-	}
-	data := b.Bytes()
+	data := encodeOwnState(make([]byte, 4, max(st.saved.baseSize+st.saved.logSize, 1<<10)), st)
 	binary.LittleEndian.PutUint32(data, crc32.Checksum(data[4:], crcTable))
 	fsys := o.x.fsys()
 	if err := vfs.WriteFileAtomic(fsys, filepath.Join(o.dir, ownStateName), data, vfs.FileMode); err != nil {

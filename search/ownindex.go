@@ -356,6 +356,10 @@ func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, d *plan
 		// A damaged index is for the exclusive path to repair.
 		return nil, "", ctx.Err() != nil || errors.Is(err, ErrQuery), err
 	}
+	// An index another process brought up to date is kept as this one
+	// read it, so the next search neither decodes it nor shortens its
+	// ids again.
+	x.keepState(o, tag)
 	return cands, tag, true, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestWatchRootReplaced: the store's root renamed aside and made again is
@@ -252,5 +253,39 @@ func TestWatchedPlanIsTheChange(t *testing.T) {
 	watchCheck(t, x, ref, root, "again", "okapi")
 	if x.planned != 1 {
 		t.Errorf("planned %d files, want the 1 written", x.planned)
+	}
+}
+
+// TestWatchedKeepsStateReadOnly: a watched Index that finds the index
+// current as another process left it (only reading it) keeps the state
+// it read, as it does one it updated, so its next searches decode
+// nothing.
+func TestWatchedKeepsStateReadOnly(t *testing.T) {
+	root, s1, s2 := fixtureStore(t)
+	for _, p := range []string{s1, s2} { // not racy: the index is current, only read
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "index")
+	other := openIndex(t, Options{Dir: dir, Engine: EngineOwn})
+	q := Query{Stores: dirPlaces(root), Text: "flaky"}
+	want := searchAll(t, other, q)
+	x := openIndex(t, Options{Dir: dir, Watch: true, Engine: EngineOwn})
+	if got := searchAll(t, x, q); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("watched: %v, want %v", got, want)
+	}
+	if x.stCache == nil {
+		t.Fatal("the state read from an index found current is not kept")
+	}
+	kept := x.stCache.st
+	searchAll(t, x, q)
+	if x.stCache == nil || x.stCache.st != kept {
+		t.Error("the next search decoded the state again")
+	}
+	appendLines(t, s1, userLine("k1", "", "2026-03-01T10:00:00.000Z", "okapi"))
+	if got := searchAll(t, x, Query{Stores: dirPlaces(root), Text: "okapi"}); len(got) != 1 {
+		t.Errorf("after an append: %v, want the new line", got)
 	}
 }

@@ -24,8 +24,9 @@
 // footer with its own CRC32C. Its regions are the documents' metadata
 // (fixed records by ordinal: the ordinal is the document's rank in the
 // segment, ascending with its id), the postings of each term (newest
-// document first, in blocks of 128 documents with a skip table; a block
-// is Rice-coded runs of document gaps, frequencies, first positions and
+// document first, in blocks of up to 128 documents with a skip table of
+// their first ordinals, lengths and sizes; a merge copies a full block of
+// an input as it is, but for its first ordinal; a block is Rice-coded runs of document gaps, frequencies, first positions and
 // later position gaps, the positions decoded only for phrases), the term
 // dictionary (front-coded blocks of up to 128 terms), its block index
 // (first term and offset of each block, binary-searched without being

@@ -205,7 +205,8 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 	}
 	heap.Init(&h)
 	// One postings iterator (and its buffers) serves every input: each
-	// term's postings are read one input after another.
+	// term's postings are read one input after another. Full blocks are
+	// copied as they are; the rest are decoded and written again.
 	var iter termIter
 	var term []byte
 	var nterms int64
@@ -218,21 +219,8 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 		term = append(term[:0], h[0].dict.term...)
 		for len(h) > 0 && bytes.Equal(h[0].dict.term, term) {
 			mi := h[0]
-			it := &iter
-			if err := it.init(mi.s, mi.post, mi.dict.ti); err != nil {
+			if err := copyPostings(pw, &iter, mi); err != nil {
 				return fail(err)
-			}
-			for it.doc() >= 0 {
-				pos, err := it.positions()
-				if err != nil {
-					return fail(err)
-				}
-				if err := pw.add(mi.base+it.doc(), pos); err != nil {
-					return fail(err)
-				}
-				if err := it.next(); err != nil {
-					return fail(err)
-				}
 			}
 			if cap(mi.post.buf) > 256<<10 {
 				mi.post.buf = nil // a long list's buffer is not kept for each input
@@ -270,4 +258,39 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 		return segInfo{}, err
 	}
 	return segInfo{size: size, sum: sum, docs: w.foot.ndocs, minID: w.foot.minID, maxID: w.foot.maxID}, nil
+}
+
+// copyPostings adds the postings of the input's current term to pw:
+// each full block as it is (its documents' differences do not change),
+// the documents of the others one by one.
+func copyPostings(pw *postingsWriter, it *termIter, mi *mergeInput) error {
+	if err := it.blocks(mi.s, mi.post, mi.dict.ti); err != nil {
+		return err
+	}
+	for b := range it.bdocs {
+		if it.bdocs[b] == postingBlock {
+			first, bits, err := it.rawBlock(b)
+			if err != nil {
+				return err
+			}
+			if err := pw.addRaw(mi.base+first, bits); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := it.load(b); err != nil {
+			return err
+		}
+		for i, ord := range it.ords {
+			it.i = i
+			pos, err := it.positions()
+			if err != nil {
+				return err
+			}
+			if err := pw.add(mi.base+ord, pos); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

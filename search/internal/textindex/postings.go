@@ -29,6 +29,7 @@ type termIter struct {
 	maxOrd []int32 // first (highest) ordinal of each block
 	boff   []int64 // offset of each block in the term's postings
 	blen   []int64
+	bdocs  []int32 // documents in each block
 	blk    int
 
 	raw   []byte // the block
@@ -56,39 +57,73 @@ func newTermIter(s *segment, pr *pageReader, ti termInfo) (*termIter, error) {
 // init makes it an iterator of the term's postings, reusing its buffers
 // (a merge reads a term of each segment after another).
 func (it *termIter) init(s *segment, pr *pageReader, ti termInfo) error {
+	if err := it.blocks(s, pr, ti); err != nil {
+		return err
+	}
+	return it.load(0)
+}
+
+// blocks makes it an iterator of the term's postings that has read the
+// skip table but no block.
+func (it *termIter) blocks(s *segment, pr *pageReader, ti termInfo) error {
 	*it = termIter{s: s, pr: pr, ti: ti, cur: -1, blk: -1,
-		maxOrd: it.maxOrd[:0], boff: it.boff[:0], blen: it.blen[:0],
+		maxOrd: it.maxOrd[:0], boff: it.boff[:0], blen: it.blen[:0], bdocs: it.bdocs[:0],
 		raw: it.raw[:0], ords: it.ords[:0], freqs: it.freqs[:0],
 		pos: it.pos[:0], posAt: it.posAt[:0], vals: it.vals[:0], rests: it.rests[:0]}
 	if ti.skipLen == 0 {
+		if ti.df < 1 || ti.df > postingBlock {
+			return corruptf("%s: bad postings", s.path)
+		}
 		it.maxOrd, it.boff, it.blen = append(it.maxOrd, -1), append(it.boff, 0), append(it.blen, ti.len)
-	} else {
-		b, err := pr.read(s.foot.post.off+ti.off+ti.len-ti.skipLen, ti.skipLen)
-		if err != nil {
-			return err
-		}
-		d := decoder{b: b}
-		n := int(d.uvarint())
-		if n <= 1 || int64(n) > ti.skipLen || int64(n-1)*postingBlock >= ti.df || int64(n)*postingBlock < ti.df {
-			return corruptf("%s: bad skip table", s.path)
-		}
-		var off int64
-		var m int64
-		for i := range n {
-			if i == 0 {
-				m = int64(d.uvarint())
-			} else {
-				m -= int64(d.uvarint())
-			}
-			l := int64(d.uvarint())
-			it.maxOrd, it.boff, it.blen = append(it.maxOrd, int32(m)), append(it.boff, off), append(it.blen, l)
-			off += l
-		}
-		if d.err != nil || len(d.b) != 0 || off != ti.len-ti.skipLen || m < 0 {
-			return corruptf("%s: bad skip table", s.path)
-		}
+		it.bdocs = append(it.bdocs, int32(ti.df))
+		return nil
 	}
-	return it.load(0)
+	b, err := pr.read(s.foot.post.off+ti.off+ti.len-ti.skipLen, ti.skipLen)
+	if err != nil {
+		return err
+	}
+	d := decoder{b: b}
+	n := int(d.uvarint())
+	if n <= 1 || int64(n) > ti.skipLen || int64(n) > ti.df {
+		return corruptf("%s: bad skip table", s.path)
+	}
+	var off, m, docs int64
+	for i := range n {
+		if i == 0 {
+			m = int64(d.uvarint())
+		} else {
+			m -= int64(d.uvarint())
+		}
+		l := int64(d.uvarint())
+		c := int64(d.uvarint())
+		if c < 1 || c > postingBlock {
+			return corruptf("%s: bad skip table", s.path)
+		}
+		it.maxOrd, it.boff, it.blen = append(it.maxOrd, int32(m)), append(it.boff, off), append(it.blen, l)
+		it.bdocs = append(it.bdocs, int32(c))
+		off += l
+		docs += c
+	}
+	if d.err != nil || len(d.b) != 0 || off != ti.len-ti.skipLen || m < 0 || docs != ti.df {
+		return corruptf("%s: bad skip table", s.path)
+	}
+	return nil
+}
+
+// rawBlock returns block b's first ordinal and the bit stream after it,
+// undecoded (valid until the next read).
+func (it *termIter) rawBlock(b int) (int32, []byte, error) {
+	raw, err := it.pr.read(it.s.foot.post.off+it.ti.off+it.boff[b], it.blen[b])
+	if err != nil {
+		return 0, nil, err
+	}
+	d := decoder{b: raw}
+	first := d.uvarint()
+	if d.err != nil || it.maxOrd[b] >= 0 && int64(first) != int64(it.maxOrd[b]) || first >= uint64(it.s.foot.ndocs) ||
+		uint64(it.bdocs[b])*2 > uint64(len(d.b))*8 {
+		return 0, nil, it.corrupt()
+	}
+	return int32(first), d.b, nil
 }
 
 func (it *termIter) corrupt() error { return corruptf("%s: bad postings", it.s.path) }
@@ -105,10 +140,7 @@ func (it *termIter) load(b int) error {
 		return err
 	}
 	it.raw = append(it.raw[:0], raw...)
-	n := int64(postingBlock)
-	if b == len(it.boff)-1 {
-		n = it.ti.df - int64(b)*postingBlock
-	}
+	n := int64(it.bdocs[b])
 	d := decoder{b: it.raw}
 	first := d.uvarint()
 	if d.err != nil || it.maxOrd[b] >= 0 && int64(first) != int64(it.maxOrd[b]) || first >= uint64(it.s.foot.ndocs) {

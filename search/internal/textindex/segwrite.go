@@ -26,7 +26,7 @@ const (
 	docRecSize   = 8 + 8 + 8 + 4 + 4 + 1
 	footerSize   = 8 + 4 + 4 + 8*5 + 8*10 + 4
 	footMagic    = "TIXFOOT1"
-	formatVer    = 2   // 2: Rice-coded postings blocks; 1 (uvarints) is refused
+	formatVer    = 3   // 3: block sizes in the skip table; 2 and 1 (uvarints) are refused
 	postingBlock = 128 // documents per postings block
 	dictBlock    = 4 << 10
 	dictTerms    = 128
@@ -189,7 +189,7 @@ func decodeDocRecord(b []byte) docMeta {
 
 // postingsWriter writes the postings of one term after another into the
 // postings region. A term's postings are its documents from the newest
-// (highest ordinal) down, in blocks of postingBlock documents. A block
+// (highest ordinal) down, in blocks of up to postingBlock documents. A block
 // is the ordinal of its first document (a uvarint), then a bit stream
 // (see bitWriter) of four runs of Rice codes, each with its own
 // parameter: for each later document the difference from the one before
@@ -204,8 +204,10 @@ func decodeDocRecord(b []byte) docMeta {
 // position of each of its terms, and the index keeps no text to check a
 // phrase against. A term with more than one block has a skip table
 // after its blocks: the number of blocks, then for each its first
-// (highest) ordinal (the first as it is, the others as differences) and
-// its length in bytes.
+// (highest) ordinal (the first as it is, the others as differences), its
+// length in bytes and its number of documents. Blocks hold postingBlock
+// documents but where a merge copied a full block of an input as it is
+// (see addRaw): the documents before it are then a shorter block.
 type postingsWriter struct {
 	w       io.Writer
 	start   int64 // region-relative offset of the term's postings
@@ -291,6 +293,7 @@ func (p *postingsWriter) flushBlock() error {
 		p.skips = binary.AppendUvarint(p.skips, uint64(p.lastMax-first))
 	}
 	p.skips = binary.AppendUvarint(p.skips, uint64(len(p.block)))
+	p.skips = binary.AppendUvarint(p.skips, uint64(len(p.ords)))
 	p.lastMax = first
 	p.nblocks++
 	if _, err := p.w.Write(p.block); err != nil {
@@ -301,16 +304,50 @@ func (p *postingsWriter) flushBlock() error {
 	return nil
 }
 
+// addRaw adds a full block (postingBlock documents) of another segment
+// as it is: its first ordinal, now first, and the bit stream after it,
+// which holds only differences and so is the same in any segment. The
+// documents added before it that do not fill a block become a shorter
+// block of their own. first must be below the documents added before.
+func (p *postingsWriter) addRaw(first int32, bits []byte) error {
+	if len(p.ords) > 0 {
+		if err := p.flushBlock(); err != nil {
+			return err
+		}
+	}
+	p.block = binary.AppendUvarint(p.block[:0], uint64(first))
+	if p.nblocks == 0 {
+		p.skips = binary.AppendUvarint(p.skips, uint64(first))
+	} else {
+		p.skips = binary.AppendUvarint(p.skips, uint64(p.lastMax-first))
+	}
+	p.skips = binary.AppendUvarint(p.skips, uint64(len(p.block)+len(bits)))
+	p.skips = binary.AppendUvarint(p.skips, postingBlock)
+	p.lastMax = first
+	p.nblocks++
+	p.df += postingBlock
+	for _, b := range [][]byte{p.block, bits} {
+		if _, err := p.w.Write(b); err != nil {
+			return err
+		}
+		p.n += int64(len(b))
+	}
+	return nil
+}
+
 // end finishes the term's postings.
 func (p *postingsWriter) end() (termInfo, error) {
 	ti := termInfo{df: p.df, off: p.start}
-	if p.nblocks == 0 {
+	switch {
+	case p.nblocks == 1 && len(p.ords) == 0:
+		// One block copied as it is: a term of one block has no table.
+	case p.nblocks == 0:
 		p.encodeBlock()
 		if _, err := p.w.Write(p.block); err != nil {
 			return ti, err
 		}
 		p.n += int64(len(p.block))
-	} else {
+	default:
 		if len(p.ords) > 0 {
 			if err := p.flushBlock(); err != nil {
 				return ti, err

@@ -55,6 +55,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	served map[string]*servedIndex
+	closed bool // Close has begun: no connection is handled after
 }
 
 // servedIndex is a kept, watched index: one search at a time uses it.
@@ -135,7 +136,16 @@ func (s *Server) Serve() error {
 			}
 			return fmt.Errorf("search server %s: %w", s.path, err)
 		}
+		// Counted under mu, so that Close's Wait never races an Add: a
+		// connection accepted as Close begins is closed unanswered.
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			c.Close()
+			return nil
+		}
 		s.conns.Add(1)
+		s.mu.Unlock()
 		go func() {
 			defer s.conns.Done()
 			s.handle(c)
@@ -146,6 +156,9 @@ func (s *Server) Serve() error {
 // Close stops the server: it removes the socket, ends the searches
 // under way and closes the kept indexes.
 func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 	s.cancel()
 	err := s.ln.Close()
 	s.conns.Wait()

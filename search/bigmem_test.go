@@ -38,8 +38,8 @@ func TestLargeSessionMemory(t *testing.T) {
 	}
 	// The fixed part (a read chunk, the texts written at once) is made
 	// small beside the smaller session.
-	defer func(a, b int) { readChunk, pendingMax = a, b }(readChunk, pendingMax)
-	readChunk, pendingMax = 1<<20, 1<<20
+	defer func(a, b, c int) { readChunk, pendingMax, feedText = a, b, c }(readChunk, pendingMax, feedText)
+	readChunk, pendingMax, feedText = 1<<20, 1<<20, 256<<10
 	var roots [2]string
 	var sizes [2]int64
 	old := time.Now().Add(-time.Hour)

@@ -13,9 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/sessctl/sessctl/internal/jsonl"
 	"github.com/sessctl/sessctl/layout"
 	"github.com/sessctl/sessctl/layout/vfs"
 	"github.com/sessctl/sessctl/search/internal/textindex"
@@ -650,7 +648,6 @@ type ownWriter struct {
 	nextID uint64
 	recs   []byte
 	docs   []doc
-	tb     textBuf // the texts of docs (shared: given to the builder, not kept)
 	buf    []byte
 }
 
@@ -684,26 +681,10 @@ func (o *own) update(ctx context.Context, files []found, d *planDelta, rs []stri
 	// and by ownBudget: a small update takes little memory, a first build
 	// a fixed amount.
 	budget := min(max(total/4, textindex.MinBudget), ownBudget)
-	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{Budget: budget}), nextID: st.MaxID + 1, tb: textBuf{shared: true}}
-	var done int64
-	for _, f := range work {
-		st.touch(f.path, f.session)
-		if r := st.Files[f.path]; r != nil {
-			st.touchSession(r.Session)
-		}
-		if err := ctx.Err(); err != nil {
-			w.b.Abort()
-			return err
-		}
-		n, err := w.indexFile(f)
-		if err != nil {
-			w.b.Abort()
-			return err
-		}
-		done += n
-		if o.x.o.Progress != nil {
-			o.x.o.Progress(min(done, total), total)
-		}
+	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{Budget: budget}), nextID: st.MaxID + 1}
+	if err := o.index(ctx, w, work, total); err != nil {
+		w.b.Abort()
+		return err
 	}
 	if err := w.flushRecs(); err != nil {
 		w.b.Abort()
@@ -845,43 +826,6 @@ func (w *ownWriter) flushRecs() error {
 	return nil
 }
 
-// indexFile indexes one file, or its new lines, and returns the bytes
-// read. A file that cannot be read is reported and forgotten.
-func (w *ownWriter) indexFile(f found) (int64, error) {
-	o := w.o
-	x := o.x
-	fh, err := x.fsys().OpenFile(f.path, os.O_RDONLY, 0)
-	var fi fs.FileInfo
-	if err == nil {
-		fi, err = fh.Stat()
-		if err == nil && !fi.Mode().IsRegular() {
-			err = errors.New("not a regular file")
-		}
-	}
-	if err != nil {
-		if fh != nil {
-			fh.Close()
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			x.warn(fmt.Errorf("read %s: %w", f.path, err))
-		}
-		if r := o.st.Files[f.path]; r != nil {
-			o.drop(f.path, r)
-		}
-		return 0, nil
-	}
-	defer fh.Close()
-	f.set(fi)
-	mtime := f.mtime
-	if time.Since(fi.ModTime()) < racy {
-		mtime = 0
-	}
-	if f.kind != fileJSONL {
-		return w.indexAgentUse(fh, f, mtime)
-	}
-	return w.indexJSONL(fh, f, mtime)
-}
-
 func (w *ownWriter) readAt(fh vfs.File, off, n int64) ([]byte, error) {
 	if int64(cap(w.buf)) < n {
 		w.buf = make([]byte, n)
@@ -892,90 +836,6 @@ func (w *ownWriter) readAt(fh vfs.File, off, n int64) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
-}
-
-func (w *ownWriter) indexJSONL(fh vfs.File, f found, mtime int64) (int64, error) {
-	o := w.o
-	r := o.st.Files[f.path]
-	from := int64(0)
-	if r != nil && r.Kind == fileJSONL && r.Ino == f.ino && r.End > 0 && f.size >= r.End && r.End > r.TailOff {
-		tail, err := w.readAt(fh, r.TailOff, r.End-r.TailOff)
-		if err == nil && crc32.ChecksumIEEE(tail) == r.TailCRC {
-			from = r.End
-		}
-	}
-	if from == 0 {
-		r = o.renumber(f)
-	}
-	se := o.st.Sessions[f.session]
-	if se == nil || from == 0 {
-		se = &ownSession{Format: layout.FormatJSONL}
-		o.st.Sessions[f.session] = se
-	}
-	first := from == 0
-	isSession := true
-	tailOff, end, tailCRC := r.TailOff, from, r.TailCRC
-	var addErr error
-	err := eachLine(fh, from, f.size, &w.buf, func(off int64, data []byte, terminated bool) (bool, error) {
-		line := data
-		if terminated {
-			line = data[:len(data)-1]
-		} else {
-			if jsonl.JSBlank(line) {
-				return false, nil
-			}
-			if _, err := jsonl.ParseEntry(line); err != nil {
-				return false, nil
-			}
-		}
-		if !jsonl.JSBlank(line) {
-			e, err := jsonl.ParseEntry(line)
-			if err == nil {
-				if first {
-					first = false
-					if e.Type != jsonl.TypeSession {
-						isSession = false
-						return false, nil
-					}
-					se.ID, se.Cwd = e.ID, jsonl.ParseHeader(e).Cwd
-					if e.IDKind != jsonl.KindString {
-						se.ID = string(e.Raw)
-					}
-				}
-				if e.Type == jsonl.TypeSessionInfo {
-					if v, ok := e.StringField("name"); ok && jsonl.JSTrim(v) != "" {
-						se.Name = jsonl.JSTrim(v)
-					}
-				}
-				w.tb.reset()
-				w.docs = lineDocsIn(&w.tb, &e, w.docs[:0])
-				ts := int64(0)
-				if ms, ok := jsonl.ParseDate(e.Timestamp); ok && !math.IsNaN(ms) {
-					ts = int64(ms)
-				}
-				if addErr = w.add(r, off, int64(len(line)), ts); addErr != nil {
-					return false, nil
-				}
-			}
-		}
-		tailOff, end = off, off+int64(len(data))
-		tailCRC = crc32.ChecksumIEEE(data)
-		return true, nil
-	})
-	if addErr != nil {
-		return 0, addErr
-	}
-	if err != nil {
-		o.x.warn(fmt.Errorf("read %s: %w", f.path, err))
-		o.drop(f.path, r)
-		return 0, nil
-	}
-	if !isSession {
-		tailOff, end, tailCRC = 0, 0, 0
-	}
-	r.Size, r.Mtime, r.Ino, r.Ctime = f.size, mtime, f.ino, f.ctime
-	r.End, r.TailOff, r.TailCRC = end, tailOff, tailCRC
-	return f.size - from, nil
 }
 
 func (w *ownWriter) indexAgentUse(fh vfs.File, f found, mtime int64) (int64, error) {

@@ -188,8 +188,10 @@ func (fd *feeder) file(i int, j *feedJob) bool {
 		}
 	}
 	from := c.from
+	// What the reading finds about the file is kept here, not in c: a
+	// long file's lines go in several chunks, the last one says it.
 	first := from == 0
-	c.isSession = true
+	isSession := true
 	var tailOff, end int64
 	var tailCRC uint32
 	if from > 0 {
@@ -217,7 +219,7 @@ func (fd *feeder) file(i int, j *feedJob) bool {
 				if first {
 					first = false
 					if e.Type != jsonl.TypeSession {
-						c.isSession = false
+						isSession = false
 						return false, nil
 					}
 					header = true
@@ -259,8 +261,8 @@ func (fd *feeder) file(i int, j *feedJob) bool {
 	}
 	c.last = true
 	c.readErr = err
-	c.header, c.id, c.cwd, c.name = header, id, cwd, name
-	if !c.isSession {
+	c.isSession, c.header, c.id, c.cwd, c.name = isSession, header, id, cwd, name
+	if !isSession {
 		tailOff, end, tailCRC = 0, 0, 0
 	}
 	c.tailOff, c.end, c.tailCRC = tailOff, end, tailCRC
@@ -289,8 +291,14 @@ func (o *own) index(ctx context.Context, w *ownWriter, work []found, total int64
 		return err
 	}
 	var done int64
-	var r *ownFile
-	var se *ownSession
+	// The file of the chunks: what its first chunk said holds for them all.
+	var (
+		r     *ownFile
+		se    *ownSession
+		f     found
+		mtime int64
+		from  int64
+	)
 	next := 0
 	for c := range out {
 		if err := ctx.Err(); err != nil {
@@ -299,8 +307,8 @@ func (o *own) index(ctx context.Context, w *ownWriter, work []found, total int64
 		if c.first && c.job != next || !c.first && c.job != next-1 {
 			return stop(fmt.Errorf("update search index %s: the feed gave file %d out of turn", o.dir, c.job))
 		}
-		f := c.f
 		if c.first {
+			f, mtime, from = c.f, c.mtime, c.from
 			next++
 			st.touch(f.path, f.session)
 			if r := st.Files[f.path]; r != nil {
@@ -315,7 +323,7 @@ func (o *own) index(ctx context.Context, w *ownWriter, work []found, total int64
 					o.drop(f.path, r)
 				}
 			case c.fh != nil:
-				n, err := w.indexAgentUse(c.fh, f, c.mtime)
+				n, err := w.indexAgentUse(c.fh, f, mtime)
 				c.fh.Close()
 				if err != nil {
 					return stop(err)
@@ -323,11 +331,11 @@ func (o *own) index(ctx context.Context, w *ownWriter, work []found, total int64
 				done += n
 			default:
 				r = st.Files[f.path]
-				if c.from == 0 {
+				if from == 0 {
 					r = o.renumber(f)
 				}
 				se = st.Sessions[f.session]
-				if se == nil || c.from == 0 {
+				if se == nil || from == 0 {
 					se = &ownSession{Format: layout.FormatJSONL}
 					st.Sessions[f.session] = se
 				}
@@ -350,9 +358,9 @@ func (o *own) index(ctx context.Context, w *ownWriter, work []found, total int64
 				o.x.warn(fmt.Errorf("read %s: %w", f.path, c.readErr))
 				o.drop(f.path, r)
 			} else {
-				r.Size, r.Mtime, r.Ino, r.Ctime = f.size, c.mtime, f.ino, f.ctime
+				r.Size, r.Mtime, r.Ino, r.Ctime = f.size, mtime, f.ino, f.ctime
 				r.End, r.TailOff, r.TailCRC = c.end, c.tailOff, c.tailCRC
-				done += f.size - c.from
+				done += f.size - from
 			}
 		}
 		if c.last && o.x.o.Progress != nil {

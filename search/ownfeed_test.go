@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"os"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -34,7 +35,20 @@ func feedStore(t *testing.T, n int) (root string, files []string) {
 		writeLines(t, p, lines)
 		files = append(files, p)
 	}
+	ageFiles(t, files)
 	return root, files
+}
+
+// ageFiles dates files an hour back, out of the window where a time is
+// too recent to trust (racy), so that what is read again is the change.
+func ageFiles(t *testing.T, files []string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	for _, p := range files {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func hitKeys(t *testing.T, x *Index, q Query) []string {
@@ -45,7 +59,8 @@ func hitKeys(t *testing.T, x *Index, q Query) []string {
 	}
 	var out []string
 	for _, h := range hits {
-		out = append(out, fmt.Sprint(h.File, " ", h.Offset, " ", h.Entry, " ", h.Kind, " ", h.Snippet))
+		s := h.Session
+		out = append(out, fmt.Sprint(h.File, " ", h.Offset, " ", h.Entry, " ", h.Kind, " ", h.Snippet, " ", s.Path, " ", s.ID, " ", s.Name, " ", s.Cwd))
 	}
 	slices.Sort(out)
 	return out
@@ -59,7 +74,8 @@ func TestFeedChunksAreTheFiles(t *testing.T) {
 	feedText = 1
 	root, files := feedStore(t, 12)
 	stores := dirPlaces(root)
-	ox := openIndex(t, Options{Engine: EngineOwn})
+	var total int64
+	ox := openIndex(t, Options{Engine: EngineOwn, Progress: func(_, tot int64) { total = tot }})
 	scan := openIndex(t, Options{NoIndex: true})
 	check := func(when string, words ...string) {
 		t.Helper()
@@ -70,15 +86,26 @@ func TestFeedChunksAreTheFiles(t *testing.T) {
 				t.Fatalf("%s: the scan finds no %q: the test checks nothing", when, w)
 			}
 			if !slices.Equal(got, want) {
-				t.Fatalf("%s: %q: own index %v, scan %v", when, w, got, want)
+				t.Fatalf("%s: %q: own index %d hits, scan %d; first difference:\n%s", when, w, len(got), len(want), firstDiff(got, want))
 			}
 		}
 	}
 	check("first build", "feeding", "marker3x35", "marker11x0", "flaky", "narwhal")
+	// Every file's record was kept whole: nothing is read again.
+	total = 0
+	check("nothing changed", "feeding")
+	if total != 0 {
+		t.Fatalf("a search after the build read %d bytes again, want none", total)
+	}
 	for i, f := range files[2:5] {
 		appendLines(t, f, userLine(fmt.Sprintf("late%d", i), fmt.Sprintf("e%d-39", i), "2026-04-02T10:00:00.000Z", "appended feeding lateword"))
 	}
+	ageFiles(t, files[2:5])
+	total = 0
 	check("after appends", "lateword", "feeding", "marker2x20")
+	if total != 3*int64(len(userLine("late0", "e0-39", "2026-04-02T10:00:00.000Z", "appended feeding lateword"))+1) {
+		t.Fatalf("after 3 appends the search read %d bytes, want the 3 lines", total)
+	}
 }
 
 // TestFeedStopsOnCancel: a build cancelled while the feed reads ends
@@ -120,6 +147,23 @@ func TestFeedStopsOnCancel(t *testing.T) {
 	scan := openIndex(t, Options{NoIndex: true})
 	q := Query{Text: "feeding", Stores: stores}
 	if got, want := hitKeys(t, y, q), hitKeys(t, scan, q); !slices.Equal(got, want) {
-		t.Fatalf("after the cancelled build: %d hits, scan %d", len(got), len(want))
+		t.Fatalf("after the cancelled build: %d hits, scan %d; first difference:\n%s", len(got), len(want), firstDiff(got, want))
 	}
+}
+
+// firstDiff shows the first place where two sorted lists differ.
+func firstDiff(got, want []string) string {
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return fmt.Sprintf(" own  %q\n scan %q", g, w)
+		}
+	}
+	return "none"
 }

@@ -3,8 +3,8 @@ package search
 import (
 	"context"
 	"errors"
-	"os"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"

@@ -8,7 +8,7 @@ import (
 // readChunk is how much of a session file indexing and a search without
 // an index read at once: their memory is bounded by it and by the
 // longest line, never by the file's size. Tests lower it.
-var readChunk = 4 << 20
+var readChunk = 1 << 20 // as fast as 4 MiB from the page cache, and 3 MiB less held
 
 // eachLine calls fn with each line of r between from and to, a chunk at
 // a time through *buf (grown only for a line longer than readChunk):

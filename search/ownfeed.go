@@ -30,7 +30,7 @@ import (
 // long file's lines go in several chunks.
 const feedChunks = 3
 
-var feedText = 1 << 20
+var feedText = 256 << 10
 
 // feedJob is a file to read, with the fields of its record (if any) that
 // say where its new lines begin.

@@ -22,17 +22,10 @@ func BenchmarkAddToTable(b *testing.B) {
 	for b.Loop() {
 		c0 := cpuTime()
 		m := newMemTable(32 << 20)
-		var buf [MaxTermLen + 4]byte
+		var sc textScratch
 		for i := range docs {
 			ord := m.addDoc(&docs[i])
-			var pos uint32
-			tokenize(docs[i].Text, buf[:0], func(t []byte) {
-				if (m.nterms+1)*2 > len(m.slots) {
-					m.grow()
-				}
-				m.addOccurrence(m.lookup(t), ord, pos)
-				pos++
-			})
+			m.doc(int(ord)).tokens = m.addText(docs[i].Text, ord, &sc)
 		}
 		cpu += (cpuTime() - c0).Seconds()
 	}

@@ -65,7 +65,7 @@ type Builder struct {
 	lastID  uint64
 	started bool
 	pending []segInfo
-	buf     [MaxTermLen + 4]byte
+	scratch textScratch
 	peak    int64
 	onAdd   func(*Builder) // tests: called after each document
 }
@@ -108,15 +108,7 @@ func (b *Builder) Add(d Doc) error {
 	// distinct words) makes it grow beyond.
 	m := b.mem
 	ord := m.addDoc(&d)
-	var pos uint32
-	tokenize(d.Text, b.buf[:0], func(t []byte) {
-		if m.needsGrow() {
-			m.grow()
-		}
-		m.addOccurrence(m.lookup(t), ord, pos)
-		pos++
-	})
-	m.doc(int(ord)).tokens = pos
+	m.doc(int(ord)).tokens = m.addText(d.Text, ord, &b.scratch)
 	b.started, b.lastID = true, d.ID
 	b.peak = max(b.peak, b.MemBytes())
 	if b.onAdd != nil {

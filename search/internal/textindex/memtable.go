@@ -186,7 +186,11 @@ func hashKeyed(b []byte, k termKey) uint32 {
 // lookup returns the term's number, adding it when missing.
 func (m *memTable) lookup(b []byte) int {
 	k := keyOf(b)
-	h := hashKeyed(b, k)
+	return m.lookupHashed(b, k, hashKeyed(b, k))
+}
+
+// lookupHashed is lookup of a term whose key and hash are known.
+func (m *memTable) lookupHashed(b []byte, k termKey, h uint32) int {
 	for i := h & m.mask; ; i = (i + 1) & m.mask {
 		s := m.slots[i]
 		if s == 0 {
@@ -360,4 +364,62 @@ func (m *memTable) sortedTerms() []int32 {
 		order[i] = k.n
 	}
 	return order
+}
+
+var zeroKey [shortLen]byte
+
+// pendingTok is a term of the text addText is adding: its bytes in the
+// scratch buffer, its key and hash.
+type pendingTok struct {
+	off, n uint32
+	k      termKey
+	h      uint32
+}
+
+// textScratch is addText's buffers, kept by the caller between texts.
+type textScratch struct {
+	toks  []pendingTok
+	bytes []byte
+	tok   [MaxTermLen + 4]byte
+	sink  uint64 // the touched slots, summed: kept, so that they are read
+}
+
+// prefetchAhead is how many terms ahead of the one looked up addText
+// touches a slot: the lookups are mostly cache misses, and touching the
+// slots of later terms first lets the processor wait for several misses
+// at once instead of one after another.
+const prefetchAhead = 8
+
+// addText adds the occurrences of text's terms to document ord and
+// returns how many there are. The terms are found first, then looked up
+// with the slots of those prefetchAhead later touched ahead.
+func (m *memTable) addText(text string, ord int32, sc *textScratch) uint32 {
+	toks, buf := sc.toks[:0], sc.bytes[:0]
+	tokenize(text, sc.tok[:0], func(t []byte) {
+		off := len(buf)
+		buf = append(buf, t...)
+		toks = append(toks, pendingTok{off: uint32(off), n: uint32(len(t))})
+	})
+	// Room after the last term, so that keyOf loads its words in place.
+	buf = append(buf, zeroKey[:]...)
+	for i := range toks {
+		t := &toks[i]
+		b := buf[t.off : t.off+t.n : t.off+t.n+shortLen]
+		t.k = keyOf(b)
+		t.h = hashKeyed(b[:t.n], t.k)
+	}
+	var sink uint64
+	for i := range toks {
+		if m.needsGrow() {
+			m.grow()
+		}
+		if j := i + prefetchAhead; j < len(toks) {
+			sink += m.slots[toks[j].h&m.mask]
+		}
+		t := &toks[i]
+		m.addOccurrence(m.lookupHashed(buf[t.off:t.off+t.n:t.off+t.n+shortLen], t.k, t.h), ord, uint32(i))
+	}
+	sc.sink += sink
+	sc.toks, sc.bytes = toks, buf
+	return uint32(len(toks))
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"math"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/sessctl/sessctl/internal/jsonl"
@@ -67,13 +65,8 @@ type feedChunk struct {
 	from    int64
 
 	// The last chunk's.
-	readErr      error
-	isSession    bool
-	header       bool // the first line (a session header) was read
-	id, cwd      string
-	name         string // the last session name given, "" for none
-	tailOff, end int64
-	tailCRC      uint32
+	readErr error
+	scan    sessionScan
 }
 
 func (c *feedChunk) reset(job int) {
@@ -177,95 +170,43 @@ func (fd *feeder) file(i int, j *feedJob) bool {
 	}
 	defer fh.Close()
 	f := c.f
-	if j.hasPrev && j.prevKind == fileJSONL && j.prevIno == f.ino && j.prevEnd > 0 && f.size >= j.prevEnd && j.prevEnd > j.prevTail {
-		n := j.prevEnd - j.prevTail
-		if int64(cap(fd.buf)) < n {
-			fd.buf = make([]byte, n)
-		}
-		tail := fd.buf[:n]
-		if k, err := fh.ReadAt(tail, j.prevTail); (err == nil || k == len(tail)) && crc32.ChecksumIEEE(tail) == j.prevTailCRC {
-			c.from = j.prevEnd
-		}
+	if j.hasPrev && j.prevKind == fileJSONL && j.prevIno == f.ino {
+		c.from = grownFrom(fh, f.size, j.prevTail, j.prevEnd, j.prevTailCRC, &fd.buf)
 	}
-	from := c.from
-	// What the reading finds about the file is kept here, not in c: a
+	// What the reading finds about the file is kept in sc, not in c: a
 	// long file's lines go in several chunks, the last one says it.
-	first := from == 0
-	isSession := true
-	var tailOff, end int64
-	var tailCRC uint32
-	if from > 0 {
-		tailOff, end, tailCRC = j.prevTail, from, j.prevTailCRC
+	var sc sessionScan
+	if c.from > 0 {
+		sc.tailOff, sc.end, sc.tailCRC = j.prevTail, c.from, j.prevTailCRC
 	}
-	var name string
-	var id, cwd string
-	header := false
 	stopped := false
-	err = eachLine(fh, from, f.size, &fd.buf, func(off int64, data []byte, terminated bool) (bool, error) {
-		line := data
-		if terminated {
-			line = data[:len(data)-1]
-		} else {
-			if jsonl.JSBlank(line) {
-				return false, nil
+	err = eachEntry(fh, c.from, f.size, &fd.buf, &sc, func(off, n int64, e *jsonl.Entry) bool {
+		lo := len(c.docs)
+		c.docs = lineDocsIn(&c.tb, e, c.docs)
+		ts := int64(0)
+		if ms, ok := jsonl.ParseDate(e.Timestamp); ok && !math.IsNaN(ms) {
+			ts = int64(ms)
+		}
+		c.lines = append(c.lines, feedLine{off: off, n: n, ts: ts, lo: lo, hi: len(c.docs)})
+		if len(c.tb.b) >= feedText || len(c.lines) >= 4096 {
+			if !fd.send(c) {
+				stopped = true
+				return false
 			}
-			if _, err := jsonl.ParseEntry(line); err != nil {
-				return false, nil
+			if c = fd.take(i); c == nil {
+				stopped = true
+				return false
 			}
 		}
-		if !jsonl.JSBlank(line) {
-			e, err := jsonl.ParseEntry(line)
-			if err == nil {
-				if first {
-					first = false
-					if e.Type != jsonl.TypeSession {
-						isSession = false
-						return false, nil
-					}
-					header = true
-					id, cwd = strings.Clone(e.ID), strings.Clone(jsonl.ParseHeader(e).Cwd)
-					if e.IDKind != jsonl.KindString {
-						id = string(e.Raw)
-					}
-				}
-				if e.Type == jsonl.TypeSessionInfo {
-					if v, ok := e.StringField("name"); ok && jsonl.JSTrim(v) != "" {
-						name = strings.Clone(jsonl.JSTrim(v))
-					}
-				}
-				lo := len(c.docs)
-				c.docs = lineDocsIn(&c.tb, &e, c.docs)
-				ts := int64(0)
-				if ms, ok := jsonl.ParseDate(e.Timestamp); ok && !math.IsNaN(ms) {
-					ts = int64(ms)
-				}
-				c.lines = append(c.lines, feedLine{off: off, n: int64(len(line)), ts: ts, lo: lo, hi: len(c.docs)})
-				if len(c.tb.b) >= feedText || len(c.lines) >= 4096 {
-					if !fd.send(c) {
-						stopped = true
-						return false, nil
-					}
-					if c = fd.take(i); c == nil {
-						stopped = true
-						return false, nil
-					}
-				}
-			}
-		}
-		tailOff, end = off, off+int64(len(data))
-		tailCRC = crc32.ChecksumIEEE(data)
-		return true, nil
+		return true
 	})
 	if stopped {
 		return false
 	}
-	c.last = true
-	c.readErr = err
-	c.isSession, c.header, c.id, c.cwd, c.name = isSession, header, id, cwd, name
-	if !isSession {
-		tailOff, end, tailCRC = 0, 0, 0
+	if sc.notSession {
+		sc.tailOff, sc.end, sc.tailCRC = 0, 0, 0
 	}
-	c.tailOff, c.end, c.tailCRC = tailOff, end, tailCRC
+	c.last, c.readErr, c.scan = true, err, sc
 	return fd.send(c)
 }
 
@@ -348,18 +289,18 @@ func (o *own) index(ctx context.Context, w *ownWriter, work []found, total int64
 			}
 		}
 		if c.last && c.openErr == nil && c.fh == nil {
-			if c.header {
-				se.ID, se.Cwd = c.id, c.cwd
+			if c.scan.header {
+				se.ID, se.Cwd = c.scan.id, c.scan.cwd
 			}
-			if c.name != "" {
-				se.Name = c.name
+			if c.scan.named {
+				se.Name = c.scan.name
 			}
 			if c.readErr != nil {
 				o.x.warn(fmt.Errorf("read %s: %w", f.path, c.readErr))
 				o.drop(f.path, r)
 			} else {
 				r.Size, r.Mtime, r.Ino, r.Ctime = f.size, mtime, f.ino, f.ctime
-				r.End, r.TailOff, r.TailCRC = c.end, c.tailOff, c.tailCRC
+				r.End, r.TailOff, r.TailCRC = c.scan.end, c.scan.tailOff, c.scan.tailCRC
 				done += f.size - from
 			}
 		}

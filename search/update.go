@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
@@ -379,17 +378,11 @@ func (w *writer) readAt(fh vfs.File, off, n int64) ([]byte, error) {
 
 func (w *writer) indexJSONL(ctx context.Context, fh vfs.File, f found, row fileRow, have bool, mtime int64) (int64, error) {
 	from := int64(0)
-	if have && row.kind == fileJSONL && row.ino == f.ino && row.end > 0 && f.size >= row.end && row.end > row.tailOff {
-		// Grown? The last indexed line must still be where it was.
-		tail, err := w.readAt(fh, row.tailOff, row.end-row.tailOff)
-		if err == nil && crc32.ChecksumIEEE(tail) == row.tailCRC {
-			from = row.end
-		}
+	if have && row.kind == fileJSONL && row.ino == f.ino {
+		from = grownFrom(fh, f.size, row.tailOff, row.end, row.tailCRC, &w.buf)
 	}
 	var fileID, sessID int64
 	name := ""
-	var sid, cwd string
-	isSession := true
 	if have && from > 0 {
 		fileID, sessID = row.id, row.session
 		if err := w.conn.QueryRowContext(ctx, `SELECT name FROM sessions WHERE id=?`, sessID).Scan(&name); err != nil {
@@ -409,60 +402,21 @@ func (w *writer) indexJSONL(ctx context.Context, fh vfs.File, f found, row fileR
 			return 0, w.fail(err)
 		}
 	}
-	nameChanged := false
-	tailOff, end := row.tailOff, from
-	var tailCRC uint32 = row.tailCRC
-	first := from == 0
+	var sc sessionScan
+	if from > 0 {
+		sc.tailOff, sc.end, sc.tailCRC = row.tailOff, from, row.tailCRC
+	}
 	// The file is read a chunk at a time, and the texts written out as
 	// they pile up: memory is bounded by a line, not by the file.
 	var indexErr error // an error of the index, not of the file
-	err := eachLine(fh, from, f.size, &w.buf, func(off int64, data []byte, terminated bool) (bool, error) {
-		line := data
-		if terminated {
-			line = data[:len(data)-1]
-		} else {
-			// A last line without its newline counts once it is a whole
-			// object (pi reads it too); a torn one waits for its end.
-			if jsonl.JSBlank(line) {
-				return false, nil
-			}
-			if _, err := jsonl.ParseEntry(line); err != nil {
-				return false, nil
-			}
+	err := eachEntry(fh, from, f.size, &w.buf, &sc, func(off, n int64, e *jsonl.Entry) bool {
+		if indexErr = w.indexLine(ctx, e, fileID, sessID, off, n); indexErr != nil {
+			return false
 		}
-		if !jsonl.JSBlank(line) {
-			e, err := jsonl.ParseEntry(line)
-			if err == nil {
-				if first {
-					first = false
-					if e.Type != jsonl.TypeSession {
-						isSession = false
-						return false, nil
-					}
-					h := jsonl.ParseHeader(e)
-					sid, cwd = e.ID, h.Cwd
-					if e.IDKind != jsonl.KindString {
-						sid = string(e.Raw) // never in a loadable file
-					}
-				}
-				if e.Type == jsonl.TypeSessionInfo {
-					if v, ok := e.StringField("name"); ok && jsonl.JSTrim(v) != "" {
-						name, nameChanged = jsonl.JSTrim(v), true
-					}
-				}
-				if indexErr = w.indexLine(ctx, &e, fileID, sessID, off, int64(len(line))); indexErr != nil {
-					return false, nil
-				}
-			}
-		}
-		tailOff, end = off, off+int64(len(data))
-		tailCRC = crc32.ChecksumIEEE(data)
 		if w.pendingBytes >= pendingMax {
-			if indexErr = w.flush(ctx); indexErr != nil {
-				return false, nil
-			}
+			indexErr = w.flush(ctx)
 		}
-		return true, nil
+		return indexErr == nil
 	})
 	if indexErr != nil {
 		return 0, indexErr
@@ -471,24 +425,27 @@ func (w *writer) indexJSONL(ctx context.Context, fh vfs.File, f found, row fileR
 		w.x.warn(fmt.Errorf("read %s: %w", f.path, err))
 		return 0, w.deleteFile(ctx, fileID)
 	}
-	if !isSession {
+	if sc.notSession {
 		// Not a session (no header first): nothing is indexed, and any
 		// change reads it again from the start.
 		if err := w.deleteDocs(ctx, fileID); err != nil {
 			return 0, err
 		}
-		tailOff, end, tailCRC = 0, 0, 0
+		sc.tailOff, sc.end, sc.tailCRC = 0, 0, 0
+	}
+	if sc.named {
+		name = sc.name
 	}
 	if from == 0 {
-		if _, err := w.setSession.ExecContext(ctx, sid, name, cwd, sessID); err != nil {
+		if _, err := w.setSession.ExecContext(ctx, sc.id, name, sc.cwd, sessID); err != nil {
 			return 0, w.fail(err)
 		}
-	} else if nameChanged {
+	} else if sc.named {
 		if _, err := w.setName.ExecContext(ctx, name, sessID); err != nil {
 			return 0, w.fail(err)
 		}
 	}
-	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.ctime, end, tailOff, int64(tailCRC), fileID); err != nil {
+	if _, err := w.setFile.ExecContext(ctx, f.size, mtime, int64(f.ino), f.ctime, sc.end, sc.tailOff, int64(sc.tailCRC), fileID); err != nil {
 		return 0, w.fail(err)
 	}
 	return f.size - from, nil

@@ -1,6 +1,12 @@
 package shortid
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestShort(t *testing.T) {
 	ids := []string{
@@ -67,6 +73,83 @@ func TestHasPrefix(t *testing.T) {
 	} {
 		if got := HasPrefix(c.id, c.prefix); got != c.want {
 			t.Errorf("HasPrefix(%q, %q) = %v, want %v", c.id, c.prefix, got, c.want)
+		}
+	}
+}
+
+// TestShortAgainstAllPairs checks Short against the definition, every
+// other id compared with each, on ids made to share long prefixes (and
+// heads), copies of the same id and ids in other cases and dashes.
+func TestShortAgainstAllPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const hex = "0123456789abcdef"
+	var ids []string
+	for range 3000 {
+		// Few distinct leading digits: many ids share 8 to 14 of them.
+		b := []byte("01a2")
+		for len(b) < 32 {
+			if len(b) < 14 {
+				b = append(b, hex[r.IntN(2)])
+			} else {
+				b = append(b, hex[r.IntN(16)])
+			}
+		}
+		id := string(b[:8]) + "-" + string(b[8:12]) + "-" + string(b[12:])
+		if r.IntN(10) == 0 {
+			id = strings.ToUpper(id)
+		}
+		ids = append(ids, id)
+		if r.IntN(20) == 0 {
+			ids = append(ids, id) // a copy
+		}
+	}
+	var s Set
+	for _, id := range ids {
+		s.Add("", id)
+	}
+	probe := append(slices.Clone(ids[:500]), "01a20000-0000-7000-8000-000000000000", "01a21111")
+	for _, id := range probe {
+		k := Key(id)
+		need := MinLen
+		for _, o := range ids {
+			if ok := Key(o); ok != k {
+				need = max(need, commonPrefix(k, ok)+1)
+			}
+		}
+		want := id
+		if need < len(k) {
+			n := 0
+			for i := 0; i < len(id); i++ {
+				if id[i] != '-' {
+					if n++; n == need {
+						want = id[:i+1]
+						break
+					}
+				}
+			}
+		}
+		if got := s.Short(id); got != want {
+			t.Fatalf("Short(%s) = %s, want %s", id, got, want)
+		}
+	}
+}
+
+// BenchmarkSet is a store's worth of ids added and a page of them
+// shortened, as a search's hits are.
+func BenchmarkSet(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	ids := make([]string, 50000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%08x-%04x-7%03x-8000-%012x", r.Uint32(), r.IntN(1<<16), r.IntN(1<<12), r.Uint64()>>16)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var s Set
+		for _, id := range ids {
+			s.Add("", id)
+		}
+		for _, id := range ids[:100] {
+			_ = s.Short(id)
 		}
 	}
 }

@@ -579,7 +579,7 @@ func stampOf(fsys vfs.FS, path string) stamp {
 	if err != nil {
 		return stamp{}
 	}
-	return stamp{exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime(fi), id: vfs.FileID(fi)}
+	return stamp{exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: vfs.ChangeTime(fi), id: vfs.FileID(fi)}
 }
 
 // damage is the error of an update or query that met damaged shards.

@@ -127,7 +127,7 @@ func (o *own) stamps() (map[string]ownStamp, error) {
 		if err != nil {
 			return err
 		}
-		out[rel] = ownStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Ctime: ctime(fi), ID: vfs.FileID(fi)}
+		out[rel] = ownStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Ctime: vfs.ChangeTime(fi), ID: vfs.FileID(fi)}
 		return nil
 	}
 	if err := add(ownDocsName); err != nil {

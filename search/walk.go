@@ -38,8 +38,10 @@ type found struct {
 	ctime   int64 // the inode's change time, ns; 0 where unknown
 }
 
-func (f *found) set(fi fs.FileInfo) {
-	f.size, f.mtime, f.ino, f.ctime = fi.Size(), fi.ModTime().UnixNano(), vfs.FileID(fi), ctime(fi)
+func (f *found) set(fi fs.FileInfo) { f.setAttr(vfs.AttrOf(fi)) }
+
+func (f *found) setAttr(a vfs.Attr) {
+	f.size, f.mtime, f.ino, f.ctime = a.Size, a.Mtime, a.ID, a.Ctime
 }
 
 // walkFS lists the files of the stores: a JSONL store's with
@@ -101,27 +103,53 @@ func walkJSONL(ctx context.Context, fsys vfs.FS, root string, out *[]found, warn
 	}
 	res := make([]found, len(files))
 	errs := make([]error, len(files))
+	record := func(i int, a vfs.Attr, err error) {
+		p := files[i].Path
+		if err == nil && !a.Mode.IsRegular() {
+			err = errors.New("not a regular file")
+		}
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) || files[i].Link {
+				errs[i] = fmt.Errorf("stat %s: %w", p, err)
+			}
+			return
+		}
+		res[i] = found{path: p, session: p, kind: fileJSONL}
+		res[i].setAttr(a)
+	}
+	// The files of a directory come one after another: each run is
+	// stat'ed at its directory (vfs.LstatNames).
 	stat := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			p := files[i].Path
-			var fi fs.FileInfo
-			var err error
-			if files[i].Link {
-				fi, err = fsys.Stat(p)
-			} else {
-				fi, err = fsys.Lstat(p)
-			}
-			if err == nil && !fi.Mode().IsRegular() {
-				err = errors.New("not a regular file")
-			}
-			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) || files[i].Link {
-					errs[i] = fmt.Errorf("stat %s: %w", p, err)
+		var names []string
+		for i := lo; i < hi; {
+			dir, _ := filepath.Split(files[i].Path)
+			names = names[:0]
+			j := i
+			for ; j < hi && !files[j].Link; j++ {
+				name, ok := strings.CutPrefix(files[j].Path, dir)
+				if !ok || name == "" || strings.ContainsRune(name, filepath.Separator) {
+					break
 				}
+				names = append(names, name)
+			}
+			if j > i {
+				vfs.LstatNames(fsys, dir, names, func(k int, a vfs.Attr, err error) { record(i+k, a, err) })
+				i = j
 				continue
 			}
-			res[i] = found{path: p, session: p, kind: fileJSONL}
-			res[i].set(fi)
+			// A link (followed: the walk was told to) or a path of
+			// another form, alone.
+			stat := fsys.Lstat
+			if files[i].Link {
+				stat = fsys.Stat
+			}
+			fi, err := stat(files[i].Path)
+			var a vfs.Attr
+			if err == nil {
+				a = vfs.AttrOf(fi)
+			}
+			record(i, a, err)
+			i++
 		}
 	}
 	if n := runtime.GOMAXPROCS(0); len(files) >= 256 && n > 1 {

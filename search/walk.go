@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,10 @@ func (f *found) setAttr(a vfs.Attr) {
 // left out.
 func walkFS(ctx context.Context, fsys vfs.FS, stores []layout.Place, warn func(error)) ([]found, error) {
 	var out []found
+	lister := fsys // what the walks list directories with
+	if len(stores) > 1 {
+		lister = &dirMemo{FS: fsys, dirs: map[string]memoDir{}}
+	}
 	for _, st := range stores {
 		root, err := filepath.Abs(st.Root)
 		if err != nil {
@@ -65,9 +70,9 @@ func walkFS(ctx context.Context, fsys vfs.FS, stores []layout.Place, warn func(e
 		}
 		switch st.Format {
 		case layout.FormatJSONL:
-			err = walkJSONL(ctx, fsys, root, &out, warn)
+			err = walkJSONL(ctx, lister, fsys, root, &out, warn)
 		case layout.FormatAgentUse:
-			err = walkAgentUse(ctx, fsys, root, &out, warn)
+			err = walkAgentUse(ctx, lister, fsys, root, &out, warn)
 		default:
 			err = fmt.Errorf("search %s: unknown store format %d", root, st.Format)
 		}
@@ -82,9 +87,10 @@ func walkFS(ctx context.Context, fsys vfs.FS, stores []layout.Place, warn func(e
 // does for every command that walks a store, and stats them all at once,
 // in parallel: a store of many small directories is as quick to compare
 // with the index as one large one. What the walk left out is reported to
-// warn.
-func walkJSONL(ctx context.Context, fsys vfs.FS, root string, out *[]found, warn func(error)) error {
-	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root, FS: fsys})
+// warn. Directories are listed through lister, files stat'ed through
+// fsys.
+func walkJSONL(ctx context.Context, lister, fsys vfs.FS, root string, out *[]found, warn func(error)) error {
+	st, err := engine.OpenStore(ctx, engine.StoreOptions{Dir: root, FS: lister})
 	if err != nil {
 		return fmt.Errorf("search %s: %w", root, err)
 	}
@@ -179,9 +185,9 @@ func walkJSONL(ctx context.Context, fsys vfs.FS, root string, out *[]found, warn
 // each naming its path: a directory that cannot be read, and a symbolic
 // link (never followed: a message directory that is one is not searched)
 // or a named pipe or other special file, where a file or directory is
-// expected.
-func walkAgentUse(ctx context.Context, fsys vfs.FS, root string, out *[]found, warn func(error)) error {
-	for d, err := range agentuse.Walk(ctx, fsys, root) {
+// expected. The walk lists directories through lister.
+func walkAgentUse(ctx context.Context, lister, fsys vfs.FS, root string, out *[]found, warn func(error)) error {
+	for d, err := range agentuse.Walk(ctx, lister, root) {
 		if err != nil {
 			if d == nil && ctx.Err() != nil {
 				return ctx.Err()
@@ -251,6 +257,36 @@ func auSessionFiles(fsys vfs.FS, d *agentuse.Dir, out *[]found, warn func(error)
 			}
 		}
 	}
+}
+
+// dirMemo is an FS whose ReadDir lists each directory once: the walks of
+// a directory given as a store of both formats (a --store DIR: its
+// session files and its AgentUse sessions) list the same directories,
+// and the second is given the first's listing, taken moments before.
+type dirMemo struct {
+	vfs.FS
+	mu   sync.Mutex
+	dirs map[string]memoDir
+}
+
+type memoDir struct {
+	ents []fs.DirEntry
+	err  error
+}
+
+// ReadDir returns the listing of name, read at its first call; each
+// caller gets a slice of its own (the walks sort theirs).
+func (m *dirMemo) ReadDir(name string) ([]fs.DirEntry, error) {
+	m.mu.Lock()
+	d, ok := m.dirs[name]
+	m.mu.Unlock()
+	if !ok {
+		d.ents, d.err = m.FS.ReadDir(name)
+		m.mu.Lock()
+		m.dirs[name] = d
+		m.mu.Unlock()
+	}
+	return slices.Clone(d.ents), d.err
 }
 
 // warnNotFollowed reports a symbolic link or special file of an AgentUse

@@ -82,3 +82,46 @@ func TestWalkFaults(t *testing.T) {
 		t.Errorf("an unreadable JSONL store: %v", err)
 	}
 }
+
+// TestWalkListsOnce: a directory given as a store of both formats (a
+// --store DIR) has each of its directories listed once, not once by each
+// format's walk, and both formats' sessions are found.
+func TestWalkListsOnce(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cwd := range []string{"--a--", "--b--"} {
+		write(filepath.Join(root, cwd, "s.jsonl"), `{"type":"session","version":3,"id":"`+cwd+`","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`+"\n")
+	}
+	au := filepath.Join(root, "p1", "session", "01A-ag")
+	write(filepath.Join(au, "session.json"), `{"id":"01A","agent":{"id":"ag","name":"ag"}}`)
+	write(filepath.Join(au, "msg_1", "message.json"), `{"id":"msg_1"}`)
+	ps, err := layout.ResolvePlacesFrom(root, func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 2} {
+		fsys := vfstest.NewFaultFS(vfs.OS())
+		listed := map[string]int{}
+		fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Repeat: true, Match: func(p string) bool { listed[p]++; return false }})
+		got, err := walkFS(context.Background(), fsys, ps[:n], func(err error) { t.Errorf("warned: %v", err) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d, k := range listed {
+			if k != 1 {
+				t.Errorf("%d stores: %s listed %d times", n, d, k)
+			}
+		}
+		if want := []int{2, 4}[n-1]; len(got) != want {
+			t.Errorf("%d stores: %d files found, want %d", n, len(got), want)
+		}
+	}
+}

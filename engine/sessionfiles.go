@@ -24,9 +24,20 @@ func storeFiles(ctx context.Context, fsys vfs.FS, root string) (files []File, sk
 	if err != nil {
 		return nil, nil, err
 	}
+	n := 0
 	for _, d := range dirs {
+		n += len(d.names)
+	}
+	files = make([]File, 0, n)
+	for _, d := range dirs {
+		// d.dir is clean and a name one component: their join is
+		// filepath.Join's, without its Clean of every path.
+		dir := d.dir
+		if !strings.HasSuffix(dir, string(filepath.Separator)) {
+			dir += string(filepath.Separator)
+		}
 		for i, name := range d.names {
-			files = append(files, File{Path: filepath.Join(d.dir, name), Link: d.links[i]})
+			files = append(files, File{Path: dir + name, Link: d.links[i]})
 		}
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })

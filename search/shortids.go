@@ -38,9 +38,10 @@ func (o *own) shortIDs(stores []layout.Place) *shortid.Set {
 	}
 	rs := roots(stores)
 	set, n := &shortid.Set{}, 0
-	for path, f := range o.st.Files {
-		s := o.st.Sessions[f.Session]
-		if s == nil || s.Format != layout.FormatJSONL || !below(path, rs) {
+	// A JSONL session's key is its file's path, and a session no file
+	// refers to is forgotten when the state is saved.
+	for path, s := range o.st.Sessions {
+		if s.Format != layout.FormatJSONL || !below(path, rs) {
 			continue
 		}
 		set.Add(path, s.ID)

@@ -167,6 +167,7 @@ func walkJSONL(ctx context.Context, lister, fsys vfs.FS, root string, out *[]fou
 	} else {
 		stat(0, len(files))
 	}
+	*out = slices.Grow(*out, len(res))
 	for i := range res {
 		if errs[i] != nil {
 			warn(errs[i])

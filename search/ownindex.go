@@ -227,22 +227,9 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 	if err := checkIndexDir(x.dir, q.Stores); err != nil {
 		return nil, err
 	}
-	var files []found
-	var gen uint64
-	var d *planDelta
-	watched := false
-	if !current {
-		var changed []string
-		var restated bool
-		if files, gen, watched, changed, restated, err = x.walkWatched(ctx, q.Stores, warn); err != nil {
-			return nil, err
-		}
-		if restated && base != "" {
-			d = &planDelta{base: base, paths: changed, at: x.walked.at}
-		}
-	}
+	walkErr := false // the stores', not the index's
 	defer func() {
-		if err != nil && !errors.Is(err, ErrQuery) && !errors.Is(err, errChanged) && ctx.Err() == nil && !errors.Is(err, ErrIndex) {
+		if err != nil && !walkErr && !errors.Is(err, ErrQuery) && !errors.Is(err, errChanged) && ctx.Err() == nil && !errors.Is(err, ErrIndex) {
 			err = &indexError{err}
 		}
 	}()
@@ -264,12 +251,44 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 		}
 		x.lock = nil
 	}()
-	if !x.o.Rebuild || x.rebuilt {
+	read := !x.o.Rebuild || x.rebuilt
+	var files []found
+	var gen uint64
+	var d *planDelta
+	watched := false
+	var pre chan openedOwn // the index, opened to read while the walk runs
+	if !current {
+		if read {
+			// Its state is decoded on one CPU while the walk lists the
+			// stores' directories on the other.
+			pre = make(chan openedOwn, 1)
+			go func() {
+				o, err := x.openOwn(openRead)
+				pre <- openedOwn{o, err}
+			}()
+		}
+		var changed []string
+		var restated bool
+		files, gen, watched, changed, restated, err = x.walkWatched(ctx, q.Stores, warn)
+		if err != nil {
+			if pre != nil {
+				if r := <-pre; r.o != nil {
+					r.o.close()
+				}
+			}
+			walkErr = true
+			return nil, err
+		}
+		if restated && base != "" {
+			d = &planDelta{base: base, paths: changed, at: x.walked.at}
+		}
+	}
+	if read {
 		// An index that is current is only read: under the lock shared,
 		// searches of several processes run at once.
 		var tag string
 		var ok bool
-		cands, tag, ok, err = x.ownRead(ctx, sn, files, d, q, current)
+		cands, tag, ok, err = x.ownRead(ctx, sn, files, d, q, current, pre)
 		if ok {
 			if err == nil && watched && tag != "" && !x.hasWarned() {
 				x.clean = cleanState{ok: true, key: storesKey(q.Stores), gen: gen, tags: []string{tag}}
@@ -326,12 +345,25 @@ func (x *Index) hasWarned() bool {
 	return len(x.warned) > 0
 }
 
+// openedOwn is an index opened to read, or why it was not.
+type openedOwn struct {
+	o   *own
+	err error
+}
+
 // ownRead answers q from the index as it is, without writing anything,
 // when it is trusted and up to date with files (when current: as the
 // last search left it). ok is false when it is not: the caller takes the
-// lock exclusive and updates (or repairs) it.
-func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, d *planDelta, q Query, current bool) (cands []candidate, tag string, ok bool, err error) {
-	o, err := x.openOwn(openRead)
+// lock exclusive and updates (or repairs) it. The index is pre's when
+// that is not nil (opened under the same lock), else opened here.
+func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, d *planDelta, q Query, current bool, pre chan openedOwn) (cands []candidate, tag string, ok bool, err error) {
+	var o *own
+	if pre != nil {
+		r := <-pre
+		o, err = r.o, r.err
+	} else {
+		o, err = x.openOwn(openRead)
+	}
 	if err != nil {
 		return nil, "", false, nil
 	}

@@ -8,6 +8,7 @@ package shortid
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -49,19 +50,9 @@ func HasPrefix(id, prefix string) bool {
 // Set is the ids of a store, to shorten them against each other. Add
 // every id, then call Short; Short may be called from several goroutines
 // at once, Add not after it.
-//
-// Ids are kept as they were added, each with its first MinLen Key
-// characters packed in a word: only ids that share those can need a
-// longer short form, so Short compares an id with those alone, found in
-// a table of the words made at its first call (no sort of the ids, no
-// Key of each).
 type Set struct {
-	ids  []string
-	head []uint64 // head(ids[i])
+	keys []string
 	once sync.Once
-	// first maps a head to 1 + the index of the one id that has it, or
-	// to 0 when several do.
-	first map[uint64]int32
 }
 
 // Add adds a session's id and, when path names a file whose name carries
@@ -69,44 +60,11 @@ type Set struct {
 // by both. Empty ids are left out.
 func (s *Set) Add(path, id string) {
 	if id != "" {
-		s.ids = append(s.ids, id)
-		s.head = append(s.head, head(id))
+		s.keys = append(s.keys, Key(id))
 	}
 	if path != "" {
 		if n := sessionfile.IDFromFileName(filepath.Base(path)); n != "" && n != id {
-			s.ids = append(s.ids, n)
-			s.head = append(s.head, head(n))
-		}
-	}
-}
-
-// head packs the first MinLen Key characters of id into a word (fewer
-// leave zeros): two ids whose Keys share MinLen characters have the same
-// head.
-func head(id string) uint64 {
-	var h uint64
-	n := 0
-	for i := 0; i < len(id) && n < MinLen; i++ {
-		c := id[i]
-		switch {
-		case c == '-':
-			continue
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		h |= uint64(c) << (8 * (7 - n))
-		n++
-	}
-	return h
-}
-
-func (s *Set) index() {
-	s.first = make(map[uint64]int32, len(s.head))
-	for i, h := range s.head {
-		if _, ok := s.first[h]; ok {
-			s.first[h] = 0
-		} else {
-			s.first[h] = int32(i) + 1
+			s.keys = append(s.keys, Key(n))
 		}
 	}
 }
@@ -119,27 +77,18 @@ func (s *Set) index() {
 func (s *Set) Short(id string) string {
 	k := Key(id)
 	need := MinLen
-	if s != nil && len(k) > MinLen {
-		s.once.Do(s.index)
-		h := head(k)
-		// Every other id whose Key shares more than MinLen characters
-		// with k has k's head (a copy of a session may hold the id
-		// itself twice).
-		other := func(i int) {
-			if o := Key(s.ids[i]); o != k {
-				need = max(need, commonPrefix(k, o)+1)
-			}
+	if s != nil {
+		s.once.Do(func() { slices.Sort(s.keys) })
+		lo, _ := slices.BinarySearch(s.keys, k)
+		hi := lo
+		for hi < len(s.keys) && s.keys[hi] == k {
+			hi++ // the id itself (a copy of a session may hold it twice)
 		}
-		switch i, ok := s.first[h]; {
-		case !ok:
-		case i > 0:
-			other(int(i) - 1)
-		default:
-			for i, oh := range s.head {
-				if oh == h {
-					other(i)
-				}
-			}
+		if lo > 0 {
+			need = max(need, commonPrefix(k, s.keys[lo-1])+1)
+		}
+		if hi < len(s.keys) {
+			need = max(need, commonPrefix(k, s.keys[hi])+1)
 		}
 	}
 	if need >= len(k) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sessctl/sessctl/internal/sessionfile"
 	"github.com/sessctl/sessctl/layout/vfs"
@@ -49,40 +51,69 @@ func storeFiles(ctx context.Context, fsys vfs.FS, root string) (files []File, sk
 // its list index). It returns the directories that hold session files or special
 // files, and as skipped the directories below root that could not be
 // read and the special files, in the order of the walk.
+//
+// A directory's subdirectories are listed on as many CPUs as there are
+// (read is called from several goroutines at once), their results put
+// together in the walk's order: a store of many cwds is listed in about
+// the time of one CPU's share of them.
 func walkStore(ctx context.Context, root string, read func(dir string) (dirFiles, error)) (dirs []dirFiles, skipped []error, err error) {
-	var walk func(dir string) error
-	walk = func(dir string) error {
+	type walked struct {
+		dirs    []dirFiles
+		skipped []error
+		err     error
+	}
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0)-1, 0)) // the goroutines besides the caller's
+	var walk func(dir string) walked
+	walk = func(dir string) (w walked) {
 		if err := ctx.Err(); err != nil {
-			return err
+			w.err = err
+			return w
 		}
 		files, err := read(dir)
 		if err != nil {
 			if dir == root {
-				return err
+				w.err = err
+				return w
 			}
-			skipped = append(skipped, readDirError(dir, err))
-			return nil
+			w.skipped = append(w.skipped, readDirError(dir, err))
+			return w
 		}
 		if len(files.names) > 0 || len(files.special) > 0 {
-			dirs = append(dirs, files)
+			w.dirs = append(w.dirs, files)
 		}
 		for _, name := range files.special {
-			skipped = append(skipped, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: vfs.ErrNotRegular})
+			w.skipped = append(w.skipped, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: vfs.ErrNotRegular})
 		}
-		for _, sub := range files.subdirs {
-			if sub == sessionfile.TrashDirName {
-				continue
-			}
-			if err := walk(filepath.Join(dir, sub)); err != nil {
-				return err
+		subs := slices.DeleteFunc(files.subdirs, func(s string) bool { return s == sessionfile.TrashDirName })
+		res := make([]walked, len(subs))
+		var wg sync.WaitGroup
+		for i, sub := range subs {
+			select {
+			case sem <- struct{}{}:
+				wg.Go(func() {
+					defer func() { <-sem }()
+					res[i] = walk(filepath.Join(dir, sub))
+				})
+			default:
+				res[i] = walk(filepath.Join(dir, sub))
 			}
 		}
-		return nil
+		wg.Wait()
+		for _, r := range res {
+			if r.err != nil {
+				w.err = r.err
+				return w
+			}
+			w.dirs = append(w.dirs, r.dirs...)
+			w.skipped = append(w.skipped, r.skipped...)
+		}
+		return w
 	}
-	if err := walk(root); err != nil {
-		return nil, nil, err
+	w := walk(root)
+	if w.err != nil {
+		return nil, nil, w.err
 	}
-	return dirs, skipped, nil
+	return w.dirs, w.skipped, nil
 }
 
 // readDirError is the error of a directory below a store's root that could

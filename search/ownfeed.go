@@ -33,7 +33,7 @@ var feedText = 256 << 10
 // feedJob is a file to read, with the fields of its record (if any) that
 // say where its new lines begin.
 type feedJob struct {
-	f                 found
+	f                 *found // of the walk's files
 	hasPrev           bool
 	prevKind          fileKind
 	prevIno           uint64
@@ -82,7 +82,7 @@ func (c *feedChunk) reset(job int) {
 
 // feedJobs makes the feed's jobs of work, copying what the feed needs of
 // the files' records.
-func (o *own) feedJobs(work []found) []feedJob {
+func (o *own) feedJobs(work []*found) []feedJob {
 	jobs := make([]feedJob, len(work))
 	for i, f := range work {
 		jobs[i].f = f
@@ -142,7 +142,7 @@ func (fd *feeder) file(i int, j *feedJob) bool {
 	if c == nil {
 		return false
 	}
-	c.first, c.f = true, j.f
+	c.first, c.f = true, *j.f
 	fh, err := fd.o.x.fsys().OpenFile(j.f.path, os.O_RDONLY, 0)
 	var fi fs.FileInfo
 	if err == nil {
@@ -212,7 +212,7 @@ func (fd *feeder) file(i int, j *feedJob) bool {
 
 // index indexes the files of work, in order, with the feed reading them:
 // the body of update. It returns once the feed has stopped.
-func (o *own) index(ctx context.Context, w *ownWriter, work []found, total int64) error {
+func (o *own) index(ctx context.Context, w *ownWriter, work []*found, total int64) error {
 	st := o.st
 	jobs := o.feedJobs(work)
 	out := make(chan *feedChunk, feedChunks-2)

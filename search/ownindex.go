@@ -700,7 +700,7 @@ func (o *own) update(ctx context.Context, files []found, d *planDelta, rs []stri
 	}
 	// Time order: the documents' ids grow with the files' times, so the
 	// newest texts have the highest ids.
-	slices.SortStableFunc(work, func(a, b found) int {
+	slices.SortStableFunc(work, func(a, b *found) int {
 		if a.mtime != b.mtime {
 			if a.mtime < b.mtime {
 				return -1
@@ -738,14 +738,14 @@ func (o *own) update(ctx context.Context, files []found, d *planDelta, rs []stri
 // to read of them) and the files indexed under roots that are gone. With
 // d, and the state the one d names, only d's files can need indexing and
 // none is gone: the plan is as long as the change, not the stores.
-func (o *own) plan(files []found, d *planDelta, rs []string) (work []found, total int64, drops []string) {
+func (o *own) plan(files []found, d *planDelta, rs []string) (work []*found, total int64, drops []string) {
 	st := o.st
 	need := func(f *found) {
 		r := st.Files[f.path]
 		if r != nil && r.unchanged(f) {
 			return
 		}
-		work = append(work, *f)
+		work = append(work, f)
 		if r != nil && r.Kind == fileJSONL && f.size >= r.End && r.Ino == f.ino {
 			total += f.size - r.End
 		} else {

@@ -210,6 +210,10 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 	var iter termIter
 	var term []byte
 	var nterms int64
+	// The inputs' postings readers read one after another, so one
+	// buffer for their reads of several pages is lent to each in turn
+	// (a merge of many segments would else hold one of each).
+	var lent []byte
 	for n := 0; len(h) > 0; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -219,11 +223,13 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 		term = append(term[:0], h[0].dict.term...)
 		for len(h) > 0 && bytes.Equal(h[0].dict.term, term) {
 			mi := h[0]
+			mi.post.buf = lent
 			if err := copyPostings(pw, &iter, mi); err != nil {
 				return fail(err)
 			}
-			if cap(mi.post.buf) > 256<<10 {
-				mi.post.buf = nil // a long list's buffer is not kept for each input
+			lent, mi.post.buf = mi.post.buf, nil
+			if cap(lent) > 1<<20 {
+				lent = nil // a long list's buffer is not kept
 			}
 			if mi.dict.next() {
 				heap.Fix(&h, 0)

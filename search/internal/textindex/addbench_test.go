@@ -21,7 +21,7 @@ func BenchmarkAddToTable(b *testing.B) {
 	var cpu float64
 	for b.Loop() {
 		c0 := cpuTime()
-		m := newMemTable(32 << 20)
+		m := newMemTable(32<<20, nil)
 		var sc textScratch
 		for i := range docs {
 			ord := m.addDoc(&docs[i])

@@ -216,7 +216,7 @@ func TestKeyOfIgnoresBytesBeyond(t *testing.T) {
 // up to its planned size as terms come (never past it before full()),
 // and every term keeps its number across the doublings.
 func TestTableGrowsAndFindsEveryTerm(t *testing.T) {
-	m := newMemTable(8 << 20)
+	m := newMemTable(8<<20, nil)
 	start := len(m.slots)
 	if start >= m.nslots {
 		t.Fatalf("the table starts at %d slots, its planned size %d", start, m.nslots)

@@ -57,6 +57,7 @@ type BuildOptions struct {
 // to write a segment, every call but Abort returns that error.
 type Builder struct {
 	ix      *Index
+	blk     *blocks
 	budget  int64 // of each table: half the whole
 	mem     *memTable
 	out     *memTable  // the table being written out, or nil
@@ -78,7 +79,8 @@ func (ix *Index) NewBuilder(o BuildOptions) *Builder {
 	}
 	b = max(b, MinBudget) / 2
 	st := ix.Stats()
-	return &Builder{ix: ix, budget: b, mem: newMemTable(b), lastID: st.MaxID, started: st.Docs > 0}
+	blk := newBlocks()
+	return &Builder{ix: ix, blk: blk, budget: b, mem: newMemTable(b, blk), lastID: st.MaxID, started: st.Docs > 0}
 }
 
 // MemBytes returns the bytes the in-memory tables hold now.
@@ -126,6 +128,7 @@ func (b *Builder) wait() error {
 		return b.err
 	}
 	err := <-b.done
+	b.out.release() // its blocks serve the next table
 	b.out = nil
 	if err != nil && b.err == nil {
 		b.err = err
@@ -148,7 +151,7 @@ func (b *Builder) handOver() error {
 	name := b.ix.allocName()
 	m := b.mem
 	b.out, b.done = m, make(chan error, 1)
-	b.mem = newMemTable(b.budget)
+	b.mem = newMemTable(b.budget, b.blk)
 	go func() {
 		si, err := writeMemSegment(b.ix.fsys, filepath.Join(b.ix.dir, name), m)
 		if err == nil {
@@ -196,7 +199,8 @@ func (b *Builder) Abort() error {
 		errs = append(errs, b.ix.fsys.Remove(filepath.Join(b.ix.dir, si.name)))
 	}
 	b.pending = nil
-	b.mem = newMemTable(b.budget)
+	b.mem.release()
+	b.mem = newMemTable(b.budget, b.blk)
 	return errors.Join(errs...)
 }
 
@@ -206,7 +210,8 @@ func (b *Builder) Abort() error {
 func (m *memTable) grow() {
 	old := m.slots
 	n := uint32(len(old)) * 2
-	m.slots, m.mask = make([]uint64, n), n-1
+	m.slots, m.mask = asSlots(m.blk.get(int(n)*8)), n-1
+	defer m.blk.put(bytesOf(old))
 	for _, s := range old {
 		if s == 0 {
 			continue

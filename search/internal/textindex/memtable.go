@@ -58,6 +58,7 @@ type docMeta struct {
 }
 
 type memTable struct {
+	blk    *blocks  // where its blocks come from and go back to
 	slots  []uint64 // hash<<32 | term number + 1, 0 for empty
 	mask   uint32
 	nslots int // the size slots grows to (see newMemTable)
@@ -72,7 +73,7 @@ type memTable struct {
 	toolsz int64
 }
 
-func newMemTable(budget int64) *memTable {
+func newMemTable(budget int64, blk *blocks) *memTable {
 	// The slot table may grow to about 1/4 of the budget and is full at
 	// one term per two slots; a term costs at least about 70 bytes (48
 	// of state, 16 of postings, its bytes), so a table of only new terms
@@ -84,7 +85,22 @@ func newMemTable(budget int64) *memTable {
 		n <<= 1
 	}
 	first := min(n, 1<<13)
-	return &memTable{slots: make([]uint64, first), mask: first - 1, nslots: int(n), tools: map[string]uint32{}}
+	return &memTable{blk: blk, slots: asSlots(blk.get(int(first) * 8)), mask: first - 1, nslots: int(n), tools: map[string]uint32{}}
+}
+
+// release gives the table's blocks back: it must not be used after.
+func (m *memTable) release() {
+	m.blk.put(bytesOf(m.slots))
+	for _, p := range m.pages {
+		m.blk.put(p)
+	}
+	for _, t := range m.terms {
+		m.blk.put(bytesOf(t))
+	}
+	for _, d := range m.docs {
+		m.blk.put(bytesOf(d))
+	}
+	m.slots, m.pages, m.terms, m.docs = nil, nil, nil, nil
 }
 
 // memBytes is the memory the table holds, counted from its blocks.
@@ -116,7 +132,7 @@ func (m *memTable) doc(i int) *docMeta { return &m.docs[i/docChunk][i%docChunk] 
 // alloc returns the pool address of n fresh bytes, contiguous in a page.
 func (m *memTable) alloc(n uint32) uint32 {
 	if len(m.pages) == 0 || m.used+n > poolPage {
-		m.pages = append(m.pages, make([]byte, poolPage))
+		m.pages = append(m.pages, m.blk.get(poolPage))
 		m.used = 0
 	}
 	a := uint32(len(m.pages)-1)*poolPage + m.used
@@ -213,7 +229,7 @@ func (m *memTable) lookupHashed(b []byte, k termKey, h uint32) int {
 func (m *memTable) add(slot, h uint32, b []byte) int {
 	n := m.nterms
 	if n%termChunk == 0 {
-		m.terms = append(m.terms, make([]memTerm, termChunk))
+		m.terms = append(m.terms, asTerms(m.blk.get(termChunk*int(unsafe.Sizeof(memTerm{})))))
 	}
 	m.nterms++
 	m.slots[slot] = uint64(h)<<32 | uint64(n+1)
@@ -272,7 +288,7 @@ func (m *memTable) addOccurrence(n int, ord int32, pos uint32) {
 // addDoc adds a document's metadata and returns its ordinal.
 func (m *memTable) addDoc(d *Doc) int32 {
 	if m.ndocs%docChunk == 0 {
-		m.docs = append(m.docs, make([]docMeta, docChunk))
+		m.docs = append(m.docs, asDocs(m.blk.get(docChunk*int(unsafe.Sizeof(docMeta{})))))
 	}
 	tool, ok := m.tools[d.Tool]
 	if !ok {

@@ -67,6 +67,18 @@ func (p *blocks) put(b []byte) {
 	p.mu.Unlock()
 }
 
+// close unmaps every block, handed out or given back: none may be used
+// after (get maps new ones).
+func (p *blocks) close() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	clear(p.free)
+	p.mu.Unlock()
+	p.m.unmap()
+}
+
 func (m *mapped) alloc(n int) []byte {
 	size := (n + 7) &^ 7
 	m.mu.Lock()

@@ -63,4 +63,11 @@ func TestBlocksReused(t *testing.T) {
 	if st := ix.Stats(); st.Segments == 0 || st.Docs == 0 {
 		t.Errorf("stats %+v after the build", st)
 	}
+	bl.Close()
+	if n := slabs(); n != 0 {
+		t.Errorf("%d slabs mapped after Close", n)
+	}
+	if err := bl.Add(randomDoc(r, 1<<40)); err == nil {
+		t.Error("Add after Close: no error")
+	}
 }

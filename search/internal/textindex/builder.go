@@ -204,6 +204,19 @@ func (b *Builder) Abort() error {
 	return errors.Join(errs...)
 }
 
+// Close lets go of the Builder's memory at once, rather than when it is
+// garbage: documents added since the last Commit are dropped (the
+// segment files written for them stay until Abort or the index's next
+// cleanup removes them). The Builder must not be used after.
+func (b *Builder) Close() {
+	_ = b.wait()
+	b.mem.release()
+	b.blk.close()
+	b.err = errClosed
+}
+
+var errClosed = errors.New("text index builder is closed")
+
 // grow doubles the hash table: while it is below its planned size, or
 // for a document with more distinct terms than it was made for. The
 // slots hold the terms' hashes, so the terms themselves are not read.

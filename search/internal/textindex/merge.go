@@ -139,11 +139,8 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 	for i, s := range segs {
 		// A merge of many segments holds a reader of each: they keep one
 		// page each (they read on), not a query's four.
-		mi := &mergeInput{s: s, base: int32(ndocs), i: i, post: s.reader()}
-		mi.post.slots = 1
-		dr := s.reader()
-		dr.slots = 1
-		mi.dict = s.cursor(dr, 0)
+		mi := &mergeInput{s: s, base: int32(ndocs), i: i, post: s.reader().sequential()}
+		mi.dict = s.cursor(s.reader().sequential(), 0)
 		for _, t := range s.tools {
 			n, ok := toolNum[t]
 			if !ok {
@@ -163,8 +160,7 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 	start := w.beginRegion()
 	rec := make([]byte, 0, pageSize)
 	for _, mi := range in {
-		pr := mi.s.reader()
-		pr.slots = 1
+		pr := mi.s.reader().sequential()
 		r := mi.s.foot.docs
 		const chunk = docRecSize * 1024
 		for off := int64(0); off < r.len; off += chunk {

@@ -109,6 +109,18 @@ func newPageReader(r io.ReaderAt, name string, logical int64) *pageReader {
 	return pr
 }
 
+// sequential makes pr a reader that reads on, as a merge's are: it keeps
+// one page, not a query's four, and lets go of the buffers a reader from
+// the pool may hold (a merge of many segments holds a reader of each).
+func (pr *pageReader) sequential() *pageReader {
+	pr.slots = 1
+	for i := 1; i < len(pr.cache); i++ {
+		pr.cache[i] = cachedPage{p: -1}
+	}
+	pr.buf = nil
+	return pr
+}
+
 // put gives the reader back to the pool; it must not be used after.
 func (pr *pageReader) put() {
 	pr.r, pr.slots = nil, 0

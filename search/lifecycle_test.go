@@ -419,3 +419,59 @@ func TestConcurrentProcesses(t *testing.T) {
 		t.Errorf("narwhal: %d hits, want 200 (one per session)", len(got))
 	}
 }
+
+// TestDeleteOverlappingStores: a deleted file leaves the index whatever
+// stores name it: one directory as both formats, a store with another
+// inside it (whose walk finds the inner files twice), and a file deleted
+// while another is added (as many files as before).
+func TestDeleteOverlappingStores(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		stores func(root, s1 string) []layout.Place
+		add    bool
+	}{
+		{"both formats", func(root, _ string) []layout.Place {
+			return []layout.Place{{Format: layout.FormatJSONL, Root: root}, {Format: layout.FormatAgentUse, Root: root}}
+		}, false},
+		{"nested", func(root, s1 string) []layout.Place {
+			return []layout.Place{{Format: layout.FormatJSONL, Root: root}, {Format: layout.FormatJSONL, Root: filepath.Dir(s1)}}
+		}, false},
+		{"nested, the other way", func(root, s1 string) []layout.Place {
+			return []layout.Place{{Format: layout.FormatJSONL, Root: filepath.Dir(s1)}, {Format: layout.FormatJSONL, Root: root}}
+		}, false},
+		{"one for one", func(root, _ string) []layout.Place {
+			return []layout.Place{{Format: layout.FormatJSONL, Root: root}}
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, s1, _ := fixtureStore(t)
+			// A file beside s1, found twice by the nested stores' walks.
+			writeLines(t, filepath.Join(filepath.Dir(s1), "2026-03-01T08-00-00-000Z_s0-0000.jsonl"), []string{
+				`{"type":"session","version":3,"id":"s0-0000","timestamp":"2026-03-01T08:00:00.000Z","cwd":"/home/dev/app"}`,
+				userLine("b1", "", "2026-03-01T08:00:01.000Z", "a zebra beside"),
+			})
+			x := openIndex(t, Options{})
+			q := Query{Text: "flaky OR zebra OR okapi", Stores: c.stores(root, s1)}
+			if got := searchAll(t, x, q); len(got) == 0 {
+				t.Fatal("no hits before")
+			}
+			if err := os.Remove(s1); err != nil {
+				t.Fatal(err)
+			}
+			if c.add {
+				writeLines(t, filepath.Join(filepath.Dir(s1), "2026-03-02T09-00-00-000Z_s3-0000.jsonl"), []string{
+					`{"type":"session","version":3,"id":"s3-0000","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/dev/app"}`,
+					userLine("n1", "", "2026-03-02T09:00:01.000Z", "nothing to see"),
+				})
+			}
+			for _, h := range searchAll(t, x, q) {
+				if h == "u1 user" || h == "a1 toolCall" {
+					t.Errorf("a hit of the deleted file: %s", h)
+				}
+			}
+			if ownEngine() && ownHasFile(t, x, s1) {
+				t.Error("the own index still knows the deleted file")
+			}
+		})
+	}
+}

@@ -374,7 +374,7 @@ func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, d *plan
 		if !exact || tag != x.clean.tags[0] {
 			return nil, "", false, nil
 		}
-	} else if work, _, drops := o.plan(files, d, roots(q.Stores)); len(work) > 0 || len(drops) > 0 {
+	} else if work, _, drops := o.plan(files, d, q.Stores); len(work) > 0 || len(drops) > 0 {
 		return nil, "", false, nil
 	}
 	if !exact {
@@ -421,7 +421,7 @@ func (x *Index) ownOnce(ctx context.Context, sn *snipper, files []found, d *plan
 		if !exact || o.stateTag() != x.clean.tags[0] {
 			return nil, "", nil, errChanged
 		}
-	} else if err := o.update(ctx, files, d, roots(q.Stores)); err != nil {
+	} else if err := o.update(ctx, files, d, q.Stores); err != nil {
 		return nil, "", nil, err
 	}
 	tag = o.stateTag()
@@ -688,9 +688,9 @@ type ownWriter struct {
 // that only grew is indexed from where the last indexing stopped, and
 // any other change (replaced, shrunk, edited in place) gives the file a
 // new number and indexes it whole; the old number's documents are dead.
-func (o *own) update(ctx context.Context, files []found, d *planDelta, rs []string) error {
+func (o *own) update(ctx context.Context, files []found, d *planDelta, stores []layout.Place) error {
 	st := o.st
-	work, total, drops := o.plan(files, d, rs)
+	work, total, drops := o.plan(files, d, stores)
 	for _, path := range drops {
 		st.touch(path, st.Files[path].Session)
 		o.drop(path, st.Files[path])
@@ -714,6 +714,7 @@ func (o *own) update(ctx context.Context, files []found, d *planDelta, rs []stri
 	// a fixed amount.
 	budget := min(max(total/4, textindex.MinBudget), ownBudget)
 	w := &ownWriter{o: o, b: o.ix.NewBuilder(textindex.BuildOptions{Budget: budget}), nextID: st.MaxID + 1}
+	defer w.b.Close()
 	if err := o.index(ctx, w, work, total); err != nil {
 		w.b.Abort()
 		return err
@@ -738,12 +739,17 @@ func (o *own) update(ctx context.Context, files []found, d *planDelta, rs []stri
 // to read of them) and the files indexed under roots that are gone. With
 // d, and the state the one d names, only d's files can need indexing and
 // none is gone: the plan is as long as the change, not the stores.
-func (o *own) plan(files []found, d *planDelta, rs []string) (work []*found, total int64, drops []string) {
+func (o *own) plan(files []found, d *planDelta, stores []layout.Place) (work []*found, total int64, drops []string) {
 	st := o.st
+	rs := roots(stores)
+	matched := 0 // files of the walk the state has
 	need := func(f *found) {
 		r := st.Files[f.path]
-		if r != nil && r.unchanged(f) {
-			return
+		if r != nil {
+			matched++
+			if r.unchanged(f) {
+				return
+			}
 		}
 		work = append(work, f)
 		if r != nil && r.Kind == fileJSONL && f.size >= r.End && r.Ino == f.ino {
@@ -762,10 +768,30 @@ func (o *own) plan(files []found, d *planDelta, rs []string) (work []*found, tot
 		return work, total, nil
 	}
 	o.x.planned = len(files) + len(st.Files)
+	for i := range files {
+		need(&files[i])
+	}
+	// Gone are the state's files under the roots the walk did not find.
+	// When no store lies in another of its format, the walk found each
+	// file once, and when it found as many of the state's as the state
+	// holds under the roots, none is gone.
+	if apart(stores, rs) {
+		under := 0
+		for path := range st.Files {
+			for _, root := range rs {
+				if isUnder(path, root) {
+					under++
+					break
+				}
+			}
+		}
+		if under == matched {
+			return work, total, nil
+		}
+	}
 	seen := make(map[string]bool, len(files))
 	for i := range files {
 		seen[files[i].path] = true
-		need(&files[i])
 	}
 	for path := range st.Files {
 		if seen[path] {
@@ -779,6 +805,23 @@ func (o *own) plan(files []found, d *planDelta, rs []string) (work []*found, tot
 		}
 	}
 	return work, total, drops
+}
+
+// apart reports whether no store lies in (or is) another of the same
+// format, rs being their roots: the walk then finds each file once (the
+// two formats' walks of one directory find files of other names).
+func apart(stores []layout.Place, rs []string) bool {
+	if len(rs) != len(stores) {
+		return false // a root that could not be made absolute
+	}
+	for i := range stores {
+		for j := range stores {
+			if i != j && stores[i].Format == stores[j].Format && isUnder(rs[i], rs[j]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // saveState records the files' stamps and writes the state.

@@ -38,6 +38,7 @@ func (s *storesValue) Set(v string) error {
 }
 
 func runSearch(e *env, args []string) int {
+	boundHeap()
 	fs := e.flags(searchCommand)
 	var stores storesValue
 	fs.Var(&stores, "store", "search `STORE`: pi, indusagi, agentuse or a directory (repeatable; default pi)")

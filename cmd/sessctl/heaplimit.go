@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// heapFloor is the soft memory limit boundHeap sets: a first search
+// index build of 50,000 sessions keeps some 40 MiB live on the heap
+// beside its tables (which are mapped outside it), and the garbage
+// collector's default would let the heap grow to twice that at its
+// peaks.
+const heapFloor = 80 << 20
+
+var boundOnce sync.Once
+
+// boundHeap gives the process a soft memory limit (debug.SetMemoryLimit)
+// of heapFloor, or 1.5 times the live heap when that is more, checked after
+// every collection: the heap stays near heapFloor while what is live is
+// small, and the collector never runs without end for a live heap that
+// has outgrown the floor (a store much larger than 50,000 sessions), as
+// a fixed limit would make it. An idle process (sessctl serve) does no
+// work for it. GOMEMLIMIT in the environment turns it off. Called by
+// search and serve, whose first builds are the largest users of memory.
+func boundHeap() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	boundOnce.Do(func() {
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var adjust func()
+		adjust = func() {
+			metrics.Read(sample)
+			limit := int64(heapFloor)
+			if v := sample[0].Value; v.Kind() == metrics.KindUint64 {
+				limit = max(limit, int64(v.Uint64())*3/2)
+			}
+			debug.SetMemoryLimit(limit)
+			// Called again after the next collection.
+			runtime.AddCleanup(new([64]byte), func(struct{}) { adjust() }, struct{}{})
+		}
+		adjust()
+	})
+}

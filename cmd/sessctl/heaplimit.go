@@ -22,9 +22,10 @@ var boundOnce sync.Once
 // every collection: the heap stays near heapFloor while what is live is
 // small, and the collector never runs without end for a live heap that
 // has outgrown the floor (a store much larger than 50,000 sessions), as
-// a fixed limit would make it. An idle process (sessctl serve) does no
-// work for it. GOMEMLIMIT in the environment turns it off. Called by
-// search and serve, whose first builds are the largest users of memory.
+// a fixed limit would make it. GOMEMLIMIT in the environment turns it
+// off. Called by search, whose first build is its largest use of memory;
+// not by serve, whose resident index would have the collector run at
+// every few queries (the server's CPU for a query doubled under it).
 func boundHeap() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestBoundHeap: search and serve run under a soft memory limit of
+// TestBoundHeap: search runs under a soft memory limit of
 // heapFloor, raised to 1.5 times the live heap after a collection that finds
 // more live, so that a large store's build is not all garbage collection.
 func TestBoundHeap(t *testing.T) {

@@ -23,7 +23,6 @@ var serveCommand = &command{
 func init() { register(serveCommand).run = runServe }
 
 func runServe(e *env, args []string) int {
-	boundHeap()
 	fs := e.flags(serveCommand)
 	addr := fs.String("addr", "127.0.0.1:0", "listen on `HOST:PORT` (port 0: a free port)")
 	var stores storesValue

@@ -21,15 +21,7 @@ import (
 // be read, and a JSONL store whose files cannot be listed, are errors.
 func TestWalkFaults(t *testing.T) {
 	root := t.TempDir()
-	write := func(p, data string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, data string) { t.Helper(); writeFileAll(t, p, data) }
 	session := func(dir string) {
 		write(filepath.Join(dir, "session.json"), `{"id":"01A","agent":{"id":"ag","name":"ag"}}`)
 		write(filepath.Join(dir, "msg_1", "message.json"), `{"id":"msg_1"}`)
@@ -88,15 +80,7 @@ func TestWalkFaults(t *testing.T) {
 // format's walk, and both formats' sessions are found.
 func TestWalkListsOnce(t *testing.T) {
 	root := t.TempDir()
-	write := func(p, data string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, data string) { t.Helper(); writeFileAll(t, p, data) }
 	for _, cwd := range []string{"--a--", "--b--"} {
 		write(filepath.Join(root, cwd, "s.jsonl"), `{"type":"session","version":3,"id":"`+cwd+`","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}`+"\n")
 	}
@@ -123,5 +107,16 @@ func TestWalkListsOnce(t *testing.T) {
 		if want := []int{2, 4}[n-1]; len(got) != want {
 			t.Errorf("%d stores: %d files found, want %d", n, len(got), want)
 		}
+	}
+}
+
+// writeFileAll writes data to p, making its directories.
+func writeFileAll(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -57,7 +57,8 @@ func (o *own) shortIDs(stores []layout.Place) *shortid.Set {
 // below reports whether path lies below one of roots.
 func below(path string, roots []string) bool {
 	for _, r := range roots {
-		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) || strings.HasSuffix(r, string(filepath.Separator)) && strings.HasPrefix(path, r) {
+		rest, ok := strings.CutPrefix(path, r)
+		if ok && (rest == "" || rest[0] == filepath.Separator || strings.HasSuffix(r, string(filepath.Separator))) {
 			return true
 		}
 	}

@@ -101,3 +101,28 @@ func TestHitShortIDs(t *testing.T) {
 // ignoreShort compares hits of engines apart from Session.Short, which
 // only the own engine sets.
 var ignoreShort = cmpopts.IgnoreFields(Session{}, "Short")
+
+// TestBelow: a path is below a root it equals or lies inside, never
+// below a sibling whose name the root's starts.
+func TestBelow(t *testing.T) {
+	sep := string(filepath.Separator)
+	a := sep + filepath.Join("a", "b")
+	for _, c := range []struct {
+		path  string
+		roots []string
+		want  bool
+	}{
+		{a, []string{a}, true},
+		{a + sep + "s.jsonl", []string{a}, true},
+		{a + "c" + sep + "s.jsonl", []string{a}, false},
+		{a + sep + "s.jsonl", []string{a + sep}, true},
+		{a + sep + "s.jsonl", []string{sep}, true},
+		{a + sep + "s.jsonl", []string{sep + "x", a + "c", a}, true},
+		{a + sep + "s.jsonl", nil, false},
+		{sep + "a", []string{a}, false},
+	} {
+		if got := below(c.path, c.roots); got != c.want {
+			t.Errorf("below(%q, %q) = %v, want %v", c.path, c.roots, got, c.want)
+		}
+	}
+}

@@ -23,8 +23,10 @@ const MinLen = 8
 // lower case, dashes left out. A UUID's "01a23373-1" and "01a233731" are
 // the same prefix. Every other byte is kept, so a Key's bytes are the
 // id's bytes but its dashes.
-func Key(s string) string {
-	b := make([]byte, 0, len(s))
+func Key(s string) string { return string(appendKey(make([]byte, 0, len(s)), s)) }
+
+// appendKey appends s's Key to b.
+func appendKey(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '-':
@@ -34,7 +36,7 @@ func Key(s string) string {
 			b = append(b, c)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // HasPrefix reports whether the id starts with the prefix, compared as
@@ -51,7 +53,12 @@ func HasPrefix(id, prefix string) bool {
 // every id, then call Short; Short may be called from several goroutines
 // at once, Add not after it.
 type Set struct {
-	keys []string
+	// The Keys added, one after another in buf, each ending at its
+	// ends: one allocation for many ids (a store's 50,000 took 12 ms
+	// of a 0.15 s search as a string each).
+	buf  []byte
+	ends []int
+	keys []string // made from buf and sorted by the first Short
 	once sync.Once
 }
 
@@ -60,13 +67,31 @@ type Set struct {
 // by both. Empty ids are left out.
 func (s *Set) Add(path, id string) {
 	if id != "" {
-		s.keys = append(s.keys, Key(id))
+		s.add(id)
 	}
 	if path != "" {
 		if n := sessionfile.IDFromFileName(filepath.Base(path)); n != "" && n != id {
-			s.keys = append(s.keys, Key(n))
+			s.add(n)
 		}
 	}
+}
+
+func (s *Set) add(id string) {
+	s.buf = appendKey(s.buf, id)
+	s.ends = append(s.ends, len(s.buf))
+}
+
+// sorted makes keys of buf and sorts them.
+func (s *Set) sorted() {
+	all := string(s.buf)
+	s.keys = make([]string, len(s.ends))
+	from := 0
+	for i, end := range s.ends {
+		s.keys[i] = all[from:end]
+		from = end
+	}
+	s.buf, s.ends = nil, nil
+	slices.Sort(s.keys)
 }
 
 // Short returns the shortest prefix of id, of at least MinLen Key
@@ -78,7 +103,7 @@ func (s *Set) Short(id string) string {
 	k := Key(id)
 	need := MinLen
 	if s != nil {
-		s.once.Do(func() { slices.Sort(s.keys) })
+		s.once.Do(s.sorted)
 		lo, _ := slices.BinarySearch(s.keys, k)
 		hi := lo
 		for hi < len(s.keys) && s.keys[hi] == k {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/sessctl/sessctl/layout"
 )
@@ -199,7 +200,7 @@ func encodeOwnDelta(b []byte, d *ownDelta) []byte {
 type ownDec struct {
 	b   []byte
 	off int
-	str string // b as a string: the strings decoded are slices of it
+	str string // b as a string (shared): the strings decoded are slices of it
 	err error
 }
 
@@ -450,7 +451,13 @@ func startOf(ends []int, k int) int {
 	return ends[k]
 }
 
-func newOwnDec(b []byte) *ownDec { return &ownDec{b: b, str: string(b)} }
+// newOwnDec decodes b, which is the decoder's from then on: the strings
+// it decodes share b's memory (a state of 50,000 files is 7.6 MB, a copy
+// of which was a tenth of what a search in a new process allocated), so
+// b is never changed after.
+func newOwnDec(b []byte) *ownDec {
+	return &ownDec{b: b, str: unsafe.String(unsafe.SliceData(b), len(b))}
+}
 
 func (d *ownDec) done() error {
 	if d.err == nil && d.off != len(d.b) {
@@ -460,6 +467,7 @@ func (d *ownDec) done() error {
 }
 
 // decodeOwnState decodes a state's encoding (errOwnCodec if damaged).
+// The state's strings share b's memory: b is never changed after.
 func decodeOwnState(b []byte) (*ownState, error) {
 	if len(b) < len(ownStateMagic) || string(b[:len(ownStateMagic)]) != ownStateMagic {
 		return nil, fmt.Errorf("%w: not a version %d state", errOwnCodec, ownVersion)
@@ -492,7 +500,7 @@ func decodeOwnState(b []byte) (*ownState, error) {
 }
 
 // decodeOwnDelta decodes a log record's encoding (errOwnCodec if
-// damaged).
+// damaged). Its strings share b's memory, as decodeOwnState's do.
 func decodeOwnDelta(b []byte) (*ownDelta, error) {
 	d := newOwnDec(b)
 	o := &ownDelta{}

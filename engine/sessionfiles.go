@@ -126,8 +126,18 @@ func readDirError(dir string, err error) error {
 	return &fs.PathError{Op: "read directory", Path: dir, Err: err}
 }
 
-// yieldWalk yields a walk's files and what it left out, in path order.
+// yieldWalk yields a walk's files (in path order, as storeFiles gives
+// them) and what it left out, in path order. With nothing left out the
+// files are yielded as they are, without a second sort.
 func yieldWalk(files []File, skipped []error, yield func(File, error) bool) {
+	if len(skipped) == 0 {
+		for _, f := range files {
+			if !yield(f, nil) {
+				return
+			}
+		}
+		return
+	}
 	type item struct {
 		f   File
 		err error

@@ -1,9 +1,6 @@
 package search
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/sessctl/sessctl/internal/shortid"
 	"github.com/sessctl/sessctl/layout"
 )
@@ -57,8 +54,7 @@ func (o *own) shortIDs(stores []layout.Place) *shortid.Set {
 // below reports whether path lies below one of roots.
 func below(path string, roots []string) bool {
 	for _, r := range roots {
-		rest, ok := strings.CutPrefix(path, r)
-		if ok && (rest == "" || rest[0] == filepath.Separator || strings.HasSuffix(r, string(filepath.Separator))) {
+		if isUnder(path, r) {
 			return true
 		}
 	}

@@ -102,8 +102,8 @@ func TestHitShortIDs(t *testing.T) {
 // only the own engine sets.
 var ignoreShort = cmpopts.IgnoreFields(Session{}, "Short")
 
-// TestBelow: a path is below a root it equals or lies inside, never
-// below a sibling whose name the root's starts.
+// TestBelow: a path is below a root it equals or lies inside (isUnder),
+// never below a sibling whose name the root's starts.
 func TestBelow(t *testing.T) {
 	sep := string(filepath.Separator)
 	a := sep + filepath.Join("a", "b")
@@ -120,6 +120,7 @@ func TestBelow(t *testing.T) {
 		{a + sep + "s.jsonl", []string{sep + "x", a + "c", a}, true},
 		{a + sep + "s.jsonl", nil, false},
 		{sep + "a", []string{a}, false},
+		{a, []string{sep + "a" + sep}, true},
 	} {
 		if got := below(c.path, c.roots); got != c.want {
 			t.Errorf("below(%q, %q) = %v, want %v", c.path, c.roots, got, c.want)

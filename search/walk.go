@@ -320,6 +320,10 @@ func unwrapPath(err error, path string) error {
 // otherwise go unnoticed.
 const racy = 2 * time.Second
 
+// isUnder reports whether path is root or lies below it (a root that
+// ends in a separator, as "/" does, holds every path it starts). It
+// makes no string: a search asks it of each of 50,000 paths.
 func isUnder(path, root string) bool {
-	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
+	rest, ok := strings.CutPrefix(path, root)
+	return ok && (rest == "" || rest[0] == filepath.Separator || strings.HasSuffix(root, string(filepath.Separator)))
 }

@@ -151,7 +151,7 @@ func (x *Index) Search(ctx context.Context, q Query) iter.Seq2[Hit, error] {
 		var ids *shortid.Set // the ids to shorten hits' ids among (EngineOwn)
 		if x.o.NoIndex {
 			var files []found
-			if files, err = walkFS(ctx, x.fsys(), q.Stores, warn); err != nil {
+			if files, err = walkFS(ctx, x.fsys(), q.Stores, warn, nil); err != nil {
 				yield(Hit{}, err)
 				return
 			}
@@ -230,7 +230,7 @@ func (x *Index) search(ctx context.Context, q Query, warn func(error)) ([]candid
 		gen = x.w.generation()
 		watched = watchAll(x.w, roots(q.Stores))
 	}
-	files, err := walkFS(ctx, x.fsys(), q.Stores, warn)
+	files, err := walkFS(ctx, x.fsys(), q.Stores, warn, nil)
 	if err != nil {
 		return nil, err
 	}

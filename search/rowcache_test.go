@@ -118,7 +118,7 @@ func TestRowCacheNeverStale(t *testing.T) {
 			for _, db := range dbs {
 				os.Remove(db)
 			}
-			files, err := walkFS(context.Background(), vfs.OS(), stores, func(error) {})
+			files, err := walkFS(context.Background(), vfs.OS(), stores, func(error) {}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,12 +49,15 @@ func (f *found) setAttr(a vfs.Attr) {
 // engine.Store.Files, an AgentUse store's sessions with agentuse.Walk. A
 // store whose root does not exist is an error matching fs.ErrNotExist;
 // unreadable files and directories below a root are reported to warn and
-// left out.
-func walkFS(ctx context.Context, fsys vfs.FS, stores []layout.Place, warn func(error)) ([]found, error) {
+// left out. With dc the directories are listed through it (dirCache).
+func walkFS(ctx context.Context, fsys vfs.FS, stores []layout.Place, warn func(error), dc *dirCache) ([]found, error) {
 	var out []found
 	lister := fsys // what the walks list directories with
+	if dc != nil {
+		lister = dc
+	}
 	if len(stores) > 1 {
-		lister = &dirMemo{FS: fsys, dirs: map[string]memoDir{}}
+		lister = &dirMemo{FS: lister, dirs: map[string]memoDir{}}
 	}
 	for _, st := range stores {
 		root, err := filepath.Abs(st.Root)

@@ -38,7 +38,7 @@ func TestWalkFaults(t *testing.T) {
 	fsys := vfstest.NewFaultFS(vfs.OS())
 	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Err: syscall.EACCES, Repeat: true, Match: func(p string) bool { return p == bad }})
 	var warns []error
-	got, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatAgentUse, Root: root}, {Format: layout.FormatJSONL, Root: jsonlDir}}, func(err error) { warns = append(warns, err) })
+	got, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatAgentUse, Root: root}, {Format: layout.FormatJSONL, Root: jsonlDir}}, func(err error) { warns = append(warns, err) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +66,11 @@ func TestWalkFaults(t *testing.T) {
 
 	fsys.Clear()
 	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Match: func(p string) bool { return p == root }})
-	if _, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatAgentUse, Root: root}}, func(error) {}); !errors.Is(err, syscall.EIO) {
+	if _, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatAgentUse, Root: root}}, func(error) {}, nil); !errors.Is(err, syscall.EIO) {
 		t.Errorf("an unreadable AgentUse root: %v", err)
 	}
 	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Match: func(p string) bool { return p == jsonlDir }})
-	if _, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatJSONL, Root: jsonlDir}}, func(error) {}); !errors.Is(err, syscall.EIO) {
+	if _, err := walkFS(context.Background(), fsys, []layout.Place{{Format: layout.FormatJSONL, Root: jsonlDir}}, func(error) {}, nil); !errors.Is(err, syscall.EIO) {
 		t.Errorf("an unreadable JSONL store: %v", err)
 	}
 }
@@ -95,7 +95,7 @@ func TestWalkListsOnce(t *testing.T) {
 		fsys := vfstest.NewFaultFS(vfs.OS())
 		listed := map[string]int{}
 		fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Repeat: true, Match: func(p string) bool { listed[p]++; return false }})
-		got, err := walkFS(context.Background(), fsys, ps[:n], func(err error) { t.Errorf("warned: %v", err) })
+		got, err := walkFS(context.Background(), fsys, ps[:n], func(err error) { t.Errorf("warned: %v", err) }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

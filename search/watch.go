@@ -106,7 +106,13 @@ type walkedState struct {
 // (restated is true): the others are as that walk found them.
 func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn func(error)) (files []found, gen uint64, watched bool, changed []string, restated bool, err error) {
 	if x.w == nil {
-		files, err = walkFS(ctx, x.fsys(), stores, warn)
+		// No watch (a search in a new process): the directories are
+		// listed through the listings kept from the last search.
+		dc := openDirCache(x.fsys(), filepath.Join(x.ownDir(), ownDirsName))
+		files, err = walkFS(ctx, x.fsys(), stores, warn, dc)
+		if err == nil {
+			dc.save()
+		}
 		return files, 0, false, nil, false, err
 	}
 	// The count is taken, and the record begun, before the walk or the
@@ -128,7 +134,7 @@ func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn fun
 	files, err = walkFS(ctx, x.fsys(), stores, func(err error) {
 		warned = true
 		warn(err)
-	})
+	}, nil)
 	if err == nil && watched && !warned {
 		at := make(map[string]int, len(files))
 		for i := range files {

@@ -1,0 +1,323 @@
+package search
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io/fs"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sessctl/sessctl/layout/vfs"
+)
+
+// A search in a new process lists every directory of the stores to find
+// their session files: at 50,000 sessions in 40 directories, 50 ms of a
+// 0.16 s search. A directory's listing changes only with its entries, and
+// an entry made, removed or renamed changes the directory's modification
+// and change times. So the own engine keeps the listings (ownDirsName,
+// beside its state) and a later search that finds a directory's
+// identity and times as they were takes its listing from there, without
+// reading the directory. The files listed are stat'ed all the same: an
+// append changes a file, not its directory.
+//
+// Times are only as fine as the filesystem's clock: an entry made within
+// the same tick as the change a listing saw would leave the times as
+// they were. So a listing is kept only once confirmed: a listing taken
+// dirSettle or more after the first that saw those times gave the same
+// entries and times. Whatever came within the tick of the change came
+// before the confirming listing (ticks are shorter than dirSettle), and
+// whatever comes after it comes a tick or more after the change and
+// changes the times. The two listings are timed by this machine's clock
+// only, so a filesystem whose clock is off (a network one's server)
+// changes nothing.
+
+// ownDirsName is the file of the listings, in the own engine's directory.
+const ownDirsName = "dirs"
+
+// dirSettle is how long after a first listing a second one must be taken
+// to confirm it. Tests lower it.
+var dirSettle = racy
+
+// ownDirsMagic begins the file of the listings; a CRC-32C of the rest
+// follows it.
+const ownDirsMagic = "sessctl-dirs\x00\x01"
+
+// dirCacheMax bounds the file of the listings read: a larger one is not
+// sessctl's, and is listed again.
+const dirCacheMax = 256 << 20
+
+// dirCache is an FS whose ReadDir gives a directory's kept listing when
+// the directory is as the listing found it (dirCache's comment above),
+// and otherwise lists it and keeps what it found.
+type dirCache struct {
+	vfs.FS
+	path string // the file of the listings
+	now  func() time.Time
+
+	mu    sync.Mutex
+	dirs  map[string]*cachedDir
+	seen  map[string]bool // the directories listed through c
+	dirty bool            // dirs differs from the file
+}
+
+// cachedDir is a directory's listing and the directory's stat before it.
+type cachedDir struct {
+	id           uint64
+	mtime, ctime int64
+	first        int64 // when the first listing of these times began, Unix ns
+	settled      bool  // confirmed: given without a listing
+	names        []string
+	types        []fs.FileMode // fs.FileMode type bits, by name
+}
+
+// openDirCache returns a dirCache over fsys with the listings kept at
+// path; a file that is missing, damaged or of another version is
+// started afresh.
+func openDirCache(fsys vfs.FS, path string) *dirCache {
+	c := &dirCache{FS: fsys, path: path, now: time.Now, dirs: map[string]*cachedDir{}, seen: map[string]bool{}}
+	b, err := fsys.ReadFile(path)
+	if err != nil || len(b) > dirCacheMax {
+		return c
+	}
+	if dirs, ok := decodeDirCache(b); ok {
+		c.dirs = dirs
+	}
+	return c
+}
+
+// ReadDir returns name's listing: the one kept when it is confirmed and
+// the directory's identity and times are as they were, else a listing
+// taken now.
+func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
+	begun := c.now().UnixNano()
+	fi, err := c.FS.Stat(name)
+	if err != nil || !fi.IsDir() {
+		return c.FS.ReadDir(name)
+	}
+	a := vfs.AttrOf(fi)
+	c.mu.Lock()
+	c.seen[name] = true
+	d := c.dirs[name] // replaced, never changed, but for settled
+	same := d != nil && a.Ctime != 0 && d.id == a.ID && d.mtime == a.Mtime && d.ctime == a.Ctime
+	settled := same && d.settled
+	c.mu.Unlock()
+	if settled {
+		return d.entries(c.FS, name), nil
+	}
+	ents, err := c.FS.ReadDir(name)
+	if err != nil || a.Ctime == 0 {
+		// (No change time to compare: nothing is kept.)
+		return ents, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case same && c.dirs[name] == d && d.sameEntries(ents):
+		if begun-d.first >= int64(dirSettle) {
+			d.settled = true
+			c.dirty = true
+		}
+	default:
+		nd := &cachedDir{id: a.ID, mtime: a.Mtime, ctime: a.Ctime, first: begun}
+		nd.names = make([]string, len(ents))
+		nd.types = make([]fs.FileMode, len(ents))
+		for i, e := range ents {
+			nd.names[i], nd.types[i] = e.Name(), e.Type()
+		}
+		c.dirs[name] = nd
+		c.dirty = true
+	}
+	return ents, nil
+}
+
+// save writes the listings when they changed, without a sync: a file
+// torn by a crash fails its checksum, and is started afresh. A save that
+// fails is passed over: the listings are only a cache. The listings of
+// directories that were not listed through c and are gone are left out
+// (those of stores other searches search are kept).
+func (c *dirCache) save() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty {
+		return
+	}
+	for p := range c.dirs {
+		if _, err := c.FS.Lstat(p); !c.seen[p] && errors.Is(err, fs.ErrNotExist) {
+			delete(c.dirs, p)
+		}
+	}
+	if vfs.WriteFileAtomicNoSync(c.FS, c.path, encodeDirCache(c.dirs), vfs.FileMode) == nil {
+		c.dirty = false
+	}
+}
+
+func (d *cachedDir) sameEntries(ents []fs.DirEntry) bool {
+	if len(ents) != len(d.names) {
+		return false
+	}
+	for i, e := range ents {
+		if e.Name() != d.names[i] || e.Type() != d.types[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// entries returns d's listing of the directory dir as a new slice.
+func (d *cachedDir) entries(fsys vfs.FS, dir string) []fs.DirEntry {
+	ents := make([]cachedEntry, len(d.names))
+	out := make([]fs.DirEntry, len(d.names))
+	for i := range ents {
+		ents[i] = cachedEntry{fsys: fsys, dir: dir, name: d.names[i], typ: d.types[i]}
+		out[i] = &ents[i]
+	}
+	return out
+}
+
+// cachedEntry is a kept listing's entry.
+type cachedEntry struct {
+	fsys      vfs.FS
+	dir, name string
+	typ       fs.FileMode
+}
+
+func (e *cachedEntry) Name() string      { return e.name }
+func (e *cachedEntry) IsDir() bool       { return e.typ.IsDir() }
+func (e *cachedEntry) Type() fs.FileMode { return e.typ }
+
+// Info stats the entry now, as an os.DirEntry's does.
+func (e *cachedEntry) Info() (fs.FileInfo, error) {
+	return e.fsys.Lstat(filepath.Join(e.dir, e.name))
+}
+
+// encodeDirCache encodes the listings: ownDirsMagic, a CRC-32C of what
+// follows, the count of directories, and for each, in path order, its
+// path, identity, times, settled flag and entries (name and type).
+func encodeDirCache(dirs map[string]*cachedDir) []byte {
+	b := append([]byte(ownDirsMagic), 0, 0, 0, 0)
+	b = binary.AppendUvarint(b, uint64(len(dirs)))
+	for _, p := range slices.Sorted(maps.Keys(dirs)) {
+		d := dirs[p]
+		b = appendDirString(b, p)
+		b = binary.AppendUvarint(b, d.id)
+		b = binary.AppendVarint(b, d.mtime)
+		b = binary.AppendVarint(b, d.ctime)
+		b = binary.AppendVarint(b, d.first)
+		settled := byte(0)
+		if d.settled {
+			settled = 1
+		}
+		b = append(b, settled)
+		b = binary.AppendUvarint(b, uint64(len(d.names)))
+		for i, n := range d.names {
+			b = appendDirString(b, n)
+			b = binary.AppendUvarint(b, uint64(d.types[i]))
+		}
+	}
+	at := len(ownDirsMagic)
+	binary.LittleEndian.PutUint32(b[at:], crc32.Checksum(b[at+4:], crcTable))
+	return b
+}
+
+func appendDirString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// decodeDirCache decodes encodeDirCache's bytes; false when they are not
+// whole.
+func decodeDirCache(b []byte) (map[string]*cachedDir, bool) {
+	at := len(ownDirsMagic)
+	if len(b) < at+4 || !bytes.Equal(b[:at], []byte(ownDirsMagic)) ||
+		binary.LittleEndian.Uint32(b[at:]) != crc32.Checksum(b[at+4:], crcTable) {
+		return nil, false
+	}
+	r := dirReader{b: b[at+4:], s: string(b[at+4:])}
+	n := r.count(1)
+	dirs := make(map[string]*cachedDir, n)
+	for range n {
+		p := r.str()
+		d := &cachedDir{id: r.uvarint(), mtime: r.varint(), ctime: r.varint(), first: r.varint()}
+		d.settled = r.byte() == 1
+		k := r.count(2)
+		d.names = make([]string, k)
+		d.types = make([]fs.FileMode, k)
+		for i := range k {
+			d.names[i] = r.str()
+			d.types[i] = fs.FileMode(r.uvarint()) & fs.ModeType
+		}
+		if r.err != nil {
+			return nil, false
+		}
+		dirs[p] = d
+	}
+	return dirs, r.err == nil && len(r.b) == 0
+}
+
+// dirReader reads encodeDirCache's fields from b, the strings from s (b
+// as one string: 50,000 names are not 50,000 strings); the first error
+// sticks.
+type dirReader struct {
+	b   []byte
+	s   string
+	err error
+}
+
+var errDirCache = errors.New("damaged listings")
+
+func (r *dirReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err, r.b = errDirCache, nil
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *dirReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err, r.b = errDirCache, nil
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *dirReader) byte() byte {
+	if len(r.b) == 0 {
+		r.err = errDirCache
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// count reads a count of items of at least least bytes each, no more
+// than the bytes left allow.
+func (r *dirReader) count(least int) int {
+	v := r.uvarint()
+	if v > uint64(len(r.b)/least) || v > math.MaxInt32 {
+		r.err, r.b = errDirCache, nil
+		return 0
+	}
+	return int(v)
+}
+
+func (r *dirReader) str() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.err, r.b = errDirCache, nil
+		return ""
+	}
+	at := len(r.s) - len(r.b)
+	r.b = r.b[n:]
+	return r.s[at : at+int(n)]
+}

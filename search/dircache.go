@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -28,25 +29,33 @@ import (
 //
 // Times are only as fine as the filesystem's clock: an entry made within
 // the same tick as the change a listing saw would leave the times as
-// they were. So a listing is kept only once confirmed: a listing taken
-// dirSettle or more after the first that saw those times gave the same
-// entries and times. Whatever came within the tick of the change came
-// before the confirming listing (ticks are shorter than dirSettle), and
-// whatever comes after it comes a tick or more after the change and
-// changes the times. The two listings are timed by this machine's clock
-// only, so a filesystem whose clock is off (a network one's server)
-// changes nothing.
+// they were. So a listing is kept only once confirmed: a listing begun
+// dirSettle or more after the first that saw those times had ended gave
+// the same entries and times. The change came before the first listing
+// ended, so whatever came within its tick came before the confirming
+// listing (ticks are shorter than dirSettle: FAT's 2 s are the longest),
+// and whatever comes after it comes a tick or more after the change and
+// changes the times. The two listings are timed by one machine's clock
+// (the file names the host), so a filesystem whose clock is off (a
+// network one's server) changes nothing; a clock set forward by more than
+// dirSettle between them could.
+//
+// Listings are kept only of directories on filesystems known to set a
+// directory's times at every change of its entries (keepsListings: on
+// Linux, the local ones); on others (FUSE, 9p, network filesystems, whose
+// clients may answer a stat and a listing from their own caches) and on
+// other systems every directory is read.
 
 // ownDirsName is the file of the listings, in the own engine's directory.
 const ownDirsName = "dirs"
 
-// dirSettle is how long after a first listing a second one must be taken
-// to confirm it. Tests lower it.
-var dirSettle = racy
+// dirSettle is how long after a first listing a second one must be begun
+// to confirm it: longer than any filesystem's time tick. Tests lower it.
+var dirSettle = 3 * time.Second
 
 // ownDirsMagic begins the file of the listings; a CRC-32C of the rest
-// follows it.
-const ownDirsMagic = "sessctl-dirs\x00\x01"
+// follows it, then the host name of the machine whose clock timed them.
+const ownDirsMagic = "sessctl-dirs\x00\x02"
 
 // dirCacheMax bounds the file of the listings read: a larger one is not
 // sessctl's, and is listed again.
@@ -58,7 +67,9 @@ const dirCacheMax = 256 << 20
 type dirCache struct {
 	vfs.FS
 	path string // the file of the listings
+	host string // this machine's name: listings timed by another's are not used
 	now  func() time.Time
+	keep func(dir string) bool // keepsListings
 
 	mu    sync.Mutex
 	dirs  map[string]*cachedDir
@@ -70,7 +81,7 @@ type dirCache struct {
 type cachedDir struct {
 	id           uint64
 	mtime, ctime int64
-	first        int64 // when the first listing of these times began, Unix ns
+	first        int64 // when the first listing of these times ended, Unix ns
 	settled      bool  // confirmed: given without a listing
 	names        []string
 	types        []fs.FileMode // fs.FileMode type bits, by name
@@ -80,12 +91,16 @@ type cachedDir struct {
 // path; a file that is missing, damaged or of another version is
 // started afresh.
 func openDirCache(fsys vfs.FS, path string) *dirCache {
-	c := &dirCache{FS: fsys, path: path, now: time.Now, dirs: map[string]*cachedDir{}, seen: map[string]bool{}}
-	b, err := fsys.ReadFile(path)
-	if err != nil || len(b) > dirCacheMax {
+	host, _ := os.Hostname()
+	c := &dirCache{FS: fsys, path: path, host: host, now: time.Now, keep: keepsListings, dirs: map[string]*cachedDir{}, seen: map[string]bool{}}
+	if fi, err := fsys.Stat(path); err != nil || fi.Size() > dirCacheMax {
 		return c
 	}
-	if dirs, ok := decodeDirCache(b); ok {
+	b, err := fsys.ReadFile(path)
+	if err != nil {
+		return c
+	}
+	if h, dirs, ok := decodeDirCache(b); ok && h == host {
 		c.dirs = dirs
 	}
 	return c
@@ -97,7 +112,7 @@ func openDirCache(fsys vfs.FS, path string) *dirCache {
 func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	begun := c.now().UnixNano()
 	fi, err := c.FS.Stat(name)
-	if err != nil || !fi.IsDir() {
+	if err != nil || !fi.IsDir() || !c.keep(name) {
 		return c.FS.ReadDir(name)
 	}
 	a := vfs.AttrOf(fi)
@@ -111,6 +126,7 @@ func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 		return d.entries(c.FS, name), nil
 	}
 	ents, err := c.FS.ReadDir(name)
+	ended := c.now().UnixNano()
 	if err != nil || a.Ctime == 0 {
 		// (No change time to compare: nothing is kept.)
 		return ents, err
@@ -124,7 +140,7 @@ func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 			c.dirty = true
 		}
 	default:
-		nd := &cachedDir{id: a.ID, mtime: a.Mtime, ctime: a.Ctime, first: begun}
+		nd := &cachedDir{id: a.ID, mtime: a.Mtime, ctime: a.Ctime, first: ended}
 		nd.names = make([]string, len(ents))
 		nd.types = make([]fs.FileMode, len(ents))
 		for i, e := range ents {
@@ -148,11 +164,14 @@ func (c *dirCache) save() {
 		return
 	}
 	for p := range c.dirs {
-		if _, err := c.FS.Lstat(p); !c.seen[p] && errors.Is(err, fs.ErrNotExist) {
+		if c.seen[p] {
+			continue
+		}
+		if _, err := c.FS.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			delete(c.dirs, p)
 		}
 	}
-	if vfs.WriteFileAtomicNoSync(c.FS, c.path, encodeDirCache(c.dirs), vfs.FileMode) == nil {
+	if vfs.WriteFileAtomicNoSync(c.FS, c.path, encodeDirCache(c.host, c.dirs), vfs.FileMode) == nil {
 		c.dirty = false
 	}
 }
@@ -197,10 +216,12 @@ func (e *cachedEntry) Info() (fs.FileInfo, error) {
 }
 
 // encodeDirCache encodes the listings: ownDirsMagic, a CRC-32C of what
-// follows, the count of directories, and for each, in path order, its
-// path, identity, times, settled flag and entries (name and type).
-func encodeDirCache(dirs map[string]*cachedDir) []byte {
+// follows, the host, the count of directories, and for each, in path
+// order, its path, identity, times, settled flag and entries (name and
+// type).
+func encodeDirCache(host string, dirs map[string]*cachedDir) []byte {
 	b := append([]byte(ownDirsMagic), 0, 0, 0, 0)
+	b = appendDirString(b, host)
 	b = binary.AppendUvarint(b, uint64(len(dirs)))
 	for _, p := range slices.Sorted(maps.Keys(dirs)) {
 		d := dirs[p]
@@ -231,13 +252,14 @@ func appendDirString(b []byte, s string) []byte {
 
 // decodeDirCache decodes encodeDirCache's bytes; false when they are not
 // whole.
-func decodeDirCache(b []byte) (map[string]*cachedDir, bool) {
+func decodeDirCache(b []byte) (string, map[string]*cachedDir, bool) {
 	at := len(ownDirsMagic)
 	if len(b) < at+4 || !bytes.Equal(b[:at], []byte(ownDirsMagic)) ||
 		binary.LittleEndian.Uint32(b[at:]) != crc32.Checksum(b[at+4:], crcTable) {
-		return nil, false
+		return "", nil, false
 	}
 	r := dirReader{b: b[at+4:], s: string(b[at+4:])}
+	host := r.str()
 	n := r.count(1)
 	dirs := make(map[string]*cachedDir, n)
 	for range n {
@@ -252,11 +274,11 @@ func decodeDirCache(b []byte) (map[string]*cachedDir, bool) {
 			d.types[i] = fs.FileMode(r.uvarint()) & fs.ModeType
 		}
 		if r.err != nil {
-			return nil, false
+			return "", nil, false
 		}
 		dirs[p] = d
 	}
-	return dirs, r.err == nil && len(r.b) == 0
+	return host, dirs, r.err == nil && len(r.b) == 0
 }
 
 // dirReader reads encodeDirCache's fields from b, the strings from s (b

@@ -78,15 +78,33 @@ func TestDirCache(t *testing.T) {
 			t.Fatalf("%s: directory read %v, want %v", why, read, wantRead)
 		}
 	}
-	c := openDirCache(fsys, cacheFile)
+	// Listings are kept here whatever the filesystem of the test's
+	// directory (keepsListings): the test makes each change it checks.
+	open := func() *dirCache {
+		c := openDirCache(fsys, cacheFile)
+		c.keep = func(string) bool { return true }
+		return c
+	}
+	c := open()
 	check(c, true, "first listing")
 	check(c, true, "a listing before dirSettle")
 	time.Sleep(2 * dirSettle)
 	check(c, true, "the confirming listing")
 	check(c, false, "a confirmed listing")
 	c.save()
-	c = openDirCache(fsys, cacheFile)
+	c = open()
 	check(c, false, "a confirmed listing, from the file")
+	// Listings another machine's clock timed are not used.
+	c.host += "-other"
+	c.dirty = true
+	c.save()
+	c = open()
+	if len(c.dirs) != 0 {
+		t.Fatalf("%d listings of another host used", len(c.dirs))
+	}
+	check(c, true, "a listing of another host's")
+	time.Sleep(2 * dirSettle)
+	check(c, true, "a listing of another host's, confirmed")
 
 	settle := func(why string) {
 		t.Helper()
@@ -131,14 +149,14 @@ func TestDirCache(t *testing.T) {
 	}
 	listNames(t, c, other)
 	c.save()
-	c = openDirCache(fsys, cacheFile)
+	c = open()
 	if err := os.Remove(other); err != nil {
 		t.Fatal(err)
 	}
 	writeFileAll(t, filepath.Join(dir, "f.jsonl"), "{}\n")
 	check(c, true, "a file made, the other directory gone")
 	c.save()
-	c = openDirCache(fsys, cacheFile)
+	c = open()
 	if _, ok := c.dirs[other]; ok {
 		t.Error("the listing of a directory gone was kept")
 	}
@@ -152,19 +170,19 @@ func TestDirCache(t *testing.T) {
 func TestDirCacheDamaged(t *testing.T) {
 	dir := t.TempDir()
 	writeFileAll(t, filepath.Join(dir, "a.jsonl"), "{}\n")
-	good := encodeDirCache(map[string]*cachedDir{dir: {id: 1, mtime: 2, ctime: 3, first: 4, settled: true, names: []string{"a.jsonl"}, types: []os.FileMode{0}}})
-	if _, ok := decodeDirCache(good); !ok {
+	good := encodeDirCache("host", map[string]*cachedDir{dir: {id: 1, mtime: 2, ctime: 3, first: 4, settled: true, names: []string{"a.jsonl"}, types: []os.FileMode{0}}})
+	if h, _, ok := decodeDirCache(good); !ok || h != "host" {
 		t.Fatal("a whole encoding is not decoded")
 	}
 	for n := range len(good) {
-		if _, ok := decodeDirCache(good[:n]); ok {
+		if _, _, ok := decodeDirCache(good[:n]); ok {
 			t.Fatalf("truncated to %d: decoded", n)
 		}
 	}
 	for i := range good {
 		b := slices.Clone(good)
 		b[i] ^= 0x20
-		if _, ok := decodeDirCache(b); ok {
+		if _, _, ok := decodeDirCache(b); ok {
 			t.Fatalf("byte %d changed: decoded", i)
 		}
 	}
@@ -197,6 +215,9 @@ func TestDirCacheSearch(t *testing.T) {
 		return p
 	}
 	first := session(1, "kiwiword")
+	if !keepsListings(cwd) {
+		t.Skipf("%s: no listings are kept on its filesystem", cwd)
+	}
 	dir := filepath.Join(base, "index")
 	store := layout.Place{Name: "a", Format: layout.FormatJSONL, Root: sessions}
 	count := func(word string) int {
@@ -255,5 +276,28 @@ func TestDirCacheSearch(t *testing.T) {
 	}
 	if !kept() {
 		t.Error("an append made the listing be read again")
+	}
+	// A rebuild reads every directory, kept or not.
+	reads := 0
+	fsys := vfstest.NewFaultFS(vfs.OS())
+	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Repeat: true, Match: func(p string) bool {
+		if p == cwd {
+			reads++
+		}
+		return false
+	}})
+	for _, rebuild := range []bool{false, true} {
+		reads = 0
+		x := openIndex(t, Options{Dir: dir, Engine: EngineOwn, FS: fsys, Rebuild: rebuild})
+		hits, err := collect(x, Query{Text: "kiwiword", Stores: []layout.Place{store}})
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("rebuild %v: %d hits, %v", rebuild, len(hits), err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if (reads > 0) != rebuild {
+			t.Errorf("rebuild %v: %s read %d times", rebuild, cwd, reads)
+		}
 	}
 }

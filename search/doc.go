@@ -32,9 +32,11 @@
 // With the own index, a search also keeps the listings of the stores'
 // directories (<Dir>/own/dirs): a directory whose identity and
 // modification and change times are those of a listing that a second
-// listing, two seconds or more later, confirmed is not read again (an
+// listing, three seconds or more later, confirmed is not read again (an
 // entry made, removed or renamed changes them; the two listings are
-// timed by this machine's clock, never the filesystem's).
+// timed by this machine's clock, never the filesystem's). Only
+// directories on Linux's local filesystems are kept so; elsewhere every
+// directory is read.
 // A session file that only grew (pi and sessctl append) is indexed from
 // where the last indexing stopped, once the last indexed line is found
 // unchanged (its offset and CRC-32 are kept, with the file's size, time,

@@ -108,9 +108,13 @@ func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn fun
 	if x.w == nil {
 		// No watch (a search in a new process): the directories are
 		// listed through the listings kept from the last search.
-		dc := openDirCache(x.fsys(), filepath.Join(x.ownDir(), ownDirsName))
+		// A rebuild reads every directory.
+		var dc *dirCache
+		if !x.o.Rebuild || x.rebuilt {
+			dc = openDirCache(x.fsys(), filepath.Join(x.ownDir(), ownDirsName))
+		}
 		files, err = walkFS(ctx, x.fsys(), stores, warn, dc)
-		if err == nil {
+		if err == nil && dc != nil {
 			dc.save()
 		}
 		return files, 0, false, nil, false, err

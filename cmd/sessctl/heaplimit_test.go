@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -17,11 +18,18 @@ func TestBoundHeap(t *testing.T) {
 		t.Skip("GOMEMLIMIT is set: boundHeap leaves the limit to it")
 	}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	paced := os.Getenv("GOGC") == "" // boundHeap turns pacing off
 	pct := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(pct)
+	cycles := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(cycles)
+	before := cycles[0].Value.Uint64()
 	boundHeap()
-	if got := debug.SetGCPercent(-1); got != -1 && os.Getenv("GOGC") == "" {
-		t.Errorf("GC percent %d before the first collection, want -1 (off)", got)
+	off := pacedAfterGC.isOff()
+	metrics.Read(cycles)
+	// (A collection between the two may have given pacing back already.)
+	if collected := cycles[0].Value.Uint64() != before; paced && !off && !collected {
+		t.Error("pacing on before the first collection, want it off")
 	}
 	if got := debug.SetMemoryLimit(-1); got < heapFloor {
 		t.Fatalf("limit %d, want at least %d", got, heapFloor)
@@ -49,5 +57,26 @@ func TestBoundHeap(t *testing.T) {
 	}
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GC percent %d after a collection, want 100 as before", got)
+	}
+}
+
+// TestGCPacing: off puts the percent aside once (a second off keeps the
+// first one's), restore gives it back, and a restore with nothing put
+// aside changes nothing.
+func TestGCPacing(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(70))
+	var p gcPacing
+	p.off()
+	p.off()
+	if !p.isOff() {
+		t.Fatal("not off after off")
+	}
+	p.restore()
+	if got := debug.SetGCPercent(55); got != 70 {
+		t.Errorf("GC percent %d after restore, want 70", got)
+	}
+	p.restore()
+	if got := debug.SetGCPercent(70); got != 55 {
+		t.Errorf("GC percent %d after a second restore, want 55 (unchanged)", got)
 	}
 }

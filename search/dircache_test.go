@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,25 +14,22 @@ import (
 	"github.com/sessctl/sessctl/layout/vfs/vfstest"
 )
 
-// listNames returns the names and types ReadDir gives, and whether the
-// directory was read for them (listed counts the reads).
+// listNames returns the names and types c's ReadDir gives for dir.
 func listNames(t *testing.T, c *dirCache, dir string) []string {
 	t.Helper()
-	ents, err := c.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name()+":"+e.Type().String())
-	}
-	return out
+	return namesOf(t, c.ReadDir, dir)
 }
 
 // osNames is listNames of os.ReadDir.
 func osNames(t *testing.T, dir string) []string {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
+	return namesOf(t, os.ReadDir, dir)
+}
+
+// namesOf returns "name:type" of each entry readDir gives for dir.
+func namesOf(t *testing.T, readDir func(string) ([]fs.DirEntry, error), dir string) []string {
+	t.Helper()
+	ents, err := readDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,10 @@ var boundOnce sync.Once
 // has outgrown the floor (a store much larger than 50,000 sessions), as
 // a fixed limit would make it. GOMEMLIMIT in the environment turns it
 // off. Until the first collection the collector's pacing is off too
-// (pacedAfterGC), unless GOGC is in the environment. Called by search, whose first build is its largest use of memory;
-// not by serve, whose resident index would have the collector run at
-// every few queries (the server's CPU for a query doubled under it).
+// (pacedAfterGC), unless GOGC is in the environment. Called by search,
+// whose first build is its largest use of memory; not by serve, whose
+// resident index would have the collector run at every few queries (the
+// server's CPU for a query doubled under it).
 func boundHeap() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return

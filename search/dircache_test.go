@@ -40,6 +40,20 @@ func namesOf(t *testing.T, readDir func(string) ([]fs.DirEntry, error), dir stri
 	return out
 }
 
+// countReads returns the real filesystem, through which the reads of
+// the directory dir are counted in *n.
+func countReads(dir string) (_ *vfstest.FaultFS, n *int) {
+	n = new(int)
+	fsys := vfstest.NewFaultFS(vfs.OS())
+	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Repeat: true, Match: func(p string) bool {
+		if p == dir {
+			*n++
+		}
+		return false
+	}})
+	return fsys, n
+}
+
 // TestDirCache: a directory's listing is kept once a second listing,
 // dirSettle or more after the first, confirms it; from then on it is
 // given without reading the directory, by this cache and by one opened
@@ -57,22 +71,15 @@ func TestDirCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	cacheFile := filepath.Join(t.TempDir(), ownDirsName)
-	reads := 0
-	fsys := vfstest.NewFaultFS(vfs.OS())
-	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Repeat: true, Match: func(p string) bool {
-		if p == dir {
-			reads++
-		}
-		return false
-	}})
+	fsys, reads := countReads(dir)
 	check := func(c *dirCache, wantRead bool, why string) {
 		t.Helper()
-		before := reads
+		before := *reads
 		got := listNames(t, c, dir)
 		if want := osNames(t, dir); !slices.Equal(got, want) {
 			t.Fatalf("%s: listing %q, want %q", why, got, want)
 		}
-		if read := reads > before; read != wantRead {
+		if read := *reads > before; read != wantRead {
 			t.Fatalf("%s: directory read %v, want %v", why, read, wantRead)
 		}
 	}
@@ -276,16 +283,9 @@ func TestDirCacheSearch(t *testing.T) {
 		t.Error("an append made the listing be read again")
 	}
 	// A rebuild reads every directory, kept or not.
-	reads := 0
-	fsys := vfstest.NewFaultFS(vfs.OS())
-	fsys.Inject(vfstest.Fault{Op: vfstest.OpReadDir, Repeat: true, Match: func(p string) bool {
-		if p == cwd {
-			reads++
-		}
-		return false
-	}})
+	fsys, reads := countReads(cwd)
 	for _, rebuild := range []bool{false, true} {
-		reads = 0
+		*reads = 0
 		x := openIndex(t, Options{Dir: dir, Engine: EngineOwn, FS: fsys, Rebuild: rebuild})
 		hits, err := collect(x, Query{Text: "kiwiword", Stores: []layout.Place{store}})
 		if err != nil || len(hits) != 1 {
@@ -294,8 +294,8 @@ func TestDirCacheSearch(t *testing.T) {
 		if err := x.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if (reads > 0) != rebuild {
-			t.Errorf("rebuild %v: %s read %d times", rebuild, cwd, reads)
+		if (*reads > 0) != rebuild {
+			t.Errorf("rebuild %v: %s read %d times", rebuild, cwd, *reads)
 		}
 	}
 }

@@ -35,6 +35,7 @@ func (o *own) shortIDs(stores []layout.Place) *shortid.Set {
 	}
 	rs := roots(stores)
 	set, n := &shortid.Set{}, 0
+	set.Grow(len(o.st.Sessions)) // (a file's name may add another)
 	// A JSONL session's key is its file's path, and a session no file
 	// refers to is forgotten when the state is saved.
 	for path, s := range o.st.Sessions {

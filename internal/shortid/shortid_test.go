@@ -23,7 +23,11 @@ func TestShort(t *testing.T) {
 	}
 	// A file whose name carries another id than its header: both count.
 	s.Add("/s/2026-03-01T09-00-00-000Z_01a25555-9999-7000-8000-000000000009.jsonl", "01a26666-0000-7000-8000-000000000006")
-	for id, want := range map[string]string{
+	// Keys that end inside the packed head, beside one that goes on
+	// with zero bytes there.
+	s.Add("", "012345678")
+	s.Add("", "012345678\x00\x00z")
+	want := map[string]string{
 		ids[0]:                                 "01a23373-1111",
 		ids[1]:                                 "01a23373-1112",
 		ids[2]:                                 "01a23373-2",
@@ -36,9 +40,21 @@ func TestShort(t *testing.T) {
 		"01a27777-0000-7000-8000-000000000007": "01a27777",           // not in the set
 		"01a23373-1111-7000":                   "01a23373-1111-7000", // a prefix of another: whole
 		"short":                                "short",
-	} {
-		if got := s.Short(id); got != want {
-			t.Errorf("Short(%s) = %s, want %s", id, got, want)
+		"012345678":                            "012345678",
+		"012345678\x00\x00z":                   "012345678\x00",
+	}
+	// The first calls compare with every id, the later search the
+	// sorted ids: both give each id's short form.
+	for round := range 2 {
+		if round == 1 {
+			for range scanShorts {
+				s.Short(ids[0])
+			}
+		}
+		for id, want := range want {
+			if got := s.Short(id); got != want {
+				t.Errorf("round %d: Short(%q) = %q, want %q", round, id, got, want)
+			}
 		}
 	}
 	// Every short form resolves to its id alone among the set's ids.
@@ -98,6 +114,14 @@ func TestShortAgainstAllPairs(t *testing.T) {
 		if r.IntN(10) == 0 {
 			id = strings.ToUpper(id)
 		}
+		switch r.IntN(40) {
+		case 0:
+			id = id[:r.IntN(len(id))+1] // a head of another's, or not
+		case 1:
+			id = id[:10] + "\x00" + id[10:] // a zero byte inside the packed head
+		case 2:
+			id = strings.ReplaceAll(id, "-", "") + "-" // dashes elsewhere
+		}
 		ids = append(ids, id)
 		if r.IntN(20) == 0 {
 			ids = append(ids, id) // a copy
@@ -107,8 +131,8 @@ func TestShortAgainstAllPairs(t *testing.T) {
 	for _, id := range ids {
 		s.Add("", id)
 	}
-	probe := append(slices.Clone(ids[:500]), "01a20000-0000-7000-8000-000000000000", "01a21111")
-	for _, id := range probe {
+	probe := append(slices.Clone(ids[:500]), "01a20000-0000-7000-8000-000000000000", "01a21111", "01a2", "01a21010\x00")
+	for i, id := range probe {
 		k := Key(id)
 		need := MinLen
 		for _, o := range ids {
@@ -128,8 +152,19 @@ func TestShortAgainstAllPairs(t *testing.T) {
 				}
 			}
 		}
+		// The first calls of a Set compare with every id, the others
+		// search the sorted ids: both, for every id.
 		if got := s.Short(id); got != want {
-			t.Fatalf("Short(%s) = %s, want %s", id, got, want)
+			t.Fatalf("Short(%q) = %q, want %q (call %d)", id, got, want, i+1)
+		}
+		if i%5 == 4 {
+			var first Set
+			for _, id := range ids {
+				first.Add("", id)
+			}
+			if got := first.Short(id); got != want {
+				t.Fatalf("first Short(%q) = %q, want %q", id, got, want)
+			}
 		}
 	}
 }
@@ -149,7 +184,7 @@ func BenchmarkSet(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		short int
-	}{{"search", 100}, {"list", len(ids)}} {
+	}{{"page", 20}, {"search", 100}, {"list", len(ids)}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -163,4 +198,15 @@ func BenchmarkSet(b *testing.B) {
 			}
 		})
 	}
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }

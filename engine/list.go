@@ -319,7 +319,7 @@ func sessionFiles(fsys vfs.FS, dir string, withStats bool) (dirFiles, error) {
 	if err != nil {
 		return out, err
 	}
-	var files []fs.DirEntry
+	files := make([]fs.DirEntry, 0, len(ents))
 	for _, d := range ents {
 		// Directories and special files are not sessions; opening a named
 		// pipe would wait for a writer forever (pi's list hangs on one).

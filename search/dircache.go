@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/sessctl/sessctl/layout/vfs"
 )
@@ -152,6 +153,22 @@ func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
+// files is how many entries that are not directories the kept listings
+// hold: about as many files as a walk through c finds.
+func (c *dirCache) files() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, d := range c.dirs {
+		for _, t := range d.types {
+			if !t.IsDir() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // save writes the listings when they changed, without a sync: a file
 // torn by a crash fails its checksum, and is started afresh. A save that
 // fails is passed over: the listings are only a cache. The listings of
@@ -190,29 +207,37 @@ func (d *cachedDir) sameEntries(ents []fs.DirEntry) bool {
 
 // entries returns d's listing of the directory dir as a new slice.
 func (d *cachedDir) entries(fsys vfs.FS, dir string) []fs.DirEntry {
+	l := &cachedListing{fsys: fsys, dir: dir, d: d}
 	ents := make([]cachedEntry, len(d.names))
 	out := make([]fs.DirEntry, len(d.names))
 	for i := range ents {
-		ents[i] = cachedEntry{fsys: fsys, dir: dir, name: d.names[i], typ: d.types[i]}
+		ents[i] = cachedEntry{l: l, i: i}
 		out[i] = &ents[i]
 	}
 	return out
 }
 
-// cachedEntry is a kept listing's entry.
-type cachedEntry struct {
-	fsys      vfs.FS
-	dir, name string
-	typ       fs.FileMode
+// cachedListing is a kept listing given for the directory dir.
+type cachedListing struct {
+	fsys vfs.FS
+	dir  string
+	d    *cachedDir
 }
 
-func (e *cachedEntry) Name() string      { return e.name }
-func (e *cachedEntry) IsDir() bool       { return e.typ.IsDir() }
-func (e *cachedEntry) Type() fs.FileMode { return e.typ }
+// cachedEntry is a kept listing's entry: the i-th (small, as a store's
+// 50,000 are made at every search).
+type cachedEntry struct {
+	l *cachedListing
+	i int
+}
+
+func (e *cachedEntry) Name() string      { return e.l.d.names[e.i] }
+func (e *cachedEntry) IsDir() bool       { return e.Type().IsDir() }
+func (e *cachedEntry) Type() fs.FileMode { return e.l.d.types[e.i] }
 
 // Info stats the entry now, as an os.DirEntry's does.
 func (e *cachedEntry) Info() (fs.FileInfo, error) {
-	return e.fsys.Lstat(filepath.Join(e.dir, e.name))
+	return e.l.fsys.Lstat(filepath.Join(e.l.dir, e.Name()))
 }
 
 // encodeDirCache encodes the listings: ownDirsMagic, a CRC-32C of what
@@ -251,14 +276,15 @@ func appendDirString(b []byte, s string) []byte {
 }
 
 // decodeDirCache decodes encodeDirCache's bytes; false when they are not
-// whole.
+// whole. The strings share b's memory: b is never changed after.
 func decodeDirCache(b []byte) (string, map[string]*cachedDir, bool) {
 	at := len(ownDirsMagic)
 	if len(b) < at+4 || !bytes.Equal(b[:at], []byte(ownDirsMagic)) ||
 		binary.LittleEndian.Uint32(b[at:]) != crc32.Checksum(b[at+4:], crcTable) {
 		return "", nil, false
 	}
-	r := dirReader{b: b[at+4:], s: string(b[at+4:])}
+	// The names share b's memory, which nothing changes after.
+	r := dirReader{b: b[at+4:], s: unsafe.String(unsafe.SliceData(b[at+4:]), len(b)-at-4)}
 	host := r.str()
 	n := r.count(1)
 	dirs := make(map[string]*cachedDir, n)

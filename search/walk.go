@@ -55,6 +55,7 @@ func walkFS(ctx context.Context, fsys vfs.FS, stores []layout.Place, warn func(e
 	lister := fsys // what the walks list directories with
 	if dc != nil {
 		lister = dc
+		out = make([]found, 0, dc.files()) // (else grown as they come)
 	}
 	if len(stores) > 1 {
 		lister = &dirMemo{FS: lister, dirs: map[string]memoDir{}}
@@ -97,11 +98,17 @@ func walkJSONL(ctx context.Context, lister, fsys vfs.FS, root string, out *[]fou
 	if err != nil {
 		return fmt.Errorf("search %s: %w", root, err)
 	}
-	var files []engine.File
+	// The files are put in out as they are listed, then stat'ed where
+	// they are: a store's 50,000 are not held twice.
+	base := len(*out)
+	var links []int // the files that are symbolic links, in out
 	for f, err := range st.Files(ctx) {
 		switch {
 		case err == nil:
-			files = append(files, f)
+			if f.Link {
+				links = append(links, len(*out))
+			}
+			*out = append(*out, found{path: f.Path, session: f.Path, kind: fileJSONL})
 		case f.Path != "":
 			warn(err) // left out by the walk
 		case ctx.Err() != nil:
@@ -110,32 +117,41 @@ func walkJSONL(ctx context.Context, lister, fsys vfs.FS, root string, out *[]fou
 			return fmt.Errorf("search %s: %w", root, err)
 		}
 	}
-	res := make([]found, len(files))
-	errs := make([]error, len(files))
-	record := func(i int, a vfs.Attr, err error) {
-		p := files[i].Path
-		if err == nil && !a.Mode.IsRegular() {
-			err = errors.New("not a regular file")
-		}
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) || files[i].Link {
-				errs[i] = fmt.Errorf("stat %s: %w", p, err)
-			}
-			return
-		}
-		res[i] = found{path: p, session: p, kind: fileJSONL}
-		res[i].setAttr(a)
+	files := (*out)[base:]
+	isLink := func(i int) bool {
+		_, ok := slices.BinarySearch(links, base+i)
+		return ok
 	}
-	// The files of a directory come one after another: each run is
-	// stat'ed at its directory (vfs.LstatNames).
-	stat := func(lo, hi int) {
+	// A file that cannot be stat'ed keeps its path and is given no
+	// size: missing, left out; else its error is reported.
+	type failed struct {
+		i   int
+		err error
+	}
+	stat := func(lo, hi int) (fails []failed) {
+		record := func(i int, a vfs.Attr, err error) {
+			if err == nil && !a.Mode.IsRegular() {
+				err = errors.New("not a regular file")
+			}
+			if err != nil {
+				f := failed{i: i}
+				if !errors.Is(err, fs.ErrNotExist) || isLink(i) {
+					f.err = fmt.Errorf("stat %s: %w", files[i].path, err)
+				}
+				fails = append(fails, f)
+				return
+			}
+			files[i].setAttr(a)
+		}
+		// The files of a directory come one after another: each run is
+		// stat'ed at its directory (vfs.LstatNames).
 		var names []string
 		for i := lo; i < hi; {
-			dir, _ := filepath.Split(files[i].Path)
+			dir, _ := filepath.Split(files[i].path)
 			names = names[:0]
 			j := i
-			for ; j < hi && !files[j].Link; j++ {
-				name, ok := strings.CutPrefix(files[j].Path, dir)
+			for ; j < hi && !isLink(j); j++ {
+				name, ok := strings.CutPrefix(files[j].path, dir)
 				if !ok || name == "" || strings.ContainsRune(name, filepath.Separator) {
 					break
 				}
@@ -149,10 +165,10 @@ func walkJSONL(ctx context.Context, lister, fsys vfs.FS, root string, out *[]fou
 			// A link (followed: the walk was told to) or a path of
 			// another form, alone.
 			stat := fsys.Lstat
-			if files[i].Link {
+			if isLink(i) {
 				stat = fsys.Stat
 			}
-			fi, err := stat(files[i].Path)
+			fi, err := stat(files[i].path)
 			var a vfs.Attr
 			if err == nil {
 				a = vfs.AttrOf(fi)
@@ -160,24 +176,37 @@ func walkJSONL(ctx context.Context, lister, fsys vfs.FS, root string, out *[]fou
 			record(i, a, err)
 			i++
 		}
+		return fails
 	}
+	var fails []failed
 	if n := runtime.GOMAXPROCS(0); len(files) >= 256 && n > 1 {
+		parts := make([][]failed, n)
 		var wg sync.WaitGroup
 		for k := range n {
-			wg.Go(func() { stat(len(files)*k/n, len(files)*(k+1)/n) })
+			wg.Go(func() { parts[k] = stat(len(files)*k/n, len(files)*(k+1)/n) })
 		}
 		wg.Wait()
+		fails = slices.Concat(parts...) // in the files' order
 	} else {
-		stat(0, len(files))
+		fails = stat(0, len(files))
 	}
-	*out = slices.Grow(*out, len(res))
-	for i := range res {
-		if errs[i] != nil {
-			warn(errs[i])
-		} else if res[i].path != "" {
-			*out = append(*out, res[i])
+	if len(fails) == 0 {
+		return nil
+	}
+	kept, next := base, 0
+	for i := range files {
+		if next < len(fails) && fails[next].i == i {
+			if err := fails[next].err; err != nil {
+				warn(err)
+			}
+			next++
+			continue
 		}
+		(*out)[kept] = files[i]
+		kept++
 	}
+	clear((*out)[kept:])
+	*out = (*out)[:kept]
 	return nil
 }
 

@@ -19,9 +19,10 @@ func lstatNamesOS(dir string, names []string, fn func(i int, a Attr, err error))
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
+	var buf []byte // each name, NUL-terminated
 	for i, n := range names {
 		for {
-			err = unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW)
+			buf, err = fstatatNoFollow(fd, n, &st, buf)
 			if err != unix.EINTR {
 				break
 			}

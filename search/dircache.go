@@ -153,6 +153,25 @@ func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
+// confirm lists again the directories listed through c whose listings
+// are not yet confirmed and were taken dirSettle or more ago (by a
+// search as long as a first build): ReadDir confirms them when they are
+// as they were, and keeps a new listing when they are not.
+func (c *dirCache) confirm() {
+	now := c.now().UnixNano()
+	c.mu.Lock()
+	var again []string
+	for name := range c.seen {
+		if d := c.dirs[name]; d != nil && !d.settled && now-d.first >= int64(dirSettle) {
+			again = append(again, name)
+		}
+	}
+	c.mu.Unlock()
+	for _, name := range again {
+		_, _ = c.ReadDir(name) // (a directory gone or unreadable is listed again next time)
+	}
+}
+
 // files is how many entries that are not directories the kept listings
 // hold: about as many files as a walk through c finds.
 func (c *dirCache) files() int {

@@ -299,3 +299,43 @@ func TestDirCacheSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestDirCacheFirstBuild: a first build whose walk began dirSettle or
+// more before it ended leaves its listings kept and confirmed, so the
+// next search reads no directory; one that ended sooner leaves them to
+// be confirmed by a later search, which reads them again.
+func TestDirCacheFirstBuild(t *testing.T) {
+	defer func(d time.Duration) { dirSettle = d }(dirSettle)
+	for _, tc := range []struct {
+		settle time.Duration
+		reads  bool // the search after the build reads the directory
+	}{{0, false}, {time.Hour, true}} {
+		dirSettle = tc.settle
+		base := t.TempDir()
+		cwd := filepath.Join(base, "sessions", "--home-dev-app--")
+		id := "0badcafe-1234-5678-9abc-000000000001"
+		writeLines(t, filepath.Join(cwd, "2026-03-01T09-00-00-000Z_"+id+".jsonl"), []string{
+			header(id, "/home/dev/app", "2026-03-01T09:00:00.000Z"),
+			msg("u1", "", "2026-03-01T09:00:01.000Z", `{"role":"user","content":"a kiwiword text","timestamp":1}`),
+		})
+		if !keepsListings(cwd) {
+			t.Skipf("%s: no listings are kept on its filesystem", cwd)
+		}
+		store := layout.Place{Name: "a", Format: layout.FormatJSONL, Root: filepath.Join(base, "sessions")}
+		fsys, reads := countReads(cwd)
+		for i := range 2 {
+			*reads = 0
+			x := openIndex(t, Options{Dir: filepath.Join(base, "index"), Engine: EngineOwn, FS: fsys})
+			hits, err := collect(x, Query{Text: "kiwiword", Stores: []layout.Place{store}})
+			if err != nil || len(hits) != 1 {
+				t.Fatalf("settle %v, search %d: %d hits, %v", tc.settle, i, len(hits), err)
+			}
+			if err := x.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if (*reads > 0) != tc.reads {
+			t.Errorf("settle %v: the search after the first build read %s %d times", tc.settle, cwd, *reads)
+		}
+	}
+}

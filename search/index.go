@@ -114,6 +114,7 @@ type Index struct {
 	w       *watcher     // Options.Watch
 	clean   cleanState   // the last search that found the index current, as w saw it
 	walked  *walkedState // the files of the last walk, as w saw them (own engine)
+	dirs    *dirCache    // the kept listings the search's walk went through, if any
 	stCache *stateCache  // the own engine's state, kept with a watch
 
 	ownMerge *ownMerger   // EngineOwn: a merge left running by the last search

@@ -252,6 +252,7 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 		x.lock = nil
 	}()
 	read := !x.o.Rebuild || x.rebuilt
+	x.dirs = nil
 	var files []found
 	var gen uint64
 	var d *planDelta
@@ -327,6 +328,13 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 		}
 		if err == nil && watched && tag != "" && !x.hasWarned() {
 			x.clean = cleanState{ok: true, key: storesKey(q.Stores), gen: gen, tags: []string{tag}}
+		}
+		if err == nil && x.dirs != nil {
+			// An update as long as a first build confirms the listings
+			// its walk kept (and, on a first build, saves them now that
+			// there is a directory), so the next search lists nothing.
+			x.dirs.confirm()
+			x.dirs.save()
 		}
 		if merge != nil {
 			// The answer first: the merge goes on after this search

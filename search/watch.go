@@ -115,7 +115,8 @@ func (x *Index) walkWatched(ctx context.Context, stores []layout.Place, warn fun
 		}
 		files, err = walkFS(ctx, x.fsys(), stores, warn, dc)
 		if err == nil && dc != nil {
-			dc.save()
+			dc.save() // (not on a first build: there is no directory yet)
+			x.dirs = dc
 		}
 		return files, 0, false, nil, false, err
 	}

@@ -253,6 +253,7 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 	}()
 	read := !x.o.Rebuild || x.rebuilt
 	x.dirs = nil
+	defer func() { x.dirs = nil }() // (the listings are not held between searches)
 	var files []found
 	var gen uint64
 	var d *planDelta

@@ -739,6 +739,9 @@ func (o *own) update(ctx context.Context, files []found, d *planDelta, stores []
 	if err := w.b.Commit(); err != nil {
 		return err
 	}
+	// The tables' memory goes before the state is made: a first build's
+	// peak was the two together.
+	w.b.Close()
 	st.MaxID = o.ix.Stats().MaxID
 	st.forgetUnused()
 	return o.saveState()

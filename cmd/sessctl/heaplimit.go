@@ -15,11 +15,17 @@ import (
 // peaks.
 const heapFloor = 80 << 20
 
+// heapFloorAfterGC is the floor once the heap has been collected: a
+// process that has been (a build, not a query) keeps its heap nearer
+// what is live, beside the build's tables outside the heap (a first
+// build's resident memory peaked at 125-130 MiB under heapFloor).
+const heapFloorAfterGC = 64 << 20
+
 var boundOnce sync.Once
 
 // boundHeap gives the process a soft memory limit (debug.SetMemoryLimit)
-// of heapFloor, or 1.5 times the live heap when that is more, checked after
-// every collection: the heap stays near heapFloor while what is live is
+// of heapFloor (heapFloorAfterGC once collected), or 1.5 times the live
+// heap when that is more, checked after every collection: the heap stays near heapFloor while what is live is
 // small, and the collector never runs without end for a live heap that
 // has outgrown the floor (a store much larger than 50,000 sessions), as
 // a fixed limit would make it. GOMEMLIMIT in the environment turns it
@@ -35,14 +41,16 @@ func boundHeap() {
 	boundOnce.Do(func() {
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		var adjust func()
+		collected := false // adjust's first call is now, the others after collections
 		adjust = func() {
 			pacedAfterGC.restore()
 			metrics.Read(sample)
-			limit := int64(heapFloor)
+			var live int64
 			if v := sample[0].Value; v.Kind() == metrics.KindUint64 {
-				limit = max(limit, int64(v.Uint64())*3/2)
+				live = int64(v.Uint64())
 			}
-			debug.SetMemoryLimit(limit)
+			debug.SetMemoryLimit(heapLimit(collected, live))
+			collected = true
 			// Called again after the next collection.
 			runtime.AddCleanup(new([64]byte), func(struct{}) { adjust() }, struct{}{})
 		}
@@ -51,6 +59,16 @@ func boundHeap() {
 	if os.Getenv("GOGC") == "" {
 		pacedAfterGC.off()
 	}
+}
+
+// heapLimit is boundHeap's limit for a live heap of live bytes, before
+// the first collection or after one.
+func heapLimit(collected bool, live int64) int64 {
+	floor := int64(heapFloor)
+	if collected {
+		floor = heapFloorAfterGC
+	}
+	return max(floor, live*3/2)
 }
 
 // pacedAfterGC turns the collector's pacing (GOGC) off until the next

@@ -12,7 +12,8 @@ import (
 // TestBoundHeap: search runs under a soft memory limit of heapFloor,
 // unpaced until its first collection, raised to 1.5 times the live heap
 // after a collection that finds more live, so that a large store's build
-// is not all garbage collection.
+// is not all garbage collection, and down to heapFloorAfterGC after one
+// that finds little.
 func TestBoundHeap(t *testing.T) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOMEMLIMIT is set: boundHeap leaves the limit to it")
@@ -31,8 +32,10 @@ func TestBoundHeap(t *testing.T) {
 	if collected := cycles[0].Value.Uint64() != before; paced && !off && !collected {
 		t.Error("pacing on before the first collection, want it off")
 	}
-	if got := debug.SetMemoryLimit(-1); got < heapFloor {
-		t.Fatalf("limit %d, want at least %d", got, heapFloor)
+	// (heapFloor until the first collection since boundHeap's first
+	// call, which another test may have made: TestHeapLimit.)
+	if got := debug.SetMemoryLimit(-1); got < heapFloorAfterGC {
+		t.Fatalf("limit %d, want at least %d", got, heapFloorAfterGC)
 	}
 	live := make([][]byte, 96) // 96 MiB: past what heapFloor allows
 	for i := range live {
@@ -57,6 +60,39 @@ func TestBoundHeap(t *testing.T) {
 	}
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GC percent %d after a collection, want 100 as before", got)
+	}
+	// With little live again, the limit comes down to the floor of a
+	// process that has been collected, not heapFloor.
+	live = nil
+	for debug.SetMemoryLimit(-1) != heapFloorAfterGC {
+		if time.Now().After(deadline) {
+			t.Fatalf("limit %d after the live heap was let go, want %d", debug.SetMemoryLimit(-1), heapFloorAfterGC)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestHeapLimit: the floor is heapFloor before the first collection
+// (a query, which allocates less, is never collected) and
+// heapFloorAfterGC after (a build keeps its heap nearer what is live),
+// and the limit is 1.5 times the live heap when that is more.
+func TestHeapLimit(t *testing.T) {
+	for _, c := range []struct {
+		collected bool
+		live      int64
+		want      int64
+	}{
+		{false, 0, heapFloor},
+		{false, 20 << 20, heapFloor},
+		{true, 20 << 20, heapFloorAfterGC},
+		{true, 50 << 20, 75 << 20},
+		{false, 100 << 20, 150 << 20},
+		{true, 100 << 20, 150 << 20},
+	} {
+		if got := heapLimit(c.collected, c.live); got != c.want {
+			t.Errorf("heapLimit(%v, %d MiB) = %d MiB, want %d MiB", c.collected, c.live>>20, got>>20, c.want>>20)
+		}
 	}
 }
 

@@ -207,7 +207,8 @@ func (b *Builder) Abort() error {
 // Close lets go of the Builder's memory at once, rather than when it is
 // garbage: documents added since the last Commit are dropped (the
 // segment files written for them stay until Abort or the index's next
-// cleanup removes them). The Builder must not be used after.
+// cleanup removes them). The Builder must not be used after, but for
+// Close again.
 func (b *Builder) Close() {
 	_ = b.wait()
 	b.mem.release()

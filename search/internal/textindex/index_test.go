@@ -436,3 +436,27 @@ func TestMergeRun(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseAfterCommit: a Builder closed after its Commit (to let go of
+// its tables before the caller's own work) may be closed again, refuses
+// documents after, and the index keeps what it committed.
+func TestCloseAfterCommit(t *testing.T) {
+	ix, _ := Open(vfstest.NewCrashFS(), "/idx")
+	defer ix.Close()
+	b := ix.NewBuilder(BuildOptions{})
+	if err := b.Add(Doc{ID: 1, Text: "kept words"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	b.Close()
+	if err := b.Add(Doc{ID: 2, Text: "late"}); !errors.Is(err, errClosed) {
+		t.Errorf("Add after Close: %v, want errClosed", err)
+	}
+	hits, err := ix.Search(context.Background(), Query{Clauses: []Clause{{Terms: []string{"kept"}}}})
+	if err != nil || len(hits) != 1 || hits[0].ID != 1 {
+		t.Errorf("after Close: %+v, %v; want document 1", hits, err)
+	}
+}

@@ -94,6 +94,12 @@ func (ix *Index) merge(ctx context.Context, pick func([]*segment) []*segment) er
 	return nil
 }
 
+// mergeSpillMem is the most of a merged segment's dictionary held in
+// memory: more goes to a temporary file (a merge of a first build's
+// segments writes some 100 MB of it, and held in memory its buffer's
+// growth was the merge's peak).
+const mergeSpillMem = 1 << 20
+
 type mergeInput struct {
 	s    *segment
 	base int32 // ordinal of its first document in the output
@@ -189,7 +195,7 @@ func mergeSegments(ctx context.Context, fsys vfs.FS, path string, segs []*segmen
 	// newest segment down, their ordinals moved up by the segment's base.
 	start = w.beginRegion()
 	pw := &postingsWriter{w: w.pw}
-	dw := &dictWriter{out: &spill{fsys: fsys, path: vfs.TempName(path + ".dict"), limit: 8 << 20}}
+	dw := &dictWriter{out: &spill{fsys: fsys, path: vfs.TempName(path + ".dict"), limit: mergeSpillMem}}
 	defer dw.out.close()
 	var h cursorHeap
 	for _, mi := range in {

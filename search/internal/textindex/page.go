@@ -136,12 +136,12 @@ func (pr *pageReader) page(p int64) ([]byte, error) {
 	if pr.slots > 0 {
 		cache = cache[:pr.slots]
 	}
+	n := min(int64(pageSize), pr.logical-p*pageSize)
 	for i := range cache {
 		if cache[i].p == p {
-			return cache[i].data, nil
+			return cache[i].data[:n], nil
 		}
 	}
-	n := min(int64(pageSize), pr.logical-p*pageSize)
 	if n <= 0 {
 		return nil, corruptf("%s: read past the end of the segment", pr.name)
 	}
@@ -163,6 +163,27 @@ func (pr *pageReader) page(p int64) ([]byte, error) {
 	}
 	c.p, c.data = p, buf[:cap(buf)]
 	return buf[:n], nil
+}
+
+// readCopy appends n logical bytes at off to dst[:0] and returns it,
+// reading them page by page through the page cache.
+func (pr *pageReader) readCopy(dst []byte, off, n int64) ([]byte, error) {
+	if off < 0 || n < 0 || off+n > pr.logical {
+		return nil, corruptf("%s: range %d+%d is outside the segment (%d bytes)", pr.name, off, n, pr.logical)
+	}
+	dst = dst[:0]
+	for n > 0 {
+		p := off / pageSize
+		pg, err := pr.page(p)
+		if err != nil {
+			return nil, err
+		}
+		s := off - p*pageSize
+		k := min(n, int64(len(pg))-s)
+		dst = append(dst, pg[s:s+k]...)
+		off, n = off+k, n-k
+	}
+	return dst, nil
 }
 
 // read returns n logical bytes at off. The slice is valid until the next

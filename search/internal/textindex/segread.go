@@ -200,6 +200,7 @@ type dictCursor struct {
 	pr   *pageReader
 	blk  int
 	d    decoder
+	buf  []byte // the block d decodes, the cursor's own
 	left int
 	off  int64
 	term []byte
@@ -222,12 +223,16 @@ func (c *dictCursor) next() bool {
 			return false
 		}
 		off, end := int64(c.s.blockOff(c.blk)), int64(c.s.blockOff(c.blk+1))
-		b, err := c.pr.read(c.s.foot.dict.off+off, end-off)
+		// Copied out of the reader's pages (into a buffer the cursor
+		// keeps), so that the reader serves other reads meanwhile and a
+		// block across two pages needs no buffer of both.
+		b, err := c.pr.readCopy(c.buf[:0], c.s.foot.dict.off+off, end-off)
 		if err != nil {
 			c.err = err
 			return false
 		}
-		c.d = decoder{b: bytes.Clone(b)}
+		c.buf = b
+		c.d = decoder{b: b}
 		c.left = int(c.d.uvarint())
 		c.off = int64(c.d.uvarint())
 		c.term = c.term[:0]

@@ -116,6 +116,7 @@ type Index struct {
 	walked  *walkedState // the files of the last walk, as w saw them (own engine)
 	dirs    *dirCache    // the kept listings the search's walk went through, if any
 	stCache *stateCache  // the own engine's state, kept with a watch
+	readSt  *stateCache  // the state a search read under the lock shared and found behind, for its update
 
 	ownMerge *ownMerger   // EngineOwn: a merge left running by the last search
 	ids      *idCache     // EngineOwn: the ids the last search shortened among

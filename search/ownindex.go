@@ -252,8 +252,8 @@ func (x *Index) ownSearch1(ctx context.Context, sn *snipper, q Query, warn func(
 		x.lock = nil
 	}()
 	read := !x.o.Rebuild || x.rebuilt
-	x.dirs = nil
-	defer func() { x.dirs = nil }() // (the listings are not held between searches)
+	x.dirs, x.readSt = nil, nil
+	defer func() { x.dirs, x.readSt = nil, nil }() // (the listings are not held between searches, nor a state read)
 	var files []found
 	var gen uint64
 	var d *planDelta
@@ -384,6 +384,9 @@ func (x *Index) ownRead(ctx context.Context, sn *snipper, files []found, d *plan
 			return nil, "", false, nil
 		}
 	} else if work, _, drops := o.plan(files, d, q.Stores); len(work) > 0 || len(drops) > 0 {
+		// Behind: the update that follows (lock exclusive) starts from
+		// this state when no writer came in between.
+		x.readSt = &stateCache{tag: tag, st: o.st}
 		return nil, "", false, nil
 	}
 	if !exact {

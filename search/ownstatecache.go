@@ -15,10 +15,23 @@ type stateCache struct {
 // write is a new file), the state kept from then. An update changes the
 // state in place, so the kept one is given up to it (keepState keeps it
 // again once the update is done).
+//
+// An update is also given the state its own search read under the lock
+// shared and found behind the stores (readSt), when the state file is
+// still that one: the lock was let go in between, but a writer would
+// have made a new file or a longer log. A search in a new process that
+// finds an append so decodes its state once, not twice.
 func (x *Index) readStateCached(update bool) (*ownState, error) {
 	c := x.stCache
 	if update {
 		x.stCache = nil
+		if r := x.readSt; r != nil {
+			x.readSt = nil
+			o := &own{x: x, dir: x.ownDir()}
+			if tag := o.stateTag(); tag != "" && tag == r.tag {
+				return r.st, nil
+			}
+		}
 	}
 	path := filepath.Join(x.ownDir(), ownStateName)
 	if c != nil && x.w != nil {

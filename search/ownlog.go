@@ -85,13 +85,31 @@ func (st *ownState) forgetUnused() {
 	if len(st.saved.sessions) == 0 {
 		return
 	}
+	// A session that a file touched since the save still refers to is in
+	// use: an update that only appended counts no file's session (in a new
+	// process the count of every file's was 10-15 ms at 50,000 files).
+	used := make(map[string]bool, len(st.saved.files))
+	for path := range st.saved.files {
+		if r := st.Files[path]; r != nil {
+			used[r.Session] = true
+		}
+	}
+	var doubt []string
+	for s := range st.saved.sessions {
+		if !used[s] {
+			doubt = append(doubt, s)
+		}
+	}
+	if len(doubt) == 0 {
+		return
+	}
 	if st.saved.refs == nil {
 		st.saved.refs = make(map[string]int, len(st.Sessions))
 		for _, r := range st.Files {
 			st.saved.refs[r.Session]++
 		}
 	}
-	for s := range st.saved.sessions {
+	for _, s := range doubt {
 		if st.saved.refs[s] <= 0 {
 			delete(st.Sessions, s)
 			delete(st.saved.refs, s)

@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -209,5 +211,42 @@ func TestOwnStateLogStale(t *testing.T) {
 	}
 	if st := readOwnStateAt(t, x); st.Files[s1] == nil || st.MaxID != readOwnStateAt(t, x).MaxID || st.MaxID >= 1<<40 {
 		t.Errorf("the update after a stale log: %+v", st.Files[s1])
+	}
+}
+
+// TestForgetUnused: after an update, the sessions it touched that no
+// file refers to are forgotten, the others kept; an update whose touched
+// files all still refer to their sessions (appends) counts no file's
+// session.
+func TestForgetUnused(t *testing.T) {
+	st := newOwnState()
+	st.Files = map[string]*ownFile{"a": {No: 1, Session: "s1"}, "b": {No: 2, Session: "s2"}, "c": {No: 3, Session: "s2"}}
+	for _, s := range []string{"s1", "s2", "s3"} {
+		st.Sessions[s] = &ownSession{ID: s}
+	}
+	st.touch("a", "s1") // appended to
+	st.forgetUnused()
+	if len(st.Sessions) != 3 {
+		t.Errorf("after an append: sessions %v, want all three", slices.Sorted(maps.Keys(st.Sessions)))
+	}
+	if st.saved.refs != nil {
+		t.Error("an append counted every file's session")
+	}
+	// b is gone (c still refers to s2) and s3 was touched with no file.
+	delete(st.Files, "b")
+	st.touch("b", "s2")
+	st.touchSession("s3")
+	st.forgetUnused()
+	if got := slices.Sorted(maps.Keys(st.Sessions)); !slices.Equal(got, []string{"s1", "s2"}) {
+		t.Errorf("after b went and s3 was touched: sessions %v, want [s1 s2]", got)
+	}
+	// c goes too: s2 has no file left.
+	st.saved.files, st.saved.sessions = nil, nil
+	delete(st.Files, "c")
+	st.ref("s2", -1)
+	st.touch("c", "s2")
+	st.forgetUnused()
+	if got := slices.Sorted(maps.Keys(st.Sessions)); !slices.Equal(got, []string{"s1"}) {
+		t.Errorf("after c went: sessions %v, want [s1]", got)
 	}
 }

@@ -418,21 +418,26 @@ func TestMergeRun(t *testing.T) {
 		sizes  []int64
 		keep   int
 		lo, hi int
+		over   bool // leaves more than keep: every window is mostly one large segment
 	}{
-		{"updates after a large one", []int64{big, 10, 12, 9}, 6, 1, 4},
-		{"falling sizes", []int64{big, 400, 200, 100, 50, 25, 12, 6, 3}, 4, 1, 9},
-		{"a first build's segments", build, 6, 5, 178},
-		{"small ones each side of a large one", []int64{6 << 20, 6 << 20, 6 << 20, 6 << 20, 6 << 20, big, 10, 12, 9}, 6, 0, 4},
-		{"two large ones", []int64{big, big + 1, 10}, 2, 1, 3},
-		{"all large", []int64{big, big, big}, 2, 0, 3},
-		{"no window without the large one", []int64{8, 8, 8, big, 8, 8}, 3, 0, 4},
+		{"updates after a large one", []int64{big, 10, 12, 9}, 6, 1, 4, false},
+		{"falling sizes", []int64{big, 400, 200, 100, 50, 25, 12, 6, 3}, 4, 1, 9, false},
+		{"a first build's segments", build, 6, 5, 178, false},
+		{"small ones each side of a large one", []int64{6 << 20, 6 << 20, 6 << 20, 6 << 20, 6 << 20, big, 10, 12, 9}, 6, 0, 4, false},
+		{"two large ones", []int64{big, big + 1, 10}, 2, 1, 3, false},
+		{"all large", []int64{big, big, big}, 2, 0, 3, false},
+		{"no window without the large one", []int64{8, 8, 8, big, 8, 8}, 3, 4, 6, true},
+		{"a first build's leftovers, then updates", []int64{6 << 20, 6 << 20, 6 << 20, 6 << 20, 6 << 20, big, 300, 300, 300, 300, 300}, 6, 6, 11, true},
+		{"a small window before the large one", []int64{8, 8, 8, big, 8}, 3, 0, 3, false},
+		{"no newest run to merge instead", []int64{8, big, 8}, 2, 0, 2, false},
+		{"a window not mostly one segment", []int64{20, 20, 20, 100, 8, 8}, 3, 2, 6, false},
 	} {
 		lo, hi := mergeRun(sizes(c.sizes...), c.keep)
 		if lo != c.lo || hi != c.hi {
 			t.Errorf("%s: merges [%d:%d], want [%d:%d]", c.name, lo, hi, c.lo, c.hi)
 		}
-		if n := len(c.sizes) - (hi - lo) + 1; n > c.keep {
-			t.Errorf("%s: leaves %d segments, more than %d", c.name, n, c.keep)
+		if n := len(c.sizes) - (hi - lo) + 1; n > c.keep != c.over {
+			t.Errorf("%s: leaves %d segments, keep %d", c.name, n, c.keep)
 		}
 	}
 }

@@ -26,7 +26,10 @@ func (ix *Index) Merge(ctx context.Context) error {
 // MergeNewest merges, as Merge does, a run of adjacent segments into
 // one: the newest and each older one no more than twice the size of the
 // newer ones together; or, when that would leave more than keep, the
-// adjacent segments, as many as leaves keep, that hold the fewest bytes.
+// adjacent segments, as many as leaves keep, that hold the fewest bytes,
+// unless one segment holds more than four times the rest of them (then
+// the newest run, when it is two segments or more, and more than keep
+// are left).
 // Many small updates' segments are so merged among themselves, and the
 // large segment of a first build is merged again only when every choice
 // holds it (keep segments that are all large), so an update never
@@ -62,8 +65,23 @@ func mergeRun(segs []*segment, keep int) (lo, hi int) {
 			best, lo = sum, i-w+1
 		}
 	}
+	// A window that is mostly one large segment would rewrite it for a
+	// few small ones (a first build's gigabyte, seconds of a search):
+	// the newest run is merged instead, when it is two or more, and the
+	// index keeps more than keep segments for a while.
+	var largest int64
+	for _, s := range segs[lo : lo+w] {
+		largest = max(largest, s.size)
+	}
+	if largest > dominant*(best-largest) && len(segs)-at >= 2 {
+		return at, len(segs)
+	}
 	return lo, lo + w
 }
+
+// dominant is how many times the rest of a window its largest segment
+// may hold before mergeRun leaves the window alone.
+const dominant = 4
 
 // merge merges the run of the current segments that pick returns.
 func (ix *Index) merge(ctx context.Context, pick func([]*segment) []*segment) error {

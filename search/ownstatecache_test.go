@@ -24,16 +24,22 @@ func (f *stateReads) ReadFile(name string) ([]byte, error) {
 	return f.FS.ReadFile(name)
 }
 
-// TestBehindDecodesStateOnce: a search in a new process that finds an
-// append reads the state under the lock shared, finds it behind, and
-// updates it from that reading rather than decoding the file again.
-func TestBehindDecodesStateOnce(t *testing.T) {
+// behindFixture returns the fixture store's first session, the store,
+// and a directory for an index of it; it skips the test with FTS5.
+func behindFixture(t *testing.T) (s1 string, stores []layout.Place, dir string) {
+	t.Helper()
 	if !ownEngine() {
 		t.Skip("the own engine's state")
 	}
 	root, s1, _ := fixtureStore(t)
-	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
-	dir := filepath.Join(t.TempDir(), "index")
+	return s1, []layout.Place{{Format: layout.FormatJSONL, Root: root}}, filepath.Join(t.TempDir(), "index")
+}
+
+// TestBehindDecodesStateOnce: a search in a new process that finds an
+// append reads the state under the lock shared, finds it behind, and
+// updates it from that reading rather than decoding the file again.
+func TestBehindDecodesStateOnce(t *testing.T) {
+	s1, stores, dir := behindFixture(t)
 	searchAll(t, openIndex(t, Options{Dir: dir}), Query{Text: "zebra", Stores: stores})
 	appendLines(t, s1, userLine("z1", "x1", "2026-03-01T10:00:00.000Z", "a zebra crossing"))
 	fsys := &stateReads{FS: vfs.OS()}
@@ -53,12 +59,7 @@ func TestBehindDecodesStateOnce(t *testing.T) {
 // serves its update only when the state file is still that one; when
 // another writer came in between, the file is read again.
 func TestBehindStateChanged(t *testing.T) {
-	if !ownEngine() {
-		t.Skip("the own engine's state")
-	}
-	root, s1, _ := fixtureStore(t)
-	stores := []layout.Place{{Format: layout.FormatJSONL, Root: root}}
-	dir := filepath.Join(t.TempDir(), "index")
+	s1, stores, dir := behindFixture(t)
 	other := openIndex(t, Options{Dir: dir})
 	searchAll(t, other, Query{Text: "zebra", Stores: stores})
 	x := openIndex(t, Options{Dir: dir})

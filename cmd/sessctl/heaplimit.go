@@ -25,11 +25,11 @@ var boundOnce sync.Once
 
 // boundHeap gives the process a soft memory limit (debug.SetMemoryLimit)
 // of heapFloor (heapFloorAfterGC once collected), or 1.5 times the live
-// heap when that is more, checked after every collection: the heap stays near heapFloor while what is live is
-// small, and the collector never runs without end for a live heap that
-// has outgrown the floor (a store much larger than 50,000 sessions), as
-// a fixed limit would make it. GOMEMLIMIT in the environment turns it
-// off. Until the first collection the collector's pacing is off too
+// heap when that is more, checked after every collection: the heap stays
+// near the floor while what is live is small, and the collector never
+// runs without end for a live heap that has outgrown the floor (a store
+// much larger than 50,000 sessions), as a fixed limit would make it.
+// GOMEMLIMIT in the environment turns it off. Until the first collection the collector's pacing is off too
 // (pacedAfterGC), unless GOGC is in the environment. Called by search,
 // whose first build is its largest use of memory; not by serve, whose
 // resident index would have the collector run at every few queries (the

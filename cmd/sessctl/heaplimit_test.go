@@ -61,9 +61,9 @@ func TestBoundHeap(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GC percent %d after a collection, want 100 as before", got)
 	}
-	// With little live again, the limit comes down to the floor of a
-	// process that has been collected, not heapFloor.
-	live = nil
+	// With little live again (live is not used after its KeepAlive), the
+	// limit comes down to the floor of a process that has been
+	// collected, not heapFloor.
 	for debug.SetMemoryLimit(-1) != heapFloorAfterGC {
 		if time.Now().After(deadline) {
 			t.Fatalf("limit %d after the live heap was let go, want %d", debug.SetMemoryLimit(-1), heapFloorAfterGC)
